@@ -1,0 +1,231 @@
+//! The parsed model of a deriving type: container, variants and fields, with
+//! their wire names resolved. Generators read only this model.
+
+use crate::attr;
+use crate::ctxt::Ctxt;
+
+pub struct Container<'a> {
+    pub ident: &'a syn::Ident,
+    pub generics: &'a syn::Generics,
+    pub attrs: attr::Container,
+    pub data: Data<'a>,
+    /// The path generated code uses for the runtime (`::codec` unless `crate = ".."`).
+    pub krate: syn::Path,
+    #[allow(dead_code)] // the whole input, for checks that need its tokens
+    pub original: &'a syn::DeriveInput,
+}
+
+pub enum Data<'a> {
+    Struct(Style, Vec<Field<'a>>),
+    Enum(Vec<Variant<'a>>),
+}
+
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum Style {
+    /// `{ a: A, b: B }`
+    Named,
+    /// `(A, B)`
+    Tuple,
+    /// `(A)`
+    Newtype,
+    /// no fields
+    Unit,
+}
+
+pub struct Variant<'a> {
+    pub ident: &'a syn::Ident,
+    pub attrs: attr::Variant,
+    pub style: Style,
+    pub fields: Vec<Field<'a>>,
+    /// The value of the tag naming this variant on the wire.
+    pub tag: TagValue,
+    #[allow(dead_code)] // the whole variant, for checks that need its tokens
+    pub original: &'a syn::Variant,
+}
+
+pub struct Field<'a> {
+    pub member: syn::Member,
+    pub ty: &'a syn::Type,
+    pub attrs: attr::Field,
+    /// The key of this field in a map encoding.
+    pub wire_name: String,
+    pub original: &'a syn::Field,
+}
+
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum TagValue {
+    Str(String),
+    Int(i64),
+}
+
+impl std::fmt::Display for TagValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TagValue::Str(s) => f.write_str(s),
+            TagValue::Int(i) => write!(f, "{i}"),
+        }
+    }
+}
+
+/// How an enum appears on the wire.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum EnumRepr {
+    /// Every variant is a unit: the tag value alone (`"Red"`, or an int).
+    Unit,
+    /// A map whose first entry is the tag: `{"type": "Click", "x": 3}`.
+    TaggedMap,
+    /// `array_like`: an array whose first element is the tag: `["Click", 3]`.
+    TaggedArray,
+}
+
+impl<'a> Container<'a> {
+    pub fn from_ast(cx: &Ctxt, input: &'a syn::DeriveInput) -> Option<Container<'a>> {
+        let attrs = attr::Container::from_ast(cx, &input.attrs);
+        let data = match &input.data {
+            syn::Data::Struct(data) => {
+                let (style, fields) = fields_from_ast(cx, &data.fields, attrs.rename_all.get());
+                Data::Struct(style, fields)
+            }
+            syn::Data::Enum(data) => Data::Enum(
+                data.variants
+                    .iter()
+                    .map(|v| Variant::from_ast(cx, v, &attrs))
+                    .collect(),
+            ),
+            syn::Data::Union(u) => {
+                cx.error_spanned_by(
+                    u.union_token,
+                    "#[derive(Codec)] does not support unions; use an enum",
+                );
+                return None;
+            }
+        };
+        let krate = attrs
+            .crate_path
+            .get()
+            .cloned()
+            .unwrap_or_else(|| syn::parse_quote!(::codec));
+        Some(Container {
+            ident: &input.ident,
+            generics: &input.generics,
+            attrs,
+            data,
+            krate,
+            original: input,
+        })
+    }
+
+    /// The name of the tag field of a tagged enum.
+    pub fn tag_field(&self) -> &str {
+        self.attrs.tag.get().map_or("type", String::as_str)
+    }
+
+    /// The key under which a tagged variant puts a payload that does not merge.
+    pub fn content_field(&self) -> &str {
+        self.attrs.content.get().map_or("value", String::as_str)
+    }
+
+    pub fn enum_repr(&self) -> Option<EnumRepr> {
+        let Data::Enum(variants) = &self.data else {
+            return None;
+        };
+        Some(if self.attrs.array_like.is_set() {
+            EnumRepr::TaggedArray
+        } else if self.attrs.tag.is_set() || variants.iter().any(|v| v.style != Style::Unit) {
+            EnumRepr::TaggedMap
+        } else {
+            EnumRepr::Unit
+        })
+    }
+
+    pub fn deny_unknown_fields(&self) -> bool {
+        self.attrs.deny_unknown_fields.is_set()
+    }
+}
+
+impl<'a> Variant<'a> {
+    fn from_ast(cx: &Ctxt, variant: &'a syn::Variant, container: &attr::Container) -> Self {
+        let attrs = attr::Variant::from_ast(cx, &variant.attrs);
+        let tag = match (attrs.int_tag.get(), attrs.rename.get()) {
+            (Some(i), _) => TagValue::Int(*i),
+            (None, Some(name)) => TagValue::Str(name.clone()),
+            (None, None) => TagValue::Str(match container.rename_all.get() {
+                Some(rule) => rule.apply_to_variant(&variant.ident.to_string()),
+                None => variant.ident.to_string(),
+            }),
+        };
+        let (style, fields) = fields_from_ast(cx, &variant.fields, attrs.rename_all.get());
+        Variant {
+            ident: &variant.ident,
+            attrs,
+            style,
+            fields,
+            tag,
+            original: variant,
+        }
+    }
+
+    /// Every tag value that decodes to this variant: its own, then its aliases.
+    pub fn accepted_tags(&self) -> Vec<TagValue> {
+        let mut tags = vec![self.tag.clone()];
+        tags.extend(self.attrs.aliases.iter().cloned().map(TagValue::Str));
+        tags
+    }
+}
+
+impl Field<'_> {
+    pub fn is_skipped(&self) -> bool {
+        self.attrs.skip.is_set()
+    }
+
+    /// Every key that decodes into this field: its wire name, then its aliases.
+    pub fn accepted_names(&self) -> Vec<&str> {
+        let mut names = vec![self.wire_name.as_str()];
+        names.extend(self.attrs.aliases.iter().map(String::as_str));
+        names
+    }
+}
+
+fn fields_from_ast<'a>(
+    cx: &Ctxt,
+    fields: &'a syn::Fields,
+    rename_all: Option<&crate::case::RenameRule>,
+) -> (Style, Vec<Field<'a>>) {
+    let style = match fields {
+        syn::Fields::Named(_) => Style::Named,
+        syn::Fields::Unnamed(f) if f.unnamed.len() == 1 => Style::Newtype,
+        syn::Fields::Unnamed(_) => Style::Tuple,
+        syn::Fields::Unit => Style::Unit,
+    };
+    let fields = fields
+        .iter()
+        .enumerate()
+        .map(|(i, field)| {
+            let attrs = attr::Field::from_ast(cx, &field.attrs);
+            let member = match &field.ident {
+                Some(ident) => syn::Member::Named(ident.clone()),
+                None => syn::Member::Unnamed(i.into()),
+            };
+            let ident_name = field
+                .ident
+                .as_ref()
+                .map(|i| i.unraw().to_string())
+                .unwrap_or_else(|| i.to_string());
+            let wire_name = match (attrs.rename.get(), rename_all) {
+                (Some(name), _) => name.clone(),
+                (None, Some(rule)) => rule.apply_to_field(&ident_name),
+                (None, None) => ident_name,
+            };
+            Field {
+                member,
+                ty: &field.ty,
+                attrs,
+                wire_name,
+                original: field,
+            }
+        })
+        .collect();
+    (style, fields)
+}
+
+use syn::ext::IdentExt as _;

@@ -1,0 +1,366 @@
+//! Reads `#[codec(..)]` attributes into plain values. The only module that
+//! looks at `syn::Attribute`s.
+
+use proc_macro2::Span;
+use syn::meta::ParseNestedMeta;
+use syn::spanned::Spanned;
+
+use crate::case::{RenameRule, RULES};
+use crate::ctxt::Ctxt;
+
+const CONTAINER_KEYS: &[&str] = &[
+    "name",
+    "rename_all",
+    "default",
+    "deny_unknown_fields",
+    "tag",
+    "content",
+    "array_like",
+    "crate",
+];
+const VARIANT_KEYS: &[&str] = &["rename", "tag", "alias", "rename_all"];
+const FIELD_KEYS: &[&str] = &["rename", "alias", "default", "skip", "with"];
+
+/// A value set at most once, remembering where it was set.
+pub struct Attr<T> {
+    name: &'static str,
+    value: Option<(Span, T)>,
+}
+
+impl<T> Attr<T> {
+    fn none(name: &'static str) -> Self {
+        Attr { name, value: None }
+    }
+
+    fn set(&mut self, cx: &Ctxt, span: Span, value: T) {
+        if self.value.is_some() {
+            cx.syn_error(syn::Error::new(
+                span,
+                format!("duplicate codec attribute `{}`; keep one", self.name),
+            ));
+        } else {
+            self.value = Some((span, value));
+        }
+    }
+
+    pub fn get(&self) -> Option<&T> {
+        self.value.as_ref().map(|(_, v)| v)
+    }
+
+    pub fn span(&self) -> Option<Span> {
+        self.value.as_ref().map(|(s, _)| *s)
+    }
+
+    pub fn is_set(&self) -> bool {
+        self.value.is_some()
+    }
+}
+
+/// How a missing field gets its value.
+#[derive(Clone)]
+pub enum Default {
+    /// `#[codec(default)]`: `Default::default()`.
+    Default,
+    /// `#[codec(default = "path")]`: calls `path()`.
+    Path(syn::ExprPath),
+}
+
+pub struct Container {
+    pub name: Attr<String>,
+    pub rename_all: Attr<RenameRule>,
+    pub default: Attr<Default>,
+    pub deny_unknown_fields: Attr<()>,
+    pub tag: Attr<String>,
+    pub content: Attr<String>,
+    pub array_like: Attr<()>,
+    pub crate_path: Attr<syn::Path>,
+}
+
+pub struct Variant {
+    pub rename: Attr<String>,
+    pub int_tag: Attr<i64>,
+    pub aliases: Vec<String>,
+    pub rename_all: Attr<RenameRule>,
+}
+
+pub struct Field {
+    pub rename: Attr<String>,
+    pub aliases: Vec<String>,
+    pub default: Attr<Default>,
+    pub skip: Attr<()>,
+    pub with: Attr<syn::Path>,
+}
+
+impl Container {
+    pub fn from_ast(cx: &Ctxt, attrs: &[syn::Attribute]) -> Self {
+        let mut c = Container {
+            name: Attr::none("name"),
+            rename_all: Attr::none("rename_all"),
+            default: Attr::none("default"),
+            deny_unknown_fields: Attr::none("deny_unknown_fields"),
+            tag: Attr::none("tag"),
+            content: Attr::none("content"),
+            array_like: Attr::none("array_like"),
+            crate_path: Attr::none("crate"),
+        };
+        for_each_meta(cx, attrs, |meta| {
+            let span = meta.path.span();
+            let key = path_key(&meta.path);
+            match key.as_str() {
+                "name" => c.name.set(cx, span, parse_string(&meta)?),
+                "rename_all" => c.rename_all.set(cx, span, parse_rule(&meta)?),
+                "default" => c.default.set(cx, span, parse_default(&meta)?),
+                "deny_unknown_fields" => c.deny_unknown_fields.set(cx, span, ()),
+                "tag" => c.tag.set(cx, span, parse_string(&meta)?),
+                "content" => c.content.set(cx, span, parse_string(&meta)?),
+                "array_like" => c.array_like.set(cx, span, ()),
+                "crate" => c.crate_path.set(cx, span, parse_lit_path(&meta)?),
+                "rename" => return Err(meta.error(
+                    "`rename` on a type is spelled `name`: #[codec(name = \"...\")] sets the type's stable wire name",
+                )),
+                _ => return Err(unknown_key(&meta, &key, "a type", CONTAINER_KEYS)),
+            }
+            Ok(())
+        });
+        c
+    }
+}
+
+impl Variant {
+    pub fn from_ast(cx: &Ctxt, attrs: &[syn::Attribute]) -> Self {
+        let mut v = Variant {
+            rename: Attr::none("rename"),
+            int_tag: Attr::none("tag"),
+            aliases: Vec::new(),
+            rename_all: Attr::none("rename_all"),
+        };
+        for_each_meta(cx, attrs, |meta| {
+            let span = meta.path.span();
+            let key = path_key(&meta.path);
+            match key.as_str() {
+                "rename" => v.rename.set(cx, span, parse_string(&meta)?),
+                "tag" => v.int_tag.set(cx, span, parse_int(&meta)?),
+                "alias" => v.aliases.push(parse_string(&meta)?),
+                "rename_all" => v.rename_all.set(cx, span, parse_rule(&meta)?),
+                _ => return Err(unknown_key(&meta, &key, "a variant", VARIANT_KEYS)),
+            }
+            Ok(())
+        });
+        v
+    }
+}
+
+impl Field {
+    pub fn from_ast(cx: &Ctxt, attrs: &[syn::Attribute]) -> Self {
+        let mut f = Field {
+            rename: Attr::none("rename"),
+            aliases: Vec::new(),
+            default: Attr::none("default"),
+            skip: Attr::none("skip"),
+            with: Attr::none("with"),
+        };
+        for_each_meta(cx, attrs, |meta| {
+            let span = meta.path.span();
+            let key = path_key(&meta.path);
+            match key.as_str() {
+                "rename" => f.rename.set(cx, span, parse_string(&meta)?),
+                "alias" => f.aliases.push(parse_string(&meta)?),
+                "default" => f.default.set(cx, span, parse_default(&meta)?),
+                "skip" => f.skip.set(cx, span, ()),
+                "with" => f.with.set(cx, span, parse_lit_path(&meta)?),
+                _ => return Err(unknown_key(&meta, &key, "a field", FIELD_KEYS)),
+            }
+            Ok(())
+        });
+        f
+    }
+}
+
+fn for_each_meta(
+    cx: &Ctxt,
+    attrs: &[syn::Attribute],
+    mut f: impl FnMut(ParseNestedMeta) -> syn::Result<()>,
+) {
+    for attr in attrs {
+        if !attr.path().is_ident("codec") {
+            continue;
+        }
+        if let syn::Meta::Path(path) = &attr.meta {
+            cx.error_spanned_by(path, "expected #[codec(...)] with at least one key");
+            continue;
+        }
+        if let Err(err) = attr.parse_nested_meta(|meta| {
+            let result = f(meta);
+            // Keep parsing the following keys after an error in this one.
+            if let Err(err) = result {
+                cx.syn_error(err);
+            }
+            Ok(())
+        }) {
+            cx.syn_error(err);
+        }
+    }
+}
+
+fn path_key(path: &syn::Path) -> String {
+    path.get_ident()
+        .map(ToString::to_string)
+        .unwrap_or_else(|| quote::quote!(#path).to_string().replace(' ', ""))
+}
+
+fn unknown_key(meta: &ParseNestedMeta, key: &str, level: &str, keys: &[&str]) -> syn::Error {
+    // Consume a value, if any, so parsing resumes at the next key.
+    if meta.input.peek(syn::Token![=]) {
+        let _ = meta.value().and_then(|v| v.parse::<syn::Expr>());
+    } else if meta.input.peek(syn::token::Paren) {
+        let _ = meta.parse_nested_meta(|_| Ok(()));
+    }
+    let elsewhere = [
+        ("a type", CONTAINER_KEYS),
+        ("a variant", VARIANT_KEYS),
+        ("a field", FIELD_KEYS),
+    ]
+    .into_iter()
+    .filter(|(other, ks)| *other != level && ks.contains(&key))
+    .map(|(other, _)| other)
+    .collect::<Vec<_>>();
+    let msg = if !elsewhere.is_empty() {
+        format!(
+            "`{key}` is not allowed on {level}; it applies to {}",
+            elsewhere.join(" or ")
+        )
+    } else if let Some(near) = closest(key, keys) {
+        format!("unknown codec attribute `{key}` on {level}; did you mean `{near}`?")
+    } else {
+        format!(
+            "unknown codec attribute `{key}` on {level}; expected one of: {}",
+            keys.join(", ")
+        )
+    };
+    syn::Error::new_spanned(&meta.path, msg)
+}
+
+/// The known key nearest to `key` in edit distance, if near enough to be a typo.
+fn closest<'a>(key: &str, keys: &[&'a str]) -> Option<&'a str> {
+    keys.iter()
+        .map(|k| (edit_distance(key, k), *k))
+        .filter(|(d, k)| *d <= (k.len() / 3).max(1))
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, k)| k)
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            cur[j + 1] = (prev[j] + (ca != *cb) as usize)
+                .min(prev[j + 1] + 1)
+                .min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+fn parse_lit_str(meta: &ParseNestedMeta) -> syn::Result<syn::LitStr> {
+    let key = path_key(&meta.path);
+    let expr: syn::Expr = meta
+        .value()
+        .map_err(|_| meta.error(format!("expected a value: #[codec({key} = \"...\")]")))?
+        .parse()?;
+    match expr {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(s),
+            ..
+        }) => Ok(s),
+        other => Err(syn::Error::new_spanned(
+            other,
+            format!("expected a string literal: #[codec({key} = \"...\")]"),
+        )),
+    }
+}
+
+fn parse_string(meta: &ParseNestedMeta) -> syn::Result<String> {
+    parse_lit_str(meta).map(|s| s.value())
+}
+
+fn parse_lit_path(meta: &ParseNestedMeta) -> syn::Result<syn::Path> {
+    let lit = parse_lit_str(meta)?;
+    lit.parse::<syn::Path>()
+        .map_err(|_| syn::Error::new(lit.span(), "expected a path, like \"my_crate::module\""))
+}
+
+fn parse_rule(meta: &ParseNestedMeta) -> syn::Result<RenameRule> {
+    let lit = parse_lit_str(meta)?;
+    RenameRule::from_str(&lit.value()).ok_or_else(|| {
+        let names: Vec<_> = RULES.iter().map(|(n, _)| format!("\"{n}\"")).collect();
+        syn::Error::new(
+            lit.span(),
+            format!(
+                "unknown case style {:?}; expected one of {}",
+                lit.value(),
+                names.join(", ")
+            ),
+        )
+    })
+}
+
+fn parse_default(meta: &ParseNestedMeta) -> syn::Result<Default> {
+    if !meta.input.peek(syn::Token![=]) {
+        return Ok(Default::Default);
+    }
+    let lit = parse_lit_str(meta)?;
+    lit.parse::<syn::ExprPath>()
+        .map(Default::Path)
+        .map_err(|_| {
+            syn::Error::new(
+                lit.span(),
+                "expected the path of a function, like \"default_port\"",
+            )
+        })
+}
+
+fn parse_int(meta: &ParseNestedMeta) -> syn::Result<i64> {
+    let expr: syn::Expr = meta
+        .value()
+        .map_err(|_| meta.error("expected an integer tag: #[codec(tag = 1)]"))?
+        .parse()?;
+    let (negative, lit) = match &expr {
+        syn::Expr::Lit(syn::ExprLit { lit, .. }) => (false, lit),
+        syn::Expr::Unary(syn::ExprUnary {
+            op: syn::UnOp::Neg(_),
+            expr: inner,
+            ..
+        }) => match &**inner {
+            syn::Expr::Lit(syn::ExprLit { lit, .. }) => (true, lit),
+            _ => {
+                return Err(syn::Error::new_spanned(
+                    expr,
+                    "expected an integer tag: #[codec(tag = 1)]",
+                ))
+            }
+        },
+        _ => {
+            return Err(syn::Error::new_spanned(
+                expr,
+                "expected an integer tag: #[codec(tag = 1)]",
+            ))
+        }
+    };
+    match lit {
+        syn::Lit::Int(i) => {
+            let v: i64 = i.base10_parse()?;
+            Ok(if negative { -v } else { v })
+        }
+        syn::Lit::Str(s) => Err(syn::Error::new(
+            s.span(),
+            "a variant's `tag` is an integer; for a string tag write #[codec(rename = \"...\")]",
+        )),
+        _ => Err(syn::Error::new_spanned(
+            lit,
+            "expected an integer tag: #[codec(tag = 1)]",
+        )),
+    }
+}

@@ -1,0 +1,279 @@
+//! Rules that span several attributes or items, one `check_*` each.
+
+use std::collections::HashMap;
+
+use crate::ast::{Container, Data, EnumRepr, Field, Style, TagValue, Variant};
+use crate::ctxt::Ctxt;
+
+pub fn check(cx: &Ctxt, cont: &Container) {
+    check_container_level(cx, cont);
+    match &cont.data {
+        Data::Struct(style, fields) => {
+            check_field_attrs(cx, *style, fields, cont.attrs.array_like.is_set());
+            check_unique_field_names(cx, fields, None);
+        }
+        Data::Enum(variants) => {
+            check_non_empty_enum(cx, cont, variants);
+            check_tag_kinds(cx, variants);
+            check_unique_tags(cx, variants);
+            for variant in variants {
+                check_variant_attrs(cx, variant);
+                check_field_attrs(
+                    cx,
+                    variant.style,
+                    &variant.fields,
+                    cont.attrs.array_like.is_set(),
+                );
+                let tag = (cont.enum_repr() == Some(EnumRepr::TaggedMap)).then(|| cont.tag_field());
+                check_unique_field_names(cx, &variant.fields, tag);
+            }
+        }
+    }
+}
+
+/// Attributes that only make sense on enums, or only on structs with named fields.
+///
+/// ```ignore
+/// #[codec(tag = "kind")]            // on a struct
+/// #[codec(content = "data")]        // without `tag`
+/// #[codec(default)] enum E { .. }
+/// ```
+fn check_container_level(cx: &Ctxt, cont: &Container) {
+    let attrs = &cont.attrs;
+    let is_enum = matches!(cont.data, Data::Enum(_));
+    if !is_enum {
+        for (span, key) in [(attrs.tag.span(), "tag"), (attrs.content.span(), "content")] {
+            if let Some(span) = span {
+                cx.syn_error(syn::Error::new(
+                    span,
+                    format!(
+                        "`{key}` applies to enums: it names the field that carries the variant"
+                    ),
+                ));
+            }
+        }
+    }
+    if let (Some(span), false) = (attrs.content.span(), attrs.tag.is_set()) {
+        if is_enum {
+            cx.syn_error(syn::Error::new(
+                span,
+                "`content` needs `tag`: write #[codec(tag = \"type\", content = \"...\")]",
+            ));
+        }
+    }
+    if let (Some(span), true) = (attrs.content.span(), attrs.array_like.is_set()) {
+        cx.syn_error(syn::Error::new(
+            span,
+            "`content` has no effect with `array_like`: payloads follow the tag in the array",
+        ));
+    }
+    if let (Some(span), true) = (attrs.tag.span(), attrs.array_like.is_set()) {
+        cx.syn_error(syn::Error::new(
+            span,
+            "`tag` names a map key, but `array_like` enums put the tag first in an array; remove one",
+        ));
+    }
+    if let Some(span) = attrs.default.span() {
+        match &cont.data {
+            Data::Enum(_) => cx.syn_error(syn::Error::new(
+                span,
+                "`default` on a type applies to structs with named fields; put #[codec(default)] on fields instead",
+            )),
+            Data::Struct(Style::Named, _) => {}
+            Data::Struct(..) => cx.syn_error(syn::Error::new(
+                span,
+                "`default` on a type applies to structs with named fields",
+            )),
+        }
+    }
+    if let (Some(span), Data::Struct(style, _)) = (attrs.array_like.span(), &cont.data) {
+        if *style != Style::Named {
+            cx.syn_error(syn::Error::new(
+                span,
+                "`array_like` applies to structs with named fields and to enums; tuple structs are arrays already",
+            ));
+        }
+    }
+    if let (Some(span), Data::Struct(style, _)) = (attrs.deny_unknown_fields.span(), &cont.data) {
+        if matches!(style, Style::Newtype | Style::Unit) {
+            cx.syn_error(syn::Error::new(
+                span,
+                "`deny_unknown_fields` applies to structs with fields and to enums",
+            ));
+        }
+    }
+}
+
+/// ```ignore
+/// enum Never {}
+/// ```
+fn check_non_empty_enum(cx: &Ctxt, cont: &Container, variants: &[Variant]) {
+    if variants.is_empty() {
+        cx.error_spanned_by(
+            cont.ident,
+            "cannot derive Codec for an enum without variants: no value could be encoded",
+        );
+    }
+}
+
+/// ```ignore
+/// enum E { #[codec(tag = 1)] A, B }   // one int tag, one string tag
+/// ```
+fn check_tag_kinds(cx: &Ctxt, variants: &[Variant]) {
+    let ints = variants
+        .iter()
+        .filter(|v| matches!(v.tag, TagValue::Int(_)))
+        .count();
+    if ints == 0 || ints == variants.len() {
+        return;
+    }
+    for v in variants
+        .iter()
+        .filter(|v| matches!(v.tag, TagValue::Str(_)))
+    {
+        cx.error_spanned_by(
+            v.ident,
+            format!(
+                "variant `{}` has a string tag while others have integer tags; give every variant #[codec(tag = <int>)] or none",
+                v.ident
+            ),
+        );
+    }
+}
+
+/// ```ignore
+/// enum E { #[codec(rename = "B")] A, B }
+/// ```
+fn check_unique_tags(cx: &Ctxt, variants: &[Variant]) {
+    let mut seen: HashMap<TagValue, &Variant> = HashMap::new();
+    for v in variants {
+        for tag in v.accepted_tags() {
+            if let Some(first) = seen.get(&tag) {
+                if !std::ptr::eq(*first, v) {
+                    cx.error_spanned_by(
+                        v.ident,
+                        format!(
+                            "variants `{}` and `{}` both have the tag `{tag}`; rename one",
+                            first.ident, v.ident
+                        ),
+                    );
+                }
+            } else {
+                seen.insert(tag, v);
+            }
+        }
+    }
+}
+
+impl std::hash::Hash for TagValue {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.to_string().hash(state)
+    }
+}
+
+/// ```ignore
+/// enum E { #[codec(rename_all = "camelCase")] A(u32) }
+/// ```
+fn check_variant_attrs(cx: &Ctxt, variant: &Variant) {
+    if let (Some(span), false) = (
+        variant.attrs.rename_all.span(),
+        variant.style == Style::Named,
+    ) {
+        cx.syn_error(syn::Error::new(
+            span,
+            "`rename_all` on a variant renames its fields; this variant has no named fields",
+        ));
+    }
+    if let (Some(span), Some(_)) = (variant.attrs.int_tag.span(), variant.attrs.rename.get()) {
+        cx.syn_error(syn::Error::new(
+            span,
+            "a variant has one tag: `tag = <int>` or `rename = \"...\"`, not both",
+        ));
+    }
+}
+
+/// ```ignore
+/// struct T(#[codec(rename = "a")] u32);
+/// struct S { #[codec(skip, with = "m")] a: u32 }
+/// ```
+fn check_field_attrs(cx: &Ctxt, style: Style, fields: &[Field], array_like: bool) {
+    for field in fields {
+        let a = &field.attrs;
+        if style != Style::Named || array_like {
+            let place = if array_like {
+                "an `array_like` type"
+            } else {
+                "a tuple field"
+            };
+            if let Some(span) = a.rename.span() {
+                cx.syn_error(syn::Error::new(
+                    span,
+                    format!("`rename` has no effect on {place}: elements are matched by position"),
+                ));
+            }
+            if !a.aliases.is_empty() {
+                cx.error_spanned_by(
+                    &field.original.ty,
+                    format!("`alias` has no effect on {place}: elements are matched by position"),
+                );
+            }
+        }
+        if let (Some(span), true) = (a.with.span(), a.skip.is_set()) {
+            cx.syn_error(syn::Error::new(
+                span,
+                "a skipped field is never encoded: `with` has no effect",
+            ));
+        }
+        if let (Some(span), true) = (a.rename.span(), a.skip.is_set()) {
+            cx.syn_error(syn::Error::new(
+                span,
+                "a skipped field is never encoded: `rename` has no effect",
+            ));
+        }
+        if style == Style::Newtype {
+            for (span, key) in [(a.skip.span(), "skip"), (a.default.span(), "default")] {
+                if let Some(span) = span {
+                    cx.syn_error(syn::Error::new(
+                        span,
+                        format!("`{key}` on the only field of a newtype leaves nothing to encode"),
+                    ));
+                }
+            }
+        }
+    }
+}
+
+/// Two fields that would share a key, directly, through `rename_all`, or by an
+/// alias; or a field named like the tag of its union.
+///
+/// ```ignore
+/// struct S { a: u32, #[codec(rename = "a")] b: u32 }
+/// #[codec(tag = "kind")] enum E { A { kind: String } }
+/// ```
+fn check_unique_field_names(cx: &Ctxt, fields: &[Field], tag: Option<&str>) {
+    let mut seen: HashMap<&str, &Field> = HashMap::new();
+    for field in fields.iter().filter(|f| !f.is_skipped()) {
+        for name in field.accepted_names() {
+            if tag == Some(name) {
+                cx.error_spanned_by(
+                    field.original.ident.as_ref().map_or(&field.original.ty as &dyn quote::ToTokens, |i| i),
+                    format!(
+                        "field `{name}` has the same name as the union's tag field; rename the field or choose another tag with #[codec(tag = \"...\")]"
+                    ),
+                );
+            }
+            match seen.get(name) {
+                Some(first) if !std::ptr::eq(*first, field) => cx.error_spanned_by(
+                    field.original.ident.as_ref().map_or(&field.original.ty as &dyn quote::ToTokens, |i| i),
+                    format!(
+                        "two fields have the wire name `{name}`; give one a distinct #[codec(rename = \"...\")]"
+                    ),
+                ),
+                Some(_) => {}
+                None => {
+                    seen.insert(name, field);
+                }
+            }
+        }
+    }
+}

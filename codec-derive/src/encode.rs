@@ -1,0 +1,395 @@
+//! The encoders: `encode_msgpack`, `encode_json` and the map-body hooks.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+
+use crate::ast::{Container, EnumRepr, Field, Style, TagValue, Variant};
+use crate::wire;
+
+/// Methods encoding a struct.
+pub fn struct_items(cont: &Container, style: Style, fields: &[Field]) -> TokenStream {
+    let krate = &cont.krate;
+    let p = quote!(#krate::__private);
+    let access = |f: &Field| {
+        let member = &f.member;
+        quote!(&self.#member)
+    };
+    match style {
+        Style::Named if !cont.attrs.array_like.is_set() => {
+            let live: Vec<&Field> = fields.iter().filter(|f| !f.is_skipped()).collect();
+            let header = wire::bytes(&wire::msgpack_map_header(live.len()));
+            let len = live.len();
+            let msgpack = msgpack_entries(cont, &live, access);
+            let json = json_entries(cont, &live, access);
+            quote! {
+                #[inline]
+                fn encode_msgpack(&self, __w: &mut #p::MsgpackWriter) -> #p::Result<(), #p::EncodeError> {
+                    __w.write_raw(#header);
+                    #p::Codec::__encode_msgpack_body(self, __w)
+                }
+
+                #[inline]
+                fn encode_json(&self, __w: &mut #p::JsonWriter) -> #p::Result<(), #p::EncodeError> {
+                    let __start = __w.as_slice().len();
+                    #p::Codec::__encode_json_body(self, __w)?;
+                    __w.end_object_from_body(__start);
+                    #p::Ok(())
+                }
+
+                #[inline]
+                fn __map_body_len(&self) -> usize {
+                    #len
+                }
+
+                #[inline]
+                fn __encode_msgpack_body(&self, __w: &mut #p::MsgpackWriter) -> #p::Result<(), #p::EncodeError> {
+                    #msgpack
+                    #p::Ok(())
+                }
+
+                #[inline]
+                fn __encode_json_body(&self, __w: &mut #p::JsonWriter) -> #p::Result<(), #p::EncodeError> {
+                    #json
+                    #p::Ok(())
+                }
+            }
+        }
+        Style::Named | Style::Tuple => {
+            let live: Vec<&Field> = fields.iter().filter(|f| !f.is_skipped()).collect();
+            let header = wire::bytes(&wire::msgpack_array_header(live.len()));
+            let msgpack = live.iter().map(|f| msgpack_value(cont, f, access(f)));
+            let json = json_elements(cont, &live, access, false);
+            quote! {
+                #[inline]
+                fn encode_msgpack(&self, __w: &mut #p::MsgpackWriter) -> #p::Result<(), #p::EncodeError> {
+                    __w.write_raw(#header);
+                    #(#msgpack)*
+                    #p::Ok(())
+                }
+
+                #[inline]
+                fn encode_json(&self, __w: &mut #p::JsonWriter) -> #p::Result<(), #p::EncodeError> {
+                    __w.write_byte(b'[');
+                    #json
+                    __w.write_byte(b']');
+                    #p::Ok(())
+                }
+            }
+        }
+        Style::Newtype => {
+            let field = &fields[0];
+            let msgpack = msgpack_value(cont, field, access(field));
+            let json = json_value(cont, field, access(field));
+            quote! {
+                #[inline]
+                fn encode_msgpack(&self, __w: &mut #p::MsgpackWriter) -> #p::Result<(), #p::EncodeError> {
+                    #msgpack
+                    #p::Ok(())
+                }
+
+                #[inline]
+                fn encode_json(&self, __w: &mut #p::JsonWriter) -> #p::Result<(), #p::EncodeError> {
+                    #json
+                    #p::Ok(())
+                }
+            }
+        }
+        Style::Unit => quote! {
+            #[inline]
+            fn encode_msgpack(&self, __w: &mut #p::MsgpackWriter) -> #p::Result<(), #p::EncodeError> {
+                __w.write_nil();
+                #p::Ok(())
+            }
+
+            #[inline]
+            fn encode_json(&self, __w: &mut #p::JsonWriter) -> #p::Result<(), #p::EncodeError> {
+                __w.write_null();
+                #p::Ok(())
+            }
+        },
+    }
+}
+
+/// Methods encoding an enum.
+pub fn enum_items(cont: &Container, variants: &[Variant], repr: EnumRepr) -> TokenStream {
+    let krate = &cont.krate;
+    let p = quote!(#krate::__private);
+    let mut msgpack_arms = Vec::new();
+    let mut json_arms = Vec::new();
+    for variant in variants {
+        let pattern = variant_pattern(variant);
+        let (msgpack, json) = match repr {
+            EnumRepr::Unit => unit_variant(variant),
+            EnumRepr::TaggedMap => tagged_map_variant(cont, variant),
+            EnumRepr::TaggedArray => tagged_array_variant(cont, variant),
+        };
+        msgpack_arms.push(quote!(#pattern => { #msgpack }));
+        json_arms.push(quote!(#pattern => { #json }));
+    }
+    let json_key = (repr == EnumRepr::Unit).then(|| unit_json_key(cont, variants));
+    quote! {
+        #[inline]
+        fn encode_msgpack(&self, __w: &mut #p::MsgpackWriter) -> #p::Result<(), #p::EncodeError> {
+            match self {
+                #(#msgpack_arms)*
+            }
+            #p::Ok(())
+        }
+
+        #[inline]
+        fn encode_json(&self, __w: &mut #p::JsonWriter) -> #p::Result<(), #p::EncodeError> {
+            match self {
+                #(#json_arms)*
+            }
+            #p::Ok(())
+        }
+
+        #json_key
+    }
+}
+
+/// A unit-only enum as a JSON object key: its tag, always quoted.
+fn unit_json_key(cont: &Container, variants: &[Variant]) -> TokenStream {
+    let krate = &cont.krate;
+    let p = quote!(#krate::__private);
+    let arms = variants.iter().map(|v| {
+        let pattern = variant_pattern(v);
+        let key = wire::json_bytes(&wire::json_str(&v.tag.to_string()));
+        quote!(#pattern => __w.write_raw(#key),)
+    });
+    quote! {
+        fn __encode_json_key(&self, __w: &mut #p::JsonWriter) -> #p::Result<(), #p::EncodeError> {
+            match self {
+                #(#arms)*
+            }
+            #p::Ok(())
+        }
+    }
+}
+
+/// `Self::V { a: __f0, .. }`, binding every serialized field to `__f<i>`.
+pub fn variant_pattern(variant: &Variant) -> TokenStream {
+    let ident = variant.ident;
+    match variant.style {
+        Style::Unit => quote!(Self::#ident),
+        Style::Named => {
+            let binds = variant.fields.iter().enumerate().map(|(i, f)| {
+                let member = &f.member;
+                let name = format_ident!("__f{}", i);
+                quote!(#member: #name)
+            });
+            quote!(Self::#ident { #(#binds,)* })
+        }
+        Style::Newtype | Style::Tuple => {
+            let binds = (0..variant.fields.len()).map(|i| format_ident!("__f{}", i));
+            quote!(Self::#ident( #(#binds),* ))
+        }
+    }
+}
+
+fn binding(variant: &Variant, field: &Field) -> TokenStream {
+    let i = variant
+        .fields
+        .iter()
+        .position(|f| std::ptr::eq(f, field))
+        .unwrap_or(0);
+    let name = format_ident!("__f{}", i);
+    quote!(#name)
+}
+
+fn tag_msgpack(tag: &TagValue) -> Vec<u8> {
+    match tag {
+        TagValue::Str(s) => wire::msgpack_str(s),
+        TagValue::Int(i) => wire::msgpack_int(*i),
+    }
+}
+
+fn tag_json(tag: &TagValue) -> String {
+    match tag {
+        TagValue::Str(s) => wire::json_str(s),
+        TagValue::Int(i) => i.to_string(),
+    }
+}
+
+fn unit_variant(variant: &Variant) -> (TokenStream, TokenStream) {
+    let msgpack = wire::bytes(&tag_msgpack(&variant.tag));
+    let json = wire::json_bytes(&tag_json(&variant.tag));
+    (
+        quote!(__w.write_raw(#msgpack);),
+        quote!(__w.write_raw(#json);),
+    )
+}
+
+fn tagged_map_variant(cont: &Container, variant: &Variant) -> (TokenStream, TokenStream) {
+    let krate = &cont.krate;
+    let p = quote!(#krate::__private);
+    let mut tag_entry = wire::msgpack_str(cont.tag_field());
+    tag_entry.extend(tag_msgpack(&variant.tag));
+    let json_open = format!(
+        "{{{}:{}",
+        wire::json_str(cont.tag_field()),
+        tag_json(&variant.tag)
+    );
+    let live: Vec<&Field> = variant.fields.iter().filter(|f| !f.is_skipped()).collect();
+    let access = |f: &Field| binding(variant, f);
+    match variant.style {
+        Style::Unit => {
+            let mut bytes = wire::msgpack_map_header(1);
+            bytes.extend(tag_entry);
+            let msgpack = wire::bytes(&bytes);
+            let json = wire::json_bytes(&(json_open + "}"));
+            (
+                quote!(__w.write_raw(#msgpack);),
+                quote!(__w.write_raw(#json);),
+            )
+        }
+        Style::Named => {
+            let mut bytes = wire::msgpack_map_header(1 + live.len());
+            bytes.extend(tag_entry);
+            let header = wire::bytes(&bytes);
+            let open = wire::json_bytes(&json_open);
+            let msgpack = msgpack_entries(cont, &live, access);
+            let json = json_entries(cont, &live, access);
+            (
+                quote!(__w.write_raw(#header); #msgpack),
+                quote!(__w.write_raw(#open); #json __w.write_byte(b'}');),
+            )
+        }
+        Style::Newtype | Style::Tuple => {
+            let mut content = wire::msgpack_map_header(2);
+            content.extend(&tag_entry);
+            content.extend(wire::msgpack_str(cont.content_field()));
+            let json_content = format!("{json_open},{}:", wire::json_str(cont.content_field()));
+            let (msgpack_payload, json_payload) = if variant.style == Style::Newtype {
+                let f = &variant.fields[0];
+                (
+                    msgpack_value(cont, f, access(f)),
+                    json_value(cont, f, access(f)),
+                )
+            } else {
+                let header = wire::bytes(&wire::msgpack_array_header(live.len()));
+                let elems = live.iter().map(|f| msgpack_value(cont, f, access(f)));
+                let json = json_elements(cont, &live, access, false);
+                (
+                    quote!(__w.write_raw(#header); #(#elems)*),
+                    quote!(__w.write_byte(b'['); #json __w.write_byte(b']');),
+                )
+            };
+            let content = wire::bytes(&content);
+            let json_content = wire::json_bytes(&json_content);
+            let unmerged_msgpack = quote!(__w.write_raw(#content); #msgpack_payload);
+            let unmerged_json =
+                quote!(__w.write_raw(#json_content); #json_payload __w.write_byte(b'}'););
+            let field = &variant.fields[0];
+            if variant.style == Style::Tuple || field.attrs.with.is_set() {
+                return (unmerged_msgpack, unmerged_json);
+            }
+            // A payload that is itself a struct merges its fields after the tag.
+            let ty = field.ty;
+            let tag_entry = wire::bytes(&tag_entry);
+            let open = wire::json_bytes(&json_open);
+            (
+                quote! {
+                    if <#ty as #p::Codec>::__MAP_BODY {
+                        __w.write_map_len(1 + #p::Codec::__map_body_len(__f0))?;
+                        __w.write_raw(#tag_entry);
+                        #p::Codec::__encode_msgpack_body(__f0, __w)?;
+                    } else {
+                        #unmerged_msgpack
+                    }
+                },
+                quote! {
+                    if <#ty as #p::Codec>::__MAP_BODY {
+                        __w.write_raw(#open);
+                        #p::Codec::__encode_json_body(__f0, __w)?;
+                        __w.write_byte(b'}');
+                    } else {
+                        #unmerged_json
+                    }
+                },
+            )
+        }
+    }
+}
+
+fn tagged_array_variant(cont: &Container, variant: &Variant) -> (TokenStream, TokenStream) {
+    let live: Vec<&Field> = variant.fields.iter().filter(|f| !f.is_skipped()).collect();
+    let access = |f: &Field| binding(variant, f);
+    let mut header = wire::msgpack_array_header(1 + live.len());
+    header.extend(tag_msgpack(&variant.tag));
+    let header = wire::bytes(&header);
+    let open = wire::json_bytes(&format!("[{}", tag_json(&variant.tag)));
+    let msgpack = live.iter().map(|f| msgpack_value(cont, f, access(f)));
+    let json = json_elements(cont, &live, access, true);
+    (
+        quote!(__w.write_raw(#header); #(#msgpack)*),
+        quote!(__w.write_raw(#open); #json __w.write_byte(b']');),
+    )
+}
+
+/// `key value` pairs of a map body, keys precomputed.
+fn msgpack_entries(
+    cont: &Container,
+    fields: &[&Field],
+    access: impl Fn(&Field) -> TokenStream,
+) -> TokenStream {
+    let entries = fields.iter().map(|f| {
+        let key = wire::bytes(&wire::msgpack_str(&f.wire_name));
+        let value = msgpack_value(cont, f, access(f));
+        quote!(__w.write_raw(#key); #value)
+    });
+    quote!(#(#entries)*)
+}
+
+/// `,"key":value` for each field.
+fn json_entries(
+    cont: &Container,
+    fields: &[&Field],
+    access: impl Fn(&Field) -> TokenStream,
+) -> TokenStream {
+    let entries = fields.iter().map(|f| {
+        let key = wire::json_bytes(&format!(",{}:", wire::json_str(&f.wire_name)));
+        let value = json_value(cont, f, access(f));
+        quote!(__w.write_raw(#key); #value)
+    });
+    quote!(#(#entries)*)
+}
+
+/// Array elements separated by commas; `leading_comma` when a tag precedes them.
+fn json_elements(
+    cont: &Container,
+    fields: &[&Field],
+    access: impl Fn(&Field) -> TokenStream,
+    leading_comma: bool,
+) -> TokenStream {
+    let elems = fields.iter().enumerate().map(|(i, f)| {
+        let value = json_value(cont, f, access(f));
+        if i > 0 || leading_comma {
+            quote!(__w.write_byte(b','); #value)
+        } else {
+            value
+        }
+    });
+    quote!(#(#elems)*)
+}
+
+fn msgpack_value(cont: &Container, field: &Field, access: TokenStream) -> TokenStream {
+    let krate = &cont.krate;
+    match field.attrs.with.get() {
+        Some(path) => quote!(#path::encode_msgpack(#access, __w)?;),
+        None => {
+            quote_spanned!(field.ty.span()=> #krate::__private::Codec::encode_msgpack(#access, __w)?;)
+        }
+    }
+}
+
+fn json_value(cont: &Container, field: &Field, access: TokenStream) -> TokenStream {
+    let krate = &cont.krate;
+    match field.attrs.with.get() {
+        Some(path) => quote!(#path::encode_json(#access, __w)?;),
+        None => {
+            quote_spanned!(field.ty.span()=> #krate::__private::Codec::encode_json(#access, __w)?;)
+        }
+    }
+}

@@ -1,0 +1,33 @@
+//! `#[derive(Codec)]`: the derive of the [codec](https://docs.rs/codec) crate.
+//!
+//! The input is parsed into one model ([`ast`]), checked ([`check`]), and
+//! turned into the MessagePack and JSON codecs ([`encode`], [`decode`]).
+//! Every error of one derive is reported together, with a stub impl so the
+//! user sees the derive's errors and not a cascade of missing-trait errors.
+
+extern crate proc_macro;
+
+mod ast;
+mod attr;
+mod bound;
+mod case;
+mod check;
+mod ctxt;
+mod decode;
+mod encode;
+mod expand;
+mod wire;
+
+use proc_macro::TokenStream;
+use syn::parse_macro_input;
+
+/// Derives `codec::Codec`: a tagged MessagePack and JSON encoding.
+///
+/// See the `codec` crate's documentation for the `#[codec(..)]` attributes.
+#[proc_macro_derive(Codec, attributes(codec))]
+pub fn derive_codec(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as syn::DeriveInput);
+    expand::derive(&input)
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}

@@ -1,0 +1,78 @@
+//! The documented entry points: encode to and decode from whole buffers.
+
+use crate::codec::Codec;
+use crate::error::{DecodeError, EncodeError};
+use crate::json::{JsonReader, JsonWriter};
+use crate::msgpack::{MsgpackReader, MsgpackWriter};
+
+/// Encodes `value` as MessagePack.
+///
+/// ```
+/// #[derive(codec::Codec)]
+/// struct A { x: i64 }
+/// assert_eq!(codec::to_msgpack(&A { x: 1 }).unwrap(), b"\x81\xa1x\x01");
+/// ```
+pub fn to_msgpack<T: Codec>(value: &T) -> Result<Vec<u8>, EncodeError> {
+    let mut buf = Vec::new();
+    to_msgpack_into(value, &mut buf)?;
+    Ok(buf)
+}
+
+/// Appends the MessagePack encoding of `value` to `buf`, reusing its capacity.
+///
+/// On error, `buf` keeps its previous contents.
+pub fn to_msgpack_into<T: Codec>(value: &T, buf: &mut Vec<u8>) -> Result<(), EncodeError> {
+    let start = buf.len();
+    let mut w = MsgpackWriter::new(std::mem::take(buf));
+    let result = value.encode_msgpack(&mut w);
+    *buf = w.into_inner();
+    if result.is_err() {
+        buf.truncate(start);
+    }
+    result
+}
+
+/// Decodes one value from MessagePack; bytes after it are an error.
+pub fn from_msgpack<T: Codec>(bytes: &[u8]) -> Result<T, DecodeError> {
+    let mut r = MsgpackReader::new(bytes);
+    let value = T::decode_msgpack(&mut r).map_err(|e| r.locate(e))?;
+    r.finish()?;
+    Ok(value)
+}
+
+/// Encodes `value` as compact JSON text.
+///
+/// ```
+/// #[derive(codec::Codec)]
+/// enum Event { Click { x: i64, y: i64 } }
+/// let text = codec::to_json(&Event::Click { x: 3, y: -4 }).unwrap();
+/// assert_eq!(text, r#"{"type":"Click","x":3,"y":-4}"#);
+/// ```
+pub fn to_json<T: Codec>(value: &T) -> Result<String, EncodeError> {
+    let bytes = to_json_vec(value)?;
+    // The writer emits only ASCII structure and the UTF-8 of Rust strings.
+    Ok(String::from_utf8(bytes).expect("JsonWriter writes UTF-8"))
+}
+
+/// Encodes `value` as compact JSON, as bytes.
+pub fn to_json_vec<T: Codec>(value: &T) -> Result<Vec<u8>, EncodeError> {
+    let mut w = JsonWriter::new(Vec::new());
+    value.encode_json(&mut w)?;
+    Ok(w.into_inner())
+}
+
+/// Decodes one value from JSON text; anything but whitespace after it is an error.
+pub fn from_json<T: Codec>(text: &str) -> Result<T, DecodeError> {
+    decode_json(JsonReader::new(text))
+}
+
+/// Decodes one value from JSON bytes, which must be UTF-8.
+pub fn from_json_slice<T: Codec>(bytes: &[u8]) -> Result<T, DecodeError> {
+    decode_json(JsonReader::from_slice(bytes)?)
+}
+
+fn decode_json<T: Codec>(mut r: JsonReader<'_>) -> Result<T, DecodeError> {
+    let value = T::decode_json(&mut r).map_err(|e| r.locate(e))?;
+    r.finish()?;
+    Ok(value)
+}

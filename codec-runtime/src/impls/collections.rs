@@ -1,0 +1,358 @@
+//! Sequences, arrays, tuples, maps and sets.
+//!
+//! Hash maps and hash sets are written in key order, so equal values give equal
+//! bytes whatever their hasher's iteration order.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
+use std::hash::{BuildHasher, Hash};
+
+use crate::codec::{Codec, WireKind};
+use crate::error::{DecodeError, EncodeError};
+use crate::json::{JsonReader, JsonWriter};
+use crate::msgpack::{MsgpackReader, MsgpackWriter};
+
+impl<T: Codec> Codec for Vec<T> {
+    const KIND: WireKind = T::__SEQ_KIND;
+
+    #[inline]
+    fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
+        T::__encode_msgpack_slice(self, w)
+    }
+
+    #[inline]
+    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+        T::__decode_msgpack_vec(r)
+    }
+
+    #[inline]
+    fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+        T::__encode_json_slice(self, w)
+    }
+
+    #[inline]
+    fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
+        T::__decode_json_vec(r)
+    }
+}
+
+impl<T: Codec> Codec for Box<[T]> {
+    const KIND: WireKind = T::__SEQ_KIND;
+
+    fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
+        T::__encode_msgpack_slice(self, w)
+    }
+
+    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+        T::__decode_msgpack_vec(r).map(Vec::into_boxed_slice)
+    }
+
+    fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+        T::__encode_json_slice(self, w)
+    }
+
+    fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
+        T::__decode_json_vec(r).map(Vec::into_boxed_slice)
+    }
+}
+
+impl<T: Codec, const N: usize> Codec for [T; N] {
+    const KIND: WireKind = T::__SEQ_KIND;
+
+    fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
+        T::__encode_msgpack_slice(self, w)
+    }
+
+    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+        let start = r.position();
+        let items = T::__decode_msgpack_vec(r)?;
+        fixed(items).map_err(|e| e.at(crate::Format::MsgPack, start))
+    }
+
+    fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+        T::__encode_json_slice(self, w)
+    }
+
+    fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
+        let start = r.position();
+        let items = T::__decode_json_vec(r)?;
+        fixed(items).map_err(|e| e.at(crate::Format::Json, start))
+    }
+}
+
+fn fixed<T, const N: usize>(items: Vec<T>) -> Result<[T; N], DecodeError> {
+    let found = items.len();
+    items
+        .try_into()
+        .map_err(|_| DecodeError::invalid_length(format!("exactly {N} elements"), found))
+}
+
+/// Shared by the collections that encode as an array of their items in order.
+macro_rules! seq_impl {
+    ([$($generics:tt)*] $ty:ty, $encode_iter:expr, $insert:ident) => {
+        impl<$($generics)*> Codec for $ty {
+            const KIND: WireKind = WireKind::ARRAY;
+
+            fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
+                w.write_array_len(self.len())?;
+                for item in $encode_iter(self) {
+                    item.encode_msgpack(w)?;
+                }
+                Ok(())
+            }
+
+            fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+                let len = r.read_array_len()?;
+                r.enter()?;
+                let mut out = Self::default();
+                for i in 0..len {
+                    out.$insert(T::decode_msgpack(r).map_err(|e| e.in_index(i))?);
+                }
+                r.leave();
+                Ok(out)
+            }
+
+            fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+                w.write_byte(b'[');
+                for (i, item) in $encode_iter(self).into_iter().enumerate() {
+                    if i > 0 {
+                        w.write_byte(b',');
+                    }
+                    item.encode_json(w)?;
+                }
+                w.write_byte(b']');
+                Ok(())
+            }
+
+            fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
+                r.begin_array()?;
+                let mut out = Self::default();
+                let mut first = true;
+                let mut i = 0;
+                while r.next_element(&mut first)? {
+                    out.$insert(T::decode_json(r).map_err(|e| e.in_index(i))?);
+                    i += 1;
+                }
+                Ok(out)
+            }
+        }
+    };
+}
+
+seq_impl!([T: Codec] VecDeque<T>, VecDeque::iter, push_back);
+seq_impl!([T: Codec + Ord] BTreeSet<T>, BTreeSet::iter, insert);
+seq_impl!(
+    [T: Codec + Ord + Hash + Eq, S: BuildHasher + Default] HashSet<T, S>,
+    sorted_set::<T, S>,
+    insert
+);
+
+fn sorted_set<T: Ord, S>(set: &HashSet<T, S>) -> Vec<&T> {
+    let mut items: Vec<&T> = set.iter().collect();
+    items.sort_unstable();
+    items
+}
+
+fn encode_map_msgpack<'a, K: Codec + 'a, V: Codec + 'a>(
+    len: usize,
+    entries: impl Iterator<Item = (&'a K, &'a V)>,
+    w: &mut MsgpackWriter,
+) -> Result<(), EncodeError> {
+    w.write_map_len(len)?;
+    for (k, v) in entries {
+        k.encode_msgpack(w)?;
+        v.encode_msgpack(w)?;
+    }
+    Ok(())
+}
+
+fn encode_map_json<'a, K: Codec + 'a, V: Codec + 'a>(
+    entries: impl Iterator<Item = (&'a K, &'a V)>,
+    w: &mut JsonWriter,
+) -> Result<(), EncodeError> {
+    w.write_byte(b'{');
+    for (i, (k, v)) in entries.enumerate() {
+        if i > 0 {
+            w.write_byte(b',');
+        }
+        k.__encode_json_key(w)?;
+        w.write_byte(b':');
+        v.encode_json(w)?;
+    }
+    w.write_byte(b'}');
+    Ok(())
+}
+
+fn decode_map_msgpack<K: Codec, V: Codec>(
+    r: &mut MsgpackReader<'_>,
+    mut insert: impl FnMut(K, V),
+) -> Result<(), DecodeError> {
+    let len = r.read_map_len()?;
+    r.enter()?;
+    for i in 0..len {
+        let k = K::decode_msgpack(r).map_err(|e| e.in_index(i))?;
+        let v = V::decode_msgpack(r).map_err(|e| e.in_index(i))?;
+        insert(k, v);
+    }
+    r.leave();
+    Ok(())
+}
+
+fn decode_map_json<K: Codec, V: Codec>(
+    r: &mut JsonReader<'_>,
+    mut insert: impl FnMut(K, V),
+) -> Result<(), DecodeError> {
+    r.begin_object()?;
+    let mut first = true;
+    while let Some(key) = r.next_key(&mut first)? {
+        let k = K::__decode_json_key(r, &key)?;
+        let v = V::decode_json(r).map_err(|e| e.in_field(key.into_owned()))?;
+        insert(k, v);
+    }
+    Ok(())
+}
+
+impl<K: Codec + Ord, V: Codec> Codec for BTreeMap<K, V> {
+    const KIND: WireKind = WireKind::MAP;
+
+    fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
+        encode_map_msgpack(self.len(), self.iter(), w)
+    }
+
+    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+        let mut out = BTreeMap::new();
+        decode_map_msgpack(r, |k, v| {
+            out.insert(k, v);
+        })?;
+        Ok(out)
+    }
+
+    fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+        encode_map_json(self.iter(), w)
+    }
+
+    fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
+        let mut out = BTreeMap::new();
+        decode_map_json(r, |k, v| {
+            out.insert(k, v);
+        })?;
+        Ok(out)
+    }
+}
+
+fn sorted_entries<K: Ord, V, S>(map: &HashMap<K, V, S>) -> Vec<(&K, &V)> {
+    let mut entries: Vec<(&K, &V)> = map.iter().collect();
+    entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    entries
+}
+
+impl<K, V, S> Codec for HashMap<K, V, S>
+where
+    K: Codec + Ord + Hash + Eq,
+    V: Codec,
+    S: BuildHasher + Default,
+{
+    const KIND: WireKind = WireKind::MAP;
+
+    fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
+        encode_map_msgpack(self.len(), sorted_entries(self).into_iter(), w)
+    }
+
+    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+        let mut out = HashMap::default();
+        decode_map_msgpack(r, |k, v| {
+            out.insert(k, v);
+        })?;
+        Ok(out)
+    }
+
+    fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+        encode_map_json(sorted_entries(self).into_iter(), w)
+    }
+
+    fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
+        let mut out = HashMap::default();
+        decode_map_json(r, |k, v| {
+            out.insert(k, v);
+        })?;
+        Ok(out)
+    }
+}
+
+macro_rules! tuple_impl {
+    ($($len:literal => ($($name:ident $idx:tt),+);)*) => {$(
+        impl<$($name: Codec),+> Codec for ($($name,)+) {
+            const KIND: WireKind = WireKind::ARRAY;
+
+            fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
+                w.write_array_len($len)?;
+                $(self.$idx.encode_msgpack(w)?;)+
+                Ok(())
+            }
+
+            fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+                let start = r.position();
+                let len = r.read_array_len()?;
+                if len != $len {
+                    r.seek(start);
+                    return Err(r.error(crate::DecodeErrorKind::InvalidLength {
+                        expected: concat!("a tuple of ", $len, " elements").into(),
+                        found: len,
+                    }));
+                }
+                r.enter()?;
+                let out = ($($name::decode_msgpack(r).map_err(|e| e.in_index($idx))?,)+);
+                r.leave();
+                Ok(out)
+            }
+
+            fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+                w.write_byte(b'[');
+                $(
+                    if $idx > 0 {
+                        w.write_byte(b',');
+                    }
+                    self.$idx.encode_json(w)?;
+                )+
+                w.write_byte(b']');
+                Ok(())
+            }
+
+            fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
+                r.begin_array()?;
+                let mut first = true;
+                let out = ($(
+                    if r.next_element(&mut first)? {
+                        $name::decode_json(r).map_err(|e| e.in_index($idx))?
+                    } else {
+                        return Err(r.error(crate::DecodeErrorKind::InvalidLength {
+                            expected: concat!("a tuple of ", $len, " elements").into(),
+                            found: $idx,
+                        }));
+                    },
+                )+);
+                if r.next_element(&mut first)? {
+                    return Err(r.error(crate::DecodeErrorKind::InvalidLength {
+                        expected: concat!("a tuple of ", $len, " elements").into(),
+                        found: $len + 1,
+                    }));
+                }
+                Ok(out)
+            }
+        }
+    )*};
+}
+
+tuple_impl! {
+    1 => (A 0);
+    2 => (A 0, B 1);
+    3 => (A 0, B 1, C 2);
+    4 => (A 0, B 1, C 2, D 3);
+    5 => (A 0, B 1, C 2, D 3, E 4);
+    6 => (A 0, B 1, C 2, D 3, E 4, F 5);
+    7 => (A 0, B 1, C 2, D 3, E 4, F 5, G 6);
+    8 => (A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);
+    9 => (A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8);
+    10 => (A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9);
+    11 => (A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10);
+    12 => (A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11);
+}

@@ -1,0 +1,361 @@
+//! Integers, floats, booleans, chars, strings and the unit type.
+
+use crate::codec::{Codec, WireKind};
+use crate::error::{DecodeError, DecodeErrorKind, EncodeError};
+use crate::json::{JsonReader, JsonWriter};
+use crate::msgpack::{MsgpackReader, MsgpackWriter};
+
+fn write_quoted_int(w: &mut JsonWriter, text: &str) {
+    w.write_byte(b'"');
+    w.write_raw(text.as_bytes());
+    w.write_byte(b'"');
+}
+
+fn parse_key<T: std::str::FromStr>(
+    r: &mut JsonReader<'_>,
+    key: &str,
+    target: &'static str,
+) -> Result<T, DecodeError> {
+    key.parse().map_err(|_| {
+        r.error(DecodeErrorKind::InvalidValue {
+            message: format!("object key `{key}` is not a valid {target}"),
+        })
+    })
+}
+
+macro_rules! int_impl {
+    ($($t:ty, $write:ident, $as:ty;)*) => {$(
+        impl Codec for $t {
+            const KIND: WireKind = WireKind::INT;
+
+            #[inline]
+            fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
+                w.$write(*self as $as);
+                Ok(())
+            }
+
+            #[inline]
+            fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+                r.read_int(stringify!($t))
+            }
+
+            #[inline]
+            fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+                w.$write(*self as $as);
+                Ok(())
+            }
+
+            #[inline]
+            fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
+                r.read_int(stringify!($t))
+            }
+
+            fn __encode_json_key(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+                write_quoted_int(w, itoa::Buffer::new().format(*self));
+                Ok(())
+            }
+
+            fn __decode_json_key(r: &mut JsonReader<'_>, key: &str) -> Result<Self, DecodeError> {
+                parse_key(r, key, stringify!($t))
+            }
+        }
+    )*};
+}
+
+int_impl! {
+    i8, write_i64, i64;
+    i16, write_i64, i64;
+    i32, write_i64, i64;
+    i64, write_i64, i64;
+    isize, write_i64, i64;
+    u16, write_u64, u64;
+    u32, write_u64, u64;
+    u64, write_u64, u64;
+    usize, write_u64, u64;
+}
+
+macro_rules! wide_int_impl {
+    ($($t:ty;)*) => {$(
+        impl Codec for $t {
+            const KIND: WireKind = WireKind::INT;
+
+            fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
+                if let Ok(v) = u64::try_from(*self) {
+                    w.write_u64(v);
+                } else if let Ok(v) = i64::try_from(*self) {
+                    w.write_i64(v);
+                } else {
+                    return Err(EncodeError::InvalidValue {
+                        message: format!(
+                            "{} {self} does not fit MessagePack's 64-bit integers",
+                            stringify!($t)
+                        ),
+                    });
+                }
+                Ok(())
+            }
+
+            fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+                r.read_int(stringify!($t))
+            }
+
+            fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+                w.write_raw(itoa::Buffer::new().format(*self).as_bytes());
+                Ok(())
+            }
+
+            fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
+                let start = r.position();
+                let text = r.read_number_text()?;
+                text.parse().map_err(|_| {
+                    DecodeError::new(DecodeErrorKind::IntOutOfRange {
+                        value: text.to_owned(),
+                        target: stringify!($t),
+                    })
+                    .at(crate::Format::Json, start)
+                })
+            }
+
+            fn __encode_json_key(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+                write_quoted_int(w, itoa::Buffer::new().format(*self));
+                Ok(())
+            }
+
+            fn __decode_json_key(r: &mut JsonReader<'_>, key: &str) -> Result<Self, DecodeError> {
+                parse_key(r, key, stringify!($t))
+            }
+        }
+    )*};
+}
+
+wide_int_impl! { i128; u128; }
+
+impl Codec for f64 {
+    const KIND: WireKind = WireKind::FLOAT;
+
+    #[inline]
+    fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
+        w.write_f64(*self);
+        Ok(())
+    }
+
+    #[inline]
+    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+        r.read_f64()
+    }
+
+    #[inline]
+    fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+        w.write_f64(*self)
+    }
+
+    #[inline]
+    fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
+        r.read_f64()
+    }
+}
+
+impl Codec for f32 {
+    const KIND: WireKind = WireKind::FLOAT;
+
+    #[inline]
+    fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
+        w.write_f32(*self);
+        Ok(())
+    }
+
+    #[inline]
+    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+        r.read_f64().map(|v| v as f32)
+    }
+
+    #[inline]
+    fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+        w.write_f32(*self)
+    }
+
+    #[inline]
+    fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
+        r.read_f64().map(|v| v as f32)
+    }
+}
+
+impl Codec for bool {
+    const KIND: WireKind = WireKind::BOOL;
+
+    #[inline]
+    fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
+        w.write_bool(*self);
+        Ok(())
+    }
+
+    #[inline]
+    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+        r.read_bool()
+    }
+
+    #[inline]
+    fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+        w.write_bool(*self);
+        Ok(())
+    }
+
+    #[inline]
+    fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
+        r.read_bool()
+    }
+}
+
+impl Codec for String {
+    const KIND: WireKind = WireKind::STR;
+
+    #[inline]
+    fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
+        w.write_str(self)
+    }
+
+    #[inline]
+    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+        r.read_str().map(String::from)
+    }
+
+    #[inline]
+    fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+        w.write_str(self);
+        Ok(())
+    }
+
+    #[inline]
+    fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
+        r.read_str().map(|s| s.into_owned())
+    }
+
+    fn __encode_json_key(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+        w.write_str(self);
+        Ok(())
+    }
+
+    fn __decode_json_key(_r: &mut JsonReader<'_>, key: &str) -> Result<Self, DecodeError> {
+        Ok(key.to_owned())
+    }
+}
+
+impl Codec for Box<str> {
+    const KIND: WireKind = WireKind::STR;
+
+    fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
+        w.write_str(self)
+    }
+
+    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+        r.read_str().map(Box::from)
+    }
+
+    fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+        w.write_str(self);
+        Ok(())
+    }
+
+    fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
+        r.read_str().map(|s| Box::from(s.as_ref()))
+    }
+
+    fn __encode_json_key(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+        w.write_str(self);
+        Ok(())
+    }
+
+    fn __decode_json_key(_r: &mut JsonReader<'_>, key: &str) -> Result<Self, DecodeError> {
+        Ok(Box::from(key))
+    }
+}
+
+fn one_char(s: &str) -> Option<char> {
+    let mut chars = s.chars();
+    match (chars.next(), chars.next()) {
+        (Some(c), None) => Some(c),
+        _ => None,
+    }
+}
+
+fn char_error(s: &str) -> DecodeError {
+    DecodeError::invalid_type(
+        "a string of one character",
+        format!("a string of {} characters", s.chars().count()),
+    )
+}
+
+impl Codec for char {
+    const KIND: WireKind = WireKind::STR;
+
+    fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
+        w.write_str(self.encode_utf8(&mut [0; 4]))
+    }
+
+    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+        let s = r.read_str()?;
+        one_char(s).ok_or_else(|| r.locate(char_error(s)))
+    }
+
+    fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+        w.write_str(self.encode_utf8(&mut [0; 4]));
+        Ok(())
+    }
+
+    fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
+        let s = r.read_str()?;
+        one_char(&s).ok_or_else(|| r.locate(char_error(&s)))
+    }
+
+    fn __encode_json_key(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+        self.encode_json(w)
+    }
+
+    fn __decode_json_key(r: &mut JsonReader<'_>, key: &str) -> Result<Self, DecodeError> {
+        one_char(key).ok_or_else(|| r.locate(char_error(key)))
+    }
+}
+
+impl Codec for () {
+    const KIND: WireKind = WireKind::NIL;
+
+    fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
+        w.write_nil();
+        Ok(())
+    }
+
+    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+        r.read_nil()
+    }
+
+    fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+        w.write_null();
+        Ok(())
+    }
+
+    fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
+        r.read_null()
+    }
+}
+
+impl<T: ?Sized> Codec for std::marker::PhantomData<T> {
+    const KIND: WireKind = WireKind::NIL;
+
+    fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
+        w.write_nil();
+        Ok(())
+    }
+
+    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+        r.read_nil().map(|_| std::marker::PhantomData)
+    }
+
+    fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+        w.write_null();
+        Ok(())
+    }
+
+    fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
+        r.read_null().map(|_| std::marker::PhantomData)
+    }
+}

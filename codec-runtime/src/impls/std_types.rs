@@ -1,0 +1,1 @@
+//! Standard library types with a string or timestamp encoding.

@@ -1,0 +1,179 @@
+//! Option and the smart pointers: `Box`, `Rc`, `Arc`, `Cow`.
+
+use std::borrow::Cow;
+use std::rc::Rc;
+use std::sync::Arc;
+
+use crate::codec::{Codec, WireKind};
+use crate::error::{DecodeError, EncodeError};
+use crate::json::{JsonReader, JsonWriter};
+use crate::msgpack::{MsgpackReader, MsgpackWriter};
+
+impl<T: Codec> Codec for Option<T> {
+    const KIND: WireKind = WireKind::NIL.union(T::KIND);
+
+    #[inline]
+    fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
+        match self {
+            Some(v) => v.encode_msgpack(w),
+            None => {
+                w.write_nil();
+                Ok(())
+            }
+        }
+    }
+
+    #[inline]
+    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+        if r.try_read_nil() {
+            Ok(None)
+        } else {
+            T::decode_msgpack(r).map(Some)
+        }
+    }
+
+    #[inline]
+    fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+        match self {
+            Some(v) => v.encode_json(w),
+            None => {
+                w.write_null();
+                Ok(())
+            }
+        }
+    }
+
+    #[inline]
+    fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
+        if r.try_read_null() {
+            Ok(None)
+        } else {
+            T::decode_json(r).map(Some)
+        }
+    }
+}
+
+/// Pointers encode as their pointee. Decoding counts one level of nesting, so
+/// recursive types through a pointer stay within the depth limit.
+macro_rules! pointer_impl {
+    ($($ptr:ident),*) => {$(
+        impl<T: Codec> Codec for $ptr<T> {
+            const KIND: WireKind = T::KIND;
+            const __MAP_BODY: bool = T::__MAP_BODY;
+
+            #[inline]
+            fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
+                (**self).encode_msgpack(w)
+            }
+
+            #[inline]
+            fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+                r.enter()?;
+                let v = T::decode_msgpack(r)?;
+                r.leave();
+                Ok($ptr::new(v))
+            }
+
+            #[inline]
+            fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+                (**self).encode_json(w)
+            }
+
+            #[inline]
+            fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
+                r.enter()?;
+                let v = T::decode_json(r)?;
+                r.leave();
+                Ok($ptr::new(v))
+            }
+
+            fn __map_body_len(&self) -> usize {
+                (**self).__map_body_len()
+            }
+
+            fn __encode_msgpack_body(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
+                (**self).__encode_msgpack_body(w)
+            }
+
+            fn __decode_msgpack_body(
+                r: &mut MsgpackReader<'_>,
+                len: usize,
+                tag: &[u8],
+            ) -> Result<Self, DecodeError> {
+                T::__decode_msgpack_body(r, len, tag).map($ptr::new)
+            }
+
+            fn __encode_json_body(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+                (**self).__encode_json_body(w)
+            }
+
+            fn __decode_json_body(
+                r: &mut JsonReader<'_>,
+                first: bool,
+                tag: &str,
+            ) -> Result<Self, DecodeError> {
+                T::__decode_json_body(r, first, tag).map($ptr::new)
+            }
+
+            fn __encode_json_key(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+                (**self).__encode_json_key(w)
+            }
+
+            fn __decode_json_key(r: &mut JsonReader<'_>, key: &str) -> Result<Self, DecodeError> {
+                T::__decode_json_key(r, key).map($ptr::new)
+            }
+        }
+    )*};
+}
+
+pointer_impl!(Box, Rc, Arc);
+
+impl Codec for Cow<'_, str> {
+    const KIND: WireKind = WireKind::STR;
+
+    fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
+        w.write_str(self)
+    }
+
+    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+        String::decode_msgpack(r).map(Cow::Owned)
+    }
+
+    fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+        w.write_str(self);
+        Ok(())
+    }
+
+    fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
+        String::decode_json(r).map(Cow::Owned)
+    }
+
+    fn __encode_json_key(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+        w.write_str(self);
+        Ok(())
+    }
+
+    fn __decode_json_key(_r: &mut JsonReader<'_>, key: &str) -> Result<Self, DecodeError> {
+        Ok(Cow::Owned(key.to_owned()))
+    }
+}
+
+impl<T: Codec + Clone> Codec for Cow<'_, [T]> {
+    const KIND: WireKind = T::__SEQ_KIND;
+
+    fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
+        T::__encode_msgpack_slice(self, w)
+    }
+
+    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+        T::__decode_msgpack_vec(r).map(Cow::Owned)
+    }
+
+    fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+        T::__encode_json_slice(self, w)
+    }
+
+    fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
+        T::__decode_json_vec(r).map(Cow::Owned)
+    }
+}

@@ -1,0 +1,7 @@
+//! JSON: the secondary wire format, same shape as the MessagePack encoding.
+
+mod read;
+mod write;
+
+pub use read::JsonReader;
+pub use write::JsonWriter;

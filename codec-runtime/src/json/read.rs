@@ -1,0 +1,619 @@
+use std::borrow::Cow;
+
+use crate::error::{DecodeError, DecodeErrorKind, Format};
+use crate::msgpack::{Integer, DEFAULT_DEPTH_LIMIT};
+
+/// Reads JSON text, borrowing strings from it when they hold no escapes.
+///
+/// The input is checked to be UTF-8 once, up front; every string read from it
+/// is then known valid. Nesting is bounded like [`crate::MsgpackReader`]'s.
+#[derive(Debug, Clone)]
+pub struct JsonReader<'de> {
+    buf: &'de [u8],
+    pos: usize,
+    depth: u32,
+    limit: u32,
+}
+
+impl<'de> JsonReader<'de> {
+    /// A reader over JSON text.
+    pub fn new(text: &'de str) -> Self {
+        Self::with_depth_limit(text, DEFAULT_DEPTH_LIMIT)
+    }
+
+    /// A reader over JSON text allowing `limit` levels of nesting.
+    pub fn with_depth_limit(text: &'de str, limit: u32) -> Self {
+        JsonReader {
+            buf: text.as_bytes(),
+            pos: 0,
+            depth: limit,
+            limit,
+        }
+    }
+
+    /// A reader over bytes that should hold UTF-8 JSON text.
+    pub fn from_slice(bytes: &'de [u8]) -> Result<Self, DecodeError> {
+        match std::str::from_utf8(bytes) {
+            Ok(text) => Ok(Self::new(text)),
+            Err(e) => {
+                Err(DecodeError::new(DecodeErrorKind::InvalidUtf8)
+                    .at(Format::Json, e.valid_up_to()))
+            }
+        }
+    }
+
+    /// The offset of the next byte to read.
+    #[inline]
+    pub fn position(&self) -> usize {
+        self.pos
+    }
+
+    /// Moves to an offset previously returned by [`position`](Self::position).
+    #[inline]
+    pub fn seek(&mut self, pos: usize) {
+        self.pos = pos.min(self.buf.len());
+    }
+
+    /// An error at the current offset.
+    #[cold]
+    pub fn error(&self, kind: DecodeErrorKind) -> DecodeError {
+        DecodeError::new(kind).at(Format::Json, self.pos)
+    }
+
+    /// Adds the current offset to an error built elsewhere.
+    #[cold]
+    pub fn locate(&self, err: DecodeError) -> DecodeError {
+        err.at(Format::Json, self.pos)
+    }
+
+    #[cold]
+    fn syntax(&self, message: &'static str) -> DecodeError {
+        self.error(DecodeErrorKind::Syntax {
+            message: message.into(),
+        })
+    }
+
+    #[cold]
+    fn eof(&self, expected: &'static str) -> DecodeError {
+        self.error(DecodeErrorKind::UnexpectedEof {
+            expected: expected.into(),
+        })
+    }
+
+    /// An "expected X, found <the next value>" error.
+    #[cold]
+    pub fn unexpected(&mut self, expected: &'static str) -> DecodeError {
+        match self.peek() {
+            Ok(b) => {
+                let found = match b {
+                    b'-' | b'0'..=b'9' if self.scan_number(self.pos).1 => "a float",
+                    b'-' | b'0'..=b'9' => "an integer",
+                    _ => describe_byte(b),
+                };
+                self.error(DecodeErrorKind::InvalidType {
+                    expected: expected.into(),
+                    found: found.into(),
+                })
+            }
+            Err(e) => e,
+        }
+    }
+
+    /// Enters one level of nesting; fails past the depth limit.
+    #[inline]
+    pub fn enter(&mut self) -> Result<(), DecodeError> {
+        if self.depth == 0 {
+            return Err(self.error(DecodeErrorKind::DepthLimitExceeded { limit: self.limit }));
+        }
+        self.depth -= 1;
+        Ok(())
+    }
+
+    /// Leaves a level entered with [`enter`](Self::enter).
+    #[inline]
+    pub fn leave(&mut self) {
+        self.depth += 1;
+    }
+
+    #[inline]
+    fn skip_ws(&mut self) {
+        while let Some(&b) = self.buf.get(self.pos) {
+            if !matches!(b, b' ' | b'\n' | b'\r' | b'\t') {
+                break;
+            }
+            self.pos += 1;
+        }
+    }
+
+    /// The next non-whitespace byte, not consumed.
+    #[inline]
+    pub fn peek(&mut self) -> Result<u8, DecodeError> {
+        self.skip_ws();
+        match self.buf.get(self.pos) {
+            Some(&b) => Ok(b),
+            None => Err(self.eof("a value")),
+        }
+    }
+
+    /// The kind of the next value, not consumed.
+    pub fn peek_kind(&mut self) -> Result<crate::WireKind, DecodeError> {
+        use crate::WireKind as K;
+        Ok(match self.peek()? {
+            b'n' => K::NIL,
+            b't' | b'f' => K::BOOL,
+            b'"' => K::STR,
+            b'[' => K::ARRAY,
+            b'{' => K::MAP,
+            b'-' | b'0'..=b'9' => {
+                let (_, is_float) = self.scan_number(self.pos);
+                if is_float {
+                    K::FLOAT
+                } else {
+                    K::INT
+                }
+            }
+            _ => K::NONE,
+        })
+    }
+
+    /// Fails unless only whitespace remains.
+    pub fn finish(&mut self) -> Result<(), DecodeError> {
+        self.skip_ws();
+        match self.buf.len() - self.pos {
+            0 => Ok(()),
+            count => Err(self.error(DecodeErrorKind::TrailingBytes { count })),
+        }
+    }
+
+    fn expect_literal(
+        &mut self,
+        lit: &'static [u8],
+        what: &'static str,
+    ) -> Result<(), DecodeError> {
+        if self.buf[self.pos..].starts_with(lit) {
+            self.pos += lit.len();
+            Ok(())
+        } else {
+            Err(self.unexpected(what))
+        }
+    }
+
+    /// Consumes `null` if it comes next; true if it did.
+    #[inline]
+    pub fn try_read_null(&mut self) -> bool {
+        self.skip_ws();
+        if self.buf[self.pos..].starts_with(b"null") {
+            self.pos += 4;
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Reads `null`.
+    pub fn read_null(&mut self) -> Result<(), DecodeError> {
+        if self.try_read_null() {
+            Ok(())
+        } else {
+            Err(self.unexpected("null"))
+        }
+    }
+
+    /// Reads `true` or `false`.
+    pub fn read_bool(&mut self) -> Result<bool, DecodeError> {
+        match self.peek()? {
+            b't' => self.expect_literal(b"true", "a boolean").map(|_| true),
+            b'f' => self.expect_literal(b"false", "a boolean").map(|_| false),
+            _ => Err(self.unexpected("a boolean")),
+        }
+    }
+
+    /// Scans a number starting at `start`: its end, and whether it has a fraction or exponent.
+    fn scan_number(&self, start: usize) -> (usize, bool) {
+        let mut i = start;
+        let b = self.buf;
+        if b.get(i) == Some(&b'-') {
+            i += 1;
+        }
+        while i < b.len() && b[i].is_ascii_digit() {
+            i += 1;
+        }
+        let mut is_float = false;
+        if b.get(i) == Some(&b'.') {
+            is_float = true;
+            i += 1;
+            while i < b.len() && b[i].is_ascii_digit() {
+                i += 1;
+            }
+        }
+        if matches!(b.get(i), Some(b'e' | b'E')) {
+            is_float = true;
+            i += 1;
+            if matches!(b.get(i), Some(b'+' | b'-')) {
+                i += 1;
+            }
+            while i < b.len() && b[i].is_ascii_digit() {
+                i += 1;
+            }
+        }
+        (i, is_float)
+    }
+
+    fn check_number_syntax(&self, start: usize, end: usize) -> Result<(), DecodeError> {
+        let text = &self.buf[start..end];
+        let digits = text.strip_prefix(b"-").unwrap_or(text);
+        let int_part_len = digits.iter().take_while(|b| b.is_ascii_digit()).count();
+        let valid = int_part_len > 0
+            && !(int_part_len > 1 && digits[0] == b'0')
+            && !text.ends_with(b".")
+            && !text.ends_with(b"e")
+            && !text.ends_with(b"E")
+            && !text.ends_with(b"+")
+            && !text.ends_with(b"-")
+            && !text.windows(2).any(|w| w == b".e" || w == b".E");
+        if valid {
+            Ok(())
+        } else {
+            Err(DecodeError::new(DecodeErrorKind::Syntax {
+                message: "malformed number".into(),
+            })
+            .at(Format::Json, start))
+        }
+    }
+
+    /// Reads an integer; a number with a fraction or exponent is an error.
+    #[inline]
+    pub fn read_integer(&mut self) -> Result<Integer, DecodeError> {
+        let first = self.peek()?;
+        if !(first == b'-' || first.is_ascii_digit()) {
+            return Err(self.unexpected("an integer"));
+        }
+        let start = self.pos;
+        let (end, is_float) = self.scan_number(start);
+        self.check_number_syntax(start, end)?;
+        if is_float {
+            return Err(self.error(DecodeErrorKind::InvalidType {
+                expected: "an integer".into(),
+                found: "a float".into(),
+            }));
+        }
+        let negative = first == b'-';
+        let digits = &self.buf[start + negative as usize..end];
+        let mut value: u64 = 0;
+        for &d in digits {
+            match value
+                .checked_mul(10)
+                .and_then(|v| v.checked_add((d - b'0') as u64))
+            {
+                Some(v) => value = v,
+                None => return Err(self.out_of_range(start, end, "a 64-bit integer")),
+            }
+        }
+        self.pos = end;
+        if !negative {
+            Ok(Integer::Pos(value))
+        } else if value <= i64::MAX as u64 + 1 {
+            Ok(Integer::Neg((value as i64).wrapping_neg()).normalize())
+        } else {
+            Err(self.out_of_range(start, end, "a 64-bit integer"))
+        }
+    }
+
+    #[cold]
+    fn out_of_range(&self, start: usize, end: usize, target: &'static str) -> DecodeError {
+        DecodeError::new(DecodeErrorKind::IntOutOfRange {
+            value: String::from_utf8_lossy(&self.buf[start..end]).into_owned(),
+            target,
+        })
+        .at(Format::Json, start)
+    }
+
+    /// Reads an integer and converts it to `T`, failing if it does not fit.
+    #[inline]
+    pub fn read_int<T>(&mut self, target: &'static str) -> Result<T, DecodeError>
+    where
+        T: TryFrom<u64> + TryFrom<i64>,
+    {
+        self.skip_ws();
+        let start = self.pos;
+        let value = self.read_integer().map_err(|e| match e.kind() {
+            DecodeErrorKind::IntOutOfRange { .. } => {
+                self.out_of_range(start, self.scan_number(start).0, target)
+            }
+            _ => e,
+        })?;
+        let converted = match value {
+            Integer::Pos(v) => T::try_from(v).ok(),
+            Integer::Neg(v) => T::try_from(v).ok(),
+        };
+        converted.ok_or_else(|| self.out_of_range(start, self.pos, target))
+    }
+
+    /// Reads the text of a number without converting it (for 128-bit integers).
+    pub fn read_number_text(&mut self) -> Result<&'de str, DecodeError> {
+        let first = self.peek()?;
+        if !(first == b'-' || first.is_ascii_digit()) {
+            return Err(self.unexpected("a number"));
+        }
+        let start = self.pos;
+        let (end, _) = self.scan_number(start);
+        self.check_number_syntax(start, end)?;
+        self.pos = end;
+        // The input was checked to be UTF-8, and a number is ASCII.
+        Ok(std::str::from_utf8(&self.buf[start..end]).unwrap_or_default())
+    }
+
+    /// Reads a number as a float; integers are accepted.
+    #[inline]
+    pub fn read_f64(&mut self) -> Result<f64, DecodeError> {
+        let first = self.peek()?;
+        if !(first == b'-' || first.is_ascii_digit()) {
+            return Err(self.unexpected("a float"));
+        }
+        let start = self.pos;
+        let text = self.read_number_text()?;
+        text.parse::<f64>().map_err(|_| {
+            DecodeError::new(DecodeErrorKind::Syntax {
+                message: "malformed number".into(),
+            })
+            .at(Format::Json, start)
+        })
+    }
+
+    /// Reads a string, borrowed from the input when it holds no escapes.
+    #[inline]
+    pub fn read_str(&mut self) -> Result<Cow<'de, str>, DecodeError> {
+        if self.peek()? != b'"' {
+            return Err(self.unexpected("a string"));
+        }
+        self.pos += 1;
+        let start = self.pos;
+        let buf = self.buf;
+        let mut i = start;
+        while i < buf.len() {
+            match buf[i] {
+                b'"' => {
+                    self.pos = i + 1;
+                    return Ok(Cow::Borrowed(self.text(start, i)));
+                }
+                b'\\' => return self.read_escaped(start, i).map(Cow::Owned),
+                0..=0x1f => {
+                    self.pos = i;
+                    return Err(self.syntax("control character inside a string; escape it"));
+                }
+                _ => i += 1,
+            }
+        }
+        self.pos = buf.len();
+        Err(self.eof("a string"))
+    }
+
+    #[inline]
+    fn text(&self, start: usize, end: usize) -> &'de str {
+        // The whole input was checked to be UTF-8 (or came as a &str), and `start`
+        // and `end` sit next to ASCII quote or escape bytes: char boundaries.
+        std::str::from_utf8(&self.buf[start..end]).unwrap_or_default()
+    }
+
+    fn read_escaped(&mut self, start: usize, first_escape: usize) -> Result<String, DecodeError> {
+        let buf = self.buf;
+        let mut out = String::with_capacity(first_escape - start + 16);
+        out.push_str(self.text(start, first_escape));
+        let mut i = first_escape;
+        let mut run = i;
+        loop {
+            let Some(&b) = buf.get(i) else {
+                self.pos = buf.len();
+                return Err(self.eof("a string"));
+            };
+            match b {
+                b'"' => {
+                    out.push_str(self.text(run, i));
+                    self.pos = i + 1;
+                    return Ok(out);
+                }
+                b'\\' => {
+                    out.push_str(self.text(run, i));
+                    self.pos = i;
+                    let Some(&esc) = buf.get(i + 1) else {
+                        return Err(self.eof("a string"));
+                    };
+                    i += 2;
+                    match esc {
+                        b'"' => out.push('"'),
+                        b'\\' => out.push('\\'),
+                        b'/' => out.push('/'),
+                        b'b' => out.push('\u{8}'),
+                        b'f' => out.push('\u{c}'),
+                        b'n' => out.push('\n'),
+                        b'r' => out.push('\r'),
+                        b't' => out.push('\t'),
+                        b'u' => {
+                            let c = self.read_unicode_escape(&mut i)?;
+                            out.push(c);
+                        }
+                        _ => return Err(self.syntax("invalid escape in a string")),
+                    }
+                    run = i;
+                }
+                0..=0x1f => {
+                    self.pos = i;
+                    return Err(self.syntax("control character inside a string; escape it"));
+                }
+                _ => i += 1,
+            }
+        }
+    }
+
+    fn hex4(&self, at: usize) -> Result<u16, DecodeError> {
+        let digits = self
+            .buf
+            .get(at..at + 4)
+            .ok_or_else(|| self.eof("a \\u escape"))?;
+        let mut v = 0u16;
+        for &d in digits {
+            let n = match d {
+                b'0'..=b'9' => d - b'0',
+                b'a'..=b'f' => d - b'a' + 10,
+                b'A'..=b'F' => d - b'A' + 10,
+                _ => return Err(self.syntax("invalid \\u escape: expected 4 hex digits")),
+            };
+            v = v << 4 | n as u16;
+        }
+        Ok(v)
+    }
+
+    /// Decodes `XXXX` (and a following `\uXXXX` low surrogate) at `*i`.
+    fn read_unicode_escape(&mut self, i: &mut usize) -> Result<char, DecodeError> {
+        let high = self.hex4(*i)?;
+        *i += 4;
+        let code = match high {
+            0xd800..=0xdbff => {
+                if self.buf.get(*i..*i + 2) != Some(b"\\u") {
+                    return Err(self.syntax("lone surrogate in a \\u escape"));
+                }
+                let low = self.hex4(*i + 2)?;
+                if !(0xdc00..=0xdfff).contains(&low) {
+                    return Err(self.syntax("lone surrogate in a \\u escape"));
+                }
+                *i += 6;
+                0x10000 + (((high as u32) - 0xd800) << 10) + ((low as u32) - 0xdc00)
+            }
+            0xdc00..=0xdfff => return Err(self.syntax("lone surrogate in a \\u escape")),
+            _ => high as u32,
+        };
+        char::from_u32(code).ok_or_else(|| self.syntax("invalid \\u escape"))
+    }
+
+    /// Consumes `{` and enters a level of nesting.
+    #[inline]
+    pub fn begin_object(&mut self) -> Result<(), DecodeError> {
+        if self.peek()? != b'{' {
+            return Err(self.unexpected("an object"));
+        }
+        self.enter()?;
+        self.pos += 1;
+        Ok(())
+    }
+
+    /// The next key of an object, with its colon consumed; `None` (and the
+    /// level left) at `}`. `first` tracks whether a comma is due.
+    #[inline]
+    pub fn next_key(&mut self, first: &mut bool) -> Result<Option<Cow<'de, str>>, DecodeError> {
+        let b = self.peek()?;
+        if b == b'}' {
+            self.pos += 1;
+            self.leave();
+            return Ok(None);
+        }
+        if !*first {
+            if b != b',' {
+                return Err(self.syntax("expected `,` or `}` after an object entry"));
+            }
+            self.pos += 1;
+            if self.peek()? != b'"' {
+                return Err(self.syntax("expected a string key after `,`"));
+            }
+        } else if b != b'"' {
+            return Err(self.syntax("expected a string key or `}`"));
+        }
+        *first = false;
+        let key = self.read_str()?;
+        if self.peek()? != b':' {
+            return Err(self.syntax("expected `:` after an object key"));
+        }
+        self.pos += 1;
+        Ok(Some(key))
+    }
+
+    /// Consumes `[` and enters a level of nesting.
+    #[inline]
+    pub fn begin_array(&mut self) -> Result<(), DecodeError> {
+        if self.peek()? != b'[' {
+            return Err(self.unexpected("an array"));
+        }
+        self.enter()?;
+        self.pos += 1;
+        Ok(())
+    }
+
+    /// Whether another array element follows (its comma consumed); at `]`,
+    /// false and the level left.
+    #[inline]
+    pub fn next_element(&mut self, first: &mut bool) -> Result<bool, DecodeError> {
+        let b = self.peek()?;
+        if b == b']' {
+            self.pos += 1;
+            self.leave();
+            return Ok(false);
+        }
+        if !*first {
+            if b != b',' {
+                return Err(self.syntax("expected `,` or `]` after an array element"));
+            }
+            self.pos += 1;
+            if self.peek()? == b']' {
+                return Err(self.syntax("trailing comma in an array"));
+            }
+        }
+        *first = false;
+        Ok(true)
+    }
+
+    /// Skips one complete value.
+    pub fn skip_value(&mut self) -> Result<(), DecodeError> {
+        match self.peek()? {
+            b'{' => {
+                self.begin_object()?;
+                let mut first = true;
+                while self.next_key(&mut first)?.is_some() {
+                    self.skip_value()?;
+                }
+                Ok(())
+            }
+            b'[' => {
+                self.begin_array()?;
+                let mut first = true;
+                while self.next_element(&mut first)? {
+                    self.skip_value()?;
+                }
+                Ok(())
+            }
+            b'"' => self.read_str().map(drop),
+            b'n' => self.read_null(),
+            b't' | b'f' => self.read_bool().map(drop),
+            b'-' | b'0'..=b'9' => self.read_number_text().map(drop),
+            _ => Err(self.syntax("expected a JSON value")),
+        }
+    }
+
+    /// Returns the text of the next complete value and moves past it.
+    pub fn read_raw_value(&mut self) -> Result<&'de str, DecodeError> {
+        self.skip_ws();
+        let start = self.pos;
+        self.skip_value()?;
+        Ok(self.text(start, self.pos))
+    }
+}
+
+impl Integer {
+    #[inline]
+    fn normalize(self) -> Integer {
+        match self {
+            Integer::Neg(0) => Integer::Pos(0),
+            other => other,
+        }
+    }
+}
+
+fn describe_byte(b: u8) -> &'static str {
+    match b {
+        b'n' => "null",
+        b't' | b'f' => "a boolean",
+        b'"' => "a string",
+        b'[' => "an array",
+        b'{' => "an object",
+        b'-' | b'0'..=b'9' => "a number",
+        _ => "invalid JSON",
+    }
+}

@@ -1,0 +1,27 @@
+//! Runtime of [codec](https://docs.rs/codec): the [`Codec`] trait, the
+//! MessagePack and JSON readers and writers, and the errors.
+//!
+//! Users depend on the `codec` crate, which re-exports this one together with
+//! `#[derive(Codec)]`.
+
+#![warn(missing_docs)]
+
+mod api;
+mod codec;
+mod error;
+mod impls;
+pub mod json;
+pub mod msgpack;
+pub mod time;
+
+#[doc(hidden)]
+pub mod __private;
+
+pub use crate::api::{
+    from_json, from_json_slice, from_msgpack, to_json, to_json_vec, to_msgpack, to_msgpack_into,
+};
+pub use crate::codec::{Codec, WireKind};
+pub use crate::error::{DecodeError, DecodeErrorKind, EncodeError, Format, PathSegment};
+pub use crate::impls::bytes::Bytes;
+pub use crate::json::{JsonReader, JsonWriter};
+pub use crate::msgpack::{MsgpackReader, MsgpackWriter};

@@ -1,0 +1,555 @@
+use crate::error::{DecodeError, DecodeErrorKind, Format};
+
+/// The depth limit readers start with: as serde_json's recursion limit.
+pub const DEFAULT_DEPTH_LIMIT: u32 = 128;
+
+/// An integer as read from the wire, before conversion to the target type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Integer {
+    /// A non-negative integer.
+    Pos(u64),
+    /// A negative integer.
+    Neg(i64),
+}
+
+impl std::fmt::Display for Integer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Integer::Pos(v) => write!(f, "{v}"),
+            Integer::Neg(v) => write!(f, "{v}"),
+        }
+    }
+}
+
+/// Reads MessagePack from a byte slice, borrowing strings and buffers from it.
+///
+/// Every method that fails returns a [`DecodeError`] carrying the byte offset.
+/// Nesting is bounded by a depth limit that generated decoders and container
+/// impls count with [`enter`](Self::enter) and [`leave`](Self::leave).
+#[derive(Debug, Clone)]
+pub struct MsgpackReader<'de> {
+    buf: &'de [u8],
+    pos: usize,
+    depth: u32,
+    limit: u32,
+}
+
+impl<'de> MsgpackReader<'de> {
+    /// A reader over `buf` with the default depth limit.
+    pub fn new(buf: &'de [u8]) -> Self {
+        Self::with_depth_limit(buf, DEFAULT_DEPTH_LIMIT)
+    }
+
+    /// A reader over `buf` allowing `limit` levels of nesting.
+    pub fn with_depth_limit(buf: &'de [u8], limit: u32) -> Self {
+        MsgpackReader {
+            buf,
+            pos: 0,
+            depth: limit,
+            limit,
+        }
+    }
+
+    /// The offset of the next byte to read.
+    #[inline]
+    pub fn position(&self) -> usize {
+        self.pos
+    }
+
+    /// Moves back (or forward) to an offset previously returned by [`position`](Self::position).
+    #[inline]
+    pub fn seek(&mut self, pos: usize) {
+        self.pos = pos.min(self.buf.len());
+    }
+
+    /// How many bytes are left.
+    #[inline]
+    pub fn remaining(&self) -> usize {
+        self.buf.len() - self.pos
+    }
+
+    /// The input between two offsets.
+    pub fn slice(&self, start: usize, end: usize) -> &'de [u8] {
+        &self.buf[start..end]
+    }
+
+    /// Fails unless the whole input was consumed.
+    pub fn finish(&self) -> Result<(), DecodeError> {
+        match self.remaining() {
+            0 => Ok(()),
+            count => Err(self.error(DecodeErrorKind::TrailingBytes { count })),
+        }
+    }
+
+    /// Enters one level of nesting; fails past the depth limit.
+    #[inline]
+    pub fn enter(&mut self) -> Result<(), DecodeError> {
+        if self.depth == 0 {
+            return Err(self.error(DecodeErrorKind::DepthLimitExceeded { limit: self.limit }));
+        }
+        self.depth -= 1;
+        Ok(())
+    }
+
+    /// Leaves a level entered with [`enter`](Self::enter).
+    #[inline]
+    pub fn leave(&mut self) {
+        self.depth += 1;
+    }
+
+    /// An error at the current offset.
+    #[cold]
+    pub fn error(&self, kind: DecodeErrorKind) -> DecodeError {
+        DecodeError::new(kind).at(Format::MsgPack, self.pos)
+    }
+
+    /// Adds the current offset to an error built elsewhere.
+    #[cold]
+    pub fn locate(&self, err: DecodeError) -> DecodeError {
+        err.at(Format::MsgPack, self.pos)
+    }
+
+    #[cold]
+    fn eof(&self, expected: &'static str) -> DecodeError {
+        self.error(DecodeErrorKind::UnexpectedEof {
+            expected: expected.into(),
+        })
+    }
+
+    /// An "expected X, found <the next value>" error.
+    #[cold]
+    pub fn unexpected(&self, expected: &'static str) -> DecodeError {
+        match self.buf.get(self.pos) {
+            Some(&m) => self.error(DecodeErrorKind::InvalidType {
+                expected: expected.into(),
+                found: describe_marker(m).into(),
+            }),
+            None => self.eof(expected),
+        }
+    }
+
+    /// The next marker byte, not consumed.
+    #[inline]
+    pub fn peek(&self) -> Result<u8, DecodeError> {
+        match self.buf.get(self.pos) {
+            Some(&b) => Ok(b),
+            None => Err(self.eof("a value")),
+        }
+    }
+
+    /// The kind of the next value, not consumed.
+    pub fn peek_kind(&self) -> Result<crate::WireKind, DecodeError> {
+        Ok(marker_kind(self.peek()?))
+    }
+
+    #[inline]
+    fn take(&mut self, n: usize, what: &'static str) -> Result<&'de [u8], DecodeError> {
+        if self.remaining() < n {
+            return Err(self.eof(what));
+        }
+        let out = &self.buf[self.pos..self.pos + n];
+        self.pos += n;
+        Ok(out)
+    }
+
+    #[inline]
+    fn take_array<const N: usize>(&mut self, what: &'static str) -> Result<[u8; N], DecodeError> {
+        let bytes = self.take(N, what)?;
+        let mut out = [0u8; N];
+        out.copy_from_slice(bytes);
+        Ok(out)
+    }
+
+    #[inline]
+    fn read_len(&mut self, width: u8, what: &'static str) -> Result<usize, DecodeError> {
+        Ok(match width {
+            1 => self.take_array::<1>(what)?[0] as usize,
+            2 => u16::from_be_bytes(self.take_array(what)?) as usize,
+            _ => u32::from_be_bytes(self.take_array(what)?) as usize,
+        })
+    }
+
+    /// Consumes a `nil` if it comes next; true if it did.
+    #[inline]
+    pub fn try_read_nil(&mut self) -> bool {
+        if self.buf.get(self.pos) == Some(&0xc0) {
+            self.pos += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Reads `nil`.
+    pub fn read_nil(&mut self) -> Result<(), DecodeError> {
+        if self.try_read_nil() {
+            Ok(())
+        } else {
+            Err(self.unexpected("nil"))
+        }
+    }
+
+    /// Reads a boolean.
+    #[inline]
+    pub fn read_bool(&mut self) -> Result<bool, DecodeError> {
+        match self.peek()? {
+            0xc2 => {
+                self.pos += 1;
+                Ok(false)
+            }
+            0xc3 => {
+                self.pos += 1;
+                Ok(true)
+            }
+            _ => Err(self.unexpected("a boolean")),
+        }
+    }
+
+    /// Reads an integer of any width.
+    #[inline]
+    pub fn read_integer(&mut self) -> Result<Integer, DecodeError> {
+        let m = self.peek()?;
+        if m < 0x80 {
+            self.pos += 1;
+            return Ok(Integer::Pos(m as u64));
+        }
+        if m >= 0xe0 {
+            self.pos += 1;
+            return Ok(Integer::Neg(m as i8 as i64));
+        }
+        let start = self.pos;
+        self.pos += 1;
+        let value = match m {
+            0xcc => Integer::Pos(self.take_array::<1>("an integer")?[0] as u64),
+            0xcd => Integer::Pos(u16::from_be_bytes(self.take_array("an integer")?) as u64),
+            0xce => Integer::Pos(u32::from_be_bytes(self.take_array("an integer")?) as u64),
+            0xcf => Integer::Pos(u64::from_be_bytes(self.take_array("an integer")?)),
+            0xd0 => signed(i8::from_be_bytes(self.take_array("an integer")?) as i64),
+            0xd1 => signed(i16::from_be_bytes(self.take_array("an integer")?) as i64),
+            0xd2 => signed(i32::from_be_bytes(self.take_array("an integer")?) as i64),
+            0xd3 => signed(i64::from_be_bytes(self.take_array("an integer")?)),
+            _ => {
+                self.pos = start;
+                return Err(self.unexpected("an integer"));
+            }
+        };
+        Ok(value)
+    }
+
+    /// Reads an integer and converts it to `T`, failing if it does not fit.
+    #[inline]
+    pub fn read_int<T>(&mut self, target: &'static str) -> Result<T, DecodeError>
+    where
+        T: TryFrom<u64> + TryFrom<i64>,
+    {
+        let start = self.pos;
+        let value = self.read_integer()?;
+        let converted = match value {
+            Integer::Pos(v) => T::try_from(v).ok(),
+            Integer::Neg(v) => T::try_from(v).ok(),
+        };
+        converted.ok_or_else(|| {
+            DecodeError::new(DecodeErrorKind::IntOutOfRange {
+                value: value.to_string(),
+                target,
+            })
+            .at(Format::MsgPack, start)
+        })
+    }
+
+    /// Reads a float; integers are accepted and converted, as msgspec does.
+    #[inline]
+    pub fn read_f64(&mut self) -> Result<f64, DecodeError> {
+        match self.peek()? {
+            0xcb => {
+                self.pos += 1;
+                Ok(f64::from_be_bytes(self.take_array("a float")?))
+            }
+            0xca => {
+                self.pos += 1;
+                Ok(f32::from_be_bytes(self.take_array("a float")?) as f64)
+            }
+            m if m < 0x80 || m >= 0xe0 || (0xcc..=0xd3).contains(&m) => {
+                match self.read_integer()? {
+                    Integer::Pos(v) => Ok(v as f64),
+                    Integer::Neg(v) => Ok(v as f64),
+                }
+            }
+            _ => Err(self.unexpected("a float")),
+        }
+    }
+
+    /// Reads a string's bytes without checking UTF-8 (for matching field names and tags).
+    #[inline]
+    pub fn read_str_bytes(&mut self) -> Result<&'de [u8], DecodeError> {
+        let m = self.peek()?;
+        let len = match m {
+            0xa0..=0xbf => {
+                self.pos += 1;
+                (m & 0x1f) as usize
+            }
+            0xd9 => {
+                self.pos += 1;
+                self.read_len(1, "a string")?
+            }
+            0xda => {
+                self.pos += 1;
+                self.read_len(2, "a string")?
+            }
+            0xdb => {
+                self.pos += 1;
+                self.read_len(4, "a string")?
+            }
+            _ => return Err(self.unexpected("a string")),
+        };
+        self.take(len, "a string")
+    }
+
+    /// Reads a UTF-8 string.
+    #[inline]
+    pub fn read_str(&mut self) -> Result<&'de str, DecodeError> {
+        let start = self.pos;
+        let bytes = self.read_str_bytes()?;
+        std::str::from_utf8(bytes)
+            .map_err(|_| DecodeError::new(DecodeErrorKind::InvalidUtf8).at(Format::MsgPack, start))
+    }
+
+    /// Checks that bytes read with [`read_str_bytes`](Self::read_str_bytes) are UTF-8.
+    pub fn check_utf8(&self, bytes: &'de [u8]) -> Result<&'de str, DecodeError> {
+        std::str::from_utf8(bytes).map_err(|_| self.error(DecodeErrorKind::InvalidUtf8))
+    }
+
+    /// Reads a `bin` byte buffer.
+    #[inline]
+    pub fn read_bin(&mut self) -> Result<&'de [u8], DecodeError> {
+        let width = match self.peek()? {
+            0xc4 => 1,
+            0xc5 => 2,
+            0xc6 => 4,
+            _ => return Err(self.unexpected("bytes")),
+        };
+        self.pos += 1;
+        let len = self.read_len(width, "bytes")?;
+        self.take(len, "bytes")
+    }
+
+    /// Reads an array header: the number of elements that follow.
+    #[inline]
+    pub fn read_array_len(&mut self) -> Result<usize, DecodeError> {
+        let m = self.peek()?;
+        match m {
+            0x90..=0x9f => {
+                self.pos += 1;
+                Ok((m & 0x0f) as usize)
+            }
+            0xdc => {
+                self.pos += 1;
+                self.read_len(2, "an array")
+            }
+            0xdd => {
+                self.pos += 1;
+                self.read_len(4, "an array")
+            }
+            _ => Err(self.unexpected("an array")),
+        }
+    }
+
+    /// Reads a map header: the number of entries that follow.
+    #[inline]
+    pub fn read_map_len(&mut self) -> Result<usize, DecodeError> {
+        let m = self.peek()?;
+        match m {
+            0x80..=0x8f => {
+                self.pos += 1;
+                Ok((m & 0x0f) as usize)
+            }
+            0xde => {
+                self.pos += 1;
+                self.read_len(2, "a map")
+            }
+            0xdf => {
+                self.pos += 1;
+                self.read_len(4, "a map")
+            }
+            _ => Err(self.unexpected("a map")),
+        }
+    }
+
+    /// A capacity to preallocate for `len` elements: never more than the input could hold.
+    #[inline]
+    pub fn capacity_hint(&self, len: usize) -> usize {
+        len.min(self.remaining())
+    }
+
+    /// Reads an extension value: its type and data.
+    pub fn read_ext(&mut self) -> Result<(i8, &'de [u8]), DecodeError> {
+        let m = self.peek()?;
+        let len = match m {
+            0xd4 => 1,
+            0xd5 => 2,
+            0xd6 => 4,
+            0xd7 => 8,
+            0xd8 => 16,
+            0xc7..=0xc9 => {
+                self.pos += 1;
+                let len = self.read_len(1 << (m - 0xc7), "an extension")?;
+                self.pos -= 1;
+                len
+            }
+            _ => return Err(self.unexpected("an extension")),
+        };
+        self.pos += 1;
+        let ty = self.take_array::<1>("an extension")?[0] as i8;
+        Ok((ty, self.take(len, "an extension")?))
+    }
+
+    /// Reads a timestamp (extension -1): seconds and nanoseconds since the Unix epoch.
+    pub fn read_timestamp(&mut self) -> Result<(i64, u32), DecodeError> {
+        let start = self.pos;
+        let (ty, data) = self.read_ext()?;
+        let bad = |what: String| DecodeError::invalid_value(what).at(Format::MsgPack, start);
+        if ty != -1 {
+            return Err(bad(format!(
+                "expected a timestamp (extension -1), found extension {ty}"
+            )));
+        }
+        let (secs, nanos) = match data.len() {
+            4 => (u32::from_be_bytes(data.try_into().unwrap()) as i64, 0),
+            8 => {
+                let v = u64::from_be_bytes(data.try_into().unwrap());
+                ((v & ((1 << 34) - 1)) as i64, (v >> 34) as u32)
+            }
+            12 => (
+                i64::from_be_bytes(data[4..].try_into().unwrap()),
+                u32::from_be_bytes(data[..4].try_into().unwrap()),
+            ),
+            n => {
+                return Err(bad(format!(
+                    "timestamp extension has {n} bytes of data, expected 4, 8 or 12"
+                )))
+            }
+        };
+        if nanos >= 1_000_000_000 {
+            return Err(bad(format!(
+                "timestamp nanoseconds {nanos} exceed 999999999"
+            )));
+        }
+        Ok((secs, nanos))
+    }
+
+    /// Skips one complete value of any type, without recursion.
+    pub fn skip_value(&mut self) -> Result<(), DecodeError> {
+        let mut pending: u64 = 1;
+        while pending > 0 {
+            pending -= 1;
+            let m = self.peek()?;
+            match m {
+                0x00..=0x7f | 0xe0..=0xff | 0xc0 | 0xc2 | 0xc3 => self.pos += 1,
+                0x80..=0x8f => {
+                    self.pos += 1;
+                    pending += 2 * (m & 0x0f) as u64;
+                }
+                0x90..=0x9f => {
+                    self.pos += 1;
+                    pending += (m & 0x0f) as u64;
+                }
+                0xa0..=0xbf => {
+                    self.pos += 1;
+                    self.take((m & 0x1f) as usize, "a string")?;
+                }
+                0xc1 => return Err(self.reserved()),
+                0xc4..=0xc6 | 0xd9..=0xdb => {
+                    self.pos += 1;
+                    let width = if m <= 0xc6 {
+                        1 << (m - 0xc4)
+                    } else {
+                        1 << (m - 0xd9)
+                    };
+                    let len = self.read_len(width, "a string")?;
+                    self.take(len, "a string")?;
+                }
+                0xc7..=0xc9 | 0xd4..=0xd8 => {
+                    self.read_ext()?;
+                }
+                0xca => self.pos += 5,
+                0xcb => self.pos += 9,
+                0xcc | 0xd0 => self.pos += 2,
+                0xcd | 0xd1 => self.pos += 3,
+                0xce | 0xd2 => self.pos += 5,
+                0xcf | 0xd3 => self.pos += 9,
+                0xdc | 0xdd => {
+                    self.pos += 1;
+                    pending += self.read_len(if m == 0xdc { 2 } else { 4 }, "an array")? as u64;
+                }
+                0xde | 0xdf => {
+                    self.pos += 1;
+                    pending += 2 * self.read_len(if m == 0xde { 2 } else { 4 }, "a map")? as u64;
+                }
+            }
+            if self.pos > self.buf.len() {
+                self.pos = self.buf.len();
+                return Err(self.eof("a value"));
+            }
+            if pending > self.remaining() as u64 {
+                return Err(self.eof("the elements of a collection"));
+            }
+        }
+        Ok(())
+    }
+
+    /// Returns the bytes of the next complete value and moves past it.
+    pub fn read_raw_value(&mut self) -> Result<&'de [u8], DecodeError> {
+        let start = self.pos;
+        self.skip_value()?;
+        Ok(&self.buf[start..self.pos])
+    }
+
+    #[cold]
+    fn reserved(&self) -> DecodeError {
+        self.error(DecodeErrorKind::Syntax {
+            message: "the reserved marker 0xc1 is never valid MessagePack".into(),
+        })
+    }
+}
+
+#[inline]
+fn signed(v: i64) -> Integer {
+    if v >= 0 {
+        Integer::Pos(v as u64)
+    } else {
+        Integer::Neg(v)
+    }
+}
+
+/// The kind of value a marker byte starts.
+pub fn marker_kind(m: u8) -> crate::WireKind {
+    use crate::WireKind as K;
+    match m {
+        0x00..=0x7f | 0xe0..=0xff | 0xcc..=0xd3 => K::INT,
+        0x80..=0x8f | 0xde | 0xdf => K::MAP,
+        0x90..=0x9f | 0xdc | 0xdd => K::ARRAY,
+        0xa0..=0xbf | 0xd9..=0xdb => K::STR,
+        0xc0 => K::NIL,
+        0xc2 | 0xc3 => K::BOOL,
+        0xc4..=0xc6 => K::BYTES,
+        0xca | 0xcb => K::FLOAT,
+        0xc7..=0xc9 | 0xd4..=0xd8 => K::EXT,
+        0xc1 => K::NONE,
+    }
+}
+
+/// A short description of the value a marker starts, for error messages.
+pub fn describe_marker(m: u8) -> &'static str {
+    match m {
+        0x00..=0x7f | 0xe0..=0xff | 0xcc..=0xd3 => "an integer",
+        0x80..=0x8f | 0xde | 0xdf => "a map",
+        0x90..=0x9f | 0xdc | 0xdd => "an array",
+        0xa0..=0xbf | 0xd9..=0xdb => "a string",
+        0xc0 => "nil",
+        0xc2 | 0xc3 => "a boolean",
+        0xc4..=0xc6 => "bytes",
+        0xca | 0xcb => "a float",
+        0xc7..=0xc9 | 0xd4..=0xd8 => "an extension value",
+        0xc1 => "the reserved marker 0xc1",
+    }
+}

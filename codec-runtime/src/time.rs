@@ -1,0 +1,1 @@
+//! Calendar and ISO 8601 helpers for time types.

@@ -1,0 +1,212 @@
+//! Exact bytes of the wire conventions, as msgspec writes them.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use codec::Codec;
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn msgpack_hex<T: Codec>(value: &T) -> String {
+    hex(&codec::to_msgpack(value).unwrap())
+}
+
+#[derive(Codec, Debug, PartialEq)]
+enum Tagged {
+    A {
+        x: i64,
+    },
+    #[codec(rename = "bee")]
+    B {
+        y: String,
+    },
+}
+
+#[derive(Codec, Debug, PartialEq)]
+#[codec(array_like)]
+enum Arrays {
+    AL(i64, String),
+}
+
+#[derive(Codec, Debug, PartialEq)]
+#[codec(array_like)]
+enum ArrayStructs {
+    AL { a: i64, b: String },
+}
+
+#[test]
+fn tagged_struct_variant_writes_the_tag_first() {
+    assert_eq!(msgpack_hex(&Tagged::A { x: 1 }), "82a474797065a141a17801");
+    assert_eq!(
+        codec::to_json(&Tagged::A { x: 1 }).unwrap(),
+        r#"{"type":"A","x":1}"#
+    );
+}
+
+#[test]
+fn renamed_variant_uses_its_wire_name() {
+    let v = Tagged::B { y: "hi".into() };
+    assert_eq!(msgpack_hex(&v), "82a474797065a3626565a179a26869");
+    assert_eq!(codec::to_json(&v).unwrap(), r#"{"type":"bee","y":"hi"}"#);
+}
+
+#[test]
+fn array_like_enum_puts_the_tag_first_in_the_array() {
+    assert_eq!(msgpack_hex(&Arrays::AL(1, "x".into())), "93a2414c01a178");
+    assert_eq!(
+        msgpack_hex(&ArrayStructs::AL {
+            a: 1,
+            b: "x".into()
+        }),
+        "93a2414c01a178"
+    );
+    assert_eq!(
+        codec::to_json(&Arrays::AL(1, "x".into())).unwrap(),
+        r#"["AL",1,"x"]"#
+    );
+}
+
+#[test]
+fn integers_take_the_shortest_form() {
+    assert_eq!(msgpack_hex(&127u32), "7f");
+    assert_eq!(msgpack_hex(&128u32), "cc80");
+    assert_eq!(msgpack_hex(&-33i32), "d0df");
+    assert_eq!(msgpack_hex(&-32i64), "e0");
+    assert_eq!(msgpack_hex(&65536u64), "ce00010000");
+    assert_eq!(msgpack_hex(&(1u64 << 32)), "cf0000000100000000");
+    assert_eq!(msgpack_hex(&i64::MIN), "d38000000000000000");
+}
+
+#[test]
+fn floats_bytes_and_none() {
+    assert_eq!(msgpack_hex(&1.5f64), "cb3ff8000000000000");
+    assert_eq!(msgpack_hex(&1.5f32), "ca3fc00000");
+    assert_eq!(msgpack_hex(&vec![1u8, 2, 3]), "c403010203");
+    assert_eq!(msgpack_hex(&Option::<u32>::None), "c0");
+    assert_eq!(codec::to_json(&vec![1u8, 2, 3]).unwrap(), r#""AQID""#);
+}
+
+#[test]
+fn sets_and_hash_maps_are_sorted() {
+    let set: HashSet<u32> = [300, 5, 70, 1].into_iter().collect();
+    assert_eq!(msgpack_hex(&set), "94010546cd012c");
+    let map: HashMap<String, u32> = [("b".to_string(), 2), ("a".to_string(), 1)]
+        .into_iter()
+        .collect();
+    assert_eq!(codec::to_json(&map).unwrap(), r#"{"a":1,"b":2}"#);
+    let ints: BTreeMap<i32, bool> = [(2, true), (-1, false)].into_iter().collect();
+    assert_eq!(codec::to_json(&ints).unwrap(), r#"{"-1":false,"2":true}"#);
+    assert_eq!(
+        codec::from_json::<BTreeMap<i32, bool>>(r#"{"-1":false,"2":true}"#).unwrap(),
+        ints
+    );
+}
+
+#[derive(Codec, Debug, PartialEq)]
+struct Point {
+    x: i64,
+    y: i64,
+}
+
+#[derive(Codec, Debug, PartialEq)]
+enum Shape {
+    Dot(Point),
+    Label(String),
+    Pair(u8, u8),
+    Empty,
+}
+
+#[test]
+fn newtype_variants_merge_struct_payloads_and_nest_others() {
+    let dot = Shape::Dot(Point { x: 1, y: 2 });
+    assert_eq!(
+        codec::to_json(&dot).unwrap(),
+        r#"{"type":"Dot","x":1,"y":2}"#
+    );
+    assert_eq!(msgpack_hex(&dot), "83a474797065a3446f74a17801a17902");
+    let label = Shape::Label("hi".into());
+    assert_eq!(
+        codec::to_json(&label).unwrap(),
+        r#"{"type":"Label","value":"hi"}"#
+    );
+    assert_eq!(
+        codec::to_json(&Shape::Pair(1, 2)).unwrap(),
+        r#"{"type":"Pair","value":[1,2]}"#
+    );
+    assert_eq!(
+        codec::to_json(&Shape::Empty).unwrap(),
+        r#"{"type":"Empty"}"#
+    );
+    for shape in [dot, label, Shape::Pair(1, 2), Shape::Empty] {
+        let bytes = codec::to_msgpack(&shape).unwrap();
+        assert_eq!(codec::from_msgpack::<Shape>(&bytes).unwrap(), shape);
+        let text = codec::to_json(&shape).unwrap();
+        assert_eq!(codec::from_json::<Shape>(&text).unwrap(), shape);
+    }
+}
+
+#[test]
+fn the_tag_may_come_anywhere_in_the_map() {
+    let v: Shape = codec::from_json(r#"{"x":1,"y":2,"type":"Dot"}"#).unwrap();
+    assert_eq!(v, Shape::Dot(Point { x: 1, y: 2 }));
+    let v: Tagged = codec::from_json(r#"{"y":"hi","type":"bee"}"#).unwrap();
+    assert_eq!(v, Tagged::B { y: "hi".into() });
+    // {"x": 1, "type": "A"}
+    let v: Tagged = codec::from_msgpack(&[
+        0x82, 0xa1, b'x', 0x01, 0xa4, b't', b'y', b'p', b'e', 0xa1, b'A',
+    ])
+    .unwrap();
+    assert_eq!(v, Tagged::A { x: 1 });
+}
+
+#[derive(Codec, Debug, PartialEq)]
+enum Color {
+    Red,
+    #[codec(rename = "verde")]
+    Green,
+}
+
+#[derive(Codec, Debug, PartialEq)]
+enum Level {
+    #[codec(tag = 1)]
+    Low,
+    #[codec(tag = 2)]
+    High,
+}
+
+#[test]
+fn unit_only_enums_are_their_names_or_ints() {
+    assert_eq!(codec::to_json(&Color::Green).unwrap(), r#""verde""#);
+    assert_eq!(msgpack_hex(&Color::Red), "a3526564");
+    assert_eq!(msgpack_hex(&Level::High), "02");
+    assert_eq!(codec::from_json::<Level>("1").unwrap(), Level::Low);
+    let map: BTreeMap<String, Color> = [("a".into(), Color::Red)].into_iter().collect();
+    assert_eq!(codec::to_json(&map).unwrap(), r#"{"a":"Red"}"#);
+}
+
+#[test]
+fn errors_say_what_where_and_what_was_found() {
+    #[derive(Codec, Debug)]
+    struct Log {
+        events: Vec<Tagged>,
+    }
+    let err = codec::from_json::<Log>(r#"{"events":[{"type":"A","x":1},{"type":"bee","y":5}]}"#)
+        .unwrap_err();
+    assert_eq!(err.path(), "$.events[1].y");
+    assert!(
+        err.to_string()
+            .contains("expected a string, found an integer"),
+        "{err}"
+    );
+    let err = codec::from_json::<Tagged>(r#"{"type":"C"}"#).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("unknown tag `C`, expected one of `A`, `bee`"),
+        "{err}"
+    );
+    let err = codec::from_json::<Point>(r#"{"x":1}"#).unwrap_err();
+    assert!(err.to_string().contains("missing field `y`"), "{err}");
+    let err = codec::from_msgpack::<u32>(&[0x01, 0x02]).unwrap_err();
+    assert!(err.to_string().contains("1 trailing bytes"), "{err}");
+}

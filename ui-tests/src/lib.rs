@@ -1,0 +1,1 @@
+//! Compile-fail and compile-pass cases of `#[derive(Codec)]`, driven by trybuild.

@@ -1,0 +1,10 @@
+use codec::Codec;
+
+#[derive(Codec)]
+struct Settings {
+    a: u32,
+    #[codec(rename = "a")]
+    b: u32,
+}
+
+fn main() {}
