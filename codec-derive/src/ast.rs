@@ -76,6 +76,8 @@ pub enum EnumRepr {
     TaggedMap,
     /// `array_like`: an array whose first element is the tag: `["Click", 3]`.
     TaggedArray,
+    /// `untagged`: each variant's payload alone, told apart by its wire kind.
+    Untagged,
 }
 
 impl<'a> Container<'a> {
@@ -129,7 +131,9 @@ impl<'a> Container<'a> {
         let Data::Enum(variants) = &self.data else {
             return None;
         };
-        Some(if self.attrs.array_like.is_set() {
+        Some(if self.attrs.untagged.is_set() {
+            EnumRepr::Untagged
+        } else if self.attrs.array_like.is_set() {
             EnumRepr::TaggedArray
         } else if self.attrs.tag.is_set() || variants.iter().any(|v| v.style != Style::Unit) {
             EnumRepr::TaggedMap
@@ -170,6 +174,36 @@ impl<'a> Variant<'a> {
         let mut tags = vec![self.tag.clone()];
         tags.extend(self.attrs.aliases.iter().cloned().map(TagValue::Str));
         tags
+    }
+}
+
+impl Variant<'_> {
+    /// The wire kinds of an untagged variant, as an expression of type `WireKind`.
+    pub fn kind_expr(&self, krate: &syn::Path) -> proc_macro2::TokenStream {
+        let p = quote::quote!(#krate::__private);
+        match self.style {
+            Style::Unit => quote::quote!(#p::WireKind::NIL),
+            Style::Named => quote::quote!(#p::WireKind::MAP),
+            Style::Tuple => quote::quote!(#p::WireKind::ARRAY),
+            Style::Newtype if self.fields[0].attrs.with.is_set() => {
+                quote::quote!(#p::WireKind::ANY)
+            }
+            Style::Newtype => {
+                let ty = self.fields[0].ty;
+                quote::quote!(<#ty as #p::Codec>::KIND)
+            }
+        }
+    }
+
+    /// The kind of an untagged variant when the derive can tell it without the
+    /// compiler: every style but a newtype.
+    pub fn static_kind(&self) -> Option<&'static str> {
+        match self.style {
+            Style::Unit => Some("nil"),
+            Style::Named => Some("map-like"),
+            Style::Tuple => Some("array-like"),
+            Style::Newtype => None,
+        }
     }
 }
 

@@ -16,6 +16,7 @@ const CONTAINER_KEYS: &[&str] = &[
     "tag",
     "content",
     "array_like",
+    "untagged",
     "crate",
 ];
 const VARIANT_KEYS: &[&str] = &["rename", "tag", "alias", "rename_all"];
@@ -73,6 +74,7 @@ pub struct Container {
     pub tag: Attr<String>,
     pub content: Attr<String>,
     pub array_like: Attr<()>,
+    pub untagged: Attr<()>,
     pub crate_path: Attr<syn::Path>,
 }
 
@@ -101,6 +103,7 @@ impl Container {
             tag: Attr::none("tag"),
             content: Attr::none("content"),
             array_like: Attr::none("array_like"),
+            untagged: Attr::none("untagged"),
             crate_path: Attr::none("crate"),
         };
         for_each_meta(cx, attrs, |meta| {
@@ -114,6 +117,7 @@ impl Container {
                 "tag" => c.tag.set(cx, span, parse_string(&meta)?),
                 "content" => c.content.set(cx, span, parse_string(&meta)?),
                 "array_like" => c.array_like.set(cx, span, ()),
+                "untagged" => c.untagged.set(cx, span, ()),
                 "crate" => c.crate_path.set(cx, span, parse_lit_path(&meta)?),
                 "rename" => return Err(meta.error(
                     "`rename` on a type is spelled `name`: #[codec(name = \"...\")] sets the type's stable wire name",

@@ -14,8 +14,11 @@ pub fn check(cx: &Ctxt, cont: &Container) {
         }
         Data::Enum(variants) => {
             check_non_empty_enum(cx, cont, variants);
+            check_untagged(cx, cont, variants);
             check_tag_kinds(cx, variants);
-            check_unique_tags(cx, variants);
+            if cont.enum_repr() != Some(EnumRepr::Untagged) {
+                check_unique_tags(cx, variants);
+            }
             for variant in variants {
                 check_variant_attrs(cx, variant);
                 check_field_attrs(
@@ -272,6 +275,68 @@ fn check_unique_field_names(cx: &Ctxt, fields: &[Field], tag: Option<&str>) {
                 Some(_) => {}
                 None => {
                     seen.insert(name, field);
+                }
+            }
+        }
+    }
+}
+
+/// Untagged unions: no tag attributes, and no two variants whose kinds the
+/// derive can see (unit: nil, struct: map, tuple: array) alike. Newtype
+/// payloads are checked by the compiler (see `expand::untagged_checks`).
+///
+/// ```ignore
+/// #[codec(untagged, tag = "type")] enum E { .. }
+/// #[codec(untagged)] enum E { A { x: u32 }, B { y: u32 } }
+/// ```
+fn check_untagged(cx: &Ctxt, cont: &Container, variants: &[Variant]) {
+    if !cont.attrs.untagged.is_set() {
+        return;
+    }
+    for (span, key) in [
+        (cont.attrs.tag.span(), "tag"),
+        (cont.attrs.content.span(), "content"),
+        (cont.attrs.array_like.span(), "array_like"),
+    ] {
+        if let Some(span) = span {
+            cx.syn_error(syn::Error::new(
+                span,
+                format!("`{key}` conflicts with `untagged`: an untagged union writes no tag; remove one"),
+            ));
+        }
+    }
+    for v in variants {
+        for (span, key) in [
+            (v.attrs.rename.span(), "rename"),
+            (v.attrs.int_tag.span(), "tag"),
+        ] {
+            if let Some(span) = span {
+                cx.syn_error(syn::Error::new(
+                    span,
+                    format!("`{key}` has no effect on a variant of an untagged union: no tag is written"),
+                ));
+            }
+        }
+        if !v.attrs.aliases.is_empty() {
+            cx.error_spanned_by(
+                v.ident,
+                "`alias` has no effect on a variant of an untagged union: no tag is read",
+            );
+        }
+    }
+    for (j, b) in variants.iter().enumerate() {
+        for a in &variants[..j] {
+            if let (Some(ka), Some(kb)) = (a.static_kind(), b.static_kind()) {
+                if ka == kb {
+                    for (this, other) in [(a, b), (b, a)] {
+                        cx.error_spanned_by(
+                            this.ident,
+                            format!(
+                                "untagged variants `{}` and `{}` are both {ka}: a {ka} value could decode as either; add #[codec(tag = \"type\")] to the enum, or make the payloads distinct",
+                                this.ident, other.ident
+                            ),
+                        );
+                    }
                 }
             }
         }

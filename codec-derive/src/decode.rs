@@ -152,6 +152,7 @@ pub fn enum_items(cont: &Container, variants: &[Variant], repr: EnumRepr) -> Tok
             EnumRepr::Unit => unit_enum(cont, variants, fmt),
             EnumRepr::TaggedMap => tagged_map(cont, variants, fmt),
             EnumRepr::TaggedArray => tagged_array(cont, variants, fmt),
+            EnumRepr::Untagged => untagged(cont, variants, fmt),
         };
         items.extend(quote! {
             #[inline]
@@ -787,5 +788,88 @@ fn tagged_array(cont: &Container, variants: &[Variant], fmt: Fmt) -> TokenStream
                 #fallback
             }
         },
+    }
+}
+
+/// An untagged union: the variant is the one whose wire kind the next value has.
+fn untagged(cont: &Container, variants: &[Variant], fmt: Fmt) -> TokenStream {
+    let krate = &cont.krate;
+    let p = quote!(#krate::__private);
+    let type_name = cont.ident.to_string();
+    let kinds: Vec<TokenStream> = variants
+        .iter()
+        .map(|v| {
+            let kind = v.kind_expr(krate);
+            match fmt {
+                Fmt::MsgPack => kind,
+                Fmt::Json => quote!(#kind.in_json()),
+            }
+        })
+        .collect();
+    let names: Vec<String> = variants.iter().map(|v| v.ident.to_string()).collect();
+    let arms = variants.iter().enumerate().map(|(i, v)| {
+        let ident = v.ident;
+        let path = quote!(Self::#ident);
+        let name = &names[i];
+        let body = match (v.style, fmt) {
+            (Style::Unit, Fmt::MsgPack) => quote!(__r.read_nil().map(|()| #path)),
+            (Style::Unit, Fmt::Json) => quote!(__r.read_null().map(|()| #path)),
+            (Style::Newtype, _) => {
+                let value = field_value(cont, &v.fields[0], fmt);
+                quote!(#value.map(#path))
+            }
+            (Style::Tuple, _) => {
+                let body = array_body(cont, &v.fields, path, Style::Tuple, 0, true, fmt);
+                match fmt {
+                    Fmt::MsgPack => quote!({
+                        let __len = __r.read_array_len()?;
+                        __r.enter()?;
+                        let __value = #body;
+                        __r.leave();
+                        __value
+                    }),
+                    Fmt::Json => quote!({
+                        __r.begin_array()?;
+                        let mut __first = true;
+                        #body
+                    }),
+                }
+            }
+            (Style::Named, _) => {
+                let body = named_body(cont, &v.fields, path, fmt);
+                match fmt {
+                    Fmt::MsgPack => quote!({
+                        let __len = __r.read_map_len()?;
+                        let __tag: &[u8] = b"";
+                        __r.enter()?;
+                        let __value = #body;
+                        __r.leave();
+                        __value
+                    }),
+                    Fmt::Json => quote!({
+                        __r.begin_object()?;
+                        let __tag: &str = "";
+                        let mut __first = true;
+                        #body
+                    }),
+                }
+            }
+        };
+        quote!(#p::Some(#i) => #body.map_err(|__e| __e.in_variant(#name)),)
+    });
+    let count = variants.len();
+    let indices = 0..count;
+    quote! {
+        // Evaluates the const checks that no two variants share a kind.
+        let _: #p::WireKind = <Self as #p::Codec>::KIND;
+        let __kinds: [#p::WireKind; #count] = [#(#kinds),*];
+        let __found = __r.peek_kind()?;
+        match #p::untagged_variant(&__kinds, __found) {
+            #(#arms)*
+            _ => {
+                let __named = [#((#names, __kinds[#indices])),*];
+                #p::Err(__r.locate(#p::untagged_mismatch(#type_name, &__named, __found)))
+            }
+        }
     }
 }

@@ -123,14 +123,19 @@ pub fn enum_items(cont: &Container, variants: &[Variant], repr: EnumRepr) -> Tok
             EnumRepr::Unit => unit_variant(variant),
             EnumRepr::TaggedMap => tagged_map_variant(cont, variant),
             EnumRepr::TaggedArray => tagged_array_variant(cont, variant),
+            EnumRepr::Untagged => untagged_variant(cont, variant),
         };
         msgpack_arms.push(quote!(#pattern => { #msgpack }));
         json_arms.push(quote!(#pattern => { #json }));
     }
     let json_key = (repr == EnumRepr::Unit).then(|| unit_json_key(cont, variants));
+    // Evaluates the const checks of a generic untagged union for these types.
+    let check = (repr == EnumRepr::Untagged)
+        .then(|| quote!(let _: #p::WireKind = <Self as #p::Codec>::KIND;));
     quote! {
         #[inline]
         fn encode_msgpack(&self, __w: &mut #p::MsgpackWriter) -> #p::Result<(), #p::EncodeError> {
+            #check
             match self {
                 #(#msgpack_arms)*
             }
@@ -139,6 +144,7 @@ pub fn enum_items(cont: &Container, variants: &[Variant], repr: EnumRepr) -> Tok
 
         #[inline]
         fn encode_json(&self, __w: &mut #p::JsonWriter) -> #p::Result<(), #p::EncodeError> {
+            #check
             match self {
                 #(#json_arms)*
             }
@@ -326,6 +332,43 @@ fn tagged_array_variant(cont: &Container, variant: &Variant) -> (TokenStream, To
         quote!(__w.write_raw(#header); #(#msgpack)*),
         quote!(__w.write_raw(#open); #json __w.write_byte(b']');),
     )
+}
+
+fn untagged_variant(cont: &Container, variant: &Variant) -> (TokenStream, TokenStream) {
+    let live: Vec<&Field> = variant.fields.iter().filter(|f| !f.is_skipped()).collect();
+    let access = |f: &Field| binding(variant, f);
+    match variant.style {
+        Style::Unit => (quote!(__w.write_nil();), quote!(__w.write_null();)),
+        Style::Newtype => {
+            let f = &variant.fields[0];
+            (
+                msgpack_value(cont, f, access(f)),
+                json_value(cont, f, access(f)),
+            )
+        }
+        Style::Tuple => {
+            let header = wire::bytes(&wire::msgpack_array_header(live.len()));
+            let elems = live.iter().map(|f| msgpack_value(cont, f, access(f)));
+            let json = json_elements(cont, &live, access, false);
+            (
+                quote!(__w.write_raw(#header); #(#elems)*),
+                quote!(__w.write_byte(b'['); #json __w.write_byte(b']');),
+            )
+        }
+        Style::Named => {
+            let header = wire::bytes(&wire::msgpack_map_header(live.len()));
+            let msgpack = msgpack_entries(cont, &live, access);
+            let json = json_entries(cont, &live, access);
+            (
+                quote!(__w.write_raw(#header); #msgpack),
+                quote! {
+                    let __start = __w.as_slice().len();
+                    #json
+                    __w.end_object_from_body(__start);
+                },
+            )
+        }
+    }
 }
 
 /// `key value` pairs of a map body, keys precomputed.

@@ -1,7 +1,7 @@
 //! Puts the pieces together: parse, check, generate, and wrap in a hygienic impl.
 
 use proc_macro2::TokenStream;
-use quote::quote;
+use quote::{quote, quote_spanned};
 
 use crate::ast::{Container, Data, EnumRepr, Style, TagValue};
 use crate::ctxt::Ctxt;
@@ -31,7 +31,14 @@ pub fn derive(input: &syn::DeriveInput) -> syn::Result<TokenStream> {
             items
         }
     };
-    Ok(wrap(&cont, items))
+    let mut out = wrap(&cont, items);
+    if let (Some(EnumRepr::Untagged), Data::Enum(variants)) = (cont.enum_repr(), &cont.data) {
+        if cont.generics.params.is_empty() {
+            // Checked where the enum is defined, on the clashing variant.
+            out.extend(untagged_checks(&cont, variants));
+        }
+    }
+    Ok(out)
 }
 
 fn wrap(cont: &Container, items: TokenStream) -> TokenStream {
@@ -154,11 +161,91 @@ fn newtype_delegation(cont: &Container, field: &crate::ast::Field) -> TokenStrea
 fn enum_consts(cont: &Container, variants: &[crate::ast::Variant], repr: EnumRepr) -> TokenStream {
     let krate = &cont.krate;
     let p = quote!(#krate::__private);
+    if repr == EnumRepr::Untagged {
+        let kinds = variants.iter().map(|v| v.kind_expr(krate));
+        // Generic unions are checked when used with concrete types.
+        let checks = if cont.generics.params.is_empty() {
+            TokenStream::new()
+        } else {
+            untagged_checks(cont, variants)
+        };
+        return quote! {
+            const KIND: #p::WireKind = {
+                #checks
+                #p::WireKind::NONE #(.union(#kinds))*
+            };
+        };
+    }
     let kind = match repr {
         EnumRepr::Unit if matches!(variants[0].tag, TagValue::Int(_)) => quote!(INT),
         EnumRepr::Unit => quote!(STR),
         EnumRepr::TaggedMap => quote!(MAP),
         EnumRepr::TaggedArray => quote!(ARRAY),
+        EnumRepr::Untagged => unreachable!("handled above"),
     };
     quote!(const KIND: #p::WireKind = #p::WireKind::#kind;)
+}
+
+/// Const assertions that no two untagged variants take the same wire kind,
+/// for pairs where a newtype's payload kind is known only to the compiler.
+/// Each fails compilation with its own message, on the later variant.
+fn untagged_checks(cont: &Container, variants: &[crate::ast::Variant]) -> TokenStream {
+    let krate = &cont.krate;
+    let p = quote!(#krate::__private);
+    let mut checks = TokenStream::new();
+    for (j, b) in variants.iter().enumerate() {
+        for a in &variants[..j] {
+            if a.static_kind().is_some() && b.static_kind().is_some() {
+                continue; // reported by check.rs with better spans
+            }
+            let (ka, kb) = (a.kind_expr(krate), b.kind_expr(krate));
+            let (na, nb) = (a.ident, b.ident);
+            let fix = "; add #[codec(tag = \"type\")] to the enum, or make the payloads distinct";
+            let arms = ["nil", "bool", "int", "float", "string-like", "array-like", "map-like"]
+                .iter()
+                .enumerate()
+                .map(|(i, kind)| {
+                    let code = (i + 2) as u8;
+                    let msg = format!(
+                        "untagged variants `{na}` and `{nb}` are both {kind}: such a value could decode as either{fix}"
+                    );
+                    quote!(#code => ::core::panic!(#msg),)
+                });
+            let unknown = format!(
+                "untagged variants `{na}` and `{nb}`: one payload's wire kind is unknown (a `with` or serde bridge); untagged unions need payloads of known, distinct kinds{fix}"
+            );
+            let check = quote_spanned! {nb.span()=>
+                match #p::untagged_clash(#ka, #kb) {
+                    0 => {}
+                    1 => ::core::panic!(#unknown),
+                    #(#arms)*
+                    _ => {}
+                }
+            };
+            if cont.generics.params.is_empty() {
+                checks.extend(respan(quote!(const _: () = #check;), nb.span()));
+            } else {
+                checks.extend(quote_spanned!(nb.span()=> let () = #check;));
+            }
+        }
+    }
+    checks
+}
+
+/// The tokens with every span set to `span`, so the compiler reports an error
+/// in them (a failed const assertion) at the user's token.
+fn respan(tokens: TokenStream, span: proc_macro2::Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|mut tt| {
+            if let proc_macro2::TokenTree::Group(g) = &tt {
+                let mut group = proc_macro2::Group::new(g.delimiter(), respan(g.stream(), span));
+                group.set_span(span);
+                tt = proc_macro2::TokenTree::Group(group);
+            } else {
+                tt.set_span(span);
+            }
+            tt
+        })
+        .collect()
 }

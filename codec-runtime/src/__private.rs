@@ -15,3 +15,73 @@ pub use std::string::String;
 pub fn key_bytes<'a>(key: &'a Cow<'_, str>) -> &'a [u8] {
     key.as_bytes()
 }
+
+/// The variant of an untagged union that takes input of kind `found`: the first
+/// whose kinds contain it; an integer may also go to a float variant.
+#[inline]
+pub fn untagged_variant(kinds: &[WireKind], found: WireKind) -> Option<usize> {
+    kinds
+        .iter()
+        .position(|k| k.contains(found) && !found.is(WireKind::NONE))
+        .or_else(|| {
+            if found.is(WireKind::INT) {
+                kinds.iter().position(|k| k.contains(WireKind::FLOAT))
+            } else {
+                None
+            }
+        })
+}
+
+/// The error for untagged input no variant takes: each variant and what it takes.
+#[cold]
+pub fn untagged_mismatch(
+    type_name: &'static str,
+    variants: &[(&'static str, WireKind)],
+    found: WireKind,
+) -> DecodeError {
+    let mut message = format!("no variant of untagged `{type_name}` takes {found}:");
+    for (i, (name, kind)) in variants.iter().enumerate() {
+        let sep = if i == 0 { " " } else { ", " };
+        message.push_str(&format!("{sep}`{name}` takes {kind}"));
+    }
+    DecodeError::invalid_value(message)
+}
+
+/// The kinds untagged variants may clash on, in the order of the codes
+/// [`untagged_clash`] returns (code `i + 2`).
+pub const CLASH_KINDS: [&str; 7] = [
+    "nil",
+    "bool",
+    "int",
+    "float",
+    "string-like",
+    "array-like",
+    "map-like",
+];
+
+/// Const-evaluated check that two untagged variants cannot take the same input:
+/// 0 when they are apart, 1 when either kind is unknown (a foreign bridge),
+/// else 2 + the index in [`CLASH_KINDS`] of a kind they share.
+pub const fn untagged_clash(a: WireKind, b: WireKind) -> u8 {
+    if a.is(WireKind::ANY) || b.is(WireKind::ANY) {
+        return 1;
+    }
+    let shared = a.in_json().intersection(b.in_json());
+    let kinds = [
+        WireKind::NIL,
+        WireKind::BOOL,
+        WireKind::INT,
+        WireKind::FLOAT,
+        WireKind::STR,
+        WireKind::ARRAY,
+        WireKind::MAP,
+    ];
+    let mut i = 0;
+    while i < kinds.len() {
+        if shared.overlaps(kinds[i]) {
+            return 2 + i as u8;
+        }
+        i += 1;
+    }
+    0
+}

@@ -54,6 +54,56 @@ impl WireKind {
     pub const fn is(self, other: WireKind) -> bool {
         self.0 == other.0
     }
+
+    /// The kinds in both sets.
+    pub const fn intersection(self, other: WireKind) -> WireKind {
+        WireKind(self.0 & other.0)
+    }
+
+    /// The kinds as they appear in JSON, where bytes (base64) and timestamps
+    /// (RFC 3339) are strings: the set untagged unions must keep apart.
+    pub const fn in_json(self) -> WireKind {
+        if self.overlaps(WireKind(WireKind::BYTES.0 | WireKind::EXT.0)) {
+            WireKind(self.0 | WireKind::STR.0)
+        } else {
+            self
+        }
+    }
+
+    const NAMES: [(WireKind, &'static str); 9] = [
+        (WireKind::NIL, "nil"),
+        (WireKind::BOOL, "bool"),
+        (WireKind::INT, "int"),
+        (WireKind::FLOAT, "float"),
+        (WireKind::STR, "string-like"),
+        (WireKind::BYTES, "bytes"),
+        (WireKind::ARRAY, "array-like"),
+        (WireKind::MAP, "map-like"),
+        (WireKind::EXT, "extension"),
+    ];
+}
+
+impl std::fmt::Display for WireKind {
+    /// The kinds in words: `int or float`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.is(WireKind::ANY) {
+            return f.write_str("any kind");
+        }
+        let mut first = true;
+        for (kind, name) in WireKind::NAMES {
+            if self.overlaps(kind) {
+                if !first {
+                    f.write_str(" or ")?;
+                }
+                f.write_str(name)?;
+                first = false;
+            }
+        }
+        if first {
+            f.write_str("no kind")?;
+        }
+        Ok(())
+    }
 }
 
 /// A type with a MessagePack and a JSON encoding.
