@@ -119,9 +119,13 @@ impl Container {
                 "array_like" => c.array_like.set(cx, span, ()),
                 "untagged" => c.untagged.set(cx, span, ()),
                 "crate" => c.crate_path.set(cx, span, parse_lit_path(&meta)?),
-                "rename" => return Err(meta.error(
-                    "`rename` on a type is spelled `name`: #[codec(name = \"...\")] sets the type's stable wire name",
-                )),
+                "rename" => {
+                    parse_string(&meta)?;
+                    return Err(syn::Error::new(
+                        span,
+                        "`rename` on a type is spelled `name`: #[codec(name = \"...\")] sets the type's stable wire name",
+                    ));
+                }
                 _ => return Err(unknown_key(&meta, &key, "a type", CONTAINER_KEYS)),
             }
             Ok(())

@@ -10,13 +10,17 @@ pub fn check(cx: &Ctxt, cont: &Container) {
     match &cont.data {
         Data::Struct(style, fields) => {
             check_field_attrs(cx, *style, fields, cont.attrs.array_like.is_set());
+            if *style == Style::Tuple || cont.attrs.array_like.is_set() {
+                check_trailing_defaults(cx, fields);
+            }
             check_unique_field_names(cx, fields, None);
         }
         Data::Enum(variants) => {
             check_non_empty_enum(cx, cont, variants);
             check_untagged(cx, cont, variants);
-            check_tag_kinds(cx, variants);
+            check_unit_enum_attrs(cx, cont);
             if cont.enum_repr() != Some(EnumRepr::Untagged) {
+                check_tag_kinds(cx, variants);
                 check_unique_tags(cx, variants);
             }
             for variant in variants {
@@ -57,7 +61,7 @@ fn check_container_level(cx: &Ctxt, cont: &Container) {
         }
     }
     if let (Some(span), false) = (attrs.content.span(), attrs.tag.is_set()) {
-        if is_enum {
+        if is_enum && !attrs.untagged.is_set() {
             cx.syn_error(syn::Error::new(
                 span,
                 "`content` needs `tag`: write #[codec(tag = \"type\", content = \"...\")]",
@@ -332,7 +336,7 @@ fn check_untagged(cx: &Ctxt, cont: &Container, variants: &[Variant]) {
                         cx.error_spanned_by(
                             this.ident,
                             format!(
-                                "untagged variants `{}` and `{}` are both {ka}: a {ka} value could decode as either; add #[codec(tag = \"type\")] to the enum, or make the payloads distinct",
+                                "untagged variants `{}` and `{}` are both {ka}: such a value could decode as either; add #[codec(tag = \"type\")] to the enum, or make the payloads distinct",
                                 this.ident, other.ident
                             ),
                         );
@@ -340,5 +344,43 @@ fn check_untagged(cx: &Ctxt, cont: &Container, variants: &[Variant]) {
                 }
             }
         }
+    }
+}
+
+/// In an array, a missing element can only be a trailing one: a field with a
+/// default followed by one without could never be left out.
+///
+/// ```ignore
+/// struct T(#[codec(default)] u32, String);
+/// ```
+fn check_trailing_defaults(cx: &Ctxt, fields: &[Field]) {
+    let live: Vec<&Field> = fields.iter().filter(|f| !f.is_skipped()).collect();
+    let Some(last_required) = live.iter().rposition(|f| !f.attrs.default.is_set()) else {
+        return;
+    };
+    for field in &live[..last_required] {
+        if let Some(span) = field.attrs.default.span() {
+            cx.syn_error(syn::Error::new(
+                span,
+                "elements of an array are matched by position: only trailing fields can have a `default`; move this field after the fields without one",
+            ));
+        }
+    }
+}
+
+/// Attributes about fields on an enum whose variants have none.
+///
+/// ```ignore
+/// #[codec(deny_unknown_fields)] enum Color { Red, Green }
+/// ```
+fn check_unit_enum_attrs(cx: &Ctxt, cont: &Container) {
+    if cont.enum_repr() != Some(EnumRepr::Unit) {
+        return;
+    }
+    if let Some(span) = cont.attrs.deny_unknown_fields.span() {
+        cx.syn_error(syn::Error::new(
+            span,
+            "`deny_unknown_fields` has no effect on an enum of unit variants: it is written as a bare name",
+        ));
     }
 }

@@ -211,7 +211,8 @@ fn missing_value(cont: &Container, field: &Field) -> TokenStream {
     let name = &field.wire_name;
     match field.attrs.default.get() {
         Some(attr::Default::Default) => {
-            quote_spanned!(field.ty.span()=> #p::Default::default())
+            let ty = field.ty;
+            quote_spanned!(ty.span()=> <#ty as #p::DefaultForMissing>::default_for_missing())
         }
         Some(attr::Default::Path(path)) => quote!(#path()),
         None => match cont.attrs.default.get() {
@@ -230,7 +231,10 @@ fn skipped_value(cont: &Container, field: &Field) -> TokenStream {
     let p = quote!(#krate::__private);
     match field.attrs.default.get() {
         Some(attr::Default::Path(path)) => quote!(#path()),
-        _ => quote_spanned!(field.ty.span()=> #p::Default::default()),
+        _ => {
+            let ty = field.ty;
+            quote_spanned!(ty.span()=> <#ty as #p::DefaultForMissing>::default_for_missing())
+        }
     }
 }
 

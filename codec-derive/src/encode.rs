@@ -422,7 +422,8 @@ fn msgpack_value(cont: &Container, field: &Field, access: TokenStream) -> TokenS
     match field.attrs.with.get() {
         Some(path) => quote!(#path::encode_msgpack(#access, __w)?;),
         None => {
-            quote_spanned!(field.ty.span()=> #krate::__private::Codec::encode_msgpack(#access, __w)?;)
+            let ty = field.ty;
+            quote_spanned!(ty.span()=> <#ty as #krate::__private::Codec>::encode_msgpack(#access, __w)?;)
         }
     }
 }
@@ -432,7 +433,8 @@ fn json_value(cont: &Container, field: &Field, access: TokenStream) -> TokenStre
     match field.attrs.with.get() {
         Some(path) => quote!(#path::encode_json(#access, __w)?;),
         None => {
-            quote_spanned!(field.ty.span()=> #krate::__private::Codec::encode_json(#access, __w)?;)
+            let ty = field.ty;
+            quote_spanned!(ty.span()=> <#ty as #krate::__private::Codec>::encode_json(#access, __w)?;)
         }
     }
 }

@@ -32,10 +32,15 @@ pub fn derive(input: &syn::DeriveInput) -> syn::Result<TokenStream> {
         }
     };
     let mut out = wrap(&cont, items);
-    if let (Some(EnumRepr::Untagged), Data::Enum(variants)) = (cont.enum_repr(), &cont.data) {
+    if let (Some(repr), Data::Enum(variants)) = (cont.enum_repr(), &cont.data) {
+        // Checked where the enum is defined, on the offending variant. Generic
+        // enums are checked when used with concrete types (inside KIND).
         if cont.generics.params.is_empty() {
-            // Checked where the enum is defined, on the clashing variant.
-            out.extend(untagged_checks(&cont, variants));
+            match repr {
+                EnumRepr::Untagged => out.extend(untagged_checks(&cont, variants)),
+                EnumRepr::TaggedMap => out.extend(merged_tag_checks(&cont, variants)),
+                _ => {}
+            }
         }
     }
     Ok(out)
@@ -97,10 +102,17 @@ fn struct_consts(cont: &Container, style: Style, fields: &[crate::ast::Field]) -
     let krate = &cont.krate;
     let p = quote!(#krate::__private);
     match style {
-        Style::Named if !cont.attrs.array_like.is_set() => quote! {
-            const KIND: #p::WireKind = #p::WireKind::MAP;
-            const __MAP_BODY: bool = true;
-        },
+        Style::Named if !cont.attrs.array_like.is_set() => {
+            let names = fields
+                .iter()
+                .filter(|f| !f.is_skipped())
+                .flat_map(|f| f.accepted_names());
+            quote! {
+                const KIND: #p::WireKind = #p::WireKind::MAP;
+                const __MAP_BODY: bool = true;
+                const __FIELD_NAMES: &'static [&'static str] = &[#(#names),*];
+            }
+        }
         Style::Named | Style::Tuple => quote!(const KIND: #p::WireKind = #p::WireKind::ARRAY;),
         Style::Unit => quote!(const KIND: #p::WireKind = #p::WireKind::NIL;),
         Style::Newtype if fields[0].attrs.with.is_set() => {
@@ -119,6 +131,7 @@ fn newtype_delegation(cont: &Container, field: &crate::ast::Field) -> TokenStrea
     quote! {
         const KIND: #p::WireKind = <#ty as #p::Codec>::KIND;
         const __MAP_BODY: bool = <#ty as #p::Codec>::__MAP_BODY;
+        const __FIELD_NAMES: &'static [&'static str] = <#ty as #p::Codec>::__FIELD_NAMES;
 
         fn __map_body_len(&self) -> usize {
             <#ty as #p::Codec>::__map_body_len(&self.0)
@@ -248,4 +261,32 @@ fn respan(tokens: TokenStream, span: proc_macro2::Span) -> TokenStream {
             tt
         })
         .collect()
+}
+
+/// Const assertions that no struct merged into a tagged map (a newtype
+/// variant's payload) has a field named like the tag.
+fn merged_tag_checks(cont: &Container, variants: &[crate::ast::Variant]) -> TokenStream {
+    let krate = &cont.krate;
+    let p = quote!(#krate::__private);
+    let tag = cont.tag_field();
+    let mut checks = TokenStream::new();
+    for v in variants {
+        if v.style != Style::Newtype || v.fields[0].attrs.with.is_set() {
+            continue;
+        }
+        let ty = v.fields[0].ty;
+        let msg = format!(
+            "variant `{}` merges the fields of its payload after the tag `{tag}`, but the payload has a field named `{tag}`; choose another tag with #[codec(tag = \"...\")] or rename the payload's field",
+            v.ident
+        );
+        let check = quote! {
+            const _: () = if <#ty as #p::Codec>::__MAP_BODY
+                && #p::names_contain(<#ty as #p::Codec>::__FIELD_NAMES, #tag)
+            {
+                ::core::panic!(#msg)
+            };
+        };
+        checks.extend(respan(check, v.ident.span()));
+    }
+    checks
 }

@@ -85,3 +85,40 @@ pub const fn untagged_clash(a: WireKind, b: WireKind) -> u8 {
     }
     0
 }
+
+/// Whether `names` holds `name`, in const context.
+pub const fn names_contain(names: &[&str], name: &str) -> bool {
+    let mut i = 0;
+    while i < names.len() {
+        let (a, b) = (names[i].as_bytes(), name.as_bytes());
+        if a.len() == b.len() {
+            let mut j = 0;
+            while j < a.len() && a[j] == b[j] {
+                j += 1;
+            }
+            if j == a.len() {
+                return true;
+            }
+        }
+        i += 1;
+    }
+    false
+}
+
+/// The value of a missing field with `#[codec(default)]` or `#[codec(skip)]`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` does not implement `Default`, which a field with #[codec(default)] or #[codec(skip)] needs",
+    label = "this field's type has no `Default`",
+    note = "implement `Default` for `{Self}`, or write #[codec(default = \"path\")] naming a function that returns one"
+)]
+pub trait DefaultForMissing: Sized {
+    /// `Default::default()`.
+    fn default_for_missing() -> Self;
+}
+
+impl<T: Default> DefaultForMissing for T {
+    #[inline]
+    fn default_for_missing() -> Self {
+        T::default()
+    }
+}

@@ -114,6 +114,11 @@ impl std::fmt::Display for WireKind {
 ///
 /// The methods whose names start with `__` are hooks for generated code and
 /// container impls: not part of the stable interface.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` has no codec encoding",
+    label = "`{Self}` does not implement `Codec`",
+    note = "add #[derive(Codec)] to `{Self}`; for a foreign type with serde support, use `codec::Serde<{Self}>` or #[codec(with = \"codec::serde_bridge\")] (feature `serde`)"
+)]
 pub trait Codec: Sized {
     /// The kinds this type's encoding can start with.
     const KIND: WireKind;
@@ -134,6 +139,11 @@ pub trait Codec: Sized {
     /// union's newtype variant merges after its tag.
     #[doc(hidden)]
     const __MAP_BODY: bool = false;
+
+    /// The keys a map-body type accepts (wire names and aliases), so a tagged
+    /// union can refuse at compile time a payload with a field named like its tag.
+    #[doc(hidden)]
+    const __FIELD_NAMES: &'static [&'static str] = &[];
 
     /// The number of map entries [`Self::__encode_msgpack_body`] writes.
     #[doc(hidden)]

@@ -60,6 +60,7 @@ macro_rules! pointer_impl {
         impl<T: Codec> Codec for $ptr<T> {
             const KIND: WireKind = T::KIND;
             const __MAP_BODY: bool = T::__MAP_BODY;
+            const __FIELD_NAMES: &'static [&'static str] = T::__FIELD_NAMES;
 
             #[inline]
             fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {

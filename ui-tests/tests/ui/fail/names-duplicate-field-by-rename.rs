@@ -1,7 +1,7 @@
 use codec::Codec;
 
 #[derive(Codec)]
-struct Settings {
+struct S {
     a: u32,
     #[codec(rename = "a")]
     b: u32,

@@ -1,8 +1,8 @@
 use codec::Codec;
 
 #[derive(Codec)]
-struct Settings {
-    #[codec(renam = "x")]
+#[codec]
+struct S {
     value: u32,
 }
 

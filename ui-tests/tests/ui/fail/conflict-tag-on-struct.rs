@@ -2,7 +2,7 @@ use codec::Codec;
 
 #[derive(Codec)]
 #[codec(tag = "kind")]
-struct Settings {
+struct S {
     value: u32,
 }
 

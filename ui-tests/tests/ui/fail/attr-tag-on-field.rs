@@ -1,0 +1,9 @@
+use codec::Codec;
+
+#[derive(Codec)]
+struct S {
+    #[codec(tag = "kind")]
+    value: u32,
+}
+
+fn main() {}

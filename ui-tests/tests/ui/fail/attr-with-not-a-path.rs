@@ -1,0 +1,9 @@
+use codec::Codec;
+
+#[derive(Codec)]
+struct S {
+    #[codec(with = "not a path")]
+    value: u32,
+}
+
+fn main() {}

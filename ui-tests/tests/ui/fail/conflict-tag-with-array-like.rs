@@ -1,0 +1,9 @@
+use codec::Codec;
+
+#[derive(Codec)]
+#[codec(array_like, tag = "kind")]
+enum E {
+    A { x: u32 },
+}
+
+fn main() {}

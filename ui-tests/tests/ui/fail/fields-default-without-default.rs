@@ -1,0 +1,27 @@
+use codec::Codec;
+
+struct NoDefault;
+
+impl Codec for NoDefault {
+    const KIND: codec::WireKind = codec::WireKind::NIL;
+    fn encode_msgpack(&self, w: &mut codec::MsgpackWriter) -> Result<(), codec::EncodeError> {
+        ().encode_msgpack(w)
+    }
+    fn decode_msgpack(r: &mut codec::MsgpackReader<'_>) -> Result<Self, codec::DecodeError> {
+        <()>::decode_msgpack(r).map(|()| NoDefault)
+    }
+    fn encode_json(&self, w: &mut codec::JsonWriter) -> Result<(), codec::EncodeError> {
+        ().encode_json(w)
+    }
+    fn decode_json(r: &mut codec::JsonReader<'_>) -> Result<Self, codec::DecodeError> {
+        <()>::decode_json(r).map(|()| NoDefault)
+    }
+}
+
+#[derive(Codec)]
+struct S {
+    #[codec(default)]
+    a: NoDefault,
+}
+
+fn main() {}

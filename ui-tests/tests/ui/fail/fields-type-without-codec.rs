@@ -1,0 +1,10 @@
+use codec::Codec;
+
+struct Plain;
+
+#[derive(Codec)]
+struct S {
+    a: Plain,
+}
+
+fn main() {}

@@ -1,0 +1,10 @@
+use codec::Codec;
+
+#[derive(Codec)]
+struct S {
+    a: u32,
+    #[codec(alias = "a")]
+    b: u32,
+}
+
+fn main() {}

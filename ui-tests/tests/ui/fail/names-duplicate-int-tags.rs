@@ -1,0 +1,11 @@
+use codec::Codec;
+
+#[derive(Codec)]
+enum E {
+    #[codec(tag = 1)]
+    A { x: u32 },
+    #[codec(tag = 1)]
+    B { y: u32 },
+}
+
+fn main() {}

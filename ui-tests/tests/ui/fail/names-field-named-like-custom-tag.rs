@@ -1,0 +1,9 @@
+use codec::Codec;
+
+#[derive(Codec)]
+#[codec(tag = "kind")]
+enum Event {
+    Click { kind: String },
+}
+
+fn main() {}

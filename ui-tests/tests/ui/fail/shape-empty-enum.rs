@@ -1,0 +1,6 @@
+use codec::Codec;
+
+#[derive(Codec)]
+enum Never {}
+
+fn main() {}

@@ -1,0 +1,10 @@
+use codec::Codec;
+
+#[derive(Codec)]
+#[codec(untagged)]
+enum E {
+    A(Option<u32>),
+    B,
+}
+
+fn main() {}
