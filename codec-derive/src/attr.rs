@@ -17,6 +17,8 @@ const CONTAINER_KEYS: &[&str] = &[
     "content",
     "array_like",
     "untagged",
+    "version",
+    "alias",
     "crate",
 ];
 const VARIANT_KEYS: &[&str] = &["rename", "tag", "alias", "rename_all"];
@@ -75,6 +77,8 @@ pub struct Container {
     pub content: Attr<String>,
     pub array_like: Attr<()>,
     pub untagged: Attr<()>,
+    pub version: Attr<u32>,
+    pub aliases: Vec<String>,
     pub crate_path: Attr<syn::Path>,
 }
 
@@ -104,6 +108,8 @@ impl Container {
             content: Attr::none("content"),
             array_like: Attr::none("array_like"),
             untagged: Attr::none("untagged"),
+            version: Attr::none("version"),
+            aliases: Vec::new(),
             crate_path: Attr::none("crate"),
         };
         for_each_meta(cx, attrs, |meta| {
@@ -118,6 +124,8 @@ impl Container {
                 "content" => c.content.set(cx, span, parse_string(&meta)?),
                 "array_like" => c.array_like.set(cx, span, ()),
                 "untagged" => c.untagged.set(cx, span, ()),
+                "version" => c.version.set(cx, span, parse_version(&meta)?),
+                "alias" => c.aliases.push(parse_string(&meta)?),
                 "crate" => c.crate_path.set(cx, span, parse_lit_path(&meta)?),
                 "rename" => {
                     parse_string(&meta)?;
@@ -369,6 +377,23 @@ fn parse_int(meta: &ParseNestedMeta) -> syn::Result<i64> {
         _ => Err(syn::Error::new_spanned(
             lit,
             "expected an integer tag: #[codec(tag = 1)]",
+        )),
+    }
+}
+
+fn parse_version(meta: &ParseNestedMeta) -> syn::Result<u32> {
+    let expr: syn::Expr = meta
+        .value()
+        .map_err(|_| meta.error("expected a version number: #[codec(version = 2)]"))?
+        .parse()?;
+    match &expr {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(i),
+            ..
+        }) => i.base10_parse(),
+        _ => Err(syn::Error::new_spanned(
+            expr,
+            "expected a version number: #[codec(version = 2)]",
         )),
     }
 }

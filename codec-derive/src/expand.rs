@@ -5,7 +5,7 @@ use quote::{quote, quote_spanned};
 
 use crate::ast::{Container, Data, EnumRepr, Style, TagValue};
 use crate::ctxt::Ctxt;
-use crate::{bound, check, decode, encode};
+use crate::{bound, check, decode, encode, schema};
 
 pub fn derive(input: &syn::DeriveInput) -> syn::Result<TokenStream> {
     let cx = Ctxt::new();
@@ -21,6 +21,7 @@ pub fn derive(input: &syn::DeriveInput) -> syn::Result<TokenStream> {
             let mut items = encode::struct_items(&cont, *style, fields);
             items.extend(decode::struct_items(&cont, *style, fields));
             items.extend(struct_consts(&cont, *style, fields));
+            items.extend(schema::items(&cont));
             items
         }
         Data::Enum(variants) => {
@@ -28,6 +29,7 @@ pub fn derive(input: &syn::DeriveInput) -> syn::Result<TokenStream> {
             let mut items = encode::enum_items(&cont, variants, repr);
             items.extend(decode::enum_items(&cont, variants, repr));
             items.extend(enum_consts(&cont, variants, repr));
+            items.extend(schema::items(&cont));
             items
         }
     };
@@ -51,6 +53,7 @@ fn wrap(cont: &Container, items: TokenStream) -> TokenStream {
     let ident = cont.ident;
     let generics = bound::with_codec_bounds(cont);
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
+    let schemars_impl = schema::schemars_impl(cont, &generics);
     quote! {
         #[doc(hidden)]
         #[allow(
@@ -67,6 +70,8 @@ fn wrap(cont: &Container, items: TokenStream) -> TokenStream {
             impl #impl_generics #krate::__private::Codec for #ident #ty_generics #where_clause {
                 #items
             }
+
+            #schemars_impl
         };
     }
 }
@@ -90,6 +95,9 @@ fn with_stub(cont: &Container, errors: syn::Error) -> TokenStream {
                 unimplemented!()
             }
             fn decode_json(_: &mut #p::JsonReader<'_>) -> #p::Result<Self, #p::DecodeError> {
+                unimplemented!()
+            }
+            fn json_schema(_: &mut #p::schemars::SchemaGenerator) -> #p::schemars::Schema {
                 unimplemented!()
             }
         },

@@ -16,6 +16,7 @@ mod ctxt;
 mod decode;
 mod encode;
 mod expand;
+mod schema;
 mod wire;
 
 use proc_macro::TokenStream;

@@ -4,9 +4,12 @@ pub use crate::codec::{Codec, WireKind};
 pub use crate::error::{DecodeError, DecodeErrorKind, EncodeError};
 pub use crate::json::{JsonReader, JsonWriter};
 pub use crate::msgpack::{MsgpackReader, MsgpackWriter};
+pub use crate::schema;
 pub use core::default::Default;
 pub use core::option::Option::{self, None, Some};
 pub use core::result::Result::{self, Err, Ok};
+pub use schemars;
+pub use serde_json;
 pub use std::borrow::Cow;
 pub use std::string::String;
 

@@ -135,6 +135,28 @@ pub trait Codec: Sized {
     /// Reads one value from JSON.
     fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError>;
 
+    /// The JSON Schema (draft 2020-12) of this type's JSON encoding. Schemas of
+    /// inner values come from [`crate::schema::subschema`], so derived types
+    /// land in the generator's `$defs`.
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema;
+
+    /// The schema of `Self` inside another schema: [`crate::schema::subschema`].
+    #[doc(hidden)]
+    fn __subschema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        crate::schema::subschema::<Self>(generator)
+    }
+
+    /// The stable wire name of a derived type (`#[codec(name = "...")]` or its
+    /// Rust name); `None` for the standard types, whose schemas are inlined.
+    #[doc(hidden)]
+    fn __wire_name() -> Option<std::borrow::Cow<'static, str>> {
+        None
+    }
+
+    /// Former wire names of the type (`#[codec(alias = "...")]` on the type).
+    #[doc(hidden)]
+    const __WIRE_ALIASES: &'static [&'static str] = &[];
+
     /// True for types that encode as a map of named fields, which a tagged
     /// union's newtype variant merges after its tag.
     #[doc(hidden)]
@@ -231,6 +253,15 @@ pub trait Codec: Sized {
             out.push(Self::decode_json(r).map_err(|e| e.in_index(out.len()))?);
         }
         Ok(out)
+    }
+
+    /// The schema of a sequence of `Self` (bytes override this: a base64 string).
+    #[doc(hidden)]
+    fn __seq_schema(
+        generator: &mut schemars::SchemaGenerator,
+        len: Option<usize>,
+    ) -> schemars::Schema {
+        crate::schema::array(crate::schema::subschema::<Self>(generator), false, len)
     }
 
     /// The kinds of a sequence of `Self` (bytes override this).

@@ -12,6 +12,8 @@ mod error;
 mod impls;
 pub mod json;
 pub mod msgpack;
+pub mod schema;
+pub mod stored;
 pub mod time;
 
 #[doc(hidden)]
@@ -25,3 +27,6 @@ pub use crate::error::{DecodeError, DecodeErrorKind, EncodeError, Format, PathSe
 pub use crate::impls::bytes::Bytes;
 pub use crate::json::{JsonReader, JsonWriter};
 pub use crate::msgpack::{MsgpackReader, MsgpackWriter};
+pub use crate::schema::{fingerprint_of, schema_of, Fingerprint};
+pub use crate::stored::{from_stored, to_stored, StoredError};
+pub use schemars;

@@ -7,6 +7,9 @@ use crate::codec::{Codec, WireKind};
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError};
 use crate::json::{JsonReader, JsonWriter};
 use crate::msgpack::{MsgpackReader, MsgpackWriter};
+use crate::schema;
+use schemars::{Schema, SchemaGenerator};
+use serde_json::json;
 
 impl Codec for u8 {
     const KIND: WireKind = WireKind::INT;
@@ -32,6 +35,14 @@ impl Codec for u8 {
     #[inline]
     fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
         r.read_int("u8")
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        schema::integer(0, 255)
+    }
+
+    fn __seq_schema(_: &mut SchemaGenerator, _len: Option<usize>) -> Schema {
+        bytes_schema()
     }
 
     fn __encode_msgpack_slice(items: &[Self], w: &mut MsgpackWriter) -> Result<(), EncodeError> {
@@ -162,4 +173,13 @@ impl Codec for Bytes {
     fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
         u8::__decode_json_vec(r).map(Bytes)
     }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        bytes_schema()
+    }
+}
+
+/// Bytes in JSON: a standard base64 string.
+fn bytes_schema() -> Schema {
+    schema::typed("string", json!({ "contentEncoding": "base64" }))
 }

@@ -10,6 +10,8 @@ use crate::codec::{Codec, WireKind};
 use crate::error::{DecodeError, EncodeError};
 use crate::json::{JsonReader, JsonWriter};
 use crate::msgpack::{MsgpackReader, MsgpackWriter};
+use crate::schema;
+use schemars::{Schema, SchemaGenerator};
 
 impl<T: Codec> Codec for Vec<T> {
     const KIND: WireKind = T::__SEQ_KIND;
@@ -33,6 +35,10 @@ impl<T: Codec> Codec for Vec<T> {
     fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
         T::__decode_json_vec(r)
     }
+
+    fn json_schema(g: &mut SchemaGenerator) -> Schema {
+        T::__seq_schema(g, None)
+    }
 }
 
 impl<T: Codec> Codec for Box<[T]> {
@@ -52,6 +58,10 @@ impl<T: Codec> Codec for Box<[T]> {
 
     fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
         T::__decode_json_vec(r).map(Vec::into_boxed_slice)
+    }
+
+    fn json_schema(g: &mut SchemaGenerator) -> Schema {
+        T::__seq_schema(g, None)
     }
 }
 
@@ -77,6 +87,10 @@ impl<T: Codec, const N: usize> Codec for [T; N] {
         let items = T::__decode_json_vec(r)?;
         fixed(items).map_err(|e| e.at(crate::Format::Json, start))
     }
+
+    fn json_schema(g: &mut SchemaGenerator) -> Schema {
+        T::__seq_schema(g, Some(N))
+    }
 }
 
 fn fixed<T, const N: usize>(items: Vec<T>) -> Result<[T; N], DecodeError> {
@@ -88,9 +102,13 @@ fn fixed<T, const N: usize>(items: Vec<T>) -> Result<[T; N], DecodeError> {
 
 /// Shared by the collections that encode as an array of their items in order.
 macro_rules! seq_impl {
-    ([$($generics:tt)*] $ty:ty, $encode_iter:expr, $insert:ident) => {
+    ([$($generics:tt)*] $ty:ty, $encode_iter:expr, $insert:ident, $unique:expr) => {
         impl<$($generics)*> Codec for $ty {
             const KIND: WireKind = WireKind::ARRAY;
+
+            fn json_schema(g: &mut SchemaGenerator) -> Schema {
+                schema::array(schema::subschema::<T>(g), $unique, None)
+            }
 
             fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
                 w.write_array_len(self.len())?;
@@ -138,12 +156,13 @@ macro_rules! seq_impl {
     };
 }
 
-seq_impl!([T: Codec] VecDeque<T>, VecDeque::iter, push_back);
-seq_impl!([T: Codec + Ord] BTreeSet<T>, BTreeSet::iter, insert);
+seq_impl!([T: Codec] VecDeque<T>, VecDeque::iter, push_back, false);
+seq_impl!([T: Codec + Ord] BTreeSet<T>, BTreeSet::iter, insert, true);
 seq_impl!(
     [T: Codec + Ord + Hash + Eq, S: BuildHasher + Default] HashSet<T, S>,
     sorted_set::<T, S>,
-    insert
+    insert,
+    true
 );
 
 fn sorted_set<T: Ord, S>(set: &HashSet<T, S>) -> Vec<&T> {
@@ -214,6 +233,10 @@ fn decode_map_json<K: Codec, V: Codec>(
 impl<K: Codec + Ord, V: Codec> Codec for BTreeMap<K, V> {
     const KIND: WireKind = WireKind::MAP;
 
+    fn json_schema(g: &mut SchemaGenerator) -> Schema {
+        schema::map(schema::subschema::<V>(g), K::KIND.is(WireKind::INT))
+    }
+
     fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
         encode_map_msgpack(self.len(), self.iter(), w)
     }
@@ -253,6 +276,10 @@ where
 {
     const KIND: WireKind = WireKind::MAP;
 
+    fn json_schema(g: &mut SchemaGenerator) -> Schema {
+        schema::map(schema::subschema::<V>(g), K::KIND.is(WireKind::INT))
+    }
+
     fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
         encode_map_msgpack(self.len(), sorted_entries(self).into_iter(), w)
     }
@@ -282,6 +309,10 @@ macro_rules! tuple_impl {
     ($($len:literal => ($($name:ident $idx:tt),+);)*) => {$(
         impl<$($name: Codec),+> Codec for ($($name,)+) {
             const KIND: WireKind = WireKind::ARRAY;
+
+            fn json_schema(g: &mut SchemaGenerator) -> Schema {
+                schema::tuple(vec![$(schema::subschema::<$name>(g)),+], $len, true)
+            }
 
             fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
                 w.write_array_len($len)?;

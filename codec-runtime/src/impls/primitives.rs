@@ -4,6 +4,9 @@ use crate::codec::{Codec, WireKind};
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError};
 use crate::json::{JsonReader, JsonWriter};
 use crate::msgpack::{MsgpackReader, MsgpackWriter};
+use crate::schema;
+use schemars::{Schema, SchemaGenerator};
+use serde_json::json;
 
 fn write_quoted_int(w: &mut JsonWriter, text: &str) {
     w.write_byte(b'"');
@@ -23,8 +26,10 @@ fn parse_key<T: std::str::FromStr>(
     })
 }
 
+/// `$range` is the type whose range the schema states: `usize` and `isize`
+/// state 64 bits on every platform, so fingerprints do not depend on it.
 macro_rules! int_impl {
-    ($($t:ty, $write:ident, $as:ty;)*) => {$(
+    ($($t:ty, $write:ident, $as:ty, $range:ty;)*) => {$(
         impl Codec for $t {
             const KIND: WireKind = WireKind::INT;
 
@@ -50,6 +55,10 @@ macro_rules! int_impl {
                 r.read_int(stringify!($t))
             }
 
+            fn json_schema(_: &mut SchemaGenerator) -> Schema {
+                schema::integer(<$range>::MIN as i128, <$range>::MAX as i128)
+            }
+
             fn __encode_json_key(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
                 write_quoted_int(w, itoa::Buffer::new().format(*self));
                 Ok(())
@@ -63,15 +72,15 @@ macro_rules! int_impl {
 }
 
 int_impl! {
-    i8, write_i64, i64;
-    i16, write_i64, i64;
-    i32, write_i64, i64;
-    i64, write_i64, i64;
-    isize, write_i64, i64;
-    u16, write_u64, u64;
-    u32, write_u64, u64;
-    u64, write_u64, u64;
-    usize, write_u64, u64;
+    i8, write_i64, i64, i8;
+    i16, write_i64, i64, i16;
+    i32, write_i64, i64, i32;
+    i64, write_i64, i64, i64;
+    isize, write_i64, i64, i64;
+    u16, write_u64, u64, u16;
+    u32, write_u64, u64, u32;
+    u64, write_u64, u64, u64;
+    usize, write_u64, u64, u64;
 }
 
 macro_rules! wide_int_impl {
@@ -102,6 +111,10 @@ macro_rules! wide_int_impl {
             fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
                 w.write_raw(itoa::Buffer::new().format(*self).as_bytes());
                 Ok(())
+            }
+
+            fn json_schema(_: &mut SchemaGenerator) -> Schema {
+                schema::integer(<$t>::MIN as i128, <$t>::MAX as i128)
             }
 
             fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
@@ -153,6 +166,10 @@ impl Codec for f64 {
     fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
         r.read_f64()
     }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        schema::typed("number", json!({}))
+    }
 }
 
 impl Codec for f32 {
@@ -177,6 +194,10 @@ impl Codec for f32 {
     #[inline]
     fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
         r.read_f64().map(|v| v as f32)
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        schema::typed("number", json!({}))
     }
 }
 
@@ -204,6 +225,10 @@ impl Codec for bool {
     fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
         r.read_bool()
     }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        schema::typed("boolean", json!({}))
+    }
 }
 
 impl Codec for String {
@@ -228,6 +253,10 @@ impl Codec for String {
     #[inline]
     fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
         r.read_str().map(|s| s.into_owned())
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        schema::typed("string", json!({}))
     }
 
     fn __encode_json_key(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
@@ -258,6 +287,10 @@ impl Codec for Box<str> {
 
     fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
         r.read_str().map(|s| Box::from(s.as_ref()))
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        schema::typed("string", json!({}))
     }
 
     fn __encode_json_key(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
@@ -307,6 +340,10 @@ impl Codec for char {
         one_char(&s).ok_or_else(|| r.locate(char_error(&s)))
     }
 
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        schema::typed("string", json!({"minLength": 1, "maxLength": 1}))
+    }
+
     fn __encode_json_key(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
         self.encode_json(w)
     }
@@ -336,6 +373,10 @@ impl Codec for () {
     fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
         r.read_null()
     }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        schema::typed("null", json!({}))
+    }
 }
 
 impl<T: ?Sized> Codec for std::marker::PhantomData<T> {
@@ -357,5 +398,9 @@ impl<T: ?Sized> Codec for std::marker::PhantomData<T> {
 
     fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
         r.read_null().map(|_| std::marker::PhantomData)
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        schema::typed("null", json!({}))
     }
 }

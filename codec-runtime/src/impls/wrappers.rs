@@ -8,6 +8,8 @@ use crate::codec::{Codec, WireKind};
 use crate::error::{DecodeError, EncodeError};
 use crate::json::{JsonReader, JsonWriter};
 use crate::msgpack::{MsgpackReader, MsgpackWriter};
+use crate::schema;
+use schemars::{Schema, SchemaGenerator};
 
 impl<T: Codec> Codec for Option<T> {
     const KIND: WireKind = WireKind::NIL.union(T::KIND);
@@ -41,6 +43,10 @@ impl<T: Codec> Codec for Option<T> {
                 Ok(())
             }
         }
+    }
+
+    fn json_schema(g: &mut SchemaGenerator) -> Schema {
+        schema::nullable(schema::subschema::<T>(g))
     }
 
     #[inline]
@@ -86,6 +92,10 @@ macro_rules! pointer_impl {
                 let v = T::decode_json(r)?;
                 r.leave();
                 Ok($ptr::new(v))
+            }
+
+            fn json_schema(g: &mut SchemaGenerator) -> Schema {
+                schema::subschema::<T>(g)
             }
 
             fn __map_body_len(&self) -> usize {
@@ -149,6 +159,10 @@ impl Codec for Cow<'_, str> {
         String::decode_json(r).map(Cow::Owned)
     }
 
+    fn json_schema(g: &mut SchemaGenerator) -> Schema {
+        String::json_schema(g)
+    }
+
     fn __encode_json_key(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
         w.write_str(self);
         Ok(())
@@ -176,5 +190,9 @@ impl<T: Codec + Clone> Codec for Cow<'_, [T]> {
 
     fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
         T::__decode_json_vec(r).map(Cow::Owned)
+    }
+
+    fn json_schema(g: &mut SchemaGenerator) -> Schema {
+        T::__seq_schema(g, None)
     }
 }

@@ -16,6 +16,9 @@ impl Codec for NoDefault {
     fn decode_json(r: &mut codec::JsonReader<'_>) -> Result<Self, codec::DecodeError> {
         <()>::decode_json(r).map(|()| NoDefault)
     }
+    fn json_schema(g: &mut codec::schemars::SchemaGenerator) -> codec::schemars::Schema {
+        <()>::json_schema(g)
+    }
 }
 
 #[derive(Codec)]

@@ -1,0 +1,228 @@
+//! The JSON Schema of the type's JSON encoding, from the same model as the codecs.
+
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
+
+use crate::ast::{Container, Data, EnumRepr, Field, Style, TagValue, Variant};
+
+/// `json_schema`, `__wire_name` and `__WIRE_ALIASES` of the `Codec` impl.
+pub fn items(cont: &Container) -> TokenStream {
+    let krate = &cont.krate;
+    let p = quote!(#krate::__private);
+    let body = match &cont.data {
+        Data::Struct(style, fields) => struct_schema(cont, *style, fields),
+        Data::Enum(variants) => enum_schema(cont, variants),
+    };
+    let aliases = &cont.attrs.aliases;
+    let version = match cont.attrs.version.get() {
+        Some(v) => quote!(#p::Some(#v)),
+        None => quote!(#p::None),
+    };
+    let name = cont
+        .attrs
+        .name
+        .get()
+        .cloned()
+        .unwrap_or_else(|| cont.ident.to_string());
+    let type_params: Vec<_> = cont.generics.type_params().map(|t| &t.ident).collect();
+    let wire_name = if type_params.is_empty() {
+        quote!(#p::Cow::Borrowed(#name))
+    } else {
+        quote! {
+            #p::Cow::Owned(::std::format!(
+                "{}<{}>",
+                #name,
+                [#(#p::schema::wire_name::<#type_params>()),*].join(",")
+            ))
+        }
+    };
+    quote! {
+        fn json_schema(__g: &mut #p::schemars::SchemaGenerator) -> #p::schemars::Schema {
+            let __schema = #body;
+            #p::schema::annotate(__schema, &[#(#aliases),*], #version)
+        }
+
+        fn __wire_name() -> #p::Option<#p::Cow<'static, str>> {
+            #p::Some(#wire_name)
+        }
+
+        const __WIRE_ALIASES: &'static [&'static str] = &[#(#aliases),*];
+    }
+}
+
+/// `impl schemars::JsonSchema`, so schemars-derived types can hold codec types.
+pub fn schemars_impl(cont: &Container, generics: &syn::Generics) -> TokenStream {
+    let krate = &cont.krate;
+    let p = quote!(#krate::__private);
+    let ident = cont.ident;
+    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
+    quote! {
+        #[automatically_derived]
+        impl #impl_generics #p::schemars::JsonSchema for #ident #ty_generics #where_clause {
+            fn schema_name() -> #p::Cow<'static, str> {
+                #p::schema::wire_name::<Self>()
+            }
+
+            fn schema_id() -> #p::Cow<'static, str> {
+                <#p::schema::CodecSchema<Self> as #p::schemars::JsonSchema>::schema_id()
+            }
+
+            fn json_schema(__g: &mut #p::schemars::SchemaGenerator) -> #p::schemars::Schema {
+                <Self as #p::Codec>::json_schema(__g)
+            }
+        }
+    }
+}
+
+fn field_schema(cont: &Container, field: &Field) -> TokenStream {
+    let krate = &cont.krate;
+    let p = quote!(#krate::__private);
+    match field.attrs.with.get() {
+        Some(path) => quote!(#path::json_schema(__g)),
+        None => {
+            let ty = field.ty;
+            quote_spanned!(ty.span()=> <#ty as #p::Codec>::__subschema(__g))
+        }
+    }
+}
+
+fn has_default(cont: &Container, field: &Field) -> bool {
+    field.attrs.default.is_set() || cont.attrs.default.is_set()
+}
+
+fn object(cont: &Container, fields: &[Field]) -> TokenStream {
+    let krate = &cont.krate;
+    let p = quote!(#krate::__private);
+    let entries = fields.iter().filter(|f| !f.is_skipped()).map(|f| {
+        let name = &f.wire_name;
+        let aliases = &f.attrs.aliases;
+        let schema = field_schema(cont, f);
+        let required = !has_default(cont, f);
+        quote! {
+            #p::schema::FieldSchema {
+                name: #name,
+                aliases: &[#(#aliases),*],
+                schema: #schema,
+                required: #required,
+            }
+        }
+    });
+    let deny = cont.deny_unknown_fields();
+    quote!(#p::schema::object(::std::vec![#(#entries),*], #deny))
+}
+
+/// The element schemas of fields encoded as an array, and how many are required.
+fn elements(cont: &Container, fields: &[Field]) -> (Vec<TokenStream>, usize) {
+    let live: Vec<&Field> = fields.iter().filter(|f| !f.is_skipped()).collect();
+    let required = live
+        .iter()
+        .rposition(|f| !has_default(cont, f))
+        .map_or(0, |i| i + 1);
+    (
+        live.iter().map(|f| field_schema(cont, f)).collect(),
+        required,
+    )
+}
+
+fn tuple(cont: &Container, fields: &[Field], closed: bool) -> TokenStream {
+    let krate = &cont.krate;
+    let p = quote!(#krate::__private);
+    let (items, required) = elements(cont, fields);
+    quote!(#p::schema::tuple(::std::vec![#(#items),*], #required, #closed))
+}
+
+fn struct_schema(cont: &Container, style: Style, fields: &[Field]) -> TokenStream {
+    let krate = &cont.krate;
+    let p = quote!(#krate::__private);
+    match style {
+        Style::Named if !cont.attrs.array_like.is_set() => object(cont, fields),
+        Style::Named => tuple(cont, fields, cont.deny_unknown_fields()),
+        Style::Tuple => tuple(cont, fields, true),
+        Style::Newtype => field_schema(cont, &fields[0]),
+        Style::Unit => quote!(#p::schema::typed("null", #p::serde_json::json!({}))),
+    }
+}
+
+fn tag_json(cont: &Container, tag: &TagValue) -> TokenStream {
+    let krate = &cont.krate;
+    let p = quote!(#krate::__private);
+    match tag {
+        TagValue::Str(s) => quote!(#p::serde_json::Value::from(#s)),
+        TagValue::Int(i) => quote!(#p::serde_json::Value::from(#i)),
+    }
+}
+
+fn enum_schema(cont: &Container, variants: &[Variant]) -> TokenStream {
+    let krate = &cont.krate;
+    let p = quote!(#krate::__private);
+    match cont.enum_repr().expect("an enum has a representation") {
+        EnumRepr::Unit => {
+            let values = variants.iter().map(|v| tag_json(cont, &v.tag));
+            quote!(#p::schema::enumeration(::std::vec![#(#values),*]))
+        }
+        EnumRepr::TaggedMap => {
+            let tag_field = cont.tag_field();
+            let content = cont.content_field();
+            let deny = cont.deny_unknown_fields();
+            let schemas = variants.iter().map(|v| {
+                let tag = tag_json(cont, &v.tag);
+                let aliases = &v.attrs.aliases;
+                let content_object = |schema: TokenStream| {
+                    quote! {
+                        #p::schema::object(::std::vec![#p::schema::FieldSchema {
+                            name: #content,
+                            aliases: &[],
+                            schema: #schema,
+                            required: true,
+                        }], #deny)
+                    }
+                };
+                let payload = match v.style {
+                    Style::Unit => object(cont, &[]),
+                    Style::Named => object(cont, &v.fields),
+                    Style::Tuple => content_object(tuple(cont, &v.fields, true)),
+                    Style::Newtype => {
+                        let field = &v.fields[0];
+                        let unmerged = content_object(field_schema(cont, field));
+                        if field.attrs.with.is_set() {
+                            unmerged
+                        } else {
+                            let ty = field.ty;
+                            quote! {
+                                if <#ty as #p::Codec>::__MAP_BODY {
+                                    #p::schema::subschema::<#ty>(__g)
+                                } else {
+                                    #unmerged
+                                }
+                            }
+                        }
+                    }
+                };
+                quote! {{
+                    let __payload = #payload;
+                    #p::schema::tagged_variant(__g, #tag_field, #tag, &[#(#aliases),*], __payload)
+                }}
+            });
+            quote!(#p::schema::tagged_union(#tag_field, ::std::vec![#(#schemas),*]))
+        }
+        EnumRepr::TaggedArray => {
+            let closed = cont.deny_unknown_fields();
+            let schemas = variants.iter().map(|v| {
+                let tag = tag_json(cont, &v.tag);
+                let (items, required) = elements(cont, &v.fields);
+                quote!(#p::schema::tagged_array_variant(#tag, ::std::vec![#(#items),*], #required, #closed))
+            });
+            quote!(#p::schema::one_of(::std::vec![#(#schemas),*]))
+        }
+        EnumRepr::Untagged => {
+            let schemas = variants.iter().map(|v| match v.style {
+                Style::Unit => quote!(#p::schema::typed("null", #p::serde_json::json!({}))),
+                Style::Newtype => field_schema(cont, &v.fields[0]),
+                Style::Tuple => tuple(cont, &v.fields, true),
+                Style::Named => object(cont, &v.fields),
+            });
+            quote!(#p::schema::any_of(::std::vec![#(#schemas),*]))
+        }
+    }
+}

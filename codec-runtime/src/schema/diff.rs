@@ -1,0 +1,536 @@
+//! Differences between two versions of a schema, each classified as
+//! compatible (values written with the old schema decode with the new one)
+//! or breaking.
+//!
+//! Compatible: a field added with a default, a field removed (unless the new
+//! type denies unknown fields), int -> float, `T` -> `Option<T>`, a variant
+//! added, a field, variant or type renamed with an alias of the old name, an
+//! integer range widened. Anything else is breaking.
+
+use std::collections::HashSet;
+use std::fmt;
+
+use serde_json::{Map, Value};
+
+use super::ALIASES;
+
+/// Whether values written under the old schema still decode under the new one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Compatibility {
+    /// Old values decode.
+    Compatible,
+    /// Old values may not decode, or may decode to something else.
+    Breaking,
+}
+
+/// One difference between two schemas.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Change {
+    /// Where: the type's name, then fields, `[i]` elements, `<Variant>`s.
+    pub path: String,
+    /// What changed, in words (`integer -> string`).
+    pub description: String,
+    /// Whether old values still decode.
+    pub compatibility: Compatibility,
+}
+
+impl Change {
+    /// Whether old values still decode.
+    pub fn is_breaking(&self) -> bool {
+        self.compatibility == Compatibility::Breaking
+    }
+}
+
+impl fmt::Display for Change {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let tag = match self.compatibility {
+            Compatibility::Compatible => "compatible",
+            Compatibility::Breaking => "breaking",
+        };
+        write!(f, "{}: {} ({tag})", self.path, self.description)
+    }
+}
+
+/// The changes from `old` to `new`, two root schemas as [`crate::schema_of`]
+/// gives them. Empty when the wire shapes are equal.
+pub fn diff(old: &Value, new: &Value) -> Vec<Change> {
+    let root = new
+        .get("title")
+        .or_else(|| old.get("title"))
+        .and_then(Value::as_str)
+        .unwrap_or("$")
+        .to_owned();
+    let mut cx = Differ {
+        old_root: old,
+        new_root: new,
+        seen: HashSet::new(),
+        changes: Vec::new(),
+    };
+    cx.node(old, new, &root);
+    cx.changes
+}
+
+struct Differ<'a> {
+    old_root: &'a Value,
+    new_root: &'a Value,
+    seen: HashSet<(String, String)>,
+    changes: Vec<Change>,
+}
+
+/// What a schema node describes, as far as compatibility goes.
+enum Shape<'a> {
+    Nullable(&'a Value),
+    TaggedMap(&'a str, Vec<&'a Value>),
+    TaggedArray(Vec<&'a Value>),
+    Untagged(&'a Vec<Value>),
+    Enum(&'a Vec<Value>),
+    Const(&'a Value),
+    Object(&'a Map<String, Value>),
+    Map(&'a Value),
+    Array(&'a Map<String, Value>),
+    Scalar(&'a str, &'a Map<String, Value>),
+    Any,
+}
+
+fn shape(v: &Value) -> Shape<'_> {
+    let Some(obj) = v.as_object() else {
+        return Shape::Any;
+    };
+    if let Some(Value::Array(any)) = obj.get("anyOf") {
+        let null = any
+            .iter()
+            .position(|s| s.get("type") == Some(&Value::from("null")));
+        if let (2, Some(i)) = (any.len(), null) {
+            return Shape::Nullable(&any[1 - i]);
+        }
+        return Shape::Untagged(any);
+    }
+    if let Some(Value::Array(variants)) = obj.get("oneOf") {
+        let tag = obj
+            .get("discriminator")
+            .and_then(|d| d.get("propertyName"))
+            .and_then(Value::as_str);
+        return match tag {
+            Some(tag) => Shape::TaggedMap(tag, variants.iter().collect()),
+            None => Shape::TaggedArray(variants.iter().collect()),
+        };
+    }
+    if let Some(Value::Array(values)) = obj.get("enum") {
+        return Shape::Enum(values);
+    }
+    if let Some(c) = obj.get("const") {
+        return Shape::Const(c);
+    }
+    match obj.get("type").and_then(Value::as_str) {
+        Some("object") if obj.contains_key("properties") => Shape::Object(obj),
+        Some("object") => match obj.get("additionalProperties") {
+            Some(values) => Shape::Map(values),
+            None => Shape::Object(obj),
+        },
+        Some("array") => Shape::Array(obj),
+        Some(ty) => Shape::Scalar(ty, obj),
+        None => Shape::Any,
+    }
+}
+
+fn describe(v: &Value) -> String {
+    match shape(v) {
+        Shape::Nullable(inner) => format!("Option<{}>", describe(inner)),
+        Shape::TaggedMap(..) | Shape::TaggedArray(_) => "tagged union".into(),
+        Shape::Untagged(_) => "untagged union".into(),
+        Shape::Enum(_) => "enum".into(),
+        Shape::Const(c) => format!("constant {c}"),
+        Shape::Object(_) => "object".into(),
+        Shape::Map(_) => "map".into(),
+        Shape::Array(_) => "array".into(),
+        Shape::Scalar(ty, obj) => match obj.get("format").and_then(Value::as_str) {
+            Some(format) => format!("{ty} ({format})"),
+            None => ty.to_owned(),
+        },
+        Shape::Any => "any value".into(),
+    }
+}
+
+fn aliases(v: &Value) -> Vec<&str> {
+    v.get(ALIASES)
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default()
+}
+
+fn string_list(v: Option<&Value>) -> Vec<&str> {
+    v.and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default()
+}
+
+impl<'a> Differ<'a> {
+    fn push(&mut self, path: &str, description: impl Into<String>, compatibility: Compatibility) {
+        self.changes.push(Change {
+            path: path.to_owned(),
+            description: description.into(),
+            compatibility,
+        });
+    }
+
+    fn breaking(&mut self, path: &str, description: impl Into<String>) {
+        self.push(path, description, Compatibility::Breaking);
+    }
+
+    fn compatible(&mut self, path: &str, description: impl Into<String>) {
+        self.push(path, description, Compatibility::Compatible);
+    }
+
+    /// Follows `$ref`s into the root's `$defs`.
+    fn resolve<'b>(root: &'b Value, mut v: &'b Value) -> (&'b Value, Option<String>) {
+        let mut name = None;
+        for _ in 0..32 {
+            let Some(reference) = v.get("$ref").and_then(Value::as_str) else {
+                break;
+            };
+            name = Some(reference.to_owned());
+            v = if reference == "#" {
+                root
+            } else {
+                let key = reference.rsplit('/').next().unwrap_or_default();
+                let key = key.replace("~1", "/").replace("~0", "~");
+                match root.get("$defs").and_then(|d| d.get(&key)) {
+                    Some(def) => def,
+                    None => break,
+                }
+            };
+        }
+        (v, name)
+    }
+
+    fn node<'b>(&mut self, old: &'b Value, new: &'b Value, path: &str)
+    where
+        'a: 'b,
+    {
+        let (old, old_ref) = Self::resolve(self.old_root, old);
+        let (new, new_ref) = Self::resolve(self.new_root, new);
+        if let (Some(a), Some(b)) = (&old_ref, &new_ref) {
+            if !self.seen.insert((a.clone(), b.clone())) {
+                return; // a recursive type, already compared on this path
+            }
+        }
+        if super::canonical_json(old) == super::canonical_json(new) {
+            return;
+        }
+        match (shape(old), shape(new)) {
+            (Shape::Nullable(o), Shape::Nullable(n)) => self.node(o, n, path),
+            (Shape::Nullable(_), _) => self.breaking(
+                path,
+                format!(
+                    "{} -> {}: stored nulls no longer decode",
+                    describe(old),
+                    describe(new)
+                ),
+            ),
+            (_, Shape::Nullable(n)) => {
+                self.compatible(path, format!("{} -> {}", describe(old), describe(new)));
+                self.node(old, n, path);
+            }
+            (Shape::Object(o), Shape::Object(n)) => self.object(o, n, path),
+            (Shape::TaggedMap(ot, ov), Shape::TaggedMap(nt, nv)) if ot == nt => self.tagged(
+                &ov,
+                &nv,
+                path,
+                |v| v.get("properties")?.get(ot)?.get("const").cloned(),
+                |v| v.get("properties").and_then(|p| p.get(nt)),
+                |v| {
+                    let mut v = v.clone();
+                    if let Some(Value::Object(props)) = v.get_mut("properties") {
+                        props.remove(nt);
+                    }
+                    v
+                },
+            ),
+            (Shape::TaggedMap(ot, _), Shape::TaggedMap(nt, _)) => {
+                self.breaking(path, format!("tag field `{ot}` -> `{nt}`"))
+            }
+            (Shape::TaggedArray(ov), Shape::TaggedArray(nv)) => self.tagged(
+                &ov,
+                &nv,
+                path,
+                |v| v.get("prefixItems")?.get(0)?.get("const").cloned(),
+                |v| v.get("prefixItems").and_then(|p| p.get(0)),
+                |v| {
+                    let mut v = v.clone();
+                    if let Some(Value::Array(items)) = v.get_mut("prefixItems") {
+                        if !items.is_empty() {
+                            items[0] = Value::Bool(true);
+                        }
+                    }
+                    v
+                },
+            ),
+            (Shape::Enum(o), Shape::Enum(n)) => {
+                for value in o.iter().filter(|v| !n.contains(v)) {
+                    self.breaking(path, format!("value {value} removed"));
+                }
+                for value in n.iter().filter(|v| !o.contains(v)) {
+                    self.compatible(path, format!("value {value} added"));
+                }
+            }
+            (Shape::Map(o), Shape::Map(n)) => self.node(o, n, &format!("{path}.*")),
+            (Shape::Array(o), Shape::Array(n)) => self.array(o, n, path),
+            (Shape::Scalar(ot, o), Shape::Scalar(nt, n)) => self.scalar(ot, o, nt, n, path),
+            (Shape::Untagged(o), Shape::Untagged(n)) => {
+                let new_forms: Vec<String> = n.iter().map(super::canonical_json).collect();
+                for variant in o {
+                    if !new_forms.contains(&super::canonical_json(variant)) {
+                        self.breaking(
+                            path,
+                            format!("untagged variant {} changed or removed", describe(variant)),
+                        );
+                    }
+                }
+                if n.len() > o.len() {
+                    self.compatible(path, "untagged variant added");
+                }
+            }
+            (_, Shape::Any) => self.compatible(path, format!("{} -> any value", describe(old))),
+            _ => self.breaking(path, format!("{} -> {}", describe(old), describe(new))),
+        }
+    }
+
+    fn object<'b>(&mut self, old: &'b Map<String, Value>, new: &'b Map<String, Value>, path: &str)
+    where
+        'a: 'b,
+    {
+        let empty = Map::new();
+        let old_props = old
+            .get("properties")
+            .and_then(Value::as_object)
+            .unwrap_or(&empty);
+        let new_props = new
+            .get("properties")
+            .and_then(Value::as_object)
+            .unwrap_or(&empty);
+        let old_required = string_list(old.get("required"));
+        let new_required = string_list(new.get("required"));
+        let closed = new.get("additionalProperties") == Some(&Value::Bool(false));
+        let mut matched_old: HashSet<&str> = HashSet::new();
+        for (name, new_schema) in new_props {
+            let field = format!("{path}.{name}");
+            let (old_name, old_schema) = match old_props.get(name) {
+                Some(s) => (name.as_str(), s),
+                None => match aliases(new_schema)
+                    .into_iter()
+                    .find_map(|a| old_props.get_key_value(a))
+                {
+                    Some((old_name, s)) => {
+                        self.compatible(&field, format!("renamed from `{old_name}` (an alias)"));
+                        (old_name.as_str(), s)
+                    }
+                    None => {
+                        if new_required.contains(&name.as_str()) {
+                            self.breaking(
+                                &field,
+                                format!("field `{name}` added without a default"),
+                            );
+                        } else {
+                            self.compatible(&field, format!("field `{name}` added with a default"));
+                        }
+                        continue;
+                    }
+                },
+            };
+            matched_old.insert(old_name);
+            if new_required.contains(&name.as_str()) && !old_required.contains(&old_name) {
+                self.breaking(&field, format!("field `{name}` lost its default"));
+            }
+            self.node(old_schema, new_schema, &field);
+        }
+        for name in old_props
+            .keys()
+            .filter(|k| !matched_old.contains(k.as_str()))
+        {
+            let field = format!("{path}.{name}");
+            if closed {
+                self.breaking(
+                    &field,
+                    format!("field `{name}` removed, and the type denies unknown fields"),
+                );
+            } else {
+                self.compatible(&field, format!("field `{name}` removed"));
+            }
+        }
+    }
+
+    fn tagged<'b>(
+        &mut self,
+        old: &[&'b Value],
+        new: &[&'b Value],
+        path: &str,
+        tag_of: impl Fn(&Value) -> Option<Value>,
+        tag_schema: impl Fn(&Value) -> Option<&Value>,
+        strip_tag: impl Fn(&Value) -> Value,
+    ) where
+        'a: 'b,
+    {
+        let resolve_old: Vec<&Value> = old
+            .iter()
+            .map(|v| Self::resolve(self.old_root, v).0)
+            .collect();
+        let resolve_new: Vec<&Value> = new
+            .iter()
+            .map(|v| Self::resolve(self.new_root, v).0)
+            .collect();
+        let mut matched = HashSet::new();
+        for o in &resolve_old {
+            let Some(tag) = tag_of(o) else { continue };
+            let label = tag
+                .as_str()
+                .map(str::to_owned)
+                .unwrap_or_else(|| tag.to_string());
+            let variant_path = format!("{path}<{label}>");
+            let found = resolve_new.iter().enumerate().find(|(_, n)| {
+                tag_of(n) == Some(tag.clone())
+                    || tag_schema(n).is_some_and(|s| aliases(s).contains(&label.as_str()))
+            });
+            match found {
+                Some((i, n)) => {
+                    matched.insert(i);
+                    if tag_of(n) != Some(tag.clone()) {
+                        self.compatible(
+                            &variant_path,
+                            format!("variant `{label}` renamed (an alias)"),
+                        );
+                    }
+                    let (o, n) = (strip_tag(o), strip_tag(n));
+                    self.node(&o, &n, &variant_path);
+                }
+                None => self.breaking(&variant_path, format!("variant `{label}` removed")),
+            }
+        }
+        for (i, n) in resolve_new.iter().enumerate() {
+            if !matched.contains(&i) {
+                if let Some(tag) = tag_of(n) {
+                    let label = tag
+                        .as_str()
+                        .map(str::to_owned)
+                        .unwrap_or_else(|| tag.to_string());
+                    self.compatible(
+                        &format!("{path}<{label}>"),
+                        format!("variant `{label}` added"),
+                    );
+                }
+            }
+        }
+    }
+
+    fn array<'b>(&mut self, old: &'b Map<String, Value>, new: &'b Map<String, Value>, path: &str)
+    where
+        'a: 'b,
+    {
+        let old_prefix = old.get("prefixItems").and_then(Value::as_array);
+        let new_prefix = new.get("prefixItems").and_then(Value::as_array);
+        match (old_prefix, new_prefix) {
+            (Some(o), Some(n)) => {
+                for (i, (os, ns)) in o.iter().zip(n).enumerate() {
+                    self.node(os, ns, &format!("{path}[{i}]"));
+                }
+                let new_min = new.get("minItems").and_then(Value::as_u64).unwrap_or(0) as usize;
+                for i in o.len()..n.len() {
+                    if i < new_min {
+                        self.breaking(&format!("{path}[{i}]"), "element added without a default");
+                    } else {
+                        self.compatible(&format!("{path}[{i}]"), "element added with a default");
+                    }
+                }
+                if n.len() < o.len() {
+                    if new.get("items") == Some(&Value::Bool(false)) {
+                        self.breaking(path, format!("{} elements -> {}", o.len(), n.len()));
+                    } else {
+                        self.compatible(
+                            path,
+                            format!("trailing elements removed ({} -> {})", o.len(), n.len()),
+                        );
+                    }
+                }
+            }
+            (None, None) => {
+                if let (Some(o), Some(n)) = (old.get("items"), new.get("items")) {
+                    self.node(o, n, &format!("{path}[]"));
+                }
+                for key in ["minItems", "maxItems", "uniqueItems"] {
+                    if old.get(key) != new.get(key) {
+                        self.breaking(path, format!("`{key}` changed"));
+                    }
+                }
+            }
+            _ => self.breaking(path, "sequence -> fixed array, or the reverse"),
+        }
+    }
+
+    fn scalar(
+        &mut self,
+        old_ty: &str,
+        old: &Map<String, Value>,
+        new_ty: &str,
+        new: &Map<String, Value>,
+        path: &str,
+    ) {
+        if old_ty != new_ty {
+            if old_ty == "integer" && new_ty == "number" {
+                self.compatible(path, "integer -> number");
+            } else {
+                self.breaking(path, format!("{old_ty} -> {new_ty}"));
+            }
+            return;
+        }
+        let bound = |m: &Map<String, Value>, k: &str| m.get(k).and_then(Value::as_f64);
+        let (old_min, new_min) = (bound(old, "minimum"), bound(new, "minimum"));
+        let (old_max, new_max) = (bound(old, "maximum"), bound(new, "maximum"));
+        let narrower = matches!((old_min, new_min), (None, Some(_)))
+            || matches!((old_min, new_min), (Some(o), Some(n)) if n > o)
+            || matches!((old_max, new_max), (None, Some(_)))
+            || matches!((old_max, new_max), (Some(o), Some(n)) if n < o);
+        if narrower {
+            self.breaking(
+                path,
+                format!(
+                    "range narrowed: {} -> {}",
+                    range(old_min, old_max),
+                    range(new_min, new_max)
+                ),
+            );
+        } else if (old_min, old_max) != (new_min, new_max) {
+            self.compatible(
+                path,
+                format!(
+                    "range widened: {} -> {}",
+                    range(old_min, old_max),
+                    range(new_min, new_max)
+                ),
+            );
+        }
+        for key in ["format", "contentEncoding", "minLength", "maxLength", "not"] {
+            if old.get(key) != new.get(key) {
+                self.breaking(
+                    path,
+                    format!(
+                        "{} -> {}",
+                        describe_map(old_ty, old),
+                        describe_map(new_ty, new)
+                    ),
+                );
+                return;
+            }
+        }
+    }
+}
+
+fn describe_map(ty: &str, m: &Map<String, Value>) -> String {
+    match m.get("format").and_then(Value::as_str) {
+        Some(f) => format!("{ty} ({f})"),
+        None => ty.to_owned(),
+    }
+}
+
+fn range(min: Option<f64>, max: Option<f64>) -> String {
+    let show = |v: Option<f64>| v.map_or_else(|| "..".to_owned(), |v| format!("{v}"));
+    format!("[{}, {}]", show(min), show(max))
+}

@@ -1,0 +1,221 @@
+//! Stored values: a checked envelope carrying the type's wire name, schema
+//! fingerprint and schema before the MessagePack payload, so a value written
+//! by another version of the type is recognised when it is read back.
+//!
+//! Layout: the 4 magic bytes `c1 43 44 43` (`0xc1` is never valid
+//! MessagePack, so an envelope is never mistaken for a bare value), a format
+//! version byte, then in MessagePack: the wire name (str), the fingerprint
+//! (bin, 16 bytes), the writer's canonical schema (bin, JSON text), and the
+//! payload.
+//!
+//! ```
+//! #[derive(codec::Codec, Debug, PartialEq)]
+//! struct Settings { port: u16 }
+//!
+//! let bytes = codec::to_stored(&Settings { port: 80 }).unwrap();
+//! let back: Settings = codec::from_stored(&bytes).unwrap();
+//! assert_eq!(back, Settings { port: 80 });
+//! ```
+
+use std::fmt;
+
+use crate::codec::Codec;
+use crate::error::{DecodeError, EncodeError};
+use crate::msgpack::{MsgpackReader, MsgpackWriter};
+use crate::schema::{self, Change, Fingerprint};
+
+const MAGIC: [u8; 4] = [0xc1, b'C', b'D', b'C'];
+/// The envelope format this version of codec writes and reads.
+pub const FORMAT_VERSION: u8 = 1;
+
+/// A stored value could not be read back.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum StoredError {
+    /// The bytes are not an envelope this codec reads: wrong magic, an
+    /// unknown format version, or a truncated header.
+    Envelope {
+        /// What is wrong.
+        message: String,
+    },
+    /// The envelope holds a value of another type.
+    WrongType {
+        /// The wire name in the envelope.
+        found: String,
+        /// The wire name of the type asked for.
+        expected: String,
+    },
+    /// The value was written with a schema whose changes to the reader's are
+    /// not all compatible.
+    Incompatible {
+        /// The type's wire name.
+        type_name: String,
+        /// The fingerprint the value was written with.
+        writer: Fingerprint,
+        /// The reader's fingerprint.
+        reader: Fingerprint,
+        /// Every change from the writer's schema to the reader's.
+        changes: Vec<Change>,
+    },
+    /// The payload does not decode.
+    Decode(DecodeError),
+}
+
+impl fmt::Display for StoredError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StoredError::Envelope { message } => write!(f, "not a readable stored value: {message}"),
+            StoredError::WrongType { found, expected } => write!(
+                f,
+                "stored value is a `{found}`, not a `{expected}`; read it as `{found}`, or add #[codec(alias = \"{found}\")] to `{expected}` if it was renamed"
+            ),
+            StoredError::Incompatible {
+                type_name,
+                writer,
+                reader,
+                changes,
+            } => {
+                writeln!(
+                    f,
+                    "stored `{type_name}` was written with schema {writer} and cannot be read with schema {reader}:"
+                )?;
+                for change in changes {
+                    writeln!(f, "  - {change}")?;
+                }
+                write!(
+                    f,
+                    "fix: give added fields a #[codec(default)], renamed fields or variants a #[codec(alias = \"<old name>\")], restore changed types; or drop the stale entry"
+                )
+            }
+            StoredError::Decode(e) => write!(f, "stored payload does not decode: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for StoredError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            StoredError::Decode(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<DecodeError> for StoredError {
+    fn from(e: DecodeError) -> Self {
+        StoredError::Decode(e)
+    }
+}
+
+/// Encodes `value` in a checked envelope (see the module documentation).
+pub fn to_stored<T: Codec + 'static>(value: &T) -> Result<Vec<u8>, EncodeError> {
+    let info = schema::info::<T>();
+    let mut w = MsgpackWriter::new(Vec::with_capacity(
+        64 + info.name.len() + info.canonical.len(),
+    ));
+    w.write_raw(&MAGIC);
+    w.write_raw(&[FORMAT_VERSION]);
+    w.write_str(&info.name)?;
+    w.write_bin(&info.fingerprint.0)?;
+    w.write_bin(info.canonical.as_bytes())?;
+    value.encode_msgpack(&mut w)?;
+    Ok(w.into_inner())
+}
+
+/// What an envelope says about its value, without decoding it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredHeader<'a> {
+    /// The wire name of the type it was written as.
+    pub type_name: &'a str,
+    /// The writer's schema fingerprint.
+    pub fingerprint: Fingerprint,
+    /// The writer's canonical schema, as JSON text.
+    pub schema: &'a str,
+    /// The offset of the MessagePack payload.
+    pub payload_offset: usize,
+}
+
+fn envelope(message: impl Into<String>) -> StoredError {
+    StoredError::Envelope {
+        message: message.into(),
+    }
+}
+
+/// Reads the header of an envelope.
+pub fn read_header(bytes: &[u8]) -> Result<StoredHeader<'_>, StoredError> {
+    if bytes.len() < 5 {
+        return Err(envelope(format!(
+            "{} bytes are too short for the 5-byte envelope header; the value was truncated",
+            bytes.len()
+        )));
+    }
+    if bytes[..4] != MAGIC {
+        return Err(envelope(
+            "wrong magic bytes: these bytes were not written by codec::to_stored (a bare value decodes with codec::from_msgpack)",
+        ));
+    }
+    if bytes[4] != FORMAT_VERSION {
+        return Err(envelope(format!(
+            "envelope format {} is not the format {FORMAT_VERSION} this codec reads; read it with the codec version that wrote it",
+            bytes[4]
+        )));
+    }
+    let mut r = MsgpackReader::new(&bytes[5..]);
+    let truncated = |e: DecodeError| envelope(format!("damaged header: {e}"));
+    let type_name = r.read_str().map_err(truncated)?;
+    let fp = r.read_bin().map_err(truncated)?;
+    let fingerprint = <[u8; 16]>::try_from(fp).map(Fingerprint).map_err(|_| {
+        envelope(format!(
+            "damaged header: a fingerprint has 16 bytes, found {}",
+            fp.len()
+        ))
+    })?;
+    let schema = r.read_bin().map_err(truncated)?;
+    let schema = std::str::from_utf8(schema)
+        .map_err(|_| envelope("damaged header: the schema is not UTF-8"))?;
+    Ok(StoredHeader {
+        type_name,
+        fingerprint,
+        schema,
+        payload_offset: 5 + r.position(),
+    })
+}
+
+/// Decodes a value written by [`to_stored`]. With the reader's fingerprint it
+/// decodes at full speed; with another, it compares the writer's schema with
+/// the reader's and decodes only if every change is compatible.
+pub fn from_stored<T: Codec + 'static>(bytes: &[u8]) -> Result<T, StoredError> {
+    let header = read_header(bytes)?;
+    let info = schema::info::<T>();
+    if header.fingerprint != info.fingerprint {
+        check_compatible(&header, &info)?;
+    }
+    Ok(crate::from_msgpack(&bytes[header.payload_offset..])?)
+}
+
+fn check_compatible(
+    header: &StoredHeader<'_>,
+    info: &schema::SchemaInfo,
+) -> Result<(), StoredError> {
+    if header.type_name != info.name && !info.aliases.contains(&header.type_name) {
+        return Err(StoredError::WrongType {
+            found: header.type_name.to_owned(),
+            expected: info.name.clone(),
+        });
+    }
+    let writer: serde_json::Value = serde_json::from_str(header.schema).map_err(|e| {
+        envelope(format!(
+            "damaged header: the writer's schema is not JSON ({e})"
+        ))
+    })?;
+    let changes = schema::diff(&writer, &info.schema);
+    if changes.iter().any(Change::is_breaking) {
+        return Err(StoredError::Incompatible {
+            type_name: info.name.clone(),
+            writer: header.fingerprint,
+            reader: info.fingerprint,
+            changes,
+        });
+    }
+    Ok(())
+}

@@ -1,0 +1,460 @@
+//! A value written by version 1 of a type (module `v1`) and read by version 2
+//! (module `v2`, same wire name): compatible changes decode, breaking ones are
+//! refused with every change by path and the fix.
+
+use codec::StoredError;
+
+fn read<W: codec::Codec + 'static, R: codec::Codec + 'static>(
+    written: &W,
+) -> Result<R, StoredError> {
+    let bytes = codec::to_stored(written).unwrap();
+    codec::from_stored::<R>(&bytes)
+}
+
+fn refusal<W: codec::Codec + 'static, R: codec::Codec + 'static + std::fmt::Debug>(
+    written: &W,
+) -> String {
+    match read::<W, R>(written) {
+        Err(e @ StoredError::Incompatible { .. }) => {
+            // Fingerprints change with the schema's text: keep them out of snapshots.
+            let text = e.to_string();
+            let (first, rest) = text.split_once('\n').unwrap();
+            let first = first.split(" was written").next().unwrap();
+            format!("{first} was written with another schema:\n{rest}")
+        }
+        other => panic!("expected an incompatibility, got {other:?}"),
+    }
+}
+
+mod compatible {
+    use super::*;
+    use codec::Codec;
+
+    #[test]
+    fn field_added_with_a_default() {
+        mod v1 {
+            #[derive(codec::Codec)]
+            #[codec(name = "Settings")]
+            pub struct Settings {
+                pub port: u16,
+            }
+        }
+        mod v2 {
+            #[derive(codec::Codec, Debug, PartialEq)]
+            #[codec(name = "Settings")]
+            pub struct Settings {
+                pub port: u16,
+                #[codec(default)]
+                pub verbose: bool,
+            }
+        }
+        let v: v2::Settings = read(&v1::Settings { port: 80 }).unwrap();
+        assert_eq!(
+            v,
+            v2::Settings {
+                port: 80,
+                verbose: false
+            }
+        );
+    }
+
+    #[test]
+    fn field_removed() {
+        mod v1 {
+            #[derive(codec::Codec)]
+            #[codec(name = "Settings")]
+            pub struct Settings {
+                pub port: u16,
+                pub legacy: String,
+            }
+        }
+        mod v2 {
+            #[derive(codec::Codec, Debug, PartialEq)]
+            #[codec(name = "Settings")]
+            pub struct Settings {
+                pub port: u16,
+            }
+        }
+        let v: v2::Settings = read(&v1::Settings {
+            port: 80,
+            legacy: "x".into(),
+        })
+        .unwrap();
+        assert_eq!(v, v2::Settings { port: 80 });
+    }
+
+    #[test]
+    fn int_to_float_and_t_to_option() {
+        mod v1 {
+            #[derive(codec::Codec)]
+            #[codec(name = "Reading")]
+            pub struct Reading {
+                pub value: i64,
+                pub unit: String,
+            }
+        }
+        mod v2 {
+            #[derive(codec::Codec, Debug, PartialEq)]
+            #[codec(name = "Reading")]
+            pub struct Reading {
+                pub value: f64,
+                pub unit: Option<String>,
+            }
+        }
+        let v: v2::Reading = read(&v1::Reading {
+            value: 3,
+            unit: "m".into(),
+        })
+        .unwrap();
+        assert_eq!(
+            v,
+            v2::Reading {
+                value: 3.0,
+                unit: Some("m".into())
+            }
+        );
+    }
+
+    #[test]
+    fn reader_gained_a_variant() {
+        mod v1 {
+            #[derive(codec::Codec)]
+            #[codec(name = "Event")]
+            pub enum Event {
+                Click { x: i64 },
+            }
+        }
+        mod v2 {
+            #[derive(codec::Codec, Debug, PartialEq)]
+            #[codec(name = "Event")]
+            pub enum Event {
+                Click { x: i64 },
+                Key { code: String },
+            }
+        }
+        let v: v2::Event = read(&v1::Event::Click { x: 1 }).unwrap();
+        assert_eq!(v, v2::Event::Click { x: 1 });
+    }
+
+    #[test]
+    fn field_and_variant_renamed_with_an_alias() {
+        mod v1 {
+            #[derive(codec::Codec)]
+            #[codec(name = "Event")]
+            pub enum Event {
+                Press { key: String },
+            }
+        }
+        mod v2 {
+            #[derive(codec::Codec, Debug, PartialEq)]
+            #[codec(name = "Event")]
+            pub enum Event {
+                #[codec(alias = "Press")]
+                Key {
+                    #[codec(alias = "key")]
+                    code: String,
+                },
+            }
+        }
+        let v: v2::Event = read(&v1::Event::Press { key: "a".into() }).unwrap();
+        assert_eq!(v, v2::Event::Key { code: "a".into() });
+    }
+
+    #[test]
+    fn type_renamed_with_an_alias_of_its_wire_name() {
+        mod v1 {
+            #[derive(codec::Codec)]
+            #[codec(name = "Settings")]
+            pub struct Settings {
+                pub port: u16,
+            }
+        }
+        mod v2 {
+            #[derive(codec::Codec, Debug, PartialEq)]
+            #[codec(name = "Config", alias = "Settings")]
+            pub struct Config {
+                pub port: u16,
+            }
+        }
+        let v: v2::Config = read(&v1::Settings { port: 1 }).unwrap();
+        assert_eq!(v, v2::Config { port: 1 });
+    }
+
+    #[test]
+    fn same_schema_decodes_and_fingerprints_match() {
+        #[derive(Codec, Debug, PartialEq)]
+        struct Same {
+            a: u8,
+        }
+        let v: Same = read(&Same { a: 1 }).unwrap();
+        assert_eq!(v, Same { a: 1 });
+    }
+}
+
+mod breaking {
+    use super::*;
+
+    #[test]
+    fn nested_field_type_changed() {
+        mod v1 {
+            #[derive(codec::Codec)]
+            #[codec(name = "Config")]
+            pub struct Config {
+                pub value: i64,
+            }
+            #[derive(codec::Codec)]
+            #[codec(name = "Settings")]
+            pub struct Settings {
+                pub config: Config,
+            }
+        }
+        mod v2 {
+            #[derive(codec::Codec, Debug)]
+            #[codec(name = "Config")]
+            pub struct Config {
+                pub value: String,
+            }
+            #[derive(codec::Codec, Debug)]
+            #[codec(name = "Settings")]
+            pub struct Settings {
+                pub config: Config,
+            }
+        }
+        let text = refusal::<_, v2::Settings>(&v1::Settings {
+            config: v1::Config { value: 1 },
+        });
+        assert!(
+            text.contains("Settings.config.value: integer -> string (breaking)"),
+            "{text}"
+        );
+        insta::assert_snapshot!("nested_field_type_changed", text);
+    }
+
+    #[test]
+    fn field_added_without_a_default() {
+        mod v1 {
+            #[derive(codec::Codec)]
+            #[codec(name = "Settings")]
+            pub struct Settings {
+                pub port: u16,
+            }
+        }
+        mod v2 {
+            #[derive(codec::Codec, Debug)]
+            #[codec(name = "Settings")]
+            pub struct Settings {
+                pub port: u16,
+                pub d: u16,
+            }
+        }
+        let text = refusal::<_, v2::Settings>(&v1::Settings { port: 1 });
+        assert!(text.contains("field `d` added without a default"), "{text}");
+        insta::assert_snapshot!("field_added_without_a_default", text);
+    }
+
+    #[test]
+    fn field_renamed_without_an_alias() {
+        mod v1 {
+            #[derive(codec::Codec)]
+            #[codec(name = "Settings")]
+            pub struct Settings {
+                pub port: u16,
+            }
+        }
+        mod v2 {
+            #[derive(codec::Codec, Debug)]
+            #[codec(name = "Settings")]
+            pub struct Settings {
+                pub listen_port: u16,
+            }
+        }
+        let text = refusal::<_, v2::Settings>(&v1::Settings { port: 1 });
+        insta::assert_snapshot!("field_renamed_without_an_alias", text);
+    }
+
+    #[test]
+    fn variant_removed_option_dropped_and_range_narrowed() {
+        mod v1 {
+            #[derive(codec::Codec)]
+            #[codec(name = "Job")]
+            pub enum State {
+                Queued,
+                Running,
+            }
+            #[derive(codec::Codec)]
+            #[codec(name = "Task")]
+            pub struct Task {
+                pub state: State,
+                pub owner: Option<String>,
+                pub retries: u32,
+            }
+        }
+        mod v2 {
+            #[derive(codec::Codec, Debug)]
+            #[codec(name = "Job")]
+            pub enum State {
+                Queued,
+            }
+            #[derive(codec::Codec, Debug)]
+            #[codec(name = "Task")]
+            pub struct Task {
+                pub state: State,
+                pub owner: String,
+                pub retries: u8,
+            }
+        }
+        let text = refusal::<_, v2::Task>(&v1::Task {
+            state: v1::State::Queued,
+            owner: None,
+            retries: 1,
+        });
+        insta::assert_snapshot!("variant_removed_option_dropped_and_range_narrowed", text);
+    }
+
+    #[test]
+    fn field_removed_from_a_type_that_denies_unknown_fields() {
+        mod v1 {
+            #[derive(codec::Codec)]
+            #[codec(name = "Strict")]
+            pub struct Strict {
+                pub a: u8,
+                pub b: u8,
+            }
+        }
+        mod v2 {
+            #[derive(codec::Codec, Debug)]
+            #[codec(name = "Strict", deny_unknown_fields)]
+            pub struct Strict {
+                pub a: u8,
+            }
+        }
+        let text = refusal::<_, v2::Strict>(&v1::Strict { a: 1, b: 2 });
+        assert!(
+            text.contains("field `b` removed, and the type denies unknown fields"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn float_to_int() {
+        mod v1 {
+            #[derive(codec::Codec)]
+            #[codec(name = "Reading")]
+            pub struct Reading {
+                pub value: f64,
+            }
+        }
+        mod v2 {
+            #[derive(codec::Codec, Debug)]
+            #[codec(name = "Reading")]
+            pub struct Reading {
+                pub value: i64,
+            }
+        }
+        let text = refusal::<_, v2::Reading>(&v1::Reading { value: 1.5 });
+        assert!(
+            text.contains("Reading.value: number -> integer (breaking)"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn another_type_is_refused_by_name() {
+        #[derive(codec::Codec)]
+        struct A {
+            x: u8,
+        }
+        #[derive(codec::Codec, Debug)]
+        struct B {
+            y: u8,
+        }
+        let err = read::<A, B>(&A { x: 1 }).unwrap_err();
+        assert!(
+            matches!(err, StoredError::WrongType { ref found, .. } if found == "A"),
+            "{err}"
+        );
+    }
+}
+
+mod envelopes {
+    use super::*;
+
+    #[derive(codec::Codec, Debug, PartialEq)]
+    struct Value {
+        text: String,
+    }
+
+    fn stored() -> Vec<u8> {
+        codec::to_stored(&Value {
+            text: "hello".into(),
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn wrong_magic_version_and_truncated_header_are_typed_errors() {
+        let mut bytes = stored();
+        bytes[1] = b'X';
+        assert!(
+            matches!(codec::from_stored::<Value>(&bytes), Err(StoredError::Envelope { ref message }) if message.contains("magic"))
+        );
+        let mut bytes = stored();
+        bytes[4] = 9;
+        assert!(
+            matches!(codec::from_stored::<Value>(&bytes), Err(StoredError::Envelope { ref message }) if message.contains("format 9"))
+        );
+        assert!(matches!(
+            codec::from_stored::<Value>(&[0xc1, b'C']),
+            Err(StoredError::Envelope { .. })
+        ));
+        assert!(matches!(
+            codec::from_stored::<Value>(&bytes[..12]),
+            Err(StoredError::Envelope { .. })
+        ));
+    }
+
+    #[test]
+    fn every_truncation_is_an_error_never_a_panic() {
+        let bytes = stored();
+        for len in 0..bytes.len() {
+            assert!(
+                codec::from_stored::<Value>(&bytes[..len]).is_err(),
+                "truncated to {len}"
+            );
+        }
+        assert_eq!(
+            codec::from_stored::<Value>(&bytes).unwrap(),
+            Value {
+                text: "hello".into()
+            }
+        );
+    }
+
+    #[test]
+    fn tampered_schema_is_an_error() {
+        let mut bytes = stored();
+        // Corrupt the fingerprint and the schema text: the reader must not trust either.
+        let header = codec::stored::read_header(&bytes).unwrap();
+        let schema_at = header.payload_offset - header.schema.len();
+        bytes[schema_at] = b'[';
+        bytes[12] ^= 0xff;
+        let err = codec::from_stored::<Value>(&bytes).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                StoredError::Envelope { .. } | StoredError::Incompatible { .. }
+            ),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn trailing_bytes_after_the_payload_are_refused() {
+        let mut bytes = stored();
+        bytes.push(0);
+        assert!(matches!(
+            codec::from_stored::<Value>(&bytes),
+            Err(StoredError::Decode(_))
+        ));
+    }
+}

@@ -1,0 +1,417 @@
+//! Schemas describe exactly the JSON encoding: every value `to_json` writes
+//! validates against its type's schema (checked by the independent `jsonschema`
+//! validator), every schema is valid draft 2020-12, fingerprints are pinned,
+//! and the committed schemas under `schemas/` have not drifted.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use codec::Codec;
+use serde_json::Value;
+
+#[derive(Codec, Debug, Clone, PartialEq)]
+#[codec(name = "corpus.Point")]
+pub struct Point {
+    pub x: i64,
+    pub y: i64,
+}
+
+#[derive(Codec, Debug, Clone, PartialEq)]
+#[codec(name = "corpus.Shape")]
+pub enum Shape {
+    Dot(Point),
+    Label(String),
+    Pair(u8, u8),
+    Empty,
+    Circle { center: Point, r: f64 },
+}
+
+#[derive(Codec, Debug, Clone, PartialEq)]
+#[codec(name = "corpus.Color", rename_all = "snake_case")]
+pub enum Color {
+    DarkRed,
+    Green,
+}
+
+#[derive(Codec, Debug, Clone, PartialEq)]
+#[codec(name = "corpus.Level")]
+pub enum Level {
+    #[codec(tag = 1)]
+    Low,
+    #[codec(tag = 2)]
+    High,
+}
+
+#[derive(Codec, Debug, Clone, PartialEq)]
+#[codec(name = "corpus.Value", untagged)]
+pub enum Scalar {
+    Nothing,
+    Int(i64),
+    Float(f64),
+    Text(String),
+    List(Vec<Scalar>),
+}
+
+#[derive(Codec, Debug, Clone, PartialEq)]
+#[codec(name = "corpus.Row", array_like)]
+pub struct Row {
+    pub id: u32,
+    pub name: String,
+    #[codec(default)]
+    pub note: Option<String>,
+}
+
+#[derive(Codec, Debug, Clone, PartialEq)]
+#[codec(name = "corpus.Command", tag = "op", content = "args")]
+pub enum Command {
+    Move(i32, i32),
+    Say { text: String },
+}
+
+#[derive(Codec, Debug, Clone, PartialEq)]
+#[codec(
+    name = "corpus.Document",
+    rename_all = "camelCase",
+    deny_unknown_fields,
+    version = 1
+)]
+pub struct Document {
+    pub doc_id: u64,
+    #[codec(alias = "name")]
+    pub title: String,
+    pub shapes: Vec<Shape>,
+    pub colors: BTreeSet<String>,
+    pub counts: HashMap<String, u32>,
+    pub by_id: BTreeMap<i32, bool>,
+    pub pair: (u8, String, f32),
+    pub grid: [u16; 3],
+    pub blob: Vec<u8>,
+    pub bytes: codec::Bytes,
+    pub color: Color,
+    pub level: Level,
+    pub scalar: Scalar,
+    pub row: Row,
+    pub rows: Vec<Row>,
+    pub command: Command,
+    pub parent: Option<Box<Document>>,
+    #[codec(default)]
+    pub score: Option<f64>,
+    pub unit: (),
+    pub letter: char,
+}
+
+fn sample() -> Document {
+    let child = Document {
+        doc_id: 2,
+        title: "child".into(),
+        shapes: vec![Shape::Empty],
+        colors: BTreeSet::new(),
+        counts: HashMap::new(),
+        by_id: BTreeMap::new(),
+        pair: (0, String::new(), 0.5),
+        grid: [0, 0, 0],
+        blob: vec![],
+        bytes: codec::Bytes::new(),
+        color: Color::Green,
+        level: Level::Low,
+        scalar: Scalar::Nothing,
+        row: Row {
+            id: 1,
+            name: "r".into(),
+            note: None,
+        },
+        rows: vec![],
+        command: Command::Move(1, -1),
+        parent: None,
+        score: None,
+        unit: (),
+        letter: 'z',
+    };
+    Document {
+        doc_id: u64::MAX,
+        title: "Intro ✓".into(),
+        shapes: vec![
+            Shape::Dot(Point { x: 1, y: -2 }),
+            Shape::Label("l".into()),
+            Shape::Pair(1, 2),
+            Shape::Empty,
+            Shape::Circle {
+                center: Point { x: 0, y: 0 },
+                r: 1.5,
+            },
+        ],
+        colors: ["red".to_string(), "blue".to_string()]
+            .into_iter()
+            .collect(),
+        counts: [("a".to_string(), 1), ("b".to_string(), 2)]
+            .into_iter()
+            .collect(),
+        by_id: [(-1, true), (7, false)].into_iter().collect(),
+        pair: (255, "p".into(), -0.25),
+        grid: [1, 2, 3],
+        blob: vec![0, 1, 255],
+        bytes: codec::Bytes::from(b"bytes".to_vec()),
+        color: Color::DarkRed,
+        level: Level::High,
+        scalar: Scalar::List(vec![
+            Scalar::Int(1),
+            Scalar::Float(2.5),
+            Scalar::Text("t".into()),
+            Scalar::Nothing,
+        ]),
+        row: Row {
+            id: 3,
+            name: "three".into(),
+            note: Some("n".into()),
+        },
+        rows: vec![Row {
+            id: 4,
+            name: "four".into(),
+            note: None,
+        }],
+        command: Command::Say { text: "hi".into() },
+        parent: Some(Box::new(child)),
+        score: Some(0.75),
+        unit: (),
+        letter: 'é',
+    }
+}
+
+fn assert_valid<T: Codec>(value: &T) {
+    let schema = codec::schema_of::<T>();
+    if let Err(e) = jsonschema::meta::validate(&schema) {
+        panic!(
+            "schema of {} is not valid 2020-12: {e}\n{schema:#}",
+            std::any::type_name::<T>()
+        );
+    }
+    let text = codec::to_json(value).unwrap();
+    let instance: Value = serde_json::from_str(&text).unwrap();
+    if let Err(e) = jsonschema::validate(&schema, &instance) {
+        panic!("{text}\ndoes not validate against\n{schema:#}\n{e}");
+    }
+}
+
+fn assert_invalid<T: Codec>(json: &str) {
+    let schema = codec::schema_of::<T>();
+    let instance: Value = serde_json::from_str(json).unwrap();
+    assert!(
+        !jsonschema::is_valid(&schema, &instance),
+        "{json} should not validate"
+    );
+}
+
+#[test]
+fn every_encoding_validates_against_its_schema() {
+    let doc = sample();
+    assert_valid(&doc);
+    for shape in &doc.shapes {
+        assert_valid(shape);
+    }
+    assert_valid(&doc.scalar);
+    assert_valid(&doc.row);
+    assert_valid(&Row {
+        id: 1,
+        name: "x".into(),
+        note: None,
+    });
+    assert_valid(&Command::Move(1, 2));
+    assert_valid(&Level::Low);
+    assert_valid(&Color::Green);
+    assert_valid(&vec![Some(1u8), None]);
+    assert_valid(&(1u8, -1i64, "x".to_string()));
+}
+
+#[test]
+fn schemas_reject_what_the_decoder_rejects() {
+    assert_invalid::<Point>(r#"{"x": 1}"#);
+    assert_invalid::<Point>(r#"{"x": 1, "y": "2"}"#);
+    assert_invalid::<Shape>(r#"{"type": "Nope"}"#);
+    assert_invalid::<Shape>(r#"{"type": "Pair", "value": [1, 2, 3]}"#);
+    assert_invalid::<Color>(r#""Green""#);
+    assert_invalid::<Level>("3");
+    assert_invalid::<u8>("256");
+    assert_invalid::<Row>(r#"[1]"#);
+    let mut doc: Value = serde_json::from_str(&codec::to_json(&sample()).unwrap()).unwrap();
+    doc["unexpected"] = Value::from(1);
+    assert!(
+        !jsonschema::is_valid(&codec::schema_of::<Document>(), &doc),
+        "deny_unknown_fields closes the object"
+    );
+}
+
+#[test]
+fn decoded_schema_matches_what_a_reader_accepts() {
+    // Defaults are not required, aliases are listed.
+    let schema = codec::schema_of::<Document>();
+    let required: Vec<&str> = schema["required"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert!(!required.contains(&"score"));
+    assert!(required.contains(&"docId"));
+    assert_eq!(
+        schema["properties"]["title"]["x-codec-aliases"],
+        serde_json::json!(["name"])
+    );
+    assert_eq!(schema["x-codec-version"], 1);
+}
+
+#[test]
+fn fingerprints_are_pinned() {
+    let fingerprints = [
+        ("corpus.Point", codec::fingerprint_of::<Point>()),
+        ("corpus.Shape", codec::fingerprint_of::<Shape>()),
+        ("corpus.Color", codec::fingerprint_of::<Color>()),
+        ("corpus.Document", codec::fingerprint_of::<Document>()),
+        ("u8", codec::fingerprint_of::<u8>()),
+        ("Vec<u8>", codec::fingerprint_of::<Vec<u8>>()),
+    ];
+    let text: Vec<String> = fingerprints
+        .iter()
+        .map(|(n, fp)| format!("{n}: {fp}"))
+        .collect();
+    insta::assert_snapshot!("golden_fingerprints", text.join("\n"));
+}
+
+#[test]
+fn fingerprints_ignore_descriptions_and_key_order_but_not_array_like_order() {
+    mod a {
+        #[derive(codec::Codec)]
+        #[codec(name = "T")]
+        pub struct T {
+            pub x: u8,
+            pub y: String,
+        }
+        #[derive(codec::Codec)]
+        #[codec(name = "R", array_like)]
+        pub struct R {
+            pub x: u8,
+            pub y: String,
+        }
+    }
+    mod b {
+        /// Documented, fields reordered: same wire shape as a map.
+        #[derive(codec::Codec)]
+        #[codec(name = "T")]
+        pub struct T {
+            pub y: String,
+            pub x: u8,
+        }
+        #[derive(codec::Codec)]
+        #[codec(name = "R", array_like)]
+        pub struct R {
+            pub y: String,
+            pub x: u8,
+        }
+    }
+    assert_eq!(
+        codec::fingerprint_of::<a::T>(),
+        codec::fingerprint_of::<b::T>()
+    );
+    assert_ne!(
+        codec::fingerprint_of::<a::R>(),
+        codec::fingerprint_of::<b::R>()
+    );
+}
+
+#[test]
+fn diff_lists_changes_with_their_compatibility() {
+    let old = codec::schema_of::<Point>();
+    let mut new = old.clone();
+    new["properties"]["x"] = serde_json::json!({"type": "string"});
+    let changes = codec::schema::diff(&old, &new);
+    assert_eq!(changes.len(), 1);
+    assert_eq!(
+        changes[0].to_string(),
+        "corpus.Point.x: integer -> string (breaking)"
+    );
+    assert!(codec::schema::diff(&old, &old).is_empty());
+}
+
+#[test]
+fn committed_schemas_have_not_drifted() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/schemas");
+    let check = codec::schema::DriftCheck::new(dir)
+        .add::<Point>()
+        .add::<Shape>()
+        .add::<Color>()
+        .add::<Level>()
+        .add::<Scalar>()
+        .add::<Row>()
+        .add::<Command>()
+        .add::<Document>();
+    if let Err(e) = check.run() {
+        panic!("{e}");
+    }
+}
+
+#[test]
+fn drift_check_refuses_a_breaking_change_unless_the_version_was_raised() {
+    let dir = std::env::temp_dir().join(format!("codec-drift-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    mod v1 {
+        #[derive(codec::Codec)]
+        #[codec(name = "Drifting", version = 1)]
+        pub struct Drifting {
+            pub a: u8,
+        }
+    }
+    mod v2 {
+        #[derive(codec::Codec)]
+        #[codec(name = "Drifting", version = 1)]
+        pub struct Drifting {
+            pub a: String,
+        }
+    }
+    mod v3 {
+        #[derive(codec::Codec)]
+        #[codec(name = "Drifting", version = 2)]
+        pub struct Drifting {
+            pub a: String,
+        }
+    }
+    let missing = codec::schema::DriftCheck::new(&dir)
+        .add::<v1::Drifting>()
+        .update(false)
+        .run()
+        .unwrap_err();
+    assert!(
+        missing.to_string().contains("no committed schema"),
+        "{missing}"
+    );
+    // `update(true)` is what CODEC_UPDATE_SCHEMAS=1 does.
+    codec::schema::DriftCheck::new(&dir)
+        .add::<v1::Drifting>()
+        .update(true)
+        .run()
+        .unwrap();
+    let refused = codec::schema::DriftCheck::new(&dir)
+        .add::<v2::Drifting>()
+        .update(true)
+        .run()
+        .unwrap_err();
+    codec::schema::DriftCheck::new(&dir)
+        .add::<v3::Drifting>()
+        .update(true)
+        .run()
+        .unwrap();
+    assert!(
+        refused.to_string().contains("breaking change refused"),
+        "{refused}"
+    );
+    assert!(
+        refused
+            .to_string()
+            .contains("Drifting.a: integer -> string (breaking)"),
+        "{refused}"
+    );
+    let changed = codec::schema::DriftCheck::new(&dir)
+        .add::<v1::Drifting>()
+        .update(false)
+        .run()
+        .unwrap_err();
+    assert!(changed.to_string().contains("differs from"), "{changed}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
