@@ -341,7 +341,12 @@ fn committed_schemas_have_not_drifted() {
         .add::<Scalar>()
         .add::<Row>()
         .add::<Command>()
-        .add::<Document>();
+        .add::<Document>()
+        // The records the cache store writes to disk.
+        .add::<codec::store::records::StoreMeta>()
+        .add::<codec::store::records::IndexLine>()
+        .add::<codec::store::records::Mode>()
+        .add::<codec::store::records::InfoValue>();
     if let Err(e) = check.run() {
         panic!("{e}");
     }

@@ -13,6 +13,7 @@ mod impls;
 pub mod json;
 pub mod msgpack;
 pub mod schema;
+pub mod store;
 pub mod stored;
 pub mod time;
 
@@ -28,5 +29,6 @@ pub use crate::impls::bytes::Bytes;
 pub use crate::json::{JsonReader, JsonWriter};
 pub use crate::msgpack::{MsgpackReader, MsgpackWriter};
 pub use crate::schema::{fingerprint_of, schema_of, Fingerprint};
+pub use crate::store::{content_hash, Cache, CacheOptions, PutOptions, StoreError};
 pub use crate::stored::{from_stored, to_stored, StoredError};
 pub use schemars;

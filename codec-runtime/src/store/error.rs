@@ -1,0 +1,122 @@
+use std::fmt;
+use std::path::PathBuf;
+
+use crate::error::{DecodeError, EncodeError};
+use crate::stored::StoredError;
+
+/// A cache operation failed.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum StoreError {
+    /// Reading or writing a file failed (disk full, permissions, a removed folder).
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// The value could not be encoded.
+    Encode(EncodeError),
+    /// The entry's payload does not decode as the type asked for.
+    Decode {
+        /// The entry's key.
+        key: String,
+        /// The cause.
+        source: DecodeError,
+    },
+    /// The entry was written by another version of the type, with breaking
+    /// changes; or as another type.
+    Schema {
+        /// The entry's key.
+        key: String,
+        /// The changes and the fix.
+        source: StoredError,
+    },
+    /// The entry's data is missing or damaged (a truncated data file).
+    Corrupt {
+        /// The entry's key.
+        key: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// A handler returned info under a key the index line reserves.
+    ReservedInfoKey {
+        /// The handler.
+        handler: String,
+        /// The key (`#key` or `#type`).
+        key: String,
+    },
+    /// An entry names a handler this cache has not registered.
+    UnknownHandler {
+        /// The entry's key.
+        key: String,
+        /// The handler's name.
+        handler: String,
+    },
+    /// The folder was written by a newer codec, in a layout this one does not read.
+    Format {
+        /// The layout version found.
+        found: u32,
+    },
+    /// A user-supplied serialization function failed.
+    Custom {
+        /// Its message.
+        message: String,
+    },
+}
+
+impl StoreError {
+    pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        StoreError::Io {
+            path: path.into(),
+            source,
+        }
+    }
+}
+
+impl fmt::Display for StoreError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StoreError::Io { path, source } => write!(f, "cache file {}: {source}", path.display()),
+            StoreError::Encode(e) => write!(f, "cannot encode the value: {e}"),
+            StoreError::Decode { key, source } => write!(f, "entry `{key}`: {source}"),
+            StoreError::Schema { key, source } => write!(f, "entry `{key}`: {source}"),
+            StoreError::Corrupt { key, message } => write!(
+                f,
+                "entry `{key}` is damaged: {message}; remove it with `codec compact` or Cache::remove"
+            ),
+            StoreError::ReservedInfoKey { handler, key } => write!(
+                f,
+                "handler `{handler}` returned info key `{key}`, which the index reserves; rename that info key"
+            ),
+            StoreError::UnknownHandler { key, handler } => write!(
+                f,
+                "entry `{key}` was stored by handler `{handler}`, which this cache has not registered; register it with Cache::register_handler"
+            ),
+            StoreError::Format { found } => write!(
+                f,
+                "the cache folder has layout version {found}, newer than the version {} this codec reads; upgrade codec",
+                super::records::STORE_FORMAT
+            ),
+            StoreError::Custom { message } => f.write_str(message),
+        }
+    }
+}
+
+impl std::error::Error for StoreError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            StoreError::Io { source, .. } => Some(source),
+            StoreError::Encode(e) => Some(e),
+            StoreError::Decode { source, .. } => Some(source),
+            StoreError::Schema { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}
+
+impl From<EncodeError> for StoreError {
+    fn from(e: EncodeError) -> Self {
+        StoreError::Encode(e)
+    }
+}

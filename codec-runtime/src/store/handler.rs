@@ -1,0 +1,289 @@
+//! Handlers put an entry's payload somewhere and find it again. The built-in
+//! ones: `inline` (in the index line), `shared` (appended to the writer's
+//! data file), `file` (one file per entry). Users add their own through the
+//! [`Handler`] trait.
+
+use std::any::Any;
+use std::collections::HashMap;
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use base64::Engine as _;
+
+use super::error::StoreError;
+use super::records::{Info, InfoValue};
+
+/// Stores and loads payloads for a cache.
+///
+/// `dump` returns the info the index line keeps (where the payload went);
+/// `load` gets it back. Info keys `#key` and `#type` are reserved.
+pub trait Handler: Send + Sync {
+    /// The name written in index lines; unique among a cache's handlers.
+    fn name(&self) -> &str;
+
+    /// Stores `payload`, returning where.
+    fn dump(&self, payload: &[u8], ctx: &mut DumpContext<'_>) -> Result<Info, StoreError>;
+
+    /// Loads the payload that `dump` described with `info`.
+    fn load(&self, info: &Info, ctx: &LoadContext<'_>) -> Result<Vec<u8>, StoreError>;
+
+    /// Called when the entry is removed: free what only this entry uses.
+    fn delete(&self, _info: &Info, _ctx: &LoadContext<'_>) -> Result<(), StoreError> {
+        Ok(())
+    }
+}
+
+/// What a handler can do while storing one entry.
+pub struct DumpContext<'a> {
+    pub(crate) data_dir: &'a Path,
+    pub(crate) writer_id: &'a str,
+    pub(crate) seq: u64,
+    pub(crate) shared: &'a mut Option<(File, u64)>,
+    pub(crate) fsync: bool,
+    pub(crate) key: &'a str,
+}
+
+impl DumpContext<'_> {
+    /// The key of the entry being stored.
+    pub fn key(&self) -> &str {
+        self.key
+    }
+
+    /// Creates a new file for this entry under `data/`; returns its name
+    /// (relative to `data/`, for the info) and the open file.
+    pub fn allocate_file(&mut self, extension: &str) -> Result<(String, File), StoreError> {
+        let name = format!("{}-{}.{extension}", self.writer_id, self.seq);
+        let path = self.data_dir.join(&name);
+        let file = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)
+            .map_err(|e| StoreError::io(&path, e))?;
+        Ok((name, file))
+    }
+
+    /// Appends `bytes` to this writer's shared data file; returns the file's
+    /// name (relative to `data/`) and the offset of the bytes.
+    pub fn append_shared(&mut self, bytes: &[u8]) -> Result<(String, u64), StoreError> {
+        let name = format!("{}.bin", self.writer_id);
+        let path = self.data_dir.join(&name);
+        if self.shared.is_none() {
+            let file = OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&path)
+                .map_err(|e| StoreError::io(&path, e))?;
+            let len = file.metadata().map_err(|e| StoreError::io(&path, e))?.len();
+            *self.shared = Some((file, len));
+        }
+        let (file, end) = self.shared.as_mut().expect("opened above");
+        let offset = *end;
+        if let Err(e) = file.write_all(bytes) {
+            // The file may hold part of the bytes: find its real end again.
+            *self.shared = None;
+            return Err(StoreError::io(&path, e));
+        }
+        if self.fsync {
+            file.sync_data().map_err(|e| StoreError::io(&path, e))?;
+        }
+        *end += bytes.len() as u64;
+        Ok((name, offset))
+    }
+
+    /// Whether data must reach the disk before the index line (the cache's
+    /// durability option): handlers writing their own files call `sync_data`.
+    pub fn fsync(&self) -> bool {
+        self.fsync
+    }
+}
+
+/// Read-side resources a handler keeps open between loads (an open map, a
+/// file handle), by name.
+#[derive(Default)]
+pub struct Resources {
+    map: Mutex<HashMap<String, Arc<dyn Any + Send + Sync>>>,
+}
+
+/// What a handler can do while loading one entry.
+pub struct LoadContext<'a> {
+    pub(crate) data_dir: &'a Path,
+    pub(crate) resources: &'a Resources,
+    pub(crate) key: &'a str,
+}
+
+impl LoadContext<'_> {
+    /// The key of the entry being loaded.
+    pub fn key(&self) -> &str {
+        self.key
+    }
+
+    /// The path of a file named in info (relative to `data/`).
+    pub fn path(&self, name: &str) -> Result<PathBuf, StoreError> {
+        if name.contains('/') || name.contains('\\') || name.starts_with('.') {
+            return Err(self.corrupt(format!("data file name `{name}` leaves the data folder")));
+        }
+        Ok(self.data_dir.join(name))
+    }
+
+    /// An error about this entry's data.
+    pub fn corrupt(&self, message: impl Into<String>) -> StoreError {
+        StoreError::Corrupt {
+            key: self.key.to_owned(),
+            message: message.into(),
+        }
+    }
+
+    /// Reads a whole file named in info.
+    pub fn read_file(&self, name: &str) -> Result<Vec<u8>, StoreError> {
+        let path = self.path(name)?;
+        std::fs::read(&path).map_err(|e| StoreError::io(&path, e))
+    }
+
+    /// Reads `len` bytes at `offset` of a file named in info; a range past the
+    /// file's end is a typed error.
+    pub fn read_range(&self, name: &str, offset: u64, len: u64) -> Result<Vec<u8>, StoreError> {
+        let path = self.path(name)?;
+        let mut file = File::open(&path).map_err(|e| StoreError::io(&path, e))?;
+        let size = file.metadata().map_err(|e| StoreError::io(&path, e))?.len();
+        if offset.checked_add(len).is_none_or(|end| end > size) {
+            return Err(self.corrupt(format!(
+                "bytes {offset}..{} of {name} are past its end ({size} bytes); the file was truncated",
+                offset.saturating_add(len)
+            )));
+        }
+        file.seek(SeekFrom::Start(offset))
+            .map_err(|e| StoreError::io(&path, e))?;
+        let mut buf = Vec::with_capacity(len as usize);
+        file.take(len)
+            .read_to_end(&mut buf)
+            .map_err(|e| StoreError::io(&path, e))?;
+        Ok(buf)
+    }
+
+    /// A resource kept between loads, created by `init` on first use.
+    pub fn resource<R: Any + Send + Sync>(
+        &self,
+        name: &str,
+        init: impl FnOnce() -> Result<R, StoreError>,
+    ) -> Result<Arc<R>, StoreError> {
+        let mut map = self.resources.map.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(found) = map.get(name).and_then(|r| r.clone().downcast::<R>().ok()) {
+            return Ok(found);
+        }
+        let created = Arc::new(init()?);
+        map.insert(name.to_owned(), created.clone());
+        Ok(created)
+    }
+
+    /// Drops a resource, so the next load creates it again (after a file changed).
+    pub fn invalidate(&self, name: &str) {
+        self.resources
+            .map
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(name);
+    }
+}
+
+fn text<'a>(info: &'a Info, key: &str, ctx: &LoadContext<'_>) -> Result<&'a str, StoreError> {
+    match info.get(key) {
+        Some(InfoValue::Text(s)) => Ok(s),
+        _ => Err(ctx.corrupt(format!("index info lacks `{key}`"))),
+    }
+}
+
+fn int(info: &Info, key: &str, ctx: &LoadContext<'_>) -> Result<u64, StoreError> {
+    match info.get(key) {
+        Some(InfoValue::Int(i)) if *i >= 0 => Ok(*i as u64),
+        _ => Err(ctx.corrupt(format!("index info lacks `{key}`"))),
+    }
+}
+
+/// Payloads kept in the index line itself, base64-encoded: for small values.
+pub struct Inline;
+
+impl Handler for Inline {
+    fn name(&self) -> &str {
+        "inline"
+    }
+
+    fn dump(&self, payload: &[u8], _ctx: &mut DumpContext<'_>) -> Result<Info, StoreError> {
+        let data = base64::engine::general_purpose::STANDARD.encode(payload);
+        Ok([("data".to_owned(), InfoValue::Text(data))]
+            .into_iter()
+            .collect())
+    }
+
+    fn load(&self, info: &Info, ctx: &LoadContext<'_>) -> Result<Vec<u8>, StoreError> {
+        base64::engine::general_purpose::STANDARD
+            .decode(text(info, "data", ctx)?)
+            .map_err(|e| ctx.corrupt(format!("inline data is not base64: {e}")))
+    }
+}
+
+/// Payloads appended to the writer's shared data file: `(file, offset, len)`.
+pub struct Shared;
+
+impl Handler for Shared {
+    fn name(&self) -> &str {
+        "shared"
+    }
+
+    fn dump(&self, payload: &[u8], ctx: &mut DumpContext<'_>) -> Result<Info, StoreError> {
+        let (file, offset) = ctx.append_shared(payload)?;
+        Ok([
+            ("file".to_owned(), InfoValue::Text(file)),
+            ("offset".to_owned(), InfoValue::Int(offset as i64)),
+            ("len".to_owned(), InfoValue::Int(payload.len() as i64)),
+        ]
+        .into_iter()
+        .collect())
+    }
+
+    fn load(&self, info: &Info, ctx: &LoadContext<'_>) -> Result<Vec<u8>, StoreError> {
+        ctx.read_range(
+            text(info, "file", ctx)?,
+            int(info, "offset", ctx)?,
+            int(info, "len", ctx)?,
+        )
+    }
+}
+
+/// One file per entry under `data/`: for large payloads kept and deleted alone.
+pub struct FilePerEntry;
+
+impl Handler for FilePerEntry {
+    fn name(&self) -> &str {
+        "file"
+    }
+
+    fn dump(&self, payload: &[u8], ctx: &mut DumpContext<'_>) -> Result<Info, StoreError> {
+        let (name, mut file) = ctx.allocate_file("bin")?;
+        let path = ctx.data_dir.join(&name);
+        file.write_all(payload)
+            .map_err(|e| StoreError::io(&path, e))?;
+        if ctx.fsync() {
+            file.sync_all().map_err(|e| StoreError::io(&path, e))?;
+        }
+        Ok([
+            ("file".to_owned(), InfoValue::Text(name)),
+            ("len".to_owned(), InfoValue::Int(payload.len() as i64)),
+        ]
+        .into_iter()
+        .collect())
+    }
+
+    fn load(&self, info: &Info, ctx: &LoadContext<'_>) -> Result<Vec<u8>, StoreError> {
+        ctx.read_range(text(info, "file", ctx)?, 0, int(info, "len", ctx)?)
+    }
+
+    fn delete(&self, info: &Info, ctx: &LoadContext<'_>) -> Result<(), StoreError> {
+        let path = ctx.path(text(info, "file", ctx)?)?;
+        match std::fs::remove_file(&path) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(StoreError::io(&path, e)),
+            _ => Ok(()),
+        }
+    }
+}

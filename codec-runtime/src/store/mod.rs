@@ -1,0 +1,675 @@
+//! The cache store: typed values in a folder, written safely by many threads
+//! and processes.
+//!
+//! ```
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! #[derive(codec::Codec, Debug, PartialEq)]
+//! struct Chunk { text: String, start: u32 }
+//!
+//! let dir = tempfile::tempdir()?;
+//! let cache = codec::Cache::open(dir.path())?;
+//! cache.put("chunk/42", &Chunk { text: "hi".into(), start: 0 })?;
+//! let chunk: Option<Chunk> = cache.get("chunk/42")?;
+//! assert_eq!(chunk.unwrap().text, "hi");
+//! cache.remove("chunk/42")?;
+//! assert!(!cache.contains("chunk/42")?);
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! # Layout
+//! - `codec-store.json`: the layout version.
+//! - `<writer>-info.jsonl`: one index file per writer (per [`Cache`] handle in
+//!   each process), one JSON line per entry: `#key`, `#type`, the schema
+//!   fingerprint, the handler and its info, and a CRC-32.
+//! - `data/`: payloads the handlers put in files.
+//! - `schemas/<fingerprint>.json`: each writer schema, once.
+//!
+//! # Safety under concurrency and crashes
+//! A writer appends only to its own files. Data is written before the index
+//! line that points at it, and each line is one `write`. Readers skip a torn
+//! last line and corrupt lines (see [`Cache::warnings`]). The latest write of
+//! a key wins (by time, then writer id, then sequence); a removal is a line
+//! too, so it hides the key from every reader.
+//!
+//! Durability: by default nothing is fsynced, so a process crash loses at most
+//! the entry being written, but an OS crash or power loss may lose recent
+//! entries. [`CacheOptions::fsync`] syncs data and index on every write.
+
+mod error;
+mod handler;
+mod index;
+pub mod records;
+
+use std::collections::HashMap;
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+pub use error::StoreError;
+pub use handler::{DumpContext, FilePerEntry, Handler, Inline, LoadContext, Resources, Shared};
+pub use records::{IndexLine, Info, InfoValue, Mode};
+
+use crate::codec::Codec;
+use crate::schema::{self, Fingerprint};
+use crate::stored::StoredError;
+use index::Index;
+use records::{StoreMeta, STORE_FORMAT};
+
+/// Options of a [`Cache`] handle.
+#[derive(Debug, Clone)]
+pub struct CacheOptions {
+    /// Sync data and index files to disk on every write (default: off).
+    pub fsync: bool,
+    /// Payloads up to this size go in the index line; larger ones to the
+    /// shared data file (default: 1024 bytes).
+    pub inline_limit: usize,
+}
+
+impl Default for CacheOptions {
+    fn default() -> Self {
+        CacheOptions {
+            fsync: false,
+            inline_limit: 1024,
+        }
+    }
+}
+
+/// How one `put` stores its value; `Default` is auto: MessagePack, inline or
+/// shared by size.
+#[derive(Debug, Clone, Default)]
+pub struct PutOptions {
+    /// The serialization (ignored for raw bytes).
+    pub mode: Mode,
+    /// A handler by name, instead of choosing by size.
+    pub handler: Option<String>,
+}
+
+/// What the index says about one live entry.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EntryInfo {
+    /// The key.
+    pub key: String,
+    /// The value's type wire name (none for raw bytes).
+    pub type_name: Option<String>,
+    /// The writer's schema fingerprint.
+    pub fingerprint: Option<String>,
+    /// The handler holding the payload.
+    pub handler: String,
+    /// The serialization.
+    pub mode: Mode,
+    /// The payload size in bytes.
+    pub size: u64,
+    /// The handler's info.
+    pub info: Info,
+}
+
+/// A folder of typed values: see the [module documentation](self).
+pub struct Cache {
+    dir: PathBuf,
+    data_dir: PathBuf,
+    writer_id: String,
+    options: CacheOptions,
+    writer: Mutex<Writer>,
+    index: RwLock<Index>,
+    handlers: RwLock<HashMap<String, Arc<dyn Handler>>>,
+    resources: Resources,
+}
+
+#[derive(Default)]
+struct Writer {
+    index_file: Option<File>,
+    /// The last index write failed: the file may end in a partial line.
+    torn: bool,
+    shared: Option<(File, u64)>,
+    seq: u64,
+    schemas_written: Vec<Fingerprint>,
+}
+
+fn now_nanos() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0)
+}
+
+/// A writer id unique per handle and process: time, process id, counter.
+fn new_writer_id() -> String {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    format!("{:013x}-{}-{n}", now_nanos() / 1000, std::process::id())
+}
+
+impl Cache {
+    /// Opens (creating if needed) the cache folder `dir`.
+    pub fn open(dir: impl AsRef<Path>) -> Result<Cache, StoreError> {
+        Self::open_with(dir, CacheOptions::default())
+    }
+
+    /// Opens the cache folder `dir` with options.
+    pub fn open_with(dir: impl AsRef<Path>, options: CacheOptions) -> Result<Cache, StoreError> {
+        let dir = dir.as_ref().to_owned();
+        let data_dir = dir.join("data");
+        for d in [&dir, &data_dir, &dir.join("schemas")] {
+            std::fs::create_dir_all(d).map_err(|e| StoreError::io(d, e))?;
+        }
+        check_meta(&dir)?;
+        let cache = Cache {
+            dir,
+            data_dir,
+            writer_id: new_writer_id(),
+            options,
+            writer: Mutex::new(Writer::default()),
+            index: RwLock::new(Index::default()),
+            handlers: RwLock::new(HashMap::new()),
+            resources: Resources::default(),
+        };
+        for h in [
+            Arc::new(Inline) as Arc<dyn Handler>,
+            Arc::new(Shared),
+            Arc::new(FilePerEntry),
+        ] {
+            cache.register_handler(h);
+        }
+        cache.refresh()?;
+        Ok(cache)
+    }
+
+    /// The folder.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// This handle's writer id: its index file is `<id>-info.jsonl`.
+    pub fn writer_id(&self) -> &str {
+        &self.writer_id
+    }
+
+    /// Adds a handler, replacing one of the same name.
+    pub fn register_handler(&self, handler: Arc<dyn Handler>) {
+        let name = handler.name().to_owned();
+        self.handlers
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(name, handler);
+    }
+
+    /// Reads what other writers appended since the last refresh. Lookups of
+    /// a missing key refresh on their own; call this to see overwrites by
+    /// other writers of keys this handle already knows.
+    pub fn refresh(&self) -> Result<(), StoreError> {
+        self.index
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .refresh(&self.dir)
+    }
+
+    /// Lines skipped while reading the index (torn or corrupt), one message each.
+    pub fn warnings(&self) -> Vec<String> {
+        self.index
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .warnings
+            .clone()
+    }
+
+    /// Stores `value` under `key`, replacing any previous value.
+    pub fn put<T: Codec + 'static>(&self, key: &str, value: &T) -> Result<(), StoreError> {
+        self.put_with(key, value, &PutOptions::default())
+    }
+
+    /// Stores `value` under `key` with a chosen mode or handler.
+    pub fn put_with<T: Codec + 'static>(
+        &self,
+        key: &str,
+        value: &T,
+        options: &PutOptions,
+    ) -> Result<(), StoreError> {
+        let payload = match options.mode {
+            Mode::Json => crate::to_json_vec(value)?,
+            _ => crate::to_msgpack(value)?,
+        };
+        let mode = if options.mode == Mode::Raw {
+            Mode::MsgPack
+        } else {
+            options.mode
+        };
+        let info = schema::info::<T>();
+        self.write_schema(&info)?;
+        self.write_entry(
+            key,
+            Some(info.name.clone()),
+            Some(info.fingerprint.to_string()),
+            mode,
+            &payload,
+            options.handler.as_deref(),
+        )
+    }
+
+    /// Stores raw bytes under `key`.
+    pub fn put_bytes(&self, key: &str, bytes: &[u8]) -> Result<(), StoreError> {
+        self.write_entry(key, None, None, Mode::Raw, bytes, None)
+    }
+
+    /// Stores `value` as the bytes `serialize` makes of it (a custom format for one call).
+    pub fn put_with_fn<T, E: std::fmt::Display>(
+        &self,
+        key: &str,
+        value: &T,
+        serialize: impl FnOnce(&T) -> Result<Vec<u8>, E>,
+    ) -> Result<(), StoreError> {
+        let bytes = serialize(value).map_err(|e| StoreError::Custom {
+            message: format!("serializing `{key}`: {e}"),
+        })?;
+        self.put_bytes(key, &bytes)
+    }
+
+    /// The value under `key`, if any. Written by another version of `T`, it
+    /// decodes if every schema change is compatible, else it is an error
+    /// listing the changes.
+    pub fn get<T: Codec + 'static>(&self, key: &str) -> Result<Option<T>, StoreError> {
+        let Some(line) = self.lookup(key)? else {
+            return Ok(None);
+        };
+        let payload = self.load_payload(&line)?;
+        let info = schema::info::<T>();
+        let same = line
+            .fingerprint
+            .as_deref()
+            .and_then(|f| f.parse::<Fingerprint>().ok())
+            == Some(info.fingerprint);
+        if !same {
+            self.check_schema(&line, &info)?;
+        }
+        let decoded = match line.mode {
+            Mode::Json => crate::from_json_slice(&payload),
+            _ => crate::from_msgpack(&payload),
+        };
+        decoded.map(Some).map_err(|source| StoreError::Decode {
+            key: key.to_owned(),
+            source,
+        })
+    }
+
+    /// The raw bytes under `key` (for entries stored with [`Cache::put_bytes`]),
+    /// or the encoded payload of a typed entry.
+    pub fn get_bytes(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        match self.lookup(key)? {
+            Some(line) => self.load_payload(&line).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// The value under `key`, made by `deserialize` from its bytes.
+    pub fn get_with_fn<T, E: std::fmt::Display>(
+        &self,
+        key: &str,
+        deserialize: impl FnOnce(&[u8]) -> Result<T, E>,
+    ) -> Result<Option<T>, StoreError> {
+        let Some(bytes) = self.get_bytes(key)? else {
+            return Ok(None);
+        };
+        deserialize(&bytes)
+            .map(Some)
+            .map_err(|e| StoreError::Custom {
+                message: format!("deserializing `{key}`: {e}"),
+            })
+    }
+
+    /// The value under `key`, computing and storing it with `make` if absent.
+    pub fn get_or_insert_with<T: Codec + 'static>(
+        &self,
+        key: &str,
+        make: impl FnOnce() -> T,
+    ) -> Result<T, StoreError> {
+        if let Some(v) = self.get(key)? {
+            return Ok(v);
+        }
+        let value = make();
+        self.put(key, &value)?;
+        Ok(value)
+    }
+
+    /// Removes `key` for every reader. Returns whether it was present.
+    pub fn remove(&self, key: &str) -> Result<bool, StoreError> {
+        let Some(line) = self.lookup(key)? else {
+            return Ok(false);
+        };
+        self.append_line(IndexLine {
+            key: key.to_owned(),
+            type_name: None,
+            fingerprint: None,
+            handler: None,
+            mode: Mode::Raw,
+            info: Info::new(),
+            size: 0,
+            time: 0,
+            seq: 0,
+        })?;
+        if let Some(handler) = line.handler.as_deref().and_then(|h| self.handler(h)) {
+            handler.delete(&line.info, &self.load_context(key))?;
+        }
+        Ok(true)
+    }
+
+    /// Whether `key` has a value.
+    pub fn contains(&self, key: &str) -> Result<bool, StoreError> {
+        Ok(self.lookup(key)?.is_some())
+    }
+
+    /// The live keys, sorted.
+    pub fn keys(&self) -> Result<Vec<String>, StoreError> {
+        self.refresh()?;
+        let index = self.index.read().unwrap_or_else(|e| e.into_inner());
+        let mut keys: Vec<String> = index
+            .entries
+            .values()
+            .filter(|(l, _)| l.handler.is_some())
+            .map(|(l, _)| l.key.clone())
+            .collect();
+        keys.sort();
+        Ok(keys)
+    }
+
+    /// The number of live keys.
+    pub fn len(&self) -> Result<usize, StoreError> {
+        Ok(self.keys()?.len())
+    }
+
+    /// Whether the cache has no live keys.
+    pub fn is_empty(&self) -> Result<bool, StoreError> {
+        Ok(self.len()? == 0)
+    }
+
+    /// What the index says about every live entry, sorted by key.
+    pub fn entries(&self) -> Result<Vec<EntryInfo>, StoreError> {
+        self.refresh()?;
+        let index = self.index.read().unwrap_or_else(|e| e.into_inner());
+        let mut out: Vec<EntryInfo> = index
+            .entries
+            .values()
+            .filter_map(|(l, _)| {
+                Some(EntryInfo {
+                    key: l.key.clone(),
+                    type_name: l.type_name.clone(),
+                    fingerprint: l.fingerprint.clone(),
+                    handler: l.handler.clone()?,
+                    mode: l.mode,
+                    size: l.size,
+                    info: l.info.clone(),
+                })
+            })
+            .collect();
+        out.sort_by(|a, b| a.key.cmp(&b.key));
+        Ok(out)
+    }
+
+    /// The schema a fingerprint names, as stored by the writer that used it.
+    pub fn writer_schema(
+        &self,
+        fingerprint: &str,
+    ) -> Result<Option<serde_json::Value>, StoreError> {
+        let path = self.dir.join("schemas").join(format!("{fingerprint}.json"));
+        match std::fs::read_to_string(&path) {
+            Ok(text) => serde_json::from_str(&text)
+                .map(Some)
+                .map_err(|e| StoreError::Corrupt {
+                    key: format!("schemas/{fingerprint}.json"),
+                    message: e.to_string(),
+                }),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(StoreError::io(path, e)),
+        }
+    }
+
+    fn handler(&self, name: &str) -> Option<Arc<dyn Handler>> {
+        self.handlers
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(name)
+            .cloned()
+    }
+
+    fn load_context<'a>(&'a self, key: &'a str) -> LoadContext<'a> {
+        LoadContext {
+            data_dir: &self.data_dir,
+            resources: &self.resources,
+            key,
+        }
+    }
+
+    /// The live line of `key`, refreshing the index once if it is unknown.
+    fn lookup(&self, key: &str) -> Result<Option<IndexLine>, StoreError> {
+        {
+            let index = self.index.read().unwrap_or_else(|e| e.into_inner());
+            if index.entries.contains_key(key) {
+                return Ok(index.get(key).cloned());
+            }
+        }
+        self.refresh()?;
+        Ok(self
+            .index
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(key)
+            .cloned())
+    }
+
+    fn load_payload(&self, line: &IndexLine) -> Result<Vec<u8>, StoreError> {
+        let name = line.handler.as_deref().unwrap_or_default();
+        let handler = self
+            .handler(name)
+            .ok_or_else(|| StoreError::UnknownHandler {
+                key: line.key.clone(),
+                handler: name.to_owned(),
+            })?;
+        handler.load(&line.info, &self.load_context(&line.key))
+    }
+
+    /// An entry written with another schema: decodable only if every change
+    /// from the writer's schema to `T`'s is compatible.
+    fn check_schema(&self, line: &IndexLine, info: &schema::SchemaInfo) -> Result<(), StoreError> {
+        let schema_error = |source: StoredError| StoreError::Schema {
+            key: line.key.clone(),
+            source,
+        };
+        let found = line
+            .type_name
+            .clone()
+            .unwrap_or_else(|| "raw bytes".to_owned());
+        if found != info.name && !info.aliases.contains(&found.as_str()) {
+            return Err(schema_error(StoredError::WrongType {
+                found,
+                expected: info.name.clone(),
+            }));
+        }
+        let fp_text = line.fingerprint.clone().unwrap_or_default();
+        let writer = fp_text
+            .parse::<Fingerprint>()
+            .map_err(|_| StoreError::Corrupt {
+                key: line.key.clone(),
+                message: format!("malformed fingerprint `{fp_text}`"),
+            })?;
+        let writer_schema = self
+            .writer_schema(&fp_text)?
+            .ok_or_else(|| StoreError::Corrupt {
+                key: line.key.clone(),
+                message: format!("the writer's schema schemas/{fp_text}.json is missing"),
+            })?;
+        let changes = schema::diff(&writer_schema, &info.schema);
+        if changes.iter().any(schema::Change::is_breaking) {
+            return Err(schema_error(StoredError::Incompatible {
+                type_name: info.name.clone(),
+                writer,
+                reader: info.fingerprint,
+                changes,
+            }));
+        }
+        Ok(())
+    }
+
+    fn write_schema(&self, info: &schema::SchemaInfo) -> Result<(), StoreError> {
+        let mut writer = self.writer.lock().unwrap_or_else(|e| e.into_inner());
+        if writer.schemas_written.contains(&info.fingerprint) {
+            return Ok(());
+        }
+        let path = self
+            .dir
+            .join("schemas")
+            .join(format!("{}.json", info.fingerprint));
+        if !path.exists() {
+            // Write aside, then rename: readers never see half a schema.
+            let tmp = path.with_extension(format!("json.{}.tmp", self.writer_id));
+            let text =
+                serde_json::to_string_pretty(&info.schema).map_err(|e| StoreError::Custom {
+                    message: e.to_string(),
+                })?;
+            std::fs::write(&tmp, text).map_err(|e| StoreError::io(&tmp, e))?;
+            std::fs::rename(&tmp, &path).map_err(|e| StoreError::io(&path, e))?;
+        }
+        writer.schemas_written.push(info.fingerprint);
+        Ok(())
+    }
+
+    fn write_entry(
+        &self,
+        key: &str,
+        type_name: Option<String>,
+        fingerprint: Option<String>,
+        mode: Mode,
+        payload: &[u8],
+        handler: Option<&str>,
+    ) -> Result<(), StoreError> {
+        let name = match handler {
+            Some(name) => name,
+            None if payload.len() <= self.options.inline_limit => "inline",
+            None => "shared",
+        };
+        let handler = self
+            .handler(name)
+            .ok_or_else(|| StoreError::UnknownHandler {
+                key: key.to_owned(),
+                handler: name.to_owned(),
+            })?;
+        let info = {
+            let mut writer = self.writer.lock().unwrap_or_else(|e| e.into_inner());
+            let seq = writer.seq;
+            let mut ctx = DumpContext {
+                data_dir: &self.data_dir,
+                writer_id: &self.writer_id,
+                seq,
+                shared: &mut writer.shared,
+                fsync: self.options.fsync,
+                key,
+            };
+            handler.dump(payload, &mut ctx)?
+        };
+        for reserved in ["#key", "#type"] {
+            if info.contains_key(reserved) {
+                return Err(StoreError::ReservedInfoKey {
+                    handler: name.to_owned(),
+                    key: reserved.to_owned(),
+                });
+            }
+        }
+        self.append_line(IndexLine {
+            key: key.to_owned(),
+            type_name,
+            fingerprint,
+            handler: Some(name.to_owned()),
+            mode,
+            info,
+            size: payload.len() as u64,
+            time: 0,
+            seq: 0,
+        })
+    }
+
+    /// Appends a line to this writer's index (one write), stamping its time
+    /// and sequence, and records it in the in-memory index.
+    fn append_line(&self, mut line: IndexLine) -> Result<(), StoreError> {
+        let path = self.dir.join(format!("{}-info.jsonl", self.writer_id));
+        let mut writer = self.writer.lock().unwrap_or_else(|e| e.into_inner());
+        line.time = now_nanos();
+        line.seq = writer.seq;
+        let mut bytes = index::encode_line(&line)?;
+        if writer.torn {
+            // End the partial line a failed write may have left, so this one
+            // starts on a line of its own.
+            bytes.insert(0, b'\n');
+        }
+        if writer.index_file.is_none() {
+            let file = OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&path)
+                .map_err(|e| StoreError::io(&path, e))?;
+            writer.index_file = Some(file);
+        }
+        let file = writer.index_file.as_mut().expect("opened above");
+        if let Err(e) = file.write_all(&bytes) {
+            writer.torn = true;
+            return Err(StoreError::io(&path, e));
+        }
+        if self.options.fsync {
+            file.sync_data().map_err(|e| StoreError::io(&path, e))?;
+        }
+        writer.torn = false;
+        writer.seq += 1;
+        drop(writer);
+        self.index
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .apply(line, &self.writer_id);
+        Ok(())
+    }
+}
+
+/// Creates `codec-store.json`, or checks that its layout version is one this
+/// codec reads.
+fn check_meta(dir: &Path) -> Result<(), StoreError> {
+    let path = dir.join("codec-store.json");
+    match std::fs::read(&path) {
+        Ok(bytes) => {
+            let meta: StoreMeta =
+                crate::from_json_slice(&bytes).map_err(|e| StoreError::Corrupt {
+                    key: "codec-store.json".into(),
+                    message: e.to_string(),
+                })?;
+            if meta.format > STORE_FORMAT {
+                return Err(StoreError::Format { found: meta.format });
+            }
+            Ok(())
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let meta = crate::to_json_vec(&StoreMeta {
+                format: STORE_FORMAT,
+            })?;
+            let tmp = dir.join(format!("codec-store.json.{}.tmp", std::process::id()));
+            std::fs::write(&tmp, meta).map_err(|e| StoreError::io(&tmp, e))?;
+            // Another process may win the race: either file is the same.
+            std::fs::rename(&tmp, &path).map_err(|e| StoreError::io(&path, e))
+        }
+        Err(e) => Err(StoreError::io(path, e)),
+    }
+}
+
+/// A stable content hash of a value: SHA-256 of its deterministic MessagePack
+/// encoding, as 64 hex digits. Equal values give equal hashes across runs and
+/// platforms, so it keys memoized results by their inputs.
+///
+/// ```
+/// let a = codec::content_hash(&("embed".to_string(), vec![1u32, 2, 3])).unwrap();
+/// let b = codec::content_hash(&("embed".to_string(), vec![1u32, 2, 3])).unwrap();
+/// assert_eq!(a, b);
+/// assert_eq!(a.len(), 64);
+/// ```
+pub fn content_hash<T: Codec>(value: &T) -> Result<String, crate::EncodeError> {
+    use sha2::Digest as _;
+    let bytes = crate::to_msgpack(value)?;
+    let digest = sha2::Sha256::digest(&bytes);
+    Ok(digest.iter().map(|b| format!("{b:02x}")).collect())
+}

@@ -1,0 +1,389 @@
+//! The cache store: every handler and mode round-trips, user handlers work,
+//! drift is detected at load, and damage stays confined to what was damaged.
+
+use std::sync::Arc;
+
+use codec::store::{DumpContext, Handler, Info, InfoValue, LoadContext, Mode};
+use codec::{Cache, Codec, PutOptions, StoreError};
+
+#[derive(Codec, Debug, Clone, PartialEq)]
+#[codec(name = "test.Chunk")]
+struct Chunk {
+    text: String,
+    start: u32,
+    end: u32,
+}
+
+fn chunk(i: u32) -> Chunk {
+    Chunk {
+        text: format!("chunk number {i}"),
+        start: i,
+        end: i + 10,
+    }
+}
+
+fn open() -> (tempfile::TempDir, Cache) {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = Cache::open(dir.path()).unwrap();
+    (dir, cache)
+}
+
+#[test]
+fn every_handler_and_mode_round_trips() {
+    let (_dir, cache) = open();
+    for handler in ["inline", "shared", "file"] {
+        for mode in [Mode::MsgPack, Mode::Json] {
+            let key = format!("{handler}/{mode:?}");
+            let options = PutOptions {
+                mode,
+                handler: Some(handler.into()),
+            };
+            cache.put_with(&key, &chunk(1), &options).unwrap();
+            assert_eq!(cache.get::<Chunk>(&key).unwrap(), Some(chunk(1)), "{key}");
+            let entry = cache
+                .entries()
+                .unwrap()
+                .into_iter()
+                .find(|e| e.key == key)
+                .unwrap();
+            assert_eq!(entry.handler, handler);
+            assert_eq!(entry.mode, mode);
+        }
+    }
+    // Auto: small values inline, large ones in the shared file.
+    cache.put("small", &chunk(2)).unwrap();
+    let big = Chunk {
+        text: "x".repeat(5000),
+        start: 0,
+        end: 1,
+    };
+    cache.put("big", &big).unwrap();
+    let entries = cache.entries().unwrap();
+    assert_eq!(
+        entries.iter().find(|e| e.key == "small").unwrap().handler,
+        "inline"
+    );
+    assert_eq!(
+        entries.iter().find(|e| e.key == "big").unwrap().handler,
+        "shared"
+    );
+    assert_eq!(cache.get::<Chunk>("big").unwrap(), Some(big));
+}
+
+#[test]
+fn raw_bytes_and_custom_functions() {
+    let (_dir, cache) = open();
+    cache.put_bytes("raw", b"\xff\x01binary").unwrap();
+    assert_eq!(cache.get_bytes("raw").unwrap().unwrap(), b"\xff\x01binary");
+    cache
+        .put_with_fn("custom", &42u32, |v| {
+            Ok::<_, String>(v.to_string().into_bytes())
+        })
+        .unwrap();
+    let back: Option<u32> = cache
+        .get_with_fn("custom", |b| std::str::from_utf8(b).unwrap().parse::<u32>())
+        .unwrap();
+    assert_eq!(back, Some(42));
+    let err = cache
+        .get_with_fn("raw", |b| std::str::from_utf8(b).map(str::to_owned))
+        .unwrap_err();
+    assert!(matches!(err, StoreError::Custom { .. }), "{err}");
+}
+
+#[test]
+fn keys_len_contains_remove_and_overwrite() {
+    let (dir, cache) = open();
+    for i in 0..5 {
+        cache.put(&format!("k{i}"), &chunk(i)).unwrap();
+    }
+    cache.put("k1", &chunk(100)).unwrap();
+    assert_eq!(cache.get::<Chunk>("k1").unwrap(), Some(chunk(100)));
+    assert!(cache.remove("k2").unwrap());
+    assert!(!cache.remove("k2").unwrap());
+    assert!(!cache.contains("k2").unwrap());
+    assert_eq!(cache.keys().unwrap(), ["k0", "k1", "k3", "k4"]);
+    assert_eq!(cache.len().unwrap(), 4);
+    // A fresh reader sees the same.
+    let reader = Cache::open(dir.path()).unwrap();
+    assert_eq!(reader.keys().unwrap(), ["k0", "k1", "k3", "k4"]);
+    assert_eq!(reader.get::<Chunk>("k1").unwrap(), Some(chunk(100)));
+    assert_eq!(reader.get::<Chunk>("k2").unwrap(), None);
+}
+
+#[test]
+fn memoization_keyed_by_content_hash() {
+    let (_dir, cache) = open();
+    let input = ("embed".to_string(), chunk(7));
+    let key = codec::content_hash(&input).unwrap();
+    let mut calls = 0;
+    let v1: Vec<f32> = cache
+        .get_or_insert_with(&key, || {
+            calls += 1;
+            vec![0.5, 0.25]
+        })
+        .unwrap();
+    let v2: Vec<f32> = cache
+        .get_or_insert_with(&key, || {
+            calls += 1;
+            vec![9.0]
+        })
+        .unwrap();
+    assert_eq!((v1, v2, calls), (vec![0.5, 0.25], vec![0.5, 0.25], 1));
+    assert_ne!(
+        key,
+        codec::content_hash(&("embed".to_string(), chunk(8))).unwrap()
+    );
+}
+
+#[test]
+fn two_handles_in_one_thread_keep_their_own_files() {
+    let (dir, a) = open();
+    let b = Cache::open(dir.path()).unwrap();
+    assert_ne!(a.writer_id(), b.writer_id());
+    for i in 0..50 {
+        a.put(&format!("a{i}"), &chunk(i)).unwrap();
+        b.put(&format!("b{i}"), &chunk(i + 1000)).unwrap();
+    }
+    let reader = Cache::open(dir.path()).unwrap();
+    assert_eq!(reader.len().unwrap(), 100);
+    for i in 0..50 {
+        assert_eq!(
+            reader.get::<Chunk>(&format!("a{i}")).unwrap(),
+            Some(chunk(i))
+        );
+        assert_eq!(
+            reader.get::<Chunk>(&format!("b{i}")).unwrap(),
+            Some(chunk(i + 1000))
+        );
+    }
+    assert!(reader.warnings().is_empty(), "{:?}", reader.warnings());
+}
+
+#[test]
+fn a_torn_last_line_then_more_appends_loses_nothing() {
+    let (dir, cache) = open();
+    cache.put("before", &chunk(1)).unwrap();
+    let index = dir.path().join(format!("{}-info.jsonl", cache.writer_id()));
+    // A crash mid-write leaves half a line at the end of the index.
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&index)
+        .unwrap();
+    std::io::Write::write_all(&mut f, br##"{"#key":"torn","#type":"test.Ch"##).unwrap();
+    drop(f);
+    let reader = Cache::open(dir.path()).unwrap();
+    assert_eq!(reader.get::<Chunk>("before").unwrap(), Some(chunk(1)));
+    assert_eq!(reader.get::<Chunk>("torn").unwrap(), None);
+    // A new writer appends to its own file; the torn one never glues onto it.
+    reader.put("after", &chunk(2)).unwrap();
+    let again = Cache::open(dir.path()).unwrap();
+    assert_eq!(again.get::<Chunk>("before").unwrap(), Some(chunk(1)));
+    assert_eq!(again.get::<Chunk>("after").unwrap(), Some(chunk(2)));
+}
+
+#[test]
+fn a_corrupt_middle_line_is_skipped_with_a_warning() {
+    let (dir, cache) = open();
+    for i in 0..3 {
+        cache.put(&format!("k{i}"), &chunk(i)).unwrap();
+    }
+    let index = dir.path().join(format!("{}-info.jsonl", cache.writer_id()));
+    let mut text = std::fs::read(&index).unwrap();
+    let second = text.iter().position(|&b| b == b'\n').unwrap() + 10;
+    text[second] ^= 0x20; // flip a bit in the second line
+    std::fs::write(&index, text).unwrap();
+    let reader = Cache::open(dir.path()).unwrap();
+    assert_eq!(reader.get::<Chunk>("k0").unwrap(), Some(chunk(0)));
+    assert_eq!(reader.get::<Chunk>("k1").unwrap(), None);
+    assert_eq!(reader.get::<Chunk>("k2").unwrap(), Some(chunk(2)));
+    let warnings = reader.warnings();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(warnings[0].contains("checksum mismatch"), "{warnings:?}");
+}
+
+#[test]
+fn a_truncated_data_file_fails_only_its_entries() {
+    let (dir, cache) = open();
+    let big = |i: u32| Chunk {
+        text: "y".repeat(3000),
+        start: i,
+        end: i,
+    };
+    cache.put("first", &big(1)).unwrap();
+    cache.put("second", &big(2)).unwrap();
+    cache.put("small", &chunk(3)).unwrap();
+    let data = dir
+        .path()
+        .join("data")
+        .join(format!("{}.bin", cache.writer_id()));
+    let len = std::fs::metadata(&data).unwrap().len();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&data)
+        .unwrap()
+        .set_len(len - 100)
+        .unwrap();
+    let reader = Cache::open(dir.path()).unwrap();
+    assert_eq!(reader.get::<Chunk>("first").unwrap(), Some(big(1)));
+    let err = reader.get::<Chunk>("second").unwrap_err();
+    assert!(
+        matches!(err, StoreError::Corrupt { ref key, .. } if key == "second"),
+        "{err}"
+    );
+    assert!(err.to_string().contains("past its end"), "{err}");
+    assert_eq!(reader.get::<Chunk>("small").unwrap(), Some(chunk(3)));
+}
+
+#[test]
+fn drift_is_detected_at_load() {
+    mod v1 {
+        #[derive(codec::Codec)]
+        #[codec(name = "test.Settings")]
+        pub struct Settings {
+            pub port: u16,
+        }
+    }
+    mod v2 {
+        #[derive(codec::Codec, Debug, PartialEq)]
+        #[codec(name = "test.Settings")]
+        pub struct Settings {
+            pub port: u16,
+            #[codec(default)]
+            pub verbose: bool,
+        }
+    }
+    mod v3 {
+        #[derive(codec::Codec, Debug, PartialEq)]
+        #[codec(name = "test.Settings")]
+        pub struct Settings {
+            pub port: String,
+        }
+    }
+    let (dir, cache) = open();
+    cache.put("s", &v1::Settings { port: 80 }).unwrap();
+    let reader = Cache::open(dir.path()).unwrap();
+    assert_eq!(
+        reader.get::<v2::Settings>("s").unwrap(),
+        Some(v2::Settings {
+            port: 80,
+            verbose: false
+        })
+    );
+    let err = reader.get::<v3::Settings>("s").unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("test.Settings.port: integer -> string (breaking)"),
+        "{err}"
+    );
+    let err = reader.get::<Chunk>("s").unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("is a `test.Settings`, not a `test.Chunk`"),
+        "{err}"
+    );
+}
+
+/// Stores payloads reversed in a per-entry file, and counts loads through a
+/// cached read-side resource.
+struct Reversed;
+
+impl Handler for Reversed {
+    fn name(&self) -> &str {
+        "reversed"
+    }
+
+    fn dump(&self, payload: &[u8], ctx: &mut DumpContext<'_>) -> Result<Info, StoreError> {
+        let (name, mut file) = ctx.allocate_file("rev")?;
+        let reversed: Vec<u8> = payload.iter().rev().copied().collect();
+        std::io::Write::write_all(&mut file, &reversed).unwrap();
+        Ok([("file".to_owned(), InfoValue::from(name))]
+            .into_iter()
+            .collect())
+    }
+
+    fn load(&self, info: &Info, ctx: &LoadContext<'_>) -> Result<Vec<u8>, StoreError> {
+        let Some(InfoValue::Text(name)) = info.get("file") else {
+            return Err(ctx.corrupt("no file"));
+        };
+        let loads = ctx.resource("loads", || Ok(std::sync::atomic::AtomicUsize::new(0)))?;
+        loads.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let mut bytes = ctx.read_file(name)?;
+        bytes.reverse();
+        Ok(bytes)
+    }
+}
+
+struct Reserved;
+
+impl Handler for Reserved {
+    fn name(&self) -> &str {
+        "reserved"
+    }
+
+    fn dump(&self, _: &[u8], _: &mut DumpContext<'_>) -> Result<Info, StoreError> {
+        Ok([("#key".to_owned(), InfoValue::from("mine"))]
+            .into_iter()
+            .collect())
+    }
+
+    fn load(&self, _: &Info, ctx: &LoadContext<'_>) -> Result<Vec<u8>, StoreError> {
+        Err(ctx.corrupt("never stored"))
+    }
+}
+
+#[test]
+fn user_handlers_and_reserved_info_keys() {
+    let (dir, cache) = open();
+    cache.register_handler(Arc::new(Reversed));
+    cache.register_handler(Arc::new(Reserved));
+    let options = PutOptions {
+        handler: Some("reversed".into()),
+        ..PutOptions::default()
+    };
+    cache.put_with("r", &chunk(5), &options).unwrap();
+    assert_eq!(cache.get::<Chunk>("r").unwrap(), Some(chunk(5)));
+    let err = cache
+        .put_with(
+            "x",
+            &chunk(1),
+            &PutOptions {
+                handler: Some("reserved".into()),
+                ..Default::default()
+            },
+        )
+        .unwrap_err();
+    assert!(
+        matches!(err, StoreError::ReservedInfoKey { ref key, .. } if key == "#key"),
+        "{err}"
+    );
+    // A reader without the handler says which one to register.
+    let reader = Cache::open(dir.path()).unwrap();
+    let err = reader.get::<Chunk>("r").unwrap_err();
+    assert!(
+        matches!(err, StoreError::UnknownHandler { ref handler, .. } if handler == "reversed"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_newer_folder_layout_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("codec-store.json"), r#"{"format":99}"#).unwrap();
+    let err = Cache::open(dir.path()).err().unwrap();
+    assert!(matches!(err, StoreError::Format { found: 99 }), "{err}");
+}
+
+#[test]
+fn later_write_wins_across_writers() {
+    let (dir, a) = open();
+    let b = Cache::open(dir.path()).unwrap();
+    a.put("k", &chunk(1)).unwrap();
+    b.put("k", &chunk(2)).unwrap();
+    a.refresh().unwrap();
+    assert_eq!(a.get::<Chunk>("k").unwrap(), Some(chunk(2)));
+    a.remove("k").unwrap();
+    b.refresh().unwrap();
+    assert_eq!(b.get::<Chunk>("k").unwrap(), None);
+    let reader = Cache::open(dir.path()).unwrap();
+    assert_eq!(reader.get::<Chunk>("k").unwrap(), None);
+}
