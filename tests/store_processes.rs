@@ -1,0 +1,239 @@
+//! The cache store under several processes, kill -9 and a full disk. The test
+//! binary runs itself as the child processes (`child_*` tests do nothing
+//! unless `CODEC_CHILD` is set).
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use codec::{Cache, CacheOptions, Codec, StoreError};
+
+#[derive(Codec, Debug, Clone, PartialEq)]
+#[codec(name = "test.Entry")]
+struct Entry {
+    writer: u32,
+    n: u32,
+    text: String,
+}
+
+fn entry(writer: u32, n: u32) -> Entry {
+    // Some entries large enough to go to the shared data file.
+    let len = if n % 3 == 0 { 2000 } else { 20 };
+    Entry {
+        writer,
+        n,
+        text: format!("{writer}-{n}-").repeat(len / 8 + 1),
+    }
+}
+
+fn child(test: &str, dir: &std::path::Path, writer: u32, count: u32) -> Command {
+    let mut cmd = Command::new(std::env::current_exe().unwrap());
+    cmd.args(["--exact", test, "--nocapture", "--test-threads=1"])
+        .env("CODEC_CHILD", "1")
+        .env("CODEC_DIR", dir)
+        .env("CODEC_WRITER", writer.to_string())
+        .env("CODEC_COUNT", count.to_string())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    cmd
+}
+
+fn child_env() -> Option<(std::path::PathBuf, u32, u32)> {
+    std::env::var_os("CODEC_CHILD")?;
+    let dir = std::env::var_os("CODEC_DIR")?.into();
+    let writer = std::env::var("CODEC_WRITER").ok()?.parse().ok()?;
+    let count = std::env::var("CODEC_COUNT").ok()?.parse().ok()?;
+    Some((dir, writer, count))
+}
+
+/// Writes `count` entries (or forever when 0), printing `ack <key>` after each.
+#[test]
+fn child_writer() {
+    let Some((dir, writer, count)) = child_env() else {
+        return;
+    };
+    let cache = Cache::open(&dir).unwrap();
+    let mut n = 0;
+    while count == 0 || n < count {
+        let key = format!("w{writer}/{n}");
+        cache.put(&key, &entry(writer, n)).unwrap();
+        if n % 5 == 4 {
+            // Overwrites and removals from every writer, too.
+            cache
+                .put(
+                    &format!("w{writer}/{}", n - 1),
+                    &entry(writer, 1_000_000 + n),
+                )
+                .unwrap();
+            cache.remove(&format!("w{writer}/{}", n - 2)).unwrap();
+        }
+        println!("ack {key}");
+        n += 1;
+    }
+}
+
+/// Writes until the file size limit makes a write fail, then reports the error.
+#[test]
+fn child_disk_full() {
+    let Some((dir, writer, _)) = child_env() else {
+        return;
+    };
+    let cache = Cache::open(&dir).unwrap();
+    cache.put("before", &entry(writer, 0)).unwrap();
+    println!("ack before");
+    // SAFETY: plain libc calls on this process; ignoring SIGXFSZ turns
+    // writes past the limit into EFBIG errors instead of killing the process.
+    unsafe {
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+        let limit = libc::rlimit {
+            rlim_cur: 64 * 1024,
+            rlim_max: libc::RLIM_INFINITY,
+        };
+        assert_eq!(libc::setrlimit(libc::RLIMIT_FSIZE, &limit), 0);
+    }
+    for n in 1..100_000 {
+        match cache.put(&format!("k{n}"), &entry(writer, n)) {
+            Ok(()) => println!("ack k{n}"),
+            Err(e @ StoreError::Io { .. }) => {
+                println!("err {e}");
+                return;
+            }
+            Err(e) => panic!("unexpected error {e}"),
+        }
+    }
+    println!("never full");
+}
+
+/// The key of an `ack <key>` line (the test harness may print before it).
+fn ack(line: &str) -> Option<&str> {
+    line.rfind("ack ").map(|i| &line[i + 4..])
+}
+
+fn acks(child: &mut std::process::Child) -> Vec<String> {
+    let out = child.stdout.take().unwrap();
+    BufReader::new(out)
+        .lines()
+        .map_while(Result::ok)
+        .filter_map(|l| ack(&l).map(str::to_owned))
+        .collect()
+}
+
+/// The value a key should hold after writer `w` wrote `n` entries.
+fn expected(key: &str, written: u32) -> Option<Entry> {
+    let (w, n) = key.trim_start_matches('w').split_once('/')?;
+    let (w, n): (u32, u32) = (w.parse().ok()?, n.parse().ok()?);
+    // Every 5th step overwrote n-1 and removed n-2 (counting from 0).
+    let step_of = |n: u32| n + 1; // written after the ack of n+1
+    if n + 2 < written && (n + 2) % 5 == 4 && step_of(n + 2) <= written {
+        return None; // removed
+    }
+    if n + 1 < written && (n + 1) % 5 == 4 {
+        return Some(entry(w, 1_000_000 + n + 1));
+    }
+    Some(entry(w, n))
+}
+
+#[test]
+fn several_processes_write_one_folder() {
+    if child_env().is_some() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let count = 60;
+    let mut children: Vec<_> = (0..4)
+        .map(|w| child("child_writer", dir.path(), w, count).spawn().unwrap())
+        .collect();
+    let mut all_acks = Vec::new();
+    for c in &mut children {
+        all_acks.extend(acks(c));
+        assert!(c.wait().unwrap().success());
+    }
+    assert_eq!(all_acks.len(), 4 * count as usize);
+    let reader = Cache::open(dir.path()).unwrap();
+    assert!(reader.warnings().is_empty(), "{:?}", reader.warnings());
+    let mut live = 0;
+    for key in &all_acks {
+        let want = expected(key, count);
+        assert_eq!(reader.get::<Entry>(key).unwrap(), want, "{key}");
+        live += want.is_some() as usize;
+    }
+    assert_eq!(
+        reader.len().unwrap(),
+        live,
+        "each acknowledged entry exactly once"
+    );
+}
+
+#[test]
+fn kill_9_loses_at_most_the_entry_being_written() {
+    if child_env().is_some() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    for round in 0..12u32 {
+        let mut c = child("child_writer", dir.path(), round, 0).spawn().unwrap();
+        let out = c.stdout.take().unwrap();
+        let mut lines = BufReader::new(out).lines();
+        // Let it write a varying number of entries, then kill it mid-stream.
+        let target = 5 + (round * 7) % 40;
+        let mut acked = Vec::new();
+        while acked.len() < target as usize {
+            let line = lines.next().unwrap().unwrap();
+            if let Some(key) = ack(&line) {
+                acked.push(key.to_owned());
+            }
+        }
+        c.kill().unwrap(); // SIGKILL
+        c.wait().unwrap();
+        let reader = Cache::open(dir.path()).unwrap();
+        for key in &acked {
+            let n: u32 = key.split_once('/').unwrap().1.parse().unwrap();
+            // Entries acknowledged before the kill load (or were removed or
+            // overwritten by the writer itself after their ack).
+            match reader.get::<Entry>(key) {
+                Ok(Some(e)) => assert!(e.n == n || e.n >= 1_000_000, "{key}: {e:?}"),
+                Ok(None) => assert!((n + 2) % 5 == 4, "{key} lost"),
+                Err(e) => panic!("{key}: {e}"),
+            }
+        }
+        // The folder stays writable after every kill.
+        reader
+            .put(&format!("after-kill-{round}"), &entry(99, round))
+            .unwrap();
+    }
+    let reader = Cache::open_with(dir.path(), CacheOptions::default()).unwrap();
+    for round in 0..12 {
+        assert_eq!(
+            reader.get::<Entry>(&format!("after-kill-{round}")).unwrap(),
+            Some(entry(99, round))
+        );
+    }
+    std::thread::sleep(Duration::from_millis(1));
+}
+
+#[test]
+fn a_full_disk_is_a_typed_error_and_earlier_entries_load() {
+    if child_env().is_some() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = child("child_disk_full", dir.path(), 7, 0).spawn().unwrap();
+    let out = c.stdout.take().unwrap();
+    let lines: Vec<String> = BufReader::new(out).lines().map_while(Result::ok).collect();
+    assert!(c.wait().unwrap().success());
+    let err = lines
+        .iter()
+        .find(|l| l.contains("err "))
+        .expect("the child saw the disk fill up");
+    assert!(
+        err.contains("File too large") || err.contains("too large"),
+        "{err}"
+    );
+    let acked: Vec<&str> = lines.iter().filter_map(|l| ack(l)).collect();
+    assert!(acked.len() > 1);
+    let reader = Cache::open(dir.path()).unwrap();
+    for key in acked {
+        assert!(reader.get::<Entry>(key).unwrap().is_some(), "{key}");
+    }
+    reader.put("after", &entry(7, 1)).unwrap();
+}
