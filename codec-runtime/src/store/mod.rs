@@ -407,6 +407,34 @@ impl Cache {
         Ok(out)
     }
 
+    /// Stores an entry's encoded payload as another entry describes it (its
+    /// type, fingerprint and mode): how `codec compact` rewrites live entries.
+    pub fn put_entry_payload(&self, entry: &EntryInfo, payload: &[u8]) -> Result<(), StoreError> {
+        let handler = match entry.handler.as_str() {
+            "inline" | "shared" => None,
+            other => Some(other),
+        };
+        self.write_entry(
+            &entry.key,
+            entry.type_name.clone(),
+            entry.fingerprint.clone(),
+            entry.mode,
+            payload,
+            handler,
+        )
+    }
+
+    /// The encoded payload of a live entry, as its handler stored it.
+    pub fn entry_payload(&self, entry: &EntryInfo) -> Result<Vec<u8>, StoreError> {
+        let handler = self
+            .handler(&entry.handler)
+            .ok_or_else(|| StoreError::UnknownHandler {
+                key: entry.key.clone(),
+                handler: entry.handler.clone(),
+            })?;
+        handler.load(&entry.info, &self.load_context(&entry.key))
+    }
+
     /// The schema a fingerprint names, as stored by the writer that used it.
     pub fn writer_schema(
         &self,
