@@ -1,0 +1,418 @@
+//! Interoperability with Python's msgspec 0.22: for a corpus of types,
+//! msgspec decodes codec's bytes into the expected value, msgspec's own
+//! encoding of that value is byte-for-byte codec's, and codec decodes it back.
+//!
+//! The test installs msgspec into a venv of its own under the target folder
+//! (pip reaches PyPI); without Python or pip it fails, saying so.
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use codec::Codec;
+use serde_json::{json, Value};
+
+#[derive(Codec, Debug, PartialEq)]
+struct Point {
+    x: i64,
+    y: i64,
+}
+
+#[derive(Codec, Debug, PartialEq)]
+enum Shape {
+    Circle { r: f64 },
+    Rect { w: f64, h: f64 },
+}
+
+#[derive(Codec, Debug, PartialEq)]
+struct CirclePayload {
+    r: f64,
+}
+
+/// A newtype variant of a struct: same bytes as a tagged struct.
+#[derive(Codec, Debug, PartialEq)]
+enum MergedShape {
+    Circle(CirclePayload),
+    Rect { w: f64, h: f64 },
+}
+
+#[derive(Codec, Debug, PartialEq)]
+#[codec(tag = "kind")]
+enum Event {
+    #[codec(rename = "click")]
+    Click { x: i64 },
+    #[codec(rename = "key")]
+    KeyPress { code: String },
+}
+
+#[derive(Codec, Debug, PartialEq)]
+enum Level {
+    #[codec(tag = 1)]
+    Low {},
+    #[codec(tag = 2)]
+    High { level: i64 },
+}
+
+#[derive(Codec, Debug, PartialEq)]
+enum Color {
+    Red,
+    Green,
+}
+
+#[derive(Codec, Debug, PartialEq)]
+struct Palette {
+    main: Color,
+    others: Vec<Color>,
+}
+
+#[derive(Codec, Debug, PartialEq)]
+struct Blob {
+    data: Vec<u8>,
+    maybe: Option<codec::Bytes>,
+}
+
+#[derive(Codec, Debug, PartialEq)]
+struct Options {
+    a: Option<i64>,
+    b: Option<String>,
+}
+
+#[derive(Codec, Debug, PartialEq)]
+struct Lists {
+    ints: Vec<i64>,
+    names: Vec<String>,
+    pairs: Vec<(i64, String)>,
+}
+
+#[derive(Codec, Debug, PartialEq)]
+struct Maps {
+    scores: HashMap<String, i64>,
+    ids: BTreeSet<i64>,
+    names: HashSet<String>,
+}
+
+#[derive(Codec, Debug, PartialEq)]
+enum Outer {
+    Wrap { inner: Shape },
+    Empty,
+}
+
+#[derive(Codec, Debug, PartialEq)]
+struct Doc {
+    shapes: Vec<Shape>,
+    event: Event,
+    outer: Vec<Outer>,
+}
+
+#[derive(Codec, Debug, PartialEq)]
+#[codec(array_like)]
+struct Row {
+    id: i64,
+    name: String,
+}
+
+#[derive(Codec, Debug, PartialEq)]
+#[codec(array_like)]
+enum TaggedRow {
+    AL { a: i64, b: String },
+}
+
+#[derive(Codec, Debug, PartialEq)]
+#[codec(rename_all = "camelCase")]
+struct Camel {
+    user_id: i64,
+    display_name: String,
+}
+
+#[derive(Codec, Debug, PartialEq)]
+struct Ints {
+    values: Vec<i128>,
+}
+
+#[derive(Codec, Debug, PartialEq)]
+struct Text {
+    s: String,
+}
+
+#[derive(Codec, Debug, PartialEq)]
+struct Floats {
+    a: f64,
+    b: f64,
+}
+
+/// One corpus value: its encodings, and how to decode msgspec's back.
+struct Case {
+    name: &'static str,
+    msgpack: Vec<u8>,
+    json: String,
+    decodes_back: Box<dyn Fn(&[u8], &str) -> Result<(), String>>,
+}
+
+fn case<T: Codec + PartialEq + std::fmt::Debug + 'static>(name: &'static str, value: T) -> Case {
+    let msgpack = codec::to_msgpack(&value).unwrap();
+    let json = codec::to_json(&value).unwrap();
+    Case {
+        name,
+        msgpack,
+        json,
+        decodes_back: Box::new(move |mp, js| {
+            let a: T = codec::from_msgpack(mp).map_err(|e| e.to_string())?;
+            let b: T = codec::from_json(js).map_err(|e| e.to_string())?;
+            if a == value && b == value {
+                Ok(())
+            } else {
+                Err(format!("decoded {a:?} / {b:?}, expected {value:?}"))
+            }
+        }),
+    }
+}
+
+fn corpus() -> Vec<Case> {
+    let boundary: Vec<i128> = vec![
+        0,
+        127,
+        128,
+        255,
+        256,
+        65535,
+        65536,
+        1 << 32,
+        -1,
+        -32,
+        -33,
+        -128,
+        -129,
+        i64::MIN as i128,
+        u64::MAX as i128,
+    ];
+    vec![
+        case("point", Point { x: 1, y: -2 }),
+        case("shape_circle", Shape::Circle { r: 1.5 }),
+        case("shape_rect", Shape::Rect { w: 2.0, h: 0.5 }),
+        case(
+            "shape_merged_newtype",
+            MergedShape::Circle(CirclePayload { r: 3.25 }),
+        ),
+        case("event_click", Event::Click { x: 3 }),
+        case(
+            "event_key",
+            Event::KeyPress {
+                code: "Enter".into(),
+            },
+        ),
+        case("level_low", Level::Low {}),
+        case("level_high", Level::High { level: 9 }),
+        case(
+            "palette",
+            Palette {
+                main: Color::Green,
+                others: vec![Color::Red, Color::Green],
+            },
+        ),
+        case(
+            "blob",
+            Blob {
+                data: b"\x00\x01\xffbytes".to_vec(),
+                maybe: None,
+            },
+        ),
+        case(
+            "blob_some",
+            Blob {
+                data: vec![],
+                maybe: Some(codec::Bytes::from(vec![b'x'; 40])),
+            },
+        ),
+        case("options_none", Options { a: None, b: None }),
+        case(
+            "options_some",
+            Options {
+                a: Some(5),
+                b: Some("five".into()),
+            },
+        ),
+        case(
+            "lists",
+            Lists {
+                ints: vec![1, 2, 3],
+                names: vec!["a".into(), "b".into()],
+                pairs: vec![(1, "one".into()), (2, "two".into())],
+            },
+        ),
+        case(
+            "maps",
+            Maps {
+                scores: [("b", 2), ("a", 1), ("c", 3)]
+                    .into_iter()
+                    .map(|(k, v)| (k.to_string(), v))
+                    .collect(),
+                ids: [300, 5, 70, 1].into_iter().collect(),
+                names: ["z", "a", "m"].into_iter().map(String::from).collect(),
+            },
+        ),
+        case(
+            "doc",
+            Doc {
+                shapes: vec![Shape::Circle { r: 1.0 }, Shape::Rect { w: 1.0, h: 2.0 }],
+                event: Event::KeyPress { code: "q".into() },
+                outer: vec![
+                    Outer::Wrap {
+                        inner: Shape::Rect { w: 0.5, h: 0.25 },
+                    },
+                    Outer::Empty,
+                ],
+            },
+        ),
+        case(
+            "row",
+            Row {
+                id: 7,
+                name: "seven".into(),
+            },
+        ),
+        case(
+            "tagged_row",
+            TaggedRow::AL {
+                a: 1,
+                b: "x".into(),
+            },
+        ),
+        case(
+            "camel",
+            Camel {
+                user_id: 1,
+                display_name: "Ada".into(),
+            },
+        ),
+        case("ints", Ints { values: boundary }),
+        case(
+            "text",
+            Text {
+                s: "héllo ✓ \u{2028} \"quoted\" \\ tab\t newline\n 𝄞".into(),
+            },
+        ),
+        case("floats", Floats { a: 0.1, b: -1e300 }),
+    ]
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn unhex(s: &str) -> Vec<u8> {
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+        .collect()
+}
+
+fn run(cmd: &mut Command, what: &str) {
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("{what}: cannot run {cmd:?}: {e}"));
+    assert!(
+        out.status.success(),
+        "{what} failed:\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// A Python with msgspec 0.22.0, installed once into a venv under the target folder.
+fn python() -> PathBuf {
+    let root = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let venv = root.join("msgspec-venv");
+    let python = venv.join("bin").join("python");
+    let ready = venv.join("msgspec-0.22.0.ready");
+    if ready.exists() {
+        return python;
+    }
+    // Build aside and rename, so concurrent test runs never see half a venv.
+    let staging = root.join(format!("msgspec-venv.{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&staging);
+    run(
+        Command::new("python3").args(["-m", "venv"]).arg(&staging),
+        "creating a venv (python3 -m venv)",
+    );
+    run(
+        Command::new(staging.join("bin").join("pip")).args([
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            "msgspec==0.22.0",
+        ]),
+        "pip install msgspec==0.22.0",
+    );
+    if std::fs::rename(&staging, &venv).is_err() {
+        let _ = std::fs::remove_dir_all(&staging); // another run won the race
+    }
+    std::fs::write(&ready, "").unwrap();
+    python
+}
+
+#[test]
+fn msgspec_reads_and_writes_the_same_bytes() {
+    let python = python();
+    let cases = corpus();
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = dir.path().join("manifest.jsonl");
+    let results = dir.path().join("results.jsonl");
+    let lines: Vec<String> = cases
+        .iter()
+        .map(|c| json!({"case": c.name, "msgpack": hex(&c.msgpack), "json": c.json}).to_string())
+        .collect();
+    std::fs::write(&manifest, lines.join("\n") + "\n").unwrap();
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/python/msgspec_interop.py"
+    );
+    run(
+        Command::new(&python)
+            .arg(script)
+            .arg(&manifest)
+            .arg(&results),
+        "the msgspec script",
+    );
+
+    let results: Vec<Value> = std::fs::read_to_string(&results)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(results.len(), cases.len());
+    let mut failures = Vec::new();
+    for (c, r) in cases.iter().zip(&results) {
+        assert_eq!(r["case"], c.name);
+        for p in r["problems"].as_array().unwrap() {
+            failures.push(format!("{}: msgspec: {}", c.name, p.as_str().unwrap()));
+        }
+        let theirs = unhex(r["msgpack"].as_str().unwrap());
+        if theirs != c.msgpack {
+            failures.push(format!(
+                "{}: MessagePack differs\n  codec:   {}\n  msgspec: {}",
+                c.name,
+                hex(&c.msgpack),
+                hex(&theirs)
+            ));
+        }
+        let their_json = r["json"].as_str().unwrap();
+        if their_json != c.json {
+            failures.push(format!(
+                "{}: JSON differs\n  codec:   {}\n  msgspec: {their_json}",
+                c.name, c.json
+            ));
+        }
+        if let Err(e) = (c.decodes_back)(&theirs, their_json) {
+            failures.push(format!(
+                "{}: codec cannot read msgspec's encoding: {e}",
+                c.name
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} incompatibilities:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
