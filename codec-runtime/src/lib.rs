@@ -13,6 +13,7 @@ mod impls;
 pub mod json;
 pub mod msgpack;
 pub mod schema;
+pub mod snapshot;
 pub mod store;
 pub mod stored;
 pub mod time;
