@@ -1,1 +1,277 @@
-fn main() {}
+//! codec against rmp-serde, serde_json and msgpacker on the log workload, in
+//! one run. `python3 benches/ratios.py` turns the results into the table of
+//! ratios against the goals.
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use std::hint::black_box;
+use std::time::Duration;
+
+#[path = "log_data.rs"]
+mod log_data;
+
+mod with_codec {
+    #[derive(codec::Codec, Clone, Debug, PartialEq)]
+    pub enum Kind {
+        Cached,
+        Computed(u32),
+        Failed { code: u32, reason: String },
+    }
+
+    #[derive(codec::Codec, Clone, Debug, PartialEq)]
+    pub struct Record {
+        pub service: String,
+        pub path: String,
+        pub ts: u64,
+        pub status: u16,
+        pub user: Option<String>,
+        pub tags: Vec<u32>,
+        pub kind: Kind,
+    }
+}
+
+mod with_serde {
+    use serde::{Deserialize, Serialize};
+
+    #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+    #[serde(tag = "type")]
+    pub enum Kind {
+        Cached,
+        // Internally tagged enums cannot hold a bare u32: a one-field struct
+        // variant writes the same bytes as codec's {"type":"Computed","value":n}.
+        Computed { value: u32 },
+        Failed { code: u32, reason: String },
+    }
+
+    #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+    pub struct Record {
+        pub service: String,
+        pub path: String,
+        pub ts: u64,
+        pub status: u16,
+        pub user: Option<String>,
+        pub tags: Vec<u32>,
+        pub kind: Kind,
+    }
+}
+
+mod with_msgpacker {
+    use msgpacker::MsgPacker;
+
+    #[derive(MsgPacker, Clone, Debug, PartialEq)]
+    pub struct Record {
+        pub service: String,
+        pub path: String,
+        pub ts: u64,
+        pub status: u16,
+        pub user: Option<String>,
+        pub tags: Vec<u32>,
+        /// msgpacker has no tagged unions: (variant, number, reason).
+        pub kind: (u8, u32, String),
+    }
+}
+
+fn datasets() -> (
+    Vec<with_codec::Record>,
+    Vec<with_serde::Record>,
+    Vec<with_msgpacker::Record>,
+) {
+    let raw = log_data::generate();
+    let codec = raw
+        .iter()
+        .map(|r| with_codec::Record {
+            service: r.service.clone(),
+            path: r.path.clone(),
+            ts: r.ts,
+            status: r.status,
+            user: r.user.clone(),
+            tags: r.tags.clone(),
+            kind: match r.kind.0 {
+                0 => with_codec::Kind::Cached,
+                1 => with_codec::Kind::Computed(r.kind.1),
+                _ => with_codec::Kind::Failed {
+                    code: r.kind.1,
+                    reason: r.kind.2.clone(),
+                },
+            },
+        })
+        .collect();
+    let serde = raw
+        .iter()
+        .map(|r| with_serde::Record {
+            service: r.service.clone(),
+            path: r.path.clone(),
+            ts: r.ts,
+            status: r.status,
+            user: r.user.clone(),
+            tags: r.tags.clone(),
+            kind: match r.kind.0 {
+                0 => with_serde::Kind::Cached,
+                1 => with_serde::Kind::Computed { value: r.kind.1 },
+                _ => with_serde::Kind::Failed {
+                    code: r.kind.1,
+                    reason: r.kind.2.clone(),
+                },
+            },
+        })
+        .collect();
+    let packer = raw
+        .iter()
+        .map(|r| with_msgpacker::Record {
+            service: r.service.clone(),
+            path: r.path.clone(),
+            ts: r.ts,
+            status: r.status,
+            user: r.user.clone(),
+            tags: r.tags.clone(),
+            kind: r.kind.clone(),
+        })
+        .collect();
+    (codec, serde, packer)
+}
+
+/// The comparison is only fair if the bytes are the same: check once.
+fn check_same_bytes(
+    codec_data: &Vec<with_codec::Record>,
+    serde_data: &Vec<with_serde::Record>,
+) -> [usize; 3] {
+    let ours = codec::to_msgpack(codec_data).unwrap();
+    let theirs = rmp_serde::to_vec_named(serde_data).unwrap();
+    if ours != theirs {
+        for (i, (a, b)) in codec_data.iter().zip(serde_data).enumerate() {
+            let (x, y) = (
+                codec::to_msgpack(a).unwrap(),
+                rmp_serde::to_vec_named(b).unwrap(),
+            );
+            assert_eq!(x, y, "record {i} differs between codec and rmp-serde");
+        }
+    }
+    let json = codec::to_json(codec_data).unwrap();
+    assert_eq!(
+        json,
+        serde_json::to_string(serde_data).unwrap(),
+        "JSON differs from serde_json"
+    );
+    assert_eq!(
+        &codec::from_msgpack::<Vec<with_codec::Record>>(&ours).unwrap(),
+        codec_data
+    );
+    [ours.len(), json.len(), 0]
+}
+
+fn bench(c: &mut Criterion) {
+    let (codec_data, serde_data, packer_data) = datasets();
+    let [msgpack_len, json_len, _] = check_same_bytes(&codec_data, &serde_data);
+    let packed = msgpacker::Packable::pack_to_vec(&packer_data);
+    let n = log_data::RECORDS as f64;
+    let sizes = serde_json::json!({
+        "codec": msgpack_len as f64 / n,
+        "rmp-serde": msgpack_len as f64 / n,
+        "serde_json": json_len as f64 / n,
+        "msgpacker": packed.len() as f64 / n,
+    });
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/criterion");
+    let _ = std::fs::create_dir_all(&dir);
+    let _ = std::fs::write(dir.join("log_bytes.json"), sizes.to_string());
+
+    let msgpack = codec::to_msgpack(&codec_data).unwrap();
+    let json = codec::to_json(&codec_data).unwrap();
+    let elements = Throughput::Elements(log_data::RECORDS as u64);
+
+    let mut g = c.benchmark_group("msgpack_encode");
+    g.throughput(elements.clone());
+    g.bench_function("codec", |b| {
+        let mut buf = Vec::with_capacity(msgpack.len());
+        b.iter(|| {
+            buf.clear();
+            codec::to_msgpack_into(black_box(&codec_data), &mut buf).unwrap();
+        })
+    });
+    g.bench_function("rmp-serde", |b| {
+        let mut buf = Vec::with_capacity(msgpack.len());
+        b.iter(|| {
+            buf.clear();
+            rmp_serde::encode::write_named(&mut buf, black_box(&serde_data)).unwrap();
+        })
+    });
+    g.bench_function("msgpacker", |b| {
+        let mut buf = Vec::with_capacity(packed.len());
+        b.iter(|| {
+            buf.clear();
+            msgpacker::Packable::pack(black_box(&packer_data), &mut buf);
+        })
+    });
+    g.finish();
+
+    let mut g = c.benchmark_group("msgpack_decode");
+    g.throughput(elements.clone());
+    g.bench_function("codec", |b| {
+        b.iter(|| codec::from_msgpack::<Vec<with_codec::Record>>(black_box(&msgpack)).unwrap())
+    });
+    g.bench_function("rmp-serde", |b| {
+        b.iter(|| rmp_serde::from_slice::<Vec<with_serde::Record>>(black_box(&msgpack)).unwrap())
+    });
+    g.bench_function("msgpacker", |b| {
+        b.iter(|| {
+            <Vec<with_msgpacker::Record> as msgpacker::Unpackable>::unpack(black_box(&packed))
+                .unwrap()
+        })
+    });
+    g.bench_function("clone_floor", |b| b.iter(|| black_box(&codec_data).clone()));
+    g.finish();
+
+    let mut g = c.benchmark_group("json_encode");
+    g.throughput(elements.clone());
+    g.bench_function("codec", |b| {
+        b.iter(|| codec::to_json_vec(black_box(&codec_data)).unwrap())
+    });
+    g.bench_function("serde_json", |b| {
+        b.iter(|| serde_json::to_vec(black_box(&serde_data)).unwrap())
+    });
+    g.finish();
+
+    let mut g = c.benchmark_group("json_decode");
+    g.throughput(elements.clone());
+    g.bench_function("codec", |b| {
+        b.iter(|| codec::from_json::<Vec<with_codec::Record>>(black_box(&json)).unwrap())
+    });
+    g.bench_function("serde_json", |b| {
+        b.iter(|| serde_json::from_str::<Vec<with_serde::Record>>(black_box(&json)).unwrap())
+    });
+    g.finish();
+
+    let mut g = c.benchmark_group("per_record_encode");
+    g.throughput(elements.clone());
+    g.bench_function("codec", |b| {
+        b.iter(|| {
+            for r in black_box(&codec_data) {
+                black_box(codec::to_msgpack(r).unwrap());
+            }
+        })
+    });
+    g.bench_function("rmp-serde", |b| {
+        b.iter(|| {
+            for r in black_box(&serde_data) {
+                black_box(rmp_serde::to_vec_named(r).unwrap());
+            }
+        })
+    });
+    g.finish();
+
+    let stored = codec::to_stored(&codec_data).unwrap();
+    let mut g = c.benchmark_group("stored_decode");
+    g.throughput(elements);
+    g.bench_function("bare", |b| {
+        b.iter(|| codec::from_msgpack::<Vec<with_codec::Record>>(black_box(&msgpack)).unwrap())
+    });
+    g.bench_function("envelope", |b| {
+        b.iter(|| codec::from_stored::<Vec<with_codec::Record>>(black_box(&stored)).unwrap())
+    });
+    g.finish();
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().sample_size(30).measurement_time(Duration::from_secs(2)).warm_up_time(Duration::from_secs(1));
+    targets = bench
+}
+criterion_main!(benches);

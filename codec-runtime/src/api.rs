@@ -13,7 +13,8 @@ use crate::msgpack::{MsgpackReader, MsgpackWriter};
 /// assert_eq!(codec::to_msgpack(&A { x: 1 }).unwrap(), b"\x81\xa1x\x01");
 /// ```
 pub fn to_msgpack<T: Codec>(value: &T) -> Result<Vec<u8>, EncodeError> {
-    let mut buf = Vec::new();
+    // One allocation covers most single records; larger values grow from it.
+    let mut buf = Vec::with_capacity(128);
     to_msgpack_into(value, &mut buf)?;
     Ok(buf)
 }
@@ -56,7 +57,7 @@ pub fn to_json<T: Codec>(value: &T) -> Result<String, EncodeError> {
 
 /// Encodes `value` as compact JSON, as bytes.
 pub fn to_json_vec<T: Codec>(value: &T) -> Result<Vec<u8>, EncodeError> {
-    let mut w = JsonWriter::new(Vec::new());
+    let mut w = JsonWriter::new(Vec::with_capacity(128));
     value.encode_json(&mut w)?;
     Ok(w.into_inner())
 }

@@ -265,37 +265,54 @@ impl<'de> JsonReader<'de> {
     #[inline]
     pub fn read_integer(&mut self) -> Result<Integer, DecodeError> {
         let first = self.peek()?;
-        if !(first == b'-' || first.is_ascii_digit()) {
-            return Err(self.unexpected("an integer"));
-        }
         let start = self.pos;
-        let (end, is_float) = self.scan_number(start);
-        self.check_number_syntax(start, end)?;
-        if is_float {
-            return Err(self.error(DecodeErrorKind::InvalidType {
-                expected: "an integer".into(),
-                found: "a float".into(),
-            }));
-        }
         let negative = first == b'-';
-        let digits = &self.buf[start + negative as usize..end];
+        let mut i = start + negative as usize;
+        let digits_start = i;
         let mut value: u64 = 0;
-        for &d in digits {
+        let mut overflow = false;
+        while let Some(&d) = self.buf.get(i) {
+            if !d.is_ascii_digit() {
+                break;
+            }
             match value
                 .checked_mul(10)
                 .and_then(|v| v.checked_add((d - b'0') as u64))
             {
                 Some(v) => value = v,
-                None => return Err(self.out_of_range(start, end, "a 64-bit integer")),
+                None => overflow = true,
             }
+            i += 1;
         }
-        self.pos = end;
+        let ndigits = i - digits_start;
+        if ndigits == 0 {
+            return Err(if negative {
+                self.syntax("malformed number")
+            } else {
+                self.unexpected("an integer")
+            });
+        }
+        if matches!(self.buf.get(i), Some(b'.' | b'e' | b'E')) {
+            let (end, _) = self.scan_number(start);
+            self.check_number_syntax(start, end)?;
+            return Err(self.error(DecodeErrorKind::InvalidType {
+                expected: "an integer".into(),
+                found: "a float".into(),
+            }));
+        }
+        if ndigits > 1 && self.buf[digits_start] == b'0' {
+            return Err(self.syntax("malformed number: leading zero"));
+        }
+        if overflow {
+            return Err(self.out_of_range(start, i, "a 64-bit integer"));
+        }
+        self.pos = i;
         if !negative {
             Ok(Integer::Pos(value))
         } else if value <= i64::MAX as u64 + 1 {
             Ok(Integer::Neg((value as i64).wrapping_neg()).normalize())
         } else {
-            Err(self.out_of_range(start, end, "a 64-bit integer"))
+            Err(self.out_of_range(start, i, "a 64-bit integer"))
         }
     }
 

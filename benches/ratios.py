@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+"""Prints the table of ratios of the last `cargo bench --bench log` run.
+
+Reads criterion's estimates under target/criterion/<group>/<id>/new/ and the
+bytes per record the bench wrote to target/criterion/log_bytes.json.
+"""
+import json
+import os
+import sys
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "target", "criterion")
+RECORDS = 10_000
+
+
+def ns_per_record(group, ident):
+    path = os.path.join(ROOT, group, ident, "new", "estimates.json")
+    try:
+        with open(path) as f:
+            return json.load(f)["median"]["point_estimate"] / RECORDS
+    except FileNotFoundError:
+        return None
+
+
+def main():
+    rows = [(g, i, ns_per_record(g, i)) for g, ids in [
+        ("msgpack_encode", ["codec", "rmp-serde", "msgpacker"]),
+        ("msgpack_decode", ["codec", "rmp-serde", "msgpacker", "clone_floor"]),
+        ("json_encode", ["codec", "serde_json"]),
+        ("json_decode", ["codec", "serde_json"]),
+        ("per_record_encode", ["codec", "rmp-serde"]),
+        ("stored_decode", ["bare", "envelope"]),
+    ] for i in ids]
+    t = {(g, i): v for g, i, v in rows}
+    if any(v is None for v in t.values()):
+        sys.exit("run `cargo bench --bench log` first")
+    print("| group | library | ns/record |\n|---|---|---|")
+    for g, i, v in rows:
+        print(f"| {g} | {i} | {v:.1f} |")
+    try:
+        with open(os.path.join(ROOT, "log_bytes.json")) as f:
+            sizes = json.load(f)
+        print("\n| library | bytes/record |\n|---|---|")
+        for name, size in sizes.items():
+            print(f"| {name} | {size:.1f} |")
+    except FileNotFoundError:
+        pass
+    goals = [
+        ("MessagePack encode, codec / rmp-serde", t["msgpack_encode", "codec"] / t["msgpack_encode", "rmp-serde"], 0.65),
+        ("MessagePack decode, codec / rmp-serde", t["msgpack_decode", "codec"] / t["msgpack_decode", "rmp-serde"], 0.45),
+        ("MessagePack decode, codec / clone floor", t["msgpack_decode", "codec"] / t["msgpack_decode", "clone_floor"], 2.5),
+        ("JSON encode, codec / serde_json", t["json_encode", "codec"] / t["json_encode", "serde_json"], 0.8),
+        ("JSON decode, codec / serde_json", t["json_decode", "codec"] / t["json_decode", "serde_json"], 0.6),
+        ("one record into a fresh buffer / batched", t["per_record_encode", "codec"] / t["msgpack_encode", "codec"], 1.5),
+        ("checked envelope / bare decode", t["stored_decode", "envelope"] / t["stored_decode", "bare"], 1.05),
+    ]
+    print("\n| ratio | measured | goal | |\n|---|---|---|---|")
+    for name, ratio, goal in goals:
+        print(f"| {name} | {ratio:.2f} | <= {goal} | {'PASS' if ratio <= goal else 'MISS'} |")
+
+
+if __name__ == "__main__":
+    main()
