@@ -79,7 +79,10 @@ fn field_schema(cont: &Container, field: &Field) -> TokenStream {
     let krate = &cont.krate;
     let p = quote!(#krate::__private);
     match field.attrs.with.get() {
-        Some(path) => quote!(#path::json_schema(__g)),
+        Some(path) => {
+            let ty = field.ty;
+            quote!(#path::json_schema::<#ty>(__g))
+        }
         None => {
             let ty = field.ty;
             quote_spanned!(ty.span()=> <#ty as #p::Codec>::__subschema(__g))

@@ -33,3 +33,8 @@ pub use crate::schema::{fingerprint_of, schema_of, Fingerprint};
 pub use crate::store::{content_hash, Cache, CacheOptions, PutOptions, StoreError};
 pub use crate::stored::{from_stored, to_stored, StoredError};
 pub use schemars;
+
+#[cfg(feature = "ndarray")]
+pub use crate::impls::ndarray::Element as ArrayElement;
+#[cfg(feature = "serde")]
+pub use crate::impls::serde_bridge::{self, Serde};

@@ -1,7 +1,17 @@
 //! `Codec` for the standard library's types.
 
 pub mod bytes;
+#[cfg(feature = "chrono")]
+mod chrono;
 mod collections;
+#[cfg(feature = "num-complex")]
+mod complex;
+#[cfg(feature = "ndarray")]
+pub mod ndarray;
 mod primitives;
+#[cfg(feature = "serde")]
+pub mod serde_bridge;
 mod std_types;
+#[cfg(feature = "uuid")]
+mod uuid;
 mod wrappers;

@@ -1,0 +1,54 @@
+//! `num_complex::Complex<f32 | f64>` (feature `num-complex`): `[re, im]`.
+
+use num_complex::Complex;
+use schemars::{Schema, SchemaGenerator};
+
+use crate::codec::{Codec, WireKind};
+use crate::error::{DecodeError, EncodeError};
+use crate::json::{JsonReader, JsonWriter};
+use crate::msgpack::{MsgpackReader, MsgpackWriter};
+
+macro_rules! complex_impl {
+    ($($t:ty),*) => {$(
+        impl Codec for Complex<$t> {
+            const KIND: WireKind = WireKind::ARRAY;
+
+            fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
+                (self.re, self.im).encode_msgpack(w)
+            }
+
+            fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+                <($t, $t)>::decode_msgpack(r).map(|(re, im)| Complex::new(re, im))
+            }
+
+            fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+                (self.re, self.im).encode_json(w)
+            }
+
+            fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
+                <($t, $t)>::decode_json(r).map(|(re, im)| Complex::new(re, im))
+            }
+
+            fn json_schema(g: &mut SchemaGenerator) -> Schema {
+                <($t, $t)>::json_schema(g)
+            }
+        }
+    )*};
+}
+
+complex_impl!(f32, f64);
+
+#[cfg(test)]
+mod tests {
+    use num_complex::Complex;
+
+    #[test]
+    fn complex_is_a_pair() {
+        let z = Complex::new(1.5f64, -2.0);
+        assert_eq!(crate::to_json(&z).unwrap(), "[1.5,-2.0]");
+        assert_eq!(
+            crate::from_msgpack::<Complex<f64>>(&crate::to_msgpack(&z).unwrap()).unwrap(),
+            z
+        );
+    }
+}

@@ -1,0 +1,245 @@
+//! `ndarray::Array<T, D>` (feature `ndarray`): a map of the numpy dtype, the
+//! shape and the raw little-endian bytes in C order:
+//! `{"dtype": "<f8", "shape": [2, 3], "data": <bin>}` (base64 in JSON).
+
+use base64::Engine as _;
+use ndarray::{Array, Dimension, IxDyn};
+use schemars::{Schema, SchemaGenerator};
+use serde_json::json;
+
+use crate::codec::{Codec, WireKind};
+use crate::error::{DecodeError, DecodeErrorKind, EncodeError};
+use crate::json::{JsonReader, JsonWriter};
+use crate::msgpack::{MsgpackReader, MsgpackWriter};
+use crate::schema;
+
+/// An element type with a numpy dtype.
+pub trait Element: Copy {
+    /// The numpy dtype string (`<f8`, `|u1`, ...).
+    const DTYPE: &'static str;
+    /// Bytes per element.
+    const SIZE: usize;
+    /// Appends the element's little-endian bytes.
+    fn put(self, out: &mut Vec<u8>);
+    /// The element from its little-endian bytes (`SIZE` of them).
+    fn get(bytes: &[u8]) -> Self;
+}
+
+macro_rules! element {
+    ($($t:ty => $dtype:literal;)*) => {$(
+        impl Element for $t {
+            const DTYPE: &'static str = $dtype;
+            const SIZE: usize = std::mem::size_of::<$t>();
+            fn put(self, out: &mut Vec<u8>) {
+                out.extend_from_slice(&self.to_le_bytes());
+            }
+            fn get(bytes: &[u8]) -> Self {
+                let mut b = [0u8; std::mem::size_of::<$t>()];
+                b.copy_from_slice(bytes);
+                <$t>::from_le_bytes(b)
+            }
+        }
+    )*};
+}
+
+element! {
+    f32 => "<f4"; f64 => "<f8";
+    i8 => "|i1"; i16 => "<i2"; i32 => "<i4"; i64 => "<i8";
+    u8 => "|u1"; u16 => "<u2"; u32 => "<u4"; u64 => "<u8";
+}
+
+impl Element for bool {
+    const DTYPE: &'static str = "|b1";
+    const SIZE: usize = 1;
+    fn put(self, out: &mut Vec<u8>) {
+        out.push(self as u8);
+    }
+    fn get(bytes: &[u8]) -> Self {
+        bytes[0] != 0
+    }
+}
+
+fn raw_bytes<T: Element, D: Dimension>(a: &Array<T, D>) -> Vec<u8> {
+    let mut out = Vec::with_capacity(a.len() * T::SIZE);
+    for &x in a.iter() {
+        x.put(&mut out);
+    }
+    out
+}
+
+/// Builds the array from its decoded parts, checking everything against the data.
+fn build<T: Element, D: Dimension>(
+    dtype: &str,
+    shape: &[u64],
+    data: &[u8],
+) -> Result<Array<T, D>, String> {
+    if dtype != T::DTYPE {
+        return Err(format!(
+            "array dtype `{dtype}` is not `{}`, the element type read into",
+            T::DTYPE
+        ));
+    }
+    if let Some(ndim) = D::NDIM {
+        if shape.len() != ndim {
+            return Err(format!(
+                "array has {} dimensions, the target type has {ndim}",
+                shape.len()
+            ));
+        }
+    }
+    let shape: Vec<usize> = shape
+        .iter()
+        .map(|&d| usize::try_from(d).map_err(|_| format!("dimension {d} is too large")))
+        .collect::<Result<_, _>>()?;
+    let expected = shape
+        .iter()
+        .try_fold(T::SIZE, |acc, &d| acc.checked_mul(d))
+        .ok_or("array shape overflows the address space")?;
+    if expected != data.len() {
+        return Err(format!(
+            "array of shape {shape:?} needs {expected} bytes of data, found {}",
+            data.len()
+        ));
+    }
+    let items: Vec<T> = data.chunks_exact(T::SIZE).map(T::get).collect();
+    Array::from_shape_vec(IxDyn(&shape), items)
+        .map_err(|e| e.to_string())?
+        .into_dimensionality::<D>()
+        .map_err(|e| e.to_string())
+}
+
+const FIELDS: &[&str] = &["dtype", "shape", "data"];
+
+impl<T: Element, D: Dimension> Codec for Array<T, D> {
+    const KIND: WireKind = WireKind::MAP;
+
+    fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
+        w.write_map_len(3)?;
+        w.write_str("dtype")?;
+        w.write_str(T::DTYPE)?;
+        w.write_str("shape")?;
+        w.write_array_len(self.ndim())?;
+        for &d in self.shape() {
+            w.write_u64(d as u64);
+        }
+        w.write_str("data")?;
+        w.write_bin(&raw_bytes(self))
+    }
+
+    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+        let start = r.position();
+        let len = r.read_map_len()?;
+        r.enter()?;
+        let (mut dtype, mut shape, mut data) = (None, None, None);
+        for _ in 0..len {
+            match r.read_str_bytes()? {
+                b"dtype" => dtype = Some(r.read_str()?),
+                b"shape" => {
+                    shape = Some(Vec::<u64>::decode_msgpack(r).map_err(|e| e.in_field("shape"))?)
+                }
+                b"data" => data = Some(r.read_bin()?),
+                other => return Err(r.locate(DecodeError::unknown_field(other, FIELDS))),
+            }
+        }
+        r.leave();
+        let dtype = dtype.ok_or_else(|| r.locate(DecodeError::missing_field("dtype")))?;
+        let shape = shape.ok_or_else(|| r.locate(DecodeError::missing_field("shape")))?;
+        let data = data.ok_or_else(|| r.locate(DecodeError::missing_field("data")))?;
+        build(dtype, &shape, data)
+            .map_err(|m| DecodeError::invalid_value(m).at(crate::Format::MsgPack, start))
+    }
+
+    fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+        w.write_raw(b"{\"dtype\":");
+        w.write_str(T::DTYPE);
+        w.write_raw(b",\"shape\":");
+        self.shape()
+            .iter()
+            .map(|&d| d as u64)
+            .collect::<Vec<_>>()
+            .encode_json(w)?;
+        w.write_raw(b",\"data\":");
+        w.write_base64(&raw_bytes(self));
+        w.write_byte(b'}');
+        Ok(())
+    }
+
+    fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
+        let start = r.position();
+        r.begin_object()?;
+        let (mut dtype, mut shape, mut data) = (None, None, None);
+        let mut first = true;
+        while let Some(key) = r.next_key(&mut first)? {
+            match key.as_bytes() {
+                b"dtype" => dtype = Some(r.read_str()?.into_owned()),
+                b"shape" => {
+                    shape = Some(Vec::<u64>::decode_json(r).map_err(|e| e.in_field("shape"))?)
+                }
+                b"data" => {
+                    let text = r.read_str()?;
+                    let bytes = base64::engine::general_purpose::STANDARD
+                        .decode(text.as_bytes())
+                        .map_err(|e| {
+                            r.error(DecodeErrorKind::InvalidValue {
+                                message: format!("array data is not base64: {e}"),
+                            })
+                        })?;
+                    data = Some(bytes);
+                }
+                other => return Err(r.locate(DecodeError::unknown_field(other, FIELDS))),
+            }
+        }
+        let dtype = dtype.ok_or_else(|| r.locate(DecodeError::missing_field("dtype")))?;
+        let shape = shape.ok_or_else(|| r.locate(DecodeError::missing_field("shape")))?;
+        let data = data.ok_or_else(|| r.locate(DecodeError::missing_field("data")))?;
+        build(&dtype, &shape, &data)
+            .map_err(|m| DecodeError::invalid_value(m).at(crate::Format::Json, start))
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        let mut shape = json!({ "type": "array", "items": { "type": "integer", "minimum": 0 } });
+        if let Some(n) = D::NDIM {
+            shape["minItems"] = n.into();
+            shape["maxItems"] = n.into();
+        }
+        let value = json!({
+            "type": "object",
+            "properties": {
+                "dtype": { "const": T::DTYPE },
+                "shape": shape,
+                "data": { "type": "string", "contentEncoding": "base64" },
+            },
+            "required": ["dtype", "shape", "data"],
+            "additionalProperties": false,
+        });
+        Schema::try_from(value).unwrap_or_else(|_| schema::typed("object", json!({})))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use ndarray::{arr2, Array1, Array2, ArrayD};
+
+    #[test]
+    fn arrays_round_trip_and_check_their_data() {
+        let a = arr2(&[[1.0f64, 2.0, 3.0], [4.0, 5.0, 6.0]]);
+        let bytes = crate::to_msgpack(&a).unwrap();
+        assert_eq!(crate::from_msgpack::<Array2<f64>>(&bytes).unwrap(), a);
+        assert_eq!(
+            crate::from_json::<Array2<f64>>(&crate::to_json(&a).unwrap()).unwrap(),
+            a
+        );
+        let t = a.t().to_owned();
+        assert_eq!(
+            crate::from_msgpack::<ArrayD<f64>>(&crate::to_msgpack(&t).unwrap()).unwrap(),
+            t.into_dyn()
+        );
+        let err = crate::from_msgpack::<Array1<f64>>(&bytes).unwrap_err();
+        assert!(err.to_string().contains("2 dimensions"), "{err}");
+        let err = crate::from_msgpack::<Array2<f32>>(&bytes).unwrap_err();
+        assert!(err.to_string().contains("dtype"), "{err}");
+        let lying = r#"{"dtype":"<f8","shape":[1000000000,1000000000],"data":"AAAAAAAAAAA="}"#;
+        let err = crate::from_json::<Array2<f64>>(lying).unwrap_err();
+        assert!(err.to_string().contains("bytes of data"), "{err}");
+    }
+}

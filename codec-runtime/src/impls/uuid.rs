@@ -1,0 +1,77 @@
+//! `uuid::Uuid` (feature `uuid`): its 36-character hyphenated string.
+
+use schemars::{Schema, SchemaGenerator};
+use serde_json::json;
+
+use crate::codec::{Codec, WireKind};
+use crate::error::{DecodeError, DecodeErrorKind, EncodeError};
+use crate::json::{JsonReader, JsonWriter};
+use crate::msgpack::{MsgpackReader, MsgpackWriter};
+use crate::schema;
+
+fn parse(s: &str) -> Result<uuid::Uuid, String> {
+    if s.len() != 36 {
+        return Err(format!(
+            "`{s}` is not a 36-character UUID like 67e55044-10b1-426f-9247-bb680e5fe0c8"
+        ));
+    }
+    uuid::Uuid::parse_str(s).map_err(|e| format!("`{s}` is not a UUID: {e}"))
+}
+
+impl Codec for uuid::Uuid {
+    const KIND: WireKind = WireKind::STR;
+
+    fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
+        w.write_str(
+            self.hyphenated()
+                .encode_lower(&mut uuid::Uuid::encode_buffer()),
+        )
+    }
+
+    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+        let s = r.read_str()?;
+        parse(s).map_err(|m| r.error(DecodeErrorKind::InvalidValue { message: m }))
+    }
+
+    fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+        w.write_str(
+            self.hyphenated()
+                .encode_lower(&mut uuid::Uuid::encode_buffer()),
+        );
+        Ok(())
+    }
+
+    fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
+        let s = r.read_str()?;
+        parse(&s).map_err(|m| r.error(DecodeErrorKind::InvalidValue { message: m }))
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        schema::typed("string", json!({ "format": "uuid" }))
+    }
+
+    fn __encode_json_key(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+        self.encode_json(w)
+    }
+
+    fn __decode_json_key(r: &mut JsonReader<'_>, key: &str) -> Result<Self, DecodeError> {
+        parse(key).map_err(|m| r.error(DecodeErrorKind::InvalidValue { message: m }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn uuid_is_its_string() {
+        let id = uuid::Uuid::from_u128(0x67e5504410b1426f9247bb680e5fe0c8);
+        assert_eq!(
+            crate::to_json(&id).unwrap(),
+            r#""67e55044-10b1-426f-9247-bb680e5fe0c8""#
+        );
+        assert_eq!(
+            crate::from_msgpack::<uuid::Uuid>(&crate::to_msgpack(&id).unwrap()).unwrap(),
+            id
+        );
+        assert!(crate::from_json::<uuid::Uuid>(r#""67e5504410b1426f9247bb680e5fe0c8""#).is_err());
+    }
+}
