@@ -263,3 +263,29 @@ fn fields_from_ast<'a>(
 }
 
 use syn::ext::IdentExt as _;
+
+/// Whether `ty` is `name` (or `Self`) itself, possibly behind `Box`, `Rc`,
+/// `Arc` or `Option`: a type whose wire kind would be defined by itself.
+pub fn refers_to_itself(ty: &syn::Type, name: &syn::Ident) -> bool {
+    let syn::Type::Path(path) = ty else {
+        return false;
+    };
+    let Some(last) = path.path.segments.last() else {
+        return false;
+    };
+    if last.ident == *name || last.ident == "Self" {
+        return true;
+    }
+    if ["Box", "Rc", "Arc", "Option"]
+        .iter()
+        .any(|w| last.ident == w)
+    {
+        if let syn::PathArguments::AngleBracketed(args) = &last.arguments {
+            return args.args.iter().any(|a| match a {
+                syn::GenericArgument::Type(inner) => refers_to_itself(inner, name),
+                _ => false,
+            });
+        }
+    }
+    false
+}

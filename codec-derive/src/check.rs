@@ -328,6 +328,17 @@ fn check_untagged(cx: &Ctxt, cont: &Container, variants: &[Variant]) {
             );
         }
     }
+    for v in variants {
+        if v.style == Style::Newtype && crate::ast::refers_to_itself(v.fields[0].ty, cont.ident) {
+            cx.error_spanned_by(
+                v.fields[0].ty,
+                format!(
+                    "untagged variant `{}` holds the enum itself, so no wire kind tells it apart; hold a Vec of it, or add #[codec(tag = \"type\")]",
+                    v.ident
+                ),
+            );
+        }
+    }
     for (j, b) in variants.iter().enumerate() {
         for a in &variants[..j] {
             if let (Some(ka), Some(kb)) = (a.static_kind(), b.static_kind()) {

@@ -123,7 +123,12 @@ fn struct_consts(cont: &Container, style: Style, fields: &[crate::ast::Field]) -
         }
         Style::Named | Style::Tuple => quote!(const KIND: #p::WireKind = #p::WireKind::ARRAY;),
         Style::Unit => quote!(const KIND: #p::WireKind = #p::WireKind::NIL;),
-        Style::Newtype if fields[0].attrs.with.is_set() => {
+        // A recursive newtype (`struct T(Option<Box<T>>)`) would define its
+        // kind by itself: it gets none of its own.
+        Style::Newtype
+            if fields[0].attrs.with.is_set()
+                || crate::ast::refers_to_itself(fields[0].ty, cont.ident) =>
+        {
             quote!(const KIND: #p::WireKind = #p::WireKind::ANY;)
         }
         Style::Newtype => newtype_delegation(cont, &fields[0]),

@@ -77,3 +77,70 @@ fn decode_json<T: Codec>(mut r: JsonReader<'_>) -> Result<T, DecodeError> {
     r.finish()?;
     Ok(value)
 }
+
+/// Decoding with limits other than the defaults: the nesting depth (128) and
+/// the input size (none).
+///
+/// ```
+/// let options = codec::DecodeOptions::new().depth_limit(16).max_input(1 << 20);
+/// let v: Vec<Vec<u8>> = options.from_json("[[1], [2]]").unwrap();
+/// assert_eq!(v, vec![vec![1], vec![2]]);
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct DecodeOptions {
+    depth_limit: u32,
+    max_input: Option<usize>,
+}
+
+impl Default for DecodeOptions {
+    fn default() -> Self {
+        DecodeOptions {
+            depth_limit: crate::msgpack::DEFAULT_DEPTH_LIMIT,
+            max_input: None,
+        }
+    }
+}
+
+impl DecodeOptions {
+    /// The defaults.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// How many levels values may nest (structs, enums, boxes, collections).
+    pub fn depth_limit(mut self, limit: u32) -> Self {
+        self.depth_limit = limit;
+        self
+    }
+
+    /// The largest input accepted, in bytes.
+    pub fn max_input(mut self, bytes: usize) -> Self {
+        self.max_input = Some(bytes);
+        self
+    }
+
+    fn check_size(&self, len: usize, format: crate::Format) -> Result<(), DecodeError> {
+        match self.max_input {
+            Some(limit) if len > limit => Err(DecodeError::new(
+                crate::DecodeErrorKind::InputTooLarge { len, limit },
+            )
+            .at(format, 0)),
+            _ => Ok(()),
+        }
+    }
+
+    /// [`from_msgpack`] with these options.
+    pub fn from_msgpack<T: Codec>(&self, bytes: &[u8]) -> Result<T, DecodeError> {
+        self.check_size(bytes.len(), crate::Format::MsgPack)?;
+        let mut r = MsgpackReader::with_depth_limit(bytes, self.depth_limit);
+        let value = T::decode_msgpack(&mut r).map_err(|e| r.locate(e))?;
+        r.finish()?;
+        Ok(value)
+    }
+
+    /// [`from_json`] with these options.
+    pub fn from_json<T: Codec>(&self, text: &str) -> Result<T, DecodeError> {
+        self.check_size(text.len(), crate::Format::Json)?;
+        decode_json(JsonReader::with_depth_limit(text, self.depth_limit))
+    }
+}

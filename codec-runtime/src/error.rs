@@ -116,6 +116,13 @@ pub enum DecodeErrorKind {
         /// What is wrong.
         message: Cow<'static, str>,
     },
+    /// The input is larger than the decoder's limit.
+    InputTooLarge {
+        /// The input's size in bytes.
+        len: usize,
+        /// The limit.
+        limit: usize,
+    },
     /// Any other failure, from a foreign type's decoder.
     Custom {
         /// The message.
@@ -364,6 +371,12 @@ impl fmt::Display for DecodeErrorKind {
                 write!(f, "values nested deeper than the limit of {limit}")
             }
             DecodeErrorKind::Syntax { message } => f.write_str(message),
+            DecodeErrorKind::InputTooLarge { len, limit } => {
+                write!(
+                    f,
+                    "input of {len} bytes is larger than the limit of {limit} bytes"
+                )
+            }
             DecodeErrorKind::Custom { message } => f.write_str(message),
         }
     }

@@ -23,6 +23,7 @@ pub mod __private;
 
 pub use crate::api::{
     from_json, from_json_slice, from_msgpack, to_json, to_json_vec, to_msgpack, to_msgpack_into,
+    DecodeOptions,
 };
 pub use crate::codec::{Codec, WireKind};
 pub use crate::error::{DecodeError, DecodeErrorKind, EncodeError, Format, PathSegment};
