@@ -387,3 +387,68 @@ fn later_write_wins_across_writers() {
     let reader = Cache::open(dir.path()).unwrap();
     assert_eq!(reader.get::<Chunk>("k").unwrap(), None);
 }
+
+#[cfg(feature = "ndarray")]
+mod arrays {
+    use codec::Cache;
+    use ndarray::{Array2, Array3};
+
+    #[test]
+    fn arrays_are_memory_mapped_without_copying() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = Cache::open(dir.path()).unwrap();
+        let a = Array2::from_shape_fn((3, 4), |(i, j)| (i * 10 + j) as f64);
+        let b = Array3::<u8>::from_elem((2, 2, 5), 7);
+        cache.put("small", &1u8).unwrap(); // misaligns the shared file on purpose
+        cache.put_array("a", &a).unwrap();
+        cache.put_array("b", &b).unwrap();
+        cache
+            .put_array("flags", &ndarray::arr1(&[true, false]))
+            .unwrap();
+        let reader = Cache::open(dir.path()).unwrap();
+        let mapped = reader.get_array::<f64>("a").unwrap().unwrap();
+        assert_eq!(mapped.shape(), [3, 4]);
+        assert_eq!(mapped.view(), a.clone().into_dyn().view());
+        assert_eq!(mapped.to_owned::<ndarray::Ix2>().unwrap(), a);
+        assert_eq!(
+            reader.get_array::<u8>("b").unwrap().unwrap().view(),
+            b.into_dyn().view()
+        );
+        assert_eq!(
+            reader
+                .get_array::<bool>("flags")
+                .unwrap()
+                .unwrap()
+                .view()
+                .iter()
+                .copied()
+                .collect::<Vec<_>>(),
+            vec![true, false]
+        );
+        let err = reader.get_array::<f32>("a").err().unwrap();
+        assert!(err.to_string().contains("dtype"), "{err}");
+        assert!(reader.get_array::<f64>("missing").unwrap().is_none());
+    }
+
+    #[test]
+    fn a_truncated_array_is_a_typed_error_not_a_fault() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = Cache::open(dir.path()).unwrap();
+        cache
+            .put_array("a", &Array2::<f32>::zeros((100, 100)))
+            .unwrap();
+        let data = dir
+            .path()
+            .join("data")
+            .join(format!("{}.bin", cache.writer_id()));
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&data)
+            .unwrap()
+            .set_len(1000)
+            .unwrap();
+        let reader = Cache::open(dir.path()).unwrap();
+        let err = reader.get_array::<f32>("a").err().unwrap();
+        assert!(err.to_string().contains("past its end"), "{err}");
+    }
+}

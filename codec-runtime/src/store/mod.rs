@@ -36,6 +36,8 @@
 //! the entry being written, but an OS crash or power loss may lose recent
 //! entries. [`CacheOptions::fsync`] syncs data and index on every write.
 
+#[cfg(feature = "ndarray")]
+mod array;
 mod error;
 mod handler;
 mod index;
@@ -49,6 +51,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{SystemTime, UNIX_EPOCH};
 
+#[cfg(feature = "ndarray")]
+pub use array::{ArrayHandler, MappedArray};
 pub use error::StoreError;
 pub use handler::{DumpContext, FilePerEntry, Handler, Inline, LoadContext, Resources, Shared};
 pub use records::{IndexLine, Info, InfoValue, Mode};
@@ -174,6 +178,8 @@ impl Cache {
         ] {
             cache.register_handler(h);
         }
+        #[cfg(feature = "ndarray")]
+        cache.register_handler(Arc::new(ArrayHandler));
         cache.refresh()?;
         Ok(cache)
     }

@@ -1,0 +1,229 @@
+//! n-dimensional arrays in the store (feature `ndarray`): raw little-endian
+//! bytes appended to the writer's shared data file, aligned, and loaded by
+//! memory map without copying: a 1 GiB array loads in constant time.
+
+use std::fs::File;
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+use memmap2::Mmap;
+use ndarray::{ArrayView, Dimension, IxDyn};
+
+use super::handler::{DumpContext, Handler, LoadContext};
+use super::records::{Info, InfoValue};
+use super::{Cache, EntryInfo, StoreError};
+use crate::impls::ndarray::Element;
+
+/// Where arrays start in the shared file: enough for any element type, and
+/// for SIMD loads.
+const ALIGN: u64 = 64;
+
+/// The handler named `array`: see [`Cache::put_array`].
+pub struct ArrayHandler;
+
+impl Handler for ArrayHandler {
+    fn name(&self) -> &str {
+        "array"
+    }
+
+    fn dump(&self, payload: &[u8], ctx: &mut DumpContext<'_>) -> Result<Info, StoreError> {
+        // Pad the shared file so the array starts aligned.
+        let (file, end) = ctx.append_shared(&[])?;
+        let pad = (ALIGN - end % ALIGN) % ALIGN;
+        if pad > 0 {
+            ctx.append_shared(&vec![0u8; pad as usize])?;
+        }
+        let (file2, offset) = ctx.append_shared(payload)?;
+        debug_assert_eq!(file, file2);
+        Ok([
+            ("file".to_owned(), InfoValue::Text(file)),
+            ("offset".to_owned(), InfoValue::Int(offset as i64)),
+            ("len".to_owned(), InfoValue::Int(payload.len() as i64)),
+        ]
+        .into_iter()
+        .collect())
+    }
+
+    fn load(&self, info: &Info, ctx: &LoadContext<'_>) -> Result<Vec<u8>, StoreError> {
+        let (file, offset, len) = location(info, ctx)?;
+        ctx.read_range(&file, offset, len)
+    }
+}
+
+fn location(info: &Info, ctx: &LoadContext<'_>) -> Result<(String, u64, u64), StoreError> {
+    match (info.get("file"), info.get("offset"), info.get("len")) {
+        (Some(InfoValue::Text(f)), Some(InfoValue::Int(o)), Some(InfoValue::Int(l)))
+            if *o >= 0 && *l >= 0 =>
+        {
+            Ok((f.clone(), *o as u64, *l as u64))
+        }
+        _ => Err(ctx.corrupt("array info lacks file, offset or len")),
+    }
+}
+
+/// An array read from the store: a view into the memory-mapped data file.
+pub struct MappedArray<T> {
+    map: Arc<Mmap>,
+    offset: usize,
+    len: usize,
+    shape: Vec<usize>,
+    _element: PhantomData<T>,
+}
+
+impl<T: Element> MappedArray<T> {
+    /// The array, without copying it.
+    pub fn view(&self) -> ArrayView<'_, T, IxDyn> {
+        let bytes = &self.map[self.offset..self.offset + self.len];
+        // SAFETY: `get_array` checked that the range lies within the mapping,
+        // that its start is aligned for `T` (arrays are written at 64-byte
+        // boundaries of a page-aligned mapping), and that its length is
+        // `product(shape) * size_of::<T>()`. `Element` types are plain numbers
+        // (or bool, written as 0/1 by codec) for which the stored
+        // little-endian bytes are the native representation (checked in
+        // `get_array`). The data file is append-only, so the bytes do not
+        // change while mapped.
+        let data =
+            unsafe { std::slice::from_raw_parts(bytes.as_ptr().cast::<T>(), self.len / T::SIZE) };
+        ArrayView::from_shape(IxDyn(&self.shape), data)
+            .expect("shape checked against the data length in get_array")
+    }
+
+    /// The array's shape.
+    pub fn shape(&self) -> &[usize] {
+        &self.shape
+    }
+
+    /// A copy of the array with a fixed dimension.
+    pub fn to_owned<D: Dimension>(&self) -> Result<ndarray::Array<T, D>, ndarray::ShapeError> {
+        self.view().to_owned().into_dimensionality::<D>()
+    }
+}
+
+impl Cache {
+    /// Stores an array as raw bytes in this writer's shared data file, for
+    /// [`Cache::get_array`] to map without copying. Its dtype and shape go
+    /// in the index line.
+    pub fn put_array<T: Element, D: Dimension>(
+        &self,
+        key: &str,
+        array: &ndarray::Array<T, D>,
+    ) -> Result<(), StoreError> {
+        let mut bytes = Vec::with_capacity(array.len() * T::SIZE);
+        for &x in array.iter() {
+            x.put(&mut bytes);
+        }
+        let name = format!("ndarray<{}>{:?}", T::DTYPE, array.shape());
+        self.write_entry(
+            key,
+            Some(name),
+            None,
+            super::Mode::Raw,
+            &bytes,
+            Some("array"),
+        )
+    }
+
+    /// The array under `key`, memory-mapped: constant time whatever its size.
+    pub fn get_array<T: Element>(&self, key: &str) -> Result<Option<MappedArray<T>>, StoreError> {
+        if cfg!(target_endian = "big") {
+            return Err(StoreError::Custom {
+                message: "memory-mapped arrays need a little-endian machine; read the bytes with get_bytes".into(),
+            });
+        }
+        let Some(entry) = self.entries_for(key)? else {
+            return Ok(None);
+        };
+        let corrupt = |message: String| StoreError::Corrupt {
+            key: key.to_owned(),
+            message,
+        };
+        if entry.handler != "array" {
+            return Err(corrupt(format!(
+                "entry was stored by handler `{}`, not as an array",
+                entry.handler
+            )));
+        }
+        let (dtype, shape) = parse_type_name(entry.type_name.as_deref().unwrap_or_default())
+            .ok_or_else(|| corrupt("array entry without its dtype and shape".into()))?;
+        if dtype != T::DTYPE {
+            return Err(corrupt(format!(
+                "array dtype `{dtype}` is not `{}`",
+                T::DTYPE
+            )));
+        }
+        let ctx = self.load_context(key);
+        let (file, offset, len) = location(&entry.info, &ctx)?;
+        let expected = shape.iter().try_fold(T::SIZE, |acc, &d| acc.checked_mul(d));
+        if expected != Some(len as usize) || offset % ALIGN != 0 {
+            return Err(corrupt(format!(
+                "array of shape {shape:?} does not match its {len} bytes at offset {offset}"
+            )));
+        }
+        let path = ctx.path(&file)?;
+        let end = offset + len;
+        let map = ctx.resource(&file, || map_file(&path))?;
+        // A file grown since it was mapped: map it again.
+        let map = if (map.len() as u64) < end {
+            ctx.invalidate(&file);
+            ctx.resource(&file, || map_file(&path))?
+        } else {
+            map
+        };
+        if (map.len() as u64) < end {
+            return Err(corrupt(format!(
+                "bytes {offset}..{end} of {file} are past its end ({} bytes); the file was truncated",
+                map.len()
+            )));
+        }
+        if T::DTYPE == "|b1" && map[offset as usize..end as usize].iter().any(|&b| b > 1) {
+            // Any other byte is not a bool: refuse rather than view it as one.
+            return Err(corrupt("bool array holds bytes other than 0 and 1".into()));
+        }
+        Ok(Some(MappedArray {
+            map,
+            offset: offset as usize,
+            len: len as usize,
+            shape,
+            _element: PhantomData,
+        }))
+    }
+
+    fn entries_for(&self, key: &str) -> Result<Option<EntryInfo>, StoreError> {
+        Ok(self.lookup(key)?.and_then(|l| {
+            Some(EntryInfo {
+                key: l.key.clone(),
+                type_name: l.type_name.clone(),
+                fingerprint: l.fingerprint.clone(),
+                handler: l.handler.clone()?,
+                mode: l.mode,
+                size: l.size,
+                info: l.info.clone(),
+            })
+        }))
+    }
+}
+
+fn map_file(path: &std::path::Path) -> Result<Mmap, StoreError> {
+    let file = File::open(path).map_err(|e| StoreError::io(path, e))?;
+    // SAFETY: the data file is append-only: codec never rewrites or
+    // truncates bytes that an index line points at, and every access checks
+    // the range against the mapping's length. A file truncated by another
+    // program while mapped could still fault, as with any memory map.
+    unsafe { Mmap::map(&file) }.map_err(|e| StoreError::io(path, e))
+}
+
+/// `ndarray<<f8>[2, 3]` -> (`<f8`, [2, 3]).
+fn parse_type_name(name: &str) -> Option<(String, Vec<usize>)> {
+    let rest = name.strip_prefix("ndarray<")?;
+    let (dtype, shape) = rest.split_once('>')?;
+    let shape = shape.strip_prefix('[')?.strip_suffix(']')?;
+    let dims = if shape.trim().is_empty() {
+        Vec::new()
+    } else {
+        shape
+            .split(',')
+            .map(|d| d.trim().parse().ok())
+            .collect::<Option<Vec<usize>>>()?
+    };
+    Some((dtype.to_owned(), dims))
+}
