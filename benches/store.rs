@@ -1,0 +1,113 @@
+//! Cache store throughput: ~100-byte values, 1 MiB arrays, and the first load
+//! of a 1 GiB array (memory-mapped: constant time). Durability off, as in
+//! the figures of exca's CacheDict it is compared with (see PERFORMANCE.md).
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use codec::{Cache, Codec};
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
+
+#[derive(Codec, Clone)]
+struct Small {
+    id: u64,
+    text: String,
+    values: Vec<u32>,
+}
+
+fn small(i: u64) -> Small {
+    Small {
+        id: i,
+        text: format!("value number {i} of the benchmark"),
+        values: (0..12).collect(),
+    }
+}
+
+fn bench(c: &mut Criterion) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut g = c.benchmark_group("store_small");
+    g.throughput(Throughput::Elements(1000));
+    g.bench_function("put_1000", |b| {
+        let cache = Cache::open(dir.path().join("puts")).unwrap();
+        let mut n = 0u64;
+        b.iter(|| {
+            for _ in 0..1000 {
+                cache.put(&format!("k{n}"), &small(n)).unwrap();
+                n += 1;
+            }
+        })
+    });
+    let filled = dir.path().join("gets");
+    {
+        let cache = Cache::open(&filled).unwrap();
+        for i in 0..1000 {
+            cache.put(&format!("k{i}"), &small(i)).unwrap();
+        }
+    }
+    g.bench_function("get_1000", |b| {
+        let cache = Cache::open(&filled).unwrap();
+        b.iter(|| {
+            for i in 0..1000 {
+                black_box(cache.get::<Small>(&format!("k{i}")).unwrap().unwrap());
+            }
+        })
+    });
+    g.bench_function("get_1000_fresh_reader", |b| {
+        b.iter_batched(
+            || (),
+            |()| {
+                let cache = Cache::open(&filled).unwrap();
+                for i in 0..1000 {
+                    black_box(cache.get::<Small>(&format!("k{i}")).unwrap().unwrap());
+                }
+            },
+            BatchSize::PerIteration,
+        )
+    });
+    g.finish();
+
+    let array = ndarray::Array1::<f64>::from_shape_fn(131_072, |i| i as f64); // 1 MiB
+    let mut g = c.benchmark_group("store_array_1mib");
+    g.throughput(Throughput::Elements(1));
+    g.bench_function("put", |b| {
+        let cache = Cache::open(dir.path().join("arrays")).unwrap();
+        let mut n = 0;
+        b.iter(|| {
+            cache.put_array(&format!("a{n}"), &array).unwrap();
+            n += 1;
+        })
+    });
+    let cache = Cache::open(dir.path().join("arrays")).unwrap();
+    cache.put_array("one", &array).unwrap();
+    g.bench_function("get", |b| {
+        b.iter(|| black_box(cache.get_array::<f64>("one").unwrap().unwrap().view()[1000]))
+    });
+    g.finish();
+
+    let big_dir = dir.path().join("big");
+    {
+        let cache = Cache::open(&big_dir).unwrap();
+        let big = ndarray::Array1::<f64>::zeros(1 << 27); // 1 GiB
+        cache.put_array("big", &big).unwrap();
+    }
+    let mut g = c.benchmark_group("store_array_1gib");
+    g.sample_size(20);
+    g.bench_function("first_load", |b| {
+        b.iter_batched(
+            || Cache::open(&big_dir).unwrap(),
+            |cache| {
+                let a = cache.get_array::<f64>("big").unwrap().unwrap();
+                black_box(a.view()[12_345]);
+            },
+            BatchSize::PerIteration,
+        )
+    });
+    g.finish();
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().sample_size(20).measurement_time(Duration::from_secs(3)).warm_up_time(Duration::from_secs(1));
+    targets = bench
+}
+criterion_main!(benches);
