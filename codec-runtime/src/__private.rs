@@ -13,12 +13,6 @@ pub use serde_json;
 pub use std::borrow::Cow;
 pub use std::string::String;
 
-/// Decodes a JSON key into a struct field's bytes for matching.
-#[inline]
-pub fn key_bytes<'a>(key: &'a Cow<'_, str>) -> &'a [u8] {
-    key.as_bytes()
-}
-
 /// The variant of an untagged union that takes input of kind `found`: the first
 /// whose kinds contain it; an integer may also go to a float variant.
 #[inline]
