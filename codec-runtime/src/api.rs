@@ -83,7 +83,7 @@ fn decode_json<T: Codec>(mut r: JsonReader<'_>) -> Result<T, DecodeError> {
 ///
 /// ```
 /// let options = codec::DecodeOptions::new().depth_limit(16).max_input(1 << 20);
-/// let v: Vec<Vec<u8>> = options.from_json("[[1], [2]]").unwrap();
+/// let v: Vec<Vec<u32>> = options.from_json("[[1], [2]]").unwrap();
 /// assert_eq!(v, vec![vec![1], vec![2]]);
 /// ```
 #[derive(Debug, Clone, Copy)]
