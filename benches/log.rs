@@ -173,7 +173,10 @@ fn bench(c: &mut Criterion) {
     let _ = std::fs::create_dir_all(&dir);
     let _ = std::fs::write(dir.join("log_bytes.json"), sizes.to_string());
     // For benches/msgspec_log.py, which checks msgspec writes the same bytes.
-    let _ = std::fs::write(dir.join("log.msgpack"), codec::to_msgpack(&codec_data).unwrap());
+    let _ = std::fs::write(
+        dir.join("log.msgpack"),
+        codec::to_msgpack(&codec_data).unwrap(),
+    );
 
     let msgpack = codec::to_msgpack(&codec_data).unwrap();
     let json = codec::to_json(&codec_data).unwrap();

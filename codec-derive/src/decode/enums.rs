@@ -1,0 +1,430 @@
+//! Decoders of enums: unit-only, tagged maps, tagged arrays, untagged.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use super::{array_body, field_value, known_tags, named_body, unknown_key, Fmt};
+use crate::ast::{Container, Style, TagValue, Variant};
+use crate::wire;
+
+/// Reads a tag and returns the index of its variant: a local function, so the
+/// fast and slow paths of a tagged map share it.
+fn variant_index_fn(cont: &Container, variants: &[Variant], fmt: Fmt) -> TokenStream {
+    let krate = &cont.krate;
+    let p = quote!(#krate::__private);
+    let reader = fmt.reader(&p);
+    let known = known_tags(variants);
+    let int_tags = matches!(variants.first().map(|v| &v.tag), Some(TagValue::Int(_)));
+    let (read, matched, shown) = if int_tags {
+        (
+            quote!(let __t: i64 = __r.read_int("an integer tag")?;),
+            quote!(__t),
+            quote!(__t.to_string()),
+        )
+    } else {
+        match fmt {
+            Fmt::MsgPack => (
+                quote!(let __t = __r.read_str_bytes()?;),
+                quote!(__t),
+                quote!(#p::String::from_utf8_lossy(__t).into_owned()),
+            ),
+            Fmt::Json => (
+                quote!(let __t = __r.read_str()?;),
+                quote!(__t.as_bytes()),
+                quote!(#p::String::from(&*__t)),
+            ),
+        }
+    };
+    let arms = variants.iter().enumerate().map(|(i, v)| {
+        let pats = v.accepted_tags().into_iter().map(|t| tag_pattern(&t));
+        quote!(#(#pats)|* => #p::Ok(#i),)
+    });
+    quote! {
+        fn __variant_index(__r: &mut #reader) -> #p::Result<usize, #p::DecodeError> {
+            let __start = __r.position();
+            #read
+            match #matched {
+                #(#arms)*
+                _ => {
+                    __r.seek(__start);
+                    #p::Err(__r.locate(#p::DecodeError::unknown_tag(#shown, #known)))
+                }
+            }
+        }
+    }
+}
+
+fn tag_pattern(tag: &TagValue) -> TokenStream {
+    match tag {
+        TagValue::Str(s) => {
+            let b = wire::bytes(s.as_bytes());
+            quote!(#b)
+        }
+        TagValue::Int(i) => quote!(#i),
+    }
+}
+
+/// A JSON object key naming a unit variant: the variant's index.
+pub(super) fn variant_index_from_key(cont: &Container, variants: &[Variant]) -> TokenStream {
+    let krate = &cont.krate;
+    let p = quote!(#krate::__private);
+    let known = known_tags(variants);
+    let int_tags = matches!(variants.first().map(|v| &v.tag), Some(TagValue::Int(_)));
+    let arms = variants.iter().enumerate().map(|(i, v)| {
+        let pats = v.accepted_tags().into_iter().map(|t| tag_pattern(&t));
+        quote!(#(#pats)|* => #i,)
+    });
+    let matched = if int_tags {
+        quote!(__key.parse::<i64>().unwrap_or(i64::MIN))
+    } else {
+        quote!(__key.as_bytes())
+    };
+    quote! {
+        match #matched {
+            #(#arms)*
+            _ => return #p::Err(__r.locate(#p::DecodeError::unknown_tag(__key, #known))),
+        }
+    }
+}
+
+pub(super) fn unit_enum(cont: &Container, variants: &[Variant], fmt: Fmt) -> TokenStream {
+    let krate = &cont.krate;
+    let p = quote!(#krate::__private);
+    let index_fn = variant_index_fn(cont, variants, fmt);
+    let arms = variants.iter().enumerate().map(|(i, v)| {
+        let ident = v.ident;
+        quote!(#i => #p::Ok(Self::#ident),)
+    });
+    quote! {
+        #index_fn
+        match __variant_index(__r)? {
+            #(#arms)*
+            _ => #p::Err(__r.error(#p::DecodeErrorKind::InvalidValue {
+                message: #p::String::from("variant index out of range"),
+            })),
+        }
+    }
+}
+
+pub(super) fn tagged_map(cont: &Container, variants: &[Variant], fmt: Fmt) -> TokenStream {
+    let krate = &cont.krate;
+    let p = quote!(#krate::__private);
+    let index_fn = variant_index_fn(cont, variants, fmt);
+    let tag_field = cont.tag_field();
+    let arms = variants.iter().enumerate().map(|(i, v)| {
+        let body = tagged_map_variant(cont, v, fmt);
+        quote!(#i => #body,)
+    });
+    let fallback = quote! {
+        _ => #p::Err(__r.error(#p::DecodeErrorKind::InvalidValue {
+            message: #p::String::from("variant index out of range"),
+        })),
+    };
+    match fmt {
+        Fmt::MsgPack => {
+            let tag = wire::bytes(tag_field.as_bytes());
+            quote! {
+                #index_fn
+                let __start = __r.position();
+                let __map_len = __r.read_map_len()?;
+                __r.enter()?;
+                let __tag: &[u8] = #tag;
+                let __body = __r.position();
+                let mut __found = #p::None;
+                if __map_len > 0 && __r.read_str_bytes()? == __tag {
+                    __found = #p::Some((__variant_index(__r)?, __map_len - 1));
+                }
+                let (__variant, __len) = match __found {
+                    #p::Some(__found) => __found,
+                    #p::None => {
+                        // The tag is not first: find it, then read the map again.
+                        __r.seek(__body);
+                        let mut __index = #p::None;
+                        for _ in 0..__map_len {
+                            if __r.read_str_bytes()? == __tag {
+                                __index = #p::Some(__variant_index(__r)?);
+                                break;
+                            }
+                            __r.skip_value()?;
+                        }
+                        match __index {
+                            #p::Some(__index) => {
+                                __r.seek(__body);
+                                (__index, __map_len)
+                            }
+                            #p::None => {
+                                __r.seek(__start);
+                                return #p::Err(__r.locate(#p::DecodeError::missing_tag(#tag_field)));
+                            }
+                        }
+                    }
+                };
+                let __value = match __variant {
+                    #(#arms)*
+                    #fallback
+                };
+                __r.leave();
+                __value
+            }
+        }
+        Fmt::Json => quote! {
+            #index_fn
+            let __start = __r.position();
+            __r.begin_object()?;
+            let __tag: &str = #tag_field;
+            let __body = __r.position();
+            let mut __first = true;
+            let __variant = match __r.next_key(&mut __first)? {
+                #p::Some(__key) if __key == __tag => __variant_index(__r)?,
+                mut __key => {
+                    // The tag is not first: find it, then read the object again.
+                    loop {
+                        match __key {
+                            #p::Some(__k) if __k == __tag => break,
+                            #p::Some(_) => {
+                                __r.skip_value()?;
+                                __key = __r.next_key(&mut __first)?;
+                            }
+                            #p::None => {
+                                __r.seek(__start);
+                                return #p::Err(__r.locate(#p::DecodeError::missing_tag(#tag_field)));
+                            }
+                        }
+                    }
+                    let __index = __variant_index(__r)?;
+                    __r.seek(__body);
+                    __first = true;
+                    __index
+                }
+            };
+            match __variant {
+                #(#arms)*
+                #fallback
+            }
+        },
+    }
+}
+
+/// One variant of a tagged map, the tag already known; evaluates to `Result<Self, _>`.
+fn tagged_map_variant(cont: &Container, variant: &Variant, fmt: Fmt) -> TokenStream {
+    let krate = &cont.krate;
+    let p = quote!(#krate::__private);
+    let ident = variant.ident;
+    let path = quote!(Self::#ident);
+    match variant.style {
+        Style::Named => named_body(cont, &variant.fields, path, fmt),
+        Style::Unit => named_body(cont, &[], path, fmt),
+        Style::Newtype | Style::Tuple => {
+            let content = cont.content_field();
+            let content_key = wire::bytes(content.as_bytes());
+            let payload = if variant.style == Style::Newtype {
+                let value = field_value(cont, &variant.fields[0], fmt);
+                quote!(#value.map(#path))
+            } else {
+                let body = array_body(
+                    cont,
+                    &variant.fields,
+                    path.clone(),
+                    Style::Tuple,
+                    0,
+                    true,
+                    fmt,
+                );
+                match fmt {
+                    Fmt::MsgPack => quote!({
+                        let __len = __r.read_array_len()?;
+                        __r.enter()?;
+                        let __value = #body;
+                        __r.leave();
+                        __value
+                    }),
+                    Fmt::Json => quote!({
+                        __r.begin_array()?;
+                        let mut __first = true;
+                        #body
+                    }),
+                }
+            };
+            let unknown = unknown_key(cont, &[], fmt);
+            let (lp, key) = match fmt {
+                Fmt::MsgPack => (quote!(for _ in 0..__len), quote!(__r.read_str_bytes()?)),
+                Fmt::Json => (
+                    quote!(while let #p::Some(__key) = __r.next_key(&mut __first)?),
+                    quote!(__key.as_bytes()),
+                ),
+            };
+            let unmerged = quote! {{
+                let mut __payload: #p::Option<Self> = #p::None;
+                #lp {
+                    match #key {
+                        #content_key => {
+                            if __payload.is_some() {
+                                return #p::Err(__r.locate(#p::DecodeError::duplicate_field(#content)));
+                            }
+                            __payload = #p::Some(#payload.map_err(|__e| __e.in_field(#content))?);
+                        }
+                        #unknown
+                    }
+                }
+                match __payload {
+                    #p::Some(__v) => #p::Ok(__v),
+                    #p::None => #p::Err(__r.locate(#p::DecodeError::missing_field(#content))),
+                }
+            }};
+            let field = &variant.fields[0];
+            if variant.style == Style::Tuple || field.attrs.with.is_set() {
+                return unmerged;
+            }
+            let ty = field.ty;
+            let merged = match fmt {
+                Fmt::MsgPack => {
+                    quote!(<#ty as #p::Codec>::__decode_msgpack_body(__r, __len, __tag))
+                }
+                Fmt::Json => quote!(<#ty as #p::Codec>::__decode_json_body(__r, __first, __tag)),
+            };
+            quote! {
+                if <#ty as #p::Codec>::__MAP_BODY {
+                    #merged.map(#path)
+                } else #unmerged
+            }
+        }
+    }
+}
+
+pub(super) fn tagged_array(cont: &Container, variants: &[Variant], fmt: Fmt) -> TokenStream {
+    let krate = &cont.krate;
+    let p = quote!(#krate::__private);
+    let index_fn = variant_index_fn(cont, variants, fmt);
+    let strict = cont.deny_unknown_fields();
+    let arms = variants.iter().enumerate().map(|(i, v)| {
+        let ident = v.ident;
+        let body = array_body(
+            cont,
+            &v.fields,
+            quote!(Self::#ident),
+            v.style,
+            1,
+            strict,
+            fmt,
+        );
+        quote!(#i => #body,)
+    });
+    let fallback = quote! {
+        _ => #p::Err(__r.error(#p::DecodeErrorKind::InvalidValue {
+            message: #p::String::from("variant index out of range"),
+        })),
+    };
+    match fmt {
+        Fmt::MsgPack => quote! {
+            #index_fn
+            let __len = __r.read_array_len()?;
+            if __len == 0 {
+                return #p::Err(__r.locate(#p::DecodeError::invalid_length("an array starting with a tag", 0)));
+            }
+            __r.enter()?;
+            let __variant = __variant_index(__r)?;
+            let __value = match __variant {
+                #(#arms)*
+                #fallback
+            };
+            __r.leave();
+            __value
+        },
+        Fmt::Json => quote! {
+            #index_fn
+            __r.begin_array()?;
+            let mut __first = true;
+            if !__r.next_element(&mut __first)? {
+                return #p::Err(__r.locate(#p::DecodeError::invalid_length("an array starting with a tag", 0)));
+            }
+            let __variant = __variant_index(__r)?;
+            match __variant {
+                #(#arms)*
+                #fallback
+            }
+        },
+    }
+}
+
+/// An untagged union: the variant is the one whose wire kind the next value has.
+pub(super) fn untagged(cont: &Container, variants: &[Variant], fmt: Fmt) -> TokenStream {
+    let krate = &cont.krate;
+    let p = quote!(#krate::__private);
+    let type_name = cont.ident.to_string();
+    let kinds: Vec<TokenStream> = variants
+        .iter()
+        .map(|v| {
+            let kind = v.kind_expr(krate);
+            match fmt {
+                Fmt::MsgPack => kind,
+                Fmt::Json => quote!(#kind.in_json()),
+            }
+        })
+        .collect();
+    let names: Vec<String> = variants.iter().map(|v| v.ident.to_string()).collect();
+    let arms = variants.iter().enumerate().map(|(i, v)| {
+        let ident = v.ident;
+        let path = quote!(Self::#ident);
+        let name = &names[i];
+        let body = match (v.style, fmt) {
+            (Style::Unit, Fmt::MsgPack) => quote!(__r.read_nil().map(|()| #path)),
+            (Style::Unit, Fmt::Json) => quote!(__r.read_null().map(|()| #path)),
+            (Style::Newtype, _) => {
+                let value = field_value(cont, &v.fields[0], fmt);
+                quote!(#value.map(#path))
+            }
+            (Style::Tuple, _) => {
+                let body = array_body(cont, &v.fields, path, Style::Tuple, 0, true, fmt);
+                match fmt {
+                    Fmt::MsgPack => quote!({
+                        let __len = __r.read_array_len()?;
+                        __r.enter()?;
+                        let __value = #body;
+                        __r.leave();
+                        __value
+                    }),
+                    Fmt::Json => quote!({
+                        __r.begin_array()?;
+                        let mut __first = true;
+                        #body
+                    }),
+                }
+            }
+            (Style::Named, _) => {
+                let body = named_body(cont, &v.fields, path, fmt);
+                match fmt {
+                    Fmt::MsgPack => quote!({
+                        let __len = __r.read_map_len()?;
+                        let __tag: &[u8] = b"";
+                        __r.enter()?;
+                        let __value = #body;
+                        __r.leave();
+                        __value
+                    }),
+                    Fmt::Json => quote!({
+                        __r.begin_object()?;
+                        let __tag: &str = "";
+                        let mut __first = true;
+                        #body
+                    }),
+                }
+            }
+        };
+        quote!(#p::Some(#i) => #body.map_err(|__e| __e.in_variant(#name)),)
+    });
+    let count = variants.len();
+    let indices = 0..count;
+    quote! {
+        // Evaluates the const checks that no two variants share a kind.
+        let _: #p::WireKind = <Self as #p::Codec>::KIND;
+        let __kinds: [#p::WireKind; #count] = [#(#kinds),*];
+        let __found = __r.peek_kind()?;
+        match #p::untagged_variant(&__kinds, __found) {
+            #(#arms)*
+            _ => {
+                let __named = [#((#names, __kinds[#indices])),*];
+                #p::Err(__r.locate(#p::untagged_mismatch(#type_name, &__named, __found)))
+            }
+        }
+    }
+}

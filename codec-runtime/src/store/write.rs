@@ -1,0 +1,128 @@
+//! The write path: schemas once per fingerprint, payloads through their
+//! handler, then the index line, in one write.
+
+use std::fs::OpenOptions;
+use std::io::Write;
+
+use super::handler::DumpContext;
+use super::records::{IndexLine, Mode};
+use super::{index, now_nanos, Cache, StoreError};
+use crate::schema;
+
+impl Cache {
+    pub(super) fn write_schema(&self, info: &schema::SchemaInfo) -> Result<(), StoreError> {
+        let mut writer = self.writer.lock().unwrap_or_else(|e| e.into_inner());
+        if writer.schemas_written.contains(&info.fingerprint) {
+            return Ok(());
+        }
+        let path = self
+            .dir
+            .join("schemas")
+            .join(format!("{}.json", info.fingerprint));
+        if !path.exists() {
+            // Write aside, then rename: readers never see half a schema.
+            let tmp = path.with_extension(format!("json.{}.tmp", self.writer_id));
+            let text =
+                serde_json::to_string_pretty(&info.schema).map_err(|e| StoreError::Custom {
+                    message: e.to_string(),
+                })?;
+            std::fs::write(&tmp, text).map_err(|e| StoreError::io(&tmp, e))?;
+            std::fs::rename(&tmp, &path).map_err(|e| StoreError::io(&path, e))?;
+        }
+        writer.schemas_written.push(info.fingerprint);
+        Ok(())
+    }
+
+    pub(super) fn write_entry(
+        &self,
+        key: &str,
+        type_name: Option<String>,
+        fingerprint: Option<String>,
+        mode: Mode,
+        payload: &[u8],
+        handler: Option<&str>,
+    ) -> Result<(), StoreError> {
+        let name = match handler {
+            Some(name) => name,
+            None if payload.len() <= self.options.inline_limit => "inline",
+            None => "shared",
+        };
+        let handler = self
+            .handler(name)
+            .ok_or_else(|| StoreError::UnknownHandler {
+                key: key.to_owned(),
+                handler: name.to_owned(),
+            })?;
+        let info = {
+            let mut writer = self.writer.lock().unwrap_or_else(|e| e.into_inner());
+            let seq = writer.seq;
+            let mut ctx = DumpContext {
+                data_dir: &self.data_dir,
+                writer_id: &self.writer_id,
+                seq,
+                shared: &mut writer.shared,
+                fsync: self.options.fsync,
+                key,
+            };
+            handler.dump(payload, &mut ctx)?
+        };
+        for reserved in ["#key", "#type"] {
+            if info.contains_key(reserved) {
+                return Err(StoreError::ReservedInfoKey {
+                    handler: name.to_owned(),
+                    key: reserved.to_owned(),
+                });
+            }
+        }
+        self.append_line(IndexLine {
+            key: key.to_owned(),
+            type_name,
+            fingerprint,
+            handler: Some(name.to_owned()),
+            mode,
+            info,
+            size: payload.len() as u64,
+            time: 0,
+            seq: 0,
+        })
+    }
+
+    /// Appends a line to this writer's index (one write), stamping its time
+    /// and sequence, and records it in the in-memory index.
+    pub(super) fn append_line(&self, mut line: IndexLine) -> Result<(), StoreError> {
+        let path = self.dir.join(format!("{}-info.jsonl", self.writer_id));
+        let mut writer = self.writer.lock().unwrap_or_else(|e| e.into_inner());
+        line.time = now_nanos();
+        line.seq = writer.seq;
+        let mut bytes = index::encode_line(&line)?;
+        if writer.torn {
+            // End the partial line a failed write may have left, so this one
+            // starts on a line of its own.
+            bytes.insert(0, b'\n');
+        }
+        if writer.index_file.is_none() {
+            let file = OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&path)
+                .map_err(|e| StoreError::io(&path, e))?;
+            writer.index_file = Some(file);
+        }
+        let file = writer.index_file.as_mut().expect("opened above");
+        if let Err(e) = file.write_all(&bytes) {
+            writer.torn = true;
+            return Err(StoreError::io(&path, e));
+        }
+        if self.options.fsync {
+            file.sync_data().map_err(|e| StoreError::io(&path, e))?;
+        }
+        writer.torn = false;
+        writer.seq += 1;
+        drop(writer);
+        self.index
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .apply(line, &self.writer_id);
+        Ok(())
+    }
+}
