@@ -326,9 +326,21 @@ impl<'a> Differ<'a> {
                     }
                     None => {
                         if new_required.contains(&name.as_str()) {
+                            // A removed field of the same shape: likely a rename.
+                            let renamed_from = old_props.iter().find(|(old_name, old_schema)| {
+                                !new_props.contains_key(*old_name)
+                                    && super::canonical_json(old_schema)
+                                        == super::canonical_json(new_schema)
+                            });
+                            let hint = match renamed_from {
+                                Some((old_name, _)) => format!(
+                                    "; if it is `{old_name}` renamed, add #[codec(alias = \"{old_name}\")]"
+                                ),
+                                None => String::new(),
+                            };
                             self.breaking(
                                 &field,
-                                format!("field `{name}` added without a default"),
+                                format!("field `{name}` added without a default{hint}"),
                             );
                         } else {
                             self.compatible(&field, format!("field `{name}` added with a default"));
