@@ -119,11 +119,11 @@ impl Container {
                 "name" => c.name.set(cx, span, parse_string(&meta)?),
                 "rename_all" => c.rename_all.set(cx, span, parse_rule(&meta)?),
                 "default" => c.default.set(cx, span, parse_default(&meta)?),
-                "deny_unknown_fields" => c.deny_unknown_fields.set(cx, span, ()),
+                "deny_unknown_fields" => c.deny_unknown_fields.set(cx, span, flag(&meta)?),
                 "tag" => c.tag.set(cx, span, parse_string(&meta)?),
                 "content" => c.content.set(cx, span, parse_string(&meta)?),
-                "array_like" => c.array_like.set(cx, span, ()),
-                "untagged" => c.untagged.set(cx, span, ()),
+                "array_like" => c.array_like.set(cx, span, flag(&meta)?),
+                "untagged" => c.untagged.set(cx, span, flag(&meta)?),
                 "version" => c.version.set(cx, span, parse_version(&meta)?),
                 "alias" => c.aliases.push(parse_string(&meta)?),
                 "crate" => c.crate_path.set(cx, span, parse_lit_path(&meta)?),
@@ -182,7 +182,7 @@ impl Field {
                 "rename" => f.rename.set(cx, span, parse_string(&meta)?),
                 "alias" => f.aliases.push(parse_string(&meta)?),
                 "default" => f.default.set(cx, span, parse_default(&meta)?),
-                "skip" => f.skip.set(cx, span, ()),
+                "skip" => f.skip.set(cx, span, flag(&meta)?),
                 "with" => f.with.set(cx, span, parse_lit_path(&meta)?),
                 _ => return Err(unknown_key(&meta, &key, "a field", FIELD_KEYS)),
             }
@@ -396,4 +396,17 @@ fn parse_version(meta: &ParseNestedMeta) -> syn::Result<u32> {
             "expected a version number: #[codec(version = 2)]",
         )),
     }
+}
+
+/// A key that takes no value, like `#[codec(skip)]`.
+fn flag(meta: &ParseNestedMeta) -> syn::Result<()> {
+    if meta.input.peek(syn::Token![=]) || meta.input.peek(syn::token::Paren) {
+        let key = path_key(&meta.path);
+        let _ = meta.value().and_then(|v| v.parse::<syn::Expr>());
+        return Err(syn::Error::new_spanned(
+            &meta.path,
+            format!("`{key}` takes no value: write #[codec({key})], or leave it out"),
+        ));
+    }
+    Ok(())
 }
