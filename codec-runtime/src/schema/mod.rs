@@ -68,16 +68,20 @@ pub struct SchemaInfo {
     pub canonical: String,
     /// The fingerprint.
     pub fingerprint: Fingerprint,
+    /// The fingerprint as hex, as index lines and file names spell it.
+    pub fingerprint_hex: String,
 }
 
 impl SchemaInfo {
     fn compute<T: Codec>() -> SchemaInfo {
         let schema = schema_of::<T>();
         let canonical = canonical_json(&schema);
+        let fingerprint = Fingerprint::of_canonical(&canonical);
         SchemaInfo {
             name: wire_name::<T>().into_owned(),
             aliases: T::__WIRE_ALIASES,
-            fingerprint: Fingerprint::of_canonical(&canonical),
+            fingerprint,
+            fingerprint_hex: fingerprint.to_string(),
             schema,
             canonical,
         }

@@ -248,7 +248,7 @@ impl Cache {
         self.write_entry(
             key,
             Some(info.name.clone()),
-            Some(info.fingerprint.to_string()),
+            Some(info.fingerprint_hex.clone()),
             mode,
             &payload,
             options.handler.as_deref(),
@@ -282,11 +282,7 @@ impl Cache {
         };
         let payload = self.load_payload(&line)?;
         let info = schema::info::<T>();
-        let same = line
-            .fingerprint
-            .as_deref()
-            .and_then(|f| f.parse::<Fingerprint>().ok())
-            == Some(info.fingerprint);
+        let same = line.fingerprint.as_deref() == Some(info.fingerprint_hex.as_str());
         if !same {
             self.check_schema(&line, &info)?;
         }
