@@ -3,7 +3,7 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::{array_body, field_value, known_tags, named_body, unknown_key, Fmt};
+use super::{array_body, field_value, in_array, in_map, known_tags, named_body, unknown_key, Fmt};
 use crate::ast::{Container, Style, TagValue, Variant};
 use crate::wire;
 
@@ -230,20 +230,7 @@ fn tagged_map_variant(cont: &Container, variant: &Variant, fmt: Fmt) -> TokenStr
                     true,
                     fmt,
                 );
-                match fmt {
-                    Fmt::MsgPack => quote!({
-                        let __len = __r.read_array_len()?;
-                        __r.enter()?;
-                        let __value = #body;
-                        __r.leave();
-                        __value
-                    }),
-                    Fmt::Json => quote!({
-                        __r.begin_array()?;
-                        let mut __first = true;
-                        #body
-                    }),
-                }
+                in_array(body, fmt)
             };
             let unknown = unknown_key(cont, &[], fmt);
             let (lp, key) = match fmt {
@@ -373,42 +360,11 @@ pub(super) fn untagged(cont: &Container, variants: &[Variant], fmt: Fmt) -> Toke
                 let value = field_value(cont, &v.fields[0], fmt);
                 quote!(#value.map(#path))
             }
-            (Style::Tuple, _) => {
-                let body = array_body(cont, &v.fields, path, Style::Tuple, 0, true, fmt);
-                match fmt {
-                    Fmt::MsgPack => quote!({
-                        let __len = __r.read_array_len()?;
-                        __r.enter()?;
-                        let __value = #body;
-                        __r.leave();
-                        __value
-                    }),
-                    Fmt::Json => quote!({
-                        __r.begin_array()?;
-                        let mut __first = true;
-                        #body
-                    }),
-                }
-            }
-            (Style::Named, _) => {
-                let body = named_body(cont, &v.fields, path, fmt);
-                match fmt {
-                    Fmt::MsgPack => quote!({
-                        let __len = __r.read_map_len()?;
-                        let __tag: &[u8] = b"";
-                        __r.enter()?;
-                        let __value = #body;
-                        __r.leave();
-                        __value
-                    }),
-                    Fmt::Json => quote!({
-                        __r.begin_object()?;
-                        let __tag: &str = "";
-                        let mut __first = true;
-                        #body
-                    }),
-                }
-            }
+            (Style::Tuple, _) => in_array(
+                array_body(cont, &v.fields, path, Style::Tuple, 0, true, fmt),
+                fmt,
+            ),
+            (Style::Named, _) => in_map(named_body(cont, &v.fields, path, fmt), fmt),
         };
         quote!(#p::Some(#i) => #body.map_err(|__e| __e.in_variant(#name)),)
     });

@@ -87,22 +87,22 @@ pub fn struct_items(cont: &Container, style: Style, fields: &[Field]) -> TokenSt
         }
         Style::Named | Style::Tuple => {
             let strict = style == Style::Tuple || cont.deny_unknown_fields();
-            let msgpack = array_body(cont, fields, quote!(Self), style, 0, strict, Fmt::MsgPack);
-            let json = array_body(cont, fields, quote!(Self), style, 0, strict, Fmt::Json);
+            let msgpack = in_array(
+                array_body(cont, fields, quote!(Self), style, 0, strict, Fmt::MsgPack),
+                Fmt::MsgPack,
+            );
+            let json = in_array(
+                array_body(cont, fields, quote!(Self), style, 0, strict, Fmt::Json),
+                Fmt::Json,
+            );
             quote! {
                 #[inline]
                 fn decode_msgpack(__r: &mut #p::MsgpackReader<'_>) -> #p::Result<Self, #p::DecodeError> {
-                    let __len = __r.read_array_len()?;
-                    __r.enter()?;
-                    let __value = #msgpack;
-                    __r.leave();
-                    __value
+                    #msgpack
                 }
 
                 #[inline]
                 fn decode_json(__r: &mut #p::JsonReader<'_>) -> #p::Result<Self, #p::DecodeError> {
-                    __r.begin_array()?;
-                    let mut __first = true;
                     #json
                 }
             }
@@ -182,6 +182,45 @@ pub fn enum_items(cont: &Container, variants: &[Variant], repr: EnumRepr) -> Tok
         });
     }
     items
+}
+
+/// Reads a whole array around `body` (from [`array_body`]): its header, one
+/// level of depth, and the locals the body uses.
+fn in_array(body: TokenStream, fmt: Fmt) -> TokenStream {
+    match fmt {
+        Fmt::MsgPack => quote!({
+            let __len = __r.read_array_len()?;
+            __r.enter()?;
+            let __value = #body;
+            __r.leave();
+            __value
+        }),
+        Fmt::Json => quote!({
+            __r.begin_array()?;
+            let mut __first = true;
+            #body
+        }),
+    }
+}
+
+/// Reads a whole map around `body` (from [`named_body`]), with no tag to skip.
+fn in_map(body: TokenStream, fmt: Fmt) -> TokenStream {
+    match fmt {
+        Fmt::MsgPack => quote!({
+            let __len = __r.read_map_len()?;
+            let __tag: &[u8] = b"";
+            __r.enter()?;
+            let __value = #body;
+            __r.leave();
+            __value
+        }),
+        Fmt::Json => quote!({
+            __r.begin_object()?;
+            let __tag: &str = "";
+            let mut __first = true;
+            #body
+        }),
+    }
 }
 
 /// The `&[...]` of the wire names a type's map accepts, for error messages.
