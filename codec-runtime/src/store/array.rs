@@ -9,7 +9,7 @@ use std::sync::Arc;
 use memmap2::Mmap;
 use ndarray::{ArrayView, Dimension, IxDyn};
 
-use super::handler::{DumpContext, Handler, LoadContext};
+use super::handler::{int, text, DumpContext, Handler, LoadContext};
 use super::records::{Info, InfoValue};
 use super::{Cache, EntryInfo, StoreError};
 use crate::impls::ndarray::Element;
@@ -51,14 +51,11 @@ impl Handler for ArrayHandler {
 }
 
 fn location(info: &Info, ctx: &LoadContext<'_>) -> Result<(String, u64, u64), StoreError> {
-    match (info.get("file"), info.get("offset"), info.get("len")) {
-        (Some(InfoValue::Text(f)), Some(InfoValue::Int(o)), Some(InfoValue::Int(l)))
-            if *o >= 0 && *l >= 0 =>
-        {
-            Ok((f.clone(), *o as u64, *l as u64))
-        }
-        _ => Err(ctx.corrupt("array info lacks file, offset or len")),
-    }
+    Ok((
+        text(info, "file", ctx)?.to_owned(),
+        int(info, "offset", ctx)?,
+        int(info, "len", ctx)?,
+    ))
 }
 
 /// An array read from the store: a view into the memory-mapped data file.
@@ -130,7 +127,7 @@ impl Cache {
                 message: "memory-mapped arrays need a little-endian machine; read the bytes with get_bytes".into(),
             });
         }
-        let Some(entry) = self.entries_for(key)? else {
+        let Some(entry) = self.lookup(key)?.as_ref().and_then(EntryInfo::of_line) else {
             return Ok(None);
         };
         let corrupt = |message: String| StoreError::Corrupt {
@@ -185,20 +182,6 @@ impl Cache {
             len: len as usize,
             shape,
             _element: PhantomData,
-        }))
-    }
-
-    fn entries_for(&self, key: &str) -> Result<Option<EntryInfo>, StoreError> {
-        Ok(self.lookup(key)?.and_then(|l| {
-            Some(EntryInfo {
-                key: l.key.clone(),
-                type_name: l.type_name.clone(),
-                fingerprint: l.fingerprint.clone(),
-                handler: l.handler.clone()?,
-                mode: l.mode,
-                size: l.size,
-                info: l.info.clone(),
-            })
         }))
     }
 }

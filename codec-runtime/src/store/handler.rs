@@ -187,14 +187,18 @@ impl LoadContext<'_> {
     }
 }
 
-fn text<'a>(info: &'a Info, key: &str, ctx: &LoadContext<'_>) -> Result<&'a str, StoreError> {
+pub(super) fn text<'a>(
+    info: &'a Info,
+    key: &str,
+    ctx: &LoadContext<'_>,
+) -> Result<&'a str, StoreError> {
     match info.get(key) {
         Some(InfoValue::Text(s)) => Ok(s),
         _ => Err(ctx.corrupt(format!("index info lacks `{key}`"))),
     }
 }
 
-fn int(info: &Info, key: &str, ctx: &LoadContext<'_>) -> Result<u64, StoreError> {
+pub(super) fn int(info: &Info, key: &str, ctx: &LoadContext<'_>) -> Result<u64, StoreError> {
     match info.get(key) {
         Some(InfoValue::Int(i)) if *i >= 0 => Ok(*i as u64),
         _ => Err(ctx.corrupt(format!("index info lacks `{key}`"))),

@@ -111,6 +111,21 @@ pub struct EntryInfo {
     pub info: Info,
 }
 
+impl EntryInfo {
+    /// The entry a live index line describes; `None` for a removal.
+    fn of_line(line: &IndexLine) -> Option<EntryInfo> {
+        Some(EntryInfo {
+            key: line.key.clone(),
+            type_name: line.type_name.clone(),
+            fingerprint: line.fingerprint.clone(),
+            handler: line.handler.clone()?,
+            mode: line.mode,
+            size: line.size,
+            info: line.info.clone(),
+        })
+    }
+}
+
 /// A folder of typed values: see the [module documentation](self).
 pub struct Cache {
     dir: PathBuf,
@@ -393,17 +408,7 @@ impl Cache {
         let mut out: Vec<EntryInfo> = index
             .entries
             .values()
-            .filter_map(|(l, _)| {
-                Some(EntryInfo {
-                    key: l.key.clone(),
-                    type_name: l.type_name.clone(),
-                    fingerprint: l.fingerprint.clone(),
-                    handler: l.handler.clone()?,
-                    mode: l.mode,
-                    size: l.size,
-                    info: l.info.clone(),
-                })
-            })
+            .filter_map(|(l, _)| EntryInfo::of_line(l))
             .collect();
         out.sort_by(|a, b| a.key.cmp(&b.key));
         Ok(out)
