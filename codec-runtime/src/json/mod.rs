@@ -1,5 +1,6 @@
 //! JSON: the secondary wire format, same shape as the MessagePack encoding.
 
+mod number;
 mod read;
 mod write;
 

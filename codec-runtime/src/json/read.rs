@@ -1,5 +1,6 @@
 use std::borrow::Cow;
 
+use super::number;
 use crate::error::{DecodeError, DecodeErrorKind, Format};
 use crate::msgpack::{Integer, DEFAULT_DEPTH_LIMIT};
 
@@ -86,7 +87,7 @@ impl<'de> JsonReader<'de> {
         match self.peek() {
             Ok(b) => {
                 let found = match b {
-                    b'-' | b'0'..=b'9' if self.scan_number(self.pos).1 => "a float",
+                    b'-' | b'0'..=b'9' if number::scan(self.buf, self.pos).1 => "a float",
                     b'-' | b'0'..=b'9' => "an integer",
                     _ => describe_byte(b),
                 };
@@ -145,7 +146,7 @@ impl<'de> JsonReader<'de> {
             b'[' => K::ARRAY,
             b'{' => K::MAP,
             b'-' | b'0'..=b'9' => {
-                let (_, is_float) = self.scan_number(self.pos);
+                let (_, is_float) = number::scan(self.buf, self.pos);
                 if is_float {
                     K::FLOAT
                 } else {
@@ -208,59 +209,6 @@ impl<'de> JsonReader<'de> {
         }
     }
 
-    /// Scans a number starting at `start`: its end, and whether it has a fraction or exponent.
-    fn scan_number(&self, start: usize) -> (usize, bool) {
-        let mut i = start;
-        let b = self.buf;
-        if b.get(i) == Some(&b'-') {
-            i += 1;
-        }
-        while i < b.len() && b[i].is_ascii_digit() {
-            i += 1;
-        }
-        let mut is_float = false;
-        if b.get(i) == Some(&b'.') {
-            is_float = true;
-            i += 1;
-            while i < b.len() && b[i].is_ascii_digit() {
-                i += 1;
-            }
-        }
-        if matches!(b.get(i), Some(b'e' | b'E')) {
-            is_float = true;
-            i += 1;
-            if matches!(b.get(i), Some(b'+' | b'-')) {
-                i += 1;
-            }
-            while i < b.len() && b[i].is_ascii_digit() {
-                i += 1;
-            }
-        }
-        (i, is_float)
-    }
-
-    fn check_number_syntax(&self, start: usize, end: usize) -> Result<(), DecodeError> {
-        let text = &self.buf[start..end];
-        let digits = text.strip_prefix(b"-").unwrap_or(text);
-        let int_part_len = digits.iter().take_while(|b| b.is_ascii_digit()).count();
-        let valid = int_part_len > 0
-            && !(int_part_len > 1 && digits[0] == b'0')
-            && !text.ends_with(b".")
-            && !text.ends_with(b"e")
-            && !text.ends_with(b"E")
-            && !text.ends_with(b"+")
-            && !text.ends_with(b"-")
-            && !text.windows(2).any(|w| w == b".e" || w == b".E");
-        if valid {
-            Ok(())
-        } else {
-            Err(DecodeError::new(DecodeErrorKind::Syntax {
-                message: "malformed number".into(),
-            })
-            .at(Format::Json, start))
-        }
-    }
-
     /// Reads an integer; a number with a fraction or exponent is an error.
     #[inline]
     pub fn read_integer(&mut self) -> Result<Integer, DecodeError> {
@@ -293,8 +241,8 @@ impl<'de> JsonReader<'de> {
             });
         }
         if matches!(self.buf.get(i), Some(b'.' | b'e' | b'E')) {
-            let (end, _) = self.scan_number(start);
-            self.check_number_syntax(start, end)?;
+            let (end, _) = number::scan(self.buf, start);
+            number::check_syntax(self.buf, start, end)?;
             return Err(self.error(DecodeErrorKind::InvalidType {
                 expected: "an integer".into(),
                 found: "a float".into(),
@@ -335,7 +283,7 @@ impl<'de> JsonReader<'de> {
         let start = self.pos;
         let value = self.read_integer().map_err(|e| match e.kind() {
             DecodeErrorKind::IntOutOfRange { .. } => {
-                self.out_of_range(start, self.scan_number(start).0, target)
+                self.out_of_range(start, number::scan(self.buf, start).0, target)
             }
             _ => e,
         })?;
@@ -353,8 +301,8 @@ impl<'de> JsonReader<'de> {
             return Err(self.unexpected("a number"));
         }
         let start = self.pos;
-        let (end, _) = self.scan_number(start);
-        self.check_number_syntax(start, end)?;
+        let (end, _) = number::scan(self.buf, start);
+        number::check_syntax(self.buf, start, end)?;
         self.pos = end;
         // The input was checked to be UTF-8, and a number is ASCII.
         Ok(std::str::from_utf8(&self.buf[start..end]).unwrap_or_default())
