@@ -41,7 +41,12 @@ pub enum Op {
 #[derive(Codec, Debug, PartialEq)]
 pub struct Chain(pub Option<Box<Chain>>);
 
-pub type Collections = (HashMap<u32, String>, HashSet<i64>, Vec<Option<bool>>, std::time::SystemTime);
+pub type Collections = (
+    HashMap<u32, String>,
+    HashSet<i64>,
+    Vec<Option<bool>>,
+    std::time::SystemTime,
+);
 
 /// Whatever decodes re-encodes, decodes to an equal value, and encodes to the same bytes.
 pub fn check<T: Codec + PartialEq + std::fmt::Debug>(

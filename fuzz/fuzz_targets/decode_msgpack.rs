@@ -13,5 +13,15 @@ macro_rules! each {
 }
 
 fuzz_target!(|data: &[u8]| {
-    each!(data, Item, Event, Tree, Op, Chain, Collections, String, Vec<u8>);
+    each!(
+        data,
+        Item,
+        Event,
+        Tree,
+        Op,
+        Chain,
+        Collections,
+        String,
+        Vec<u8>
+    );
 });

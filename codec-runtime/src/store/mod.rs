@@ -145,6 +145,7 @@ struct Writer {
     torn: bool,
     shared: Option<(File, u64)>,
     seq: u64,
+    last_time: u64,
     schemas_written: Vec<Fingerprint>,
 }
 

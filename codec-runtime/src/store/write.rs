@@ -92,7 +92,10 @@ impl Cache {
     pub(super) fn append_line(&self, mut line: IndexLine) -> Result<(), StoreError> {
         let path = self.dir.join(format!("{}-info.jsonl", self.writer_id));
         let mut writer = self.writer.lock().unwrap_or_else(|e| e.into_inner());
-        line.time = now_nanos();
+        // Never earlier than this writer's previous line, even if the clock
+        // steps back: a writer's own later write must win.
+        line.time = now_nanos().max(writer.last_time + 1);
+        writer.last_time = line.time;
         line.seq = writer.seq;
         let mut bytes = index::encode_line(&line)?;
         if writer.torn {
