@@ -10,6 +10,8 @@ use crate::msgpack::{Integer, DEFAULT_DEPTH_LIMIT};
 /// is then known valid. Nesting is bounded like [`crate::MsgpackReader`]'s.
 #[derive(Debug, Clone)]
 pub struct JsonReader<'de> {
+    /// The input, as text for slicing strings out of it and as bytes for scanning.
+    text: &'de str,
     buf: &'de [u8],
     pos: usize,
     depth: u32,
@@ -25,6 +27,7 @@ impl<'de> JsonReader<'de> {
     /// A reader over JSON text allowing `limit` levels of nesting.
     pub fn with_depth_limit(text: &'de str, limit: u32) -> Self {
         JsonReader {
+            text,
             buf: text.as_bytes(),
             pos: 0,
             depth: limit,
@@ -305,7 +308,7 @@ impl<'de> JsonReader<'de> {
         number::check_syntax(self.buf, start, end)?;
         self.pos = end;
         // The input was checked to be UTF-8, and a number is ASCII.
-        Ok(std::str::from_utf8(&self.buf[start..end]).unwrap_or_default())
+        Ok(self.text.get(start..end).unwrap_or_default())
     }
 
     /// Reads a number as a float; integers are accepted.
@@ -355,9 +358,9 @@ impl<'de> JsonReader<'de> {
 
     #[inline]
     fn text(&self, start: usize, end: usize) -> &'de str {
-        // The whole input was checked to be UTF-8 (or came as a &str), and `start`
-        // and `end` sit next to ASCII quote or escape bytes: char boundaries.
-        std::str::from_utf8(&self.buf[start..end]).unwrap_or_default()
+        // `start` and `end` sit next to ASCII quote, escape or number bytes:
+        // char boundaries, so this slicing never fails.
+        self.text.get(start..end).unwrap_or_default()
     }
 
     fn read_escaped(&mut self, start: usize, first_escape: usize) -> Result<String, DecodeError> {
