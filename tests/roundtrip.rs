@@ -388,3 +388,51 @@ proptest! {
         round_trip((s, f));
     }
 }
+
+#[derive(Codec, Debug, PartialEq, Clone, PartialOrd, Ord, Eq, Hash)]
+struct UserId(u32);
+
+#[derive(Codec, Debug, PartialEq, Clone, PartialOrd, Ord, Eq, Hash)]
+enum Slot {
+    #[codec(tag = 1)]
+    First,
+    #[codec(tag = 2)]
+    Second,
+}
+
+#[derive(Codec, Debug, PartialEq, Clone)]
+#[codec(array_like)]
+struct Sparse {
+    a: u8,
+    #[codec(skip)]
+    cache: Vec<u8>,
+    b: String,
+}
+
+#[test]
+fn map_keys_newtypes_int_tags_and_skipped_array_elements() {
+    let by_user: BTreeMap<UserId, String> =
+        [(UserId(7), "seven".to_string())].into_iter().collect();
+    assert_eq!(codec::to_json(&by_user).unwrap(), r#"{"7":"seven"}"#);
+    round_trip(by_user);
+    let by_slot: BTreeMap<Slot, u8> = [(Slot::Second, 2), (Slot::First, 1)].into_iter().collect();
+    assert_eq!(codec::to_json(&by_slot).unwrap(), r#"{"1":1,"2":2}"#);
+    round_trip(by_slot);
+    let s = Sparse {
+        a: 1,
+        cache: vec![9],
+        b: "b".into(),
+    };
+    assert_eq!(codec::to_json(&s).unwrap(), r#"[1,"b"]"#);
+    let back: Sparse = codec::from_json(r#"[1,"b"]"#).unwrap();
+    assert_eq!(
+        back,
+        Sparse {
+            a: 1,
+            cache: vec![],
+            b: "b".into()
+        }
+    );
+    let back: Sparse = codec::from_msgpack(&codec::to_msgpack(&s).unwrap()).unwrap();
+    assert_eq!(back.b, "b");
+}
