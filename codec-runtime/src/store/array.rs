@@ -9,8 +9,8 @@ use std::sync::Arc;
 use memmap2::Mmap;
 use ndarray::{ArrayView, Dimension, IxDyn};
 
-use super::handler::{int, text, DumpContext, Handler, LoadContext};
-use super::records::{Info, InfoValue};
+use super::handler::{int, range_info, text, DumpContext, Handler, LoadContext};
+use super::records::Info;
 use super::{Cache, EntryInfo, StoreError};
 use crate::impls::ndarray::Element;
 
@@ -35,13 +35,7 @@ impl Handler for ArrayHandler {
         }
         let (file2, offset) = ctx.append_shared(payload)?;
         debug_assert_eq!(file, file2);
-        Ok([
-            ("file".to_owned(), InfoValue::Text(file)),
-            ("offset".to_owned(), InfoValue::Int(offset as i64)),
-            ("len".to_owned(), InfoValue::Int(payload.len() as i64)),
-        ]
-        .into_iter()
-        .collect())
+        Ok(range_info(file, offset, payload.len()))
     }
 
     fn load(&self, info: &Info, ctx: &LoadContext<'_>) -> Result<Vec<u8>, StoreError> {

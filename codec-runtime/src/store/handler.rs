@@ -205,6 +205,17 @@ pub(super) fn int(info: &Info, key: &str, ctx: &LoadContext<'_>) -> Result<u64, 
     }
 }
 
+/// The info of a payload at `offset` of a shared data file.
+pub(super) fn range_info(file: String, offset: u64, len: usize) -> Info {
+    [
+        ("file".to_owned(), InfoValue::Text(file)),
+        ("offset".to_owned(), InfoValue::Int(offset as i64)),
+        ("len".to_owned(), InfoValue::Int(len as i64)),
+    ]
+    .into_iter()
+    .collect()
+}
+
 /// Payloads kept in the index line itself, base64-encoded: for small values.
 pub struct Inline;
 
@@ -237,13 +248,7 @@ impl Handler for Shared {
 
     fn dump(&self, payload: &[u8], ctx: &mut DumpContext<'_>) -> Result<Info, StoreError> {
         let (file, offset) = ctx.append_shared(payload)?;
-        Ok([
-            ("file".to_owned(), InfoValue::Text(file)),
-            ("offset".to_owned(), InfoValue::Int(offset as i64)),
-            ("len".to_owned(), InfoValue::Int(payload.len() as i64)),
-        ]
-        .into_iter()
-        .collect())
+        Ok(range_info(file, offset, payload.len()))
     }
 
     fn load(&self, info: &Info, ctx: &LoadContext<'_>) -> Result<Vec<u8>, StoreError> {
