@@ -59,8 +59,19 @@ fn value(r: &mut MsgpackReader<'_>) -> Result<Value, DecodeError> {
         r.leave();
         Value::Object(map)
     } else if kind.is(WireKind::EXT) {
+        let start = r.position();
         let (ty, data) = r.read_ext()?;
-        serde_json::json!({ "ext": ty, "data": base64(data) })
+        if ty == -1 {
+            // A timestamp: shown as JSON shows it, RFC 3339.
+            r.seek(start);
+            let (secs, nanos) = r.read_timestamp()?;
+            match codec::time::format_rfc3339(secs, nanos) {
+                Ok(text) => Value::from(text),
+                Err(_) => serde_json::json!({ "timestamp_seconds": secs, "nanoseconds": nanos }),
+            }
+        } else {
+            serde_json::json!({ "ext": ty, "data": base64(data) })
+        }
     } else {
         return Err(r.unexpected("a MessagePack value"));
     })

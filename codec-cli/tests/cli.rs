@@ -56,6 +56,12 @@ fn folder() -> tempfile::TempDir {
         )
         .unwrap();
     cache.put_bytes("raw", b"\xff\x00").unwrap();
+    cache
+        .put(
+            "when",
+            &(std::time::UNIX_EPOCH + std::time::Duration::from_millis(1500)),
+        )
+        .unwrap();
     for i in 0..10 {
         cache.put(&format!("chunk/{i}"), &chunk(i + 100)).unwrap();
     }
@@ -69,7 +75,7 @@ fn inspect_lists_live_entries() {
     let (ok, out, _) = run(&["inspect", dir.path().to_str().unwrap()]);
     assert!(ok);
     assert!(out.contains("cli.Chunk"), "{out}");
-    assert!(out.contains("22 entries"), "{out}");
+    assert!(out.contains("23 entries"), "{out}");
     assert!(!out.contains("chunk/19 "), "{out}");
 }
 
@@ -87,6 +93,9 @@ fn get_prints_an_entry_as_json_without_its_type() {
     let (ok, out, _) = run(&["get", d, "json"]);
     assert!(ok, "{out}");
     assert!(out.contains("chunk 99"));
+    let (ok, out, _) = run(&["get", d, "when"]);
+    assert!(ok);
+    assert_eq!(out.trim(), r#""1970-01-01T00:00:01.500Z""#);
     let (ok, _, err) = run(&["get", d, "missing"]);
     assert!(!ok);
     assert!(err.contains("no entry `missing`"));
@@ -103,10 +112,10 @@ fn verify_reports_damage_and_compact_reclaims_space() {
     let size_before = dir_size(dir.path());
     let (ok, out, err) = run(&["compact", d]);
     assert!(ok, "{out}{err}");
-    assert!(out.contains("compacted 22 entries"), "{out}");
+    assert!(out.contains("compacted 23 entries"), "{out}");
     assert!(dir_size(dir.path()) < size_before);
     let cache = Cache::open(dir.path()).unwrap();
-    assert_eq!(cache.len().unwrap(), 22);
+    assert_eq!(cache.len().unwrap(), 23);
     assert_eq!(
         cache.get::<Chunk>("chunk/3").unwrap().unwrap().text,
         "chunk 103"
