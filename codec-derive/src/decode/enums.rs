@@ -3,7 +3,10 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::{array_body, field_value, in_array, in_map, known_tags, named_body, unknown_key, Fmt};
+use super::{
+    array_body, field_value, in_array, in_map, index_out_of_range, known_tags, named_body,
+    unknown_key, Fmt,
+};
 use crate::ast::{Container, Style, TagValue, Variant};
 use crate::wire;
 
@@ -95,13 +98,12 @@ pub(super) fn unit_enum(cont: &Container, variants: &[Variant], fmt: Fmt) -> Tok
         let ident = v.ident;
         quote!(#i => #p::Ok(Self::#ident),)
     });
+    let fallback = index_out_of_range(cont);
     quote! {
         #index_fn
         match __variant_index(__r)? {
             #(#arms)*
-            _ => #p::Err(__r.error(#p::DecodeErrorKind::InvalidValue {
-                message: #p::String::from("variant index out of range"),
-            })),
+            #fallback,
         }
     }
 }
@@ -115,11 +117,7 @@ pub(super) fn tagged_map(cont: &Container, variants: &[Variant], fmt: Fmt) -> To
         let body = tagged_map_variant(cont, v, fmt);
         quote!(#i => #body,)
     });
-    let fallback = quote! {
-        _ => #p::Err(__r.error(#p::DecodeErrorKind::InvalidValue {
-            message: #p::String::from("variant index out of range"),
-        })),
-    };
+    let fallback = index_out_of_range(cont);
     match fmt {
         Fmt::MsgPack => {
             let tag = wire::bytes(tag_field.as_bytes());
@@ -296,11 +294,7 @@ pub(super) fn tagged_array(cont: &Container, variants: &[Variant], fmt: Fmt) -> 
         );
         quote!(#i => #body,)
     });
-    let fallback = quote! {
-        _ => #p::Err(__r.error(#p::DecodeErrorKind::InvalidValue {
-            message: #p::String::from("variant index out of range"),
-        })),
-    };
+    let fallback = index_out_of_range(cont);
     match fmt {
         Fmt::MsgPack => quote! {
             #index_fn

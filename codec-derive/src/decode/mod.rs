@@ -166,6 +166,7 @@ pub fn enum_items(cont: &Container, variants: &[Variant], repr: EnumRepr) -> Tok
     }
     if repr == EnumRepr::Unit {
         let index = variant_index_from_key(cont, variants);
+        let fallback = index_out_of_range(cont);
         let arms = variants.iter().enumerate().map(|(i, v)| {
             let ident = v.ident;
             quote!(#i => #p::Ok(Self::#ident),)
@@ -174,14 +175,24 @@ pub fn enum_items(cont: &Container, variants: &[Variant], repr: EnumRepr) -> Tok
             fn __decode_json_key(__r: &mut #p::JsonReader<'_>, __key: &str) -> #p::Result<Self, #p::DecodeError> {
                 match #index {
                     #(#arms)*
-                    _ => #p::Err(__r.error(#p::DecodeErrorKind::InvalidValue {
-                        message: #p::String::from("variant index out of range"),
-                    })),
+                    #fallback,
                 }
             }
         });
     }
     items
+}
+
+/// The arm for a variant index no variant has: unreachable, since indices come
+/// from the generated `__variant_index`, but an error rather than a panic.
+fn index_out_of_range(cont: &Container) -> TokenStream {
+    let krate = &cont.krate;
+    let p = quote!(#krate::__private);
+    quote! {
+        _ => #p::Err(__r.error(#p::DecodeErrorKind::InvalidValue {
+            message: #p::String::from("variant index out of range"),
+        }))
+    }
 }
 
 /// Reads a whole array around `body` (from [`array_body`]): its header, one
