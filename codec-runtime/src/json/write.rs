@@ -100,12 +100,6 @@ impl JsonWriter {
             .extend_from_slice(itoa::Buffer::new().format(v).as_bytes());
     }
 
-    /// A 128-bit integer.
-    pub fn write_i128(&mut self, v: i128) {
-        self.buf
-            .extend_from_slice(itoa::Buffer::new().format(v).as_bytes());
-    }
-
     /// A float in its shortest round-tripping form; NaN and infinities are an error.
     #[inline]
     pub fn write_f64(&mut self, v: f64) -> Result<(), EncodeError> {
@@ -157,12 +151,6 @@ impl JsonWriter {
         }
         self.buf.extend_from_slice(&bytes[start..]);
         self.buf.push(b'"');
-    }
-
-    /// An object key known at compile time to need no escaping, with its colon: `"name":`.
-    #[inline]
-    pub fn write_plain_key(&mut self, quoted_key_colon: &[u8]) {
-        self.buf.extend_from_slice(quoted_key_colon);
     }
 
     /// A byte buffer as a standard base64 string (with padding, as msgspec writes it).

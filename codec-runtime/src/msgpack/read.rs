@@ -68,11 +68,6 @@ impl<'de> MsgpackReader<'de> {
         self.buf.len() - self.pos
     }
 
-    /// The input between two offsets.
-    pub fn slice(&self, start: usize, end: usize) -> &'de [u8] {
-        &self.buf[start..end]
-    }
-
     /// Fails unless the whole input was consumed.
     pub fn finish(&self) -> Result<(), DecodeError> {
         match self.remaining() {
@@ -312,11 +307,6 @@ impl<'de> MsgpackReader<'de> {
         let bytes = self.read_str_bytes()?;
         std::str::from_utf8(bytes)
             .map_err(|_| DecodeError::new(DecodeErrorKind::InvalidUtf8).at(Format::MsgPack, start))
-    }
-
-    /// Checks that bytes read with [`read_str_bytes`](Self::read_str_bytes) are UTF-8.
-    pub fn check_utf8(&self, bytes: &'de [u8]) -> Result<&'de str, DecodeError> {
-        std::str::from_utf8(bytes).map_err(|_| self.error(DecodeErrorKind::InvalidUtf8))
     }
 
     /// Reads a `bin` byte buffer.

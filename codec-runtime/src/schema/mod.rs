@@ -271,11 +271,6 @@ pub fn enumeration(values: Vec<Value>) -> Schema {
     schema(json!({ "enum": values }))
 }
 
-/// The value of a union's tag: a string or an integer.
-pub fn tag_value_str(tag: &str) -> Value {
-    Value::from(tag)
-}
-
 /// A variant of a tagged map union: the variant's object schema with the tag
 /// property first in `required`. `payload` is the schema of the variant's
 /// fields (an object, possibly behind a `$ref` when a struct merges in).
