@@ -63,3 +63,15 @@ pub fn check<T: Codec + PartialEq + std::fmt::Debug>(
     }
     assert_eq!(encode(&again), bytes, "encoding is deterministic");
 }
+
+/// Decodes `data` into every corpus type with `$decode`, checking each that decodes.
+#[macro_export]
+macro_rules! check_every_type {
+    ($data:expr, $encode:expr, $decode:expr) => {
+        $crate::check_every_type!(@each $data, $encode, $decode;
+            Item, Event, Tree, Op, Chain, Collections, String, Vec<u8>);
+    };
+    (@each $data:expr, $encode:expr, $decode:expr; $($t:ty),*) => {$(
+        corpus::check::<$t>($decode($data), |v| $encode(v).unwrap(), |b| $decode(b));
+    )*};
+}
