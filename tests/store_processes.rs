@@ -4,7 +4,6 @@
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
-use std::time::Duration;
 
 use codec::{Cache, CacheOptions, Codec, StoreError};
 
@@ -208,7 +207,6 @@ fn kill_9_loses_at_most_the_entry_being_written() {
             Some(entry(99, round))
         );
     }
-    std::thread::sleep(Duration::from_millis(1));
 }
 
 #[test]
