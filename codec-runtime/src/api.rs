@@ -13,10 +13,41 @@ use crate::msgpack::{MsgpackReader, MsgpackWriter};
 /// assert_eq!(codec::to_msgpack(&A { x: 1 }).unwrap(), b"\x81\xa1x\x01");
 /// ```
 pub fn to_msgpack<T: Codec>(value: &T) -> Result<Vec<u8>, EncodeError> {
-    // One allocation covers most single records; larger values grow from it.
-    let mut buf = Vec::with_capacity(128);
-    to_msgpack_into(value, &mut buf)?;
-    Ok(buf)
+    encode_fresh(|buf| to_msgpack_into(value, buf))
+}
+
+/// Encodings up to this size are copied out of the per-thread buffer; a
+/// larger one takes the buffer itself, so no thread keeps more than this.
+const SCRATCH_KEEP: usize = 64 * 1024;
+
+thread_local! {
+    static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Runs `encode` on a per-thread buffer that keeps its capacity between
+/// calls, and returns the bytes in a new `Vec` of their exact size: one
+/// allocation per value, never a regrowth, and no slack kept by the caller.
+fn encode_fresh(
+    encode: impl FnOnce(&mut Vec<u8>) -> Result<(), EncodeError>,
+) -> Result<Vec<u8>, EncodeError> {
+    SCRATCH.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut scratch) => {
+            scratch.clear();
+            encode(&mut scratch)?;
+            Ok(if scratch.len() <= SCRATCH_KEEP {
+                scratch.to_vec()
+            } else {
+                std::mem::take(&mut *scratch)
+            })
+        }
+        // An encoder that calls `to_msgpack` itself (a `with` module): the
+        // scratch buffer is in use further up the stack.
+        Err(_) => {
+            let mut buf = Vec::new();
+            encode(&mut buf)?;
+            Ok(buf)
+        }
+    })
 }
 
 /// Appends the MessagePack encoding of `value` to `buf`, reusing its capacity.
@@ -57,9 +88,12 @@ pub fn to_json<T: Codec>(value: &T) -> Result<String, EncodeError> {
 
 /// Encodes `value` as compact JSON, as bytes.
 pub fn to_json_vec<T: Codec>(value: &T) -> Result<Vec<u8>, EncodeError> {
-    let mut w = JsonWriter::new(Vec::with_capacity(128));
-    value.encode_json(&mut w)?;
-    Ok(w.into_inner())
+    encode_fresh(|buf| {
+        let mut w = JsonWriter::new(std::mem::take(buf));
+        let result = value.encode_json(&mut w);
+        *buf = w.into_inner();
+        result
+    })
 }
 
 /// Decodes one value from JSON text; anything but whitespace after it is an error.
@@ -142,5 +176,57 @@ impl DecodeOptions {
     pub fn from_json<T: Codec>(&self, text: &str) -> Result<T, DecodeError> {
         self.check_size(text.len(), crate::Format::Json)?;
         decode_json(JsonReader::with_depth_limit(text, self.depth_limit))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Encodes a `u32` through a nested `to_msgpack` call, as a `with` module might.
+    struct Nested(u32);
+
+    impl Codec for Nested {
+        const KIND: crate::WireKind = crate::WireKind::BYTES;
+
+        fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
+            let inner = to_msgpack(&self.0)?;
+            w.write_bin(&inner)
+        }
+
+        fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+            from_msgpack(r.read_bin()?).map(Nested)
+        }
+
+        fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+            self.0.encode_json(w)
+        }
+
+        fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
+            u32::decode_json(r).map(Nested)
+        }
+
+        fn json_schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
+            u32::json_schema(g)
+        }
+    }
+
+    #[test]
+    fn fresh_buffers_are_exact_and_independent_of_earlier_calls() {
+        let big = vec![7u8; SCRATCH_KEEP * 2];
+        let big_bytes = to_msgpack(&big).unwrap();
+        assert_eq!(from_msgpack::<Vec<u8>>(&big_bytes).unwrap(), big);
+        let small = to_msgpack(&String::from("abc")).unwrap();
+        assert_eq!(small, b"\xa3abc");
+        assert_eq!(small.capacity(), small.len());
+        assert_eq!(to_json_vec(&String::from("abc")).unwrap(), b"\"abc\"");
+    }
+
+    #[test]
+    fn an_encoder_may_call_to_msgpack_itself() {
+        let bytes = to_msgpack(&vec![Nested(1), Nested(300)]).unwrap();
+        assert_eq!(bytes, b"\x92\xc4\x01\x01\xc4\x03\xcd\x01\x2c");
+        let back: Vec<Nested> = from_msgpack(&bytes).unwrap();
+        assert_eq!(back.iter().map(|n| n.0).collect::<Vec<_>>(), [1, 300]);
     }
 }

@@ -212,6 +212,20 @@ impl<'de> MsgpackReader<'de> {
             self.pos += 1;
             return Ok(Integer::Neg(m as i8 as i64));
         }
+        if (0xcc..=0xd3).contains(&m) && self.remaining() > 8 {
+            // One big-endian load of 8 bytes, shifted down to the width the
+            // marker gives: no branch on the width, which varies value to value.
+            let width = 1usize << ((m - 0xcc) & 3);
+            let at = self.pos + 1;
+            let raw = u64::from_be_bytes(self.buf[at..at + 8].try_into().expect("8 bytes"));
+            let shift = 64 - 8 * width as u32;
+            self.pos = at + width;
+            return Ok(if m < 0xd0 {
+                Integer::Pos(raw >> shift)
+            } else {
+                signed((raw as i64) >> shift)
+            });
+        }
         let start = self.pos;
         self.pos += 1;
         let value = match m {
@@ -275,8 +289,22 @@ impl<'de> MsgpackReader<'de> {
     }
 
     /// Reads a string's bytes without checking UTF-8 (for matching field names and tags).
-    #[inline]
+    #[inline(always)]
     pub fn read_str_bytes(&mut self) -> Result<&'de [u8], DecodeError> {
+        // Field names, tags and most values are fixstr: inline that path only.
+        if let Some(&m) = self.buf.get(self.pos) {
+            let len = (m & 0x1f) as usize;
+            if m & 0xe0 == 0xa0 && len < self.remaining() {
+                let start = self.pos + 1;
+                self.pos = start + len;
+                return Ok(&self.buf[start..start + len]);
+            }
+        }
+        self.read_str_bytes_slow()
+    }
+
+    #[inline(never)]
+    fn read_str_bytes_slow(&mut self) -> Result<&'de [u8], DecodeError> {
         let m = self.peek()?;
         let len = match m {
             0xa0..=0xbf => {
@@ -305,8 +333,9 @@ impl<'de> MsgpackReader<'de> {
     pub fn read_str(&mut self) -> Result<&'de str, DecodeError> {
         let start = self.pos;
         let bytes = self.read_str_bytes()?;
-        std::str::from_utf8(bytes)
-            .map_err(|_| DecodeError::new(DecodeErrorKind::InvalidUtf8).at(Format::MsgPack, start))
+        utf8(bytes).ok_or_else(|| {
+            DecodeError::new(DecodeErrorKind::InvalidUtf8).at(Format::MsgPack, start)
+        })
     }
 
     /// Reads a `bin` byte buffer.
@@ -502,6 +531,42 @@ impl<'de> MsgpackReader<'de> {
     }
 }
 
+/// `bytes` as text, if it is UTF-8.
+///
+/// Short ASCII strings (names, paths, identifiers) dominate stored records,
+/// and `str::from_utf8` spends most of its time on them in setup: checking
+/// for ASCII first is cheaper.
+#[inline]
+pub(crate) fn utf8(bytes: &[u8]) -> Option<&str> {
+    if is_ascii(bytes) {
+        // SAFETY: every byte is below 0x80, so the slice is valid UTF-8.
+        Some(unsafe { std::str::from_utf8_unchecked(bytes) })
+    } else {
+        std::str::from_utf8(bytes).ok()
+    }
+}
+
+/// `<[u8]>::is_ascii` without its byte-by-byte loop over the tail of short
+/// slices: up to 16 bytes take two overlapping loads.
+#[inline]
+fn is_ascii(b: &[u8]) -> bool {
+    let n = b.len();
+    if n >= 8 && n <= 16 {
+        let head = u64::from_le_bytes(b[..8].try_into().expect("8 bytes"));
+        let tail = u64::from_le_bytes(b[n - 8..].try_into().expect("8 bytes"));
+        (head | tail) & 0x8080_8080_8080_8080 == 0
+    } else if (4..8).contains(&n) {
+        let head = u32::from_le_bytes(b[..4].try_into().expect("4 bytes"));
+        let tail = u32::from_le_bytes(b[n - 4..].try_into().expect("4 bytes"));
+        (head | tail) & 0x8080_8080 == 0
+    } else if n < 4 {
+        // 1 to 3 bytes: the first, middle and last cover them all.
+        n == 0 || (b[0] | b[n / 2] | b[n - 1]) < 0x80
+    } else {
+        b.is_ascii()
+    }
+}
+
 #[inline]
 fn signed(v: i64) -> Integer {
     if v >= 0 {
@@ -541,5 +606,57 @@ pub fn describe_marker(m: u8) -> &'static str {
         0xca | 0xcb => "a float",
         0xc7..=0xc9 | 0xd4..=0xd8 => "an extension value",
         0xc1 => "the reserved marker 0xc1",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn is_ascii_agrees_with_std_at_every_length_and_position() {
+        for len in 0..40 {
+            let ascii = vec![b'a'; len];
+            assert!(is_ascii(&ascii), "{len}");
+            for at in 0..len {
+                let mut b = ascii.clone();
+                b[at] = 0xc3;
+                assert!(!is_ascii(&b), "len {len}, non-ASCII at {at}");
+            }
+        }
+    }
+
+    #[test]
+    fn integers_of_every_width_read_alike_near_the_end_and_far_from_it() {
+        let values: [i64; 10] = [
+            0,
+            127,
+            200,
+            -5,
+            -100,
+            40_000,
+            -30_000,
+            1 << 31,
+            -(1 << 40),
+            i64::MIN,
+        ];
+        for v in values {
+            let mut w = crate::MsgpackWriter::default();
+            w.write_i64(v);
+            let exact = w.into_inner();
+            let mut padded = exact.clone();
+            padded.extend_from_slice(&[0xff; 9]);
+            for bytes in [&exact, &padded] {
+                let mut r = MsgpackReader::new(bytes);
+                let got = match r.read_integer().unwrap() {
+                    Integer::Pos(p) => p as i64,
+                    Integer::Neg(n) => n,
+                };
+                assert_eq!(got, v);
+                assert_eq!(r.position(), exact.len());
+            }
+        }
+        let mut r = MsgpackReader::new(b"\xcf\xff\xff\xff\xff\xff\xff\xff\xff\xc0");
+        assert_eq!(r.read_integer().unwrap(), Integer::Pos(u64::MAX));
     }
 }
