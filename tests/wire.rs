@@ -161,6 +161,58 @@ fn the_tag_may_come_anywhere_in_the_map() {
 }
 
 #[derive(Codec, Debug, PartialEq)]
+struct Three {
+    a: i64,
+    #[codec(alias = "bb")]
+    b: String,
+    #[codec(default)]
+    c: Option<i64>,
+}
+
+#[test]
+fn keys_in_any_order_spelling_or_spacing_decode_alike() {
+    let want = Three {
+        a: 1,
+        b: "x".into(),
+        c: Some(3),
+    };
+    for text in [
+        r#"{"a":1,"b":"x","c":3}"#,
+        r#"{ "a" : 1 , "b" : "x" , "c" : 3 }"#,
+        r#"{"c":3,"b":"x","a":1}"#,
+        r#"{"a":1,"c":3,"b":"x"}"#,
+        r#"{"a":1,"bb":"x","c":3}"#,
+        r#"{"\u0061":1,"b":"x","c":3}"#,
+        r#"{"a":1,"zz":[1,{"b":2}],"b":"x","c":3}"#,
+    ] {
+        assert_eq!(codec::from_json::<Three>(text).unwrap(), want, "{text}");
+    }
+    for bytes in [
+        &b"\x83\xa1a\x01\xa1b\xa1x\xa1c\x03"[..],
+        b"\x83\xa1c\x03\xa1b\xa1x\xa1a\x01",
+        b"\x83\xa1a\x01\xa2bb\xa1x\xa1c\x03",
+        // "a" as str8 instead of fixstr, and an unknown key in the middle.
+        b"\x84\xd9\x01a\x01\xa2zz\x91\x80\xa1b\xa1x\xa1c\x03",
+    ] {
+        assert_eq!(
+            codec::from_msgpack::<Three>(bytes).unwrap(),
+            want,
+            "{bytes:x?}"
+        );
+    }
+    let partial = codec::from_json::<Three>(r#"{"a":1,"b":"x"}"#).unwrap();
+    assert_eq!(partial.c, None);
+    // A key repeated right after its in-order read is still a duplicate.
+    let err = codec::from_json::<Three>(r#"{"a":1,"a":2,"b":"x"}"#).unwrap_err();
+    assert!(err.to_string().contains("duplicate"), "{err}");
+    let err = codec::from_msgpack::<Three>(b"\x83\xa1a\x01\xa1a\x02\xa1b\xa1x").unwrap_err();
+    assert!(err.to_string().contains("duplicate"), "{err}");
+    // A map shorter than its in-order fields.
+    let err = codec::from_msgpack::<Three>(b"\x81\xa1a\x01").unwrap_err();
+    assert!(err.to_string().contains("missing"), "{err}");
+}
+
+#[derive(Codec, Debug, PartialEq)]
 enum Color {
     Red,
     #[codec(rename = "verde")]

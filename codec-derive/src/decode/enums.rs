@@ -43,6 +43,7 @@ fn variant_index_fn(cont: &Container, variants: &[Variant], fmt: Fmt) -> TokenSt
         quote!(#(#pats)|* => #p::Ok(#i),)
     });
     quote! {
+        #[inline]
         fn __variant_index(__r: &mut #reader) -> #p::Result<usize, #p::DecodeError> {
             let __start = __r.position();
             #read
@@ -121,6 +122,7 @@ pub(super) fn tagged_map(cont: &Container, variants: &[Variant], fmt: Fmt) -> To
     match fmt {
         Fmt::MsgPack => {
             let tag = wire::bytes(tag_field.as_bytes());
+            let encoded_tag = wire::bytes(&wire::msgpack_str(tag_field));
             quote! {
                 #index_fn
                 let __start = __r.position();
@@ -129,7 +131,7 @@ pub(super) fn tagged_map(cont: &Container, variants: &[Variant], fmt: Fmt) -> To
                 let __tag: &[u8] = #tag;
                 let __body = __r.position();
                 let mut __found = #p::None;
-                if __map_len > 0 && __r.read_str_bytes()? == __tag {
+                if __map_len > 0 && __r.next_key_is(#encoded_tag) {
                     __found = #p::Some((__variant_index(__r)?, __map_len - 1));
                 }
                 let (__variant, __len) = match __found {
@@ -165,17 +167,20 @@ pub(super) fn tagged_map(cont: &Container, variants: &[Variant], fmt: Fmt) -> To
                 __value
             }
         }
-        Fmt::Json => quote! {
-            #index_fn
-            let __start = __r.position();
-            __r.begin_object()?;
-            let __tag: &str = #tag_field;
-            let __body = __r.position();
-            let mut __first = true;
-            let __variant = match __r.next_key(&mut __first)? {
-                #p::Some(__key) if __key == __tag => __variant_index(__r)?,
-                mut __key => {
+        Fmt::Json => {
+            let quoted_tag = wire::json_bytes(&wire::json_str(tag_field));
+            quote! {
+                #index_fn
+                let __start = __r.position();
+                __r.begin_object()?;
+                let __tag: &str = #tag_field;
+                let __body = __r.position();
+                let mut __first = true;
+                let __variant = if __r.next_key_is(&mut __first, #quoted_tag) {
+                    __variant_index(__r)?
+                } else {
                     // The tag is not first: find it, then read the object again.
+                    let mut __key = __r.next_key(&mut __first)?;
                     loop {
                         match __key {
                             #p::Some(__k) if __k == __tag => break,
@@ -193,13 +198,13 @@ pub(super) fn tagged_map(cont: &Container, variants: &[Variant], fmt: Fmt) -> To
                     __r.seek(__body);
                     __first = true;
                     __index
+                };
+                match __variant {
+                    #(#arms)*
+                    #fallback
                 }
-            };
-            match __variant {
-                #(#arms)*
-                #fallback
             }
-        },
+        }
     }
 }
 

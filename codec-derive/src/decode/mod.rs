@@ -342,6 +342,7 @@ fn named_body(cont: &Container, fields: &[Field], path: TokenStream, fmt: Fmt) -
         .collect();
     let mut decls = Vec::new();
     let mut arms = Vec::new();
+    let mut ordered = Vec::new();
     let mut values = Vec::new();
     for (field, slot) in fields.iter().zip(&slots) {
         if field.is_skipped() {
@@ -355,13 +356,35 @@ fn named_body(cont: &Container, fields: &[Field], path: TokenStream, fmt: Fmt) -
             .into_iter()
             .map(|n| wire::bytes(n.as_bytes()));
         let value = field_value(cont, field, fmt);
+        let value = quote!(#value.map_err(|__e| __e.in_field(#name))?);
         decls.push(quote!(let mut #slot: #p::Option<#ty> = #p::None;));
         arms.push(quote! {
             #(#keys)|* => {
                 if #slot.is_some() {
                     return #p::Err(__r.locate(#p::DecodeError::duplicate_field(#name)));
                 }
-                #slot = #p::Some(#value.map_err(|__e| __e.in_field(#name))?);
+                #slot = #p::Some(#value);
+            }
+        });
+        ordered.push(match fmt {
+            Fmt::MsgPack => {
+                let key = wire::bytes(&wire::msgpack_str(name));
+                quote! {
+                    if __done == __len || !__r.next_key_is(#key) {
+                        break '__ordered;
+                    }
+                    #slot = #p::Some(#value);
+                    __done += 1;
+                }
+            }
+            Fmt::Json => {
+                let key = wire::json_bytes(&wire::json_str(name));
+                quote! {
+                    if !__r.next_key_is(&mut __first, #key) {
+                        break '__ordered;
+                    }
+                    #slot = #p::Some(#value);
+                }
             }
         });
         let missing = missing_value(cont, field);
@@ -374,9 +397,14 @@ fn named_body(cont: &Container, fields: &[Field], path: TokenStream, fmt: Fmt) -
     }
     let unknown = unknown_key(cont, &live, fmt);
     let constructed = construct(&path, Style::Named, fields, &values);
+    // Keys in declaration order, as encoders write them, take one comparison
+    // each; from the first other key on, the general loop reads the rest.
+    let ordered = (!ordered.is_empty()).then(|| quote!('__ordered: { #(#ordered)* }));
     let lp = match fmt {
         Fmt::MsgPack => quote! {
-            for _ in 0..__len {
+            let mut __done = 0usize;
+            #ordered
+            for _ in __done..__len {
                 let __key = __r.read_str_bytes()?;
                 match __key {
                     #(#arms)*
@@ -385,6 +413,7 @@ fn named_body(cont: &Container, fields: &[Field], path: TokenStream, fmt: Fmt) -
             }
         },
         Fmt::Json => quote! {
+            #ordered
             while let #p::Some(__key) = __r.next_key(&mut __first)? {
                 match __key.as_bytes() {
                     #(#arms)*

@@ -226,12 +226,17 @@ impl<'de> JsonReader<'de> {
             if !d.is_ascii_digit() {
                 break;
             }
-            match value
-                .checked_mul(10)
-                .and_then(|v| v.checked_add((d - b'0') as u64))
-            {
-                Some(v) => value = v,
-                None => overflow = true,
+            // 19 digits always fit in a u64: check only past them.
+            if i - digits_start < 19 {
+                value = value * 10 + (d - b'0') as u64;
+            } else {
+                match value
+                    .checked_mul(10)
+                    .and_then(|v| v.checked_add((d - b'0') as u64))
+                {
+                    Some(v) => value = v,
+                    None => overflow = true,
+                }
             }
             i += 1;
         }
@@ -337,7 +342,7 @@ impl<'de> JsonReader<'de> {
         self.pos += 1;
         let start = self.pos;
         let buf = self.buf;
-        let mut i = start;
+        let mut i = start + plain_run(&buf[start..]);
         while i < buf.len() {
             match buf[i] {
                 b'"' => {
@@ -494,6 +499,35 @@ impl<'de> JsonReader<'de> {
         Ok(Some(key))
     }
 
+    /// Consumes the next object key and its colon (and the comma before it,
+    /// unless `first`) if the key is exactly `quoted` (a key as the derive
+    /// quotes it at compile time); true if it did. Otherwise nothing moves and
+    /// [`next_key`](Self::next_key) reads the key, whatever its spelling.
+    #[inline(always)]
+    pub fn next_key_is(&mut self, first: &mut bool, quoted: &[u8]) -> bool {
+        let start = self.pos;
+        self.skip_ws();
+        if !*first {
+            if self.buf.get(self.pos) != Some(&b',') {
+                self.pos = start;
+                return false;
+            }
+            self.pos += 1;
+            self.skip_ws();
+        }
+        if self.buf[self.pos..].starts_with(quoted) {
+            self.pos += quoted.len();
+            self.skip_ws();
+            if self.buf.get(self.pos) == Some(&b':') {
+                self.pos += 1;
+                *first = false;
+                return true;
+            }
+        }
+        self.pos = start;
+        false
+    }
+
     /// Consumes `[` and enters a level of nesting.
     #[inline]
     pub fn begin_array(&mut self) -> Result<(), DecodeError> {
@@ -574,6 +608,31 @@ impl Integer {
     }
 }
 
+/// How many bytes at the start of `bytes` need no attention inside a string:
+/// none is a quote, a backslash or a control character. Scans 8 bytes at a
+/// time; the byte loop after it finds the same answer, only slower.
+#[inline]
+fn plain_run(bytes: &[u8]) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    // The high bit of each byte of `below(x, n)` is set where a byte of `x`
+    // is below `n` (n <= 0x80); a borrow can set it above a true hit, never
+    // below one, so the lowest set bit is exact.
+    let below = |x: u64, n: u8| x.wrapping_sub(ONES * n as u64) & !x & HIGH;
+    let mut i = 0;
+    while let Some(chunk) = bytes.get(i..i + 8) {
+        let x = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
+        let hits = below(x ^ (ONES * b'"' as u64), 1)
+            | below(x ^ (ONES * b'\\' as u64), 1)
+            | below(x, 0x20);
+        if hits != 0 {
+            return i + (hits.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    i
+}
+
 fn describe_byte(b: u8) -> &'static str {
     match b {
         b'n' => "null",
@@ -583,5 +642,32 @@ fn describe_byte(b: u8) -> &'static str {
         b'{' => "an object",
         b'-' | b'0'..=b'9' => "a number",
         _ => "invalid JSON",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_run_stops_at_the_first_byte_that_needs_attention() {
+        for len in 0..24 {
+            for stop in [b'"', b'\\', 0x00, 0x1f, b'\n'] {
+                for at in 0..len {
+                    let mut b: Vec<u8> = (0..len)
+                        .map(|i| [b'a', 0x7f, 0xc3, 0xa9, b' '][i % 5])
+                        .collect();
+                    b[at] = stop;
+                    // Bytes after the stop that also need attention must not move it.
+                    if at + 1 < len {
+                        b[len - 1] = b'"';
+                    }
+                    // Whole words only: a stop in the tail is left to the byte loop.
+                    assert_eq!(plain_run(&b), at.min(len / 8 * 8), "{len} {at} {stop}");
+                }
+                let plain: Vec<u8> = vec![0xe2; len];
+                assert_eq!(plain_run(&plain), len / 8 * 8);
+            }
+        }
     }
 }

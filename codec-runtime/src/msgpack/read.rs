@@ -328,6 +328,20 @@ impl<'de> MsgpackReader<'de> {
         self.take(len, "a string")
     }
 
+    /// Consumes the next value if its bytes are exactly `encoded` (a key as
+    /// the derive encodes it at compile time); true if it did.
+    ///
+    /// Generated decoders try each field's key in declaration order first,
+    /// the order encoders write: one comparison per key, no dispatch.
+    #[inline(always)]
+    pub fn next_key_is(&mut self, encoded: &[u8]) -> bool {
+        let hit = self.buf[self.pos..].starts_with(encoded);
+        if hit {
+            self.pos += encoded.len();
+        }
+        hit
+    }
+
     /// Reads a UTF-8 string.
     #[inline]
     pub fn read_str(&mut self) -> Result<&'de str, DecodeError> {
