@@ -57,18 +57,18 @@ impl MsgpackWriter {
     pub fn write_u64(&mut self, v: u64) {
         if v < 0x80 {
             self.buf.push(v as u8);
-        } else if v <= u8::MAX as u64 {
-            self.put1(0xcc, v as u8);
-        } else if v <= u16::MAX as u64 {
-            let b = (v as u16).to_be_bytes();
-            self.buf.extend_from_slice(&[0xcd, b[0], b[1]]);
-        } else if v <= u32::MAX as u64 {
-            let b = (v as u32).to_be_bytes();
-            self.buf.extend_from_slice(&[0xce, b[0], b[1], b[2], b[3]]);
-        } else {
-            self.buf.push(0xcf);
-            self.buf.extend_from_slice(&v.to_be_bytes());
+            return;
         }
+        // uint8, 16, 32 or 64 (0xcc..=0xcf) without a branch on the width,
+        // which varies value to value: write all 9 bytes, keep 1 + width.
+        let class = (v > 0xff) as u32 + (v > 0xffff) as u32 + (v > 0xffff_ffff) as u32;
+        let width = 1usize << class;
+        let mut out = [0u8; 9];
+        out[0] = 0xcc + class as u8;
+        out[1..].copy_from_slice(&(v << (64 - 8 * width as u32)).to_be_bytes());
+        let end = self.buf.len() + 1 + width;
+        self.buf.extend_from_slice(&out);
+        self.buf.truncate(end);
     }
 
     /// A signed integer in the shortest form (non-negative values as unsigned, like msgspec).
