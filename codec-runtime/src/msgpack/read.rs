@@ -201,7 +201,7 @@ impl<'de> MsgpackReader<'de> {
     }
 
     /// Reads an integer of any width.
-    #[inline]
+    #[inline(always)]
     pub fn read_integer(&mut self) -> Result<Integer, DecodeError> {
         let m = self.peek()?;
         if m < 0x80 {
@@ -226,6 +226,12 @@ impl<'de> MsgpackReader<'de> {
                 signed((raw as i64) >> shift)
             });
         }
+        self.read_integer_slow(m)
+    }
+
+    /// [`read_integer`](Self::read_integer) near the end of the input, or on a non-integer.
+    #[inline(never)]
+    fn read_integer_slow(&mut self, m: u8) -> Result<Integer, DecodeError> {
         let start = self.pos;
         self.pos += 1;
         let value = match m {
