@@ -2,6 +2,8 @@
 //! shape and the raw little-endian bytes in C order:
 //! `{"dtype": "<f8", "shape": [2, 3], "data": <bin>}` (base64 in JSON).
 
+use std::borrow::Cow;
+
 use base64::Engine as _;
 use ndarray::{Array, Dimension, IxDyn};
 use schemars::{Schema, SchemaGenerator};
@@ -23,6 +25,28 @@ pub trait Element: Copy {
     fn put(self, out: &mut Vec<u8>);
     /// The element from its little-endian bytes (`SIZE` of them).
     fn get(bytes: &[u8]) -> Self;
+    /// The little-endian bytes of `elements` without copying, when their
+    /// memory already holds exactly those bytes; `None` (the default) has
+    /// callers copy them through [`put`](Self::put).
+    fn as_le_bytes(elements: &[Self]) -> Option<&[u8]> {
+        let _ = elements;
+        None
+    }
+}
+
+/// The memory of `elements`, as bytes.
+///
+/// # Safety
+/// `T` must have no padding and no invalid bytes (a primitive number or bool).
+unsafe fn memory_bytes<T>(elements: &[T]) -> &[u8] {
+    // SAFETY: the caller guarantees every byte of a `T` is initialized; the
+    // slice covers exactly the elements' memory, borrowed for as long.
+    unsafe {
+        std::slice::from_raw_parts(
+            elements.as_ptr().cast::<u8>(),
+            std::mem::size_of_val(elements),
+        )
+    }
 }
 
 macro_rules! element {
@@ -37,6 +61,11 @@ macro_rules! element {
                 let mut b = [0u8; std::mem::size_of::<$t>()];
                 b.copy_from_slice(bytes);
                 <$t>::from_le_bytes(b)
+            }
+            fn as_le_bytes(elements: &[Self]) -> Option<&[u8]> {
+                // SAFETY: a primitive number has no padding; on a
+                // little-endian machine its memory is its little-endian bytes.
+                cfg!(target_endian = "little").then(|| unsafe { memory_bytes(elements) })
             }
         }
     )*};
@@ -57,14 +86,23 @@ impl Element for bool {
     fn get(bytes: &[u8]) -> Self {
         bytes[0] != 0
     }
+    fn as_le_bytes(elements: &[Self]) -> Option<&[u8]> {
+        // SAFETY: a bool is one byte, 0 or 1: what `put` writes.
+        Some(unsafe { memory_bytes(elements) })
+    }
 }
 
-fn raw_bytes<T: Element, D: Dimension>(a: &Array<T, D>) -> Vec<u8> {
+/// The array's little-endian bytes in C order: its own memory when that
+/// holds them (a standard-layout array of a built-in type), else a copy.
+pub(crate) fn raw_bytes<T: Element, D: Dimension>(a: &Array<T, D>) -> Cow<'_, [u8]> {
+    if let Some(bytes) = a.as_slice().and_then(T::as_le_bytes) {
+        return Cow::Borrowed(bytes);
+    }
     let mut out = Vec::with_capacity(a.len() * T::SIZE);
     for &x in a.iter() {
         x.put(&mut out);
     }
-    out
+    Cow::Owned(out)
 }
 
 /// Builds the array from its decoded parts, checking everything against the data.

@@ -27,14 +27,7 @@ impl Handler for ArrayHandler {
     }
 
     fn dump(&self, payload: &[u8], ctx: &mut DumpContext<'_>) -> Result<Info, StoreError> {
-        // Pad the shared file so the array starts aligned.
-        let (file, end) = ctx.append_shared(&[])?;
-        let pad = (ALIGN - end % ALIGN) % ALIGN;
-        if pad > 0 {
-            ctx.append_shared(&vec![0u8; pad as usize])?;
-        }
-        let (file2, offset) = ctx.append_shared(payload)?;
-        debug_assert_eq!(file, file2);
+        let (file, offset) = ctx.append_shared_aligned(payload, ALIGN)?;
         Ok(range_info(file, offset, payload.len()))
     }
 
@@ -99,10 +92,7 @@ impl Cache {
         key: &str,
         array: &ndarray::Array<T, D>,
     ) -> Result<(), StoreError> {
-        let mut bytes = Vec::with_capacity(array.len() * T::SIZE);
-        for &x in array.iter() {
-            x.put(&mut bytes);
-        }
+        let bytes = crate::impls::ndarray::raw_bytes(array);
         let name = format!("ndarray<{}>{:?}", T::DTYPE, array.shape());
         self.write_entry(
             key,

@@ -6,7 +6,7 @@
 use std::any::Any;
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
-use std::io::{Read, Seek, SeekFrom, Write};
+use std::io::{IoSlice, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -67,6 +67,16 @@ impl DumpContext<'_> {
     /// Appends `bytes` to this writer's shared data file; returns the file's
     /// name (relative to `data/`) and the offset of the bytes.
     pub fn append_shared(&mut self, bytes: &[u8]) -> Result<(String, u64), StoreError> {
+        self.append_shared_aligned(bytes, 1)
+    }
+
+    /// Like [`append_shared`](Self::append_shared), with zeros before `bytes`
+    /// so that they start at a multiple of `align`, in the same write.
+    pub fn append_shared_aligned(
+        &mut self,
+        bytes: &[u8],
+        align: u64,
+    ) -> Result<(String, u64), StoreError> {
         let name = format!("{}.bin", self.writer_id);
         let path = self.data_dir.join(&name);
         if self.shared.is_none() {
@@ -79,8 +89,10 @@ impl DumpContext<'_> {
             *self.shared = Some((file, len));
         }
         let (file, end) = self.shared.as_mut().expect("opened above");
-        let offset = *end;
-        if let Err(e) = file.write_all(bytes) {
+        let align = align.max(1);
+        let pad = vec![0u8; ((align - *end % align) % align) as usize];
+        let offset = *end + pad.len() as u64;
+        if let Err(e) = write_all_vectored(file, &mut [IoSlice::new(&pad), IoSlice::new(bytes)]) {
             // The file may hold part of the bytes: find its real end again.
             *self.shared = None;
             return Err(StoreError::io(&path, e));
@@ -88,7 +100,7 @@ impl DumpContext<'_> {
         if self.fsync {
             file.sync_data().map_err(|e| StoreError::io(&path, e))?;
         }
-        *end += bytes.len() as u64;
+        *end = offset + bytes.len() as u64;
         Ok((name, offset))
     }
 
@@ -97,6 +109,20 @@ impl DumpContext<'_> {
     pub fn fsync(&self) -> bool {
         self.fsync
     }
+}
+
+/// Writes every byte of `bufs`, in as few system calls as the OS allows.
+fn write_all_vectored(file: &mut File, mut bufs: &mut [IoSlice<'_>]) -> std::io::Result<()> {
+    IoSlice::advance_slices(&mut bufs, 0);
+    while !bufs.is_empty() {
+        match file.write_vectored(bufs) {
+            Ok(0) => return Err(std::io::ErrorKind::WriteZero.into()),
+            Ok(n) => IoSlice::advance_slices(&mut bufs, n),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
 }
 
 /// Read-side resources a handler keeps open between loads (an open map, a
