@@ -111,7 +111,10 @@ impl Cache {
                 message: "memory-mapped arrays need a little-endian machine; read the bytes with get_bytes".into(),
             });
         }
-        let Some(entry) = self.lookup(key)?.as_ref().and_then(EntryInfo::of_line) else {
+        let Some(found) = self.lookup(key)? else {
+            return Ok(None);
+        };
+        let Some(entry) = EntryInfo::of_line(&super::view(key, &found)?)? else {
             return Ok(None);
         };
         let corrupt = |message: String| StoreError::Corrupt {

@@ -1,91 +1,218 @@
-//! Index files: one JSON line per entry, each with a CRC-32, appended with a
-//! single write. Readers skip a torn last line (it may still be being
+//! The in-memory index: the latest line of each key, from every writer's
+//! index file. Readers skip a torn last line (it may still be being
 //! written) and a corrupt middle line (with a warning), never the folder.
+//!
+//! Lines are kept as checked text and decoded when their entry is read, so
+//! opening a folder builds no records.
 
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use foldhash::fast::RandomState;
 
 use super::error::StoreError;
-use super::records::IndexLine;
+use super::line::{check_line, LineView, Spans};
 
-const SUFFIX_LEN: usize = r#","crc":"00000000"}"#.len();
-
-/// The bytes of one index line, newline included.
-pub fn encode_line(line: &IndexLine) -> Result<Vec<u8>, StoreError> {
-    let mut json = crate::to_json_vec(line)?;
-    json.pop(); // the closing brace: the checksum field goes before it
-    let crc = crc32fast::hash(&json);
-    json.extend_from_slice(format!(",\"crc\":\"{crc:08x}\"}}\n").as_bytes());
-    Ok(json)
+/// Where a line stands in the order of writes: later time wins, then the
+/// writer id, then the writer's sequence.
+#[derive(Debug, Clone, Copy)]
+pub struct Stamp {
+    pub time: u64,
+    pub writer: u32,
+    pub seq: u64,
 }
 
-/// Parses one line (without its newline), checking its checksum.
-pub fn decode_line(bytes: &[u8]) -> Result<IndexLine, String> {
-    if bytes.len() < SUFFIX_LEN + 2 || !bytes.starts_with(b"{") {
-        return Err("not an index line".into());
-    }
-    let (body, suffix) = bytes.split_at(bytes.len() - SUFFIX_LEN);
-    let hex = suffix
-        .strip_prefix(br#","crc":""#)
-        .and_then(|s| s.strip_suffix(br#""}"#))
-        .ok_or("no checksum at the end of the line")?;
-    let expected = std::str::from_utf8(hex)
-        .ok()
-        .and_then(|h| u32::from_str_radix(h, 16).ok())
-        .ok_or("malformed checksum")?;
-    if crc32fast::hash(body) != expected {
-        return Err("checksum mismatch".into());
-    }
-    crate::from_json_slice(bytes).map_err(|e| e.to_string())
+/// The latest line of one key.
+struct Slot {
+    stamp: Stamp,
+    /// The line's text; `None` once the key is removed, so an older write
+    /// read later cannot resurrect it.
+    line: Option<Arc<str>>,
+    /// Where its fields are, if known.
+    spans: Option<Spans>,
 }
 
-/// What reading new lines of one index file found.
-pub struct ReadLines {
-    pub lines: Vec<IndexLine>,
+/// The live line of a key, as [`Index::get`] finds it.
+pub struct Found {
+    pub text: Arc<str>,
+    pub spans: Option<Spans>,
+    pub time: u64,
+    pub seq: u64,
+}
+
+impl Found {
+    /// The line's fields, without parsing it again where its spans are known.
+    pub fn view<'a>(&'a self, key: &'a str) -> Result<LineView<'a>, crate::DecodeError> {
+        match &self.spans {
+            Some(spans) => Ok(LineView::from_spans(
+                key, &self.text, spans, self.time, self.seq,
+            )),
+            None => LineView::parse(&self.text),
+        }
+    }
+}
+
+/// One writer's index file, read up to `read_to`.
+struct WriterFile {
+    id: Box<str>,
+    read_to: u64,
+}
+
+/// The live entry of each key: the latest line by [`Stamp`].
+#[derive(Default)]
+pub struct Index {
+    /// foldhash, seeded per process: several times faster than SipHash on
+    /// short keys, which every put, get and load hashes.
+    entries: HashMap<Box<str>, Slot, RandomState>,
+    writers: Vec<WriterFile>,
+    writer_ids: HashMap<Box<str>, u32>,
     pub warnings: Vec<String>,
 }
 
-/// Reads the complete lines of `path` after byte `*offset`, and moves
-/// `*offset` past them. A final line without its newline is left for later.
-pub fn read_new_lines(path: &Path, offset: &mut u64) -> Result<ReadLines, StoreError> {
+impl Index {
+    /// Reads whatever was appended to the folder's index files since last time.
+    pub fn refresh(&mut self, dir: &Path) -> Result<(), StoreError> {
+        for (id, path) in index_files(dir)? {
+            let writer = self.writer(&id);
+            let from = self.writers[writer as usize].read_to;
+            let Some(buf) = read_complete_lines(&path, from)? else {
+                continue;
+            };
+            self.apply_lines(&buf, writer, &path, from);
+            self.writers[writer as usize].read_to = from + buf.len() as u64;
+        }
+        Ok(())
+    }
+
+    /// Applies the complete lines of `buf`, read from `path` at byte `from`.
+    fn apply_lines(&mut self, buf: &[u8], writer: u32, path: &Path, from: u64) {
+        let mut start = 0;
+        for end in memchr::memchr_iter(b'\n', buf) {
+            let raw = &buf[start..end];
+            let at = from + start as u64;
+            start = end + 1;
+            if raw.is_empty() {
+                continue; // the separator written after a torn line
+            }
+            let checked = check_line(raw).and_then(|text| {
+                LineView::parse(text)
+                    .map(|view| (text, view))
+                    .map_err(|e| e.to_string())
+            });
+            match checked {
+                Ok((text, view)) => {
+                    let stamp = Stamp {
+                        time: view.time,
+                        writer,
+                        seq: view.seq,
+                    };
+                    let live = view.handler.is_some().then(|| (text, view.spans(text)));
+                    self.apply(&view.key, stamp, live);
+                }
+                Err(why) => self.warnings.push(format!(
+                    "{}: skipped the line at byte {at}: {why}",
+                    path.display()
+                )),
+            }
+        }
+    }
+
+    /// The number of a writer id, for [`Stamp`]s.
+    pub fn writer(&mut self, id: &str) -> u32 {
+        if let Some(&n) = self.writer_ids.get(id) {
+            return n;
+        }
+        let n = self.writers.len() as u32;
+        self.writers.push(WriterFile {
+            id: id.into(),
+            read_to: 0,
+        });
+        self.writer_ids.insert(id.into(), n);
+        n
+    }
+
+    /// Records a line of `key` if it is newer than the key's current one;
+    /// `line` is the text of an entry (and where its fields are, if known),
+    /// `None` for a removal.
+    pub fn apply(&mut self, key: &str, stamp: Stamp, line: Option<(&str, Option<Spans>)>) {
+        let slot = |line: Option<(&str, Option<Spans>)>| Slot {
+            stamp,
+            line: line.map(|(text, _)| Arc::from(text)),
+            spans: line.and_then(|(_, spans)| spans),
+        };
+        match self.entries.get_mut(key) {
+            Some(current) => {
+                if newer(&self.writers, stamp, current.stamp) {
+                    *current = slot(line);
+                }
+            }
+            None => {
+                self.entries.insert(key.into(), slot(line));
+            }
+        }
+    }
+
+    /// Whether any line of `key` was read, a removal included.
+    pub fn knows(&self, key: &str) -> bool {
+        self.entries.contains_key(key)
+    }
+
+    /// The live line of a key.
+    pub fn get(&self, key: &str) -> Option<Found> {
+        let slot = self.entries.get(key)?;
+        Some(Found {
+            text: slot.line.clone()?,
+            spans: slot.spans,
+            time: slot.stamp.time,
+            seq: slot.stamp.seq,
+        })
+    }
+
+    /// The live keys, unordered.
+    pub fn keys(&self) -> impl Iterator<Item = &str> {
+        self.entries
+            .iter()
+            .filter(|(_, slot)| slot.line.is_some())
+            .map(|(key, _)| &**key)
+    }
+
+    /// Every live key with the text of its line, unordered.
+    pub fn lines(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.entries
+            .iter()
+            .filter_map(|(key, slot)| Some((&**key, slot.line.as_deref()?)))
+    }
+}
+
+fn newer(writers: &[WriterFile], a: Stamp, b: Stamp) -> bool {
+    let id = |s: Stamp| &*writers[s.writer as usize].id;
+    (a.time, id(a), a.seq) > (b.time, id(b), b.seq)
+}
+
+/// The complete lines of `path` after byte `from`; `None` if there are none
+/// yet. A final line without its newline is left for later.
+fn read_complete_lines(path: &Path, from: u64) -> Result<Option<Vec<u8>>, StoreError> {
     let mut file = File::open(path).map_err(|e| StoreError::io(path, e))?;
     let len = file.metadata().map_err(|e| StoreError::io(path, e))?.len();
-    let mut out = ReadLines {
-        lines: Vec::new(),
-        warnings: Vec::new(),
-    };
-    if len <= *offset {
-        return Ok(out);
+    if len <= from {
+        return Ok(None);
     }
-    file.seek(SeekFrom::Start(*offset))
+    file.seek(SeekFrom::Start(from))
         .map_err(|e| StoreError::io(path, e))?;
-    let mut buf = Vec::with_capacity((len - *offset) as usize);
-    file.take(len - *offset)
+    let mut buf = Vec::with_capacity((len - from) as usize);
+    file.take(len - from)
         .read_to_end(&mut buf)
         .map_err(|e| StoreError::io(path, e))?;
-    let complete = match buf.iter().rposition(|&b| b == b'\n') {
-        Some(i) => i + 1,
-        None => return Ok(out),
-    };
-    let mut line_start = *offset;
-    for raw in buf[..complete].split(|&b| b == b'\n') {
-        let at = line_start;
-        line_start += raw.len() as u64 + 1;
-        if raw.is_empty() {
-            continue; // the separator written after a torn line
+    match memchr::memrchr(b'\n', &buf) {
+        Some(i) => {
+            buf.truncate(i + 1);
+            Ok(Some(buf))
         }
-        match decode_line(raw) {
-            Ok(line) => out.lines.push(line),
-            Err(why) => out.warnings.push(format!(
-                "{}: skipped the line at byte {at}: {why}",
-                path.display()
-            )),
-        }
+        None => Ok(None),
     }
-    *offset += complete as u64;
-    Ok(out)
 }
 
 /// The index files of a folder: `<writer>-info.jsonl`.
@@ -102,51 +229,4 @@ pub fn index_files(dir: &Path) -> Result<Vec<(String, PathBuf)>, StoreError> {
     }
     out.sort();
     Ok(out)
-}
-
-/// The live entry of each key: the latest line by (time, writer, seq).
-#[derive(Default)]
-pub struct Index {
-    pub entries: HashMap<String, (IndexLine, String)>,
-    pub offsets: HashMap<PathBuf, u64>,
-    pub warnings: Vec<String>,
-}
-
-impl Index {
-    /// Reads whatever was appended to the folder's index files since last time.
-    pub fn refresh(&mut self, dir: &Path) -> Result<(), StoreError> {
-        for (writer, path) in index_files(dir)? {
-            let offset = self.offsets.entry(path.clone()).or_insert(0);
-            let read = read_new_lines(&path, offset)?;
-            self.warnings.extend(read.warnings);
-            for line in read.lines {
-                self.apply(line, &writer);
-            }
-        }
-        Ok(())
-    }
-
-    /// Records a line if it is newer than the key's current one. Deletions
-    /// are kept as lines without a handler, so an older write read later
-    /// cannot resurrect the key.
-    pub fn apply(&mut self, line: IndexLine, writer: &str) {
-        let newer = match self.entries.get(&line.key) {
-            Some((current, current_writer)) => {
-                (line.time, writer, line.seq) > (current.time, current_writer.as_str(), current.seq)
-            }
-            None => true,
-        };
-        if newer {
-            self.entries
-                .insert(line.key.clone(), (line, writer.to_owned()));
-        }
-    }
-
-    /// The live line of a key.
-    pub fn get(&self, key: &str) -> Option<&IndexLine> {
-        self.entries
-            .get(key)
-            .map(|(line, _)| line)
-            .filter(|line| line.handler.is_some())
-    }
 }

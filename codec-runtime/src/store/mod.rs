@@ -41,6 +41,7 @@ mod array;
 mod error;
 mod handler;
 mod index;
+mod line;
 pub mod records;
 mod write;
 
@@ -60,7 +61,8 @@ pub use records::{IndexLine, Info, InfoValue, Mode};
 use crate::codec::Codec;
 use crate::schema::{self, Fingerprint};
 use crate::stored::StoredError;
-use index::Index;
+use index::{Found, Index};
+use line::LineView;
 use records::{StoreMeta, STORE_FORMAT};
 
 /// Options of a [`Cache`] handle.
@@ -113,17 +115,35 @@ pub struct EntryInfo {
 
 impl EntryInfo {
     /// The entry a live index line describes; `None` for a removal.
-    fn of_line(line: &IndexLine) -> Option<EntryInfo> {
-        Some(EntryInfo {
-            key: line.key.clone(),
-            type_name: line.type_name.clone(),
-            fingerprint: line.fingerprint.clone(),
-            handler: line.handler.clone()?,
+    fn of_line(line: &LineView<'_>) -> Result<Option<EntryInfo>, StoreError> {
+        let Some(handler) = &line.handler else {
+            return Ok(None);
+        };
+        let owned = |s: &Option<std::borrow::Cow<'_, str>>| s.as_deref().map(str::to_owned);
+        Ok(Some(EntryInfo {
+            key: line.key.clone().into_owned(),
+            type_name: owned(&line.type_name),
+            fingerprint: owned(&line.fingerprint),
+            handler: handler.clone().into_owned(),
             mode: line.mode,
             size: line.size,
-            info: line.info.clone(),
-        })
+            info: line.info().map_err(|e| corrupt_line(&line.key, e))?,
+        }))
     }
+}
+
+/// A checked index line that does not read as one (an impossible state
+/// unless memory is damaged: lines are parsed when read from disk).
+fn corrupt_line(key: &str, e: crate::DecodeError) -> StoreError {
+    StoreError::Corrupt {
+        key: key.to_owned(),
+        message: format!("index line: {e}"),
+    }
+}
+
+/// The view of a line the index returned for `key`.
+fn view<'a>(key: &'a str, found: &'a Found) -> Result<LineView<'a>, StoreError> {
+    found.view(key).map_err(|e| corrupt_line(key, e))
 }
 
 /// A folder of typed values: see the [module documentation](self).
@@ -131,6 +151,7 @@ pub struct Cache {
     dir: PathBuf,
     data_dir: PathBuf,
     writer_id: String,
+    index_path: PathBuf,
     options: CacheOptions,
     writer: Mutex<Writer>,
     index: RwLock<Index>,
@@ -147,6 +168,8 @@ struct Writer {
     seq: u64,
     last_time: u64,
     schemas_written: Vec<Fingerprint>,
+    /// The bytes of the line being written, reused between lines.
+    line_buf: Vec<u8>,
 }
 
 fn now_nanos() -> u64 {
@@ -177,10 +200,12 @@ impl Cache {
             std::fs::create_dir_all(d).map_err(|e| StoreError::io(d, e))?;
         }
         check_meta(&dir)?;
+        let writer_id = new_writer_id();
         let cache = Cache {
+            index_path: dir.join(format!("{writer_id}-info.jsonl")),
             dir,
             data_dir,
-            writer_id: new_writer_id(),
+            writer_id,
             options,
             writer: Mutex::new(Writer::default()),
             index: RwLock::new(Index::default()),
@@ -293,9 +318,10 @@ impl Cache {
     /// decodes if every schema change is compatible, else it is an error
     /// listing the changes.
     pub fn get<T: Codec + 'static>(&self, key: &str) -> Result<Option<T>, StoreError> {
-        let Some(line) = self.lookup(key)? else {
+        let Some(found) = self.lookup(key)? else {
             return Ok(None);
         };
+        let line = view(key, &found)?;
         let payload = self.load_payload(&line)?;
         let info = schema::info::<T>();
         let same = line.fingerprint.as_deref() == Some(info.fingerprint_hex.as_str());
@@ -316,7 +342,7 @@ impl Cache {
     /// or the encoded payload of a typed entry.
     pub fn get_bytes(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError> {
         match self.lookup(key)? {
-            Some(line) => self.load_payload(&line).map(Some),
+            Some(found) => self.load_payload(&view(key, &found)?).map(Some),
             None => Ok(None),
         }
     }
@@ -353,9 +379,10 @@ impl Cache {
 
     /// Removes `key` for every reader. Returns whether it was present.
     pub fn remove(&self, key: &str) -> Result<bool, StoreError> {
-        let Some(line) = self.lookup(key)? else {
+        let Some(found) = self.lookup(key)? else {
             return Ok(false);
         };
+        let line = view(key, &found)?;
         self.append_line(IndexLine {
             key: key.to_owned(),
             type_name: None,
@@ -368,7 +395,8 @@ impl Cache {
             seq: 0,
         })?;
         if let Some(handler) = line.handler.as_deref().and_then(|h| self.handler(h)) {
-            handler.delete(&line.info, &self.load_context(key))?;
+            let info = line.info().map_err(|e| corrupt_line(key, e))?;
+            handler.delete(&info, &self.load_context(key))?;
         }
         Ok(true)
     }
@@ -382,12 +410,7 @@ impl Cache {
     pub fn keys(&self) -> Result<Vec<String>, StoreError> {
         self.refresh()?;
         let index = self.index.read().unwrap_or_else(|e| e.into_inner());
-        let mut keys: Vec<String> = index
-            .entries
-            .values()
-            .filter(|(l, _)| l.handler.is_some())
-            .map(|(l, _)| l.key.clone())
-            .collect();
+        let mut keys: Vec<String> = index.keys().map(str::to_owned).collect();
         keys.sort();
         Ok(keys)
     }
@@ -406,11 +429,11 @@ impl Cache {
     pub fn entries(&self) -> Result<Vec<EntryInfo>, StoreError> {
         self.refresh()?;
         let index = self.index.read().unwrap_or_else(|e| e.into_inner());
-        let mut out: Vec<EntryInfo> = index
-            .entries
-            .values()
-            .filter_map(|(l, _)| EntryInfo::of_line(l))
-            .collect();
+        let mut out = Vec::new();
+        for (key, text) in index.lines() {
+            let line = LineView::parse(text).map_err(|e| corrupt_line(key, e))?;
+            out.extend(EntryInfo::of_line(&line)?);
+        }
         out.sort_by(|a, b| a.key.cmp(&b.key));
         Ok(out)
     }
@@ -477,12 +500,13 @@ impl Cache {
         }
     }
 
-    /// The live line of `key`, refreshing the index once if it is unknown.
-    fn lookup(&self, key: &str) -> Result<Option<IndexLine>, StoreError> {
+    /// The text of the live line of `key`, refreshing the index once if
+    /// the key is unknown.
+    fn lookup(&self, key: &str) -> Result<Option<Found>, StoreError> {
         {
             let index = self.index.read().unwrap_or_else(|e| e.into_inner());
-            if index.entries.contains_key(key) {
-                return Ok(index.get(key).cloned());
+            if index.knows(key) {
+                return Ok(index.get(key));
             }
         }
         self.refresh()?;
@@ -490,49 +514,50 @@ impl Cache {
             .index
             .read()
             .unwrap_or_else(|e| e.into_inner())
-            .get(key)
-            .cloned())
+            .get(key))
     }
 
-    fn load_payload(&self, line: &IndexLine) -> Result<Vec<u8>, StoreError> {
+    fn load_payload(&self, line: &LineView<'_>) -> Result<Vec<u8>, StoreError> {
         let name = line.handler.as_deref().unwrap_or_default();
         let handler = self
             .handler(name)
             .ok_or_else(|| StoreError::UnknownHandler {
-                key: line.key.clone(),
+                key: line.key.clone().into_owned(),
                 handler: name.to_owned(),
             })?;
-        handler.load(&line.info, &self.load_context(&line.key))
+        let info = line.info().map_err(|e| corrupt_line(&line.key, e))?;
+        handler.load(&info, &self.load_context(&line.key))
     }
 
     /// An entry written with another schema: decodable only if every change
     /// from the writer's schema to `T`'s is compatible.
-    fn check_schema(&self, line: &IndexLine, info: &schema::SchemaInfo) -> Result<(), StoreError> {
+    fn check_schema(
+        &self,
+        line: &LineView<'_>,
+        info: &schema::SchemaInfo,
+    ) -> Result<(), StoreError> {
         let schema_error = |source: StoredError| StoreError::Schema {
-            key: line.key.clone(),
+            key: line.key.clone().into_owned(),
             source,
         };
-        let found = line
-            .type_name
-            .clone()
-            .unwrap_or_else(|| "raw bytes".to_owned());
+        let found = line.type_name.as_deref().unwrap_or("raw bytes").to_owned();
         if found != info.name && !info.aliases.contains(&found.as_str()) {
             return Err(schema_error(StoredError::WrongType {
                 found,
                 expected: info.name.clone(),
             }));
         }
-        let fp_text = line.fingerprint.clone().unwrap_or_default();
+        let fp_text = line.fingerprint.as_deref().unwrap_or_default();
         let writer = fp_text
             .parse::<Fingerprint>()
             .map_err(|_| StoreError::Corrupt {
-                key: line.key.clone(),
+                key: line.key.clone().into_owned(),
                 message: format!("malformed fingerprint `{fp_text}`"),
             })?;
         let writer_schema = self
-            .writer_schema(&fp_text)?
+            .writer_schema(fp_text)?
             .ok_or_else(|| StoreError::Corrupt {
-                key: line.key.clone(),
+                key: line.key.clone().into_owned(),
                 message: format!("the writer's schema schemas/{fp_text}.json is missing"),
             })?;
         let changes = schema::diff(&writer_schema, &info.schema);

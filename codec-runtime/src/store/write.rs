@@ -5,8 +5,9 @@ use std::fs::OpenOptions;
 use std::io::Write;
 
 use super::handler::DumpContext;
+use super::index::Stamp;
 use super::records::{IndexLine, Mode};
-use super::{index, now_nanos, Cache, StoreError};
+use super::{line, now_nanos, Cache, StoreError};
 use crate::schema;
 
 impl Cache {
@@ -90,42 +91,51 @@ impl Cache {
     /// Appends a line to this writer's index (one write), stamping its time
     /// and sequence, and records it in the in-memory index.
     pub(super) fn append_line(&self, mut line: IndexLine) -> Result<(), StoreError> {
-        let path = self.dir.join(format!("{}-info.jsonl", self.writer_id));
-        let mut writer = self.writer.lock().unwrap_or_else(|e| e.into_inner());
+        let path = &self.index_path;
+        let mut guard = self.writer.lock().unwrap_or_else(|e| e.into_inner());
+        let writer = &mut *guard;
         // Never earlier than this writer's previous line, even if the clock
         // steps back: a writer's own later write must win.
         line.time = now_nanos().max(writer.last_time + 1);
         writer.last_time = line.time;
         line.seq = writer.seq;
-        let mut bytes = index::encode_line(&line)?;
+        let bytes = &mut writer.line_buf;
+        bytes.clear();
         if writer.torn {
             // End the partial line a failed write may have left, so this one
             // starts on a line of its own.
-            bytes.insert(0, b'\n');
+            bytes.push(b'\n');
         }
+        let start = bytes.len();
+        line::encode_line(&line, bytes)?;
         if writer.index_file.is_none() {
             let file = OpenOptions::new()
                 .create(true)
                 .append(true)
-                .open(&path)
-                .map_err(|e| StoreError::io(&path, e))?;
+                .open(path)
+                .map_err(|e| StoreError::io(path, e))?;
             writer.index_file = Some(file);
         }
         let file = writer.index_file.as_mut().expect("opened above");
-        if let Err(e) = file.write_all(&bytes) {
+        if let Err(e) = file.write_all(bytes) {
             writer.torn = true;
-            return Err(StoreError::io(&path, e));
+            return Err(StoreError::io(path, e));
         }
         if self.options.fsync {
-            file.sync_data().map_err(|e| StoreError::io(&path, e))?;
+            file.sync_data().map_err(|e| StoreError::io(path, e))?;
         }
         writer.torn = false;
         writer.seq += 1;
-        drop(writer);
-        self.index
-            .write()
-            .unwrap_or_else(|e| e.into_inner())
-            .apply(line, &self.writer_id);
+        let text = std::str::from_utf8(&bytes[start..bytes.len() - 1])
+            .expect("the JSON writer writes UTF-8");
+        let mut index = self.index.write().unwrap_or_else(|e| e.into_inner());
+        let stamp = Stamp {
+            time: line.time,
+            writer: index.writer(&self.writer_id),
+            seq: line.seq,
+        };
+        let live = line.handler.is_some().then_some((text, None));
+        index.apply(&line.key, stamp, live);
         Ok(())
     }
 }

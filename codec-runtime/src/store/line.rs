@@ -1,0 +1,332 @@
+//! One index line: its bytes on disk (the JSON of an [`IndexLine`] with a
+//! CRC-32 field before the closing brace), and a view that reads it in place.
+//!
+//! Opening a folder checks every line but builds no records: the view
+//! borrows the line's strings and leaves the handler's info as JSON text
+//! until the entry is read.
+
+use std::borrow::Cow;
+
+use super::error::StoreError;
+use super::records::{IndexLine, Info, Mode};
+use crate::codec::Codec;
+use crate::error::DecodeError;
+use crate::json::JsonReader;
+
+const SUFFIX_LEN: usize = r#","crc":"00000000"}"#.len();
+
+/// Appends the bytes of one index line, newline included, to `out`.
+pub fn encode_line(line: &IndexLine, out: &mut Vec<u8>) -> Result<(), StoreError> {
+    let start = out.len();
+    let mut w = crate::JsonWriter::new(std::mem::take(out));
+    let encoded = line.encode_json(&mut w);
+    *out = w.into_inner();
+    if let Err(e) = encoded {
+        out.truncate(start);
+        return Err(e.into());
+    }
+    out.pop(); // the closing brace: the checksum field goes before it
+    let crc = crc32fast::hash(&out[start..]);
+    out.extend_from_slice(br#","crc":""#);
+    let mut hex = [0u8; 8];
+    for (i, digit) in hex.iter_mut().enumerate() {
+        *digit = b"0123456789abcdef"[(crc >> (28 - 4 * i)) as usize & 0xf];
+    }
+    out.extend_from_slice(&hex);
+    out.extend_from_slice(b"\"}\n");
+    Ok(())
+}
+
+/// The text of one line (without its newline) whose checksum matches.
+pub fn check_line(bytes: &[u8]) -> Result<&str, String> {
+    if bytes.len() < SUFFIX_LEN + 2 || !bytes.starts_with(b"{") {
+        return Err("not an index line".into());
+    }
+    let (body, suffix) = bytes.split_at(bytes.len() - SUFFIX_LEN);
+    let hex = suffix
+        .strip_prefix(br#","crc":""#)
+        .and_then(|s| s.strip_suffix(br#""}"#))
+        .ok_or("no checksum at the end of the line")?;
+    let expected = std::str::from_utf8(hex)
+        .ok()
+        .and_then(|h| u32::from_str_radix(h, 16).ok())
+        .ok_or("malformed checksum")?;
+    if crc32fast::hash(body) != expected {
+        return Err("checksum mismatch".into());
+    }
+    std::str::from_utf8(bytes).map_err(|e| format!("not UTF-8: {e}"))
+}
+
+/// An index line read in place: what [`IndexLine`] holds, with strings
+/// borrowed from the text and the info still JSON (checked to be a map of
+/// integers and strings).
+#[derive(Debug)]
+pub struct LineView<'a> {
+    pub key: Cow<'a, str>,
+    pub type_name: Option<Cow<'a, str>>,
+    pub fingerprint: Option<Cow<'a, str>>,
+    /// `None` marks a deletion.
+    pub handler: Option<Cow<'a, str>>,
+    pub mode: Mode,
+    info: Option<&'a str>,
+    pub size: u64,
+    pub time: u64,
+    pub seq: u64,
+}
+
+impl<'a> LineView<'a> {
+    /// Reads a line's text as the [`IndexLine`] decoder would: the same
+    /// required fields and defaults, duplicate fields refused, unknown ones
+    /// (the checksum) skipped.
+    pub fn parse(text: &'a str) -> Result<LineView<'a>, DecodeError> {
+        let mut r = JsonReader::new(text);
+        Self::read(&mut r, text)
+            .and_then(|view| r.finish().map(|()| view))
+            .map_err(|e| r.locate(e))
+    }
+
+    fn read(r: &mut JsonReader<'a>, text: &'a str) -> Result<LineView<'a>, DecodeError> {
+        let (mut key, mut type_name, mut fingerprint, mut handler) = (None, None, None, None);
+        let (mut mode, mut info, mut size, mut time, mut seq) = (None, None, None, None, None);
+        r.begin_object()?;
+        let mut first = true;
+        while let Some(name) = r.next_key(&mut first)? {
+            match name.as_ref() {
+                "#key" => once(&mut key, "#key", r.read_str()?)?,
+                "#type" => once(&mut type_name, "#type", optional_str(r)?)?,
+                "fingerprint" => once(&mut fingerprint, "fingerprint", optional_str(r)?)?,
+                "handler" => once(&mut handler, "handler", optional_str(r)?)?,
+                "mode" => once(&mut mode, "mode", Mode::decode_json(r)?)?,
+                "info" => once(&mut info, "info", info_text(r, text)?)?,
+                "size" => once(&mut size, "size", r.read_int("u64")?)?,
+                "time" => once(&mut time, "time", r.read_int("u64")?)?,
+                "seq" => once(&mut seq, "seq", r.read_int("u64")?)?,
+                _ => r.skip_value()?,
+            }
+        }
+        Ok(LineView {
+            key: required(key, "#key")?,
+            type_name: required(type_name, "#type")?,
+            fingerprint: fingerprint.flatten(),
+            handler: required(handler, "handler")?,
+            mode: mode.unwrap_or_default(),
+            info,
+            size: size.unwrap_or_default(),
+            time: required(time, "time")?,
+            seq: required(seq, "seq")?,
+        })
+    }
+
+    /// Where the line's fields sit in `text` (the text it was parsed from),
+    /// to rebuild the view later without parsing; `None` if a string had
+    /// escapes (only its decoded copy holds it).
+    pub fn spans(&self, text: &str) -> Option<Spans> {
+        Some(Spans {
+            type_name: Span::of(text, self.type_name.as_ref())?,
+            fingerprint: Span::of(text, self.fingerprint.as_ref())?,
+            handler: Span::of(text, self.handler.as_ref())?,
+            info: Span::of(text, self.info.map(Cow::Borrowed).as_ref())?,
+            mode: self.mode,
+            size: self.size,
+        })
+    }
+
+    /// The view [`spans`](Self::spans) describes, of the line of `key`
+    /// written at `time` and `seq`.
+    pub fn from_spans(key: &'a str, text: &'a str, spans: &Spans, time: u64, seq: u64) -> Self {
+        LineView {
+            key: Cow::Borrowed(key),
+            type_name: spans.type_name.get(text).map(Cow::Borrowed),
+            fingerprint: spans.fingerprint.get(text).map(Cow::Borrowed),
+            handler: spans.handler.get(text).map(Cow::Borrowed),
+            mode: spans.mode,
+            info: spans.info.get(text),
+            size: spans.size,
+            time,
+            seq,
+        }
+    }
+
+    /// The handler's info.
+    pub fn info(&self) -> Result<Info, DecodeError> {
+        match self.info {
+            Some(text) => crate::from_json(text),
+            None => Ok(Info::new()),
+        }
+    }
+
+    /// The line as a record.
+    #[cfg(test)]
+    fn to_line(&self) -> Result<IndexLine, DecodeError> {
+        let owned = |s: &Option<Cow<'_, str>>| s.as_deref().map(str::to_owned);
+        Ok(IndexLine {
+            key: self.key.clone().into_owned(),
+            type_name: owned(&self.type_name),
+            fingerprint: owned(&self.fingerprint),
+            handler: owned(&self.handler),
+            mode: self.mode,
+            info: self.info()?,
+            size: self.size,
+            time: self.time,
+            seq: self.seq,
+        })
+    }
+}
+
+/// Where the fields of a line sit in its text, found when the line is read
+/// from disk so that reading its entry parses nothing.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Spans {
+    type_name: Span,
+    fingerprint: Span,
+    handler: Span,
+    info: Span,
+    mode: Mode,
+    size: u64,
+}
+
+/// A byte range of a line's text, or [`Span::NONE`] for an absent field.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Span {
+    start: u32,
+    end: u32,
+}
+
+impl Span {
+    const NONE: Span = Span {
+        start: u32::MAX,
+        end: 0,
+    };
+
+    /// The span of `part` in `text`; `None` if `part` is not a slice of it.
+    fn of(text: &str, part: Option<&Cow<'_, str>>) -> Option<Span> {
+        let part = match part {
+            None => return Some(Span::NONE),
+            Some(Cow::Borrowed(part)) => part,
+            Some(Cow::Owned(_)) => return None,
+        };
+        let start = (part.as_ptr() as usize).checked_sub(text.as_ptr() as usize)?;
+        let end = start + part.len();
+        (end <= text.len()).then_some(Span {
+            start: start.try_into().ok()?,
+            end: end.try_into().ok()?,
+        })
+    }
+
+    fn get(self, text: &str) -> Option<&str> {
+        text.get(self.start as usize..self.end as usize)
+    }
+}
+
+fn once<T>(slot: &mut Option<T>, field: &'static str, value: T) -> Result<(), DecodeError> {
+    if slot.is_some() {
+        return Err(DecodeError::duplicate_field(field));
+    }
+    *slot = Some(value);
+    Ok(())
+}
+
+fn required<T>(value: Option<T>, field: &'static str) -> Result<T, DecodeError> {
+    value.ok_or_else(|| DecodeError::missing_field(field))
+}
+
+fn optional_str<'a>(r: &mut JsonReader<'a>) -> Result<Option<Cow<'a, str>>, DecodeError> {
+    if r.try_read_null() {
+        Ok(None)
+    } else {
+        r.read_str().map(Some)
+    }
+}
+
+/// The text of the info map, checked to decode as [`Info`] (string keys,
+/// integer or string values) without building it.
+fn info_text<'a>(r: &mut JsonReader<'a>, text: &'a str) -> Result<&'a str, DecodeError> {
+    r.peek()?;
+    let start = r.position();
+    r.begin_object()?;
+    let mut first = true;
+    while r.next_key(&mut first)?.is_some() {
+        if r.peek()? == b'"' {
+            r.read_str()?;
+        } else {
+            r.read_int::<i64>("i64")?;
+        }
+    }
+    Ok(&text[start..r.position()])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::records::InfoValue;
+
+    fn line() -> IndexLine {
+        IndexLine {
+            key: "chunk/\"42\"\n".into(),
+            type_name: Some("test.Chunk".into()),
+            fingerprint: Some("00ff".into()),
+            handler: Some("shared".into()),
+            mode: Mode::Json,
+            info: [
+                ("file".to_owned(), InfoValue::from("w.bin")),
+                ("offset".to_owned(), InfoValue::from(-3)),
+            ]
+            .into_iter()
+            .collect(),
+            size: 7,
+            time: u64::MAX,
+            seq: 1,
+        }
+    }
+
+    #[test]
+    fn an_encoded_line_checks_and_reads_back() {
+        let mut bytes = b"kept".to_vec();
+        encode_line(&line(), &mut bytes).unwrap();
+        assert_eq!(bytes.pop(), Some(b'\n'));
+        let text = check_line(&bytes[4..]).unwrap();
+        let view = LineView::parse(text).unwrap();
+        assert_eq!(view.to_line().unwrap(), line());
+        // The key has escapes; every other string is a slice of the text.
+        let spans = view.spans(text).unwrap();
+        let rebuilt = LineView::from_spans(&view.key, text, &spans, view.time, view.seq);
+        assert_eq!(rebuilt.to_line().unwrap(), line());
+        bytes[10] ^= 1;
+        assert_eq!(check_line(&bytes[4..]).unwrap_err(), "checksum mismatch");
+    }
+
+    #[test]
+    fn a_field_with_escapes_has_no_span() {
+        let text = r##"{"#key":"a","#type":"T\u0041","handler":"h","time":1,"seq":2}"##;
+        let view = LineView::parse(text).unwrap();
+        assert_eq!(view.type_name.as_deref(), Some("TA"));
+        assert_eq!(view.spans(text), None);
+    }
+
+    /// The view accepts exactly what the record's decoder accepts.
+    #[test]
+    fn the_view_agrees_with_the_record_decoder() {
+        let texts = [
+            r##"{"#key":"a","#type":null,"handler":null,"time":1,"seq":2}"##,
+            r##"{"seq":2,"time":1,"handler":"inline","#type":"T","#key":"a","crc":"x"}"##,
+            r##"{"#key":"a","#type":null,"handler":null,"time":1}"##,
+            r##"{"#key":"a","#key":"b","#type":null,"handler":null,"time":1,"seq":2}"##,
+            r##"{"#key":"a","#type":null,"handler":null,"time":-1,"seq":2}"##,
+            r##"{"#key":"a","#type":null,"handler":"h","info":{"x":1.5},"time":1,"seq":2}"##,
+            r##"{"#key":"a","#type":null,"handler":"h","info":{"x":null},"time":1,"seq":2}"##,
+            r##"{"#key":"a","#type":null,"handler":"h","info":{"x":"\u0041","y":-9},"time":1,"seq":2}"##,
+            r##"{"#key":"a","#type":null,"handler":null,"mode":"zip","time":1,"seq":2}"##,
+            r##"{"#key":"a","#type":null,"handler":null,"time":1,"seq":2} x"##,
+            r##"{"#key":"a","#type":null,"fingerprint":null,"handler":null,"time":1,"seq":2}"##,
+        ];
+        for text in texts {
+            let record = crate::from_json::<IndexLine>(text);
+            let view = LineView::parse(text).and_then(|v| v.to_line());
+            match (&record, &view) {
+                (Ok(a), Ok(b)) => assert_eq!(a, b, "{text}"),
+                (Err(_), Err(_)) => {}
+                _ => panic!("{text}: decoder {record:?}, view {view:?}"),
+            }
+        }
+    }
+}
