@@ -202,9 +202,11 @@ fn read_complete_lines(path: &Path, from: u64) -> Result<Option<Vec<u8>>, StoreE
     }
     file.seek(SeekFrom::Start(from))
         .map_err(|e| StoreError::io(path, e))?;
-    let mut buf = Vec::with_capacity((len - from) as usize);
-    file.take(len - from)
-        .read_to_end(&mut buf)
+    // To the end, even past `len` if the file grew: one read of the size
+    // the file had, where reading `len` bytes through `take` reads in
+    // growing chunks.
+    let mut buf = Vec::new();
+    file.read_to_end(&mut buf)
         .map_err(|e| StoreError::io(path, e))?;
     match memchr::memrchr(b'\n', &buf) {
         Some(i) => {

@@ -196,7 +196,8 @@ impl Cache {
     pub fn open_with(dir: impl AsRef<Path>, options: CacheOptions) -> Result<Cache, StoreError> {
         let dir = dir.as_ref().to_owned();
         let data_dir = dir.join("data");
-        for d in [&dir, &data_dir, &dir.join("schemas")] {
+        // Creating the subfolders creates `dir`.
+        for d in [&data_dir, &dir.join("schemas")] {
             std::fs::create_dir_all(d).map_err(|e| StoreError::io(d, e))?;
         }
         check_meta(&dir)?;
