@@ -13,6 +13,7 @@ use std::sync::{Arc, Mutex};
 use base64::Engine as _;
 
 use super::error::StoreError;
+use super::line::InfoRef;
 use super::records::{Info, InfoValue};
 
 /// Stores and loads payloads for a cache.
@@ -28,6 +29,16 @@ pub trait Handler: Send + Sync {
 
     /// Loads the payload that `dump` described with `info`.
     fn load(&self, info: &Info, ctx: &LoadContext<'_>) -> Result<Vec<u8>, StoreError>;
+
+    /// [`load`](Self::load), with the info read in place from the index
+    /// line. The default builds the [`Info`] map and calls `load`; handlers
+    /// of small payloads override it to skip that.
+    fn load_ref(&self, info: InfoRef<'_>, ctx: &LoadContext<'_>) -> Result<Vec<u8>, StoreError> {
+        let info = info
+            .to_info()
+            .map_err(|e| ctx.corrupt(format!("index info: {e}")))?;
+        self.load(&info, ctx)
+    }
 
     /// Called when the entry is removed: free what only this entry uses.
     fn delete(&self, _info: &Info, _ctx: &LoadContext<'_>) -> Result<(), StoreError> {
@@ -213,6 +224,16 @@ impl LoadContext<'_> {
     }
 }
 
+fn lacks(key: &str, ctx: &LoadContext<'_>) -> StoreError {
+    ctx.corrupt(format!("index info lacks `{key}`"))
+}
+
+fn decode_inline(data: &str, ctx: &LoadContext<'_>) -> Result<Vec<u8>, StoreError> {
+    base64::engine::general_purpose::STANDARD
+        .decode(data)
+        .map_err(|e| ctx.corrupt(format!("inline data is not base64: {e}")))
+}
+
 pub(super) fn text<'a>(
     info: &'a Info,
     key: &str,
@@ -220,14 +241,14 @@ pub(super) fn text<'a>(
 ) -> Result<&'a str, StoreError> {
     match info.get(key) {
         Some(InfoValue::Text(s)) => Ok(s),
-        _ => Err(ctx.corrupt(format!("index info lacks `{key}`"))),
+        _ => Err(lacks(key, ctx)),
     }
 }
 
 pub(super) fn int(info: &Info, key: &str, ctx: &LoadContext<'_>) -> Result<u64, StoreError> {
     match info.get(key) {
         Some(InfoValue::Int(i)) if *i >= 0 => Ok(*i as u64),
-        _ => Err(ctx.corrupt(format!("index info lacks `{key}`"))),
+        _ => Err(lacks(key, ctx)),
     }
 }
 
@@ -258,9 +279,12 @@ impl Handler for Inline {
     }
 
     fn load(&self, info: &Info, ctx: &LoadContext<'_>) -> Result<Vec<u8>, StoreError> {
-        base64::engine::general_purpose::STANDARD
-            .decode(text(info, "data", ctx)?)
-            .map_err(|e| ctx.corrupt(format!("inline data is not base64: {e}")))
+        decode_inline(text(info, "data", ctx)?, ctx)
+    }
+
+    fn load_ref(&self, info: InfoRef<'_>, ctx: &LoadContext<'_>) -> Result<Vec<u8>, StoreError> {
+        let data = info.text("data").ok_or_else(|| lacks("data", ctx))?;
+        decode_inline(&data, ctx)
     }
 }
 
@@ -283,6 +307,15 @@ impl Handler for Shared {
             int(info, "offset", ctx)?,
             int(info, "len", ctx)?,
         )
+    }
+
+    fn load_ref(&self, info: InfoRef<'_>, ctx: &LoadContext<'_>) -> Result<Vec<u8>, StoreError> {
+        let file = info.text("file").ok_or_else(|| lacks("file", ctx))?;
+        let int = |key| match info.int(key) {
+            Some(i) if i >= 0 => Ok(i as u64),
+            _ => Err(lacks(key, ctx)),
+        };
+        ctx.read_range(&file, int("offset")?, int("len")?)
     }
 }
 

@@ -90,7 +90,8 @@ impl<'a> LineView<'a> {
         let (mut mode, mut info, mut size, mut time, mut seq) = (None, None, None, None, None);
         r.begin_object()?;
         let mut first = true;
-        while let Some(name) = r.next_key(&mut first)? {
+        let mut expected = 0;
+        while let Some(name) = next_key(r, text, &mut first, &mut expected)? {
             match name.as_ref() {
                 "#key" => once(&mut key, "#key", r.read_str()?)?,
                 "#type" => once(&mut type_name, "#type", optional_str(r)?)?,
@@ -149,9 +150,13 @@ impl<'a> LineView<'a> {
 
     /// The handler's info.
     pub fn info(&self) -> Result<Info, DecodeError> {
-        match self.info {
-            Some(text) => crate::from_json(text),
-            None => Ok(Info::new()),
+        self.info_ref().to_info()
+    }
+
+    /// The handler's info, read in place.
+    pub fn info_ref(&self) -> InfoRef<'a> {
+        InfoRef {
+            json: self.info.unwrap_or("{}"),
         }
     }
 
@@ -170,6 +175,55 @@ impl<'a> LineView<'a> {
             time: self.time,
             seq: self.seq,
         })
+    }
+}
+
+/// A handler's info as its index line holds it, read field by field
+/// without building an [`Info`] map: see [`Handler::load_ref`](super::Handler::load_ref).
+#[derive(Debug, Clone, Copy)]
+pub struct InfoRef<'a> {
+    /// A JSON object of integers and strings, checked when the line was read.
+    json: &'a str,
+}
+
+impl<'a> InfoRef<'a> {
+    /// The string under `key`; `None` if absent or not a string.
+    pub fn text(&self, key: &str) -> Option<Cow<'a, str>> {
+        let mut r = self.find(key)?;
+        if r.peek().ok()? == b'"' {
+            r.read_str().ok()
+        } else {
+            None
+        }
+    }
+
+    /// The integer under `key`; `None` if absent or not an integer.
+    pub fn int(&self, key: &str) -> Option<i64> {
+        let mut r = self.find(key)?;
+        if r.peek().ok()? == b'"' {
+            None
+        } else {
+            r.read_int("i64").ok()
+        }
+    }
+
+    /// The whole map.
+    pub fn to_info(&self) -> Result<Info, DecodeError> {
+        crate::from_json(self.json)
+    }
+
+    /// A reader at the value under `key`.
+    fn find(&self, key: &str) -> Option<JsonReader<'a>> {
+        let mut r = JsonReader::new(self.json);
+        r.begin_object().ok()?;
+        let mut first = true;
+        while let Some(name) = r.next_key(&mut first).ok()? {
+            if name == key {
+                return Some(r);
+            }
+            r.skip_value().ok()?;
+        }
+        None
     }
 }
 
@@ -216,6 +270,58 @@ impl Span {
     fn get(self, text: &str) -> Option<&str> {
         text.get(self.start as usize..self.end as usize)
     }
+}
+
+/// The keys of an index line in the order codec writes them.
+const KEY_ORDER: [&str; 10] = [
+    "#key",
+    "#type",
+    "fingerprint",
+    "handler",
+    "mode",
+    "info",
+    "size",
+    "time",
+    "seq",
+    "crc",
+];
+
+/// The next key of the line, like [`JsonReader::next_key`], but first
+/// trying the key that comes next in [`KEY_ORDER`] as plain bytes: a line
+/// codec wrote matches every time and skips the general key parsing.
+fn next_key<'a>(
+    r: &mut JsonReader<'a>,
+    text: &'a str,
+    first: &mut bool,
+    expected: &mut usize,
+) -> Result<Option<Cow<'a, str>>, DecodeError> {
+    if let Some(&name) = KEY_ORDER.get(*expected) {
+        let rest = &text.as_bytes()[r.position()..];
+        let rest = if *first {
+            Some(rest)
+        } else {
+            rest.strip_prefix(b",")
+        };
+        let quoted = rest
+            .and_then(|rest| rest.strip_prefix(b"\""))
+            .and_then(|rest| rest.strip_prefix(name.as_bytes()))
+            .is_some_and(|rest| rest.starts_with(b"\":"));
+        if quoted {
+            // A key without escapes: its bytes are its text.
+            r.seek(r.position() + !*first as usize + name.len() + 3);
+            *first = false;
+            *expected += 1;
+            return Ok(Some(Cow::Borrowed(name)));
+        }
+    }
+    let name = r.next_key(first)?;
+    if let Some(name) = &name {
+        *expected = KEY_ORDER
+            .iter()
+            .position(|k| k == name)
+            .map_or(usize::MAX, |i| i + 1);
+    }
+    Ok(name)
 }
 
 fn once<T>(slot: &mut Option<T>, field: &'static str, value: T) -> Result<(), DecodeError> {
@@ -301,6 +407,21 @@ mod tests {
         let view = LineView::parse(text).unwrap();
         assert_eq!(view.type_name.as_deref(), Some("TA"));
         assert_eq!(view.spans(text), None);
+    }
+
+    #[test]
+    fn info_reads_in_place() {
+        let info = InfoRef {
+            json: r#"{"file":"w.bin","len":12,"esc":"a\"b","neg":-1}"#,
+        };
+        assert_eq!(info.text("file").as_deref(), Some("w.bin"));
+        assert_eq!(info.text("esc").as_deref(), Some("a\"b"));
+        assert_eq!(info.int("len"), Some(12));
+        assert_eq!(info.int("neg"), Some(-1));
+        assert_eq!(info.int("file"), None);
+        assert_eq!(info.text("len"), None);
+        assert_eq!(info.text("missing"), None);
+        assert_eq!(info.to_info().unwrap().len(), 4);
     }
 
     /// The view accepts exactly what the record's decoder accepts.

@@ -56,6 +56,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 pub use array::{ArrayHandler, MappedArray};
 pub use error::StoreError;
 pub use handler::{DumpContext, FilePerEntry, Handler, Inline, LoadContext, Resources, Shared};
+pub use line::InfoRef;
 pub use records::{IndexLine, Info, InfoValue, Mode};
 
 use crate::codec::Codec;
@@ -526,8 +527,7 @@ impl Cache {
                 key: line.key.clone().into_owned(),
                 handler: name.to_owned(),
             })?;
-        let info = line.info().map_err(|e| corrupt_line(&line.key, e))?;
-        handler.load(&info, &self.load_context(&line.key))
+        handler.load_ref(line.info_ref(), &self.load_context(&line.key))
     }
 
     /// An entry written with another schema: decodable only if every change
