@@ -571,7 +571,7 @@ pub(crate) fn utf8(bytes: &[u8]) -> Option<&str> {
 #[inline]
 fn is_ascii(b: &[u8]) -> bool {
     let n = b.len();
-    if n >= 8 && n <= 16 {
+    if (8..=16).contains(&n) {
         let head = u64::from_le_bytes(b[..8].try_into().expect("8 bytes"));
         let tail = u64::from_le_bytes(b[n - 8..].try_into().expect("8 bytes"));
         (head | tail) & 0x8080_8080_8080_8080 == 0
