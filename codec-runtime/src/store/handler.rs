@@ -6,12 +6,13 @@
 use std::any::Any;
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
-use std::io::{IoSlice, Read, Seek, SeekFrom, Write};
+use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use base64::Engine as _;
 
+use super::data_file::SharedFile;
 use super::error::StoreError;
 use super::line::InfoRef;
 use super::records::{Info, InfoValue};
@@ -51,7 +52,7 @@ pub struct DumpContext<'a> {
     pub(crate) data_dir: &'a Path,
     pub(crate) writer_id: &'a str,
     pub(crate) seq: u64,
-    pub(crate) shared: &'a mut Option<(File, u64)>,
+    pub(crate) shared: &'a mut Option<SharedFile>,
     pub(crate) fsync: bool,
     pub(crate) key: &'a str,
 }
@@ -91,27 +92,21 @@ impl DumpContext<'_> {
         let name = format!("{}.bin", self.writer_id);
         let path = self.data_dir.join(&name);
         if self.shared.is_none() {
-            let file = OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(&path)
-                .map_err(|e| StoreError::io(&path, e))?;
-            let len = file.metadata().map_err(|e| StoreError::io(&path, e))?.len();
-            *self.shared = Some((file, len));
+            let file = SharedFile::open(&path).map_err(|e| StoreError::io(&path, e))?;
+            *self.shared = Some(file);
         }
-        let (file, end) = self.shared.as_mut().expect("opened above");
-        let align = align.max(1);
-        let pad = vec![0u8; ((align - *end % align) % align) as usize];
-        let offset = *end + pad.len() as u64;
-        if let Err(e) = write_all_vectored(file, &mut [IoSlice::new(&pad), IoSlice::new(bytes)]) {
-            // The file may hold part of the bytes: find its real end again.
-            *self.shared = None;
-            return Err(StoreError::io(&path, e));
-        }
+        let file = self.shared.as_mut().expect("opened above");
+        let offset = match file.append(&path, bytes, align) {
+            Ok(offset) => offset,
+            Err(e) => {
+                // The file may hold part of the bytes: find its real end again.
+                *self.shared = None;
+                return Err(StoreError::io(&path, e));
+            }
+        };
         if self.fsync {
             file.sync_data().map_err(|e| StoreError::io(&path, e))?;
         }
-        *end = offset + bytes.len() as u64;
         Ok((name, offset))
     }
 
@@ -120,20 +115,6 @@ impl DumpContext<'_> {
     pub fn fsync(&self) -> bool {
         self.fsync
     }
-}
-
-/// Writes every byte of `bufs`, in as few system calls as the OS allows.
-fn write_all_vectored(file: &mut File, mut bufs: &mut [IoSlice<'_>]) -> std::io::Result<()> {
-    IoSlice::advance_slices(&mut bufs, 0);
-    while !bufs.is_empty() {
-        match file.write_vectored(bufs) {
-            Ok(0) => return Err(std::io::ErrorKind::WriteZero.into()),
-            Ok(n) => IoSlice::advance_slices(&mut bufs, n),
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(())
 }
 
 /// Read-side resources a handler keeps open between loads (an open map, a

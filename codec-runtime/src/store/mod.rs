@@ -38,6 +38,7 @@
 
 #[cfg(feature = "ndarray")]
 mod array;
+mod data_file;
 mod error;
 mod handler;
 mod index;
@@ -165,7 +166,7 @@ struct Writer {
     index_file: Option<File>,
     /// The last index write failed: the file may end in a partial line.
     torn: bool,
-    shared: Option<(File, u64)>,
+    shared: Option<data_file::SharedFile>,
     seq: u64,
     last_time: u64,
     schemas_written: Vec<Fingerprint>,
