@@ -155,20 +155,16 @@ impl Index {
         }
     }
 
-    /// Whether any line of `key` was read, a removal included.
-    pub fn knows(&self, key: &str) -> bool {
-        self.entries.contains_key(key)
-    }
-
-    /// The live line of a key.
-    pub fn get(&self, key: &str) -> Option<Found> {
+    /// The live line of a key: `None` if no line of it was read,
+    /// `Some(None)` if the latest one removed it.
+    pub fn get(&self, key: &str) -> Option<Option<Found>> {
         let slot = self.entries.get(key)?;
-        Some(Found {
-            text: slot.line.clone()?,
+        Some(slot.line.clone().map(|text| Found {
+            text,
             spans: slot.spans,
             time: slot.stamp.time,
             seq: slot.stamp.seq,
-        })
+        }))
     }
 
     /// The live keys, unordered.

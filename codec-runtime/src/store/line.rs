@@ -91,17 +91,18 @@ impl<'a> LineView<'a> {
         r.begin_object()?;
         let mut first = true;
         let mut expected = 0;
-        while let Some(name) = next_key(r, text, &mut first, &mut expected)? {
-            match name.as_ref() {
-                "#key" => once(&mut key, "#key", r.read_str()?)?,
-                "#type" => once(&mut type_name, "#type", optional_str(r)?)?,
-                "fingerprint" => once(&mut fingerprint, "fingerprint", optional_str(r)?)?,
-                "handler" => once(&mut handler, "handler", optional_str(r)?)?,
-                "mode" => once(&mut mode, "mode", Mode::decode_json(r)?)?,
-                "info" => once(&mut info, "info", info_text(r, text)?)?,
-                "size" => once(&mut size, "size", r.read_int("u64")?)?,
-                "time" => once(&mut time, "time", r.read_int("u64")?)?,
-                "seq" => once(&mut seq, "seq", r.read_int("u64")?)?,
+        while let Some(field) = next_key(r, text, &mut first, &mut expected)? {
+            let name = KEY_ORDER.get(field).copied().unwrap_or_default();
+            match field {
+                0 => once(&mut key, name, r.read_str()?)?,
+                1 => once(&mut type_name, name, optional_str(r)?)?,
+                2 => once(&mut fingerprint, name, optional_str(r)?)?,
+                3 => once(&mut handler, name, optional_str(r)?)?,
+                4 => once(&mut mode, name, Mode::decode_json(r)?)?,
+                5 => once(&mut info, name, info_text(r, text)?)?,
+                6 => once(&mut size, name, r.read_int("u64")?)?,
+                7 => once(&mut time, name, r.read_int("u64")?)?,
+                8 => once(&mut seq, name, r.read_int("u64")?)?,
                 _ => r.skip_value()?,
             }
         }
@@ -286,15 +287,16 @@ const KEY_ORDER: [&str; 10] = [
     "crc",
 ];
 
-/// The next key of the line, like [`JsonReader::next_key`], but first
-/// trying the key that comes next in [`KEY_ORDER`] as plain bytes: a line
+/// The position in [`KEY_ORDER`] of the line's next key (past its end for
+/// a key lines do not have), like [`JsonReader::next_key`], but first
+/// trying the key that comes next in that order as plain bytes: a line
 /// codec wrote matches every time and skips the general key parsing.
-fn next_key<'a>(
-    r: &mut JsonReader<'a>,
-    text: &'a str,
+fn next_key(
+    r: &mut JsonReader<'_>,
+    text: &str,
     first: &mut bool,
     expected: &mut usize,
-) -> Result<Option<Cow<'a, str>>, DecodeError> {
+) -> Result<Option<usize>, DecodeError> {
     if let Some(&name) = KEY_ORDER.get(*expected) {
         let rest = &text.as_bytes()[r.position()..];
         let rest = if *first {
@@ -311,17 +313,15 @@ fn next_key<'a>(
             r.seek(r.position() + !*first as usize + name.len() + 3);
             *first = false;
             *expected += 1;
-            return Ok(Some(Cow::Borrowed(name)));
+            return Ok(Some(*expected - 1));
         }
     }
-    let name = r.next_key(first)?;
-    if let Some(name) = &name {
-        *expected = KEY_ORDER
-            .iter()
-            .position(|k| k == name)
-            .map_or(usize::MAX, |i| i + 1);
-    }
-    Ok(name)
+    let Some(name) = r.next_key(first)? else {
+        return Ok(None);
+    };
+    let field = KEY_ORDER.iter().position(|k| *k == name);
+    *expected = field.map_or(usize::MAX, |i| i + 1);
+    Ok(Some(field.unwrap_or(usize::MAX)))
 }
 
 fn once<T>(slot: &mut Option<T>, field: &'static str, value: T) -> Result<(), DecodeError> {

@@ -506,18 +506,17 @@ impl Cache {
     /// The text of the live line of `key`, refreshing the index once if
     /// the key is unknown.
     fn lookup(&self, key: &str) -> Result<Option<Found>, StoreError> {
-        {
-            let index = self.index.read().unwrap_or_else(|e| e.into_inner());
-            if index.knows(key) {
-                return Ok(index.get(key));
-            }
+        let read = || {
+            self.index
+                .read()
+                .unwrap_or_else(|e| e.into_inner())
+                .get(key)
+        };
+        if let Some(known) = read() {
+            return Ok(known);
         }
         self.refresh()?;
-        Ok(self
-            .index
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(key))
+        Ok(read().flatten())
     }
 
     fn load_payload(&self, line: &LineView<'_>) -> Result<Vec<u8>, StoreError> {
