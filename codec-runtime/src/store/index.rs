@@ -15,6 +15,7 @@ use foldhash::fast::RandomState;
 
 use super::error::StoreError;
 use super::line::{check_line, LineView, Spans};
+use super::records::{Info, Mode};
 
 /// Where a line stands in the order of writes: later time wins, then the
 /// writer id, then the writer's sequence.
@@ -181,6 +182,58 @@ impl Index {
             .iter()
             .filter_map(|(key, slot)| Some((&**key, slot.line.as_deref()?)))
     }
+}
+
+/// What the index says about one live entry.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EntryInfo {
+    /// The key.
+    pub key: String,
+    /// The value's type wire name (none for raw bytes).
+    pub type_name: Option<String>,
+    /// The writer's schema fingerprint.
+    pub fingerprint: Option<String>,
+    /// The handler holding the payload.
+    pub handler: String,
+    /// The serialization.
+    pub mode: Mode,
+    /// The payload size in bytes.
+    pub size: u64,
+    /// The handler's info.
+    pub info: Info,
+}
+
+impl EntryInfo {
+    /// The entry a live index line describes; `None` for a removal.
+    pub(super) fn of_line(line: &LineView<'_>) -> Result<Option<EntryInfo>, StoreError> {
+        let Some(handler) = &line.handler else {
+            return Ok(None);
+        };
+        let owned = |s: &Option<std::borrow::Cow<'_, str>>| s.as_deref().map(str::to_owned);
+        Ok(Some(EntryInfo {
+            key: line.key.clone().into_owned(),
+            type_name: owned(&line.type_name),
+            fingerprint: owned(&line.fingerprint),
+            handler: handler.clone().into_owned(),
+            mode: line.mode,
+            size: line.size,
+            info: line.info().map_err(|e| corrupt_line(&line.key, e))?,
+        }))
+    }
+}
+
+/// A checked index line that does not read as one (an impossible state
+/// unless memory is damaged: lines are parsed when read from disk).
+pub(super) fn corrupt_line(key: &str, e: crate::DecodeError) -> StoreError {
+    StoreError::Corrupt {
+        key: key.to_owned(),
+        message: format!("index line: {e}"),
+    }
+}
+
+/// The view of a line the index returned for `key`.
+pub(super) fn view<'a>(key: &'a str, found: &'a Found) -> Result<LineView<'a>, StoreError> {
+    found.view(key).map_err(|e| corrupt_line(key, e))
 }
 
 fn newer(writers: &[WriterFile], a: Stamp, b: Stamp) -> bool {
