@@ -2,6 +2,7 @@
 
 mod number;
 mod read;
+mod scan;
 mod write;
 
 pub use read::JsonReader;
