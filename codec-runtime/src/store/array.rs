@@ -2,6 +2,7 @@
 //! bytes appended to the writer's shared data file, aligned, and loaded by
 //! memory map without copying: a 1 GiB array loads in constant time.
 
+use std::borrow::Cow;
 use std::fs::File;
 use std::marker::PhantomData;
 use std::sync::Arc;
@@ -10,8 +11,9 @@ use memmap2::Mmap;
 use ndarray::{ArrayView, Dimension, IxDyn};
 
 use super::handler::{int, range_info, text, DumpContext, Handler, LoadContext};
+use super::line::InfoRef;
 use super::records::Info;
-use super::{Cache, EntryInfo, StoreError};
+use super::{Cache, StoreError};
 use crate::impls::ndarray::Element;
 
 /// Where arrays start in the shared file: enough for any element type, and
@@ -43,6 +45,19 @@ fn location(info: &Info, ctx: &LoadContext<'_>) -> Result<(String, u64, u64), St
         int(info, "offset", ctx)?,
         int(info, "len", ctx)?,
     ))
+}
+
+fn location_ref<'a>(
+    info: InfoRef<'a>,
+    ctx: &LoadContext<'_>,
+) -> Result<(Cow<'a, str>, u64, u64), StoreError> {
+    let lacks = |key| ctx.corrupt(format!("index info lacks `{key}`"));
+    let int = |key| match info.int(key) {
+        Some(i) if i >= 0 => Ok(i as u64),
+        _ => Err(lacks(key)),
+    };
+    let file = info.text("file").ok_or_else(|| lacks("file"))?;
+    Ok((file, int("offset")?, int("len")?))
 }
 
 /// An array read from the store: a view into the memory-mapped data file.
@@ -114,20 +129,18 @@ impl Cache {
         let Some(found) = self.lookup(key)? else {
             return Ok(None);
         };
-        let Some(entry) = EntryInfo::of_line(&super::view(key, &found)?)? else {
-            return Ok(None);
-        };
+        let line = super::view(key, &found)?;
         let corrupt = |message: String| StoreError::Corrupt {
             key: key.to_owned(),
             message,
         };
-        if entry.handler != "array" {
+        let handler = line.handler.as_deref().unwrap_or_default();
+        if handler != "array" {
             return Err(corrupt(format!(
-                "entry was stored by handler `{}`, not as an array",
-                entry.handler
+                "entry was stored by handler `{handler}`, not as an array"
             )));
         }
-        let (dtype, shape) = parse_type_name(entry.type_name.as_deref().unwrap_or_default())
+        let (dtype, shape) = parse_type_name(line.type_name.as_deref().unwrap_or_default())
             .ok_or_else(|| corrupt("array entry without its dtype and shape".into()))?;
         if dtype != T::DTYPE {
             return Err(corrupt(format!(
@@ -136,7 +149,7 @@ impl Cache {
             )));
         }
         let ctx = self.load_context(key);
-        let (file, offset, len) = location(&entry.info, &ctx)?;
+        let (file, offset, len) = location_ref(line.info_ref(), &ctx)?;
         let expected = shape.iter().try_fold(T::SIZE, |acc, &d| acc.checked_mul(d));
         if expected != Some(len as usize) || offset % ALIGN != 0 {
             return Err(corrupt(format!(

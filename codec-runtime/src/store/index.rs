@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use foldhash::fast::RandomState;
 
@@ -32,8 +32,10 @@ struct Slot {
     /// The line's text; `None` once the key is removed, so an older write
     /// read later cannot resurrect it.
     line: Option<Arc<str>>,
-    /// Where its fields are, if known.
-    spans: Option<Spans>,
+    /// Where its fields are: found when the line is read from disk, or on
+    /// the first get of a line this handle wrote (most are never read back);
+    /// `None` if the line has escapes and must be parsed each time.
+    spans: OnceLock<Option<Spans>>,
 }
 
 /// The live line of a key, as [`Index::get`] finds it.
@@ -110,7 +112,8 @@ impl Index {
                         writer,
                         seq: view.seq,
                     };
-                    let live = view.handler.is_some().then(|| (text, view.spans(text)));
+                    let spans = || OnceLock::from(view.spans(text));
+                    let live = view.handler.is_some().then(|| (text, spans()));
                     self.apply(&view.key, stamp, live);
                 }
                 Err(why) => self.warnings.push(format!(
@@ -136,13 +139,25 @@ impl Index {
     }
 
     /// Records a line of `key` if it is newer than the key's current one;
-    /// `line` is the text of an entry (and where its fields are, if known),
-    /// `None` for a removal.
-    pub fn apply(&mut self, key: &str, stamp: Stamp, line: Option<(&str, Option<Spans>)>) {
-        let slot = |line: Option<(&str, Option<Spans>)>| Slot {
-            stamp,
-            line: line.map(|(text, _)| Arc::from(text)),
-            spans: line.and_then(|(_, spans)| spans),
+    /// `line` is the text of an entry and where its fields are (if found
+    /// yet), `None` for a removal.
+    pub fn apply(
+        &mut self,
+        key: &str,
+        stamp: Stamp,
+        line: Option<(&str, OnceLock<Option<Spans>>)>,
+    ) {
+        let slot = |line: Option<(&str, OnceLock<Option<Spans>>)>| match line {
+            Some((text, spans)) => Slot {
+                stamp,
+                line: Some(Arc::from(text)),
+                spans,
+            },
+            None => Slot {
+                stamp,
+                line: None,
+                spans: OnceLock::new(),
+            },
         };
         match self.entries.get_mut(key) {
             Some(current) => {
@@ -160,11 +175,16 @@ impl Index {
     /// `Some(None)` if the latest one removed it.
     pub fn get(&self, key: &str) -> Option<Option<Found>> {
         let slot = self.entries.get(key)?;
-        Some(slot.line.clone().map(|text| Found {
-            text,
-            spans: slot.spans,
-            time: slot.stamp.time,
-            seq: slot.stamp.seq,
+        Some(slot.line.clone().map(|text| {
+            let spans = *slot
+                .spans
+                .get_or_init(|| LineView::parse(&text).ok()?.spans(&text));
+            Found {
+                text,
+                spans,
+                time: slot.stamp.time,
+                seq: slot.stamp.seq,
+            }
         }))
     }
 

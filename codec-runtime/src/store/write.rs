@@ -3,6 +3,7 @@
 
 use std::fs::OpenOptions;
 use std::io::Write;
+use std::sync::OnceLock;
 
 use super::handler::DumpContext;
 use super::index::Stamp;
@@ -134,7 +135,7 @@ impl Cache {
             writer: index.writer(&self.writer_id),
             seq: line.seq,
         };
-        let live = line.handler.is_some().then_some((text, None));
+        let live = line.handler.is_some().then(|| (text, OnceLock::new()));
         index.apply(&line.key, stamp, live);
         Ok(())
     }
