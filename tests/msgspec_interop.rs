@@ -141,11 +141,14 @@ struct Floats {
 }
 
 /// One corpus value: its encodings, and how to decode msgspec's back.
+/// Decodes a case's MessagePack and JSON back into its Rust type.
+type DecodesBack = Box<dyn Fn(&[u8], &str) -> Result<(), String>>;
+
 struct Case {
     name: &'static str,
     msgpack: Vec<u8>,
     json: String,
-    decodes_back: Box<dyn Fn(&[u8], &str) -> Result<(), String>>,
+    decodes_back: DecodesBack,
 }
 
 fn case<T: Codec + PartialEq + std::fmt::Debug + 'static>(name: &'static str, value: T) -> Case {

@@ -17,7 +17,7 @@ struct Entry {
 
 fn entry(writer: u32, n: u32) -> Entry {
     // Some entries large enough to go to the shared data file.
-    let len = if n % 3 == 0 { 2000 } else { 20 };
+    let len = if n.is_multiple_of(3) { 2000 } else { 20 };
     Entry {
         writer,
         n,

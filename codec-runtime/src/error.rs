@@ -267,7 +267,7 @@ impl DecodeError {
                     out.push(']');
                 }
                 PathSegment::Variant(name) => {
-                    out.push_str("<");
+                    out.push('<');
                     out.push_str(name);
                     out.push('>');
                 }

@@ -37,7 +37,7 @@ pub fn check_syntax(buf: &[u8], start: usize, end: usize) -> Result<(), DecodeEr
     let digits = text.strip_prefix(b"-").unwrap_or(text);
     let int_part_len = digits.iter().take_while(|b| b.is_ascii_digit()).count();
     let valid = int_part_len > 0
-        && !(int_part_len > 1 && digits[0] == b'0')
+        && (int_part_len == 1 || digits[0] != b'0')
         && !text.ends_with(b".")
         && !text.ends_with(b"e")
         && !text.ends_with(b"E")

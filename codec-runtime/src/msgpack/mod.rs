@@ -1,7 +1,10 @@
 //! MessagePack: the primary wire format.
 
+mod marker;
 mod read;
+mod text;
 mod write;
 
-pub use read::{describe_marker, marker_kind, Integer, MsgpackReader, DEFAULT_DEPTH_LIMIT};
+pub use marker::{describe_marker, marker_kind};
+pub use read::{Integer, MsgpackReader, DEFAULT_DEPTH_LIMIT};
 pub use write::MsgpackWriter;

@@ -1,3 +1,5 @@
+use super::marker::{describe_marker, marker_kind};
+use super::text::utf8;
 use crate::error::{DecodeError, DecodeErrorKind, Format};
 
 /// The depth limit readers start with: as serde_json's recursion limit.
@@ -284,7 +286,7 @@ impl<'de> MsgpackReader<'de> {
                 self.pos += 1;
                 Ok(f32::from_be_bytes(self.take_array("a float")?) as f64)
             }
-            m if m < 0x80 || m >= 0xe0 || (0xcc..=0xd3).contains(&m) => {
+            m if !(0x80..0xe0).contains(&m) || (0xcc..=0xd3).contains(&m) => {
                 match self.read_integer()? {
                     Integer::Pos(v) => Ok(v as f64),
                     Integer::Neg(v) => Ok(v as f64),
@@ -551,42 +553,6 @@ impl<'de> MsgpackReader<'de> {
     }
 }
 
-/// `bytes` as text, if it is UTF-8.
-///
-/// Short ASCII strings (names, paths, identifiers) dominate stored records,
-/// and `str::from_utf8` spends most of its time on them in setup: checking
-/// for ASCII first is cheaper.
-#[inline]
-pub(crate) fn utf8(bytes: &[u8]) -> Option<&str> {
-    if is_ascii(bytes) {
-        // SAFETY: every byte is below 0x80, so the slice is valid UTF-8.
-        Some(unsafe { std::str::from_utf8_unchecked(bytes) })
-    } else {
-        std::str::from_utf8(bytes).ok()
-    }
-}
-
-/// `<[u8]>::is_ascii` without its byte-by-byte loop over the tail of short
-/// slices: up to 16 bytes take two overlapping loads.
-#[inline]
-fn is_ascii(b: &[u8]) -> bool {
-    let n = b.len();
-    if (8..=16).contains(&n) {
-        let head = u64::from_le_bytes(b[..8].try_into().expect("8 bytes"));
-        let tail = u64::from_le_bytes(b[n - 8..].try_into().expect("8 bytes"));
-        (head | tail) & 0x8080_8080_8080_8080 == 0
-    } else if (4..8).contains(&n) {
-        let head = u32::from_le_bytes(b[..4].try_into().expect("4 bytes"));
-        let tail = u32::from_le_bytes(b[n - 4..].try_into().expect("4 bytes"));
-        (head | tail) & 0x8080_8080 == 0
-    } else if n < 4 {
-        // 1 to 3 bytes: the first, middle and last cover them all.
-        n == 0 || (b[0] | b[n / 2] | b[n - 1]) < 0x80
-    } else {
-        b.is_ascii()
-    }
-}
-
 #[inline]
 fn signed(v: i64) -> Integer {
     if v >= 0 {
@@ -596,55 +562,9 @@ fn signed(v: i64) -> Integer {
     }
 }
 
-/// The kind of value a marker byte starts.
-pub fn marker_kind(m: u8) -> crate::WireKind {
-    use crate::WireKind as K;
-    match m {
-        0x00..=0x7f | 0xe0..=0xff | 0xcc..=0xd3 => K::INT,
-        0x80..=0x8f | 0xde | 0xdf => K::MAP,
-        0x90..=0x9f | 0xdc | 0xdd => K::ARRAY,
-        0xa0..=0xbf | 0xd9..=0xdb => K::STR,
-        0xc0 => K::NIL,
-        0xc2 | 0xc3 => K::BOOL,
-        0xc4..=0xc6 => K::BYTES,
-        0xca | 0xcb => K::FLOAT,
-        0xc7..=0xc9 | 0xd4..=0xd8 => K::EXT,
-        0xc1 => K::NONE,
-    }
-}
-
-/// A short description of the value a marker starts, for error messages.
-pub fn describe_marker(m: u8) -> &'static str {
-    match m {
-        0x00..=0x7f | 0xe0..=0xff | 0xcc..=0xd3 => "an integer",
-        0x80..=0x8f | 0xde | 0xdf => "a map",
-        0x90..=0x9f | 0xdc | 0xdd => "an array",
-        0xa0..=0xbf | 0xd9..=0xdb => "a string",
-        0xc0 => "nil",
-        0xc2 | 0xc3 => "a boolean",
-        0xc4..=0xc6 => "bytes",
-        0xca | 0xcb => "a float",
-        0xc7..=0xc9 | 0xd4..=0xd8 => "an extension value",
-        0xc1 => "the reserved marker 0xc1",
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn is_ascii_agrees_with_std_at_every_length_and_position() {
-        for len in 0..40 {
-            let ascii = vec![b'a'; len];
-            assert!(is_ascii(&ascii), "{len}");
-            for at in 0..len {
-                let mut b = ascii.clone();
-                b[at] = 0xc3;
-                assert!(!is_ascii(&b), "len {len}, non-ASCII at {at}");
-            }
-        }
-    }
 
     #[test]
     fn integers_of_every_width_read_alike_near_the_end_and_far_from_it() {
