@@ -31,7 +31,7 @@ fn open() -> (tempfile::TempDir, Cache) {
 #[test]
 fn every_handler_and_mode_round_trips() {
     let (_dir, cache) = open();
-    for handler in ["inline", "shared", "file"] {
+    for handler in ["inline", "shared", "file", "auto"] {
         for mode in [Mode::MsgPack, Mode::Json] {
             let key = format!("{handler}/{mode:?}");
             let options = PutOptions {

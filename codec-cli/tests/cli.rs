@@ -58,6 +58,16 @@ fn folder() -> tempfile::TempDir {
     cache.put_bytes("raw", b"\xff\x00").unwrap();
     cache
         .put(
+            "apart",
+            &Chunk {
+                text: "kept apart".into(),
+                bytes: vec![9; 100_000],
+                tags: vec![1],
+            },
+        )
+        .unwrap();
+    cache
+        .put(
             "when",
             &(std::time::UNIX_EPOCH + std::time::Duration::from_millis(1500)),
         )
@@ -75,7 +85,7 @@ fn inspect_lists_live_entries() {
     let (ok, out, _) = run(&["inspect", dir.path().to_str().unwrap()]);
     assert!(ok);
     assert!(out.contains("cli.Chunk"), "{out}");
-    assert!(out.contains("23 entries"), "{out}");
+    assert!(out.contains("24 entries"), "{out}");
     assert!(!out.contains("chunk/19 "), "{out}");
 }
 
@@ -96,6 +106,11 @@ fn get_prints_an_entry_as_json_without_its_type() {
     let (ok, out, _) = run(&["get", d, "when"]);
     assert!(ok);
     assert_eq!(out.trim(), r#""1970-01-01T00:00:01.500Z""#);
+    let (ok, out, _) = run(&["get", d, "apart"]);
+    assert!(ok);
+    let value: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(value["text"], "kept apart");
+    assert_eq!(value["bytes"].as_str().unwrap().len(), 133_336); // base64 of 100,000
     let (ok, _, err) = run(&["get", d, "missing"]);
     assert!(!ok);
     assert!(err.contains("no entry `missing`"));
@@ -112,15 +127,19 @@ fn verify_reports_damage_and_compact_reclaims_space() {
     let size_before = dir_size(dir.path());
     let (ok, out, err) = run(&["compact", d]);
     assert!(ok, "{out}{err}");
-    assert!(out.contains("compacted 23 entries"), "{out}");
+    assert!(out.contains("compacted 24 entries"), "{out}");
     assert!(dir_size(dir.path()) < size_before);
     let cache = Cache::open(dir.path()).unwrap();
-    assert_eq!(cache.len().unwrap(), 23);
+    assert_eq!(cache.len().unwrap(), 24);
     assert_eq!(
         cache.get::<Chunk>("chunk/3").unwrap().unwrap().text,
         "chunk 103"
     );
     assert_eq!(cache.get_bytes("raw").unwrap().unwrap(), b"\xff\x00");
+    assert_eq!(
+        cache.get::<Chunk>("apart").unwrap().unwrap().bytes,
+        vec![9; 100_000]
+    );
 
     // Damage the data file under one entry: verify names it.
     let data = std::fs::read_dir(dir.path().join("data"))

@@ -50,6 +50,24 @@ fn encode_fresh(
     })
 }
 
+/// The MessagePack encoding of `value`, and where its `bin` values of at
+/// least `min` bytes are (see [`MsgpackWriter::track_large_bins`]).
+pub(crate) fn to_msgpack_tracking<T: Codec>(
+    value: &T,
+    min: usize,
+) -> Result<(Vec<u8>, Vec<crate::msgpack::LargeBin>), EncodeError> {
+    let mut large = Vec::new();
+    let bytes = encode_fresh(|buf| {
+        let mut w = MsgpackWriter::new(std::mem::take(buf));
+        w.track_large_bins(min);
+        let result = value.encode_msgpack(&mut w);
+        large = w.large_bins().to_vec();
+        *buf = w.into_inner();
+        result
+    })?;
+    Ok((bytes, large))
+}
+
 /// Appends the MessagePack encoding of `value` to `buf`, reusing its capacity.
 ///
 /// On error, `buf` keeps its previous contents.

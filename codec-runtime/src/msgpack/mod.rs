@@ -7,4 +7,4 @@ mod write;
 
 pub use marker::{describe_marker, marker_kind};
 pub use read::{Integer, MsgpackReader, DEFAULT_DEPTH_LIMIT};
-pub use write::MsgpackWriter;
+pub use write::{LargeBin, MsgpackWriter};

@@ -34,6 +34,8 @@ pub struct MsgpackReader<'de> {
     pos: usize,
     depth: u32,
     limit: u32,
+    /// Byte buffers kept apart from `buf`: see [`with_apart`](Self::with_apart).
+    apart: &'de [(usize, &'de [u8])],
 }
 
 impl<'de> MsgpackReader<'de> {
@@ -49,7 +51,27 @@ impl<'de> MsgpackReader<'de> {
             pos: 0,
             depth: limit,
             limit,
+            apart: &[],
         }
+    }
+
+    /// Reads byte buffers that the payload keeps apart: each `(at, bytes)`
+    /// (sorted by `at`) says that the extension value at offset `at` stands
+    /// for `bytes`. [`read_bin`](Self::read_bin) returns them in its place
+    /// and [`peek_kind`](Self::peek_kind) reports bytes there. The cache
+    /// store keeps large buffers of a value (arrays' data) in a data file
+    /// this way, read from a memory map.
+    pub fn with_apart(mut self, apart: &'de [(usize, &'de [u8])]) -> Self {
+        self.apart = apart;
+        self
+    }
+
+    /// The buffer kept apart whose reference starts at the current offset.
+    #[cold]
+    fn apart_here(&self) -> Option<&'de [u8]> {
+        let apart = self.apart;
+        let i = apart.binary_search_by_key(&self.pos, |r| r.0).ok()?;
+        Some(apart[i].1)
     }
 
     /// The offset of the next byte to read.
@@ -136,7 +158,11 @@ impl<'de> MsgpackReader<'de> {
 
     /// The kind of the next value, not consumed.
     pub fn peek_kind(&self) -> Result<crate::WireKind, DecodeError> {
-        Ok(marker_kind(self.peek()?))
+        let kind = marker_kind(self.peek()?);
+        if kind == crate::WireKind::EXT && !self.apart.is_empty() && self.apart_here().is_some() {
+            return Ok(crate::WireKind::BYTES);
+        }
+        Ok(kind)
     }
 
     #[inline]
@@ -367,11 +393,24 @@ impl<'de> MsgpackReader<'de> {
             0xc4 => 1,
             0xc5 => 2,
             0xc6 => 4,
-            _ => return Err(self.unexpected("bytes")),
+            _ => return self.read_bin_apart(),
         };
         self.pos += 1;
         let len = self.read_len(width, "bytes")?;
         self.take(len, "bytes")
+    }
+
+    /// [`read_bin`](Self::read_bin) at a value that is not `bin`: a buffer
+    /// kept apart, or an error.
+    #[cold]
+    fn read_bin_apart(&mut self) -> Result<&'de [u8], DecodeError> {
+        match self.apart_here() {
+            Some(bytes) => {
+                self.read_ext()?; // the reference itself
+                Ok(bytes)
+            }
+            None => Err(self.unexpected("bytes")),
+        }
     }
 
     /// Reads an array header: the number of elements that follow.

@@ -3,15 +3,53 @@ use crate::error::EncodeError;
 /// Appends MessagePack to a byte buffer, always in the shortest form.
 ///
 /// Generated encoders write through it; users normally call [`crate::to_msgpack`].
-#[derive(Default, Debug)]
+#[derive(Debug)]
 pub struct MsgpackWriter {
     buf: Vec<u8>,
+    /// `bin` values at least this long are listed in `large`.
+    large_min: usize,
+    large: Vec<LargeBin>,
+}
+
+impl Default for MsgpackWriter {
+    fn default() -> Self {
+        Self::new(Vec::new())
+    }
+}
+
+/// Where [`MsgpackWriter::write_bin`] put a large buffer: see
+/// [`MsgpackWriter::track_large_bins`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LargeBin {
+    /// Offset of the `bin` marker.
+    pub start: usize,
+    /// Offset of the first byte of the buffer.
+    pub data: usize,
+    /// Offset just past the buffer.
+    pub end: usize,
 }
 
 impl MsgpackWriter {
     /// A writer appending to `buf`.
     pub fn new(buf: Vec<u8>) -> Self {
-        MsgpackWriter { buf }
+        MsgpackWriter {
+            buf,
+            large_min: usize::MAX,
+            large: Vec::new(),
+        }
+    }
+
+    /// Lists every `bin` of at least `min` bytes written from now on (see
+    /// [`large_bins`](Self::large_bins)): the cache store keeps such buffers
+    /// (arrays' data) apart from the rest of the value.
+    pub fn track_large_bins(&mut self, min: usize) {
+        self.large_min = min.max(1);
+    }
+
+    /// The large `bin` values written, in order (see
+    /// [`track_large_bins`](Self::track_large_bins)).
+    pub fn large_bins(&self) -> &[LargeBin] {
+        &self.large
     }
 
     /// The bytes written so far.
@@ -147,8 +185,17 @@ impl MsgpackWriter {
     /// A byte buffer as `bin`.
     #[inline]
     pub fn write_bin(&mut self, b: &[u8]) -> Result<(), EncodeError> {
+        let start = self.buf.len();
         self.write_len(b.len(), None, [0xc4, 0xc5, 0xc6])?;
+        let data = self.buf.len();
         self.buf.extend_from_slice(b);
+        if b.len() >= self.large_min {
+            self.large.push(LargeBin {
+                start,
+                data,
+                end: self.buf.len(),
+            });
+        }
         Ok(())
     }
 

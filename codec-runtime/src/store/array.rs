@@ -3,7 +3,6 @@
 //! memory map without copying: a 1 GiB array loads in constant time.
 
 use std::borrow::Cow;
-use std::fs::File;
 use std::marker::PhantomData;
 use std::sync::Arc;
 
@@ -114,7 +113,7 @@ impl Cache {
             Some(name),
             None,
             super::Mode::Raw,
-            &bytes,
+            super::write::Payload::plain(&bytes),
             Some("array"),
         )
     }
@@ -156,22 +155,8 @@ impl Cache {
                 "array of shape {shape:?} does not match its {len} bytes at offset {offset}"
             )));
         }
-        let path = ctx.path(&file)?;
         let end = offset + len;
-        let map = ctx.resource(&file, || map_file(&path))?;
-        // A file grown since it was mapped: map it again.
-        let map = if (map.len() as u64) < end {
-            ctx.invalidate(&file);
-            ctx.resource(&file, || map_file(&path))?
-        } else {
-            map
-        };
-        if (map.len() as u64) < end {
-            return Err(corrupt(format!(
-                "bytes {offset}..{end} of {file} are past its end ({} bytes); the file was truncated",
-                map.len()
-            )));
-        }
+        let map = ctx.mapped(&file, end)?;
         if T::DTYPE == "|b1" && map[offset as usize..end as usize].iter().any(|&b| b > 1) {
             // Any other byte is not a bool: refuse rather than view it as one.
             return Err(corrupt("bool array holds bytes other than 0 and 1".into()));
@@ -184,15 +169,6 @@ impl Cache {
             _element: PhantomData,
         }))
     }
-}
-
-fn map_file(path: &std::path::Path) -> Result<Mmap, StoreError> {
-    let file = File::open(path).map_err(|e| StoreError::io(path, e))?;
-    // SAFETY: the data file is append-only: codec never rewrites or
-    // truncates bytes that an index line points at, and every access checks
-    // the range against the mapping's length. A file truncated by another
-    // program while mapped could still fault, as with any memory map.
-    unsafe { Mmap::map(&file) }.map_err(|e| StoreError::io(path, e))
 }
 
 /// `ndarray<<f8>[2, 3]` -> (`<f8`, [2, 3]).

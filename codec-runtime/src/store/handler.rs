@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use base64::Engine as _;
+use memmap2::Mmap;
 
 use super::data_file::SharedFile;
 use super::error::StoreError;
@@ -55,6 +56,9 @@ pub struct DumpContext<'a> {
     pub(crate) shared: &'a mut Option<SharedFile>,
     pub(crate) fsync: bool,
     pub(crate) key: &'a str,
+    /// The payload's large `bin` values, for the `auto` handler.
+    pub(crate) large: &'a [crate::msgpack::LargeBin],
+    pub(crate) inline_limit: usize,
 }
 
 impl DumpContext<'_> {
@@ -195,6 +199,27 @@ impl LoadContext<'_> {
         Ok(created)
     }
 
+    /// A memory map of the data file `name` covering at least its first
+    /// `end` bytes, kept between loads and mapped again when the file has
+    /// grown; a file shorter than `end` is a typed error (never a fault).
+    pub(crate) fn mapped(&self, name: &str, end: u64) -> Result<Arc<Mmap>, StoreError> {
+        let path = self.path(name)?;
+        let map = self.resource(name, || map_file(&path))?;
+        let map = if (map.len() as u64) < end {
+            self.invalidate(name);
+            self.resource(name, || map_file(&path))?
+        } else {
+            map
+        };
+        if (map.len() as u64) < end {
+            return Err(self.corrupt(format!(
+                "bytes up to {end} of {name} are past its end ({} bytes); the file was truncated",
+                map.len()
+            )));
+        }
+        Ok(map)
+    }
+
     /// Drops a resource, so the next load creates it again (after a file changed).
     pub fn invalidate(&self, name: &str) {
         self.resources
@@ -203,6 +228,15 @@ impl LoadContext<'_> {
             .unwrap_or_else(|e| e.into_inner())
             .remove(name);
     }
+}
+
+fn map_file(path: &Path) -> Result<Mmap, StoreError> {
+    let file = File::open(path).map_err(|e| StoreError::io(path, e))?;
+    // SAFETY: data files are append-only: codec never rewrites or truncates
+    // bytes that an index line points at, and every access checks its range
+    // against the mapping's length. A file truncated by another program
+    // while mapped could still fault, as with any memory map.
+    unsafe { Mmap::map(&file) }.map_err(|e| StoreError::io(path, e))
 }
 
 fn lacks(key: &str, ctx: &LoadContext<'_>) -> StoreError {

@@ -22,7 +22,9 @@
 //! - `<writer>-info.jsonl`: one index file per writer (per [`Cache`] handle in
 //!   each process), one JSON line per entry: `#key`, `#type`, the schema
 //!   fingerprint, the handler and its info, and a CRC-32.
-//! - `data/`: payloads the handlers put in files.
+//! - `data/`: payloads the handlers put in files. Large byte buffers inside
+//!   a value (arrays' data) are kept there apart from the rest of it and
+//!   read back from a memory map ([`CacheOptions::apart_min`]).
 //! - `schemas/<fingerprint>.json`: each writer schema, once.
 //!
 //! # Safety under concurrency and crashes
@@ -36,6 +38,7 @@
 //! the entry being written, but an OS crash or power loss may lose recent
 //! entries. [`CacheOptions::fsync`] syncs data and index on every write.
 
+mod apart;
 #[cfg(feature = "ndarray")]
 mod array;
 mod data_file;
@@ -67,6 +70,7 @@ pub use index::EntryInfo;
 use index::{corrupt_line, view, Found, Index};
 use line::LineView;
 use records::{StoreMeta, STORE_FORMAT};
+use write::Payload;
 
 /// Options of a [`Cache`] handle.
 #[derive(Debug, Clone)]
@@ -76,6 +80,11 @@ pub struct CacheOptions {
     /// Payloads up to this size go in the index line; larger ones to the
     /// shared data file (default: 1024 bytes).
     pub inline_limit: usize,
+    /// Byte buffers of at least this size inside a MessagePack value
+    /// (arrays' data, byte strings), however deep, are stored apart: raw
+    /// and aligned in the shared data file, read back from a memory map
+    /// (default: 64 KiB). The rest of the value is stored as usual.
+    pub apart_min: usize,
 }
 
 impl Default for CacheOptions {
@@ -83,6 +92,7 @@ impl Default for CacheOptions {
         CacheOptions {
             fsync: false,
             inline_limit: 1024,
+            apart_min: 64 * 1024,
         }
     }
 }
@@ -168,6 +178,7 @@ impl Cache {
             Arc::new(Inline) as Arc<dyn Handler>,
             Arc::new(Shared),
             Arc::new(FilePerEntry),
+            Arc::new(apart::Auto),
         ] {
             cache.register_handler(h);
         }
@@ -227,9 +238,9 @@ impl Cache {
         value: &T,
         options: &PutOptions,
     ) -> Result<(), StoreError> {
-        let payload = match options.mode {
-            Mode::Json => crate::to_json_vec(value)?,
-            _ => crate::to_msgpack(value)?,
+        let (payload, large) = match options.mode {
+            Mode::Json => (crate::to_json_vec(value)?, Vec::new()),
+            _ => crate::api::to_msgpack_tracking(value, self.options.apart_min)?,
         };
         let mode = if options.mode == Mode::Raw {
             Mode::MsgPack
@@ -243,14 +254,17 @@ impl Cache {
             Some(info.name.clone()),
             Some(info.fingerprint_hex.clone()),
             mode,
-            &payload,
+            Payload {
+                bytes: &payload,
+                large: &large,
+            },
             options.handler.as_deref(),
         )
     }
 
     /// Stores raw bytes under `key`.
     pub fn put_bytes(&self, key: &str, bytes: &[u8]) -> Result<(), StoreError> {
-        self.write_entry(key, None, None, Mode::Raw, bytes, None)
+        self.write_entry(key, None, None, Mode::Raw, Payload::plain(bytes), None)
     }
 
     /// Stores `value` as the bytes `serialize` makes of it (a custom format for one call).
@@ -274,15 +288,20 @@ impl Cache {
             return Ok(None);
         };
         let line = view(key, &found)?;
-        let payload = self.load_payload(&line)?;
         let info = schema::info::<T>();
         let same = line.fingerprint.as_deref() == Some(info.fingerprint_hex.as_str());
         if !same {
             self.check_schema(&line, &info)?;
         }
-        let decoded = match line.mode {
-            Mode::Json => crate::from_json_slice(&payload),
-            _ => crate::from_msgpack(&payload),
+        let decoded = if line.mode == Mode::MsgPack && line.handler.as_deref() == Some("auto") {
+            let info = line.info().map_err(|e| corrupt_line(key, e))?;
+            apart::Parts::load(&info, &self.load_context(key))?.decode()
+        } else {
+            let payload = self.load_payload(&line)?;
+            match line.mode {
+                Mode::Json => crate::from_json_slice(&payload),
+                _ => crate::from_msgpack(&payload),
+            }
         };
         decoded.map(Some).map_err(|source| StoreError::Decode {
             key: key.to_owned(),
@@ -394,15 +413,22 @@ impl Cache {
     /// type, fingerprint and mode): how `codec compact` rewrites live entries.
     pub fn put_entry_payload(&self, entry: &EntryInfo, payload: &[u8]) -> Result<(), StoreError> {
         let handler = match entry.handler.as_str() {
-            "inline" | "shared" => None,
+            "inline" | "shared" | "auto" => None,
             other => Some(other),
+        };
+        let large = match entry.mode {
+            Mode::MsgPack => apart::large_bins(payload, self.options.apart_min),
+            _ => Vec::new(),
         };
         self.write_entry(
             &entry.key,
             entry.type_name.clone(),
             entry.fingerprint.clone(),
             entry.mode,
-            payload,
+            Payload {
+                bytes: payload,
+                large: &large,
+            },
             handler,
         )
     }

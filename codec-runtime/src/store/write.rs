@@ -9,7 +9,21 @@ use super::handler::DumpContext;
 use super::index::Stamp;
 use super::records::{IndexLine, Mode};
 use super::{line, now_nanos, Cache, StoreError};
+use crate::msgpack::LargeBin;
 use crate::schema;
+
+/// An entry's encoded bytes, with where their large `bin` values are (for
+/// the `auto` handler; none for other encodings).
+pub(super) struct Payload<'a> {
+    pub bytes: &'a [u8],
+    pub large: &'a [LargeBin],
+}
+
+impl<'a> Payload<'a> {
+    pub fn plain(bytes: &'a [u8]) -> Self {
+        Payload { bytes, large: &[] }
+    }
+}
 
 impl Cache {
     pub(super) fn write_schema(&self, info: &schema::SchemaInfo) -> Result<(), StoreError> {
@@ -41,12 +55,17 @@ impl Cache {
         type_name: Option<String>,
         fingerprint: Option<String>,
         mode: Mode,
-        payload: &[u8],
+        payload: Payload<'_>,
         handler: Option<&str>,
     ) -> Result<(), StoreError> {
+        let Payload {
+            bytes: payload,
+            large,
+        } = payload;
         let name = match handler {
             Some(name) => name,
             None if payload.len() <= self.options.inline_limit => "inline",
+            None if !large.is_empty() => "auto",
             None => "shared",
         };
         let handler = self
@@ -65,6 +84,8 @@ impl Cache {
                 shared: &mut writer.shared,
                 fsync: self.options.fsync,
                 key,
+                large,
+                inline_limit: self.options.inline_limit,
             };
             handler.dump(payload, &mut ctx)?
         };

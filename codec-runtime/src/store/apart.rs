@@ -1,0 +1,299 @@
+//! Large byte buffers of a value (arrays' data, byte strings) kept apart
+//! from the rest of it: the `auto` handler, the store's counterpart of
+//! exca's Auto.
+//!
+//! A MessagePack payload is encoded with its `bin` values of at least
+//! [`CacheOptions::apart_min`](super::CacheOptions::apart_min) bytes listed
+//! (however deep in the value they sit). Each goes to the writer's shared
+//! data file at a 64-byte boundary, as [`Cache::put_array`](super::Cache)
+//! writes arrays, and an extension value takes its place in the payload:
+//! type [`REF_EXT`], the buffer's offset and length (8 bytes each,
+//! big-endian). The rest of the value goes in the line or the shared file
+//! by size. The info names the buffers' file (`bins`) and where the
+//! references sit in the rest (`refs`), so a reference is never confused
+//! with an extension value of the user's.
+//!
+//! A typed `get` decodes the rest with each buffer read from a memory map
+//! of the data file ([`MsgpackReader::with_apart`]); other reads (raw
+//! bytes, the `codec` command, compaction) get the payload put back
+//! together.
+
+use std::sync::Arc;
+
+use base64::Engine as _;
+use memmap2::Mmap;
+
+use super::handler::{range_info, DumpContext, Handler, LoadContext};
+use super::records::{Info, InfoValue};
+use super::StoreError;
+use crate::msgpack::{LargeBin, MsgpackReader};
+
+/// The extension type of a reference to a buffer kept apart.
+pub const REF_EXT: i8 = 98;
+/// A reference: ext8 marker, length 16, type, offset, length.
+const REF_LEN: usize = 19;
+/// Where buffers start in the data file: enough for any element type.
+const ALIGN: u64 = 64;
+
+/// The handler named `auto`: large byte buffers of a value apart, the rest
+/// in the line or the shared data file.
+pub struct Auto;
+
+impl Handler for Auto {
+    fn name(&self) -> &str {
+        "auto"
+    }
+
+    fn dump(&self, payload: &[u8], ctx: &mut DumpContext<'_>) -> Result<Info, StoreError> {
+        let large = ctx.large;
+        let mut rest = Vec::with_capacity(
+            payload.len() - large.iter().map(|b| b.end - b.data).sum::<usize>()
+                + REF_LEN * large.len(),
+        );
+        let mut refs = String::new();
+        let mut bins = None;
+        let mut copied = 0;
+        for bin in large {
+            rest.extend_from_slice(&payload[copied..bin.start]);
+            let (file, offset) = ctx.append_shared_aligned(&payload[bin.data..bin.end], ALIGN)?;
+            bins = Some(file);
+            if !refs.is_empty() {
+                refs.push(',');
+            }
+            refs.push_str(itoa::Buffer::new().format(rest.len()));
+            rest.extend_from_slice(&[0xc7, 16, REF_EXT as u8]);
+            rest.extend_from_slice(&offset.to_be_bytes());
+            rest.extend_from_slice(&((bin.end - bin.data) as u64).to_be_bytes());
+            copied = bin.end;
+        }
+        rest.extend_from_slice(&payload[copied..]);
+        let mut info = if rest.len() <= ctx.inline_limit {
+            let data = base64::engine::general_purpose::STANDARD.encode(&rest);
+            [("data".to_owned(), InfoValue::Text(data))]
+                .into_iter()
+                .collect()
+        } else {
+            let (file, offset) = ctx.append_shared(&rest)?;
+            range_info(file, offset, rest.len())
+        };
+        if let Some(bins) = bins {
+            info.insert("bins".to_owned(), InfoValue::Text(bins));
+            info.insert("refs".to_owned(), InfoValue::Text(refs));
+        }
+        Ok(info)
+    }
+
+    fn load(&self, info: &Info, ctx: &LoadContext<'_>) -> Result<Vec<u8>, StoreError> {
+        let parts = Parts::load(info, ctx)?;
+        let mut out = Vec::with_capacity(
+            parts.rest.len() + parts.refs.iter().map(|r| r.len as usize + 5).sum::<usize>(),
+        );
+        let mut copied = 0;
+        for r in &parts.refs {
+            out.extend_from_slice(&parts.rest[copied..r.at]);
+            let mut w = crate::MsgpackWriter::new(std::mem::take(&mut out));
+            w.write_bin(parts.bytes(r))?;
+            out = w.into_inner();
+            copied = r.at + REF_LEN;
+        }
+        out.extend_from_slice(&parts.rest[copied..]);
+        Ok(out)
+    }
+}
+
+/// One reference: at `at` of the rest, `len` bytes at `offset` of the data file.
+struct Ref {
+    at: usize,
+    offset: u64,
+    len: u64,
+}
+
+/// An `auto` entry as stored: the rest of the value, and its buffers in a
+/// memory-mapped data file (checked to lie within it).
+pub(super) struct Parts {
+    pub rest: Vec<u8>,
+    map: Option<Arc<Mmap>>,
+    refs: Vec<Ref>,
+}
+
+impl Parts {
+    pub fn load(info: &Info, ctx: &LoadContext<'_>) -> Result<Parts, StoreError> {
+        let rest = match info.get("data") {
+            Some(_) => super::Inline.load(info, ctx)?,
+            None => super::Shared.load(info, ctx)?,
+        };
+        let Some(refs_text) = info.get("refs") else {
+            return Ok(Parts {
+                rest,
+                map: None,
+                refs: Vec::new(),
+            });
+        };
+        let (Some(InfoValue::Text(bins)), InfoValue::Text(refs_text)) =
+            (info.get("bins"), refs_text)
+        else {
+            return Err(ctx.corrupt("index info of an `auto` entry lacks `bins` or `refs`"));
+        };
+        let mut refs = Vec::new();
+        let mut end = 0u64;
+        for at in refs_text.split(',') {
+            let r = at
+                .parse::<usize>()
+                .ok()
+                .filter(|&at| refs.last().is_none_or(|p: &Ref| p.at + REF_LEN <= at))
+                .and_then(|at| reference(&rest, at))
+                .ok_or_else(|| {
+                    ctx.corrupt(format!("no buffer reference at `{at}` of the payload"))
+                })?;
+            end = end.max(r.offset.saturating_add(r.len));
+            refs.push(r);
+        }
+        let map = ctx.mapped(bins, end)?;
+        Ok(Parts {
+            rest,
+            map: Some(map),
+            refs,
+        })
+    }
+
+    fn bytes(&self, r: &Ref) -> &[u8] {
+        let map = self.map.as_deref().map_or(&[][..], |m| &m[..]);
+        // In range: `load` mapped at least the end of every reference.
+        &map[r.offset as usize..(r.offset + r.len) as usize]
+    }
+
+    /// Decodes the value, each buffer read from the memory map.
+    pub fn decode<T: crate::Codec>(&self) -> Result<T, crate::DecodeError> {
+        let apart: Vec<(usize, &[u8])> = self.refs.iter().map(|r| (r.at, self.bytes(r))).collect();
+        let mut r = MsgpackReader::new(&self.rest).with_apart(&apart);
+        let value = T::decode_msgpack(&mut r).map_err(|e| r.locate(e))?;
+        r.finish()?;
+        Ok(value)
+    }
+}
+
+/// The reference at `at` of `rest`, if one is there.
+fn reference(rest: &[u8], at: usize) -> Option<Ref> {
+    let bytes = rest.get(at..at.checked_add(REF_LEN)?)?;
+    if bytes[..3] != [0xc7, 16, REF_EXT as u8] {
+        return None;
+    }
+    let word = |i: usize| u64::from_be_bytes(bytes[i..i + 8].try_into().expect("8 bytes"));
+    Some(Ref {
+        at,
+        offset: word(3),
+        len: word(11),
+    })
+}
+
+/// The `bin` values of at least `min` bytes in a MessagePack payload, as
+/// [`MsgpackWriter::track_large_bins`](crate::MsgpackWriter::track_large_bins)
+/// lists them; none if the payload is not one well-formed value.
+pub(super) fn large_bins(payload: &[u8], min: usize) -> Vec<LargeBin> {
+    let mut r = MsgpackReader::new(payload);
+    let mut found = Vec::new();
+    match walk(&mut r, min, &mut found).and_then(|()| r.finish()) {
+        Ok(()) => found,
+        Err(_) => Vec::new(),
+    }
+}
+
+fn walk(
+    r: &mut MsgpackReader<'_>,
+    min: usize,
+    found: &mut Vec<LargeBin>,
+) -> Result<(), crate::DecodeError> {
+    let items = match r.peek()? {
+        0xc4..=0xc6 => {
+            let start = r.position();
+            let len = r.read_bin()?.len();
+            let end = r.position();
+            if len >= min {
+                found.push(LargeBin {
+                    start,
+                    data: end - len,
+                    end,
+                });
+            }
+            return Ok(());
+        }
+        0x80..=0x8f | 0xde | 0xdf => r.read_map_len()?.saturating_mul(2),
+        0x90..=0x9f | 0xdc | 0xdd => r.read_array_len()?,
+        _ => return r.skip_value(),
+    };
+    r.enter()?;
+    for _ in 0..items {
+        walk(r, min, found)?;
+    }
+    r.leave();
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::handler::Resources;
+
+    #[test]
+    fn damaged_references_are_typed_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("w.bin"), vec![7u8; 256]).unwrap();
+        let mut rest = vec![0x92]; // [ref, ref]
+        for (offset, len) in [(0u64, 64u64), (128, 64)] {
+            rest.extend_from_slice(&[0xc7, 16, REF_EXT as u8]);
+            rest.extend_from_slice(&offset.to_be_bytes());
+            rest.extend_from_slice(&len.to_be_bytes());
+        }
+        let resources = Resources::default();
+        let ctx = LoadContext {
+            data_dir: dir.path(),
+            resources: &resources,
+            key: "k",
+        };
+        let info = |refs: &str, bins: &str| -> Info {
+            [
+                (
+                    "data",
+                    base64::engine::general_purpose::STANDARD.encode(&rest),
+                ),
+                ("refs", refs.to_owned()),
+                ("bins", bins.to_owned()),
+            ]
+            .into_iter()
+            .map(|(k, v)| (k.to_owned(), InfoValue::Text(v)))
+            .collect()
+        };
+        let good = Parts::load(&info("1,20", "w.bin"), &ctx).unwrap();
+        assert_eq!(
+            good.decode::<Vec<Vec<u8>>>().unwrap(),
+            vec![vec![7u8; 64]; 2]
+        );
+        assert_eq!(
+            Auto.load(&info("1,20", "w.bin"), &ctx).unwrap(),
+            crate::to_msgpack(&vec![vec![7u8; 64]; 2]).unwrap()
+        );
+        for (refs, bins) in [
+            ("2", "w.bin"),       // not at a reference
+            ("x", "w.bin"),       // not a number
+            ("1,1", "w.bin"),     // the same reference twice
+            ("20,1", "w.bin"),    // out of order
+            ("1,30", "w.bin"),    // past the end of the rest
+            ("1", "../w.bin"),    // outside the data folder
+            ("1", "missing.bin"), // no such file
+        ] {
+            let err = Parts::load(&info(refs, bins), &ctx).err().expect(refs);
+            assert!(
+                matches!(err, StoreError::Corrupt { .. } | StoreError::Io { .. }),
+                "{refs} {bins}: {err}"
+            );
+        }
+        // A reference past the end of the data file.
+        std::fs::write(dir.path().join("short.bin"), vec![7u8; 100]).unwrap();
+        let err = Parts::load(&info("1,20", "short.bin"), &ctx).err().unwrap();
+        assert!(err.to_string().contains("past its end"), "{err}");
+        // Only the listed offsets are references: an extension value of the
+        // same shape elsewhere is not read as one.
+        let one = Parts::load(&info("1", "w.bin"), &ctx).unwrap();
+        assert!(one.decode::<Vec<Vec<u8>>>().is_err());
+    }
+}
