@@ -84,6 +84,41 @@ fn bench(c: &mut Criterion) {
     });
     g.finish();
 
+    // A value holding a 1 MiB array: its data kept apart (the default) or
+    // encoded in the payload with the rest.
+    #[derive(Codec, Clone)]
+    struct WithArray {
+        name: String,
+        ids: Vec<u32>,
+        vectors: ndarray::Array1<f64>,
+    }
+    let value = WithArray {
+        name: "embeddings".into(),
+        ids: (0..64).collect(),
+        vectors: array.clone(),
+    };
+    let mut g = c.benchmark_group("store_value_with_1mib_array");
+    g.throughput(Throughput::Elements(1));
+    for (name, apart_min) in [("apart", 64 * 1024), ("in_payload", usize::MAX)] {
+        let options = codec::CacheOptions {
+            apart_min,
+            ..Default::default()
+        };
+        let folder = dir.path().join(format!("with-array-{name}"));
+        let cache = Cache::open_with(&folder, options).unwrap();
+        let mut n = 0;
+        g.bench_function(format!("put_{name}"), |b| {
+            b.iter(|| {
+                cache.put(&format!("v{n}"), &value).unwrap();
+                n += 1;
+            })
+        });
+        g.bench_function(format!("get_{name}"), |b| {
+            b.iter(|| black_box(cache.get::<WithArray>("v0").unwrap().unwrap()))
+        });
+    }
+    g.finish();
+
     let big_dir = dir.path().join("big");
     {
         let cache = Cache::open(&big_dir).unwrap();

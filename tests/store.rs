@@ -108,6 +108,23 @@ fn keys_len_contains_remove_and_overwrite() {
     assert_eq!(reader.keys().unwrap(), ["k0", "k1", "k3", "k4"]);
     assert_eq!(reader.get::<Chunk>("k1").unwrap(), Some(chunk(100)));
     assert_eq!(reader.get::<Chunk>("k2").unwrap(), None);
+    // Iteration in key order; an entry of another type is an error item.
+    reader.put("k5", &7u32).unwrap();
+    let items: Vec<_> = reader.iter::<Chunk>().unwrap().collect();
+    assert_eq!(items.len(), 5);
+    let values: Vec<(String, Chunk)> = items[..4]
+        .iter()
+        .map(|i| i.as_ref().unwrap().clone())
+        .collect();
+    let expected = [(0, 0), (1, 100), (3, 3), (4, 4)].map(|(k, v)| (format!("k{k}"), chunk(v)));
+    assert_eq!(values, expected);
+    assert!(matches!(items[4], Err(StoreError::Schema { ref key, .. }) if key == "k5"));
+    // Clearing removes every key for every reader.
+    assert_eq!(reader.clear().unwrap(), 5);
+    assert!(reader.is_empty().unwrap());
+    assert_eq!(Cache::open(dir.path()).unwrap().len().unwrap(), 0);
+    cache.refresh().unwrap();
+    assert_eq!(cache.keys().unwrap(), Vec::<String>::new());
 }
 
 #[test]
@@ -133,6 +150,32 @@ fn memoization_keyed_by_content_hash() {
         key,
         codec::content_hash(&("embed".to_string(), chunk(8))).unwrap()
     );
+    // A computation that fails stores nothing and returns its error.
+    #[derive(Debug)]
+    enum Failed {
+        Embed(&'static str),
+        Store(StoreError),
+    }
+    impl From<StoreError> for Failed {
+        fn from(e: StoreError) -> Self {
+            Failed::Store(e)
+        }
+    }
+    let failed = cache
+        .get_or_try_insert_with::<Vec<f32>, _>("other", || Err(Failed::Embed("model offline")));
+    assert!(matches!(failed, Err(Failed::Embed("model offline"))));
+    assert!(!cache.contains("other").unwrap());
+    let made = cache.get_or_try_insert_with::<Vec<f32>, Failed>("other", || Ok(vec![1.0]));
+    assert_eq!(made.unwrap(), vec![1.0]);
+    let kept = cache.get_or_try_insert_with::<Vec<f32>, Failed>("other", || Ok(vec![2.0]));
+    assert_eq!(kept.unwrap(), vec![1.0]);
+    // The store's own errors come through `From`.
+    cache.put("wrong type", &"text".to_string()).unwrap();
+    let wrong = cache.get_or_try_insert_with::<Vec<f32>, Failed>("wrong type", || Ok(vec![]));
+    assert!(matches!(
+        wrong,
+        Err(Failed::Store(StoreError::Schema { .. }))
+    ));
 }
 
 #[test]

@@ -45,6 +45,7 @@ mod data_file;
 mod error;
 mod handler;
 mod index;
+mod keys;
 mod line;
 pub mod records;
 mod write;
@@ -334,6 +335,37 @@ impl Cache {
             })
     }
 
+    /// The value under `key`, computing and storing it with `make` if
+    /// absent; an error of `make` is returned as is, and nothing is stored.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), codec::StoreError> {
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// let cache = codec::Cache::open(dir.path())?;
+    /// let parse = |text: &str| -> Result<u32, codec::StoreError> {
+    ///     cache.get_or_try_insert_with(text, || {
+    ///         text.parse().map_err(|e| codec::StoreError::Custom { message: format!("{e}") })
+    ///     })
+    /// };
+    /// assert_eq!(parse("42")?, 42);
+    /// assert!(parse("forty").is_err());
+    /// assert!(!cache.contains("forty")?);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn get_or_try_insert_with<T: Codec + 'static, E: From<StoreError>>(
+        &self,
+        key: &str,
+        make: impl FnOnce() -> Result<T, E>,
+    ) -> Result<T, E> {
+        if let Some(v) = self.get(key)? {
+            return Ok(v);
+        }
+        let value = make()?;
+        self.put(key, &value)?;
+        Ok(value)
+    }
+
     /// The value under `key`, computing and storing it with `make` if absent.
     pub fn get_or_insert_with<T: Codec + 'static>(
         &self,
@@ -370,43 +402,6 @@ impl Cache {
             handler.delete(&info, &self.load_context(key))?;
         }
         Ok(true)
-    }
-
-    /// Whether `key` has a value.
-    pub fn contains(&self, key: &str) -> Result<bool, StoreError> {
-        Ok(self.lookup(key)?.is_some())
-    }
-
-    /// The live keys, sorted.
-    pub fn keys(&self) -> Result<Vec<String>, StoreError> {
-        self.refresh()?;
-        let index = self.index.read().unwrap_or_else(|e| e.into_inner());
-        let mut keys: Vec<String> = index.keys().map(str::to_owned).collect();
-        keys.sort();
-        Ok(keys)
-    }
-
-    /// The number of live keys.
-    pub fn len(&self) -> Result<usize, StoreError> {
-        Ok(self.keys()?.len())
-    }
-
-    /// Whether the cache has no live keys.
-    pub fn is_empty(&self) -> Result<bool, StoreError> {
-        Ok(self.len()? == 0)
-    }
-
-    /// What the index says about every live entry, sorted by key.
-    pub fn entries(&self) -> Result<Vec<EntryInfo>, StoreError> {
-        self.refresh()?;
-        let index = self.index.read().unwrap_or_else(|e| e.into_inner());
-        let mut out = Vec::new();
-        for (key, text) in index.lines() {
-            let line = LineView::parse(text).map_err(|e| corrupt_line(key, e))?;
-            out.extend(EntryInfo::of_line(&line)?);
-        }
-        out.sort_by(|a, b| a.key.cmp(&b.key));
-        Ok(out)
     }
 
     /// Stores an entry's encoded payload as another entry describes it (its

@@ -1,0 +1,86 @@
+//! The keys of a cache: membership, listing, iteration, clearing.
+
+use super::index::{corrupt_line, EntryInfo};
+use super::line::LineView;
+use super::{Cache, StoreError};
+use crate::codec::Codec;
+
+impl Cache {
+    /// Whether `key` has a value.
+    pub fn contains(&self, key: &str) -> Result<bool, StoreError> {
+        Ok(self.lookup(key)?.is_some())
+    }
+
+    /// The live keys, sorted.
+    pub fn keys(&self) -> Result<Vec<String>, StoreError> {
+        self.refresh()?;
+        let index = self.index.read().unwrap_or_else(|e| e.into_inner());
+        let mut keys: Vec<String> = index.keys().map(str::to_owned).collect();
+        keys.sort();
+        Ok(keys)
+    }
+
+    /// The number of live keys.
+    pub fn len(&self) -> Result<usize, StoreError> {
+        self.refresh()?;
+        let index = self.index.read().unwrap_or_else(|e| e.into_inner());
+        Ok(index.keys().count())
+    }
+
+    /// Whether the cache has no live keys.
+    pub fn is_empty(&self) -> Result<bool, StoreError> {
+        Ok(self.len()? == 0)
+    }
+
+    /// What the index says about every live entry, sorted by key.
+    pub fn entries(&self) -> Result<Vec<EntryInfo>, StoreError> {
+        self.refresh()?;
+        let index = self.index.read().unwrap_or_else(|e| e.into_inner());
+        let mut out = Vec::new();
+        for (key, text) in index.lines() {
+            let line = LineView::parse(text).map_err(|e| corrupt_line(key, e))?;
+            out.extend(EntryInfo::of_line(&line)?);
+        }
+        out.sort_by(|a, b| a.key.cmp(&b.key));
+        Ok(out)
+    }
+
+    /// Every live entry as a `T`, in key order: a snapshot of the keys,
+    /// each value read when the iteration reaches it (a key removed in the
+    /// meantime is skipped). An entry that does not decode as a `T` is an
+    /// error item; the iteration goes on after it.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), codec::StoreError> {
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// let cache = codec::Cache::open(dir.path())?;
+    /// cache.put("b", &2u32)?;
+    /// cache.put("a", &1u32)?;
+    /// let all: Vec<(String, u32)> = cache.iter::<u32>()?.collect::<Result<_, _>>()?;
+    /// assert_eq!(all, [("a".to_string(), 1), ("b".to_string(), 2)]);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn iter<T: Codec + 'static>(
+        &self,
+    ) -> Result<impl Iterator<Item = Result<(String, T), StoreError>> + '_, StoreError> {
+        Ok(self
+            .keys()?
+            .into_iter()
+            .filter_map(move |key| match self.get::<T>(&key) {
+                Ok(Some(value)) => Some(Ok((key, value))),
+                Ok(None) => None,
+                Err(e) => Some(Err(e)),
+            }))
+    }
+
+    /// Removes every live key for every reader; returns how many were removed.
+    /// Space is reclaimed by `codec compact`.
+    pub fn clear(&self) -> Result<usize, StoreError> {
+        let mut removed = 0;
+        for key in self.keys()? {
+            removed += usize::from(self.remove(&key)?);
+        }
+        Ok(removed)
+    }
+}
