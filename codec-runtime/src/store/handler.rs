@@ -114,6 +114,30 @@ impl DumpContext<'_> {
         Ok((name, offset))
     }
 
+    /// Stores `bytes` as a sub-value of this entry, as the cache stores
+    /// payloads by default: in the returned token itself when small, else
+    /// appended to the shared data file. Keep the token in the handler's
+    /// info and give it to [`LoadContext::load_bytes`].
+    pub fn dump_bytes(&mut self, bytes: &[u8]) -> Result<InfoValue, StoreError> {
+        let engine = &base64::engine::general_purpose::STANDARD;
+        if bytes.len() <= self.inline_limit {
+            return Ok(InfoValue::Text(format!("b64:{}", engine.encode(bytes))));
+        }
+        let (file, offset) = self.append_shared(bytes)?;
+        Ok(InfoValue::Text(format!(
+            "at:{file}:{offset}:{}",
+            bytes.len()
+        )))
+    }
+
+    /// Stores a value (its MessagePack encoding) as a sub-value of this
+    /// entry: see [`dump_bytes`](Self::dump_bytes) and
+    /// [`LoadContext::load_value`]. The entry's schema check does not cover
+    /// it: a handler that changes what it stores changes its name.
+    pub fn dump_value<T: crate::Codec>(&mut self, value: &T) -> Result<InfoValue, StoreError> {
+        self.dump_bytes(&crate::to_msgpack(value)?)
+    }
+
     /// Whether data must reach the disk before the index line (the cache's
     /// durability option): handlers writing their own files call `sync_data`.
     pub fn fsync(&self) -> bool {
@@ -182,6 +206,35 @@ impl LoadContext<'_> {
             .read_to_end(&mut buf)
             .map_err(|e| StoreError::io(&path, e))?;
         Ok(buf)
+    }
+
+    /// The bytes of a sub-value, from the token
+    /// [`DumpContext::dump_bytes`] returned.
+    pub fn load_bytes(&self, token: &InfoValue) -> Result<Vec<u8>, StoreError> {
+        let bad = || self.corrupt(format!("`{token:?}` is not a sub-value token"));
+        let InfoValue::Text(token) = token else {
+            return Err(bad());
+        };
+        if let Some(data) = token.strip_prefix("b64:") {
+            return decode_inline(data, self);
+        }
+        let mut parts = token.strip_prefix("at:").ok_or_else(bad)?.rsplitn(3, ':');
+        let (Some(len), Some(offset), Some(file)) = (parts.next(), parts.next(), parts.next())
+        else {
+            return Err(bad());
+        };
+        let (Ok(offset), Ok(len)) = (offset.parse(), len.parse()) else {
+            return Err(bad());
+        };
+        self.read_range(file, offset, len)
+    }
+
+    /// A sub-value stored by [`DumpContext::dump_value`].
+    pub fn load_value<T: crate::Codec>(&self, token: &InfoValue) -> Result<T, StoreError> {
+        crate::from_msgpack(&self.load_bytes(token)?).map_err(|source| StoreError::Decode {
+            key: self.key.to_owned(),
+            source,
+        })
     }
 
     /// A resource kept between loads, created by `init` on first use.

@@ -1,0 +1,159 @@
+//! User handlers that store sub-values through their dump context.
+
+use std::sync::Arc;
+
+use codec::store::{DumpContext, Handler, Info, InfoValue, LoadContext};
+use codec::{Cache, Codec, PutOptions, StoreError};
+
+/// What the handler keeps about a payload besides its bytes.
+#[derive(Codec, Debug, PartialEq)]
+#[codec(name = "test.Summary")]
+struct Summary {
+    len: u64,
+    checksum: u32,
+}
+
+fn checksum(bytes: &[u8]) -> u32 {
+    bytes
+        .iter()
+        .fold(7u32, |h, &b| h.wrapping_mul(31).wrapping_add(b as u32))
+}
+
+/// Stores the first half and the second half of a payload as two
+/// sub-values, and a summary of it as a third one.
+struct Halves;
+
+impl Handler for Halves {
+    fn name(&self) -> &str {
+        "halves"
+    }
+
+    fn dump(&self, payload: &[u8], ctx: &mut DumpContext<'_>) -> Result<Info, StoreError> {
+        let (head, tail) = payload.split_at(payload.len() / 2);
+        let summary = Summary {
+            len: payload.len() as u64,
+            checksum: checksum(payload),
+        };
+        Ok([
+            ("head".to_owned(), ctx.dump_bytes(head)?),
+            ("tail".to_owned(), ctx.dump_bytes(tail)?),
+            ("summary".to_owned(), ctx.dump_value(&summary)?),
+        ]
+        .into_iter()
+        .collect())
+    }
+
+    fn load(&self, info: &Info, ctx: &LoadContext<'_>) -> Result<Vec<u8>, StoreError> {
+        let part = |name: &str| {
+            info.get(name)
+                .ok_or_else(|| ctx.corrupt(format!("no `{name}`")))
+        };
+        let mut payload = ctx.load_bytes(part("head")?)?;
+        payload.extend(ctx.load_bytes(part("tail")?)?);
+        let summary: Summary = ctx.load_value(part("summary")?)?;
+        if summary
+            != (Summary {
+                len: payload.len() as u64,
+                checksum: checksum(&payload),
+            })
+        {
+            return Err(ctx.corrupt("payload does not match its summary"));
+        }
+        Ok(payload)
+    }
+}
+
+#[test]
+fn a_user_handler_stores_and_loads_sub_values() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = Cache::open(dir.path()).unwrap();
+    cache.register_handler(Arc::new(Halves));
+    let options = PutOptions {
+        handler: Some("halves".into()),
+        ..PutOptions::default()
+    };
+    let small = "short text".to_string();
+    let large = "long text ".repeat(1000);
+    cache.put_with("small", &small, &options).unwrap();
+    cache.put_with("large", &large, &options).unwrap();
+
+    let entries = cache.entries().unwrap();
+    let info = |key: &str| entries.iter().find(|e| e.key == key).unwrap().info.clone();
+    let token = |key: &str, part: &str| match info(key).get(part) {
+        Some(InfoValue::Text(t)) => t.clone(),
+        other => panic!("{other:?}"),
+    };
+    // Small sub-values travel in the token, large ones in the data file.
+    assert!(token("small", "head").starts_with("b64:"));
+    assert!(token("large", "head").starts_with("at:"));
+    assert!(token("large", "summary").starts_with("b64:"));
+
+    let reader = Cache::open(dir.path()).unwrap();
+    reader.register_handler(Arc::new(Halves));
+    assert_eq!(reader.get::<String>("small").unwrap(), Some(small));
+    assert_eq!(reader.get::<String>("large").unwrap(), Some(large));
+}
+
+/// Loads whatever token its info holds under `token`, for the test below.
+struct Probe;
+
+impl Handler for Probe {
+    fn name(&self) -> &str {
+        "probe"
+    }
+
+    fn dump(&self, _: &[u8], _: &mut DumpContext<'_>) -> Result<Info, StoreError> {
+        unreachable!("only loads")
+    }
+
+    fn load(&self, info: &Info, ctx: &LoadContext<'_>) -> Result<Vec<u8>, StoreError> {
+        ctx.load_bytes(&info["token"])
+    }
+}
+
+#[test]
+fn malformed_sub_value_tokens_are_typed_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = Cache::open(dir.path()).unwrap();
+    cache.register_handler(Arc::new(Halves));
+    let options = PutOptions {
+        handler: Some("halves".into()),
+        ..PutOptions::default()
+    };
+    cache
+        .put_with("large", &"x".repeat(5000), &options)
+        .unwrap();
+    let entry = cache
+        .entries()
+        .unwrap()
+        .into_iter()
+        .find(|e| e.key == "large")
+        .unwrap();
+    let good = entry.info["head"].clone();
+    let InfoValue::Text(good_text) = &good else {
+        panic!("{good:?}")
+    };
+    let probe = |token: InfoValue| {
+        let mut info = entry.info.clone();
+        info.insert("token".into(), token);
+        let mut probed = entry.clone();
+        probed.handler = "probe".into();
+        probed.info = info;
+        cache.entry_payload(&probed)
+    };
+    cache.register_handler(Arc::new(Probe));
+    assert_eq!(probe(good.clone()).unwrap().len(), 5003 / 2); // half the encoded string
+    let past_end = good_text.rsplit_once(':').unwrap().0.to_owned() + ":999999";
+    for bad in [
+        InfoValue::Int(3),
+        InfoValue::Text("nonsense".into()),
+        InfoValue::Text("b64:***".into()),
+        InfoValue::Text("at:file-only".into()),
+        InfoValue::Text("at:f:x:1".into()),
+        InfoValue::Text("at:../escape.bin:0:1".into()),
+        InfoValue::Text(past_end),
+    ] {
+        let err = probe(bad.clone()).expect_err(&format!("{bad:?}"));
+        assert!(matches!(err, StoreError::Corrupt { .. }), "{bad:?}: {err}");
+    }
+}
