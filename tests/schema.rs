@@ -346,7 +346,8 @@ fn committed_schemas_have_not_drifted() {
         .add::<codec::store::records::StoreMeta>()
         .add::<codec::store::records::IndexLine>()
         .add::<codec::store::records::Mode>()
-        .add::<codec::store::records::InfoValue>();
+        .add::<codec::store::records::InfoValue>()
+        .add::<codec::store::records::Compacting>();
     if let Err(e) = check.run() {
         panic!("{e}");
     }

@@ -14,7 +14,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use codec::store::{EntryInfo, Mode};
-use codec::{Cache, CacheOptions, StoreError};
+use codec::{Cache, StoreError};
 use indicatif::{ProgressBar, ProgressStyle};
 
 #[derive(Parser)]
@@ -175,62 +175,25 @@ fn verify(dir: &Path) -> Result<ExitCode, StoreError> {
     })
 }
 
-/// Copies every live entry into a fresh writer (synced to disk), then deletes
-/// the other writers' index files, then their data files. A crash before the
-/// deletions leaves duplicates that resolve to the same values; a crash during
-/// them leaves only files whose entries were already copied.
+/// Rewrites the live entries into one new writer and deletes the other
+/// files: see `Cache::compact` (safe against a crash midway; refused while
+/// a handle has the folder open).
 fn compact(dir: &Path) -> Result<ExitCode, StoreError> {
-    let old = open(dir)?;
-    let entries = old.entries()?;
-    let new = Cache::open_with(
-        dir,
-        CacheOptions {
-            fsync: true,
-            ..CacheOptions::default()
-        },
-    )?;
-    let bar = progress(entries.len(), "copying");
-    let mut skipped = 0;
-    for entry in &entries {
-        match old.entry_payload(entry) {
-            Ok(payload) => new.put_entry_payload(entry, &payload)?,
-            Err(e) => {
-                eprintln!("warning: dropping damaged entry `{}`: {e}", entry.key);
-                skipped += 1;
-            }
-        }
-        bar.inc(1);
-    }
+    drop(open(dir)?); // refuses a folder that is not a cache
+    let bar = progress(0, "copying");
+    let done = Cache::compact(dir, &[], |done, all| {
+        bar.set_length(all as u64);
+        bar.set_position(done as u64);
+    })?;
     bar.finish_and_clear();
-    let keep = new.writer_id().to_owned();
-    let mut freed = 0u64;
-    let read_dir = |d: &Path| {
-        std::fs::read_dir(d).map_err(|e| StoreError::Io {
-            path: d.to_owned(),
-            source: e,
-        })
-    };
-    for pass in [dir.to_owned(), dir.join("data")] {
-        for file in read_dir(&pass)? {
-            let file = file.map_err(|e| StoreError::Io {
-                path: pass.clone(),
-                source: e,
-            })?;
-            let name = file.file_name().to_string_lossy().into_owned();
-            let is_index = name.ends_with("-info.jsonl");
-            let in_data = pass.ends_with("data");
-            if (is_index || in_data) && !name.starts_with(&keep) {
-                freed += file.metadata().map(|m| m.len()).unwrap_or(0);
-                std::fs::remove_file(file.path()).map_err(|e| StoreError::Io {
-                    path: file.path(),
-                    source: e,
-                })?;
-            }
-        }
+    for (key, e) in &done.dropped {
+        eprintln!("warning: dropped damaged entry `{key}`: {e}");
     }
     println!(
-        "compacted {} entries ({skipped} damaged dropped), freed {freed} bytes",
-        entries.len() - skipped
+        "compacted {} entries ({} damaged dropped), freed {} bytes",
+        done.kept,
+        done.dropped.len(),
+        done.freed
     );
     Ok(ExitCode::SUCCESS)
 }

@@ -163,6 +163,23 @@ fn verify_reports_damage_and_compact_reclaims_space() {
 }
 
 #[test]
+fn compact_refuses_a_folder_open_elsewhere() {
+    let dir = folder();
+    let d = dir.path().to_str().unwrap();
+    let cache = Cache::open(dir.path()).unwrap();
+    let (ok, _, err) = run(&["compact", d]);
+    assert!(!ok);
+    assert!(
+        err.contains("is open in another cache handle or process"),
+        "{err}"
+    );
+    assert_eq!(cache.len().unwrap(), 24);
+    drop(cache);
+    let (ok, out, err) = run(&["compact", d]);
+    assert!(ok, "{out}{err}");
+}
+
+#[test]
 fn a_folder_that_is_not_a_cache_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let (ok, _, err) = run(&["inspect", dir.path().to_str().unwrap()]);

@@ -58,6 +58,12 @@ pub enum StoreError {
         /// The layout version found.
         found: u32,
     },
+    /// The folder is open in another handle or process, so it cannot be
+    /// compacted now.
+    InUse {
+        /// The folder.
+        dir: PathBuf,
+    },
     /// A user-supplied serialization function failed.
     Custom {
         /// Its message.
@@ -97,6 +103,11 @@ impl fmt::Display for StoreError {
                 f,
                 "the cache folder has layout version {found}, newer than the version {} this codec reads; upgrade codec",
                 super::records::STORE_FORMAT
+            ),
+            StoreError::InUse { dir } => write!(
+                f,
+                "{} is open in another cache handle or process; compact it when they have closed it",
+                dir.display()
             ),
             StoreError::Custom { message } => f.write_str(message),
         }

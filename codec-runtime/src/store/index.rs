@@ -289,6 +289,7 @@ fn read_complete_lines(path: &Path, from: u64) -> Result<Option<Vec<u8>>, StoreE
 /// The index files of a folder: `<writer>-info.jsonl`.
 pub fn index_files(dir: &Path) -> Result<Vec<(String, PathBuf)>, StoreError> {
     let mut out = Vec::new();
+    let mut replaced = Vec::new();
     let entries = std::fs::read_dir(dir).map_err(|e| StoreError::io(dir, e))?;
     for entry in entries {
         let entry = entry.map_err(|e| StoreError::io(dir, e))?;
@@ -296,8 +297,18 @@ pub fn index_files(dir: &Path) -> Result<Vec<(String, PathBuf)>, StoreError> {
         let Some(name) = name.to_str() else { continue };
         if let Some(writer) = name.strip_suffix("-info.jsonl") {
             out.push((writer.to_owned(), entry.path()));
+        } else if name == super::compact::MARKER {
+            replaced = super::compact::read_marker(dir)?.replaced;
         }
     }
+    // Files a stopped compaction replaced: their entries were copied.
+    out.retain(|(_, path)| {
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default();
+        !replaced.iter().any(|r| r == name)
+    });
     out.sort();
     Ok(out)
 }

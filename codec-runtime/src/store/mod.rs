@@ -41,6 +41,7 @@
 mod apart;
 #[cfg(feature = "ndarray")]
 mod array;
+mod compact;
 mod data_file;
 mod error;
 mod handler;
@@ -67,6 +68,7 @@ pub use records::{IndexLine, Info, InfoValue, Mode};
 use crate::codec::Codec;
 use crate::schema::{self, Fingerprint};
 use crate::stored::StoredError;
+pub use compact::Compacted;
 pub use index::EntryInfo;
 use index::{corrupt_line, view, Found, Index};
 use line::LineView;
@@ -119,6 +121,9 @@ pub struct Cache {
     index: RwLock<Index>,
     handlers: RwLock<HashMap<String, Arc<dyn Handler>>>,
     resources: Resources,
+    /// A shared lock on `codec-store.lock` while the handle lives, so that
+    /// a compaction never deletes files under it.
+    _lock: Option<File>,
 }
 
 #[derive(Default)]
@@ -154,15 +159,27 @@ impl Cache {
         Self::open_with(dir, CacheOptions::default())
     }
 
-    /// Opens the cache folder `dir` with options.
+    /// Opens the cache folder `dir` with options. While a compaction of the
+    /// folder runs ([`Cache::compact`]), this waits for it to end.
     pub fn open_with(dir: impl AsRef<Path>, options: CacheOptions) -> Result<Cache, StoreError> {
-        let dir = dir.as_ref().to_owned();
+        let dir = dir.as_ref();
+        create_folder(dir)?;
+        let lock = compact::lock_file(dir)?;
+        // Where the file system has no locks, go on without: only
+        // compaction relies on them, and it refuses to run there.
+        let _ = lock.lock_shared();
+        Self::open_locked(dir, options, Some(lock))
+    }
+
+    /// Opens `dir` (created already) holding `lock`, or under the
+    /// exclusive lock of a compaction when `None`.
+    fn open_locked(
+        dir: &Path,
+        options: CacheOptions,
+        lock: Option<File>,
+    ) -> Result<Cache, StoreError> {
+        let dir = dir.to_owned();
         let data_dir = dir.join("data");
-        // Creating the subfolders creates `dir`.
-        for d in [&data_dir, &dir.join("schemas")] {
-            std::fs::create_dir_all(d).map_err(|e| StoreError::io(d, e))?;
-        }
-        check_meta(&dir)?;
         let writer_id = new_writer_id();
         let cache = Cache {
             index_path: dir.join(format!("{writer_id}-info.jsonl")),
@@ -174,6 +191,7 @@ impl Cache {
             index: RwLock::new(Index::default()),
             handlers: RwLock::new(HashMap::new()),
             resources: Resources::default(),
+            _lock: lock,
         };
         for h in [
             Arc::new(Inline) as Arc<dyn Handler>,
@@ -542,6 +560,15 @@ impl Cache {
         }
         Ok(())
     }
+}
+
+/// Creates the folder and its subfolders if needed, and checks its layout.
+fn create_folder(dir: &Path) -> Result<(), StoreError> {
+    // Creating the subfolders creates `dir`.
+    for d in [&dir.join("data"), &dir.join("schemas")] {
+        std::fs::create_dir_all(d).map_err(|e| StoreError::io(d, e))?;
+    }
+    check_meta(dir)
 }
 
 /// Creates `codec-store.json`, or checks that its layout version is one this

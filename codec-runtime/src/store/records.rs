@@ -16,6 +16,16 @@ pub struct StoreMeta {
     pub format: u32,
 }
 
+/// `compacting.json`: the files a compaction replaced and is deleting.
+/// Readers ignore them, so a compaction stopped midway leaves the folder
+/// as it was after it, never a mix of before and after.
+#[derive(Codec, Debug, Clone, PartialEq)]
+#[codec(crate = "crate", name = "codec.store.Compacting")]
+pub struct Compacting {
+    /// Index and data files, relative to the folder.
+    pub replaced: Vec<String>,
+}
+
 /// How an entry's value was serialized.
 #[derive(Codec, Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[codec(crate = "crate", name = "codec.store.Mode", rename_all = "lowercase")]

@@ -1,0 +1,282 @@
+//! Compaction: the live entries rewritten by one fresh writer, every other
+//! index and data file deleted.
+//!
+//! It runs alone: every [`Cache`] handle holds a shared lock on
+//! `codec-store.lock` and compaction takes it exclusively, so it never
+//! deletes a file under a live handle (and handles opened meanwhile wait).
+//! A stop at any point leaves a folder that reads as before or as after:
+//! - while copying, the copies are new lines of the same values;
+//! - then `compacting.json` lists the files being replaced, atomically, and
+//!   readers ignore them from then on, deleted or not (so a removal in one
+//!   old file can never be undone by a put in another that survived);
+//! - the next compaction finishes deleting them before it starts.
+
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::Path;
+use std::sync::Arc;
+
+use super::records::Compacting;
+use super::{create_folder, Cache, CacheOptions, Handler, StoreError};
+
+/// The marker of a compaction that has copied every live entry.
+pub(super) const MARKER: &str = "compacting.json";
+const LOCK: &str = "codec-store.lock";
+
+/// What [`Cache::compact`] did.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct Compacted {
+    /// Live entries rewritten.
+    pub kept: usize,
+    /// Entries that could not be read (damaged data), with why: they are gone.
+    pub dropped: Vec<(String, StoreError)>,
+    /// Bytes of the files deleted.
+    pub freed: u64,
+}
+
+/// The folder's lock file, open.
+pub(super) fn lock_file(dir: &Path) -> Result<File, StoreError> {
+    let path = dir.join(LOCK);
+    OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&path)
+        .map_err(|e| StoreError::io(&path, e))
+}
+
+pub(super) fn read_marker(dir: &Path) -> Result<Compacting, StoreError> {
+    let path = dir.join(MARKER);
+    let bytes = std::fs::read(&path).map_err(|e| StoreError::io(&path, e))?;
+    crate::from_json_slice(&bytes).map_err(|e| StoreError::Corrupt {
+        key: MARKER.into(),
+        message: e.to_string(),
+    })
+}
+
+impl Cache {
+    /// Rewrites the live entries of the folder `dir` into one new writer and
+    /// deletes every other index and data file: the space of removed and
+    /// overwritten entries comes back. `handlers` are the user handlers its
+    /// entries were stored with; `progress` is called with (entries done,
+    /// entries in all) as it goes.
+    ///
+    /// Entries whose data is damaged are dropped and listed. An entry of a
+    /// handler not given is an error before anything changes. No handle
+    /// may have the folder open ([`StoreError::InUse`]); a compaction stopped
+    /// midway (a crash, a kill) leaves the folder readable, and the next one
+    /// completes it.
+    pub fn compact(
+        dir: impl AsRef<Path>,
+        handlers: &[Arc<dyn Handler>],
+        mut progress: impl FnMut(usize, usize),
+    ) -> Result<Compacted, StoreError> {
+        let dir = dir.as_ref();
+        if !dir.join("codec-store.json").exists() {
+            return Err(StoreError::Custom {
+                message: format!(
+                    "{} is not a codec cache folder (no codec-store.json)",
+                    dir.display()
+                ),
+            });
+        }
+        create_folder(dir)?;
+        let lock = lock_file(dir)?;
+        match lock.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => {
+                return Err(StoreError::InUse {
+                    dir: dir.to_owned(),
+                })
+            }
+            Err(std::fs::TryLockError::Error(e)) => return Err(StoreError::io(dir.join(LOCK), e)),
+        }
+        let mut freed = finish(dir)?;
+        let (kept, dropped, writer_id) = copy_live_entries(dir, handlers, &mut progress)?;
+        mark_replaced(dir, &writer_id)?;
+        freed += finish(dir)?;
+        Ok(Compacted {
+            kept,
+            dropped,
+            freed,
+        })
+    }
+}
+
+/// Copies every live entry into a new writer, synced to disk; returns how
+/// many, the entries dropped as damaged, and the new writer's id.
+#[allow(clippy::type_complexity)]
+fn copy_live_entries(
+    dir: &Path,
+    handlers: &[Arc<dyn Handler>],
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<(usize, Vec<(String, StoreError)>, String), StoreError> {
+    let open = |options| -> Result<Cache, StoreError> {
+        let cache = Cache::open_locked(dir, options, None)?;
+        for h in handlers {
+            cache.register_handler(h.clone());
+        }
+        Ok(cache)
+    };
+    let old = open(CacheOptions::default())?;
+    let entries = old.entries()?;
+    if let Some(e) = entries.iter().find(|e| old.handler(&e.handler).is_none()) {
+        return Err(StoreError::UnknownHandler {
+            key: e.key.clone(),
+            handler: e.handler.clone(),
+        });
+    }
+    let new = open(CacheOptions::default())?;
+    let mut dropped = Vec::new();
+    for (done, entry) in entries.iter().enumerate() {
+        match old.entry_payload(entry) {
+            Ok(payload) => new.put_entry_payload(entry, &payload)?,
+            Err(e) => dropped.push((entry.key.clone(), e)),
+        }
+        progress(done + 1, entries.len());
+    }
+    sync_writer_files(dir, &new.writer_id)?;
+    Ok((entries.len() - dropped.len(), dropped, new.writer_id))
+}
+
+/// Syncs every file of writer `id` to disk: the copies must be durable
+/// before the marker makes readers rely on them alone.
+fn sync_writer_files(dir: &Path, id: &str) -> Result<(), StoreError> {
+    for (folder, prefix) in [
+        (dir.to_owned(), format!("{id}-")),
+        (dir.join("data"), id.to_owned()),
+    ] {
+        let listing = std::fs::read_dir(&folder).map_err(|e| StoreError::io(&folder, e))?;
+        for entry in listing {
+            let entry = entry.map_err(|e| StoreError::io(&folder, e))?;
+            if entry.file_name().to_string_lossy().starts_with(&prefix) {
+                let path = entry.path();
+                File::open(&path)
+                    .and_then(|f| f.sync_all())
+                    .map_err(|e| StoreError::io(&path, e))?;
+            }
+        }
+    }
+    sync_folder(&dir.join("data"))?;
+    sync_folder(dir)
+}
+
+/// Lists every index and data file but the new writer's in the marker,
+/// written aside, synced, then renamed into place.
+fn mark_replaced(dir: &Path, keep: &str) -> Result<(), StoreError> {
+    let mut replaced = Vec::new();
+    for sub in ["", "data"] {
+        let folder = dir.join(sub);
+        let listing = std::fs::read_dir(&folder).map_err(|e| StoreError::io(&folder, e))?;
+        for entry in listing {
+            let entry = entry.map_err(|e| StoreError::io(&folder, e))?;
+            let Ok(name) = entry.file_name().into_string() else {
+                continue;
+            };
+            let ours =
+                name.starts_with(&format!("{keep}-")) || name.starts_with(&format!("{keep}."));
+            let is_index = name.ends_with("-info.jsonl");
+            if !ours && (sub == "data" || is_index) {
+                replaced.push(if sub.is_empty() {
+                    name
+                } else {
+                    format!("{sub}/{name}")
+                });
+            }
+        }
+    }
+    replaced.sort();
+    let bytes = crate::to_json_vec(&Compacting { replaced })?;
+    let tmp = dir.join(format!("{MARKER}.tmp"));
+    let mut file = File::create(&tmp).map_err(|e| StoreError::io(&tmp, e))?;
+    file.write_all(&bytes)
+        .and_then(|()| file.sync_all())
+        .map_err(|e| StoreError::io(&tmp, e))?;
+    let path = dir.join(MARKER);
+    std::fs::rename(&tmp, &path).map_err(|e| StoreError::io(&path, e))?;
+    sync_folder(dir)
+}
+
+/// Deletes the files the marker lists, then the marker; returns the bytes freed.
+fn finish(dir: &Path) -> Result<u64, StoreError> {
+    if !dir.join(MARKER).exists() {
+        return Ok(0);
+    }
+    let marker = read_marker(dir)?;
+    let mut freed = 0;
+    for name in &marker.replaced {
+        if name.contains("..") || name.starts_with('/') {
+            return Err(StoreError::Corrupt {
+                key: MARKER.into(),
+                message: format!("`{name}` is not a file of the folder"),
+            });
+        }
+        let path = dir.join(name);
+        match std::fs::metadata(&path) {
+            Ok(meta) => freed += meta.len(),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(StoreError::io(&path, e)),
+        }
+        std::fs::remove_file(&path).map_err(|e| StoreError::io(&path, e))?;
+    }
+    let path = dir.join(MARKER);
+    std::fs::remove_file(&path).map_err(|e| StoreError::io(&path, e))?;
+    Ok(freed)
+}
+
+/// Makes a rename in `dir` durable.
+fn sync_folder(dir: &Path) -> Result<(), StoreError> {
+    // Some platforms cannot open or sync a folder; the rename stands
+    // there, only its durability on power loss is the file system's.
+    let _ = File::open(dir).and_then(|d| d.sync_all());
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_compaction_stopped_after_its_marker_reads_as_after() {
+        let dir = tempfile::tempdir().unwrap();
+        let dir = dir.path();
+        let a = Cache::open(dir).unwrap();
+        a.put("kept", &1u32).unwrap();
+        a.put("gone", &2u32).unwrap();
+        a.put("big", &"b".repeat(5000)).unwrap();
+        let b = Cache::open(dir).unwrap();
+        b.remove("gone").unwrap();
+        b.put("kept", &10u32).unwrap();
+        let b_index = dir.join(format!("{}-info.jsonl", b.writer_id()));
+        drop((a, b));
+
+        // Compaction's steps, up to the marker, under its lock.
+        let lock = lock_file(dir).unwrap();
+        lock.try_lock().unwrap();
+        let (kept, dropped, id) = copy_live_entries(dir, &[], &mut |_, _| {}).unwrap();
+        assert_eq!((kept, dropped.len()), (2, 0));
+        mark_replaced(dir, &id).unwrap();
+        drop(lock);
+        // Stopped after deleting only the index file that removed `gone`:
+        // read without the marker, the other old file would bring it back.
+        std::fs::remove_file(&b_index).unwrap();
+        let reader = Cache::open(dir).unwrap();
+        assert_eq!(reader.keys().unwrap(), ["big", "kept"]);
+        assert_eq!(reader.get::<u32>("kept").unwrap(), Some(10));
+        assert_eq!(reader.get::<String>("big").unwrap(), Some("b".repeat(5000)));
+        drop(reader);
+
+        // The next compaction completes it.
+        let done = Cache::compact(dir, &[], |_, _| {}).unwrap();
+        assert_eq!(done.kept, 2);
+        assert!(done.freed > 5000, "{done:?}");
+        assert!(!dir.join(MARKER).exists());
+        let indexes = super::super::index::index_files(dir).unwrap();
+        assert_eq!(indexes.len(), 1, "{indexes:?}");
+        let reader = Cache::open(dir).unwrap();
+        assert_eq!(reader.keys().unwrap(), ["big", "kept"]);
+        assert_eq!(reader.get::<u32>("kept").unwrap(), Some(10));
+    }
+}

@@ -1,0 +1,250 @@
+//! Compaction: live values kept, space reclaimed, open folders and unknown
+//! handlers refused, and a compaction killed at any moment leaves the
+//! folder as it was before or after. The test binary runs itself as the
+//! compacting child (`child_compact` does nothing unless `CODEC_CHILD` is set).
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+
+use codec::store::{DumpContext, Handler, Info, LoadContext, PutOptions};
+use codec::{Cache, StoreError};
+
+/// Fills `dir` through three handles (overwrites, removals, large values,
+/// a value kept apart) and returns what every key must hold.
+fn fill(dir: &std::path::Path, n: u32) -> BTreeMap<String, String> {
+    let handles: Vec<Cache> = (0..3).map(|_| Cache::open(dir).unwrap()).collect();
+    let mut expected = BTreeMap::new();
+    for i in 0..n {
+        let cache = &handles[i as usize % 3];
+        let key = format!("k{i}");
+        let len = if i % 4 == 0 { 3000 } else { 30 };
+        let value = format!("{i}-").repeat(len / 4);
+        cache.put(&key, &value).unwrap();
+        expected.insert(key, value);
+        if i % 7 == 6 {
+            let earlier = format!("k{}", i - 3);
+            let value = format!("overwritten {i}");
+            handles[(i as usize + 1) % 3].put(&earlier, &value).unwrap();
+            expected.insert(earlier, value);
+        }
+        if i % 5 == 4 {
+            let earlier = format!("k{}", i - 1);
+            handles[(i as usize + 2) % 3].remove(&earlier).unwrap();
+            expected.remove(&earlier);
+        }
+    }
+    expected
+}
+
+fn check(dir: &std::path::Path, expected: &BTreeMap<String, String>) {
+    let cache = Cache::open(dir).unwrap();
+    assert_eq!(
+        cache.keys().unwrap(),
+        expected.keys().cloned().collect::<Vec<_>>()
+    );
+    for (key, value) in expected {
+        assert_eq!(
+            cache.get::<String>(key).unwrap().as_ref(),
+            Some(value),
+            "{key}"
+        );
+    }
+    assert!(cache.warnings().is_empty(), "{:?}", cache.warnings());
+}
+
+fn index_files(dir: &std::path::Path) -> usize {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .ends_with("-info.jsonl")
+        })
+        .count()
+}
+
+fn folder_size(dir: &std::path::Path) -> u64 {
+    walk(dir)
+        .iter()
+        .map(|p| std::fs::metadata(p).unwrap().len())
+        .sum()
+}
+
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            out.extend(walk(&path));
+        } else {
+            out.push(path);
+        }
+    }
+    out
+}
+
+#[test]
+fn compaction_keeps_live_values_and_reclaims_space() {
+    if std::env::var_os("CODEC_CHILD").is_some() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let expected = fill(dir.path(), 300);
+    let before = folder_size(dir.path());
+    let mut calls = Vec::new();
+    let done = Cache::compact(dir.path(), &[], |done, all| calls.push((done, all))).unwrap();
+    assert_eq!(done.kept, expected.len());
+    assert!(done.dropped.is_empty());
+    assert_eq!(calls.last(), Some(&(expected.len(), expected.len())));
+    assert!(done.freed > 0);
+    assert!(folder_size(dir.path()) < before);
+    assert_eq!(index_files(dir.path()), 1);
+    check(dir.path(), &expected);
+    // Compacting a compacted folder changes nothing that reads.
+    Cache::compact(dir.path(), &[], |_, _| {}).unwrap();
+    check(dir.path(), &expected);
+}
+
+/// Stores payloads reversed in the shared file.
+struct Reversed;
+
+impl Handler for Reversed {
+    fn name(&self) -> &str {
+        "reversed"
+    }
+
+    fn dump(&self, payload: &[u8], ctx: &mut DumpContext<'_>) -> Result<Info, StoreError> {
+        let bytes: Vec<u8> = payload.iter().rev().copied().collect();
+        Ok([("bytes".to_owned(), ctx.dump_bytes(&bytes)?)]
+            .into_iter()
+            .collect())
+    }
+
+    fn load(&self, info: &Info, ctx: &LoadContext<'_>) -> Result<Vec<u8>, StoreError> {
+        let mut bytes = ctx.load_bytes(&info["bytes"])?;
+        bytes.reverse();
+        Ok(bytes)
+    }
+}
+
+#[test]
+fn compaction_refuses_open_folders_and_unknown_handlers() {
+    if std::env::var_os("CODEC_CHILD").is_some() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let mut expected = fill(dir.path(), 50);
+    {
+        let cache = Cache::open(dir.path()).unwrap();
+        cache.register_handler(Arc::new(Reversed));
+        let options = PutOptions {
+            handler: Some("reversed".into()),
+            ..PutOptions::default()
+        };
+        cache
+            .put_with("custom", &"mine".to_string(), &options)
+            .unwrap();
+        expected.insert("custom".into(), "mine".into());
+        let err = Cache::compact(dir.path(), &[], |_, _| {}).unwrap_err();
+        assert!(matches!(err, StoreError::InUse { .. }), "{err}");
+    }
+    let files = walk(dir.path()).len();
+    let err = Cache::compact(dir.path(), &[], |_, _| {}).unwrap_err();
+    assert!(
+        matches!(err, StoreError::UnknownHandler { ref handler, .. } if handler == "reversed"),
+        "{err}"
+    );
+    assert_eq!(walk(dir.path()).len(), files, "nothing changed");
+
+    let handlers: Vec<Arc<dyn Handler>> = vec![Arc::new(Reversed)];
+    let done = Cache::compact(dir.path(), &handlers, |_, _| {}).unwrap();
+    assert_eq!(done.kept, expected.len());
+    let cache = Cache::open(dir.path()).unwrap();
+    cache.register_handler(Arc::new(Reversed));
+    assert_eq!(
+        cache.get::<String>("custom").unwrap().as_deref(),
+        Some("mine")
+    );
+    drop(cache);
+    expected.remove("custom");
+    let plain = Cache::open(dir.path()).unwrap();
+    for (key, value) in &expected {
+        assert_eq!(plain.get::<String>(key).unwrap().as_ref(), Some(value));
+    }
+}
+
+/// Compacts `CODEC_DIR`, saying how far it got.
+#[test]
+fn child_compact() {
+    if std::env::var_os("CODEC_CHILD").is_none() {
+        return;
+    }
+    let dir = std::env::var_os("CODEC_DIR").unwrap();
+    println!();
+    Cache::compact(&dir, &[], |done, all| {
+        println!("copied {done} of {all}");
+    })
+    .unwrap();
+    println!("done");
+}
+
+#[test]
+fn a_compaction_killed_at_any_moment_leaves_every_value() {
+    if std::env::var_os("CODEC_CHILD").is_some() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let mut expected = fill(dir.path(), 1500);
+    for round in 0..16usize {
+        let live = expected.len();
+        let mut child = Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "child_compact",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env("CODEC_CHILD", "1")
+            .env("CODEC_DIR", dir.path())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        // Killed while copying (after 0, 1/13, 2/13... of the entries),
+        // right after the copy (syncing, marking, deleting), or not at all.
+        let (after, wait_us) = match round {
+            0..=12 => (live * round / 13, 0),
+            13 | 14 => (live, (round as u64 - 12) * 500),
+            _ => (usize::MAX, 0),
+        };
+        let mut finished = false;
+        for line in lines.by_ref() {
+            let line = line.unwrap();
+            finished |= line == "done";
+            if line == format!("copied {after} of {live}") || (after == 0 && line.is_empty()) {
+                break;
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_micros(wait_us));
+        child.kill().unwrap(); // SIGKILL, or nothing if it has finished
+        child.wait().unwrap();
+        finished |= lines.any(|l| l.unwrap() == "done");
+        if round != 13 && round != 14 {
+            assert_eq!(finished, round == 15, "round {round}");
+        }
+        check(dir.path(), &expected);
+        // The folder stays writable, and the next compaction completes.
+        let cache = Cache::open(dir.path()).unwrap();
+        let key = format!("after-{round}");
+        cache.put(&key, &key).unwrap();
+        expected.insert(key.clone(), key);
+    }
+    Cache::compact(dir.path(), &[], |_, _| {}).unwrap();
+    assert_eq!(index_files(dir.path()), 1);
+    check(dir.path(), &expected);
+}
