@@ -51,7 +51,7 @@ fn encode_fresh(
 }
 
 /// The MessagePack encoding of `value`, and where its `bin` values of at
-/// least `min` bytes are (see [`MsgpackWriter::track_large_bins`]).
+/// least `min` bytes are (see [`MsgpackWriter::tracking_large_bins`]).
 pub(crate) fn to_msgpack_tracking<T: Codec>(
     value: &T,
     min: usize,
@@ -59,9 +59,8 @@ pub(crate) fn to_msgpack_tracking<T: Codec>(
     let mut large = Vec::new();
     let bytes = encode_fresh(|buf| {
         let mut w = MsgpackWriter::new(std::mem::take(buf));
-        w.track_large_bins(min);
-        let result = value.encode_msgpack(&mut w);
-        large = w.large_bins().to_vec();
+        let (result, found) = w.tracking_large_bins(min, |w| value.encode_msgpack(w));
+        large = found;
         *buf = w.into_inner();
         result
     })?;

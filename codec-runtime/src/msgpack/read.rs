@@ -61,7 +61,7 @@ impl<'de> MsgpackReader<'de> {
     /// and [`peek_kind`](Self::peek_kind) reports bytes there. The cache
     /// store keeps large buffers of a value (arrays' data) in a data file
     /// this way, read from a memory map.
-    pub fn with_apart(mut self, apart: &'de [(usize, &'de [u8])]) -> Self {
+    pub(crate) fn with_apart(mut self, apart: &'de [(usize, &'de [u8])]) -> Self {
         self.apart = apart;
         self
     }

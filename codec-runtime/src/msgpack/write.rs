@@ -1,26 +1,15 @@
+use std::cell::RefCell;
+
 use crate::error::EncodeError;
 
-/// Appends MessagePack to a byte buffer, always in the shortest form.
-///
-/// Generated encoders write through it; users normally call [`crate::to_msgpack`].
-#[derive(Debug)]
-pub struct MsgpackWriter {
-    buf: Vec<u8>,
-    /// `bin` values at least this long are listed in `large`.
-    large_min: usize,
-    large: Vec<LargeBin>,
-}
+/// The shortest `bin` a tracking writer lists (see
+/// [`MsgpackWriter::tracking_large_bins`]): shorter ones cost `write_bin`
+/// one comparison, nothing more.
+pub(crate) const LARGE_BIN_FLOOR: usize = 4096;
 
-impl Default for MsgpackWriter {
-    fn default() -> Self {
-        Self::new(Vec::new())
-    }
-}
-
-/// Where [`MsgpackWriter::write_bin`] put a large buffer: see
-/// [`MsgpackWriter::track_large_bins`].
+/// Where [`MsgpackWriter::write_bin`] put a large buffer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct LargeBin {
+pub(crate) struct LargeBin {
     /// Offset of the `bin` marker.
     pub start: usize,
     /// Offset of the first byte of the buffer.
@@ -29,27 +18,76 @@ pub struct LargeBin {
     pub end: usize,
 }
 
+/// The writer whose large `bin` values are being listed, on this thread.
+/// Kept out of [`MsgpackWriter`] so that the writer stays a bare `Vec`:
+/// every encode makes one, and a larger writer measurably slows short ones.
+struct Tracking {
+    /// Compared, never dereferenced.
+    writer: *const MsgpackWriter,
+    min: usize,
+    found: Vec<LargeBin>,
+}
+
+thread_local! {
+    static TRACKING: RefCell<Option<Tracking>> = const { RefCell::new(None) };
+}
+
+/// Appends MessagePack to a byte buffer, always in the shortest form.
+///
+/// Generated encoders write through it; users normally call [`crate::to_msgpack`].
+#[derive(Default, Debug)]
+pub struct MsgpackWriter {
+    buf: Vec<u8>,
+}
+
 impl MsgpackWriter {
     /// A writer appending to `buf`.
     pub fn new(buf: Vec<u8>) -> Self {
-        MsgpackWriter {
-            buf,
-            large_min: usize::MAX,
-            large: Vec::new(),
+        MsgpackWriter { buf }
+    }
+
+    /// Runs `encode` on this writer, listing the `bin` values of at least
+    /// `min` bytes (and [`LARGE_BIN_FLOOR`]) it writes: the cache store
+    /// keeps such buffers (arrays' data) apart from the rest of a value.
+    /// Buffers written by other writers meanwhile (a nested encoding) are
+    /// not listed.
+    pub(crate) fn tracking_large_bins<R>(
+        &mut self,
+        min: usize,
+        encode: impl FnOnce(&mut Self) -> R,
+    ) -> (R, Vec<LargeBin>) {
+        /// Puts back the tracking this call replaced, even on a panic.
+        struct Restore(Option<Option<Tracking>>);
+        impl Drop for Restore {
+            fn drop(&mut self) {
+                if let Some(previous) = self.0.take() {
+                    let _ = TRACKING.try_with(|t| t.replace(previous));
+                }
+            }
         }
+        let mine = Tracking {
+            writer: self,
+            min: min.max(LARGE_BIN_FLOOR),
+            found: Vec::new(),
+        };
+        let mut restore = Restore(Some(TRACKING.with(|t| t.replace(Some(mine)))));
+        let result = encode(self);
+        let previous = restore.0.take().expect("set above");
+        let found = TRACKING.with(|t| t.replace(previous));
+        (result, found.map(|t| t.found).unwrap_or_default())
     }
 
-    /// Lists every `bin` of at least `min` bytes written from now on (see
-    /// [`large_bins`](Self::large_bins)): the cache store keeps such buffers
-    /// (arrays' data) apart from the rest of the value.
-    pub fn track_large_bins(&mut self, min: usize) {
-        self.large_min = min.max(1);
-    }
-
-    /// The large `bin` values written, in order (see
-    /// [`track_large_bins`](Self::track_large_bins)).
-    pub fn large_bins(&self) -> &[LargeBin] {
-        &self.large
+    #[cold]
+    fn note_large_bin(&self, bin: LargeBin) {
+        let _ = TRACKING.try_with(|t| {
+            if let Ok(mut t) = t.try_borrow_mut() {
+                if let Some(t) = t.as_mut().filter(|t| std::ptr::eq(t.writer, self)) {
+                    if bin.end - bin.data >= t.min {
+                        t.found.push(bin);
+                    }
+                }
+            }
+        });
     }
 
     /// The bytes written so far.
@@ -189,8 +227,8 @@ impl MsgpackWriter {
         self.write_len(b.len(), None, [0xc4, 0xc5, 0xc6])?;
         let data = self.buf.len();
         self.buf.extend_from_slice(b);
-        if b.len() >= self.large_min {
-            self.large.push(LargeBin {
+        if b.len() >= LARGE_BIN_FLOOR {
+            self.note_large_bin(LargeBin {
                 start,
                 data,
                 end: self.buf.len(),
@@ -244,5 +282,38 @@ impl MsgpackWriter {
             data[4..].copy_from_slice(&secs.to_be_bytes());
             self.write_ext(-1, &data)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tracking_lists_large_bins_of_its_own_writer_only() {
+        let big = vec![1u8; LARGE_BIN_FLOOR];
+        let mut w = MsgpackWriter::default();
+        let ((), found) = w.tracking_large_bins(0, |w| {
+            w.write_array_len(4).unwrap();
+            w.write_bin(&big[..10]).unwrap(); // below the floor
+            w.write_bin(&big).unwrap();
+            // A nested writer, tracking or not, lists nothing here.
+            let mut inner = MsgpackWriter::default();
+            inner.write_bin(&big).unwrap();
+            let ((), inner_found) = inner.tracking_large_bins(0, |i| i.write_bin(&big).unwrap());
+            assert_eq!(inner_found.len(), 1);
+            w.write_raw(&inner.into_inner());
+            w.write_bin(&big).unwrap();
+        });
+        let bytes = w.into_inner();
+        assert_eq!(found.len(), 2, "{found:?}");
+        for bin in &found {
+            assert_eq!(bytes[bin.start], 0xc5); // bin16
+            assert_eq!(&bytes[bin.data..bin.end], &big[..]);
+        }
+        // Nothing tracked once the call has returned.
+        let mut after = MsgpackWriter::default();
+        after.write_bin(&big).unwrap();
+        assert!(TRACKING.with(|t| t.borrow().is_none()));
     }
 }

@@ -187,11 +187,11 @@ fn reference(rest: &[u8], at: usize) -> Option<Ref> {
 }
 
 /// The `bin` values of at least `min` bytes in a MessagePack payload, as
-/// [`MsgpackWriter::track_large_bins`](crate::MsgpackWriter::track_large_bins)
-/// lists them; none if the payload is not one well-formed value.
+/// a tracking writer lists them (`MsgpackWriter::tracking_large_bins`); none if the payload is not one well-formed value.
 pub(super) fn large_bins(payload: &[u8], min: usize) -> Vec<LargeBin> {
     let mut r = MsgpackReader::new(payload);
     let mut found = Vec::new();
+    let min = min.max(crate::msgpack::LARGE_BIN_FLOOR);
     match walk(&mut r, min, &mut found).and_then(|()| r.finish()) {
         Ok(()) => found,
         Err(_) => Vec::new(),

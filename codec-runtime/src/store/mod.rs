@@ -86,7 +86,8 @@ pub struct CacheOptions {
     /// Byte buffers of at least this size inside a MessagePack value
     /// (arrays' data, byte strings), however deep, are stored apart: raw
     /// and aligned in the shared data file, read back from a memory map
-    /// (default: 64 KiB). The rest of the value is stored as usual.
+    /// (default: 64 KiB; values below 4 KiB count as 4 KiB). The rest of
+    /// the value is stored as usual.
     pub apart_min: usize,
 }
 
