@@ -7,5 +7,5 @@ mod write;
 
 pub use marker::{describe_marker, marker_kind};
 pub use read::{Integer, MsgpackReader, DEFAULT_DEPTH_LIMIT};
+pub(crate) use write::LargeBin;
 pub use write::MsgpackWriter;
-pub(crate) use write::{LargeBin, LARGE_BIN_FLOOR};

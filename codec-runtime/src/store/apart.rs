@@ -84,20 +84,7 @@ impl Handler for Auto {
     }
 
     fn load(&self, info: &Info, ctx: &LoadContext<'_>) -> Result<Vec<u8>, StoreError> {
-        let parts = Parts::load(info, ctx)?;
-        let mut out = Vec::with_capacity(
-            parts.rest.len() + parts.refs.iter().map(|r| r.len as usize + 5).sum::<usize>(),
-        );
-        let mut copied = 0;
-        for r in &parts.refs {
-            out.extend_from_slice(&parts.rest[copied..r.at]);
-            let mut w = crate::MsgpackWriter::new(std::mem::take(&mut out));
-            w.write_bin(parts.bytes(r))?;
-            out = w.into_inner();
-            copied = r.at + REF_LEN;
-        }
-        out.extend_from_slice(&parts.rest[copied..]);
-        Ok(out)
+        Ok(Parts::load(info, ctx)?.reassemble()?.0)
     }
 }
 
@@ -156,6 +143,29 @@ impl Parts {
         })
     }
 
+    /// The payload with its buffers back in place, and where they are in it.
+    pub fn reassemble(&self) -> Result<(Vec<u8>, Vec<LargeBin>), StoreError> {
+        let apart: usize = self.refs.iter().map(|r| r.len as usize).sum();
+        let mut w = crate::MsgpackWriter::new(Vec::with_capacity(self.rest.len() + apart));
+        let mut large = Vec::with_capacity(self.refs.len());
+        let mut copied = 0;
+        for r in &self.refs {
+            w.write_raw(&self.rest[copied..r.at]);
+            let start = w.as_slice().len();
+            let bytes = self.bytes(r);
+            w.write_bin(bytes)?;
+            let end = w.as_slice().len();
+            large.push(LargeBin {
+                start,
+                data: end - bytes.len(),
+                end,
+            });
+            copied = r.at + REF_LEN;
+        }
+        w.write_raw(&self.rest[copied..]);
+        Ok((w.into_inner(), large))
+    }
+
     fn bytes(&self, r: &Ref) -> &[u8] {
         let map = self.map.as_deref().map_or(&[][..], |m| &m[..]);
         // In range: `load` mapped at least the end of every reference.
@@ -184,49 +194,6 @@ fn reference(rest: &[u8], at: usize) -> Option<Ref> {
         offset: word(3),
         len: word(11),
     })
-}
-
-/// The `bin` values of at least `min` bytes in a MessagePack payload, as
-/// a tracking writer lists them (`MsgpackWriter::tracking_large_bins`); none if the payload is not one well-formed value.
-pub(super) fn large_bins(payload: &[u8], min: usize) -> Vec<LargeBin> {
-    let mut r = MsgpackReader::new(payload);
-    let mut found = Vec::new();
-    let min = min.max(crate::msgpack::LARGE_BIN_FLOOR);
-    match walk(&mut r, min, &mut found).and_then(|()| r.finish()) {
-        Ok(()) => found,
-        Err(_) => Vec::new(),
-    }
-}
-
-fn walk(
-    r: &mut MsgpackReader<'_>,
-    min: usize,
-    found: &mut Vec<LargeBin>,
-) -> Result<(), crate::DecodeError> {
-    let items = match r.peek()? {
-        0xc4..=0xc6 => {
-            let start = r.position();
-            let len = r.read_bin()?.len();
-            let end = r.position();
-            if len >= min {
-                found.push(LargeBin {
-                    start,
-                    data: end - len,
-                    end,
-                });
-            }
-            return Ok(());
-        }
-        0x80..=0x8f | 0xde | 0xdf => r.read_map_len()?.saturating_mul(2),
-        0x90..=0x9f | 0xdc | 0xdd => r.read_array_len()?,
-        _ => return r.skip_value(),
-    };
-    r.enter()?;
-    for _ in 0..items {
-        walk(r, min, found)?;
-    }
-    r.leave();
-    Ok(())
 }
 
 #[cfg(test)]

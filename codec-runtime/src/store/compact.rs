@@ -17,7 +17,9 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::records::Compacting;
-use super::{create_folder, Cache, CacheOptions, Handler, StoreError};
+use super::write::Payload;
+use super::{apart, create_folder, Cache, CacheOptions, EntryInfo, Handler, StoreError};
+use crate::msgpack::LargeBin;
 
 /// The marker of a compaction that has copied every live entry.
 pub(super) const MARKER: &str = "compacting.json";
@@ -131,14 +133,49 @@ fn copy_live_entries(
     let new = open(CacheOptions::default())?;
     let mut dropped = Vec::new();
     for (done, entry) in entries.iter().enumerate() {
-        match old.entry_payload(entry) {
-            Ok(payload) => new.put_entry_payload(entry, &payload)?,
+        match read_entry(&old, entry) {
+            Ok((payload, large)) => write_entry(&new, entry, &payload, &large)?,
             Err(e) => dropped.push((entry.key.clone(), e)),
         }
         progress(done + 1, entries.len());
     }
     sync_writer_files(dir, &new.writer_id)?;
     Ok((entries.len() - dropped.len(), dropped, new.writer_id))
+}
+
+/// An entry's payload, and where the buffers its `auto` handler kept apart
+/// are in it (so that the copy keeps exactly those apart).
+fn read_entry(cache: &Cache, entry: &EntryInfo) -> Result<(Vec<u8>, Vec<LargeBin>), StoreError> {
+    if entry.handler == "auto" {
+        apart::Parts::load(&entry.info, &cache.load_context(&entry.key))?.reassemble()
+    } else {
+        Ok((cache.entry_payload(entry)?, Vec::new()))
+    }
+}
+
+/// Stores `payload` as `entry` describes it: its type, fingerprint, mode
+/// and handler (a built-in one chosen again by size).
+fn write_entry(
+    cache: &Cache,
+    entry: &EntryInfo,
+    payload: &[u8],
+    large: &[LargeBin],
+) -> Result<(), StoreError> {
+    let handler = match entry.handler.as_str() {
+        "inline" | "shared" | "auto" => None,
+        other => Some(other),
+    };
+    cache.write_entry(
+        &entry.key,
+        entry.type_name.clone(),
+        entry.fingerprint.clone(),
+        entry.mode,
+        Payload {
+            bytes: payload,
+            large,
+        },
+        handler,
+    )
 }
 
 /// Syncs every file of writer `id` to disk: the copies must be durable

@@ -423,30 +423,6 @@ impl Cache {
         Ok(true)
     }
 
-    /// Stores an entry's encoded payload as another entry describes it (its
-    /// type, fingerprint and mode): how `codec compact` rewrites live entries.
-    pub fn put_entry_payload(&self, entry: &EntryInfo, payload: &[u8]) -> Result<(), StoreError> {
-        let handler = match entry.handler.as_str() {
-            "inline" | "shared" | "auto" => None,
-            other => Some(other),
-        };
-        let large = match entry.mode {
-            Mode::MsgPack => apart::large_bins(payload, self.options.apart_min),
-            _ => Vec::new(),
-        };
-        self.write_entry(
-            &entry.key,
-            entry.type_name.clone(),
-            entry.fingerprint.clone(),
-            entry.mode,
-            Payload {
-                bytes: payload,
-                large: &large,
-            },
-            handler,
-        )
-    }
-
     /// The encoded payload of a live entry, as its handler stored it.
     pub fn entry_payload(&self, entry: &EntryInfo) -> Result<Vec<u8>, StoreError> {
         let handler = self
