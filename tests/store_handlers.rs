@@ -63,8 +63,9 @@ impl Handler for Halves {
     }
 }
 
-#[test]
-fn a_user_handler_stores_and_loads_sub_values() {
+/// A cache in a new folder with [`Halves`] registered, and the options
+/// that choose it.
+fn with_halves() -> (tempfile::TempDir, Cache, PutOptions) {
     let dir = tempfile::tempdir().unwrap();
     let cache = Cache::open(dir.path()).unwrap();
     cache.register_handler(Arc::new(Halves));
@@ -72,6 +73,12 @@ fn a_user_handler_stores_and_loads_sub_values() {
         handler: Some("halves".into()),
         ..PutOptions::default()
     };
+    (dir, cache, options)
+}
+
+#[test]
+fn a_user_handler_stores_and_loads_sub_values() {
+    let (dir, cache, options) = with_halves();
     let small = "short text".to_string();
     let large = "long text ".repeat(1000);
     cache.put_with("small", &small, &options).unwrap();
@@ -113,13 +120,7 @@ impl Handler for Probe {
 
 #[test]
 fn malformed_sub_value_tokens_are_typed_errors() {
-    let dir = tempfile::tempdir().unwrap();
-    let cache = Cache::open(dir.path()).unwrap();
-    cache.register_handler(Arc::new(Halves));
-    let options = PutOptions {
-        handler: Some("halves".into()),
-        ..PutOptions::default()
-    };
+    let (_dir, cache, options) = with_halves();
     cache
         .put_with("large", &"x".repeat(5000), &options)
         .unwrap();
