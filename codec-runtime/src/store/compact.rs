@@ -37,7 +37,8 @@ pub struct Compacted {
     pub freed: u64,
 }
 
-/// The folder's lock file, open.
+/// The folder's lock file, open (read-only where the folder is: a lock
+/// does not need write access).
 pub(super) fn lock_file(dir: &Path) -> Result<File, StoreError> {
     let path = dir.join(LOCK);
     OpenOptions::new()
@@ -46,6 +47,7 @@ pub(super) fn lock_file(dir: &Path) -> Result<File, StoreError> {
         .create(true)
         .truncate(false)
         .open(&path)
+        .or_else(|_| File::open(&path))
         .map_err(|e| StoreError::io(&path, e))
 }
 

@@ -165,15 +165,18 @@ impl Cache {
     pub fn open_with(dir: impl AsRef<Path>, options: CacheOptions) -> Result<Cache, StoreError> {
         let dir = dir.as_ref();
         create_folder(dir)?;
-        let lock = compact::lock_file(dir)?;
-        // Where the file system has no locks, go on without: only
-        // compaction relies on them, and it refuses to run there.
-        let _ = lock.lock_shared();
-        Self::open_locked(dir, options, Some(lock))
+        // Where there is no lock to take (a read-only folder without one, a
+        // file system without locks), go on without: only compaction relies
+        // on it, and it refuses to run there.
+        let lock = compact::lock_file(dir).ok();
+        if let Some(lock) = &lock {
+            let _ = lock.lock_shared();
+        }
+        Self::open_locked(dir, options, lock)
     }
 
-    /// Opens `dir` (created already) holding `lock`, or under the
-    /// exclusive lock of a compaction when `None`.
+    /// Opens `dir` (created already) holding `lock` (`None` under the
+    /// exclusive lock of a compaction, or where there is no lock to take).
     fn open_locked(
         dir: &Path,
         options: CacheOptions,
