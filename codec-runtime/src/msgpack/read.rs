@@ -1,3 +1,5 @@
+mod apart;
+
 use super::marker::{describe_marker, marker_kind};
 use super::text::utf8;
 use crate::error::{DecodeError, DecodeErrorKind, Format};
@@ -53,25 +55,6 @@ impl<'de> MsgpackReader<'de> {
             limit,
             apart: &[],
         }
-    }
-
-    /// Reads byte buffers that the payload keeps apart: each `(at, bytes)`
-    /// (sorted by `at`) says that the extension value at offset `at` stands
-    /// for `bytes`. [`read_bin`](Self::read_bin) returns them in its place
-    /// and [`peek_kind`](Self::peek_kind) reports bytes there. The cache
-    /// store keeps large buffers of a value (arrays' data) in a data file
-    /// this way, read from a memory map.
-    pub(crate) fn with_apart(mut self, apart: &'de [(usize, &'de [u8])]) -> Self {
-        self.apart = apart;
-        self
-    }
-
-    /// The buffer kept apart whose reference starts at the current offset.
-    #[cold]
-    fn apart_here(&self) -> Option<&'de [u8]> {
-        let apart = self.apart;
-        let i = apart.binary_search_by_key(&self.pos, |r| r.0).ok()?;
-        Some(apart[i].1)
     }
 
     /// The offset of the next byte to read.
@@ -400,19 +383,6 @@ impl<'de> MsgpackReader<'de> {
         self.take(len, "bytes")
     }
 
-    /// [`read_bin`](Self::read_bin) at a value that is not `bin`: a buffer
-    /// kept apart, or an error.
-    #[cold]
-    fn read_bin_apart(&mut self) -> Result<&'de [u8], DecodeError> {
-        match self.apart_here() {
-            Some(bytes) => {
-                self.read_ext()?; // the reference itself
-                Ok(bytes)
-            }
-            None => Err(self.unexpected("bytes")),
-        }
-    }
-
     /// Reads an array header: the number of elements that follow.
     #[inline]
     pub fn read_array_len(&mut self) -> Result<usize, DecodeError> {
@@ -602,40 +572,4 @@ fn signed(v: i64) -> Integer {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn integers_of_every_width_read_alike_near_the_end_and_far_from_it() {
-        let values: [i64; 10] = [
-            0,
-            127,
-            200,
-            -5,
-            -100,
-            40_000,
-            -30_000,
-            1 << 31,
-            -(1 << 40),
-            i64::MIN,
-        ];
-        for v in values {
-            let mut w = crate::MsgpackWriter::default();
-            w.write_i64(v);
-            let exact = w.into_inner();
-            let mut padded = exact.clone();
-            padded.extend_from_slice(&[0xff; 9]);
-            for bytes in [&exact, &padded] {
-                let mut r = MsgpackReader::new(bytes);
-                let got = match r.read_integer().unwrap() {
-                    Integer::Pos(p) => p as i64,
-                    Integer::Neg(n) => n,
-                };
-                assert_eq!(got, v);
-                assert_eq!(r.position(), exact.len());
-            }
-        }
-        let mut r = MsgpackReader::new(b"\xcf\xff\xff\xff\xff\xff\xff\xff\xff\xc0");
-        assert_eq!(r.read_integer().unwrap(), Integer::Pos(u64::MAX));
-    }
-}
+mod tests;
