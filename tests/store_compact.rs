@@ -248,3 +248,55 @@ fn a_compaction_killed_at_any_moment_leaves_every_value() {
     assert_eq!(index_files(dir.path()), 1);
     check(dir.path(), &expected);
 }
+
+#[test]
+fn damaged_entries_are_dropped_and_listed() {
+    if std::env::var_os("CODEC_CHILD").is_some() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let cache = Cache::open(dir.path()).unwrap();
+    cache.put("small", &"kept".to_string()).unwrap();
+    cache.put("large", &"l".repeat(5000)).unwrap();
+    let data = dir
+        .path()
+        .join("data")
+        .join(format!("{}.bin", cache.writer_id()));
+    drop(cache);
+    let len = std::fs::metadata(&data).unwrap().len();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&data)
+        .unwrap()
+        .set_len(len - 10)
+        .unwrap();
+    let done = Cache::compact(dir.path(), &[], |_, _| {}).unwrap();
+    assert_eq!(done.kept, 1);
+    assert_eq!(done.dropped.len(), 1);
+    assert_eq!(done.dropped[0].0, "large");
+    assert!(matches!(done.dropped[0].1, StoreError::Corrupt { .. }));
+    let cache = Cache::open(dir.path()).unwrap();
+    assert_eq!(cache.keys().unwrap(), ["small"]);
+    assert!(cache.warnings().is_empty());
+}
+
+#[cfg(feature = "ndarray")]
+#[test]
+fn compaction_keeps_arrays_mapped() {
+    if std::env::var_os("CODEC_CHILD").is_some() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let array = ndarray::Array2::<f32>::from_shape_fn((300, 100), |(i, j)| (i * j) as f32);
+    {
+        let cache = Cache::open(dir.path()).unwrap();
+        cache.put_array("old", &array).unwrap();
+        cache.put_array("a", &array).unwrap();
+        cache.remove("old").unwrap();
+    }
+    Cache::compact(dir.path(), &[], |_, _| {}).unwrap();
+    let cache = Cache::open(dir.path()).unwrap();
+    assert_eq!(cache.keys().unwrap(), ["a"]);
+    let mapped = cache.get_array::<f32>("a").unwrap().unwrap();
+    assert_eq!(mapped.to_owned::<ndarray::Ix2>().unwrap(), array);
+}

@@ -67,8 +67,10 @@ impl Cache {
     /// entries were stored with; `progress` is called with (entries done,
     /// entries in all) as it goes.
     ///
-    /// Entries whose data is damaged are dropped and listed. An entry of a
-    /// handler not given is an error before anything changes. No handle
+    /// Entries whose data is damaged (truncated, missing, undecodable) are
+    /// dropped and listed; any other read error stops the compaction before
+    /// it deletes anything. An entry of a handler not given is an error
+    /// before anything is written. No handle
     /// may have the folder open ([`StoreError::InUse`]); a compaction stopped
     /// midway (a crash, a kill) leaves the folder readable, and the next one
     /// completes it.
@@ -137,12 +139,25 @@ fn copy_live_entries(
     for (done, entry) in entries.iter().enumerate() {
         match read_entry(&old, entry) {
             Ok((payload, large)) => write_entry(&new, entry, &payload, &large)?,
-            Err(e) => dropped.push((entry.key.clone(), e)),
+            Err(e) if is_damage(&e) => dropped.push((entry.key.clone(), e)),
+            // Anything else (permissions, too many open files) may pass:
+            // stop rather than drop an entry that is intact.
+            Err(e) => return Err(e),
         }
         progress(done + 1, entries.len());
     }
     sync_writer_files(dir, &new.writer_id)?;
     Ok((entries.len() - dropped.len(), dropped, new.writer_id))
+}
+
+/// Whether an error reading an entry says its data is gone or damaged
+/// (truncated, missing, undecodable), rather than that reading failed.
+fn is_damage(e: &StoreError) -> bool {
+    match e {
+        StoreError::Corrupt { .. } | StoreError::Decode { .. } => true,
+        StoreError::Io { source, .. } => source.kind() == std::io::ErrorKind::NotFound,
+        _ => false,
+    }
 }
 
 /// An entry's payload, and where the buffers its `auto` handler kept apart
