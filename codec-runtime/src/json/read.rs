@@ -87,7 +87,7 @@ impl<'de> JsonReader<'de> {
         })
     }
 
-    /// An "expected X, found <the next value>" error.
+    /// An "expected X, found `<the next value>`" error.
     #[cold]
     pub fn unexpected(&mut self, expected: &'static str) -> DecodeError {
         match self.peek() {

@@ -118,7 +118,7 @@ impl<'de> MsgpackReader<'de> {
         })
     }
 
-    /// An "expected X, found <the next value>" error.
+    /// An "expected X, found `<the next value>`" error.
     #[cold]
     pub fn unexpected(&self, expected: &'static str) -> DecodeError {
         match self.buf.get(self.pos) {
