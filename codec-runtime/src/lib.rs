@@ -9,6 +9,7 @@
 mod api;
 mod codec;
 mod error;
+mod hash;
 mod impls;
 pub mod json;
 pub mod msgpack;
@@ -27,11 +28,12 @@ pub use crate::api::{
 };
 pub use crate::codec::{Codec, WireKind};
 pub use crate::error::{DecodeError, DecodeErrorKind, EncodeError, Format, PathSegment};
+pub use crate::hash::{content_hash, ContentHash, HashInput};
 pub use crate::impls::bytes::Bytes;
 pub use crate::json::{JsonReader, JsonWriter};
 pub use crate::msgpack::{MsgpackReader, MsgpackWriter};
 pub use crate::schema::{fingerprint_of, schema_of, Fingerprint};
-pub use crate::store::{content_hash, Cache, CacheOptions, PutOptions, StoreError};
+pub use crate::store::{Cache, CacheOptions, PutOptions, StoreError};
 pub use crate::stored::{from_stored, to_stored, StoredError};
 pub use schemars;
 

@@ -66,6 +66,7 @@ pub use line::InfoRef;
 pub use records::{IndexLine, Info, InfoValue, Mode};
 
 use crate::codec::Codec;
+pub use crate::hash::content_hash;
 use crate::schema::{self, Fingerprint};
 use crate::stored::StoredError;
 pub use compact::Compacted;
@@ -578,21 +579,4 @@ fn check_meta(dir: &Path) -> Result<(), StoreError> {
         }
         Err(e) => Err(StoreError::io(path, e)),
     }
-}
-
-/// A stable content hash of a value: SHA-256 of its deterministic MessagePack
-/// encoding, as 64 hex digits. Equal values give equal hashes across runs and
-/// platforms, so it keys memoized results by their inputs.
-///
-/// ```
-/// let a = codec::content_hash(&("embed".to_string(), vec![1u32, 2, 3])).unwrap();
-/// let b = codec::content_hash(&("embed".to_string(), vec![1u32, 2, 3])).unwrap();
-/// assert_eq!(a, b);
-/// assert_eq!(a.len(), 64);
-/// ```
-pub fn content_hash<T: Codec>(value: &T) -> Result<String, crate::EncodeError> {
-    use sha2::Digest as _;
-    let bytes = crate::to_msgpack(value)?;
-    let digest = sha2::Sha256::digest(&bytes);
-    Ok(digest.iter().map(|b| format!("{b:02x}")).collect())
 }
