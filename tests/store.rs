@@ -1,6 +1,8 @@
 //! The cache store: every handler and mode round-trips, user handlers work,
 //! drift is detected at load, and damage stays confined to what was damaged.
 
+mod common;
+
 use std::sync::Arc;
 
 use codec::store::{DumpContext, Handler, Info, InfoValue, LoadContext, Mode};
@@ -255,17 +257,7 @@ fn a_truncated_data_file_fails_only_its_entries() {
     cache.put("first", &big(1)).unwrap();
     cache.put("second", &big(2)).unwrap();
     cache.put("small", &chunk(3)).unwrap();
-    let data = dir
-        .path()
-        .join("data")
-        .join(format!("{}.bin", cache.writer_id()));
-    let len = std::fs::metadata(&data).unwrap().len();
-    std::fs::OpenOptions::new()
-        .write(true)
-        .open(&data)
-        .unwrap()
-        .set_len(len - 100)
-        .unwrap();
+    common::truncate_data_file(dir.path(), &cache, 100);
     let reader = Cache::open(dir.path()).unwrap();
     assert_eq!(reader.get::<Chunk>("first").unwrap(), Some(big(1)));
     let err = reader.get::<Chunk>("second").unwrap_err();

@@ -3,6 +3,8 @@
 //! folder as it was before or after. The test binary runs itself as the
 //! compacting child (`child_compact` does nothing unless `CODEC_CHILD` is set).
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
@@ -258,18 +260,8 @@ fn damaged_entries_are_dropped_and_listed() {
     let cache = Cache::open(dir.path()).unwrap();
     cache.put("small", &"kept".to_string()).unwrap();
     cache.put("large", &"l".repeat(5000)).unwrap();
-    let data = dir
-        .path()
-        .join("data")
-        .join(format!("{}.bin", cache.writer_id()));
+    common::truncate_data_file(dir.path(), &cache, 10);
     drop(cache);
-    let len = std::fs::metadata(&data).unwrap().len();
-    std::fs::OpenOptions::new()
-        .write(true)
-        .open(&data)
-        .unwrap()
-        .set_len(len - 10)
-        .unwrap();
     let done = Cache::compact(dir.path(), &[], |_, _| {}).unwrap();
     assert_eq!(done.kept, 1);
     assert_eq!(done.dropped.len(), 1);
