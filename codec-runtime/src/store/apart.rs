@@ -20,10 +20,9 @@
 
 use std::sync::Arc;
 
-use base64::Engine as _;
 use memmap2::Mmap;
 
-use super::handler::{range_info, DumpContext, Handler, LoadContext};
+use super::handler::{DumpContext, Handler, Inline, LoadContext, Shared};
 use super::records::{Info, InfoValue};
 use super::StoreError;
 use crate::msgpack::{LargeBin, MsgpackReader};
@@ -68,13 +67,9 @@ impl Handler for Auto {
         }
         rest.extend_from_slice(&payload[copied..]);
         let mut info = if rest.len() <= ctx.inline_limit {
-            let data = base64::engine::general_purpose::STANDARD.encode(&rest);
-            [("data".to_owned(), InfoValue::Text(data))]
-                .into_iter()
-                .collect()
+            Inline.dump(&rest, ctx)?
         } else {
-            let (file, offset) = ctx.append_shared(&rest)?;
-            range_info(file, offset, rest.len())
+            Shared.dump(&rest, ctx)?
         };
         if let Some(bins) = bins {
             info.insert("bins".to_owned(), InfoValue::Text(bins));
@@ -98,7 +93,7 @@ struct Ref {
 /// An `auto` entry as stored: the rest of the value, and its buffers in a
 /// memory-mapped data file (checked to lie within it).
 pub(super) struct Parts {
-    pub rest: Vec<u8>,
+    rest: Vec<u8>,
     map: Option<Arc<Mmap>>,
     refs: Vec<Ref>,
 }
@@ -106,8 +101,8 @@ pub(super) struct Parts {
 impl Parts {
     pub fn load(info: &Info, ctx: &LoadContext<'_>) -> Result<Parts, StoreError> {
         let rest = match info.get("data") {
-            Some(_) => super::Inline.load(info, ctx)?,
-            None => super::Shared.load(info, ctx)?,
+            Some(_) => Inline.load(info, ctx)?,
+            None => Shared.load(info, ctx)?,
         };
         let Some(refs_text) = info.get("refs") else {
             return Ok(Parts {
@@ -198,6 +193,8 @@ fn reference(rest: &[u8], at: usize) -> Option<Ref> {
 
 #[cfg(test)]
 mod tests {
+    use base64::Engine as _;
+
     use super::*;
     use crate::store::handler::Resources;
 
