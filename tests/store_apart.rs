@@ -217,3 +217,57 @@ fn arrays_inside_a_value_are_stored_apart() {
     let reader = Cache::open(dir.path()).unwrap();
     assert_eq!(reader.get::<Embeddings>("emb").unwrap(), Some(value));
 }
+
+/// Writes a buffer inside an array whose header it then widens through
+/// `buffer_mut`, moving the buffer after it was written.
+mod backpatched {
+    use codec::{DecodeError, EncodeError, JsonReader, JsonWriter, MsgpackReader, MsgpackWriter};
+
+    pub fn encode_msgpack(v: &Vec<u8>, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
+        let start = w.as_slice().len();
+        w.write_array_len(1)?;
+        w.write_bin(v)?;
+        w.buffer_mut().splice(start..start + 1, [0xdc, 0, 1]); // array16 of 1
+        Ok(())
+    }
+
+    pub fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Vec<u8>, DecodeError> {
+        r.read_array_len()?;
+        Ok(r.read_bin()?.to_vec())
+    }
+
+    pub fn encode_json(v: &Vec<u8>, w: &mut JsonWriter) -> Result<(), EncodeError> {
+        codec::Codec::encode_json(v, w)
+    }
+
+    pub fn decode_json(r: &mut JsonReader<'_>) -> Result<Vec<u8>, DecodeError> {
+        codec::Codec::decode_json(r)
+    }
+
+    pub fn json_schema<T: codec::Codec>(
+        g: &mut codec::schemars::SchemaGenerator,
+    ) -> codec::schemars::Schema {
+        T::json_schema(g)
+    }
+}
+
+#[test]
+fn buffers_an_encoder_moved_are_stored_in_place() {
+    #[derive(Codec, Debug, PartialEq)]
+    #[codec(name = "test.Moved")]
+    struct Moved {
+        #[codec(with = "backpatched")]
+        data: Vec<u8>,
+        tail: Vec<u8>,
+    }
+    let value = Moved {
+        data: bytes(100_000, 3),
+        tail: bytes(70_000, 4),
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let cache = Cache::open(dir.path()).unwrap();
+    cache.put("moved", &value).unwrap();
+    assert_eq!(entry(&cache, "moved").handler, "auto");
+    let reader = Cache::open(dir.path()).unwrap();
+    assert_eq!(reader.get::<Moved>("moved").unwrap(), Some(value));
+}

@@ -44,7 +44,13 @@ impl Handler for Auto {
     }
 
     fn dump(&self, payload: &[u8], ctx: &mut DumpContext<'_>) -> Result<Info, StoreError> {
-        let large = ctx.large;
+        // An encoder that moved bytes after writing a buffer (through
+        // `buffer_mut`) leaves stale positions: store the payload whole.
+        let large = if are_bins(payload, ctx.large) {
+            ctx.large
+        } else {
+            &[]
+        };
         let mut rest = Vec::with_capacity(
             payload.len() - large.iter().map(|b| b.end - b.data).sum::<usize>()
                 + REF_LEN * large.len(),
@@ -177,6 +183,29 @@ impl Parts {
     }
 }
 
+/// Whether each of `large` is a `bin` value of `payload`, in order and
+/// apart from the others.
+fn are_bins(payload: &[u8], large: &[LargeBin]) -> bool {
+    let mut after = 0;
+    large.iter().all(|b| {
+        let len = b.end.wrapping_sub(b.data);
+        let header = match payload.get(b.start) {
+            Some(0xc4) => payload.get(b.start + 1..b.start + 2),
+            Some(0xc5) => payload.get(b.start + 1..b.start + 3),
+            Some(0xc6) => payload.get(b.start + 1..b.start + 5),
+            _ => None,
+        };
+        let ok = b.start >= after
+            && b.end <= payload.len()
+            && header.is_some_and(|h| {
+                b.data == b.start + 1 + h.len()
+                    && h.iter().fold(0usize, |n, &d| n << 8 | d as usize) == len
+            });
+        after = b.end;
+        ok
+    })
+}
+
 /// The reference at `at` of `rest`, if one is there.
 fn reference(rest: &[u8], at: usize) -> Option<Ref> {
     let bytes = rest.get(at..at.checked_add(REF_LEN)?)?;
@@ -255,6 +284,24 @@ mod tests {
         std::fs::write(dir.path().join("short.bin"), vec![7u8; 100]).unwrap();
         let err = Parts::load(&info("1,20", "short.bin"), &ctx).err().unwrap();
         assert!(err.to_string().contains("past its end"), "{err}");
+        // Positions that are not the payload's bins (an encoder that moved
+        // bytes through `buffer_mut`) are not trusted.
+        let payload = crate::to_msgpack(&(vec![1u8; 5000], 7u32)).unwrap();
+        let bin = LargeBin {
+            start: 1,
+            data: 4,
+            end: 5004,
+        };
+        assert!(are_bins(&payload, &[bin]));
+        for stale in [
+            LargeBin { start: 0, ..bin },
+            LargeBin { data: 3, ..bin },
+            LargeBin { end: 5005, ..bin },
+            LargeBin { end: 5003, ..bin },
+        ] {
+            assert!(!are_bins(&payload, &[stale]), "{stale:?}");
+        }
+        assert!(!are_bins(&payload, &[bin, bin]));
         // Only the listed offsets are references: an extension value of the
         // same shape elsewhere is not read as one.
         let one = Parts::load(&info("1", "w.bin"), &ctx).unwrap();
