@@ -223,7 +223,7 @@ fn arrays_inside_a_value_are_stored_apart() {
 mod backpatched {
     use codec::{DecodeError, EncodeError, JsonReader, JsonWriter, MsgpackReader, MsgpackWriter};
 
-    pub fn encode_msgpack(v: &Vec<u8>, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
+    pub fn encode_msgpack(v: &[u8], w: &mut MsgpackWriter) -> Result<(), EncodeError> {
         let start = w.as_slice().len();
         w.write_array_len(1)?;
         w.write_bin(v)?;
