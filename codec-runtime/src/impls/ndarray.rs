@@ -105,19 +105,21 @@ pub(crate) fn raw_bytes<T: Element, D: Dimension>(a: &Array<T, D>) -> Cow<'_, [u
     Cow::Owned(out)
 }
 
-/// Builds the array from its decoded parts, checking everything against the data.
-fn build<T: Element, D: Dimension>(
+/// The shape of an array of `T` with `ndim` dimensions (any if `None`),
+/// checked against its dtype and its `data_len` bytes of data.
+pub(crate) fn checked_shape<T: Element>(
     dtype: &str,
     shape: &[u64],
-    data: &[u8],
-) -> Result<Array<T, D>, String> {
+    ndim: Option<usize>,
+    data_len: usize,
+) -> Result<Vec<usize>, String> {
     if dtype != T::DTYPE {
         return Err(format!(
             "array dtype `{dtype}` is not `{}`, the element type read into",
             T::DTYPE
         ));
     }
-    if let Some(ndim) = D::NDIM {
+    if let Some(ndim) = ndim {
         if shape.len() != ndim {
             return Err(format!(
                 "array has {} dimensions, the target type has {ndim}",
@@ -133,17 +135,90 @@ fn build<T: Element, D: Dimension>(
         .iter()
         .try_fold(T::SIZE, |acc, &d| acc.checked_mul(d))
         .ok_or("array shape overflows the address space")?;
-    if expected != data.len() {
+    if expected != data_len {
         return Err(format!(
-            "array of shape {shape:?} needs {expected} bytes of data, found {}",
-            data.len()
+            "array of shape {shape:?} needs {expected} bytes of data, found {data_len}"
         ));
     }
+    Ok(shape)
+}
+
+/// Builds the array from its decoded parts, checking everything against the data.
+fn build<T: Element, D: Dimension>(
+    dtype: &str,
+    shape: &[u64],
+    data: &[u8],
+) -> Result<Array<T, D>, String> {
+    let shape = checked_shape::<T>(dtype, shape, D::NDIM, data.len())?;
     let items: Vec<T> = data.chunks_exact(T::SIZE).map(T::get).collect();
     Array::from_shape_vec(IxDyn(&shape), items)
         .map_err(|e| e.to_string())?
         .into_dimensionality::<D>()
         .map_err(|e| e.to_string())
+}
+
+/// Reads the map of an array: its dtype, its shape, and its data through
+/// `read_data`.
+pub(crate) fn read_msgpack_parts<'de, B>(
+    r: &mut MsgpackReader<'de>,
+    mut read_data: impl FnMut(&mut MsgpackReader<'de>) -> Result<B, DecodeError>,
+) -> Result<(&'de str, Vec<u64>, B), DecodeError> {
+    let len = r.read_map_len()?;
+    r.enter()?;
+    let (mut dtype, mut shape, mut data) = (None, None, None);
+    for _ in 0..len {
+        match r.read_str_bytes()? {
+            b"dtype" => dtype = Some(r.read_str()?),
+            b"shape" => {
+                shape = Some(Vec::<u64>::decode_msgpack(r).map_err(|e| e.in_field("shape"))?)
+            }
+            b"data" => data = Some(read_data(r)?),
+            other => return Err(r.locate(DecodeError::unknown_field(other, FIELDS))),
+        }
+    }
+    r.leave();
+    let dtype = dtype.ok_or_else(|| r.locate(DecodeError::missing_field("dtype")))?;
+    let shape = shape.ok_or_else(|| r.locate(DecodeError::missing_field("shape")))?;
+    let data = data.ok_or_else(|| r.locate(DecodeError::missing_field("data")))?;
+    Ok((dtype, shape, data))
+}
+
+/// Writes the map of an array of `T`.
+pub(crate) fn write_msgpack_parts<T: Element>(
+    shape: &[usize],
+    data: &[u8],
+    w: &mut MsgpackWriter,
+) -> Result<(), EncodeError> {
+    w.write_map_len(3)?;
+    w.write_str("dtype")?;
+    w.write_str(T::DTYPE)?;
+    w.write_str("shape")?;
+    w.write_array_len(shape.len())?;
+    for &d in shape {
+        w.write_u64(d as u64);
+    }
+    w.write_str("data")?;
+    w.write_bin(data)
+}
+
+/// Writes the object of an array of `T`.
+pub(crate) fn write_json_parts<T: Element>(
+    shape: &[usize],
+    data: &[u8],
+    w: &mut JsonWriter,
+) -> Result<(), EncodeError> {
+    w.write_raw(b"{\"dtype\":");
+    w.write_str(T::DTYPE);
+    w.write_raw(b",\"shape\":");
+    shape
+        .iter()
+        .map(|&d| d as u64)
+        .collect::<Vec<_>>()
+        .encode_json(w)?;
+    w.write_raw(b",\"data\":");
+    w.write_base64(data);
+    w.write_byte(b'}');
+    Ok(())
 }
 
 const FIELDS: &[&str] = &["dtype", "shape", "data"];
@@ -152,54 +227,18 @@ impl<T: Element, D: Dimension> Codec for Array<T, D> {
     const KIND: WireKind = WireKind::MAP;
 
     fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
-        w.write_map_len(3)?;
-        w.write_str("dtype")?;
-        w.write_str(T::DTYPE)?;
-        w.write_str("shape")?;
-        w.write_array_len(self.ndim())?;
-        for &d in self.shape() {
-            w.write_u64(d as u64);
-        }
-        w.write_str("data")?;
-        w.write_bin(&raw_bytes(self))
+        write_msgpack_parts::<T>(self.shape(), &raw_bytes(self), w)
     }
 
     fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
         let start = r.position();
-        let len = r.read_map_len()?;
-        r.enter()?;
-        let (mut dtype, mut shape, mut data) = (None, None, None);
-        for _ in 0..len {
-            match r.read_str_bytes()? {
-                b"dtype" => dtype = Some(r.read_str()?),
-                b"shape" => {
-                    shape = Some(Vec::<u64>::decode_msgpack(r).map_err(|e| e.in_field("shape"))?)
-                }
-                b"data" => data = Some(r.read_bin()?),
-                other => return Err(r.locate(DecodeError::unknown_field(other, FIELDS))),
-            }
-        }
-        r.leave();
-        let dtype = dtype.ok_or_else(|| r.locate(DecodeError::missing_field("dtype")))?;
-        let shape = shape.ok_or_else(|| r.locate(DecodeError::missing_field("shape")))?;
-        let data = data.ok_or_else(|| r.locate(DecodeError::missing_field("data")))?;
+        let (dtype, shape, data) = read_msgpack_parts(r, |r| r.read_bin())?;
         build(dtype, &shape, data)
             .map_err(|m| DecodeError::invalid_value(m).at(crate::Format::MsgPack, start))
     }
 
     fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
-        w.write_raw(b"{\"dtype\":");
-        w.write_str(T::DTYPE);
-        w.write_raw(b",\"shape\":");
-        self.shape()
-            .iter()
-            .map(|&d| d as u64)
-            .collect::<Vec<_>>()
-            .encode_json(w)?;
-        w.write_raw(b",\"data\":");
-        w.write_base64(&raw_bytes(self));
-        w.write_byte(b'}');
-        Ok(())
+        write_json_parts::<T>(self.shape(), &raw_bytes(self), w)
     }
 
     fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
