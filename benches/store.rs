@@ -117,6 +117,23 @@ fn bench(c: &mut Criterion) {
             b.iter(|| black_box(cache.get::<WithArray>("v0").unwrap().unwrap()))
         });
     }
+    // The same value with a `MappedArray` field: read in place, no copy.
+    #[derive(Codec, Clone)]
+    struct WithMapped {
+        name: String,
+        ids: Vec<u32>,
+        vectors: codec::store::MappedArray<f64>,
+    }
+    let mapped = WithMapped {
+        name: "embeddings".into(),
+        ids: (0..64).collect(),
+        vectors: codec::store::MappedArray::from_array(&array),
+    };
+    let cache = Cache::open(dir.path().join("with-mapped")).unwrap();
+    cache.put("v", &mapped).unwrap();
+    g.bench_function("get_mapped_field", |b| {
+        b.iter(|| black_box(cache.get::<WithMapped>("v").unwrap().unwrap()))
+    });
     g.finish();
 
     let big_dir = dir.path().join("big");

@@ -271,3 +271,57 @@ fn buffers_an_encoder_moved_are_stored_in_place() {
     let reader = Cache::open(dir.path()).unwrap();
     assert_eq!(reader.get::<Moved>("moved").unwrap(), Some(value));
 }
+
+#[cfg(feature = "ndarray")]
+#[test]
+fn mapped_array_fields_view_the_data_file() {
+    use codec::store::MappedArray;
+
+    #[derive(Codec, Debug, PartialEq)]
+    #[codec(name = "test.Index")]
+    struct Index {
+        name: String,
+        vectors: MappedArray<f32>,
+        small: MappedArray<u16>,
+    }
+    let vectors = ndarray::Array2::from_shape_fn((256, 128), |(i, j)| (i + j) as f32);
+    let small = ndarray::Array1::from_shape_fn(10, |i| i as u16);
+    let value = Index {
+        name: "index".into(),
+        vectors: MappedArray::from_array(&vectors),
+        small: MappedArray::from_array(&small),
+    };
+    assert!(!value.vectors.is_mapped());
+    // Encoded as the ndarray arrays are: either type reads the other.
+    let bytes = codec::to_msgpack(&value.vectors).unwrap();
+    assert_eq!(
+        bytes,
+        codec::to_msgpack(&vectors.clone().into_dyn()).unwrap()
+    );
+    let back: ndarray::ArrayD<f32> = codec::from_msgpack(&bytes).unwrap();
+    assert_eq!(back, vectors.clone().into_dyn());
+    let json = codec::to_json(&value).unwrap();
+    assert_eq!(codec::from_json::<Index>(&json).unwrap(), value);
+    assert_eq!(
+        codec::from_msgpack::<Index>(&codec::to_msgpack(&value).unwrap()).unwrap(),
+        value
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    Cache::open(dir.path())
+        .unwrap()
+        .put("index", &value)
+        .unwrap();
+    let cache = Cache::open(dir.path()).unwrap();
+    let read: Index = cache.get("index").unwrap().unwrap();
+    assert!(
+        read.vectors.is_mapped(),
+        "128 KiB of data: kept apart, viewed"
+    );
+    assert!(!read.small.is_mapped(), "20 bytes: in the payload, copied");
+    assert_eq!(read, value);
+    assert_eq!(read.vectors.to_owned::<ndarray::Ix2>().unwrap(), vectors);
+    // The view outlives the handle: it holds the map.
+    drop(cache);
+    assert_eq!(read.vectors.view()[[255, 127]], 382.0);
+}

@@ -1,5 +1,7 @@
 mod apart;
 
+pub(crate) use apart::Apart;
+
 use super::marker::{describe_marker, marker_kind};
 use super::text::utf8;
 use crate::error::{DecodeError, DecodeErrorKind, Format};
@@ -37,7 +39,7 @@ pub struct MsgpackReader<'de> {
     depth: u32,
     limit: u32,
     /// Byte buffers kept apart from `buf`: see [`with_apart`](Self::with_apart).
-    apart: &'de [(usize, &'de [u8])],
+    apart: Option<&'de Apart<'de>>,
 }
 
 impl<'de> MsgpackReader<'de> {
@@ -53,7 +55,7 @@ impl<'de> MsgpackReader<'de> {
             pos: 0,
             depth: limit,
             limit,
-            apart: &[],
+            apart: None,
         }
     }
 
@@ -142,7 +144,7 @@ impl<'de> MsgpackReader<'de> {
     /// The kind of the next value, not consumed.
     pub fn peek_kind(&self) -> Result<crate::WireKind, DecodeError> {
         let kind = marker_kind(self.peek()?);
-        if kind == crate::WireKind::EXT && !self.apart.is_empty() && self.apart_here().is_some() {
+        if kind == crate::WireKind::EXT && self.apart.is_some() && self.apart_here().is_some() {
             return Ok(crate::WireKind::BYTES);
         }
         Ok(kind)

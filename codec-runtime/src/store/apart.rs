@@ -25,7 +25,7 @@ use memmap2::Mmap;
 use super::handler::{DumpContext, Handler, Inline, LoadContext, Shared};
 use super::records::{Info, InfoValue};
 use super::StoreError;
-use crate::msgpack::{LargeBin, MsgpackReader};
+use crate::msgpack::{Apart, LargeBin, MsgpackReader};
 
 /// The extension type of a reference to a buffer kept apart.
 pub const REF_EXT: i8 = 98;
@@ -175,8 +175,14 @@ impl Parts {
 
     /// Decodes the value, each buffer read from the memory map.
     pub fn decode<T: crate::Codec>(&self) -> Result<T, crate::DecodeError> {
-        let apart: Vec<(usize, &[u8])> = self.refs.iter().map(|r| (r.at, self.bytes(r))).collect();
-        let mut r = MsgpackReader::new(&self.rest).with_apart(&apart);
+        let apart = self.map.as_ref().map(|map| Apart {
+            refs: self.refs.iter().map(|r| (r.at, self.bytes(r))).collect(),
+            map,
+        });
+        let mut r = MsgpackReader::new(&self.rest);
+        if let Some(apart) = &apart {
+            r = r.with_apart(apart);
+        }
         let value = T::decode_msgpack(&mut r).map_err(|e| r.locate(e))?;
         r.finish()?;
         Ok(value)

@@ -3,7 +3,6 @@
 //! memory map without copying: a 1 GiB array loads in constant time.
 
 use std::borrow::Cow;
-use std::marker::PhantomData;
 use std::sync::Arc;
 
 use memmap2::Mmap;
@@ -13,7 +12,14 @@ use super::handler::{int, range_info, text, DumpContext, Handler, LoadContext};
 use super::line::InfoRef;
 use super::records::Info;
 use super::{Cache, StoreError};
-use crate::impls::ndarray::Element;
+use crate::codec::{Codec, WireKind};
+use crate::error::{DecodeError, EncodeError};
+use crate::impls::ndarray::{
+    checked_shape, read_msgpack_parts, write_json_parts, write_msgpack_parts, Element,
+};
+use crate::json::{JsonReader, JsonWriter};
+use crate::msgpack::{MsgpackReader, MsgpackWriter};
+use schemars::{Schema, SchemaGenerator};
 
 /// Where arrays start in the shared file: enough for any element type, and
 /// for SIMD loads.
@@ -59,31 +65,109 @@ fn location_ref<'a>(
     Ok((file, int("offset")?, int("len")?))
 }
 
-/// An array read from the store: a view into the memory-mapped data file.
+/// An array read from the store, viewed where it lies in the memory-mapped
+/// data file: [`Cache::get_array`], or a field of a stored value.
+///
+/// As a field (`Codec`, encoded as an [`ndarray::Array`] is), a value read
+/// from the store with [`Cache::get`] views its data in the map whatever its
+/// size, when the store kept it apart (arrays of at least
+/// [`CacheOptions::apart_min`](super::CacheOptions::apart_min) bytes); read
+/// any other way (a smaller array, `from_msgpack`, JSON), it holds a copy.
+///
+/// ```
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// use codec::store::MappedArray;
+///
+/// #[derive(codec::Codec)]
+/// struct Embeddings { ids: Vec<u32>, vectors: MappedArray<f32> }
+///
+/// let dir = tempfile::tempdir()?;
+/// let cache = codec::Cache::open(dir.path())?;
+/// let vectors = ndarray::Array2::<f32>::zeros((1000, 64));
+/// let value = Embeddings { ids: (0..1000).collect(), vectors: MappedArray::from_array(&vectors) };
+/// cache.put("emb", &value)?;
+/// let read: Embeddings = cache.get("emb")?.unwrap();
+/// assert!(read.vectors.is_mapped());
+/// assert_eq!(read.vectors.shape(), [1000, 64]);
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Clone)]
 pub struct MappedArray<T> {
-    map: Arc<Mmap>,
-    offset: usize,
-    len: usize,
+    storage: Storage<T>,
     shape: Vec<usize>,
-    _element: PhantomData<T>,
+}
+
+#[derive(Clone)]
+enum Storage<T> {
+    /// `len` bytes at `offset` of a map, checked (see `view`).
+    Mapped {
+        map: Arc<Mmap>,
+        offset: usize,
+        len: usize,
+    },
+    Owned(Arc<[T]>),
 }
 
 impl<T: Element> MappedArray<T> {
+    /// A copy of `array`, to store.
+    pub fn from_array<D: Dimension>(array: &ndarray::Array<T, D>) -> Self {
+        MappedArray {
+            storage: Storage::Owned(array.iter().copied().collect()),
+            shape: array.shape().to_vec(),
+        }
+    }
+
+    /// `len` bytes at `offset` of `map` as an array of `shape`, checked.
+    fn mapped(
+        map: Arc<Mmap>,
+        offset: usize,
+        len: usize,
+        shape: Vec<usize>,
+    ) -> Result<Self, String> {
+        let expected = shape.iter().try_fold(T::SIZE, |acc, &d| acc.checked_mul(d));
+        if expected != Some(len) || offset % ALIGN as usize != 0 {
+            return Err(format!(
+                "array of shape {shape:?} does not match its {len} bytes at offset {offset}"
+            ));
+        }
+        if offset.checked_add(len).is_none_or(|end| end > map.len()) {
+            return Err(format!(
+                "bytes {offset}..{} are past the end of the data file ({} bytes); it was truncated",
+                offset.saturating_add(len),
+                map.len()
+            ));
+        }
+        if T::DTYPE == "|b1" && map[offset..offset + len].iter().any(|&b| b > 1) {
+            // Any other byte is not a bool: refuse rather than view it as one.
+            return Err("bool array holds bytes other than 0 and 1".into());
+        }
+        Ok(MappedArray {
+            storage: Storage::Mapped { map, offset, len },
+            shape,
+        })
+    }
+
     /// The array, without copying it.
     pub fn view(&self) -> ArrayView<'_, T, IxDyn> {
-        let bytes = &self.map[self.offset..self.offset + self.len];
-        // SAFETY: `get_array` checked that the range lies within the mapping,
-        // that its start is aligned for `T` (arrays are written at 64-byte
-        // boundaries of a page-aligned mapping), and that its length is
-        // `product(shape) * size_of::<T>()`. `Element` types are plain numbers
-        // (or bool, written as 0/1 by codec) for which the stored
-        // little-endian bytes are the native representation (checked in
-        // `get_array`). The data file is append-only, so the bytes do not
-        // change while mapped.
-        let data =
-            unsafe { std::slice::from_raw_parts(bytes.as_ptr().cast::<T>(), self.len / T::SIZE) };
+        let data: &[T] = match &self.storage {
+            Storage::Owned(items) => items,
+            Storage::Mapped { map, offset, len } => {
+                let bytes = &map[*offset..*offset + *len];
+                // SAFETY: `mapped` checked that the range lies within the
+                // mapping, that its start is aligned for `T` (arrays are
+                // written at 64-byte boundaries of a page-aligned mapping),
+                // and that its length is `product(shape) * size_of::<T>()`.
+                // `Element` types are plain numbers (or bool, checked to be
+                // 0 or 1) whose little-endian bytes are their native
+                // representation (mapped only on little-endian machines).
+                // The data file is append-only, so the bytes do not change
+                // while mapped.
+                unsafe { std::slice::from_raw_parts(bytes.as_ptr().cast::<T>(), len / T::SIZE) }
+            }
+        };
         ArrayView::from_shape(IxDyn(&self.shape), data)
-            .expect("shape checked against the data length in get_array")
+            .expect("shape checked against the data length")
     }
 
     /// The array's shape.
@@ -91,9 +175,80 @@ impl<T: Element> MappedArray<T> {
         &self.shape
     }
 
+    /// Whether the data is viewed in a memory map (else it is a copy).
+    pub fn is_mapped(&self) -> bool {
+        matches!(self.storage, Storage::Mapped { .. })
+    }
+
     /// A copy of the array with a fixed dimension.
     pub fn to_owned<D: Dimension>(&self) -> Result<ndarray::Array<T, D>, ndarray::ShapeError> {
         self.view().to_owned().into_dimensionality::<D>()
+    }
+
+    /// The array's little-endian bytes in C order.
+    fn le_bytes(&self) -> Cow<'_, [u8]> {
+        match &self.storage {
+            Storage::Mapped { map, offset, len } => Cow::Borrowed(&map[*offset..*offset + *len]),
+            Storage::Owned(items) => match T::as_le_bytes(items) {
+                Some(bytes) => Cow::Borrowed(bytes),
+                None => {
+                    let mut out = Vec::with_capacity(items.len() * T::SIZE);
+                    items.iter().for_each(|x| x.put(&mut out));
+                    Cow::Owned(out)
+                }
+            },
+        }
+    }
+}
+
+impl<T: Element + std::fmt::Debug> std::fmt::Debug for MappedArray<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MappedArray")
+            .field("mapped", &self.is_mapped())
+            .field("array", &self.view())
+            .finish()
+    }
+}
+
+impl<T: Element + PartialEq> PartialEq for MappedArray<T> {
+    fn eq(&self, other: &Self) -> bool {
+        self.view() == other.view()
+    }
+}
+
+impl<T: Element> Codec for MappedArray<T> {
+    const KIND: WireKind = WireKind::MAP;
+
+    fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
+        write_msgpack_parts::<T>(&self.shape, &self.le_bytes(), w)
+    }
+
+    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+        let start = r.position();
+        let (dtype, shape, (data, place)) = read_msgpack_parts(r, |r| r.read_bin_mapped())?;
+        let invalid = |m: String| DecodeError::invalid_value(m).at(crate::Format::MsgPack, start);
+        let shape = checked_shape::<T>(dtype, &shape, None, data.len()).map_err(invalid)?;
+        match place {
+            Some((map, offset)) if cfg!(target_endian = "little") => {
+                Self::mapped(map, offset, data.len(), shape).map_err(invalid)
+            }
+            _ => Ok(MappedArray {
+                storage: Storage::Owned(data.chunks_exact(T::SIZE).map(T::get).collect()),
+                shape,
+            }),
+        }
+    }
+
+    fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+        write_json_parts::<T>(&self.shape, &self.le_bytes(), w)
+    }
+
+    fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
+        ndarray::ArrayD::<T>::decode_json(r).map(|a| MappedArray::from_array(&a))
+    }
+
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        ndarray::ArrayD::<T>::json_schema(generator)
     }
 }
 
@@ -149,25 +304,10 @@ impl Cache {
         }
         let ctx = self.load_context(key);
         let (file, offset, len) = location_ref(line.info_ref(), &ctx)?;
-        let expected = shape.iter().try_fold(T::SIZE, |acc, &d| acc.checked_mul(d));
-        if expected != Some(len as usize) || offset % ALIGN != 0 {
-            return Err(corrupt(format!(
-                "array of shape {shape:?} does not match its {len} bytes at offset {offset}"
-            )));
-        }
-        let end = offset + len;
-        let map = ctx.mapped(&file, end)?;
-        if T::DTYPE == "|b1" && map[offset as usize..end as usize].iter().any(|&b| b > 1) {
-            // Any other byte is not a bool: refuse rather than view it as one.
-            return Err(corrupt("bool array holds bytes other than 0 and 1".into()));
-        }
-        Ok(Some(MappedArray {
-            map,
-            offset: offset as usize,
-            len: len as usize,
-            shape,
-            _element: PhantomData,
-        }))
+        let map = ctx.mapped(&file, offset.saturating_add(len))?;
+        MappedArray::mapped(map, offset as usize, len as usize, shape)
+            .map(Some)
+            .map_err(corrupt)
     }
 }
 
