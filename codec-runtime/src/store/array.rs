@@ -126,7 +126,7 @@ impl<T: Element> MappedArray<T> {
         shape: Vec<usize>,
     ) -> Result<Self, String> {
         let expected = shape.iter().try_fold(T::SIZE, |acc, &d| acc.checked_mul(d));
-        if expected != Some(len) || offset % ALIGN as usize != 0 {
+        if expected != Some(len) || !offset.is_multiple_of(ALIGN as usize) {
             return Err(format!(
                 "array of shape {shape:?} does not match its {len} bytes at offset {offset}"
             ));

@@ -19,6 +19,9 @@ pub(crate) struct Apart<'de> {
     pub map: &'de Arc<Mmap>,
 }
 
+/// A memory map, and an offset in it.
+pub(crate) type MapPlace = (Arc<Mmap>, usize);
+
 impl<'de> MsgpackReader<'de> {
     /// Reads byte buffers that the payload keeps apart (see [`Apart`]):
     /// [`read_bin`](Self::read_bin) returns them in place of their
@@ -42,9 +45,7 @@ impl<'de> MsgpackReader<'de> {
     /// a buffer kept apart: the map and their offset in it, for a value
     /// that views them in place rather than copying them.
     #[cfg_attr(not(feature = "ndarray"), allow(dead_code))]
-    pub(crate) fn read_bin_mapped(
-        &mut self,
-    ) -> Result<(&'de [u8], Option<(Arc<Mmap>, usize)>), DecodeError> {
+    pub(crate) fn read_bin_mapped(&mut self) -> Result<(&'de [u8], Option<MapPlace>), DecodeError> {
         if let (Some(apart), Some(bytes)) = (self.apart, self.apart_here()) {
             self.read_ext()?; // the reference itself
             let offset = bytes.as_ptr() as usize - apart.map.as_ptr() as usize;
