@@ -115,7 +115,13 @@ fn entry_json(cache: &Cache, entry: &EntryInfo) -> Result<serde_json::Value, Str
             serde_json::from_slice(&payload).map_err(|e| format!("payload is not JSON: {e}"))
         }
         Mode::MsgPack => untyped::msgpack_to_json(&payload).map_err(|e| e.to_string()),
-        Mode::Raw => Ok(serde_json::json!({ "raw_base64": untyped::base64(&payload) })),
+        // An array as codec encodes ndarray arrays in JSON.
+        Mode::Raw => Ok(match entry.array_type() {
+            Some((dtype, shape)) => {
+                serde_json::json!({ "dtype": dtype, "shape": shape, "data": untyped::base64(&payload) })
+            }
+            None => serde_json::json!({ "raw_base64": untyped::base64(&payload) }),
+        }),
     }
 }
 

@@ -56,6 +56,8 @@ fn folder() -> tempfile::TempDir {
         )
         .unwrap();
     cache.put_bytes("raw", b"\xff\x00").unwrap();
+    let array = ndarray::Array2::from_shape_fn((2, 3), |(i, j)| (i * 3 + j) as f64);
+    cache.put_array("arr", &array).unwrap();
     cache
         .put(
             "apart",
@@ -85,7 +87,7 @@ fn inspect_lists_live_entries() {
     let (ok, out, _) = run(&["inspect", dir.path().to_str().unwrap()]);
     assert!(ok);
     assert!(out.contains("cli.Chunk"), "{out}");
-    assert!(out.contains("24 entries"), "{out}");
+    assert!(out.contains("25 entries"), "{out}");
     assert!(!out.contains("chunk/19 "), "{out}");
 }
 
@@ -111,6 +113,15 @@ fn get_prints_an_entry_as_json_without_its_type() {
     let value: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(value["text"], "kept apart");
     assert_eq!(value["bytes"].as_str().unwrap().len(), 133_336); // base64 of 100,000
+                                                                 // An array, as codec writes ndarray arrays in JSON.
+    let (ok, out, _) = run(&["get", d, "arr"]);
+    assert!(ok);
+    let value: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let array = ndarray::Array2::from_shape_fn((2, 3), |(i, j)| (i * 3 + j) as f64);
+    assert_eq!(
+        value,
+        serde_json::from_str::<serde_json::Value>(&codec::to_json(&array).unwrap()).unwrap()
+    );
     let (ok, _, err) = run(&["get", d, "missing"]);
     assert!(!ok);
     assert!(err.contains("no entry `missing`"));
@@ -127,10 +138,10 @@ fn verify_reports_damage_and_compact_reclaims_space() {
     let size_before = dir_size(dir.path());
     let (ok, out, err) = run(&["compact", d]);
     assert!(ok, "{out}{err}");
-    assert!(out.contains("compacted 24 entries"), "{out}");
+    assert!(out.contains("compacted 25 entries"), "{out}");
     assert!(dir_size(dir.path()) < size_before);
     let cache = Cache::open(dir.path()).unwrap();
-    assert_eq!(cache.len().unwrap(), 24);
+    assert_eq!(cache.len().unwrap(), 25);
     assert_eq!(
         cache.get::<Chunk>("chunk/3").unwrap().unwrap().text,
         "chunk 103"
@@ -173,7 +184,7 @@ fn compact_refuses_a_folder_open_elsewhere() {
         err.contains("is open in another cache handle or process"),
         "{err}"
     );
-    assert_eq!(cache.len().unwrap(), 24);
+    assert_eq!(cache.len().unwrap(), 25);
     drop(cache);
     let (ok, out, err) = run(&["compact", d]);
     assert!(ok, "{out}{err}");

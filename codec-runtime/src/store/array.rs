@@ -294,8 +294,9 @@ impl Cache {
                 "entry was stored by handler `{handler}`, not as an array"
             )));
         }
-        let (dtype, shape) = parse_type_name(line.type_name.as_deref().unwrap_or_default())
-            .ok_or_else(|| corrupt("array entry without its dtype and shape".into()))?;
+        let (dtype, shape) =
+            super::index::parse_array_type(line.type_name.as_deref().unwrap_or_default())
+                .ok_or_else(|| corrupt("array entry without its dtype and shape".into()))?;
         if dtype != T::DTYPE {
             return Err(corrupt(format!(
                 "array dtype `{dtype}` is not `{}`",
@@ -309,20 +310,4 @@ impl Cache {
             .map(Some)
             .map_err(corrupt)
     }
-}
-
-/// `ndarray<<f8>[2, 3]` -> (`<f8`, [2, 3]).
-fn parse_type_name(name: &str) -> Option<(String, Vec<usize>)> {
-    let rest = name.strip_prefix("ndarray<")?;
-    let (dtype, shape) = rest.split_once('>')?;
-    let shape = shape.strip_prefix('[')?.strip_suffix(']')?;
-    let dims = if shape.trim().is_empty() {
-        Vec::new()
-    } else {
-        shape
-            .split(',')
-            .map(|d| d.trim().parse().ok())
-            .collect::<Option<Vec<usize>>>()?
-    };
-    Some((dtype.to_owned(), dims))
 }

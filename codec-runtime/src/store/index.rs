@@ -224,6 +224,14 @@ pub struct EntryInfo {
 }
 
 impl EntryInfo {
+    /// The dtype and shape of an array stored with `put_array`.
+    pub fn array_type(&self) -> Option<(String, Vec<usize>)> {
+        match self.handler.as_str() {
+            "array" => parse_array_type(self.type_name.as_deref()?),
+            _ => None,
+        }
+    }
+
     /// The entry a live index line describes; `None` for a removal.
     pub(super) fn of_line(line: &LineView<'_>) -> Result<Option<EntryInfo>, StoreError> {
         let Some(handler) = &line.handler else {
@@ -240,6 +248,22 @@ impl EntryInfo {
             info: line.info().map_err(|e| corrupt_line(&line.key, e))?,
         }))
     }
+}
+
+/// `ndarray<<f8>[2, 3]` -> (`<f8`, [2, 3]): the type name `put_array` writes.
+pub(super) fn parse_array_type(name: &str) -> Option<(String, Vec<usize>)> {
+    let rest = name.strip_prefix("ndarray<")?;
+    let (dtype, shape) = rest.split_once('>')?;
+    let shape = shape.strip_prefix('[')?.strip_suffix(']')?;
+    let dims = if shape.trim().is_empty() {
+        Vec::new()
+    } else {
+        shape
+            .split(',')
+            .map(|d| d.trim().parse().ok())
+            .collect::<Option<Vec<usize>>>()?
+    };
+    Some((dtype.to_owned(), dims))
 }
 
 /// A checked index line that does not read as one (an impossible state
