@@ -31,8 +31,9 @@ use crate::msgpack::{Apart, LargeBin, MsgpackReader};
 pub const REF_EXT: i8 = 98;
 /// A reference: ext8 marker, length 16, type, offset, length.
 const REF_LEN: usize = 19;
-/// Where buffers start in the data file: enough for any element type.
-const ALIGN: u64 = 64;
+/// Where buffers and arrays start in the data file: enough for any element
+/// type, and for SIMD loads.
+pub(super) const ALIGN: u64 = 64;
 
 /// The handler named `auto`: large byte buffers of a value apart, the rest
 /// in the line or the shared data file.

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use memmap2::Mmap;
 use ndarray::{ArrayView, Dimension, IxDyn};
 
+use super::apart::ALIGN;
 use super::handler::{int, range_info, text, DumpContext, Handler, LoadContext};
 use super::line::InfoRef;
 use super::records::Info;
@@ -20,10 +21,6 @@ use crate::impls::ndarray::{
 use crate::json::{JsonReader, JsonWriter};
 use crate::msgpack::{MsgpackReader, MsgpackWriter};
 use schemars::{Schema, SchemaGenerator};
-
-/// Where arrays start in the shared file: enough for any element type, and
-/// for SIMD loads.
-const ALIGN: u64 = 64;
 
 /// The handler named `array`: see [`Cache::put_array`].
 pub struct ArrayHandler;
