@@ -9,8 +9,7 @@ use memmap2::Mmap;
 use ndarray::{ArrayView, Dimension, IxDyn};
 
 use super::apart::ALIGN;
-use super::handler::{int, range_info, text, DumpContext, Handler, LoadContext};
-use super::line::InfoRef;
+use super::handler::{range_info, range_ref, DumpContext, Handler, LoadContext};
 use super::records::Info;
 use super::{Cache, StoreError};
 use crate::codec::{Codec, WireKind};
@@ -36,30 +35,9 @@ impl Handler for ArrayHandler {
     }
 
     fn load(&self, info: &Info, ctx: &LoadContext<'_>) -> Result<Vec<u8>, StoreError> {
-        let (file, offset, len) = location(info, ctx)?;
-        ctx.read_range(&file, offset, len)
+        // Laid out as the shared handler lays out its payloads.
+        super::Shared.load(info, ctx)
     }
-}
-
-fn location(info: &Info, ctx: &LoadContext<'_>) -> Result<(String, u64, u64), StoreError> {
-    Ok((
-        text(info, "file", ctx)?.to_owned(),
-        int(info, "offset", ctx)?,
-        int(info, "len", ctx)?,
-    ))
-}
-
-fn location_ref<'a>(
-    info: InfoRef<'a>,
-    ctx: &LoadContext<'_>,
-) -> Result<(Cow<'a, str>, u64, u64), StoreError> {
-    let lacks = |key| ctx.corrupt(format!("index info lacks `{key}`"));
-    let int = |key| match info.int(key) {
-        Some(i) if i >= 0 => Ok(i as u64),
-        _ => Err(lacks(key)),
-    };
-    let file = info.text("file").ok_or_else(|| lacks("file"))?;
-    Ok((file, int("offset")?, int("len")?))
 }
 
 /// An array read from the store, viewed where it lies in the memory-mapped
@@ -301,7 +279,7 @@ impl Cache {
             )));
         }
         let ctx = self.load_context(key);
-        let (file, offset, len) = location_ref(line.info_ref(), &ctx)?;
+        let (file, offset, len) = range_ref(line.info_ref(), &ctx)?;
         let map = ctx.mapped(&file, offset.saturating_add(len))?;
         MappedArray::mapped(map, offset as usize, len as usize, shape)
             .map(Some)

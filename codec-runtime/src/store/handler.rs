@@ -302,22 +302,32 @@ fn decode_inline(data: &str, ctx: &LoadContext<'_>) -> Result<Vec<u8>, StoreErro
         .map_err(|e| ctx.corrupt(format!("inline data is not base64: {e}")))
 }
 
-pub(super) fn text<'a>(
-    info: &'a Info,
-    key: &str,
-    ctx: &LoadContext<'_>,
-) -> Result<&'a str, StoreError> {
+fn text<'a>(info: &'a Info, key: &str, ctx: &LoadContext<'_>) -> Result<&'a str, StoreError> {
     match info.get(key) {
         Some(InfoValue::Text(s)) => Ok(s),
         _ => Err(lacks(key, ctx)),
     }
 }
 
-pub(super) fn int(info: &Info, key: &str, ctx: &LoadContext<'_>) -> Result<u64, StoreError> {
+fn int(info: &Info, key: &str, ctx: &LoadContext<'_>) -> Result<u64, StoreError> {
     match info.get(key) {
         Some(InfoValue::Int(i)) if *i >= 0 => Ok(*i as u64),
         _ => Err(lacks(key, ctx)),
     }
+}
+
+/// The file, offset and length of a payload [`range_info`] described,
+/// read in place.
+pub(super) fn range_ref<'a>(
+    info: InfoRef<'a>,
+    ctx: &LoadContext<'_>,
+) -> Result<(std::borrow::Cow<'a, str>, u64, u64), StoreError> {
+    let int = |key| match info.int(key) {
+        Some(i) if i >= 0 => Ok(i as u64),
+        _ => Err(lacks(key, ctx)),
+    };
+    let file = info.text("file").ok_or_else(|| lacks("file", ctx))?;
+    Ok((file, int("offset")?, int("len")?))
 }
 
 /// The info of a payload at `offset` of a shared data file.
@@ -378,12 +388,8 @@ impl Handler for Shared {
     }
 
     fn load_ref(&self, info: InfoRef<'_>, ctx: &LoadContext<'_>) -> Result<Vec<u8>, StoreError> {
-        let file = info.text("file").ok_or_else(|| lacks("file", ctx))?;
-        let int = |key| match info.int(key) {
-            Some(i) if i >= 0 => Ok(i as u64),
-            _ => Err(lacks(key, ctx)),
-        };
-        ctx.read_range(&file, int("offset")?, int("len")?)
+        let (file, offset, len) = range_ref(info, ctx)?;
+        ctx.read_range(&file, offset, len)
     }
 }
 
