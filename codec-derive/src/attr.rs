@@ -286,7 +286,7 @@ fn parse_lit_str(meta: &ParseNestedMeta) -> syn::Result<syn::LitStr> {
         .value()
         .map_err(|_| meta.error(format!("expected a value: #[codec({key} = \"...\")]")))?
         .parse()?;
-    match expr {
+    match ungroup(expr) {
         syn::Expr::Lit(syn::ExprLit {
             lit: syn::Lit::Str(s),
             ..
@@ -343,13 +343,14 @@ fn parse_int(meta: &ParseNestedMeta) -> syn::Result<i64> {
         .value()
         .map_err(|_| meta.error("expected an integer tag: #[codec(tag = 1)]"))?
         .parse()?;
+    let expr = ungroup(expr);
     let (negative, lit) = match &expr {
         syn::Expr::Lit(syn::ExprLit { lit, .. }) => (false, lit),
         syn::Expr::Unary(syn::ExprUnary {
             op: syn::UnOp::Neg(_),
             expr: inner,
             ..
-        }) => match &**inner {
+        }) => match ungroup_ref(inner) {
             syn::Expr::Lit(syn::ExprLit { lit, .. }) => (true, lit),
             _ => {
                 return Err(syn::Error::new_spanned(
@@ -386,7 +387,7 @@ fn parse_version(meta: &ParseNestedMeta) -> syn::Result<u32> {
         .value()
         .map_err(|_| meta.error("expected a version number: #[codec(version = 2)]"))?
         .parse()?;
-    match &expr {
+    match ungroup_ref(&expr) {
         syn::Expr::Lit(syn::ExprLit {
             lit: syn::Lit::Int(i),
             ..
@@ -396,6 +397,22 @@ fn parse_version(meta: &ParseNestedMeta) -> syn::Result<u32> {
             "expected a version number: #[codec(version = 2)]",
         )),
     }
+}
+
+/// The expression inside the invisible groups a `macro_rules!` fragment
+/// (`$v:literal`, `$v:expr`) leaves around a value.
+fn ungroup(mut expr: syn::Expr) -> syn::Expr {
+    while let syn::Expr::Group(group) = expr {
+        expr = *group.expr;
+    }
+    expr
+}
+
+fn ungroup_ref(mut expr: &syn::Expr) -> &syn::Expr {
+    while let syn::Expr::Group(group) = expr {
+        expr = &group.expr;
+    }
+    expr
 }
 
 /// A key that takes no value, like `#[codec(skip)]`.

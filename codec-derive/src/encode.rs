@@ -423,7 +423,9 @@ fn msgpack_value(cont: &Container, field: &Field, access: TokenStream) -> TokenS
         Some(path) => quote!(#path::encode_msgpack(#access, __w)?;),
         None => {
             let ty = field.ty;
-            quote_spanned!(ty.span()=> <#ty as #krate::__private::Codec>::encode_msgpack(#access, __w)?;)
+            let encode =
+                quote_spanned!(ty.span()=> <#ty as #krate::__private::Codec>::encode_msgpack);
+            quote!(#encode(#access, __w)?;)
         }
     }
 }
@@ -434,7 +436,8 @@ fn json_value(cont: &Container, field: &Field, access: TokenStream) -> TokenStre
         Some(path) => quote!(#path::encode_json(#access, __w)?;),
         None => {
             let ty = field.ty;
-            quote_spanned!(ty.span()=> <#ty as #krate::__private::Codec>::encode_json(#access, __w)?;)
+            let encode = quote_spanned!(ty.span()=> <#ty as #krate::__private::Codec>::encode_json);
+            quote!(#encode(#access, __w)?;)
         }
     }
 }

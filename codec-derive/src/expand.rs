@@ -57,6 +57,7 @@ fn wrap(cont: &Container, items: TokenStream) -> TokenStream {
     quote! {
         #[doc(hidden)]
         #[allow(
+            deprecated,
             non_upper_case_globals,
             unused_attributes,
             unused_qualifications,
@@ -86,19 +87,19 @@ fn with_stub(cont: &Container, errors: syn::Error) -> TokenStream {
         quote! {
             const KIND: #p::WireKind = #p::WireKind::ANY;
             fn encode_msgpack(&self, _: &mut #p::MsgpackWriter) -> #p::Result<(), #p::EncodeError> {
-                unimplemented!()
+                ::core::unimplemented!()
             }
             fn decode_msgpack(_: &mut #p::MsgpackReader<'_>) -> #p::Result<Self, #p::DecodeError> {
-                unimplemented!()
+                ::core::unimplemented!()
             }
             fn encode_json(&self, _: &mut #p::JsonWriter) -> #p::Result<(), #p::EncodeError> {
-                unimplemented!()
+                ::core::unimplemented!()
             }
             fn decode_json(_: &mut #p::JsonReader<'_>) -> #p::Result<Self, #p::DecodeError> {
-                unimplemented!()
+                ::core::unimplemented!()
             }
             fn json_schema(_: &mut #p::schemars::SchemaGenerator) -> #p::schemars::Schema {
-                unimplemented!()
+                ::core::unimplemented!()
             }
         },
     );
@@ -258,18 +259,23 @@ fn untagged_checks(cont: &Container, variants: &[crate::ast::Variant]) -> TokenS
     checks
 }
 
-/// The tokens with every span set to `span`, so the compiler reports an error
-/// in them (a failed const assertion) at the user's token.
+/// The tokens with every span but literals' set to `span`, so the compiler
+/// reports an error in them (a failed const assertion) at the user's token.
+/// Literals keep theirs: lints that read a literal's source (clippy's raw
+/// string checks) would otherwise read the user's token as the literal.
 fn respan(tokens: TokenStream, span: proc_macro2::Span) -> TokenStream {
     tokens
         .into_iter()
         .map(|mut tt| {
-            if let proc_macro2::TokenTree::Group(g) = &tt {
-                let mut group = proc_macro2::Group::new(g.delimiter(), respan(g.stream(), span));
-                group.set_span(span);
-                tt = proc_macro2::TokenTree::Group(group);
-            } else {
-                tt.set_span(span);
+            match &tt {
+                proc_macro2::TokenTree::Group(g) => {
+                    let mut group =
+                        proc_macro2::Group::new(g.delimiter(), respan(g.stream(), span));
+                    group.set_span(span);
+                    tt = proc_macro2::TokenTree::Group(group);
+                }
+                proc_macro2::TokenTree::Literal(_) => {}
+                _ => tt.set_span(span),
             }
             tt
         })

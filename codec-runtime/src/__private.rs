@@ -5,13 +5,14 @@ pub use crate::error::{DecodeError, DecodeErrorKind, EncodeError};
 pub use crate::json::{JsonReader, JsonWriter};
 pub use crate::msgpack::{MsgpackReader, MsgpackWriter};
 pub use crate::schema;
+pub use core::convert::From;
 pub use core::default::Default;
 pub use core::option::Option::{self, None, Some};
 pub use core::result::Result::{self, Err, Ok};
 pub use schemars;
 pub use serde_json;
 pub use std::borrow::Cow;
-pub use std::string::String;
+pub use std::string::{String, ToString};
 
 /// The variant of an untagged union that takes input of kind `found`: the first
 /// whose kinds contain it; an integer may also go to a float variant.

@@ -190,7 +190,7 @@ fn index_out_of_range(cont: &Container) -> TokenStream {
     let p = quote!(#krate::__private);
     quote! {
         _ => #p::Err(__r.error(#p::DecodeErrorKind::InvalidValue {
-            message: #p::String::from("variant index out of range"),
+            message: <#p::String as #p::From<&str>>::from("variant index out of range"),
         }))
     }
 }
@@ -253,7 +253,10 @@ fn field_value(cont: &Container, field: &Field, fmt: Fmt) -> TokenStream {
     let ty = field.ty;
     match field.attrs.with.get() {
         Some(path) => quote!(#path::#name(__r)),
-        None => quote_spanned!(ty.span()=> <#ty as #p::Codec>::#name(__r)),
+        None => {
+            let decode = quote_spanned!(ty.span()=> <#ty as #p::Codec>::#name);
+            quote!(#decode(__r))
+        }
     }
 }
 
