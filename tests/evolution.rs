@@ -31,6 +31,37 @@ mod compatible {
     use codec::Codec;
 
     #[test]
+    fn option_field_added_without_a_default() {
+        mod v1 {
+            #[derive(codec::Codec)]
+            #[codec(name = "Note")]
+            pub struct Note {
+                pub text: String,
+            }
+        }
+        mod v2 {
+            #[derive(codec::Codec, Debug, PartialEq)]
+            #[codec(name = "Note")]
+            pub struct Note {
+                pub text: String,
+                pub author: Option<String>,
+            }
+        }
+        let v: v2::Note = read(&v1::Note { text: "t".into() }).unwrap();
+        assert_eq!(
+            v,
+            v2::Note {
+                text: "t".into(),
+                author: None
+            }
+        );
+        let old = codec::schema_of::<v1::Note>();
+        let new = codec::schema_of::<v2::Note>();
+        let changes = codec::schema::diff(&old, &new);
+        assert!(changes.iter().all(|c| !c.is_breaking()), "{changes:?}");
+    }
+
+    #[test]
     fn field_added_with_a_default() {
         mod v1 {
             #[derive(codec::Codec)]

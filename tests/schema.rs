@@ -421,3 +421,29 @@ fn drift_check_refuses_a_breaking_change_unless_the_version_was_raised() {
     assert!(changed.to_string().contains("differs from"), "{changed}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn diff_text_names_bytes_and_times_for_what_they_hold() {
+    let text = |old: serde_json::Value, new: serde_json::Value| -> Vec<String> {
+        codec::schema::diff(&old, &new)
+            .iter()
+            .map(ToString::to_string)
+            .collect()
+    };
+    let string = codec::schema_of::<String>();
+    assert_eq!(
+        text(string.clone(), codec::schema_of::<Vec<u8>>()),
+        ["alloc::vec::Vec<u8>: string -> bytes (base64 string) (breaking)"]
+    );
+    assert_eq!(
+        text(string, codec::schema_of::<std::time::SystemTime>()),
+        ["std::time::SystemTime: string -> timestamp (RFC 3339 string) (breaking)"]
+    );
+    assert_eq!(
+        text(
+            codec::schema_of::<std::time::Duration>(),
+            codec::schema_of::<std::time::SystemTime>()
+        ),
+        ["std::time::SystemTime: duration (ISO 8601 string) -> timestamp (RFC 3339 string) (breaking)"]
+    );
+}

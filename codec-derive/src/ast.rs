@@ -158,7 +158,8 @@ impl<'a> Variant<'a> {
                 None => variant.ident.unraw().to_string(),
             }),
         };
-        let (style, fields) = fields_from_ast(cx, &variant.fields, attrs.rename_all.get());
+        let rename_fields = attrs.rename_all.get().or(container.rename_all_fields.get());
+        let (style, fields) = fields_from_ast(cx, &variant.fields, rename_fields);
         Variant {
             ident: &variant.ident,
             attrs,

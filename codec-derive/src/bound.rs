@@ -12,6 +12,11 @@ pub fn with_codec_bounds(cont: &Container) -> syn::Generics {
     let krate = &cont.krate;
     let mut generics = cont.generics.clone();
     let where_clause = generics.make_where_clause();
+    if let Some(bound) = cont.attrs.bound.get() {
+        // `#[codec(bound = "...")]` replaces the inferred bounds.
+        where_clause.predicates.extend(bound.iter().cloned());
+        return generics;
+    }
     for ty in encoded_generic_types(cont) {
         where_clause
             .predicates

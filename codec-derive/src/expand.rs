@@ -227,7 +227,8 @@ fn untagged_checks(cont: &Container, variants: &[crate::ast::Variant]) -> TokenS
             }
             let (ka, kb) = (a.kind_expr(krate), b.kind_expr(krate));
             let (na, nb) = (a.ident, b.ident);
-            let fix = "; add #[codec(tag = \"type\")] to the enum, or make the payloads distinct";
+            let fix =
+                "; remove `untagged` (enums are tagged by default), or make the payloads distinct";
             let arms = ["nil", "bool", "int", "float", "string-like", "array-like", "map-like"]
                 .iter()
                 .enumerate()

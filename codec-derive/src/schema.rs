@@ -105,7 +105,14 @@ fn object(cont: &Container, fields: &[Field]) -> TokenStream {
         let name = &f.wire_name;
         let aliases = &f.attrs.aliases;
         let schema = field_schema(cont, f);
-        let required = !has_default(cont, f);
+        let required = if has_default(cont, f) {
+            quote!(false)
+        } else if f.attrs.required.is_set() || f.attrs.with.is_set() {
+            quote!(true)
+        } else {
+            let ty = f.ty;
+            quote!(!#p::may_be_missing::<#ty>())
+        };
         quote! {
             #p::schema::FieldSchema {
                 name: #name,

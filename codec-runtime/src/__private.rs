@@ -5,6 +5,7 @@ pub use crate::error::{DecodeError, DecodeErrorKind, EncodeError};
 pub use crate::json::{JsonReader, JsonWriter};
 pub use crate::msgpack::{MsgpackReader, MsgpackWriter};
 pub use crate::schema;
+pub use core::cmp::PartialEq;
 pub use core::convert::From;
 pub use core::default::Default;
 pub use core::option::Option::{self, None, Some};
@@ -101,6 +102,25 @@ pub const fn names_contain(names: &[&str], name: &str) -> bool {
         i += 1;
     }
     false
+}
+
+/// Whether a field of type `T` may be missing from a map: its type takes nil
+/// (`Option`, a union with a nil variant, `()`), as serde lets an `Option`
+/// field be missing. A type of unknown kind (a serde bridge) may not.
+#[inline]
+pub const fn may_be_missing<T: Codec>() -> bool {
+    T::KIND.contains(WireKind::NIL) && !T::KIND.is(WireKind::ANY)
+}
+
+/// The value of a missing field that [`may_be_missing`]: what nil decodes to
+/// (`None` for an `Option`); `None` here when it does not decode.
+#[cold]
+pub fn decode_missing<T: Codec>() -> Option<T> {
+    if !may_be_missing::<T>() {
+        return None;
+    }
+    const NIL: u8 = 0xc0;
+    crate::api::from_msgpack(&[NIL]).ok()
 }
 
 /// The value of a missing field with `#[codec(default)]` or `#[codec(skip)]`.

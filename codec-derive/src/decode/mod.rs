@@ -260,7 +260,9 @@ fn field_value(cont: &Container, field: &Field, fmt: Fmt) -> TokenStream {
     }
 }
 
-/// The value of a field absent from the input: its default, or a missing-field error.
+/// The value of a field absent from the input: its default, what nil decodes
+/// to for a type that takes nil (an `Option` is `None`) unless the field is
+/// `required`, or a missing-field error.
 fn missing_value(cont: &Container, field: &Field) -> TokenStream {
     let krate = &cont.krate;
     let p = quote!(#krate::__private);
@@ -276,7 +278,18 @@ fn missing_value(cont: &Container, field: &Field) -> TokenStream {
                 let member = &field.member;
                 quote!(<Self as #p::Default>::default().#member)
             }
-            None => quote!(return #p::Err(__r.locate(#p::DecodeError::missing_field(#name)))),
+            None if field.attrs.required.is_set() || field.attrs.with.is_set() => {
+                quote!(return #p::Err(__r.locate(#p::DecodeError::missing_field(#name))))
+            }
+            None => {
+                let ty = field.ty;
+                quote! {
+                    match #p::decode_missing::<#ty>() {
+                        #p::Some(__v) => __v,
+                        #p::None => return #p::Err(__r.locate(#p::DecodeError::missing_field(#name))),
+                    }
+                }
+            }
         },
     }
 }

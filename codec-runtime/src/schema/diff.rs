@@ -143,10 +143,7 @@ fn describe(v: &Value) -> String {
         Shape::Object(_) => "object".into(),
         Shape::Map(_) => "map".into(),
         Shape::Array(_) => "array".into(),
-        Shape::Scalar(ty, obj) => match obj.get("format").and_then(Value::as_str) {
-            Some(format) => format!("{ty} ({format})"),
-            None => ty.to_owned(),
-        },
+        Shape::Scalar(ty, obj) => describe_map(ty, obj),
         Shape::Any => "any value".into(),
     }
 }
@@ -535,10 +532,20 @@ impl<'a> Differ<'a> {
     }
 }
 
+/// A scalar's name in diff text: strings that carry bytes, times or ids are
+/// named for what they hold, with their JSON form.
 fn describe_map(ty: &str, m: &Map<String, Value>) -> String {
-    match m.get("format").and_then(Value::as_str) {
-        Some(f) => format!("{ty} ({f})"),
-        None => ty.to_owned(),
+    if m.get("contentEncoding").and_then(Value::as_str) == Some("base64") {
+        return "bytes (base64 string)".to_owned();
+    }
+    match (ty, m.get("format").and_then(Value::as_str)) {
+        ("string", Some("date-time")) => "timestamp (RFC 3339 string)".to_owned(),
+        ("string", Some("date")) => "date (ISO 8601 string)".to_owned(),
+        ("string", Some("time")) => "time of day (ISO 8601 string)".to_owned(),
+        ("string", Some("duration")) => "duration (ISO 8601 string)".to_owned(),
+        ("string", Some("uuid")) => "uuid (string)".to_owned(),
+        (ty, Some(f)) => format!("{ty} ({f})"),
+        (ty, None) => ty.to_owned(),
     }
 }
 
