@@ -69,8 +69,14 @@ fn a_renamed_type_is_compared_with_the_file_of_its_former_name() {
             .run()
     };
     let err = check(false).unwrap_err().to_string();
-    assert!(err.contains("`TextChunk` was renamed and differs from"), "{err}");
-    assert!(err.contains("Chunk.start: integer -> string (breaking)"), "{err}");
+    assert!(
+        err.contains("`TextChunk` was renamed and differs from"),
+        "{err}"
+    );
+    assert!(
+        err.contains("Chunk.start: integer -> string (breaking)"),
+        "{err}"
+    );
     assert!(!err.contains("no committed schema"), "{err}");
     // The update refuses it as it refuses any breaking change.
     let err = check(true).unwrap_err().to_string();
@@ -188,15 +194,15 @@ fn errors_read_through_unwrap_as_their_message() {
     assert_eq!(format!("{decode:?}"), decode.to_string());
     assert!(format!("{decode:#?}").starts_with("DecodeError {"));
 
-    let store = codec::StoreError::InUse { dir: "cache".into() };
+    let store = codec::StoreError::InUse {
+        dir: "cache".into(),
+    };
     assert_eq!(format!("{store:?}"), store.to_string());
-    let panic = std::panic::catch_unwind(|| {
-        Err::<(), _>(codec::StoreError::InUse { dir: "cache".into() }).unwrap()
-    })
-    .unwrap_err();
+    let compact = || codec::Cache::compact("/nonexistent/cache", &[], |_, _| {});
+    let panic = std::panic::catch_unwind(|| compact().unwrap()).unwrap_err();
     let message = panic.downcast_ref::<String>().unwrap();
     assert!(
-        message.ends_with("cache is open in another cache handle or process; compact it when they have closed it"),
+        message.ends_with("/nonexistent/cache is not a codec cache folder (no codec-store.json)"),
         "{message}"
     );
 }

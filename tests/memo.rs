@@ -75,7 +75,14 @@ fn an_entry_written_before_a_breaking_change_is_recomputed_and_warned() {
     );
     assert!(warnings[0].contains("breaking"), "{warnings:?}");
     // Other tests of this binary log too: this one's lines name `k`.
-    let logged: Vec<String> = LOGGED.0.lock().unwrap().iter().filter(|l| l.contains("entry `k`")).cloned().collect();
+    let logged: Vec<String> = LOGGED
+        .0
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|l| l.contains("entry `k`"))
+        .cloned()
+        .collect();
     assert_eq!(logged, [format!("WARN codec::store: {}", warnings[0])]);
 
     // Now readable: computed no more.
@@ -213,11 +220,16 @@ fn computations_across_processes(lock: bool) -> usize {
     let children: Vec<_> = (0..4)
         .map(|_| {
             let mut cmd = Command::new(std::env::current_exe().unwrap());
-            cmd.args(["--exact", "child_memo_worker", "--nocapture", "--test-threads=1"])
-                .env("CODEC_MEMO_DIR", dir.path())
-                .env("CODEC_COUNT", "10")
-                .stdout(Stdio::piped())
-                .stderr(Stdio::null());
+            cmd.args([
+                "--exact",
+                "child_memo_worker",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env("CODEC_MEMO_DIR", dir.path())
+            .env("CODEC_COUNT", "10")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
             if lock {
                 cmd.env("CODEC_MEMO_LOCK", "1");
             }

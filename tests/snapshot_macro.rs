@@ -16,11 +16,14 @@ fn a_value_snapshot_in_one_line() {
         start: 7,
         weight: 0.5,
     });
-    codec::assert_snapshot!("named_chunk", Chunk {
-        text: "short".into(),
-        start: 0,
-        weight: 1.0,
-    });
+    codec::assert_snapshot!(
+        "named_chunk",
+        Chunk {
+            text: "short".into(),
+            start: 0,
+            weight: 1.0,
+        }
+    );
 }
 
 #[test]

@@ -125,27 +125,20 @@ fn from_msgpack(r: &mut MsgpackReader<'_>) -> Result<Json, DecodeError> {
 /// An object when every key is a string or an integer (as codec writes
 /// integer keys in JSON), else `[key, value]` pairs.
 fn map(entries: Vec<(Json, Json)>) -> Json {
-    let keyed = entries
-        .iter()
-        .all(|(k, _)| matches!(k, Json::Str(_)) || matches!(k, Json::Number(n) if !n.contains(['.', 'e', 'E'])));
-    if keyed {
-        Json::Object(
-            entries
-                .into_iter()
-                .map(|(k, v)| match k {
-                    Json::Str(s) | Json::Number(s) => (s, v),
-                    _ => unreachable!("checked above"),
-                })
-                .collect(),
-        )
-    } else {
-        Json::Array(
-            entries
-                .into_iter()
-                .map(|(k, v)| Json::Array(vec![k, v]))
-                .collect(),
-        )
+    let is_name = |k: &Json| match k {
+        Json::Str(_) => true,
+        Json::Number(n) => !n.contains(['.', 'e', 'E']),
+        _ => false,
+    };
+    if !entries.iter().all(|(k, _)| is_name(k)) {
+        let pairs = entries.into_iter().map(|(k, v)| Json::Array(vec![k, v]));
+        return Json::Array(pairs.collect());
     }
+    let named = entries.into_iter().filter_map(|(k, v)| match k {
+        Json::Str(name) | Json::Number(name) => Some((name, v)),
+        _ => None,
+    });
+    Json::Object(named.collect())
 }
 
 fn from_json(r: &mut JsonReader<'_>) -> Result<Json, DecodeError> {

@@ -379,7 +379,10 @@ fn verify_names_a_damaged_entry_once() {
     let dir = tempfile::tempdir().unwrap();
     let cache = Cache::open(dir.path()).unwrap();
     cache.put("big4", &"x".repeat(5000)).unwrap();
-    let data = dir.path().join("data").join(format!("{}.bin", cache.writer_id()));
+    let data = dir
+        .path()
+        .join("data")
+        .join(format!("{}.bin", cache.writer_id()));
     drop(cache);
     let len = std::fs::metadata(&data).unwrap().len();
     std::fs::OpenOptions::new()
@@ -407,7 +410,11 @@ fn compact_reports_the_net_change_and_deletes_unused_schemas() {
     cache.put("old", &OldChunk { text: "a".into() }).unwrap();
     cache.remove("old").unwrap();
     drop(cache);
-    let schemas = || std::fs::read_dir(dir.path().join("schemas")).unwrap().count();
+    let schemas = || {
+        std::fs::read_dir(dir.path().join("schemas"))
+            .unwrap()
+            .count()
+    };
     let before = schemas();
     let (ok, out, err) = run(&["compact", d]);
     assert!(ok, "{err}");
@@ -417,8 +424,14 @@ fn compact_reports_the_net_change_and_deletes_unused_schemas() {
     // Compacted already: nothing to give back.
     let (ok, out, err) = run(&["compact", d]);
     assert!(ok, "{err}");
-    assert!(out.contains("0 unused schemas deleted): nothing to reclaim"), "{out}");
+    assert!(
+        out.contains("0 unused schemas deleted): nothing to reclaim"),
+        "{out}"
+    );
     let cache = Cache::open(dir.path()).unwrap();
     assert_eq!(cache.len().unwrap(), 25);
-    assert_eq!(cache.get::<Chunk>("chunk/3").unwrap().unwrap().text, "chunk 103");
+    assert_eq!(
+        cache.get::<Chunk>("chunk/3").unwrap().unwrap().text,
+        "chunk 103"
+    );
 }

@@ -247,7 +247,10 @@ mod tests {
             .collect();
         assert_eq!(columns.len(), 3, "{text}");
         assert!(columns.iter().all(|&c| c == columns[1]), "{text}");
-        assert!(text.contains("d92c 78787878787878787878787878787878..(44 bytes) str"), "{text}");
+        assert!(
+            text.contains("d92c 78787878787878787878787878787878..(44 bytes) str"),
+            "{text}"
+        );
     }
 
     #[test]

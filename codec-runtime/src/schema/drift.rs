@@ -183,7 +183,11 @@ impl DriftCheck {
                 let own = self.path_of(&info.name);
                 // A former name's file is claimed until the update moves it.
                 let former = info.aliases.iter().map(|a| self.path_of(a));
-                let former: Vec<PathBuf> = if own.exists() { Vec::new() } else { former.collect() };
+                let former: Vec<PathBuf> = if own.exists() {
+                    Vec::new()
+                } else {
+                    former.collect()
+                };
                 std::iter::once(own).chain(former)
             })
             .collect();

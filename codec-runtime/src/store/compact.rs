@@ -319,7 +319,9 @@ fn folder_size(dir: &Path) -> Result<u64, StoreError> {
     let listing = std::fs::read_dir(dir).map_err(|e| StoreError::io(dir, e))?;
     for entry in listing {
         let entry = entry.map_err(|e| StoreError::io(dir, e))?;
-        let meta = entry.metadata().map_err(|e| StoreError::io(entry.path(), e))?;
+        let meta = entry
+            .metadata()
+            .map_err(|e| StoreError::io(entry.path(), e))?;
         total += if meta.is_dir() {
             folder_size(&entry.path())?
         } else {
