@@ -92,7 +92,8 @@ impl Cache {
     /// overwritten, with a warning in [`Cache::warnings`] (unless
     /// [`CacheOptions::memo_strict`](super::CacheOptions::memo_strict)).
     /// Concurrent callers of one key wait for the first one's computation
-    /// and get its value.
+    /// and get its value; so `make` must not ask this handle for the same
+    /// key (it would wait for itself).
     ///
     /// ```
     /// # fn main() -> Result<(), codec::StoreError> {
