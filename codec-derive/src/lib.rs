@@ -16,6 +16,7 @@ mod ctxt;
 mod decode;
 mod encode;
 mod expand;
+mod register;
 mod schema;
 mod wire;
 

@@ -10,6 +10,7 @@ pub use core::convert::From;
 pub use core::default::Default;
 pub use core::option::Option::{self, None, Some};
 pub use core::result::Result::{self, Err, Ok};
+pub use inventory;
 pub use schemars;
 pub use serde_json;
 pub use std::borrow::Cow;

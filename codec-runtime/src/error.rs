@@ -413,8 +413,13 @@ impl fmt::Display for DecodeError {
     }
 }
 
+/// The message, as `Display` gives it, so that `unwrap()` prints what to
+/// do; `{:#?}` gives the fields.
 impl fmt::Debug for DecodeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if !f.alternate() {
+            return fmt::Display::fmt(self, f);
+        }
         f.debug_struct("DecodeError")
             .field("kind", &self.inner.kind)
             .field("path", &self.path())

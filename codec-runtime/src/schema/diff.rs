@@ -32,6 +32,10 @@ pub struct Change {
     pub description: String,
     /// Whether old values still decode.
     pub compatibility: Compatibility,
+    /// For a breaking change that an attribute can make compatible, that
+    /// attribute (`give `port` a #[codec(default)]`). `None` when only
+    /// restoring the old shape (or raising the type's version) helps.
+    pub fix: Option<String>,
 }
 
 impl Change {
@@ -162,20 +166,32 @@ fn string_list(v: Option<&Value>) -> Vec<&str> {
 }
 
 impl<'a> Differ<'a> {
-    fn push(&mut self, path: &str, description: impl Into<String>, compatibility: Compatibility) {
+    fn push(
+        &mut self,
+        path: &str,
+        description: impl Into<String>,
+        compatibility: Compatibility,
+        fix: Option<String>,
+    ) {
         self.changes.push(Change {
             path: path.to_owned(),
             description: description.into(),
             compatibility,
+            fix,
         });
     }
 
     fn breaking(&mut self, path: &str, description: impl Into<String>) {
-        self.push(path, description, Compatibility::Breaking);
+        self.push(path, description, Compatibility::Breaking, None);
+    }
+
+    /// A breaking change that `fix` (an attribute) makes compatible.
+    fn breaking_fixable(&mut self, path: &str, description: impl Into<String>, fix: String) {
+        self.push(path, description, Compatibility::Breaking, Some(fix));
     }
 
     fn compatible(&mut self, path: &str, description: impl Into<String>) {
-        self.push(path, description, Compatibility::Compatible);
+        self.push(path, description, Compatibility::Compatible, None);
     }
 
     /// Follows `$ref`s into the root's `$defs`.
@@ -329,15 +345,22 @@ impl<'a> Differ<'a> {
                                     && super::canonical_json(old_schema)
                                         == super::canonical_json(new_schema)
                             });
-                            let hint = match renamed_from {
-                                Some((old_name, _)) => format!(
-                                    "; if it is `{old_name}` renamed, add #[codec(alias = \"{old_name}\")]"
+                            let (hint, fix) = match renamed_from {
+                                Some((old_name, _)) => (
+                                    format!(
+                                        "; if it is `{old_name}` renamed, add #[codec(alias = \"{old_name}\")]"
+                                    ),
+                                    format!("add #[codec(alias = \"{old_name}\")] to `{name}` if it is `{old_name}` renamed, else give `{name}` a #[codec(default)]"),
                                 ),
-                                None => String::new(),
+                                None => (
+                                    String::new(),
+                                    format!("give `{name}` a #[codec(default)]"),
+                                ),
                             };
-                            self.breaking(
+                            self.breaking_fixable(
                                 &field,
                                 format!("field `{name}` added without a default{hint}"),
+                                fix,
                             );
                         } else {
                             self.compatible(&field, format!("field `{name}` added with a default"));
@@ -348,7 +371,11 @@ impl<'a> Differ<'a> {
             };
             matched_old.insert(old_name);
             if new_required.contains(&name.as_str()) && !old_required.contains(&old_name) {
-                self.breaking(&field, format!("field `{name}` lost its default"));
+                self.breaking_fixable(
+                    &field,
+                    format!("field `{name}` lost its default"),
+                    format!("give `{name}` its #[codec(default)] back"),
+                );
             }
             self.node(old_schema, new_schema, &field);
         }
@@ -358,9 +385,10 @@ impl<'a> Differ<'a> {
         {
             let field = format!("{path}.{name}");
             if closed {
-                self.breaking(
+                self.breaking_fixable(
                     &field,
                     format!("field `{name}` removed, and the type denies unknown fields"),
+                    "remove #[codec(deny_unknown_fields)], or keep the field".to_owned(),
                 );
             } else {
                 self.compatible(&field, format!("field `{name}` removed"));
@@ -411,7 +439,11 @@ impl<'a> Differ<'a> {
                     let (o, n) = (strip_tag(o), strip_tag(n));
                     self.node(&o, &n, &variant_path);
                 }
-                None => self.breaking(&variant_path, format!("variant `{label}` removed")),
+                None => self.breaking_fixable(
+                    &variant_path,
+                    format!("variant `{label}` removed"),
+                    format!("keep the variant, or if another one replaces it, give that one #[codec(alias = \"{label}\")]"),
+                ),
             }
         }
         for (i, n) in resolve_new.iter().enumerate() {

@@ -19,6 +19,7 @@
 mod diff;
 mod drift;
 mod fingerprint;
+mod registry;
 
 use std::any::TypeId;
 use std::borrow::Cow;
@@ -34,6 +35,8 @@ use crate::codec::Codec;
 pub use diff::{diff, Change, Compatibility};
 pub use drift::{DriftCheck, DriftError, UPDATE_ENV};
 pub use fingerprint::{canonical_json, Fingerprint};
+#[doc(hidden)]
+pub use registry::Registered;
 
 /// The JSON Schema of `T`'s JSON encoding, with the definitions it uses under `$defs`.
 pub fn schema_of<T: Codec>() -> Value {
