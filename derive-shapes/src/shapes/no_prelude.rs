@@ -105,6 +105,13 @@ pub struct Pair(u8, ::std::string::String);
 #[derive(::codec::Codec, ::core::fmt::Debug, ::core::cmp::PartialEq, ::core::default::Default)]
 pub struct Unit;
 
+/// A named, versioned type: it registers itself for the drift check.
+#[derive(::codec::Codec, ::core::fmt::Debug, ::core::cmp::PartialEq)]
+#[codec(name = "no_prelude.Registered", version = 1)]
+pub struct Registered {
+    value: ::std::option::Option<u8>,
+}
+
 #[cfg(test)]
 mod tests {
     use ::std::prelude::rust_2021::*;
