@@ -36,7 +36,7 @@ pub fn items(cont: &Container) -> TokenStream {
             #p::Cow::Owned(::std::format!(
                 "{}<{}>",
                 #name,
-                [#(#p::schema::wire_name::<#type_params>()),*].join(",")
+                [#(#p::schema::wire_name::<#type_params>()),*].join(", ")
             ))
         }
     };

@@ -197,7 +197,7 @@ fn check_compatible(
     header: &StoredHeader<'_>,
     info: &schema::SchemaInfo,
 ) -> Result<(), StoredError> {
-    if header.type_name != info.name && !info.aliases.contains(&header.type_name) {
+    if !info.accepts_name(header.type_name) {
         return Err(StoredError::WrongType {
             found: header.type_name.to_owned(),
             expected: info.name.clone(),

@@ -497,7 +497,7 @@ impl Cache {
             source,
         };
         let found = line.type_name.as_deref().unwrap_or("raw bytes").to_owned();
-        if found != info.name && !info.aliases.contains(&found.as_str()) {
+        if !info.accepts_name(&found) {
             return Err(schema_error(StoredError::WrongType {
                 found,
                 expected: info.name.clone(),
