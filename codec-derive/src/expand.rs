@@ -34,6 +34,9 @@ pub fn derive(input: &syn::DeriveInput) -> syn::Result<TokenStream> {
         }
     };
     let mut out = wrap(&cont, items);
+    if cont.generics.params.is_empty() {
+        out.extend(omitted_fields_read_back(&cont));
+    }
     out.extend(crate::register::registration(&cont));
     if let (Some(repr), Data::Enum(variants)) = (cont.enum_repr(), &cont.data) {
         // Checked where the enum is defined, on the offending variant. Generic
@@ -282,6 +285,38 @@ fn respan(tokens: TokenStream, span: proc_macro2::Span) -> TokenStream {
             tt
         })
         .collect()
+}
+
+/// Const assertions that a field `skip_serializing_if` may leave out reads
+/// back when absent: it has a default, or its type takes nil (an `Option`).
+fn omitted_fields_read_back(cont: &Container) -> TokenStream {
+    let krate = &cont.krate;
+    let p = quote!(#krate::__private);
+    let fields: Vec<&crate::ast::Field> = match &cont.data {
+        Data::Struct(_, fields) => fields.iter().collect(),
+        Data::Enum(variants) => variants.iter().flat_map(|v| &v.fields).collect(),
+    };
+    let mut checks = TokenStream::new();
+    for field in fields {
+        let Some(span) = field.attrs.skip_serializing_if.span() else {
+            continue;
+        };
+        if field.attrs.default.is_set() || cont.attrs.default.is_set() {
+            continue;
+        }
+        let ty = field.ty;
+        let msg = format!(
+            "field `{}` may be left out by `skip_serializing_if` but cannot be read back without it: give it #[codec(default)] (or #[serde(default)])",
+            field.wire_name
+        );
+        let check = quote! {
+            const _: () = if !#p::may_be_missing::<#ty>() {
+                ::core::panic!(#msg)
+            };
+        };
+        checks.extend(respan(check, span));
+    }
+    checks
 }
 
 /// Const assertions that no struct merged into a tagged map (a newtype
