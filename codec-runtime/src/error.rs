@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use std::fmt;
 
 /// The wire format an error came from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Format {
     /// MessagePack.
     MsgPack,
@@ -435,8 +435,6 @@ pub enum EncodeError {
         /// The key's type.
         type_name: &'static str,
     },
-    /// A float that JSON cannot represent (NaN or infinite).
-    NonFiniteFloat,
     /// A string, byte buffer or collection longer than MessagePack's 2^32-1 limit.
     TooLong {
         /// Its length.
@@ -471,10 +469,6 @@ impl fmt::Display for EncodeError {
                 f,
                 "map key of type `{type_name}` cannot be a JSON object key; \
                  use string or integer keys, or encode as MessagePack"
-            ),
-            EncodeError::NonFiniteFloat => f.write_str(
-                "NaN and infinite floats have no JSON encoding; encode as MessagePack, \
-                 or use Option<f64> for missing values",
             ),
             EncodeError::TooLong { len } => write!(
                 f,

@@ -37,6 +37,8 @@ pub use crate::store::{Cache, CacheOptions, PutOptions, StoreError};
 pub use crate::stored::{from_stored, to_stored, StoredError};
 pub use schemars;
 
+#[cfg(feature = "chrono")]
+pub use crate::impls::chrono::{keep_offset, OffsetTime};
 #[cfg(feature = "ndarray")]
 pub use crate::impls::ndarray::Element as ArrayElement;
 #[cfg(feature = "serde")]

@@ -2,7 +2,7 @@
 
 pub mod bytes;
 #[cfg(feature = "chrono")]
-mod chrono;
+pub(crate) mod chrono;
 mod collections;
 #[cfg(feature = "num-complex")]
 mod complex;
@@ -12,6 +12,7 @@ mod primitives;
 #[cfg(feature = "serde")]
 pub mod serde_bridge;
 mod std_types;
+mod times;
 #[cfg(feature = "uuid")]
 mod uuid;
 mod wrappers;
