@@ -177,6 +177,13 @@ struct Times {
     at: SystemTime,
 }
 
+/// A field kept encoded: msgspec's `Raw`.
+#[derive(Codec, Debug, PartialEq)]
+struct Envelope {
+    kind: String,
+    body: codec::Raw,
+}
+
 /// One corpus value: its encodings, and how to decode msgspec's back.
 /// Decodes a case's MessagePack and JSON back into its Rust type.
 type DecodesBack = Box<dyn Fn(&[u8], &str) -> Result<(), String>>;
@@ -354,6 +361,32 @@ fn non_finite(name: &'static str, value: f64) -> Case {
     }
 }
 
+/// An envelope whose body is kept as MessagePack: msgspec must see the same
+/// struct in both formats (codec translates the body into JSON), and codec
+/// must read msgspec's bodies back into the same point.
+fn raw_case() -> Case {
+    let value = Envelope {
+        kind: "point".into(),
+        body: codec::Raw::to_msgpack(&Point { x: 1, y: -2 }).unwrap(),
+    };
+    Case {
+        name: "raw",
+        msgpack: codec::to_msgpack(&value).unwrap(),
+        json: codec::to_json(&value).unwrap(),
+        decodes_back: Box::new(|mp, js| {
+            let a: Envelope = codec::from_msgpack(mp).map_err(|e| e.to_string())?;
+            let b: Envelope = codec::from_json(js).map_err(|e| e.to_string())?;
+            let expected = Point { x: 1, y: -2 };
+            for body in [&a.body, &b.body] {
+                if body.decode::<Point>().map_err(|e| e.to_string())? != expected {
+                    return Err(format!("decoded {body:?}"));
+                }
+            }
+            Ok(())
+        }),
+    }
+}
+
 /// Every character class a JSON string escapes, and a few it does not.
 fn escapes() -> String {
     let mut s: String = (0u8..0x20).map(char::from).collect();
@@ -452,6 +485,24 @@ fn extended_corpus() -> Vec<Case> {
                 b: Some(Some(3)),
             },
         ),
+        case(
+            "any",
+            codec::Value::Map(vec![
+                (
+                    "a".into(),
+                    codec::Value::Array(vec![
+                        codec::Value::Int(1),
+                        codec::Value::Float(2.5),
+                        codec::Value::Nil,
+                        codec::Value::Bool(true),
+                        "x".into(),
+                        codec::Value::Int(-(1 << 40)),
+                    ]),
+                ),
+                ("b".into(), codec::Value::Map(vec![])),
+            ]),
+        ),
+        raw_case(),
     ];
     cases.extend(feature_cases());
     cases
