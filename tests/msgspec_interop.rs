@@ -508,12 +508,12 @@ fn extended_corpus() -> Vec<Case> {
     cases
 }
 
-#[cfg(not(all(feature = "chrono", feature = "uuid")))]
+#[cfg(not(all(feature = "chrono", feature = "uuid", feature = "decimal")))]
 fn feature_cases() -> Vec<Case> {
     Vec::new()
 }
 
-#[cfg(all(feature = "chrono", feature = "uuid"))]
+#[cfg(all(feature = "chrono", feature = "uuid", feature = "decimal"))]
 fn feature_cases() -> Vec<Case> {
     use chrono::{DateTime, FixedOffset, NaiveDate, NaiveTime, TimeDelta, Utc};
     let utc = |s: &str| DateTime::parse_from_rfc3339(s).unwrap().with_timezone(&Utc);
@@ -524,6 +524,7 @@ fn feature_cases() -> Vec<Case> {
         time: time(t),
         offset: FixedOffset::east_opt(secs).unwrap(),
     };
+    let decimal = |s: &str| s.parse::<rust_decimal::Decimal>().unwrap();
     vec![
         case("datetime_utc", utc("2026-01-02T03:04:05Z")),
         case("datetime_utc_fraction", utc("2026-01-02T03:04:05.5Z")),
@@ -547,6 +548,11 @@ fn feature_cases() -> Vec<Case> {
         case("time_offset", offset_time("01:02:03.000005", 7200)),
         case("timedelta_negative", TimeDelta::milliseconds(-1500)),
         case("timedelta_negative_days", TimeDelta::days(-1)),
+        case("decimal", decimal("1.50")),
+        case("decimal_negative", decimal("-0.001")),
+        case("decimal_tiny", decimal("0.00000015")),
+        case("decimal_zero_scaled", decimal("0.00000000")),
+        case("decimal_wide", decimal("123456789012345678.9")),
         case(
             "uuid",
             uuid::Uuid::from_u128(0x67e5504410b1426f9247bb680e5fe0c8),

@@ -8,6 +8,7 @@ line per case: msgspec's encodings and any failure.
 """
 
 import datetime as dt
+import decimal
 import enum
 import json
 import math
@@ -254,6 +255,11 @@ CASES = {
     "time_offset": (dt.time, dt.time(1, 2, 3, 5, tzinfo=tz(hours=2))),
     "timedelta_negative": (dt.timedelta, dt.timedelta(seconds=-1.5)),
     "timedelta_negative_days": (dt.timedelta, dt.timedelta(days=-1)),
+    "decimal": (decimal.Decimal, decimal.Decimal("1.50")),
+    "decimal_negative": (decimal.Decimal, decimal.Decimal("-0.001")),
+    "decimal_tiny": (decimal.Decimal, decimal.Decimal("0.00000015")),
+    "decimal_zero_scaled": (decimal.Decimal, decimal.Decimal("0.00000000")),
+    "decimal_wide": (decimal.Decimal, decimal.Decimal("123456789012345678.9")),
     "uuid": (uuid.UUID, uuid.UUID("67e55044-10b1-426f-9247-bb680e5fe0c8")),
     "uuid_set": (set[uuid.UUID], {uuid.UUID(int=2), uuid.UUID(int=2**128 - 1), uuid.UUID(int=0)}),
     "date_set": (set[dt.date], {dt.date(2024, 1, 2), dt.date(1999, 12, 31)}),
@@ -267,6 +273,8 @@ def same(a, b):
     """Equality that also holds for NaN, and tells -0.0 from 0.0."""
     if isinstance(a, float) and isinstance(b, float):
         return (math.isnan(a) and math.isnan(b)) or (a == b and math.copysign(1, a) == math.copysign(1, b))
+    if isinstance(a, decimal.Decimal) and isinstance(b, decimal.Decimal):
+        return str(a) == str(b)
     if isinstance(a, msgspec.Raw) and isinstance(b, msgspec.Raw):
         return bytes(a) == bytes(b)
     if isinstance(a, msgspec.Struct) and type(a) is type(b):

@@ -4,6 +4,8 @@ pub mod bytes;
 #[cfg(feature = "chrono")]
 pub(crate) mod chrono;
 mod collections;
+#[cfg(feature = "decimal")]
+mod decimal;
 #[cfg(feature = "num-complex")]
 mod complex;
 #[cfg(feature = "ndarray")]

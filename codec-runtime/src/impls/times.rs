@@ -17,6 +17,7 @@ use crate::WireKind;
 pub(crate) struct Instant {
     pub secs: i64,
     pub nanos: u32,
+    #[cfg_attr(not(feature = "chrono"), allow(dead_code))]
     pub offset: i32,
 }
 
