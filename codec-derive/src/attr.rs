@@ -95,6 +95,7 @@ pub struct Field {
     pub default: Attr<Default>,
     pub skip: Attr<()>,
     pub with: Attr<syn::Path>,
+    pub constraints: crate::constraints::Constraints,
 }
 
 impl Container {
@@ -174,6 +175,7 @@ impl Field {
             default: Attr::none("default"),
             skip: Attr::none("skip"),
             with: Attr::none("with"),
+            constraints: crate::constraints::Constraints::default(),
         };
         for_each_meta(cx, attrs, |meta| {
             let span = meta.path.span();
@@ -184,7 +186,11 @@ impl Field {
                 "default" => f.default.set(cx, span, parse_default(&meta)?),
                 "skip" => f.skip.set(cx, span, flag(&meta)?),
                 "with" => f.with.set(cx, span, parse_lit_path(&meta)?),
-                _ => return Err(unknown_key(&meta, &key, "a field", FIELD_KEYS)),
+                k if crate::constraints::KEYS.contains(&k) => f.constraints.parse(cx, &meta, k)?,
+                _ => {
+                    let keys = crate::constraints::with_field_keys(FIELD_KEYS);
+                    return Err(unknown_key(&meta, &key, "a field", &keys));
+                }
             }
             Ok(())
         });

@@ -7,6 +7,7 @@ use crate::ctxt::Ctxt;
 
 pub fn check(cx: &Ctxt, cont: &Container) {
     check_container_level(cx, cont);
+    crate::constraints::check(cx, cont);
     match &cont.data {
         Data::Struct(style, fields) => {
             check_field_attrs(cx, *style, fields, cont.attrs.array_like.is_set());

@@ -4,7 +4,9 @@ pub use crate::codec::{Codec, WireKind};
 pub use crate::error::{DecodeError, DecodeErrorKind, EncodeError};
 pub use crate::json::{JsonReader, JsonWriter};
 pub use crate::msgpack::{MsgpackReader, MsgpackWriter};
+pub use crate::constraints::{self, Bound, Bounds, CheckLength, CheckNumber, CheckPattern};
 pub use crate::schema;
+pub use std::sync::LazyLock;
 pub use core::convert::From;
 pub use core::default::Default;
 pub use core::option::Option::{self, None, Some};
@@ -118,5 +120,23 @@ impl<T: Default> DefaultForMissing for T {
     #[inline]
     fn default_for_missing() -> Self {
         T::default()
+    }
+}
+
+/// Where a failed constraint's value starts, in the reader's format.
+pub trait Located {
+    /// Puts the error at `start` in this reader's input.
+    fn located(&self, start: usize, err: DecodeError) -> DecodeError;
+}
+
+impl Located for MsgpackReader<'_> {
+    fn located(&self, start: usize, err: DecodeError) -> DecodeError {
+        err.at(crate::Format::MsgPack, start)
+    }
+}
+
+impl Located for JsonReader<'_> {
+    fn located(&self, start: usize, err: DecodeError) -> DecodeError {
+        err.at(crate::Format::Json, start)
     }
 }

@@ -123,6 +123,16 @@ pub enum DecodeErrorKind {
         /// The limit.
         limit: usize,
     },
+    /// A value outside a constraint of its field (`#[codec(ge = 0)]`,
+    /// `max_length`, `pattern`, ...).
+    Constraint {
+        /// The constraint as written: `ge = 0`, `max_length = 3`.
+        constraint: String,
+        /// What it requires, in words: `a value >= 0`.
+        expected: String,
+        /// What the input held: `-1`, `a length of 5`.
+        found: String,
+    },
     /// Any other failure, from a foreign type's decoder.
     Custom {
         /// The message.
@@ -377,6 +387,14 @@ impl fmt::Display for DecodeErrorKind {
                     "input of {len} bytes is larger than the limit of {limit} bytes"
                 )
             }
+            DecodeErrorKind::Constraint {
+                constraint,
+                expected,
+                found,
+            } => write!(
+                f,
+                "expected {expected} (#[codec({constraint})]), found {found}"
+            ),
             DecodeErrorKind::Custom { message } => f.write_str(message),
         }
     }

@@ -8,6 +8,7 @@
 
 mod api;
 mod codec;
+pub mod constraints;
 mod error;
 mod hash;
 mod impls;
