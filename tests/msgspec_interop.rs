@@ -177,6 +177,21 @@ struct Times {
     at: SystemTime,
 }
 
+/// msgspec's constraints, `Annotated[T, Meta(..)]`: values within them.
+#[derive(Codec, Debug, PartialEq)]
+struct Constrained {
+    #[codec(ge = 0, le = 100)]
+    percent: i64,
+    #[codec(gt = 0.0, lt = 1.0, multiple_of = 0.25)]
+    ratio: f64,
+    #[codec(min_length = 1, max_length = 8, pattern = "^[a-z]+$")]
+    login: String,
+    #[codec(max_length = 2)]
+    tags: Vec<String>,
+    #[codec(min_length = 1)]
+    scores: BTreeMap<String, i64>,
+}
+
 /// A field kept encoded: msgspec's `Raw`.
 #[derive(Codec, Debug, PartialEq)]
 struct Envelope {
@@ -503,6 +518,16 @@ fn extended_corpus() -> Vec<Case> {
             ]),
         ),
         raw_case(),
+        case(
+            "constrained",
+            Constrained {
+                percent: 100,
+                ratio: 0.75,
+                login: "ada".into(),
+                tags: vec!["a".into(), "b".into()],
+                scores: [("x".to_owned(), 1)].into_iter().collect(),
+            },
+        ),
     ];
     cases.extend(feature_cases());
     cases

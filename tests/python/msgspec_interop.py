@@ -14,7 +14,7 @@ import json
 import math
 import sys
 import uuid
-from typing import Any, Optional, Union
+from typing import Annotated, Any, Optional, Union
 
 import msgspec
 
@@ -157,6 +157,14 @@ class Times(msgspec.Struct):
     at: dt.datetime
 
 
+class Constrained(msgspec.Struct):
+    percent: Annotated[int, msgspec.Meta(ge=0, le=100)]
+    ratio: Annotated[float, msgspec.Meta(gt=0.0, lt=1.0, multiple_of=0.25)]
+    login: Annotated[str, msgspec.Meta(min_length=1, max_length=8, pattern="^[a-z]+$")]
+    tags: Annotated[list[str], msgspec.Meta(max_length=2)]
+    scores: Annotated[dict[str, int], msgspec.Meta(min_length=1)]
+
+
 class Envelope(msgspec.Struct):
     kind: str
     body: msgspec.Raw
@@ -233,6 +241,7 @@ CASES = {
         durations={dt.timedelta(days=1), dt.timedelta(seconds=1, microseconds=5), dt.timedelta(0)},
     )),
     "option_option_none": (Nested, Nested(a=None, b=3)),
+    "constrained": (Constrained, Constrained(percent=100, ratio=0.75, login="ada", tags=["a", "b"], scores={"x": 1})),
     "any": (Any, {"a": [1, 2.5, None, True, "x", -(2**40)], "b": {}}),
     "raw": (
         Envelope,
