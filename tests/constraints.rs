@@ -268,3 +268,20 @@ fn the_diff_calls_a_narrowed_bound_breaking_and_a_widened_one_compatible() {
     breaking.sort_unstable();
     assert_eq!(breaking, ["Item.code", "Item.name"], "{back:?}");
 }
+
+#[cfg(feature = "decimal")]
+#[test]
+fn decimals_take_numeric_bounds() {
+    #[derive(Codec, Debug)]
+    struct Price {
+        #[codec(ge = 0, lt = 100.5, multiple_of = 5)]
+        amount: rust_decimal::Decimal,
+    }
+    assert!(codec::from_json::<Price>(r#"{"amount":"95.0"}"#).is_ok());
+    let err = codec::from_json::<Price>(r#"{"amount":"-5"}"#).unwrap_err();
+    assert!(err.to_string().contains("ge = 0"), "{err}");
+    let err = codec::from_json::<Price>(r#"{"amount":"100.5"}"#).unwrap_err();
+    assert!(err.to_string().contains("lt = 100.5"), "{err}");
+    let err = codec::from_json::<Price>(r#"{"amount":"12.5"}"#).unwrap_err();
+    assert!(err.to_string().contains("multiple_of = 5"), "{err}");
+}

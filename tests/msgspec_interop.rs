@@ -430,6 +430,11 @@ fn extended_corpus() -> Vec<Case> {
         ),
         case("system_time_far", UNIX_EPOCH + secs(1 << 35, 0)),
         case("path", PathBuf::from("/tmp/dir/file name.txt")),
+        case("ip", "2001:db8::1".parse::<std::net::IpAddr>().unwrap()),
+        case(
+            "socket",
+            "127.0.0.1:8080".parse::<std::net::SocketAddr>().unwrap(),
+        ),
         non_finite("nan", f64::NAN),
         non_finite("inf", f64::INFINITY),
         non_finite("neg_inf", f64::NEG_INFINITY),

@@ -216,14 +216,14 @@ float_numeric!(f32 f64);
 impl Numeric for rust_decimal::Decimal {
     fn compare(&self, bound: Bound) -> Option<Ordering> {
         let b = match bound {
-            Bound::Int(i) => rust_decimal::Decimal::try_from(i).ok()?,
+            Bound::Int(i) => rust_decimal::prelude::FromPrimitive::from_i128(i)?,
             Bound::Float(f) => rust_decimal::Decimal::try_from(f).ok()?,
         };
         Some(self.cmp(&b))
     }
     fn is_multiple(&self, bound: Bound) -> bool {
         let b = match bound {
-            Bound::Int(i) => rust_decimal::Decimal::try_from(i).ok(),
+            Bound::Int(i) => rust_decimal::prelude::FromPrimitive::from_i128(i),
             Bound::Float(f) => rust_decimal::Decimal::try_from(f).ok(),
         };
         b.is_some_and(|b| !b.is_zero() && (self % b).is_zero())
@@ -330,7 +330,8 @@ pub trait CheckPattern {
 
 impl<T: Numeric> CheckNumber for T {
     fn check_number(&self, b: &Bounds) -> Result<(), DecodeError> {
-        let checks: [(Option<Bound>, &str, &str, fn(Ordering) -> bool); 4] = [
+        type Holds = fn(Ordering) -> bool;
+        let checks: [(Option<Bound>, &str, &str, Holds); 4] = [
             (b.ge, "ge", ">=", Ordering::is_ge),
             (b.gt, "gt", ">", Ordering::is_gt),
             (b.le, "le", "<=", Ordering::is_le),

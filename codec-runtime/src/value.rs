@@ -227,8 +227,9 @@ fn decode_json(r: &mut JsonReader<'_>) -> Result<Value, DecodeError> {
             }
             Value::Map(entries)
         }
-        _ if r.peek_kind()?.is(WireKind::INT) => integer(r.read_integer()?),
-        _ => Value::Float(r.read_f64()?),
+        b'-' | b'0'..=b'9' if r.peek_kind()?.is(WireKind::INT) => integer(r.read_integer()?),
+        b'-' | b'0'..=b'9' => Value::Float(r.read_f64()?),
+        _ => return Err(r.unexpected("a JSON value")),
     })
 }
 

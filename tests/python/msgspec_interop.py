@@ -216,6 +216,8 @@ CASES = {
     "system_time_pre_1970": (dt.datetime, dt.datetime(1959, 12, 31, 23, 59, 59, 1, tzinfo=UTC)),
     "system_time_far": (dt.datetime, dt.datetime(1970, 1, 1, tzinfo=UTC) + dt.timedelta(seconds=2**35)),
     "path": (str, "/tmp/dir/file name.txt"),
+    "ip": (str, "2001:db8::1"),
+    "socket": (str, "127.0.0.1:8080"),
     "nan": (float, math.nan, {"json": (Optional[float], None)}),
     "inf": (float, math.inf, {"json": (Optional[float], None)}),
     "neg_inf": (float, -math.inf, {"json": (Optional[float], None)}),
