@@ -43,7 +43,7 @@ pub use crate::stored::{from_stored, to_stored, StoredError};
 pub use schemars;
 
 #[cfg(feature = "chrono")]
-pub use crate::impls::chrono::{keep_offset, OffsetTime};
+pub use crate::impls::chrono::{keep_offset, KeepOffset, OffsetTime};
 #[cfg(feature = "ndarray")]
 pub use crate::impls::ndarray::Element as ArrayElement;
 #[cfg(feature = "serde")]

@@ -5,7 +5,8 @@
 //!   MessagePack, RFC 3339 with `Z` in JSON.
 //! - `DateTime<FixedOffset>`: an aware datetime. MessagePack: the timestamp
 //!   extension, as msgspec writes it, so the offset is lost (it decodes at
-//!   `+00:00`); [`keep_offset`](crate::keep_offset) keeps it by writing the
+//!   `+00:00`); [`keep_offset`](crate::keep_offset) (an attribute) or
+//!   [`KeepOffset`](crate::KeepOffset) (a type) keep it by writing the
 //!   RFC 3339 string instead. JSON: RFC 3339 with its offset (`Z` for zero).
 //! - `NaiveDateTime`: RFC 3339 without an offset; `NaiveDate`: `YYYY-MM-DD`;
 //!   `NaiveTime`: `HH:MM:SS[.ffffff]`; [`OffsetTime`](crate::OffsetTime):
@@ -175,6 +176,46 @@ pub mod keep_offset {
 
     /// The schema of an RFC 3339 string.
     pub fn json_schema<T>(g: &mut SchemaGenerator) -> Schema {
+        <DateTime<FixedOffset>>::json_schema(g)
+    }
+}
+
+/// A `DateTime<FixedOffset>` that keeps its offset in MessagePack too: the
+/// type form of [`keep_offset`](crate::keep_offset), for places an attribute
+/// cannot reach (`Option<KeepOffset>`, `Vec<KeepOffset>`). Same bytes as the
+/// attribute; JSON is unchanged.
+///
+/// ```
+/// # #[cfg(feature = "chrono")] {
+/// let at = chrono::DateTime::parse_from_rfc3339("2026-01-02T03:04:05+02:00").unwrap();
+/// let kept = Some(codec::KeepOffset(at));
+/// let back: Option<codec::KeepOffset> = codec::from_msgpack(&codec::to_msgpack(&kept).unwrap()).unwrap();
+/// assert_eq!(back.unwrap().0.offset(), at.offset());
+/// # }
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct KeepOffset(pub DateTime<FixedOffset>);
+
+impl Codec for KeepOffset {
+    const KIND: WireKind = WireKind::EXT.union(WireKind::STR);
+
+    fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
+        keep_offset::encode_msgpack(&self.0, w)
+    }
+
+    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+        keep_offset::decode_msgpack(r).map(KeepOffset)
+    }
+
+    fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+        keep_offset::encode_json(&self.0, w)
+    }
+
+    fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
+        keep_offset::decode_json(r).map(KeepOffset)
+    }
+
+    fn json_schema(g: &mut SchemaGenerator) -> Schema {
         <DateTime<FixedOffset>>::json_schema(g)
     }
 }
