@@ -488,4 +488,29 @@ mod tests {
             assert!(parse_iso_duration(bad).is_err(), "{bad}");
         }
     }
+
+    #[test]
+    fn arbitrary_text_is_an_error_or_a_value_never_a_panic() {
+        let alphabet: Vec<char> = "0123456789PTDHMSWYpt+-.:Zz é𝄞".chars().collect();
+        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        for _ in 0..50_000 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let len = (seed % 32) as usize;
+            let text: String = (0..len)
+                .map(|i| alphabet[((seed >> (i % 8 * 8)) as usize + i * 7) % alphabet.len()])
+                .collect();
+            for s in [
+                text.as_str(),
+                &format!("2024-05-01T{text}"),
+                &format!("P{text}"),
+            ] {
+                let _ = parse_iso_duration(s);
+                let _ = parse_datetime(s);
+                let _ = parse_time(s);
+                let _ = parse_date(s);
+            }
+        }
+    }
 }
