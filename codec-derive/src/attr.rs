@@ -237,10 +237,11 @@ fn unknown_key(meta: &ParseNestedMeta, key: &str, level: &str, keys: &[&str]) ->
     } else if meta.input.peek(syn::token::Paren) {
         let _ = meta.parse_nested_meta(|_| Ok(()));
     }
+    let field_keys = crate::constraints::with_field_keys(FIELD_KEYS);
     let elsewhere = [
         ("a type", CONTAINER_KEYS),
         ("a variant", VARIANT_KEYS),
-        ("a field", FIELD_KEYS),
+        ("a field", &field_keys[..]),
     ]
     .into_iter()
     .filter(|(other, ks)| *other != level && ks.contains(&key))
