@@ -107,7 +107,7 @@ fn get_prints_an_entry_as_json_without_its_type() {
     assert!(out.contains("chunk 99"));
     let (ok, out, _) = run(&["get", d, "when"]);
     assert!(ok);
-    assert_eq!(out.trim(), r#""1970-01-01T00:00:01.500Z""#);
+    assert_eq!(out.trim(), r#""1970-01-01T00:00:01.500000Z""#);
     let (ok, out, _) = run(&["get", d, "apart"]);
     assert!(ok);
     let value: serde_json::Value = serde_json::from_str(&out).unwrap();

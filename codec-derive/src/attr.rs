@@ -126,6 +126,7 @@ pub struct Field {
     pub required: Attr<()>,
     /// A function of `&T` returning true when the field is left out.
     pub skip_serializing_if: Attr<syn::ExprPath>,
+    pub constraints: crate::constraints::Constraints,
 }
 
 impl Container {
@@ -217,6 +218,7 @@ impl Field {
             with: Attr::none("with"),
             required: Attr::none("required"),
             skip_serializing_if: Attr::none("skip_serializing_if"),
+            constraints: crate::constraints::Constraints::default(),
         };
         for_each_meta(cx, attrs, "codec", |meta| {
             let span = meta.path.span();
@@ -231,7 +233,11 @@ impl Field {
                 "skip_serializing_if" => {
                     f.skip_serializing_if.set(cx, span, parse_fn_path(&meta)?);
                 }
-                _ => return Err(unknown_key(&meta, &key, "a field", FIELD_KEYS)),
+                k if crate::constraints::KEYS.contains(&k) => f.constraints.parse(cx, &meta, k)?,
+                _ => {
+                    let keys = crate::constraints::with_field_keys(FIELD_KEYS);
+                    return Err(unknown_key(&meta, &key, "a field", &keys));
+                }
             }
             Ok(())
         });
@@ -284,10 +290,11 @@ fn unknown_key(meta: &ParseNestedMeta, key: &str, level: &str, keys: &[&str]) ->
     } else if meta.input.peek(syn::token::Paren) {
         let _ = meta.parse_nested_meta(|_| Ok(()));
     }
+    let field_keys = crate::constraints::with_field_keys(FIELD_KEYS);
     let elsewhere = [
         ("a type", CONTAINER_KEYS),
         ("a variant", VARIANT_KEYS),
-        ("a field", FIELD_KEYS),
+        ("a field", &field_keys[..]),
     ]
     .into_iter()
     .filter(|(other, ks)| *other != level && ks.contains(&key))

@@ -9,6 +9,7 @@ pub fn check(cx: &Ctxt, cont: &Container) {
     check_container_level(cx, cont);
     check_serde_layouts(cx, cont);
     check_omitted_fields(cx, cont);
+    crate::constraints::check(cx, cont);
     match &cont.data {
         Data::Struct(style, fields) => {
             check_field_attrs(cx, *style, fields, cont.attrs.array_like.is_set());

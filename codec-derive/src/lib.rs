@@ -12,6 +12,7 @@ mod attr;
 mod bound;
 mod case;
 mod check;
+mod constraints;
 mod ctxt;
 mod decode;
 mod encode;

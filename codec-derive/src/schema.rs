@@ -81,7 +81,7 @@ pub fn schemars_impl(cont: &Container, generics: &syn::Generics) -> TokenStream 
 fn field_schema(cont: &Container, field: &Field) -> TokenStream {
     let krate = &cont.krate;
     let p = quote!(#krate::__private);
-    match field.attrs.with.get() {
+    let schema = match field.attrs.with.get() {
         Some(path) => {
             let ty = field.ty;
             quote!(#path::json_schema::<#ty>(__g))
@@ -91,7 +91,8 @@ fn field_schema(cont: &Container, field: &Field) -> TokenStream {
             let subschema = quote_spanned!(ty.span()=> <#ty as #p::Codec>::__subschema);
             quote!(#subschema(__g))
         }
-    }
+    };
+    crate::constraints::schema(cont, field, schema)
 }
 
 fn has_default(cont: &Container, field: &Field) -> bool {

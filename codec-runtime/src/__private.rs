@@ -1,6 +1,7 @@
 //! Items used by the code `#[derive(Codec)]` generates. Not a public interface.
 
 pub use crate::codec::{Codec, WireKind};
+pub use crate::constraints::{self, Bound, Bounds, CheckLength, CheckNumber, CheckPattern};
 pub use crate::error::{DecodeError, DecodeErrorKind, EncodeError};
 pub use crate::json::{JsonReader, JsonWriter};
 pub use crate::msgpack::{MsgpackReader, MsgpackWriter};
@@ -15,6 +16,7 @@ pub use schemars;
 pub use serde_json;
 pub use std::borrow::Cow;
 pub use std::string::{String, ToString};
+pub use std::sync::LazyLock;
 
 /// The variant of an untagged union that takes input of kind `found`: the first
 /// whose kinds contain it; an integer may also go to a float variant.
@@ -139,5 +141,23 @@ impl<T: Default> DefaultForMissing for T {
     #[inline]
     fn default_for_missing() -> Self {
         T::default()
+    }
+}
+
+/// Where a failed constraint's value starts, in the reader's format.
+pub trait Located {
+    /// Puts the error at `start` in this reader's input.
+    fn located(&self, start: usize, err: DecodeError) -> DecodeError;
+}
+
+impl Located for MsgpackReader<'_> {
+    fn located(&self, start: usize, err: DecodeError) -> DecodeError {
+        err.at(crate::Format::MsgPack, start)
+    }
+}
+
+impl Located for JsonReader<'_> {
+    fn located(&self, start: usize, err: DecodeError) -> DecodeError {
+        err.at(crate::Format::Json, start)
     }
 }

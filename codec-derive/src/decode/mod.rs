@@ -251,13 +251,14 @@ fn field_value(cont: &Container, field: &Field, fmt: Fmt) -> TokenStream {
     let p = quote!(#krate::__private);
     let name = fmt.decode_fn();
     let ty = field.ty;
-    match field.attrs.with.get() {
+    let value = match field.attrs.with.get() {
         Some(path) => quote!(#path::#name(__r)),
         None => {
             let decode = quote_spanned!(ty.span()=> <#ty as #p::Codec>::#name);
             quote!(#decode(__r))
         }
-    }
+    };
+    crate::constraints::decode(cont, field, value)
 }
 
 /// The value of a field absent from the input: its default, what nil decodes

@@ -5,7 +5,8 @@
 //! Compatible: a field added with a default, a field removed (unless the new
 //! type denies unknown fields), int -> float, `T` -> `Option<T>`, a variant
 //! added, a field, variant or type renamed with an alias of the old name, an
-//! integer range widened. Anything else is breaking.
+//! integer range or a constraint (`maxLength`, `pattern`, ...) widened or
+//! removed. Anything else is breaking.
 
 use std::collections::HashSet;
 use std::fmt;
@@ -229,6 +230,11 @@ impl<'a> Differ<'a> {
         }
         if super::canonical_json(old) == super::canonical_json(new) {
             return;
+        }
+        if let (Some(o), Some(n)) = (old.as_object(), new.as_object()) {
+            for (description, compatibility) in super::bounds::changes(o, n) {
+                self.push(path, description, compatibility, None);
+            }
         }
         match (shape(old), shape(new)) {
             (Shape::Nullable(o), Shape::Nullable(n)) => self.node(o, n, path),
@@ -496,7 +502,7 @@ impl<'a> Differ<'a> {
                 if let (Some(o), Some(n)) = (old.get("items"), new.get("items")) {
                     self.node(o, n, &format!("{path}[]"));
                 }
-                for key in ["minItems", "maxItems", "uniqueItems"] {
+                for key in ["uniqueItems"] {
                     if old.get(key) != new.get(key) {
                         self.breaking(path, format!("`{key}` changed"));
                     }
@@ -548,7 +554,7 @@ impl<'a> Differ<'a> {
                 ),
             );
         }
-        for key in ["format", "contentEncoding", "minLength", "maxLength", "not"] {
+        for key in ["format", "contentEncoding", "not"] {
             if old.get(key) != new.get(key) {
                 self.breaking(
                     path,

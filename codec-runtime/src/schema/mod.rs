@@ -16,6 +16,7 @@
 //! assert_eq!(schema["required"], serde_json::json!(["port"]));
 //! ```
 
+mod bounds;
 mod diff;
 mod drift;
 mod fingerprint;
