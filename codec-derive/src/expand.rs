@@ -35,6 +35,7 @@ pub fn derive(input: &syn::DeriveInput) -> syn::Result<TokenStream> {
     };
     let mut out = wrap(&cont, items);
     out.extend(crate::register::registration(&cont));
+    out.extend(crate::serde_impls::impls(&cont));
     if let (Some(repr), Data::Enum(variants)) = (cont.enum_repr(), &cont.data) {
         // Checked where the enum is defined, on the offending variant. Generic
         // enums are checked when used with concrete types (inside KIND).

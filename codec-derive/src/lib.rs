@@ -18,6 +18,7 @@ mod encode;
 mod expand;
 mod register;
 mod schema;
+mod serde_impls;
 mod wire;
 
 use proc_macro::TokenStream;

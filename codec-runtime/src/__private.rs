@@ -15,6 +15,8 @@ pub use schemars;
 pub use serde_json;
 pub use std::borrow::Cow;
 pub use std::string::{String, ToString};
+#[cfg(feature = "serde")]
+pub use {crate::serde_traits, serde};
 
 /// The variant of an untagged union that takes input of kind `found`: the first
 /// whose kinds contain it; an integer may also go to a float variant.

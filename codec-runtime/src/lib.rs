@@ -14,6 +14,8 @@ mod impls;
 pub mod json;
 pub mod msgpack;
 pub mod schema;
+#[cfg(feature = "serde")]
+pub mod serde_traits;
 pub mod snapshot;
 pub mod store;
 pub mod stored;
