@@ -8,6 +8,7 @@
 
 mod api;
 mod codec;
+mod encode;
 mod error;
 mod hash;
 mod impls;
@@ -29,8 +30,9 @@ pub use crate::api::{
     DecodeOptions,
 };
 pub use crate::codec::{Codec, WireKind};
+pub use crate::encode::Encode;
 pub use crate::error::{DecodeError, DecodeErrorKind, EncodeError, Format, PathSegment};
-pub use crate::hash::{content_hash, ContentHash, HashInput};
+pub use crate::hash::{content_hash, ContentHash};
 pub use crate::impls::bytes::Bytes;
 pub use crate::json::{JsonReader, JsonWriter};
 pub use crate::msgpack::{MsgpackReader, MsgpackWriter};
