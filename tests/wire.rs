@@ -274,3 +274,55 @@ fn errors_say_what_where_and_what_was_found() {
     let err = codec::from_msgpack::<u32>(&[0x01, 0x02]).unwrap_err();
     assert!(err.to_string().contains("1 trailing bytes"), "{err}");
 }
+
+#[test]
+fn borrowed_text_and_slices_encode_as_the_owned_values() {
+    let text: &str = "héllo";
+    let owned = text.to_string();
+    assert_eq!(codec::to_json(text).unwrap(), r#""héllo""#);
+    assert_eq!(
+        codec::to_json(&text).unwrap(),
+        codec::to_json(&owned).unwrap()
+    );
+    assert_eq!(
+        codec::to_msgpack(&text).unwrap(),
+        codec::to_msgpack(&owned).unwrap()
+    );
+    let ids = [1u32, 300, 70_000];
+    let slice: &[u32] = &ids;
+    assert_eq!(
+        codec::to_msgpack(&slice).unwrap(),
+        codec::to_msgpack(&ids.to_vec()).unwrap()
+    );
+    assert_eq!(codec::to_json(slice).unwrap(), "[1,300,70000]");
+    // Bytes stay `bin` / base64 when borrowed.
+    let bytes: &[u8] = b"\x00\xff";
+    assert_eq!(hex(&codec::to_msgpack(&bytes).unwrap()), "c40200ff");
+    assert_eq!(codec::to_json(&bytes).unwrap(), r#""AP8=""#);
+    let mut buf = Vec::new();
+    codec::to_msgpack_into(&text, &mut buf).unwrap();
+    assert_eq!(buf, codec::to_msgpack(&owned).unwrap());
+    assert_eq!(
+        codec::to_json_vec(&slice).unwrap(),
+        codec::to_json_vec(&ids.to_vec()).unwrap()
+    );
+}
+
+#[test]
+fn content_hashes_take_borrowed_text_as_the_owned_text() {
+    let text: &str = "some text";
+    let owned = text.to_string();
+    assert_eq!(
+        codec::ContentHash::new().part(&text).finish().unwrap(),
+        codec::ContentHash::new().part(&owned).finish().unwrap()
+    );
+    assert_eq!(
+        codec::content_hash(&text).unwrap(),
+        codec::content_hash(&owned).unwrap()
+    );
+    let ids: &[u32] = &[1, 2];
+    assert_eq!(
+        codec::ContentHash::new().part(&ids).finish().unwrap(),
+        codec::content_hash(&(vec![1u32, 2],)).unwrap()
+    );
+}

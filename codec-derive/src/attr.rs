@@ -26,6 +26,7 @@ const CONTAINER_KEYS: &[&str] = &[
     "rename_all_fields",
     "bound",
     "omit_defaults",
+    "serde",
 ];
 const VARIANT_KEYS: &[&str] = &["rename", "tag", "alias", "rename_all"];
 const FIELD_KEYS: &[&str] = &[
@@ -101,6 +102,9 @@ pub struct Container {
     /// Fields equal to their default are left out when encoding (msgspec's
     /// `omit_defaults`).
     pub omit_defaults: Attr<()>,
+    /// `#[codec(serde)]`: the derive implements serde's `Serialize` and
+    /// `Deserialize` too, in codec's wire shape (feature `serde`).
+    pub serde: Attr<()>,
     /// Where `content` came from `#[serde(content)]`: serde puts struct
     /// variants under it too, so it is honoured only without them.
     pub serde_content: Option<Span>,
@@ -146,6 +150,7 @@ impl Container {
             rename_all_fields: Attr::none("rename_all_fields"),
             bound: Attr::none("bound"),
             omit_defaults: Attr::none("omit_defaults"),
+            serde: Attr::none("serde"),
             serde_content: None,
             serde_transparent: None,
         };
@@ -167,6 +172,7 @@ impl Container {
                 "rename_all_fields" => c.rename_all_fields.set(cx, span, parse_rule(&meta)?),
                 "bound" => c.bound.set(cx, span, parse_bound(&meta)?),
                 "omit_defaults" => c.omit_defaults.set(cx, span, flag(&meta)?),
+                "serde" => c.serde.set(cx, span, flag(&meta)?),
                 "rename" => {
                     parse_string(&meta)?;
                     return Err(syn::Error::new(

@@ -10,6 +10,7 @@ pub fn check(cx: &Ctxt, cont: &Container) {
     check_serde_layouts(cx, cont);
     check_omitted_fields(cx, cont);
     crate::constraints::check(cx, cont);
+    check_serde_feature(cx, cont);
     match &cont.data {
         Data::Struct(style, fields) => {
             check_field_attrs(cx, *style, fields, cont.attrs.array_like.is_set());
@@ -497,5 +498,22 @@ fn check_unit_enum_attrs(cx: &Ctxt, cont: &Container) {
             span,
             "`deny_unknown_fields` has no effect on an enum of unit variants: it is written as a bare name",
         ));
+    }
+}
+
+/// `#[codec(serde)]` implements serde's traits through codec's runtime,
+/// which has them only with the `serde` feature.
+///
+/// ```ignore
+/// #[codec(serde)] struct S { .. }   // codec = { version = "..", features = [] }
+/// ```
+fn check_serde_feature(cx: &Ctxt, cont: &Container) {
+    if let Some(span) = cont.attrs.serde.span() {
+        if !cfg!(feature = "serde") {
+            cx.syn_error(syn::Error::new(
+                span,
+                "#[codec(serde)] implements serde's traits through codec's `serde` feature; enable it: codec = { version = \"..\", features = [\"serde\"] }",
+            ));
+        }
     }
 }

@@ -38,6 +38,7 @@ pub fn derive(input: &syn::DeriveInput) -> syn::Result<TokenStream> {
         out.extend(omitted_fields_read_back(&cont));
     }
     out.extend(crate::register::registration(&cont));
+    out.extend(crate::serde_impls::impls(&cont));
     if let (Some(repr), Data::Enum(variants)) = (cont.enum_repr(), &cont.data) {
         // Checked where the enum is defined, on the offending variant. Generic
         // enums are checked when used with concrete types (inside KIND).

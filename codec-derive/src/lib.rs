@@ -19,6 +19,7 @@ mod encode;
 mod expand;
 mod register;
 mod schema;
+mod serde_impls;
 mod wire;
 
 use proc_macro::TokenStream;

@@ -17,6 +17,8 @@ pub use serde_json;
 pub use std::borrow::Cow;
 pub use std::string::{String, ToString};
 pub use std::sync::LazyLock;
+#[cfg(feature = "serde")]
+pub use {crate::serde_traits, serde};
 
 /// The variant of an untagged union that takes input of kind `found`: the first
 /// whose kinds contain it; an integer may also go to a float variant.

@@ -1,6 +1,7 @@
 //! The documented entry points: encode to and decode from whole buffers.
 
 use crate::codec::Codec;
+use crate::encode::Encode;
 use crate::error::{DecodeError, EncodeError};
 use crate::json::{JsonReader, JsonWriter};
 use crate::msgpack::{MsgpackReader, MsgpackWriter};
@@ -12,7 +13,7 @@ use crate::msgpack::{MsgpackReader, MsgpackWriter};
 /// struct A { x: i64 }
 /// assert_eq!(codec::to_msgpack(&A { x: 1 }).unwrap(), b"\x81\xa1x\x01");
 /// ```
-pub fn to_msgpack<T: Codec>(value: &T) -> Result<Vec<u8>, EncodeError> {
+pub fn to_msgpack<T: Encode + ?Sized>(value: &T) -> Result<Vec<u8>, EncodeError> {
     encode_fresh(|buf| to_msgpack_into(value, buf))
 }
 
@@ -70,10 +71,13 @@ pub(crate) fn to_msgpack_tracking<T: Codec>(
 /// Appends the MessagePack encoding of `value` to `buf`, reusing its capacity.
 ///
 /// On error, `buf` keeps its previous contents.
-pub fn to_msgpack_into<T: Codec>(value: &T, buf: &mut Vec<u8>) -> Result<(), EncodeError> {
+pub fn to_msgpack_into<T: Encode + ?Sized>(
+    value: &T,
+    buf: &mut Vec<u8>,
+) -> Result<(), EncodeError> {
     let start = buf.len();
     let mut w = MsgpackWriter::new(std::mem::take(buf));
-    let result = value.encode_msgpack(&mut w);
+    let result = value.write_msgpack(&mut w);
     *buf = w.into_inner();
     if result.is_err() {
         buf.truncate(start);
@@ -97,17 +101,17 @@ pub fn from_msgpack<T: Codec>(bytes: &[u8]) -> Result<T, DecodeError> {
 /// let text = codec::to_json(&Event::Click { x: 3, y: -4 }).unwrap();
 /// assert_eq!(text, r#"{"type":"Click","x":3,"y":-4}"#);
 /// ```
-pub fn to_json<T: Codec>(value: &T) -> Result<String, EncodeError> {
+pub fn to_json<T: Encode + ?Sized>(value: &T) -> Result<String, EncodeError> {
     let bytes = to_json_vec(value)?;
     // The writer emits only ASCII structure and the UTF-8 of Rust strings.
     Ok(String::from_utf8(bytes).expect("JsonWriter writes UTF-8"))
 }
 
 /// Encodes `value` as compact JSON, as bytes.
-pub fn to_json_vec<T: Codec>(value: &T) -> Result<Vec<u8>, EncodeError> {
+pub fn to_json_vec<T: Encode + ?Sized>(value: &T) -> Result<Vec<u8>, EncodeError> {
     encode_fresh(|buf| {
         let mut w = JsonWriter::new(std::mem::take(buf));
-        let result = value.encode_json(&mut w);
+        let result = value.write_json(&mut w);
         *buf = w.into_inner();
         result
     })

@@ -2,7 +2,7 @@
 
 use sha2::{Digest as _, Sha256};
 
-use crate::codec::Codec;
+use crate::encode::Encode;
 use crate::error::EncodeError;
 use crate::msgpack::MsgpackWriter;
 
@@ -33,7 +33,7 @@ use crate::msgpack::MsgpackWriter;
 /// assert_eq!(a, b);
 /// assert_eq!(a.len(), 64);
 /// ```
-pub fn content_hash<T: Codec>(value: &T) -> Result<String, EncodeError> {
+pub fn content_hash<T: Encode + ?Sized>(value: &T) -> Result<String, EncodeError> {
     Ok(hex(&Sha256::digest(crate::to_msgpack(value)?)))
 }
 
@@ -74,10 +74,12 @@ impl ContentHash {
         Self::default()
     }
 
-    /// Adds the next input: any [`Codec`] value, a `str` or a slice.
-    pub fn part<T: HashInput + ?Sized>(mut self, value: &T) -> Self {
+    /// Adds the next input: any [`Encode`] value (a [`crate::Codec`] value,
+    /// a `str`, a slice, or a reference to either), encoded as the owned
+    /// value would be.
+    pub fn part<T: Encode + ?Sized>(mut self, value: &T) -> Self {
         if self.error.is_none() {
-            self.error = value.encode_hash_input(&mut self.parts).err();
+            self.error = value.write_msgpack(&mut self.parts).err();
             self.count += 1;
         }
         self
@@ -95,31 +97,6 @@ impl ContentHash {
         hasher.update(header.as_slice());
         hasher.update(self.parts.as_slice());
         Ok(hex(&hasher.finalize()))
-    }
-}
-
-/// An input of a [`ContentHash`]: encoded as the owned value would be
-/// (a `str` as a `String`, a slice as a `Vec`).
-pub trait HashInput {
-    /// Appends the input's MessagePack encoding.
-    fn encode_hash_input(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError>;
-}
-
-impl<T: Codec> HashInput for T {
-    fn encode_hash_input(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
-        self.encode_msgpack(w)
-    }
-}
-
-impl HashInput for str {
-    fn encode_hash_input(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
-        w.write_str(self)
-    }
-}
-
-impl<T: Codec> HashInput for [T] {
-    fn encode_hash_input(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
-        T::__encode_msgpack_slice(self, w)
     }
 }
 

@@ -9,6 +9,7 @@
 mod api;
 mod codec;
 pub mod constraints;
+mod encode;
 mod error;
 mod hash;
 mod impls;
@@ -16,6 +17,8 @@ pub mod json;
 pub mod msgpack;
 mod raw;
 pub mod schema;
+#[cfg(feature = "serde")]
+pub mod serde_traits;
 pub mod snapshot;
 pub mod store;
 pub mod stored;
@@ -30,8 +33,9 @@ pub use crate::api::{
     DecodeOptions,
 };
 pub use crate::codec::{Codec, WireKind};
+pub use crate::encode::Encode;
 pub use crate::error::{DecodeError, DecodeErrorKind, EncodeError, Format, PathSegment};
-pub use crate::hash::{content_hash, ContentHash, HashInput};
+pub use crate::hash::{content_hash, ContentHash};
 pub use crate::impls::bytes::Bytes;
 pub use crate::json::{JsonReader, JsonWriter};
 pub use crate::msgpack::{MsgpackReader, MsgpackWriter};

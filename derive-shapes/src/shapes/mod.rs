@@ -6,6 +6,8 @@ pub mod generics;
 pub mod macros;
 pub mod names;
 pub mod no_prelude;
+#[cfg(feature = "serde")]
+pub mod serde_traits;
 pub mod shadowed;
 
 /// Encodes `value` in both formats, decodes each back, checks the result
