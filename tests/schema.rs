@@ -421,3 +421,301 @@ fn drift_check_refuses_a_breaking_change_unless_the_version_was_raised() {
     assert!(changed.to_string().contains("differs from"), "{changed}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn drift_check_fails_on_any_difference_of_the_committed_file() {
+    let committed = concat!(env!("CARGO_MANIFEST_DIR"), "/schemas/corpus.Document.json");
+    let original: Value =
+        serde_json::from_str(&std::fs::read_to_string(committed).unwrap()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let check = || {
+        codec::schema::DriftCheck::new(dir.path())
+            .add::<Document>()
+            .update(false)
+            .run()
+    };
+    // None of these edits changes the wire shape: each is still drift.
+    let edits: [(&str, fn(&mut Value), &str); 3] = [
+        (
+            "version raised",
+            |v| v["x-codec-version"] = 7.into(),
+            "/x-codec-version: 7 -> 1",
+        ),
+        (
+            "unknown fields allowed",
+            |v| drop(v.as_object_mut().unwrap().remove("additionalProperties")),
+            "/additionalProperties: absent -> false",
+        ),
+        (
+            "aliases emptied",
+            |v| v["properties"]["title"]["x-codec-aliases"] = serde_json::json!([]),
+            r#"/properties/title/x-codec-aliases: [] -> ["name"]"#,
+        ),
+    ];
+    for (what, edit, expected) in edits {
+        let mut schema = original.clone();
+        edit(&mut schema);
+        let path = dir.path().join("corpus.Document.json");
+        std::fs::write(&path, serde_json::to_string_pretty(&schema).unwrap()).unwrap();
+        let err = check().unwrap_err().to_string();
+        assert!(
+            err.contains("`corpus.Document` differs from"),
+            "{what}: {err}"
+        );
+        assert!(err.contains("not in its wire shape"), "{what}: {err}");
+        assert!(err.contains(expected), "{what}: {err}");
+        // Updating rewrites the file, which then passes.
+        codec::schema::DriftCheck::new(dir.path())
+            .add::<Document>()
+            .update(true)
+            .run()
+            .unwrap();
+        check().unwrap();
+        let rewritten: Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(rewritten, original, "{what}");
+    }
+    // Layout is not a difference.
+    let path = dir.path().join("corpus.Document.json");
+    std::fs::write(&path, serde_json::to_string(&original).unwrap()).unwrap();
+    check().unwrap();
+}
+
+mod before {
+    #![allow(dead_code)]
+    use std::collections::BTreeSet;
+
+    #[derive(codec::Codec)]
+    #[codec(name = "LostDefault")]
+    pub struct LostDefault {
+        #[codec(default)]
+        pub a: u8,
+    }
+
+    #[derive(codec::Codec)]
+    #[codec(name = "TagField")]
+    pub enum TagField {
+        A { x: u8 },
+    }
+
+    #[derive(codec::Codec)]
+    #[codec(name = "Untagged", untagged)]
+    pub enum Untagged {
+        Int(i64),
+        Text(String),
+        Flag(bool),
+    }
+
+    #[derive(codec::Codec)]
+    #[codec(name = "Unique")]
+    pub struct Unique {
+        pub a: Vec<u16>,
+    }
+
+    #[derive(codec::Codec)]
+    #[codec(name = "Fixed")]
+    pub struct Fixed {
+        pub a: Vec<u16>,
+    }
+
+    #[derive(codec::Codec)]
+    #[codec(name = "Element", array_like)]
+    pub struct Element {
+        pub a: u8,
+    }
+
+    #[derive(codec::Codec)]
+    #[codec(name = "Tuple")]
+    pub struct Tuple {
+        pub a: (u8, u8, u8),
+    }
+
+    #[derive(codec::Codec)]
+    #[codec(name = "Set")]
+    pub struct Set {
+        pub a: BTreeSet<u16>,
+    }
+}
+
+mod after {
+    #![allow(dead_code)]
+    use std::collections::BTreeSet;
+
+    #[derive(codec::Codec)]
+    #[codec(name = "LostDefault")]
+    pub struct LostDefault {
+        pub a: u8,
+    }
+
+    #[derive(codec::Codec)]
+    #[codec(name = "TagField", tag = "kind")]
+    pub enum TagField {
+        A { x: u8 },
+    }
+
+    #[derive(codec::Codec)]
+    #[codec(name = "Untagged", untagged)]
+    pub enum Untagged {
+        Int(i64),
+        Flag(bool),
+    }
+
+    #[derive(codec::Codec)]
+    #[codec(name = "Unique")]
+    pub struct Unique {
+        pub a: BTreeSet<u16>,
+    }
+
+    #[derive(codec::Codec)]
+    #[codec(name = "Fixed")]
+    pub struct Fixed {
+        pub a: (u16, u16),
+    }
+
+    #[derive(codec::Codec)]
+    #[codec(name = "Element", array_like)]
+    pub struct Element {
+        pub a: u8,
+        pub b: u8,
+    }
+
+    #[derive(codec::Codec)]
+    #[codec(name = "Tuple")]
+    pub struct Tuple {
+        pub a: (u8, u8),
+    }
+
+    #[derive(codec::Codec)]
+    #[codec(name = "Set")]
+    pub struct Set {
+        pub a: Vec<u16>,
+    }
+
+    #[derive(codec::Codec)]
+    #[codec(name = "Element", array_like)]
+    pub struct ElementWithDefault {
+        pub a: u8,
+        #[codec(default)]
+        pub b: u8,
+    }
+
+    #[derive(codec::Codec)]
+    #[codec(name = "Untagged", untagged)]
+    pub enum UntaggedGrown {
+        Int(i64),
+        Text(String),
+        Flag(bool),
+        List(Vec<i64>),
+    }
+}
+
+/// Each rule of the diff: the old type, the new type, the changes in words.
+#[test]
+fn diff_rules_breaking_and_compatible() {
+    use codec::schema_of as s;
+    let items = |extra: Value| {
+        let mut v = serde_json::json!({"type": "array", "items": {"type": "integer"}});
+        v.as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        v
+    };
+    let none = serde_json::json!({});
+    let table: Vec<(&str, Value, Value, &[&str])> = vec![
+        (
+            "a field loses its default",
+            s::<before::LostDefault>(),
+            s::<after::LostDefault>(),
+            &["LostDefault.a: field `a` lost its default (breaking)"],
+        ),
+        (
+            "the tag field is renamed",
+            s::<before::TagField>(),
+            s::<after::TagField>(),
+            &["TagField: tag field `type` -> `kind` (breaking)"],
+        ),
+        (
+            "an untagged variant is removed",
+            s::<before::Untagged>(),
+            s::<after::Untagged>(),
+            &["Untagged: untagged variant string changed or removed (breaking)"],
+        ),
+        (
+            "an untagged variant is added",
+            s::<before::Untagged>(),
+            s::<after::UntaggedGrown>(),
+            &["Untagged: untagged variant added (compatible)"],
+        ),
+        (
+            "a sequence becomes a set",
+            s::<before::Unique>(),
+            s::<after::Unique>(),
+            &["Unique.a: `uniqueItems` changed (breaking)"],
+        ),
+        (
+            "a set becomes a sequence",
+            s::<before::Set>(),
+            s::<after::Set>(),
+            &["Set.a: `uniqueItems` changed (breaking)"],
+        ),
+        (
+            "a sequence gains a minimum length",
+            items(none.clone()),
+            items(serde_json::json!({"minItems": 1})),
+            &["$: `minItems` changed (breaking)"],
+        ),
+        (
+            "a sequence gains a maximum length",
+            items(none.clone()),
+            items(serde_json::json!({"maxItems": 4})),
+            &["$: `maxItems` changed (breaking)"],
+        ),
+        (
+            "a sequence becomes a fixed array",
+            s::<before::Fixed>(),
+            s::<after::Fixed>(),
+            &["Fixed.a: sequence -> fixed array, or the reverse (breaking)"],
+        ),
+        (
+            "a fixed array becomes a sequence",
+            s::<after::Fixed>(),
+            s::<before::Fixed>(),
+            &["Fixed.a: sequence -> fixed array, or the reverse (breaking)"],
+        ),
+        (
+            "an array element is added without a default",
+            s::<before::Element>(),
+            s::<after::Element>(),
+            &["Element[1]: element added without a default (breaking)"],
+        ),
+        (
+            "an array element is added with a default",
+            s::<before::Element>(),
+            s::<after::ElementWithDefault>(),
+            &["Element[1]: element added with a default (compatible)"],
+        ),
+        (
+            "a tuple is shortened",
+            s::<before::Tuple>(),
+            s::<after::Tuple>(),
+            &["Tuple.a: 3 elements -> 2 (breaking)"],
+        ),
+        (
+            "an open array loses trailing elements",
+            serde_json::json!({"type": "array", "prefixItems": [{"type": "integer"}, {"type": "string"}]}),
+            serde_json::json!({"type": "array", "prefixItems": [{"type": "integer"}]}),
+            &["$: trailing elements removed (2 -> 1) (compatible)"],
+        ),
+    ];
+    let mut wrong = Vec::new();
+    for (rule, old, new, expected) in table {
+        let changes: Vec<String> = codec::schema::diff(&old, &new)
+            .iter()
+            .map(|c| c.to_string())
+            .collect();
+        if changes != expected {
+            wrong.push(format!("{rule}: {changes:?}, expected {expected:?}"));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}

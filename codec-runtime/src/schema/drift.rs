@@ -131,12 +131,24 @@ impl DriftCheck {
                 path.display()
             )
         })?;
+        if committed == *schema {
+            return Ok(());
+        }
         let changes = diff(&committed, schema);
         if changes.is_empty() {
-            if update && super::canonical_json(&committed) != super::canonical_json(schema) {
+            // Not a change of the wire shape (a version, an alias, an
+            // annotation): the file is still stale.
+            if update {
                 return write(&path, schema);
             }
-            return Ok(());
+            let mut edits = Vec::new();
+            json_edits(&committed, schema, "", &mut edits);
+            let listed: Vec<String> = edits.iter().map(|e| format!("    {e}")).collect();
+            return Err(format!(
+                "`{name}` differs from {}, though not in its wire shape:\n{}\n  run with {UPDATE_ENV}=1 to rewrite the file",
+                path.display(),
+                listed.join("\n")
+            ));
         }
         let listed: Vec<String> = changes.iter().map(|c| format!("    {c}")).collect();
         let listed = listed.join("\n");
@@ -161,6 +173,58 @@ impl DriftCheck {
             ));
         }
         write(&path, schema)
+    }
+}
+
+/// Where `new` differs from `old`, as JSON pointers with both values
+/// (`/x-codec-version: 1 -> 7`); object key order does not count.
+fn json_edits(old: &Value, new: &Value, pointer: &str, out: &mut Vec<String>) {
+    if old == new {
+        return;
+    }
+    match (old, new) {
+        (Value::Object(old), Value::Object(new)) => {
+            let mut keys: Vec<&String> = old.keys().chain(new.keys()).collect();
+            keys.sort();
+            keys.dedup();
+            for key in keys {
+                let at = format!("{pointer}/{}", key.replace('~', "~0").replace('/', "~1"));
+                match (old.get(key), new.get(key)) {
+                    (Some(o), Some(n)) => json_edits(o, n, &at, out),
+                    (Some(o), None) => out.push(format!("{at}: {} -> absent", short(o))),
+                    (None, Some(n)) => out.push(format!("{at}: absent -> {}", short(n))),
+                    (None, None) => {}
+                }
+            }
+        }
+        (Value::Array(o), Value::Array(n)) if o.len() == n.len() => {
+            for (i, (o, n)) in o.iter().zip(n).enumerate() {
+                json_edits(o, n, &format!("{pointer}/{i}"), out);
+            }
+        }
+        _ => out.push(format!(
+            "{}: {} -> {}",
+            pointer_or_root(pointer),
+            short(old),
+            short(new)
+        )),
+    }
+}
+
+fn pointer_or_root(pointer: &str) -> &str {
+    if pointer.is_empty() {
+        "/"
+    } else {
+        pointer
+    }
+}
+
+/// A value as compact JSON, cut to a readable length.
+fn short(v: &Value) -> String {
+    let text = v.to_string();
+    match text.char_indices().nth(60) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text,
     }
 }
 
