@@ -93,9 +93,9 @@ impl DriftCheck {
 
     /// Compares every registered type, or rewrites files when [`UPDATE_ENV`] is set.
     pub fn run(&self) -> Result<(), DriftError> {
-        let update = self.update.unwrap_or_else(|| {
-            std::env::var_os(UPDATE_ENV).is_some_and(|v| !v.is_empty() && v != "0")
-        });
+        let update = self
+            .update
+            .unwrap_or_else(|| update_requested(std::env::var_os(UPDATE_ENV)));
         let mut problems = Vec::new();
         for (name, schema) in &self.entries {
             if let Err(problem) = self.check_one(name, schema, update) {
@@ -176,6 +176,12 @@ impl DriftCheck {
     }
 }
 
+/// Whether the value of [`UPDATE_ENV`] asks for files to be rewritten: set,
+/// and neither empty nor `0`.
+fn update_requested(value: Option<std::ffi::OsString>) -> bool {
+    value.is_some_and(|v| !v.is_empty() && v != "0")
+}
+
 /// Where `new` differs from `old`, as JSON pointers with both values
 /// (`/x-codec-version: 1 -> 7`); object key order does not count.
 fn json_edits(old: &Value, new: &Value, pointer: &str, out: &mut Vec<String>) {
@@ -236,4 +242,19 @@ fn write(path: &Path, schema: &Value) -> Result<(), String> {
     let mut text = serde_json::to_string_pretty(schema).map_err(|e| e.to_string())?;
     text.push('\n');
     std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_update_variable_is_off_unless_set_to_something_but_0() {
+        let requested = |v: Option<&str>| update_requested(v.map(Into::into));
+        assert!(!requested(None));
+        assert!(!requested(Some("")));
+        assert!(!requested(Some("0")));
+        assert!(requested(Some("1")));
+        assert!(requested(Some("yes")));
+    }
 }
