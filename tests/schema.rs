@@ -479,6 +479,11 @@ fn drift_check_fails_on_any_difference_of_the_committed_file() {
     let path = dir.path().join("corpus.Document.json");
     std::fs::write(&path, serde_json::to_string(&original).unwrap()).unwrap();
     check().unwrap();
+    // A file that cannot be read is not a missing one.
+    std::fs::remove_file(&path).unwrap();
+    std::fs::create_dir(&path).unwrap();
+    let err = check().unwrap_err().to_string();
+    assert!(err.contains("cannot read"), "{err}");
 }
 
 mod before {
