@@ -435,7 +435,7 @@ fn drift_check_fails_on_any_difference_of_the_committed_file() {
             .run()
     };
     // None of these edits changes the wire shape: each is still drift.
-    let edits: [(&str, fn(&mut Value), &str); 3] = [
+    let edits: [(&str, fn(&mut Value), &str); 4] = [
         (
             "version raised",
             |v| v["x-codec-version"] = 7.into(),
@@ -450,6 +450,11 @@ fn drift_check_fails_on_any_difference_of_the_committed_file() {
             "aliases emptied",
             |v| v["properties"]["title"]["x-codec-aliases"] = serde_json::json!([]),
             r#"/properties/title/x-codec-aliases: [] -> ["name"]"#,
+        ),
+        (
+            "alias changed",
+            |v| v["properties"]["title"]["x-codec-aliases"][0] = "heading".into(),
+            r#"/properties/title/x-codec-aliases/0: "heading" -> "name""#,
         ),
     ];
     for (what, edit, expected) in edits {
