@@ -545,6 +545,38 @@ mod before {
     pub struct Set {
         pub a: BTreeSet<u16>,
     }
+    #[derive(codec::Codec)]
+    #[codec(name = "MapValue")]
+    pub struct MapValue {
+        pub a: std::collections::HashMap<String, u32>,
+    }
+
+    #[derive(codec::Codec)]
+    #[codec(name = "OptionValue")]
+    pub struct OptionValue {
+        pub a: Option<u8>,
+    }
+
+    #[derive(codec::Codec)]
+    #[codec(name = "ArrayEnum", array_like)]
+    pub enum ArrayEnum {
+        A(u8),
+        B(u8),
+    }
+
+    #[derive(codec::Codec)]
+    #[codec(name = "Units")]
+    pub enum Units {
+        Red,
+        Green,
+    }
+
+    #[derive(codec::Codec)]
+    #[codec(name = "Tagged")]
+    pub enum Tagged {
+        A { x: u8 },
+        B { y: u8 },
+    }
 }
 
 mod after {
@@ -615,6 +647,58 @@ mod after {
         Int(i64),
         Text(String),
         Flag(bool),
+        List(Vec<i64>),
+    }
+    #[derive(codec::Codec)]
+    #[codec(name = "MapValue")]
+    pub struct MapValue {
+        pub a: std::collections::HashMap<String, String>,
+    }
+
+    #[derive(codec::Codec)]
+    #[codec(name = "OptionValue")]
+    pub struct OptionValue {
+        pub a: Option<String>,
+    }
+
+    #[derive(codec::Codec)]
+    #[codec(name = "ArrayEnum", array_like)]
+    pub enum ArrayEnum {
+        A(String),
+        B(u8),
+    }
+
+    #[derive(codec::Codec)]
+    #[codec(name = "Units")]
+    pub enum Units {
+        Red,
+        Blue,
+    }
+
+    #[derive(codec::Codec)]
+    #[codec(name = "Tagged")]
+    pub enum Tagged {
+        A { x: u8 },
+        C { z: u8 },
+    }
+
+    #[derive(codec::Codec)]
+    #[codec(name = "Tagged")]
+    pub enum TaggedRenamed {
+        A {
+            x: u8,
+        },
+        #[codec(alias = "B")]
+        Bee {
+            y: u8,
+        },
+    }
+
+    #[derive(codec::Codec)]
+    #[codec(name = "Untagged", untagged)]
+    pub enum UntaggedChanged {
+        Int(i64),
+        Text(String),
         List(Vec<i64>),
     }
 }
@@ -715,6 +799,102 @@ fn diff_rules_breaking_and_compatible() {
             serde_json::json!({"type": "array", "prefixItems": [{"type": "integer"}, {"type": "string"}]}),
             serde_json::json!({"type": "array", "prefixItems": [{"type": "integer"}]}),
             &["$: trailing elements removed (2 -> 1) (compatible)"],
+        ),
+        (
+            "a map's values change type",
+            s::<before::MapValue>(),
+            s::<after::MapValue>(),
+            &["MapValue.a.*: integer -> string (breaking)"],
+        ),
+        (
+            "an optional value changes type",
+            s::<before::OptionValue>(),
+            s::<after::OptionValue>(),
+            &["OptionValue.a: integer -> string (breaking)"],
+        ),
+        (
+            "a variant of an array-like enum changes",
+            s::<before::ArrayEnum>(),
+            s::<after::ArrayEnum>(),
+            &["ArrayEnum<A>[1]: integer -> string (breaking)"],
+        ),
+        (
+            "a unit variant is replaced",
+            s::<before::Units>(),
+            s::<after::Units>(),
+            &[
+                "Units: value \"Green\" removed (breaking)",
+                "Units: value \"Blue\" added (compatible)",
+            ],
+        ),
+        (
+            "a tagged variant is replaced",
+            s::<before::Tagged>(),
+            s::<after::Tagged>(),
+            &[
+                "Tagged<B>: variant `B` removed (breaking)",
+                "Tagged<C>: variant `C` added (compatible)",
+            ],
+        ),
+        (
+            "a tagged variant is renamed with an alias",
+            s::<before::Tagged>(),
+            s::<after::TaggedRenamed>(),
+            &["Tagged<B>: variant `B` renamed (an alias) (compatible)"],
+        ),
+        (
+            "an untagged variant is replaced",
+            s::<before::Untagged>(),
+            s::<after::UntaggedChanged>(),
+            &["Untagged: untagged variant boolean changed or removed (breaking)"],
+        ),
+        (
+            "a value becomes any value",
+            serde_json::json!({"type": "integer"}),
+            serde_json::json!({}),
+            &["$: integer -> any value (compatible)"],
+        ),
+        (
+            "a minimum is raised",
+            serde_json::json!({"type": "integer", "minimum": 0}),
+            serde_json::json!({"type": "integer", "minimum": 1}),
+            &["$: range narrowed: [0, ..] -> [1, ..] (breaking)"],
+        ),
+        (
+            "a minimum appears",
+            serde_json::json!({"type": "integer"}),
+            serde_json::json!({"type": "integer", "minimum": 1}),
+            &["$: range narrowed: [.., ..] -> [1, ..] (breaking)"],
+        ),
+        (
+            "a maximum is lowered",
+            serde_json::json!({"type": "integer", "maximum": 9}),
+            serde_json::json!({"type": "integer", "maximum": 8}),
+            &["$: range narrowed: [.., 9] -> [.., 8] (breaking)"],
+        ),
+        (
+            "a maximum appears",
+            serde_json::json!({"type": "integer"}),
+            serde_json::json!({"type": "integer", "maximum": 8}),
+            &["$: range narrowed: [.., ..] -> [.., 8] (breaking)"],
+        ),
+        (
+            "a range is widened",
+            serde_json::json!({"type": "integer", "minimum": 0, "maximum": 8}),
+            serde_json::json!({"type": "integer", "minimum": -1, "maximum": 9}),
+            &["$: range widened: [0, 8] -> [-1, 9] (compatible)"],
+        ),
+        (
+            "a string format is dropped",
+            serde_json::json!({"type": "string", "format": "date-time"}),
+            serde_json::json!({"type": "string"}),
+            &["$: string (date-time) -> string (breaking)"],
+        ),
+        (
+            "an optional element is added at the minimum length",
+            serde_json::json!({"type": "array", "prefixItems": [{"type": "integer"}], "minItems": 1}),
+            serde_json::json!({"type": "array", "prefixItems": [{"type": "integer"}, {"type": "integer"}], "minItems": 1}),
+            &["$[1]: element added with a default (compatible)"],
         ),
     ];
     let mut wrong = Vec::new();
