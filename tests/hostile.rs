@@ -202,6 +202,34 @@ fn depth_limit_is_128_in_both_formats_and_configurable() {
 }
 
 #[test]
+fn only_depth_counts_not_width() {
+    // A thousand sibling collections, each one level: the limit is never near.
+    let wide = vec![vec![1u16, 2]; 1000];
+    let bytes = codec::to_msgpack(&wide).unwrap();
+    assert_eq!(codec::from_msgpack::<Vec<Vec<u16>>>(&bytes).unwrap(), wide);
+    let text = codec::to_json(&wide).unwrap();
+    assert_eq!(codec::from_json::<Vec<Vec<u16>>>(&text).unwrap(), wide);
+    // Siblings skipped as unknown values, too: 200 fields, each 100 deep.
+    let (_, _, item) = item_with_unknown(0);
+    let bytes = [
+        vec![0xde, 0x00, 202],
+        (0..200u8)
+            .flat_map(|i| [vec![0xa2, b'x', i], vec![0x91; 100], vec![0x01]].concat())
+            .collect(),
+        vec![
+            0xa2, b'i', b'd', 0x07, 0xa4, b'n', b'a', b'm', b'e', 0xa1, b'n',
+        ],
+    ]
+    .concat();
+    let fields: String = (0..200)
+        .map(|i| format!(r#""x{i}":{}1{},"#, "[".repeat(100), "]".repeat(100)))
+        .collect();
+    let text = format!(r#"{{{fields}"id":7,"name":"n"}}"#);
+    assert_eq!(codec::from_msgpack::<Item>(&bytes).unwrap(), item);
+    assert_eq!(codec::from_json::<Item>(&text).unwrap(), item);
+}
+
+#[test]
 fn skipped_unknown_values_count_against_the_depth_limit_in_both_formats() {
     // The item is one level: 127 more fit inside it.
     let (bytes, text, item) = item_with_unknown(127);
