@@ -234,8 +234,8 @@ fn a_corrupt_middle_line_is_skipped_with_a_warning() {
     }
     let index = dir.path().join(format!("{}-info.jsonl", cache.writer_id()));
     let mut text = std::fs::read(&index).unwrap();
-    let second = text.iter().position(|&b| b == b'\n').unwrap() + 10;
-    text[second] ^= 0x20; // flip a bit in the second line
+    let second_starts = text.iter().position(|&b| b == b'\n').unwrap() + 1;
+    text[second_starts + 9] ^= 0x20; // flip a bit in the second line
     std::fs::write(&index, text).unwrap();
     let reader = Cache::open(dir.path()).unwrap();
     assert_eq!(reader.get::<Chunk>("k0").unwrap(), Some(chunk(0)));
@@ -244,6 +244,8 @@ fn a_corrupt_middle_line_is_skipped_with_a_warning() {
     let warnings = reader.warnings();
     assert_eq!(warnings.len(), 1, "{warnings:?}");
     assert!(warnings[0].contains("checksum mismatch"), "{warnings:?}");
+    let at = format!("skipped the line at byte {second_starts}:");
+    assert!(warnings[0].contains(&at), "{warnings:?}");
 }
 
 #[test]
