@@ -1,6 +1,8 @@
-//! codec against rmp-serde, serde_json and msgpacker on the log workload, in
-//! one run. `python3 benches/ratios.py` turns the results into the table of
-//! ratios against the goals.
+//! codec against rmp-serde, serde_json, msgpacker, zerompk and sonic-rs on
+//! the log workload, in one run. `python3 benches/ratios.py` turns the
+//! results into the table of ratios against the goals. sonic-rs takes its
+//! SIMD paths only in a native build:
+//! `RUSTFLAGS="-C target-cpu=native" cargo bench --bench log`.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use std::hint::black_box;
@@ -68,6 +70,79 @@ mod with_msgpacker {
         /// msgpacker has no tagged unions: (variant, number, reason).
         pub kind: (u8, u32, String),
     }
+}
+
+/// zerompk in its map form, the closest to codec's (field names on the
+/// wire); its enums are `[tag, value]` arrays.
+mod with_zerompk {
+    use zerompk::{FromMessagePack, ToMessagePack};
+
+    #[derive(ToMessagePack, FromMessagePack, Clone, Debug, PartialEq)]
+    pub enum Kind {
+        Cached,
+        Computed(u32),
+        Failed { code: u32, reason: String },
+    }
+
+    #[derive(ToMessagePack, FromMessagePack, Clone, Debug, PartialEq)]
+    #[msgpack(map)]
+    pub struct Record {
+        pub service: String,
+        pub path: String,
+        pub ts: u64,
+        pub status: u16,
+        pub user: Option<String>,
+        pub tags: Vec<u32>,
+        pub kind: Kind,
+    }
+
+    /// The same record in zerompk's default array form: no field names.
+    #[derive(ToMessagePack, FromMessagePack, Clone, Debug, PartialEq)]
+    #[msgpack(array)]
+    pub struct ArrayRecord {
+        pub service: String,
+        pub path: String,
+        pub ts: u64,
+        pub status: u16,
+        pub user: Option<String>,
+        pub tags: Vec<u32>,
+        pub kind: Kind,
+    }
+
+    impl From<&Record> for ArrayRecord {
+        fn from(r: &Record) -> Self {
+            ArrayRecord {
+                service: r.service.clone(),
+                path: r.path.clone(),
+                ts: r.ts,
+                status: r.status,
+                user: r.user.clone(),
+                tags: r.tags.clone(),
+                kind: r.kind.clone(),
+            }
+        }
+    }
+}
+
+fn zerompk_data(raw: &[with_msgpacker::Record]) -> Vec<with_zerompk::Record> {
+    raw.iter()
+        .map(|r| with_zerompk::Record {
+            service: r.service.clone(),
+            path: r.path.clone(),
+            ts: r.ts,
+            status: r.status,
+            user: r.user.clone(),
+            tags: r.tags.clone(),
+            kind: match r.kind.0 {
+                0 => with_zerompk::Kind::Cached,
+                1 => with_zerompk::Kind::Computed(r.kind.1),
+                _ => with_zerompk::Kind::Failed {
+                    code: r.kind.1,
+                    reason: r.kind.2.clone(),
+                },
+            },
+        })
+        .collect()
 }
 
 fn datasets() -> (
@@ -162,12 +237,28 @@ fn bench(c: &mut Criterion) {
     let (codec_data, serde_data, packer_data) = datasets();
     let [msgpack_len, json_len, _] = check_same_bytes(&codec_data, &serde_data);
     let packed = msgpacker::Packable::pack_to_vec(&packer_data);
+    let zmp_data = zerompk_data(&packer_data);
+    let zmp_array_data: Vec<with_zerompk::ArrayRecord> = zmp_data.iter().map(Into::into).collect();
+    let zmp = zerompk::to_msgpack_vec(&zmp_data).unwrap();
+    let zmp_array = zerompk::to_msgpack_vec(&zmp_array_data).unwrap();
+    assert_eq!(
+        zerompk::from_msgpack::<Vec<with_zerompk::Record>>(&zmp).unwrap(),
+        zmp_data
+    );
+    // sonic-rs writes serde_json's bytes: the comparison is fair.
+    assert_eq!(
+        sonic_rs::to_string(&serde_data).unwrap(),
+        serde_json::to_string(&serde_data).unwrap()
+    );
     let n = log_data::RECORDS as f64;
     let sizes = serde_json::json!({
         "codec": msgpack_len as f64 / n,
         "rmp-serde": msgpack_len as f64 / n,
         "serde_json": json_len as f64 / n,
+        "sonic-rs": json_len as f64 / n,
         "msgpacker": packed.len() as f64 / n,
+        "zerompk-map": zmp.len() as f64 / n,
+        "zerompk-array": zmp_array.len() as f64 / n,
     });
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/criterion");
     let _ = std::fs::create_dir_all(&dir);
@@ -205,6 +296,12 @@ fn bench(c: &mut Criterion) {
             msgpacker::Packable::pack(black_box(&packer_data), &mut buf);
         })
     });
+    g.bench_function("zerompk-map", |b| {
+        b.iter(|| zerompk::to_msgpack_vec(black_box(&zmp_data)).unwrap())
+    });
+    g.bench_function("zerompk-array", |b| {
+        b.iter(|| zerompk::to_msgpack_vec(black_box(&zmp_array_data)).unwrap())
+    });
     g.finish();
 
     let mut g = c.benchmark_group("msgpack_decode");
@@ -221,6 +318,14 @@ fn bench(c: &mut Criterion) {
                 .unwrap()
         })
     });
+    g.bench_function("zerompk-map", |b| {
+        b.iter(|| zerompk::from_msgpack::<Vec<with_zerompk::Record>>(black_box(&zmp)).unwrap())
+    });
+    g.bench_function("zerompk-array", |b| {
+        b.iter(|| {
+            zerompk::from_msgpack::<Vec<with_zerompk::ArrayRecord>>(black_box(&zmp_array)).unwrap()
+        })
+    });
     g.bench_function("clone_floor", |b| b.iter(|| black_box(&codec_data).clone()));
     g.finish();
 
@@ -232,6 +337,9 @@ fn bench(c: &mut Criterion) {
     g.bench_function("serde_json", |b| {
         b.iter(|| serde_json::to_vec(black_box(&serde_data)).unwrap())
     });
+    g.bench_function("sonic-rs", |b| {
+        b.iter(|| sonic_rs::to_vec(black_box(&serde_data)).unwrap())
+    });
     g.finish();
 
     let mut g = c.benchmark_group("json_decode");
@@ -241,6 +349,9 @@ fn bench(c: &mut Criterion) {
     });
     g.bench_function("serde_json", |b| {
         b.iter(|| serde_json::from_str::<Vec<with_serde::Record>>(black_box(&json)).unwrap())
+    });
+    g.bench_function("sonic-rs", |b| {
+        b.iter(|| sonic_rs::from_str::<Vec<with_serde::Record>>(black_box(&json)).unwrap())
     });
     g.finish();
 

@@ -23,10 +23,10 @@ def ns_per_record(group, ident):
 
 def main():
     rows = [(g, i, ns_per_record(g, i)) for g, ids in [
-        ("msgpack_encode", ["codec", "rmp-serde", "msgpacker"]),
-        ("msgpack_decode", ["codec", "rmp-serde", "msgpacker", "clone_floor"]),
-        ("json_encode", ["codec", "serde_json"]),
-        ("json_decode", ["codec", "serde_json"]),
+        ("msgpack_encode", ["codec", "rmp-serde", "msgpacker", "zerompk-map", "zerompk-array"]),
+        ("msgpack_decode", ["codec", "rmp-serde", "msgpacker", "zerompk-map", "zerompk-array", "clone_floor"]),
+        ("json_encode", ["codec", "serde_json", "sonic-rs"]),
+        ("json_decode", ["codec", "serde_json", "sonic-rs"]),
         ("per_record_encode", ["codec", "rmp-serde"]),
         ("stored_decode", ["bare", "envelope"]),
     ] for i in ids]
@@ -46,10 +46,14 @@ def main():
         pass
     goals = [
         ("MessagePack encode, codec / rmp-serde", t["msgpack_encode", "codec"] / t["msgpack_encode", "rmp-serde"], 0.65),
-        ("MessagePack decode, codec / rmp-serde", t["msgpack_decode", "codec"] / t["msgpack_decode", "rmp-serde"], 0.45),
-        ("MessagePack decode, codec / clone floor", t["msgpack_decode", "codec"] / t["msgpack_decode", "clone_floor"], 2.5),
+        ("MessagePack decode, codec / rmp-serde", t["msgpack_decode", "codec"] / t["msgpack_decode", "rmp-serde"], 0.42),
+        ("MessagePack decode, codec / clone floor", t["msgpack_decode", "codec"] / t["msgpack_decode", "clone_floor"], 1.5),
+        ("MessagePack decode, codec / zerompk (map form)", t["msgpack_decode", "codec"] / t["msgpack_decode", "zerompk-map"], 1.0),
+        ("MessagePack decode, codec / zerompk (array form)", t["msgpack_decode", "codec"] / t["msgpack_decode", "zerompk-array"], 1.3),
         ("JSON encode, codec / serde_json", t["json_encode", "codec"] / t["json_encode", "serde_json"], 0.8),
         ("JSON decode, codec / serde_json", t["json_decode", "codec"] / t["json_decode", "serde_json"], 0.6),
+        ("JSON encode, codec / sonic-rs", t["json_encode", "codec"] / t["json_encode", "sonic-rs"], 1.0),
+        ("JSON decode, codec / sonic-rs", t["json_decode", "codec"] / t["json_decode", "sonic-rs"], 1.0),
         ("one record into a fresh buffer / batched", t["per_record_encode", "codec"] / t["msgpack_encode", "codec"], 1.5),
         ("checked envelope / bare decode", t["stored_decode", "envelope"] / t["stored_decode", "bare"], 1.05),
     ]

@@ -27,3 +27,44 @@
 
 pub use codec_derive::Codec;
 pub use codec_runtime::*;
+
+#[cfg(feature = "insta")]
+#[doc(hidden)]
+pub use insta as __insta;
+
+/// Asserts a value's encodings (pretty JSON and annotated MessagePack, as
+/// [`snapshot::render`] gives them) against an `insta` snapshot; needs the
+/// `insta` feature. A value that does not encode fails the test with the
+/// error. With a name first, the snapshot is named.
+///
+/// ```ignore
+/// #[derive(codec::Codec)]
+/// struct Point { x: i64, y: i64 }
+///
+/// #[test]
+/// fn point_encoding() {
+///     codec::assert_snapshot!(Point { x: 1, y: -2 });            // tests/snapshots/<file>__point_encoding.snap
+///     codec::assert_snapshot!("origin", Point { x: 0, y: 0 });  // tests/snapshots/<file>__origin.snap
+/// }
+/// ```
+///
+/// Without the feature, the same in one line:
+/// `insta::assert_snapshot!(codec::snapshot::render(&value).unwrap());`
+#[cfg(feature = "insta")]
+#[macro_export]
+macro_rules! assert_snapshot {
+    ($name:expr, $value:expr $(,)?) => {
+        $crate::__insta::assert_snapshot!(
+            $name,
+            $crate::snapshot::render_for_test(&$value),
+            ::core::stringify!($value)
+        )
+    };
+    ($value:expr $(,)?) => {
+        $crate::__insta::assert_snapshot!(
+            $crate::__insta::_macro_support::AutoName,
+            $crate::snapshot::render_for_test(&$value),
+            ::core::stringify!($value)
+        )
+    };
+}

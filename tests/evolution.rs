@@ -31,6 +31,77 @@ mod compatible {
     use codec::Codec;
 
     #[test]
+    fn generic_names_are_built_from_the_arguments_wire_names() {
+        #[derive(codec::Codec, Debug, PartialEq)]
+        pub struct Wrapper<T> {
+            pub inner: T,
+        }
+        #[derive(codec::Codec)]
+        #[codec(name = "corpus.Pair")]
+        pub struct Pair<A, B>(A, B);
+        use codec::schema::wire_name;
+        assert_eq!(wire_name::<Wrapper<u32>>(), "Wrapper<u32>");
+        assert_eq!(wire_name::<Wrapper<Vec<String>>>(), "Wrapper<Vec<string>>");
+        assert_eq!(
+            wire_name::<Wrapper<Option<Vec<u8>>>>(),
+            "Wrapper<Option<bytes>>"
+        );
+        assert_eq!(
+            wire_name::<Pair<Wrapper<f64>, std::collections::BTreeMap<String, bool>>>(),
+            "corpus.Pair<Wrapper<float>, Map<string, bool>>"
+        );
+        assert_eq!(wire_name::<Vec<Wrapper<i8>>>(), "Vec<Wrapper<i8>>");
+
+        // A widened argument decodes as a widened field does.
+        let v: Wrapper<u64> = read(&Wrapper { inner: 7u32 }).unwrap();
+        assert_eq!(v, Wrapper { inner: 7 });
+        // A narrowed one is refused by the schema, not by the name.
+        let refused = read::<Wrapper<u64>, Wrapper<u8>>(&Wrapper { inner: 7 }).unwrap_err();
+        assert!(
+            matches!(refused, StoredError::Incompatible { .. }),
+            "{refused}"
+        );
+        // Another declared name is another type.
+        #[derive(codec::Codec, Debug)]
+        pub struct Other<T> {
+            pub inner: T,
+        }
+        let wrong = read::<Wrapper<u32>, Other<u64>>(&Wrapper { inner: 7 }).unwrap_err();
+        assert!(matches!(wrong, StoredError::WrongType { .. }), "{wrong}");
+    }
+
+    #[test]
+    fn option_field_added_without_a_default() {
+        mod v1 {
+            #[derive(codec::Codec)]
+            #[codec(name = "Note")]
+            pub struct Note {
+                pub text: String,
+            }
+        }
+        mod v2 {
+            #[derive(codec::Codec, Debug, PartialEq)]
+            #[codec(name = "Note")]
+            pub struct Note {
+                pub text: String,
+                pub author: Option<String>,
+            }
+        }
+        let v: v2::Note = read(&v1::Note { text: "t".into() }).unwrap();
+        assert_eq!(
+            v,
+            v2::Note {
+                text: "t".into(),
+                author: None
+            }
+        );
+        let old = codec::schema_of::<v1::Note>();
+        let new = codec::schema_of::<v2::Note>();
+        let changes = codec::schema::diff(&old, &new);
+        assert!(changes.iter().all(|c| !c.is_breaking()), "{changes:?}");
+    }
+
+    #[test]
     fn field_added_with_a_default() {
         mod v1 {
             #[derive(codec::Codec)]

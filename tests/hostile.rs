@@ -463,3 +463,96 @@ fn arbitrary_short_inputs_never_panic() {
         }
     }
 }
+
+#[test]
+fn dynamic_values_bound_depth_and_allocation() {
+    LARGEST.store(0, Ordering::Relaxed);
+    for prefix in [
+        &[0xdd, 0xff, 0xff, 0xff, 0xff][..],   // array32
+        &[0xdf, 0xff, 0xff, 0xff, 0xff],       // map32
+        &[0xdb, 0xff, 0xff, 0xff, 0xff],       // str32
+        &[0xc6, 0xff, 0xff, 0xff, 0xff],       // bin32
+        &[0xc9, 0xff, 0xff, 0xff, 0xff, 0x05], // ext32
+    ] {
+        // The claimed elements are each the smallest value, then the input ends.
+        let mut bytes = prefix.to_vec();
+        bytes.extend(vec![0x00; 4096]);
+        assert!(codec::from_msgpack::<codec::Value>(&bytes).is_err());
+        assert!(codec::from_msgpack::<codec::Raw>(&bytes).is_err());
+        assert!(codec::Raw::from_msgpack(&bytes).is_err());
+    }
+    assert!(
+        LARGEST.load(Ordering::Relaxed) < 1 << 20,
+        "allocated {}",
+        LARGEST.load(Ordering::Relaxed)
+    );
+    let deep_arrays = [vec![0x91u8; 100_000], vec![0x00]].concat();
+    assert!(matches!(
+        kind::<codec::Value>(&deep_arrays),
+        DecodeErrorKind::DepthLimitExceeded { limit: 128 }
+    ));
+    let deep_maps = [[0x81u8, 0x00].repeat(100_000), vec![0x00]].concat();
+    assert!(matches!(
+        kind::<codec::Value>(&deep_maps),
+        DecodeErrorKind::DepthLimitExceeded { limit: 128 }
+    ));
+    let json = "[".repeat(100_000) + &"]".repeat(100_000);
+    assert!(matches!(
+        json_kind::<codec::Value>(&json),
+        DecodeErrorKind::DepthLimitExceeded { .. }
+    ));
+    let json_maps = r#"{"a":"#.repeat(100_000) + "1" + &"}".repeat(100_000);
+    assert!(matches!(
+        json_kind::<codec::Value>(&json_maps),
+        DecodeErrorKind::DepthLimitExceeded { .. }
+    ));
+    // Raw keeps deep MessagePack without recursing; decoding it later is bounded.
+    let raw: codec::Raw = codec::from_msgpack(&deep_arrays).unwrap();
+    assert!(matches!(
+        raw.decode::<codec::Value>().unwrap_err().kind(),
+        DecodeErrorKind::DepthLimitExceeded { .. }
+    ));
+    assert!(codec::from_json::<codec::Raw>(&json).is_err());
+}
+
+#[test]
+fn dynamic_values_refuse_every_truncation_and_short_input() {
+    let value: codec::Value =
+        codec::from_json(r#"{"a":[1,-200,70000,1.5,"text ✓",null,true],"b":{"c":[]}}"#).unwrap();
+    let bytes = codec::to_msgpack(&value).unwrap();
+    for len in 0..bytes.len() {
+        assert!(
+            codec::from_msgpack::<codec::Value>(&bytes[..len]).is_err(),
+            "{len}"
+        );
+        assert!(
+            codec::from_msgpack::<codec::Raw>(&bytes[..len]).is_err(),
+            "{len}"
+        );
+    }
+    let text = codec::to_json(&value).unwrap();
+    for len in 0..text.len() {
+        if text.is_char_boundary(len) {
+            assert!(
+                codec::from_json::<codec::Value>(&text[..len]).is_err(),
+                "{len}"
+            );
+            assert!(
+                codec::from_json::<codec::Raw>(&text[..len]).is_err(),
+                "{len}"
+            );
+        }
+    }
+    for a in 0..=255u8 {
+        for b in 0..=255u8 {
+            let bytes = [a, b];
+            let _ = codec::from_msgpack::<codec::Value>(&bytes);
+            let _ = codec::from_msgpack::<codec::Raw>(&bytes);
+            let _ = codec::from_json_slice::<codec::Value>(&bytes);
+            let _ = codec::from_json_slice::<codec::Raw>(&bytes);
+        }
+    }
+    assert!(codec::from_msgpack::<codec::Value>(&[0xc1]).is_err());
+    assert!(codec::from_msgpack::<codec::Value>(&[0xd6, 0xff, 0, 0]).is_err());
+    assert!(codec::from_json::<codec::Value>("18446744073709551616").is_err());
+}

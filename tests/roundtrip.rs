@@ -237,6 +237,52 @@ fn decoding_accepts_what_older_or_other_writers_write() {
     );
 }
 
+/// A missing field whose type takes nil decodes as nil does, as serde lets a
+/// missing `Option` be `None`; `required` keeps msgspec's strictness.
+#[test]
+fn missing_option_fields_are_none_unless_required() {
+    #[derive(Codec, Debug, PartialEq)]
+    struct Note {
+        text: String,
+        author: Option<String>,
+        nested: Option<Option<u8>>,
+        #[codec(required)]
+        strict: Option<u8>,
+        #[codec(default = "seven")]
+        defaulted: Option<u8>,
+    }
+    fn seven() -> Option<u8> {
+        Some(7)
+    }
+    let expected = Note {
+        text: "t".into(),
+        author: None,
+        nested: None,
+        strict: None,
+        defaulted: Some(7),
+    };
+    assert_eq!(
+        codec::from_json::<Note>(r#"{"text":"t","strict":null}"#).unwrap(),
+        expected
+    );
+    // {"text": "t", "strict": nil}
+    let msgpack = b"\x82\xa4text\xa1t\xa6strict\xc0";
+    assert_eq!(codec::from_msgpack::<Note>(msgpack).unwrap(), expected);
+    for err in [
+        codec::from_json::<Note>(r#"{"text":"t"}"#).unwrap_err(),
+        codec::from_msgpack::<Note>(b"\x81\xa4text\xa1t").unwrap_err(),
+    ] {
+        assert!(
+            matches!(err.kind(), DecodeErrorKind::MissingField { field } if *field == "strict"),
+            "{err}"
+        );
+    }
+    let err = codec::from_json::<Note>(r#"{"strict":1}"#).unwrap_err();
+    assert!(matches!(err.kind(), DecodeErrorKind::MissingField { field } if *field == "text"));
+    let schema = codec::schema_of::<Note>();
+    assert_eq!(schema["required"], serde_json::json!(["text", "strict"]));
+}
+
 #[test]
 fn decoding_refuses_what_does_not_fit() {
     let kind = |e: codec::DecodeError| e.kind().clone();

@@ -760,13 +760,13 @@ fn diff_rules_breaking_and_compatible() {
             "a sequence gains a minimum length",
             items(none.clone()),
             items(serde_json::json!({"minItems": 1})),
-            &["$: `minItems` changed (breaking)"],
+            &["$: `minItems` narrowed: none -> 1 (breaking)"],
         ),
         (
             "a sequence gains a maximum length",
             items(none.clone()),
             items(serde_json::json!({"maxItems": 4})),
-            &["$: `maxItems` changed (breaking)"],
+            &["$: `maxItems` narrowed: none -> 4 (breaking)"],
         ),
         (
             "a sequence becomes a fixed array",
@@ -900,7 +900,7 @@ fn diff_rules_breaking_and_compatible() {
             "a string format is dropped",
             serde_json::json!({"type": "string", "format": "date-time"}),
             serde_json::json!({"type": "string"}),
-            &["$: string (date-time) -> string (breaking)"],
+            &["$: timestamp (RFC 3339 string) -> string (breaking)"],
         ),
         (
             "an optional element is added at the minimum length",
@@ -920,4 +920,30 @@ fn diff_rules_breaking_and_compatible() {
         }
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn diff_text_names_bytes_and_times_for_what_they_hold() {
+    let text = |old: serde_json::Value, new: serde_json::Value| -> Vec<String> {
+        codec::schema::diff(&old, &new)
+            .iter()
+            .map(ToString::to_string)
+            .collect()
+    };
+    let string = codec::schema_of::<String>();
+    assert_eq!(
+        text(string.clone(), codec::schema_of::<Vec<u8>>()),
+        ["bytes: string -> bytes (base64 string) (breaking)"]
+    );
+    assert_eq!(
+        text(string, codec::schema_of::<std::time::SystemTime>()),
+        ["timestamp: string -> timestamp (RFC 3339 string) (breaking)"]
+    );
+    assert_eq!(
+        text(
+            codec::schema_of::<std::time::Duration>(),
+            codec::schema_of::<std::time::SystemTime>()
+        ),
+        ["timestamp: duration (ISO 8601 string) -> timestamp (RFC 3339 string) (breaking)"]
+    );
 }

@@ -171,9 +171,15 @@ fn memoization_keyed_by_content_hash() {
     assert_eq!(made.unwrap(), vec![1.0]);
     let kept = cache.get_or_try_insert_with::<Vec<f32>, Failed>("other", || Ok(vec![2.0]));
     assert_eq!(kept.unwrap(), vec![1.0]);
-    // The store's own errors come through `From`.
+    // The store's own errors come through `From` (an entry of another
+    // type is one for a strict handle; for others, a miss).
     cache.put("wrong type", &"text".to_string()).unwrap();
-    let wrong = cache.get_or_try_insert_with::<Vec<f32>, Failed>("wrong type", || Ok(vec![]));
+    let strict = codec::CacheOptions {
+        memo_strict: true,
+        ..Default::default()
+    };
+    let strict = Cache::open_with(cache.dir(), strict).unwrap();
+    let wrong = strict.get_or_try_insert_with::<Vec<f32>, Failed>("wrong type", || Ok(vec![]));
     assert!(matches!(
         wrong,
         Err(Failed::Store(StoreError::Schema { .. }))

@@ -88,6 +88,18 @@ fn floats_bytes_and_none() {
 }
 
 #[test]
+fn non_finite_floats_are_json_null_as_msgspec_writes_them() {
+    for v in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+        assert_eq!(codec::to_json(&v).unwrap(), "null");
+        assert_eq!(codec::to_json(&(v as f32)).unwrap(), "null");
+    }
+    assert_eq!(codec::to_json(&vec![1.5, f64::NAN]).unwrap(), "[1.5,null]");
+    assert_eq!(codec::to_json(&-0.0f64).unwrap(), "-0.0");
+    // MessagePack keeps them.
+    assert_eq!(msgpack_hex(&f64::INFINITY), "cb7ff0000000000000");
+}
+
+#[test]
 fn sets_and_hash_maps_are_sorted() {
     let set: HashSet<u32> = [300, 5, 70, 1].into_iter().collect();
     assert_eq!(msgpack_hex(&set), "94010546cd012c");

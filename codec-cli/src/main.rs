@@ -1,14 +1,21 @@
-//! `codec`: inspect, read, verify and compact a codec cache folder.
+//! `codec`: inspect, read, verify, edit and compact a codec cache folder.
 //!
 //! ```text
-//! codec inspect DIR        keys, types, handlers, sizes, fingerprints
-//! codec get DIR KEY        an entry as JSON, without its Rust type
-//! codec verify DIR         reads every entry; exit code 1 if any is damaged
-//! codec compact DIR        rewrites live entries, reclaims the space of the rest
+//! codec inspect DIR [--prefix P] [--json]   keys, types, handlers, sizes, fingerprints
+//! codec get DIR KEY                         an entry as JSON, without its Rust type
+//! codec verify DIR                          reads every entry; exit code 1 if any is damaged
+//! codec remove DIR KEY...                   removes entries
+//! codec clear DIR [--prefix P]              removes every entry (with the prefix)
+//! codec compact DIR                         rewrites live entries, reclaims the space of the rest
 //! ```
+//!
+//! Output to a closed pipe (`codec inspect DIR | head`) ends the command
+//! quietly, with exit code 0.
 
+mod inspect;
 mod untyped;
 
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -17,11 +24,13 @@ use codec::store::{EntryInfo, Mode};
 use codec::{Cache, StoreError};
 use indicatif::{ProgressBar, ProgressStyle};
 
+use untyped::Json;
+
 #[derive(Parser)]
 #[command(
     name = "codec",
     version,
-    about = "Inspect, read, verify and compact codec cache folders"
+    about = "Inspect, read, verify, edit and compact codec cache folders"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -31,31 +40,97 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// List the live entries: key, type, handler, size, fingerprint.
-    Inspect { dir: PathBuf },
-    /// Print an entry as JSON, decoded without its Rust type.
+    Inspect {
+        dir: PathBuf,
+        /// Only the keys that start with this.
+        #[arg(long)]
+        prefix: Option<String>,
+        /// One JSON object per entry and line, for scripts.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print an entry as JSON, decoded without its Rust type: map entries in
+    /// their stored order, float32 in its shortest form; a map whose keys
+    /// are not strings or integers as a list of [key, value] pairs.
     Get { dir: PathBuf, key: String },
     /// Read every entry and report the damaged ones (exit code 1 if any).
     Verify { dir: PathBuf },
+    /// Remove entries, for every reader (exit code 1 if one was absent).
+    /// `codec compact` reclaims their space.
+    Remove {
+        dir: PathBuf,
+        #[arg(required = true)]
+        keys: Vec<String>,
+    },
+    /// Remove every entry, or those whose key starts with a prefix.
+    /// `codec compact` reclaims their space.
+    Clear {
+        dir: PathBuf,
+        /// Only the keys that start with this.
+        #[arg(long)]
+        prefix: Option<String>,
+    },
     /// Rewrite live entries into a new writer and delete the old files.
     /// Run it when no other process writes the folder.
     Compact { dir: PathBuf },
 }
 
+/// Why a command stopped.
+enum Failure {
+    Store(StoreError),
+    /// Writing the output failed (a closed pipe among others).
+    Output(io::Error),
+}
+
+impl From<StoreError> for Failure {
+    fn from(e: StoreError) -> Self {
+        Failure::Store(e)
+    }
+}
+
+impl From<io::Error> for Failure {
+    fn from(e: io::Error) -> Self {
+        Failure::Output(e)
+    }
+}
+
+type Outcome = Result<ExitCode, Failure>;
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    let mut out = io::BufWriter::new(io::stdout().lock());
     let result = match cli.command {
-        Command::Inspect { dir } => inspect(&dir),
-        Command::Get { dir, key } => get(&dir, &key),
-        Command::Verify { dir } => verify(&dir),
-        Command::Compact { dir } => compact(&dir),
+        Command::Inspect { dir, prefix, json } => {
+            inspect::inspect(&mut out, &dir, prefix.as_deref(), json)
+        }
+        Command::Get { dir, key } => get(&mut out, &dir, &key),
+        Command::Verify { dir } => verify(&mut out, &dir),
+        Command::Remove { dir, keys } => remove(&mut out, &dir, &keys),
+        Command::Clear { dir, prefix } => clear(&mut out, &dir, prefix.as_deref()),
+        Command::Compact { dir } => compact(&mut out, &dir),
     };
+    let result = result.and_then(|code| {
+        out.flush()?;
+        Ok(code)
+    });
     match result {
         Ok(code) => code,
-        Err(e) => {
-            eprintln!("error: {e}");
+        // The reader went away (`| head`): nothing left to tell it.
+        Err(Failure::Output(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(Failure::Output(e)) => {
+            warn(format_args!("error: cannot write the output: {e}"));
+            ExitCode::from(2)
+        }
+        Err(Failure::Store(e)) => {
+            warn(format_args!("error: {e}"));
             ExitCode::from(2)
         }
     }
+}
+
+/// A line on stderr; a closed stderr is no reason to stop.
+fn warn(message: std::fmt::Arguments<'_>) {
+    let _ = writeln!(io::stderr(), "{message}");
 }
 
 /// Opens an existing folder; a typo must not create an empty cache.
@@ -82,78 +157,53 @@ fn progress(len: usize, what: &str) -> ProgressBar {
     bar
 }
 
-fn inspect(dir: &Path) -> Result<ExitCode, StoreError> {
-    let cache = open(dir)?;
-    let entries = cache.entries()?;
-    let total: u64 = entries.iter().map(|e| e.size).sum();
-    println!(
-        "{:<40} {:<28} {:<8} {:<7} {:>10}  fingerprint",
-        "key", "type", "handler", "mode", "bytes"
-    );
-    for e in &entries {
-        println!(
-            "{:<40} {:<28} {:<8} {:<7} {:>10}  {}",
-            e.key,
-            e.type_name.as_deref().unwrap_or("-"),
-            e.handler,
-            format!("{:?}", e.mode).to_lowercase(),
-            e.size,
-            e.fingerprint.as_deref().unwrap_or("-")
-        );
-    }
-    println!("{} entries, {total} bytes of payload", entries.len());
-    for w in cache.warnings() {
-        eprintln!("warning: {w}");
-    }
-    Ok(ExitCode::SUCCESS)
-}
-
-fn entry_json(cache: &Cache, entry: &EntryInfo) -> Result<serde_json::Value, String> {
+/// An entry's value as JSON; the error names the entry.
+fn entry_json(cache: &Cache, entry: &EntryInfo) -> Result<Json, String> {
+    // Store errors name the entry already.
     let payload = cache.entry_payload(entry).map_err(|e| e.to_string())?;
+    let named = |e: &dyn std::fmt::Display| format!("entry `{}`: {e}", entry.key);
     match entry.mode {
-        Mode::Json => {
-            serde_json::from_slice(&payload).map_err(|e| format!("payload is not JSON: {e}"))
-        }
-        Mode::MsgPack => untyped::msgpack_to_json(&payload).map_err(|e| e.to_string()),
+        Mode::Json => untyped::json_to_json(&payload).map_err(|e| named(&e)),
+        Mode::MsgPack => untyped::msgpack_to_json(&payload).map_err(|e| named(&e)),
         // An array as codec encodes ndarray arrays in JSON.
         Mode::Raw => Ok(match entry.array_type() {
-            Some((dtype, shape)) => {
-                serde_json::json!({ "dtype": dtype, "shape": shape, "data": untyped::base64(&payload) })
-            }
-            None => serde_json::json!({ "raw_base64": untyped::base64(&payload) }),
+            Some((dtype, shape)) => Json::from(
+                serde_json::json!({ "dtype": dtype, "shape": shape, "data": untyped::base64(&payload) }),
+            ),
+            None => Json::Object(vec![(
+                "raw_base64".into(),
+                Json::Str(untyped::base64(&payload)),
+            )]),
         }),
     }
 }
 
-fn get(dir: &Path, key: &str) -> Result<ExitCode, StoreError> {
+fn get(out: &mut impl Write, dir: &Path, key: &str) -> Outcome {
     let cache = open(dir)?;
     let Some(entry) = cache.entries()?.into_iter().find(|e| e.key == key) else {
-        eprintln!("no entry `{key}` in {}", dir.display());
+        warn(format_args!("no entry `{key}` in {}", dir.display()));
         return Ok(ExitCode::from(1));
     };
     match entry_json(&cache, &entry) {
         Ok(value) => {
-            println!(
-                "{}",
-                serde_json::to_string_pretty(&value).unwrap_or_default()
-            );
+            writeln!(out, "{}", value.pretty())?;
             Ok(ExitCode::SUCCESS)
         }
         Err(e) => {
-            eprintln!("entry `{key}`: {e}");
+            warn(format_args!("{e}"));
             Ok(ExitCode::from(1))
         }
     }
 }
 
-fn verify(dir: &Path) -> Result<ExitCode, StoreError> {
+fn verify(out: &mut impl Write, dir: &Path) -> Outcome {
     let cache = open(dir)?;
     let entries = cache.entries()?;
     let bar = progress(entries.len(), "verifying");
     let mut problems = cache.warnings();
     for entry in &entries {
         if let Err(e) = entry_json(&cache, entry) {
-            problems.push(format!("entry `{}`: {e}", entry.key));
+            problems.push(e);
         }
         if let Some(fp) = &entry.fingerprint {
             if cache.writer_schema(fp)?.is_none() {
@@ -167,13 +217,14 @@ fn verify(dir: &Path) -> Result<ExitCode, StoreError> {
     }
     bar.finish_and_clear();
     for p in &problems {
-        println!("{p}");
+        writeln!(out, "{p}")?;
     }
-    println!(
+    writeln!(
+        out,
         "{} entries checked, {} problem(s)",
         entries.len(),
         problems.len()
-    );
+    )?;
     Ok(if problems.is_empty() {
         ExitCode::SUCCESS
     } else {
@@ -181,10 +232,47 @@ fn verify(dir: &Path) -> Result<ExitCode, StoreError> {
     })
 }
 
+fn remove(out: &mut impl Write, dir: &Path, keys: &[String]) -> Outcome {
+    let cache = open(dir)?;
+    let mut missing = false;
+    for key in keys {
+        if cache.remove(key)? {
+            writeln!(out, "removed `{key}`")?;
+        } else {
+            warn(format_args!("no entry `{key}` in {}", dir.display()));
+            missing = true;
+        }
+    }
+    Ok(if missing {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn clear(out: &mut impl Write, dir: &Path, prefix: Option<&str>) -> Outcome {
+    let cache = open(dir)?;
+    let removed = match prefix {
+        None => cache.clear()?,
+        Some(prefix) => {
+            let mut removed = 0;
+            for key in cache.keys()?.iter().filter(|k| k.starts_with(prefix)) {
+                removed += usize::from(cache.remove(key)?);
+            }
+            removed
+        }
+    };
+    writeln!(
+        out,
+        "removed {removed} entries; `codec compact` reclaims their space"
+    )?;
+    Ok(ExitCode::SUCCESS)
+}
+
 /// Rewrites the live entries into one new writer and deletes the other
 /// files: see `Cache::compact` (safe against a crash midway; refused while
 /// a handle has the folder open).
-fn compact(dir: &Path) -> Result<ExitCode, StoreError> {
+fn compact(out: &mut impl Write, dir: &Path) -> Outcome {
     drop(open(dir)?); // refuses a folder that is not a cache
     let bar = progress(0, "copying");
     let done = Cache::compact(dir, &[], |done, all| {
@@ -193,13 +281,21 @@ fn compact(dir: &Path) -> Result<ExitCode, StoreError> {
     })?;
     bar.finish_and_clear();
     for (key, e) in &done.dropped {
-        eprintln!("warning: dropped damaged entry `{key}`: {e}");
+        warn(format_args!("warning: dropped damaged entry `{key}`: {e}"));
     }
-    println!(
-        "compacted {} entries ({} damaged dropped), freed {} bytes",
+    let change = match done.size_before.checked_sub(done.size_after) {
+        Some(0) => "nothing to reclaim".to_owned(),
+        Some(freed) => format!("freed {freed} bytes"),
+        None => format!("grew by {} bytes", done.size_after - done.size_before),
+    };
+    writeln!(
+        out,
+        "compacted {} entries ({} damaged dropped, {} unused schemas deleted): {change}, {} -> {} bytes",
         done.kept,
         done.dropped.len(),
-        done.freed
-    );
+        done.schemas_removed,
+        done.size_before,
+        done.size_after
+    )?;
     Ok(ExitCode::SUCCESS)
 }

@@ -1,63 +1,102 @@
-//! MessagePack to JSON without the Rust type: for `codec get`.
+//! Stored payloads as JSON text without their Rust type: for `codec get`.
+//!
+//! What the wire holds is printed as it is: map entries in their stored
+//! order, float32 in its shortest f32 form (`0.1`, not `0.10000000149011612`),
+//! JSON payloads' numbers as written. Bytes and extensions are base64; a
+//! map whose keys are not all strings or integers (a tuple key) has no
+//! JSON object form and prints as a list of `[key, value]` pairs.
+
+use std::fmt::Write as _;
 
 use base64::Engine as _;
+use codec::json::JsonReader;
 use codec::msgpack::{marker_kind, Integer, MsgpackReader};
 use codec::{DecodeError, WireKind};
-use serde_json::{Map, Value};
+
+/// A JSON value that keeps the order of its object's entries.
+pub enum Json {
+    Null,
+    Bool(bool),
+    /// A number, as its JSON text.
+    Number(String),
+    Str(String),
+    Array(Vec<Json>),
+    Object(Vec<(String, Json)>),
+}
 
 pub fn base64(bytes: &[u8]) -> String {
     base64::engine::general_purpose::STANDARD.encode(bytes)
 }
 
-/// The JSON form of one MessagePack value: bytes and extensions as base64,
-/// map keys that are not strings as their JSON text.
-pub fn msgpack_to_json(bytes: &[u8]) -> Result<Value, DecodeError> {
+/// The MessagePack float32 marker.
+const FLOAT32: u8 = 0xca;
+
+/// The JSON form of one MessagePack value.
+pub fn msgpack_to_json(bytes: &[u8]) -> Result<Json, DecodeError> {
     let mut r = MsgpackReader::new(bytes);
-    let value = value(&mut r)?;
+    let value = from_msgpack(&mut r)?;
     r.finish()?;
     Ok(value)
 }
 
-fn value(r: &mut MsgpackReader<'_>) -> Result<Value, DecodeError> {
-    let kind = marker_kind(r.peek()?);
+/// A stored JSON payload, its order and number spellings kept.
+pub fn json_to_json(bytes: &[u8]) -> Result<Json, DecodeError> {
+    let mut r = JsonReader::from_slice(bytes)?;
+    let value = from_json(&mut r)?;
+    r.finish()?;
+    Ok(value)
+}
+
+fn float(v: f64, f32_wide: bool) -> Json {
+    if !v.is_finite() {
+        // As codec writes non-finite floats in JSON.
+        return Json::Null;
+    }
+    let mut buf = ryu::Buffer::new();
+    Json::Number(if f32_wide {
+        buf.format_finite(v as f32).to_owned()
+    } else {
+        buf.format_finite(v).to_owned()
+    })
+}
+
+fn from_msgpack(r: &mut MsgpackReader<'_>) -> Result<Json, DecodeError> {
+    let marker = r.peek()?;
+    let kind = marker_kind(marker);
     Ok(if kind.is(WireKind::NIL) {
         r.read_nil()?;
-        Value::Null
+        Json::Null
     } else if kind.is(WireKind::BOOL) {
-        Value::Bool(r.read_bool()?)
+        Json::Bool(r.read_bool()?)
     } else if kind.is(WireKind::INT) {
-        match r.read_integer()? {
-            Integer::Pos(v) => Value::from(v),
-            Integer::Neg(v) => Value::from(v),
-        }
+        Json::Number(match r.read_integer()? {
+            Integer::Pos(v) => v.to_string(),
+            Integer::Neg(v) => v.to_string(),
+        })
     } else if kind.is(WireKind::FLOAT) {
-        serde_json::Number::from_f64(r.read_f64()?).map_or(Value::Null, Value::Number)
+        float(r.read_f64()?, marker == FLOAT32)
     } else if kind.is(WireKind::STR) {
-        Value::from(r.read_str()?)
+        Json::Str(r.read_str()?.to_owned())
     } else if kind.is(WireKind::BYTES) {
-        Value::from(base64(r.read_bin()?))
+        Json::Str(base64(r.read_bin()?))
     } else if kind.is(WireKind::ARRAY) {
         let len = r.read_array_len()?;
         r.enter()?;
         let mut items = Vec::with_capacity(r.capacity_hint(len));
         for _ in 0..len {
-            items.push(value(r)?);
+            items.push(from_msgpack(r)?);
         }
         r.leave();
-        Value::Array(items)
+        Json::Array(items)
     } else if kind.is(WireKind::MAP) {
         let len = r.read_map_len()?;
         r.enter()?;
-        let mut map = Map::new();
+        let mut entries = Vec::with_capacity(r.capacity_hint(len));
         for _ in 0..len {
-            let key = match value(r)? {
-                Value::String(s) => s,
-                other => other.to_string(),
-            };
-            map.insert(key, value(r)?);
+            entries.push((from_msgpack(r)?, from_msgpack(r)?));
         }
         r.leave();
-        Value::Object(map)
+        map(entries)
     } else if kind.is(WireKind::EXT) {
         let start = r.position();
         let (ty, data) = r.read_ext()?;
@@ -66,13 +105,146 @@ fn value(r: &mut MsgpackReader<'_>) -> Result<Value, DecodeError> {
             r.seek(start);
             let (secs, nanos) = r.read_timestamp()?;
             match codec::time::format_rfc3339(secs, nanos) {
-                Ok(text) => Value::from(text),
-                Err(_) => serde_json::json!({ "timestamp_seconds": secs, "nanoseconds": nanos }),
+                Ok(text) => Json::Str(text),
+                Err(_) => Json::Object(vec![
+                    ("timestamp_seconds".into(), Json::Number(secs.to_string())),
+                    ("nanoseconds".into(), Json::Number(nanos.to_string())),
+                ]),
             }
         } else {
-            serde_json::json!({ "ext": ty, "data": base64(data) })
+            Json::Object(vec![
+                ("ext".into(), Json::Number(ty.to_string())),
+                ("data".into(), Json::Str(base64(data))),
+            ])
         }
     } else {
         return Err(r.unexpected("a MessagePack value"));
     })
+}
+
+/// An object when every key is a string or an integer (as codec writes
+/// integer keys in JSON), else `[key, value]` pairs.
+fn map(entries: Vec<(Json, Json)>) -> Json {
+    let is_name = |k: &Json| match k {
+        Json::Str(_) => true,
+        Json::Number(n) => !n.contains(['.', 'e', 'E']),
+        _ => false,
+    };
+    if !entries.iter().all(|(k, _)| is_name(k)) {
+        let pairs = entries.into_iter().map(|(k, v)| Json::Array(vec![k, v]));
+        return Json::Array(pairs.collect());
+    }
+    let named = entries.into_iter().filter_map(|(k, v)| match k {
+        Json::Str(name) | Json::Number(name) => Some((name, v)),
+        _ => None,
+    });
+    Json::Object(named.collect())
+}
+
+fn from_json(r: &mut JsonReader<'_>) -> Result<Json, DecodeError> {
+    let kind = r.peek_kind()?;
+    Ok(if kind.is(WireKind::NIL) {
+        r.read_null()?;
+        Json::Null
+    } else if kind.is(WireKind::BOOL) {
+        Json::Bool(r.read_bool()?)
+    } else if kind.is(WireKind::INT) || kind.is(WireKind::FLOAT) {
+        Json::Number(r.read_number_text()?.to_owned())
+    } else if kind.is(WireKind::STR) {
+        Json::Str(r.read_str()?.into_owned())
+    } else if kind.is(WireKind::ARRAY) {
+        r.begin_array()?;
+        let mut items = Vec::new();
+        let mut first = true;
+        while r.next_element(&mut first)? {
+            items.push(from_json(r)?);
+        }
+        Json::Array(items)
+    } else if kind.is(WireKind::MAP) {
+        r.begin_object()?;
+        let mut entries = Vec::new();
+        let mut first = true;
+        while let Some(key) = r.next_key(&mut first)? {
+            let key = key.into_owned();
+            entries.push((key, from_json(r)?));
+        }
+        Json::Object(entries)
+    } else {
+        return Err(r.unexpected("a JSON value"));
+    })
+}
+
+impl From<serde_json::Value> for Json {
+    fn from(v: serde_json::Value) -> Json {
+        match v {
+            serde_json::Value::Null => Json::Null,
+            serde_json::Value::Bool(b) => Json::Bool(b),
+            serde_json::Value::Number(n) => Json::Number(n.to_string()),
+            serde_json::Value::String(s) => Json::Str(s),
+            serde_json::Value::Array(items) => {
+                Json::Array(items.into_iter().map(Json::from).collect())
+            }
+            serde_json::Value::Object(map) => {
+                Json::Object(map.into_iter().map(|(k, v)| (k, v.into())).collect())
+            }
+        }
+    }
+}
+
+impl Json {
+    /// Indented by two spaces, as `serde_json::to_string_pretty` writes.
+    pub fn pretty(&self) -> String {
+        let mut out = String::new();
+        self.write(&mut out, 0);
+        out
+    }
+
+    fn write(&self, out: &mut String, depth: usize) {
+        let indent = |out: &mut String, depth: usize| {
+            out.push('\n');
+            for _ in 0..depth {
+                out.push_str("  ");
+            }
+        };
+        match self {
+            Json::Null => out.push_str("null"),
+            Json::Bool(b) => {
+                let _ = write!(out, "{b}");
+            }
+            Json::Number(n) => out.push_str(n),
+            Json::Str(s) => out.push_str(&quoted(s)),
+            Json::Array(items) if items.is_empty() => out.push_str("[]"),
+            Json::Array(items) => {
+                out.push('[');
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    indent(out, depth + 1);
+                    item.write(out, depth + 1);
+                }
+                indent(out, depth);
+                out.push(']');
+            }
+            Json::Object(entries) if entries.is_empty() => out.push_str("{}"),
+            Json::Object(entries) => {
+                out.push('{');
+                for (i, (key, value)) in entries.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    indent(out, depth + 1);
+                    out.push_str(&quoted(key));
+                    out.push_str(": ");
+                    value.write(out, depth + 1);
+                }
+                indent(out, depth);
+                out.push('}');
+            }
+        }
+    }
+}
+
+fn quoted(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_else(|_| format!("{s:?}"))
 }

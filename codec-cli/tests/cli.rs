@@ -107,7 +107,7 @@ fn get_prints_an_entry_as_json_without_its_type() {
     assert!(out.contains("chunk 99"));
     let (ok, out, _) = run(&["get", d, "when"]);
     assert!(ok);
-    assert_eq!(out.trim(), r#""1970-01-01T00:00:01.500Z""#);
+    assert_eq!(out.trim(), r#""1970-01-01T00:00:01.500000Z""#);
     let (ok, out, _) = run(&["get", d, "apart"]);
     assert!(ok);
     let value: serde_json::Value = serde_json::from_str(&out).unwrap();
@@ -210,4 +210,228 @@ fn dir_size(dir: &std::path::Path) -> u64 {
         };
     }
     total
+}
+
+/// Runs `codec args`, reads one line of its output and closes the pipe,
+/// as `| head -1` does.
+fn run_into_closed_pipe(args: &[&str]) -> (std::process::ExitStatus, String) {
+    use std::io::{BufRead, Read};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_codec"))
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    // The reader is dropped here: the pipe is closed.
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    (child.wait().unwrap(), err)
+}
+
+#[test]
+fn a_closed_pipe_ends_every_command_quietly() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = Cache::open(dir.path()).unwrap();
+    // More output than a pipe holds.
+    for i in 0..2000 {
+        cache.put(&format!("entry/{i:05}"), &i).unwrap();
+    }
+    cache.put("long", &"x".repeat(300_000)).unwrap();
+    drop(cache);
+    let d = dir.path().to_str().unwrap();
+    for args in [
+        &["inspect", d][..],
+        &["inspect", d, "--json"],
+        &["get", d, "long"],
+    ] {
+        let (status, err) = run_into_closed_pipe(args);
+        assert!(status.success(), "{args:?}: {status:?} {err}");
+        assert_eq!(err, "", "{args:?}");
+    }
+}
+
+#[derive(Codec)]
+#[codec(name = "cli.Measure")]
+struct Measure {
+    zeta: f32,
+    alpha: f64,
+    middle: Vec<f32>,
+}
+
+#[test]
+fn get_prints_what_the_wire_holds() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = Cache::open(dir.path()).unwrap();
+    cache
+        .put(
+            "m",
+            &Measure {
+                zeta: 0.1,
+                alpha: 0.1,
+                middle: vec![1.5, 0.3],
+            },
+        )
+        .unwrap();
+    let by_pair: std::collections::BTreeMap<(u32, u32), String> =
+        [((1, 2), "a".to_string()), ((0, 5), "b".to_string())].into();
+    cache.put("pairs", &by_pair).unwrap();
+    cache
+        .put_with(
+            "json",
+            &Measure {
+                zeta: 2.0,
+                alpha: 1e-7,
+                middle: vec![],
+            },
+            &PutOptions {
+                mode: codec::store::Mode::Json,
+                handler: None,
+            },
+        )
+        .unwrap();
+    let d = dir.path().to_str().unwrap();
+    let (ok, out, err) = run(&["get", d, "m"]);
+    assert!(ok, "{err}");
+    // Fields in wire order, float32 in its shortest form.
+    assert_eq!(
+        out,
+        "{\n  \"zeta\": 0.1,\n  \"alpha\": 0.1,\n  \"middle\": [\n    1.5,\n    0.3\n  ]\n}\n"
+    );
+    // No JSON object holds tuple keys: [key, value] pairs.
+    let (ok, out, _) = run(&["get", d, "pairs"]);
+    assert!(ok);
+    let value: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(value, serde_json::json!([[[0, 5], "b"], [[1, 2], "a"]]));
+    let (ok, out, _) = run(&["get", d, "json"]);
+    assert!(ok);
+    assert!(
+        out.starts_with("{\n  \"zeta\": 2.0,\n  \"alpha\": 1e-7,"),
+        "{out}"
+    );
+}
+
+#[test]
+fn inspect_sizes_its_columns_filters_by_prefix_and_speaks_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = Cache::open(dir.path()).unwrap();
+    let hash = codec::content_hash(&"some input".to_string()).unwrap();
+    cache.put(&format!("emb/{hash}"), &1u8).unwrap();
+    cache.put("emb/short", &2u8).unwrap();
+    cache.put("other", &3u8).unwrap();
+    let d = dir.path().to_str().unwrap();
+    let (ok, out, _) = run(&["inspect", d]);
+    assert!(ok);
+    let lines: Vec<&str> = out.lines().collect();
+    let column = |line: &str, word: &str| line.find(word).unwrap();
+    // The type column starts at the same place on every line, after the longest key.
+    let type_at = column(lines[0], "type");
+    assert!(type_at > hash.len() + 4, "{out}");
+    for line in &lines[1..4] {
+        assert_eq!(column(line, "u8"), type_at, "{out}");
+    }
+
+    let (ok, out, _) = run(&["inspect", d, "--prefix", "emb/", "--json"]);
+    assert!(ok);
+    let rows: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows.len(), 2, "{out}");
+    assert_eq!(rows[0]["key"], format!("emb/{hash}"));
+    assert_eq!(rows[0]["type"], "u8");
+    assert_eq!(rows[0]["mode"], "msgpack");
+    assert_eq!(rows[1]["key"], "emb/short");
+}
+
+#[test]
+fn remove_and_clear_edit_the_folder() {
+    let dir = folder();
+    let d = dir.path().to_str().unwrap();
+    let (ok, out, _) = run(&["remove", d, "chunk/1", "chunk/2"]);
+    assert!(ok);
+    assert_eq!(out, "removed `chunk/1`\nremoved `chunk/2`\n");
+    let (ok, _, err) = run(&["remove", d, "chunk/1"]);
+    assert!(!ok);
+    assert!(err.contains("no entry `chunk/1`"), "{err}");
+    let (ok, out, _) = run(&["clear", d, "--prefix", "chunk/"]);
+    assert!(ok);
+    assert!(out.starts_with("removed 17 entries"), "{out}");
+    let cache = Cache::open(dir.path()).unwrap();
+    assert_eq!(cache.len().unwrap(), 6);
+    drop(cache);
+    let (ok, out, _) = run(&["clear", d]);
+    assert!(ok);
+    assert!(out.starts_with("removed 6 entries"), "{out}");
+    assert!(Cache::open(dir.path()).unwrap().is_empty().unwrap());
+}
+
+#[test]
+fn verify_names_a_damaged_entry_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = Cache::open(dir.path()).unwrap();
+    cache.put("big4", &"x".repeat(5000)).unwrap();
+    let data = dir
+        .path()
+        .join("data")
+        .join(format!("{}.bin", cache.writer_id()));
+    drop(cache);
+    let len = std::fs::metadata(&data).unwrap().len();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&data)
+        .unwrap()
+        .set_len(len - 10)
+        .unwrap();
+    let (ok, out, _) = run(&["verify", dir.path().to_str().unwrap()]);
+    assert!(!ok);
+    assert_eq!(out.matches("big4").count(), 1, "{out}");
+    assert!(out.starts_with("entry `big4` is damaged"), "{out}");
+}
+
+#[test]
+fn compact_reports_the_net_change_and_deletes_unused_schemas() {
+    #[derive(Codec)]
+    #[codec(name = "cli.Chunk")]
+    struct OldChunk {
+        text: String,
+    }
+    let dir = folder();
+    let d = dir.path().to_str().unwrap();
+    let cache = Cache::open(dir.path()).unwrap();
+    cache.put("old", &OldChunk { text: "a".into() }).unwrap();
+    cache.remove("old").unwrap();
+    drop(cache);
+    let schemas = || {
+        std::fs::read_dir(dir.path().join("schemas"))
+            .unwrap()
+            .count()
+    };
+    let before = schemas();
+    let (ok, out, err) = run(&["compact", d]);
+    assert!(ok, "{err}");
+    assert!(out.contains("1 unused schemas deleted"), "{out}");
+    assert!(out.contains(": freed "), "{out}");
+    assert_eq!(schemas(), before - 1);
+    // Compacted already: nothing to give back.
+    let (ok, out, err) = run(&["compact", d]);
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("0 unused schemas deleted): nothing to reclaim"),
+        "{out}"
+    );
+    let cache = Cache::open(dir.path()).unwrap();
+    assert_eq!(cache.len().unwrap(), 25);
+    assert_eq!(
+        cache.get::<Chunk>("chunk/3").unwrap().unwrap().text,
+        "chunk 103"
+    );
 }

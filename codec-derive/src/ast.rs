@@ -154,11 +154,12 @@ impl<'a> Variant<'a> {
             (Some(i), _) => TagValue::Int(*i),
             (None, Some(name)) => TagValue::Str(name.clone()),
             (None, None) => TagValue::Str(match container.rename_all.get() {
-                Some(rule) => rule.apply_to_variant(&variant.ident.to_string()),
-                None => variant.ident.to_string(),
+                Some(rule) => rule.apply_to_variant(&variant.ident.unraw().to_string()),
+                None => variant.ident.unraw().to_string(),
             }),
         };
-        let (style, fields) = fields_from_ast(cx, &variant.fields, attrs.rename_all.get());
+        let rename_fields = attrs.rename_all.get().or(container.rename_all_fields.get());
+        let (style, fields) = fields_from_ast(cx, &variant.fields, rename_fields);
         Variant {
             ident: &variant.ident,
             attrs,

@@ -1,5 +1,8 @@
-//! Reads `#[codec(..)]` attributes into plain values. The only module that
-//! looks at `syn::Attribute`s.
+//! Reads `#[codec(..)]` attributes, then the `#[serde(..)]` ones codec
+//! honours (`serde`), into plain values. The only module that looks at
+//! `syn::Attribute`s.
+
+mod serde;
 
 use proc_macro2::Span;
 use syn::meta::ParseNestedMeta;
@@ -20,9 +23,20 @@ const CONTAINER_KEYS: &[&str] = &[
     "version",
     "alias",
     "crate",
+    "rename_all_fields",
+    "bound",
+    "omit_defaults",
 ];
 const VARIANT_KEYS: &[&str] = &["rename", "tag", "alias", "rename_all"];
-const FIELD_KEYS: &[&str] = &["rename", "alias", "default", "skip", "with"];
+const FIELD_KEYS: &[&str] = &[
+    "rename",
+    "alias",
+    "default",
+    "skip",
+    "with",
+    "required",
+    "skip_serializing_if",
+];
 
 /// A value set at most once, remembering where it was set.
 pub struct Attr<T> {
@@ -80,6 +94,19 @@ pub struct Container {
     pub version: Attr<u32>,
     pub aliases: Vec<String>,
     pub crate_path: Attr<syn::Path>,
+    /// The fields of every struct variant renamed by this rule.
+    pub rename_all_fields: Attr<RenameRule>,
+    /// Where predicates that replace the inferred `Codec` bounds.
+    pub bound: Attr<Vec<syn::WherePredicate>>,
+    /// Fields equal to their default are left out when encoding (msgspec's
+    /// `omit_defaults`).
+    pub omit_defaults: Attr<()>,
+    /// Where `content` came from `#[serde(content)]`: serde puts struct
+    /// variants under it too, so it is honoured only without them.
+    pub serde_content: Option<Span>,
+    /// `#[serde(transparent)]`, honoured on newtypes (which codec writes as
+    /// their inner value already).
+    pub serde_transparent: Option<Span>,
 }
 
 pub struct Variant {
@@ -95,6 +122,11 @@ pub struct Field {
     pub default: Attr<Default>,
     pub skip: Attr<()>,
     pub with: Attr<syn::Path>,
+    /// `#[codec(required)]`: missing is an error even for an `Option`.
+    pub required: Attr<()>,
+    /// A function of `&T` returning true when the field is left out.
+    pub skip_serializing_if: Attr<syn::ExprPath>,
+    pub constraints: crate::constraints::Constraints,
 }
 
 impl Container {
@@ -111,8 +143,13 @@ impl Container {
             version: Attr::none("version"),
             aliases: Vec::new(),
             crate_path: Attr::none("crate"),
+            rename_all_fields: Attr::none("rename_all_fields"),
+            bound: Attr::none("bound"),
+            omit_defaults: Attr::none("omit_defaults"),
+            serde_content: None,
+            serde_transparent: None,
         };
-        for_each_meta(cx, attrs, |meta| {
+        for_each_meta(cx, attrs, "codec", |meta| {
             let span = meta.path.span();
             let key = path_key(&meta.path);
             match key.as_str() {
@@ -127,6 +164,9 @@ impl Container {
                 "version" => c.version.set(cx, span, parse_version(&meta)?),
                 "alias" => c.aliases.push(parse_string(&meta)?),
                 "crate" => c.crate_path.set(cx, span, parse_lit_path(&meta)?),
+                "rename_all_fields" => c.rename_all_fields.set(cx, span, parse_rule(&meta)?),
+                "bound" => c.bound.set(cx, span, parse_bound(&meta)?),
+                "omit_defaults" => c.omit_defaults.set(cx, span, flag(&meta)?),
                 "rename" => {
                     parse_string(&meta)?;
                     return Err(syn::Error::new(
@@ -138,6 +178,7 @@ impl Container {
             }
             Ok(())
         });
+        c.read_serde(cx, attrs);
         c
     }
 }
@@ -150,7 +191,7 @@ impl Variant {
             aliases: Vec::new(),
             rename_all: Attr::none("rename_all"),
         };
-        for_each_meta(cx, attrs, |meta| {
+        for_each_meta(cx, attrs, "codec", |meta| {
             let span = meta.path.span();
             let key = path_key(&meta.path);
             match key.as_str() {
@@ -162,6 +203,7 @@ impl Variant {
             }
             Ok(())
         });
+        v.read_serde(cx, attrs);
         v
     }
 }
@@ -174,8 +216,11 @@ impl Field {
             default: Attr::none("default"),
             skip: Attr::none("skip"),
             with: Attr::none("with"),
+            required: Attr::none("required"),
+            skip_serializing_if: Attr::none("skip_serializing_if"),
+            constraints: crate::constraints::Constraints::default(),
         };
-        for_each_meta(cx, attrs, |meta| {
+        for_each_meta(cx, attrs, "codec", |meta| {
             let span = meta.path.span();
             let key = path_key(&meta.path);
             match key.as_str() {
@@ -184,25 +229,39 @@ impl Field {
                 "default" => f.default.set(cx, span, parse_default(&meta)?),
                 "skip" => f.skip.set(cx, span, flag(&meta)?),
                 "with" => f.with.set(cx, span, parse_lit_path(&meta)?),
-                _ => return Err(unknown_key(&meta, &key, "a field", FIELD_KEYS)),
+                "required" => f.required.set(cx, span, flag(&meta)?),
+                "skip_serializing_if" => {
+                    f.skip_serializing_if.set(cx, span, parse_fn_path(&meta)?);
+                }
+                k if crate::constraints::KEYS.contains(&k) => f.constraints.parse(cx, &meta, k)?,
+                _ => {
+                    let keys = crate::constraints::with_field_keys(FIELD_KEYS);
+                    return Err(unknown_key(&meta, &key, "a field", &keys));
+                }
             }
             Ok(())
         });
+        f.read_serde(cx, attrs);
         f
     }
 }
 
+/// Calls `f` on each key of the `#[name(..)]` attributes.
 fn for_each_meta(
     cx: &Ctxt,
     attrs: &[syn::Attribute],
+    name: &str,
     mut f: impl FnMut(ParseNestedMeta) -> syn::Result<()>,
 ) {
     for attr in attrs {
-        if !attr.path().is_ident("codec") {
+        if !attr.path().is_ident(name) {
             continue;
         }
         if let syn::Meta::Path(path) = &attr.meta {
-            cx.error_spanned_by(path, "expected #[codec(...)] with at least one key");
+            cx.error_spanned_by(
+                path,
+                format!("expected #[{name}(...)] with at least one key"),
+            );
             continue;
         }
         if let Err(err) = attr.parse_nested_meta(|meta| {
@@ -231,10 +290,11 @@ fn unknown_key(meta: &ParseNestedMeta, key: &str, level: &str, keys: &[&str]) ->
     } else if meta.input.peek(syn::token::Paren) {
         let _ = meta.parse_nested_meta(|_| Ok(()));
     }
+    let field_keys = crate::constraints::with_field_keys(FIELD_KEYS);
     let elsewhere = [
         ("a type", CONTAINER_KEYS),
         ("a variant", VARIANT_KEYS),
-        ("a field", FIELD_KEYS),
+        ("a field", &field_keys[..]),
     ]
     .into_iter()
     .filter(|(other, ks)| *other != level && ks.contains(&key))
@@ -286,7 +346,7 @@ fn parse_lit_str(meta: &ParseNestedMeta) -> syn::Result<syn::LitStr> {
         .value()
         .map_err(|_| meta.error(format!("expected a value: #[codec({key} = \"...\")]")))?
         .parse()?;
-    match expr {
+    match ungroup(expr) {
         syn::Expr::Lit(syn::ExprLit {
             lit: syn::Lit::Str(s),
             ..
@@ -323,6 +383,32 @@ fn parse_rule(meta: &ParseNestedMeta) -> syn::Result<RenameRule> {
     })
 }
 
+/// `"path::to::function"`.
+fn parse_fn_path(meta: &ParseNestedMeta) -> syn::Result<syn::ExprPath> {
+    let lit = parse_lit_str(meta)?;
+    lit.parse::<syn::ExprPath>().map_err(|_| {
+        syn::Error::new(
+            lit.span(),
+            "expected the path of a function, like \"Vec::is_empty\"",
+        )
+    })
+}
+
+/// `"T: Trait, U: Other"`: where predicates.
+fn parse_bound(meta: &ParseNestedMeta) -> syn::Result<Vec<syn::WherePredicate>> {
+    let lit = parse_lit_str(meta)?;
+    let parser =
+        syn::punctuated::Punctuated::<syn::WherePredicate, syn::Token![,]>::parse_terminated;
+    syn::parse::Parser::parse_str(parser, &lit.value())
+        .map(|p| p.into_iter().collect())
+        .map_err(|e| {
+            syn::Error::new(
+                lit.span(),
+                format!("expected where predicates, like \"T: codec::Codec\": {e}"),
+            )
+        })
+}
+
 fn parse_default(meta: &ParseNestedMeta) -> syn::Result<Default> {
     if !meta.input.peek(syn::Token![=]) {
         return Ok(Default::Default);
@@ -343,13 +429,14 @@ fn parse_int(meta: &ParseNestedMeta) -> syn::Result<i64> {
         .value()
         .map_err(|_| meta.error("expected an integer tag: #[codec(tag = 1)]"))?
         .parse()?;
+    let expr = ungroup(expr);
     let (negative, lit) = match &expr {
         syn::Expr::Lit(syn::ExprLit { lit, .. }) => (false, lit),
         syn::Expr::Unary(syn::ExprUnary {
             op: syn::UnOp::Neg(_),
             expr: inner,
             ..
-        }) => match &**inner {
+        }) => match ungroup_ref(inner) {
             syn::Expr::Lit(syn::ExprLit { lit, .. }) => (true, lit),
             _ => {
                 return Err(syn::Error::new_spanned(
@@ -386,7 +473,7 @@ fn parse_version(meta: &ParseNestedMeta) -> syn::Result<u32> {
         .value()
         .map_err(|_| meta.error("expected a version number: #[codec(version = 2)]"))?
         .parse()?;
-    match &expr {
+    match ungroup_ref(&expr) {
         syn::Expr::Lit(syn::ExprLit {
             lit: syn::Lit::Int(i),
             ..
@@ -396,6 +483,22 @@ fn parse_version(meta: &ParseNestedMeta) -> syn::Result<u32> {
             "expected a version number: #[codec(version = 2)]",
         )),
     }
+}
+
+/// The expression inside the invisible groups a `macro_rules!` fragment
+/// (`$v:literal`, `$v:expr`) leaves around a value.
+fn ungroup(mut expr: syn::Expr) -> syn::Expr {
+    while let syn::Expr::Group(group) = expr {
+        expr = *group.expr;
+    }
+    expr
+}
+
+fn ungroup_ref(mut expr: &syn::Expr) -> &syn::Expr {
+    while let syn::Expr::Group(group) = expr {
+        expr = &group.expr;
+    }
+    expr
 }
 
 /// A key that takes no value, like `#[codec(skip)]`.

@@ -7,6 +7,9 @@ use crate::ctxt::Ctxt;
 
 pub fn check(cx: &Ctxt, cont: &Container) {
     check_container_level(cx, cont);
+    check_serde_layouts(cx, cont);
+    check_omitted_fields(cx, cont);
+    crate::constraints::check(cx, cont);
     match &cont.data {
         Data::Struct(style, fields) => {
             check_field_attrs(cx, *style, fields, cont.attrs.array_like.is_set());
@@ -106,6 +109,91 @@ fn check_container_level(cx: &Ctxt, cont: &Container) {
             cx.syn_error(syn::Error::new(
                 span,
                 "`deny_unknown_fields` applies to structs with fields and to enums",
+            ));
+        }
+    }
+}
+
+/// serde attributes whose layout is codec's only for some shapes.
+///
+/// ```ignore
+/// #[serde(tag = "t", content = "c")] enum E { A { x: u8 } }  // serde nests `x` under "c"
+/// #[serde(transparent)] struct S { inner: u8 }               // codec writes a map
+/// ```
+fn check_serde_layouts(cx: &Ctxt, cont: &Container) {
+    if let (Some(span), Data::Enum(variants)) = (cont.attrs.serde_content, &cont.data) {
+        if let Some(v) = variants
+            .iter()
+            .find(|v| matches!(v.style, Style::Named | Style::Newtype))
+        {
+            cx.syn_error(syn::Error::new(
+                span,
+                format!(
+                    "codec cannot honour #[serde(content)] here: serde nests the payload of `{}` under it, codec merges struct payloads after the tag; write #[codec(content = \"...\")] to accept codec's layout",
+                    v.ident
+                ),
+            ));
+        }
+    }
+    if let Some(span) = cont.attrs.serde_transparent {
+        if !matches!(cont.data, Data::Struct(Style::Newtype, _)) {
+            cx.syn_error(syn::Error::new(
+                span,
+                "codec cannot honour #[serde(transparent)] here: codec writes a newtype `struct S(T)` as its inner value, and this type as a map; make it a tuple struct with one field",
+            ));
+        }
+    }
+    if let (Some(span), Data::Struct(..)) = (cont.attrs.rename_all_fields.span(), &cont.data) {
+        cx.syn_error(syn::Error::new(
+            span,
+            "`rename_all_fields` renames the fields of an enum's variants; on a struct write `rename_all`",
+        ));
+    }
+}
+
+/// Fields left out when encoding need a map and a way back in.
+///
+/// ```ignore
+/// #[codec(omit_defaults)] struct T(u8);                            // an array: positions count
+/// struct S { #[codec(skip, skip_serializing_if = "f")] a: u8 }     // never written anyway
+/// ```
+fn check_omitted_fields(cx: &Ctxt, cont: &Container) {
+    let map_fields = |style: Style| style == Style::Named && !cont.attrs.array_like.is_set();
+    if let Some(span) = cont.attrs.omit_defaults.span() {
+        let has_map = match &cont.data {
+            Data::Struct(style, _) => map_fields(*style),
+            Data::Enum(variants) => {
+                cont.enum_repr() != Some(EnumRepr::TaggedArray)
+                    && variants.iter().any(|v| v.style == Style::Named)
+            }
+        };
+        if !has_map {
+            cx.syn_error(syn::Error::new(
+                span,
+                "`omit_defaults` leaves fields out of maps; this type has no named fields written as a map",
+            ));
+        }
+    }
+    let all_fields: Vec<(Style, &Field)> = match &cont.data {
+        Data::Struct(style, fields) => fields.iter().map(|f| (*style, f)).collect(),
+        Data::Enum(variants) => variants
+            .iter()
+            .flat_map(|v| v.fields.iter().map(move |f| (v.style, f)))
+            .collect(),
+    };
+    for (style, field) in all_fields {
+        let Some(span) = field.attrs.skip_serializing_if.span() else {
+            continue;
+        };
+        if !map_fields(style) || cont.enum_repr() == Some(EnumRepr::TaggedArray) {
+            cx.syn_error(syn::Error::new(
+                span,
+                "`skip_serializing_if` leaves a field out of a map; elements of an array are matched by position",
+            ));
+        } else if field.attrs.skip.is_set() {
+            cx.syn_error(syn::Error::new(
+                span,
+                "a skipped field is never encoded: `skip_serializing_if` has no effect",
             ));
         }
     }
@@ -237,6 +325,22 @@ fn check_field_attrs(cx: &Ctxt, style: Style, fields: &[Field], array_like: bool
                 "a skipped field is never encoded: `rename` has no effect",
             ));
         }
+        if let Some(span) = a.required.span() {
+            if style != Style::Named || array_like {
+                cx.syn_error(syn::Error::new(
+                    span,
+                    "`required` applies to fields of a map: elements of an array are always required",
+                ));
+            }
+            for (set, key) in [(a.default.is_set(), "default"), (a.skip.is_set(), "skip")] {
+                if set {
+                    cx.syn_error(syn::Error::new(
+                        span,
+                        format!("`required` conflicts with `{key}`: a field with a default may be missing; remove one"),
+                    ));
+                }
+            }
+        }
         if style == Style::Newtype {
             for (span, key) in [(a.skip.span(), "skip"), (a.default.span(), "default")] {
                 if let Some(span) = span {
@@ -333,7 +437,7 @@ fn check_untagged(cx: &Ctxt, cont: &Container, variants: &[Variant]) {
             cx.error_spanned_by(
                 v.fields[0].ty,
                 format!(
-                    "untagged variant `{}` holds the enum itself, so no wire kind tells it apart; hold a Vec of it, or add #[codec(tag = \"type\")]",
+                    "untagged variant `{}` holds the enum itself, so no wire kind tells it apart; hold a Vec of it, or remove `untagged` (enums are tagged by default)",
                     v.ident
                 ),
             );
@@ -347,7 +451,7 @@ fn check_untagged(cx: &Ctxt, cont: &Container, variants: &[Variant]) {
                         cx.error_spanned_by(
                             this.ident,
                             format!(
-                                "untagged variants `{}` and `{}` are both {ka}: such a value could decode as either; add #[codec(tag = \"type\")] to the enum, or make the payloads distinct",
+                                "untagged variants `{}` and `{}` are both {ka}: such a value could decode as either; remove `untagged` (enums are tagged by default), or make the payloads distinct",
                                 this.ident, other.ident
                             ),
                         );

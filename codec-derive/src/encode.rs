@@ -5,6 +5,7 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use crate::ast::{Container, EnumRepr, Field, Style, TagValue, Variant};
+use crate::attr;
 use crate::wire;
 
 /// Methods encoding a struct.
@@ -19,13 +20,22 @@ pub fn struct_items(cont: &Container, style: Style, fields: &[Field]) -> TokenSt
         Style::Named if !cont.attrs.array_like.is_set() => {
             let live: Vec<&Field> = fields.iter().filter(|f| !f.is_skipped()).collect();
             let header = wire::bytes(&wire::msgpack_map_header(live.len()));
-            let len = live.len();
+            let len = entry_count(cont, &live, access);
             let msgpack = msgpack_entries(cont, &live, access);
             let json = json_entries(cont, &live, access);
+            let write_header = if live
+                .iter()
+                .any(|f| omit_condition(cont, f, &access(f)).is_some())
+            {
+                quote!(__w.write_map_len(#p::Codec::__map_body_len(self))?;)
+            } else {
+                quote!(__w.write_raw(#header);)
+            };
+            let defaults = container_default(cont);
             quote! {
                 #[inline]
                 fn encode_msgpack(&self, __w: &mut #p::MsgpackWriter) -> #p::Result<(), #p::EncodeError> {
-                    __w.write_raw(#header);
+                    #write_header
                     #p::Codec::__encode_msgpack_body(self, __w)
                 }
 
@@ -39,17 +49,20 @@ pub fn struct_items(cont: &Container, style: Style, fields: &[Field]) -> TokenSt
 
                 #[inline]
                 fn __map_body_len(&self) -> usize {
+                    #defaults
                     #len
                 }
 
                 #[inline]
                 fn __encode_msgpack_body(&self, __w: &mut #p::MsgpackWriter) -> #p::Result<(), #p::EncodeError> {
+                    #defaults
                     #msgpack
                     #p::Ok(())
                 }
 
                 #[inline]
                 fn __encode_json_body(&self, __w: &mut #p::JsonWriter) -> #p::Result<(), #p::EncodeError> {
+                    #defaults
                     #json
                     #p::Ok(())
                 }
@@ -251,14 +264,24 @@ fn tagged_map_variant(cont: &Container, variant: &Variant) -> (TokenStream, Toke
             )
         }
         Style::Named => {
-            let mut bytes = wire::msgpack_map_header(1 + live.len());
-            bytes.extend(tag_entry);
-            let header = wire::bytes(&bytes);
             let open = wire::json_bytes(&json_open);
             let msgpack = msgpack_entries(cont, &live, access);
             let json = json_entries(cont, &live, access);
+            let header = if live
+                .iter()
+                .any(|f| omit_condition(cont, f, &access(f)).is_some())
+            {
+                let len = entry_count(cont, &live, access);
+                let tag_entry = wire::bytes(&tag_entry);
+                quote!(__w.write_map_len(1 + #len)?; __w.write_raw(#tag_entry);)
+            } else {
+                let mut bytes = wire::msgpack_map_header(1 + live.len());
+                bytes.extend(tag_entry);
+                let header = wire::bytes(&bytes);
+                quote!(__w.write_raw(#header);)
+            };
             (
-                quote!(__w.write_raw(#header); #msgpack),
+                quote!(#header #msgpack),
                 quote!(__w.write_raw(#open); #json __w.write_byte(b'}');),
             )
         }
@@ -356,11 +379,20 @@ fn untagged_variant(cont: &Container, variant: &Variant) -> (TokenStream, TokenS
             )
         }
         Style::Named => {
-            let header = wire::bytes(&wire::msgpack_map_header(live.len()));
+            let header = if live
+                .iter()
+                .any(|f| omit_condition(cont, f, &access(f)).is_some())
+            {
+                let len = entry_count(cont, &live, access);
+                quote!(__w.write_map_len(#len)?;)
+            } else {
+                let header = wire::bytes(&wire::msgpack_map_header(live.len()));
+                quote!(__w.write_raw(#header);)
+            };
             let msgpack = msgpack_entries(cont, &live, access);
             let json = json_entries(cont, &live, access);
             (
-                quote!(__w.write_raw(#header); #msgpack),
+                quote!(#header #msgpack),
                 quote! {
                     let __start = __w.as_slice().len();
                     #json
@@ -380,7 +412,7 @@ fn msgpack_entries(
     let entries = fields.iter().map(|f| {
         let key = wire::bytes(&wire::msgpack_str(&f.wire_name));
         let value = msgpack_value(cont, f, access(f));
-        quote!(__w.write_raw(#key); #value)
+        unless_omitted(cont, f, &access(f), quote!(__w.write_raw(#key); #value))
     });
     quote!(#(#entries)*)
 }
@@ -394,9 +426,79 @@ fn json_entries(
     let entries = fields.iter().map(|f| {
         let key = wire::json_bytes(&format!(",{}:", wire::json_str(&f.wire_name)));
         let value = json_value(cont, f, access(f));
-        quote!(__w.write_raw(#key); #value)
+        unless_omitted(cont, f, &access(f), quote!(__w.write_raw(#key); #value))
     });
     quote!(#(#entries)*)
+}
+
+/// When the field at `access` (a reference) is left out: its
+/// `skip_serializing_if` function says so, or, under `omit_defaults`, it
+/// equals the default a missing field takes. `None` when it is always written.
+fn omit_condition(cont: &Container, field: &Field, access: &TokenStream) -> Option<TokenStream> {
+    let krate = &cont.krate;
+    let p = quote!(#krate::__private);
+    let ty = field.ty;
+    let by_fn = field
+        .attrs
+        .skip_serializing_if
+        .get()
+        .map(|path| quote!(#path(#access)));
+    let by_default = cont.attrs.omit_defaults.is_set().then(|| {
+        let default = match field.attrs.default.get() {
+            Some(attr::Default::Default) => {
+                Some(quote_spanned!(ty.span()=> <#ty as #p::DefaultForMissing>::default_for_missing()))
+            }
+            Some(attr::Default::Path(path)) => Some(quote!(#path())),
+            None if cont.attrs.default.is_set() => {
+                let member = &field.member;
+                Some(quote!(__default.#member))
+            }
+            None => None,
+        }?;
+        let eq = quote_spanned!(ty.span()=> <#ty as #p::PartialEq>::eq);
+        Some(quote!(#eq(#access, &#default)))
+    }).flatten();
+    match (by_fn, by_default) {
+        (Some(a), Some(b)) => Some(quote!((#a || #b))),
+        (a, b) => a.or(b),
+    }
+}
+
+/// `entry` guarded by the field's omission condition, if it has one.
+fn unless_omitted(
+    cont: &Container,
+    field: &Field,
+    access: &TokenStream,
+    entry: TokenStream,
+) -> TokenStream {
+    match omit_condition(cont, field, access) {
+        Some(omit) => quote!(if !#omit { #entry }),
+        None => entry,
+    }
+}
+
+/// The number of entries written: a constant, less each field left out.
+fn entry_count(
+    cont: &Container,
+    fields: &[&Field],
+    access: impl Fn(&Field) -> TokenStream,
+) -> TokenStream {
+    let krate = &cont.krate;
+    let p = quote!(#krate::__private);
+    let len = fields.len();
+    let omitted = fields
+        .iter()
+        .filter_map(|f| omit_condition(cont, f, &access(f)))
+        .map(|omit| quote!(- <usize as #p::From<bool>>::from(#omit)));
+    quote!((#len #(#omitted)*))
+}
+
+/// `let __default = Self::default();` when fields left out under
+/// `omit_defaults` compare with the type's `Default`.
+fn container_default(cont: &Container) -> Option<TokenStream> {
+    let krate = &cont.krate;
+    let omits = cont.attrs.omit_defaults.is_set() && cont.attrs.default.is_set();
+    omits.then(|| quote!(let __default = <Self as #krate::__private::Default>::default();))
 }
 
 /// Array elements separated by commas; `leading_comma` when a tag precedes them.
@@ -423,7 +525,9 @@ fn msgpack_value(cont: &Container, field: &Field, access: TokenStream) -> TokenS
         Some(path) => quote!(#path::encode_msgpack(#access, __w)?;),
         None => {
             let ty = field.ty;
-            quote_spanned!(ty.span()=> <#ty as #krate::__private::Codec>::encode_msgpack(#access, __w)?;)
+            let encode =
+                quote_spanned!(ty.span()=> <#ty as #krate::__private::Codec>::encode_msgpack);
+            quote!(#encode(#access, __w)?;)
         }
     }
 }
@@ -434,7 +538,8 @@ fn json_value(cont: &Container, field: &Field, access: TokenStream) -> TokenStre
         Some(path) => quote!(#path::encode_json(#access, __w)?;),
         None => {
             let ty = field.ty;
-            quote_spanned!(ty.span()=> <#ty as #krate::__private::Codec>::encode_json(#access, __w)?;)
+            let encode = quote_spanned!(ty.span()=> <#ty as #krate::__private::Codec>::encode_json);
+            quote!(#encode(#access, __w)?;)
         }
     }
 }

@@ -34,6 +34,10 @@ pub fn derive(input: &syn::DeriveInput) -> syn::Result<TokenStream> {
         }
     };
     let mut out = wrap(&cont, items);
+    if cont.generics.params.is_empty() {
+        out.extend(omitted_fields_read_back(&cont));
+    }
+    out.extend(crate::register::registration(&cont));
     if let (Some(repr), Data::Enum(variants)) = (cont.enum_repr(), &cont.data) {
         // Checked where the enum is defined, on the offending variant. Generic
         // enums are checked when used with concrete types (inside KIND).
@@ -57,6 +61,7 @@ fn wrap(cont: &Container, items: TokenStream) -> TokenStream {
     quote! {
         #[doc(hidden)]
         #[allow(
+            deprecated,
             non_upper_case_globals,
             unused_attributes,
             unused_qualifications,
@@ -86,19 +91,19 @@ fn with_stub(cont: &Container, errors: syn::Error) -> TokenStream {
         quote! {
             const KIND: #p::WireKind = #p::WireKind::ANY;
             fn encode_msgpack(&self, _: &mut #p::MsgpackWriter) -> #p::Result<(), #p::EncodeError> {
-                unimplemented!()
+                ::core::unimplemented!()
             }
             fn decode_msgpack(_: &mut #p::MsgpackReader<'_>) -> #p::Result<Self, #p::DecodeError> {
-                unimplemented!()
+                ::core::unimplemented!()
             }
             fn encode_json(&self, _: &mut #p::JsonWriter) -> #p::Result<(), #p::EncodeError> {
-                unimplemented!()
+                ::core::unimplemented!()
             }
             fn decode_json(_: &mut #p::JsonReader<'_>) -> #p::Result<Self, #p::DecodeError> {
-                unimplemented!()
+                ::core::unimplemented!()
             }
             fn json_schema(_: &mut #p::schemars::SchemaGenerator) -> #p::schemars::Schema {
-                unimplemented!()
+                ::core::unimplemented!()
             }
         },
     );
@@ -226,7 +231,8 @@ fn untagged_checks(cont: &Container, variants: &[crate::ast::Variant]) -> TokenS
             }
             let (ka, kb) = (a.kind_expr(krate), b.kind_expr(krate));
             let (na, nb) = (a.ident, b.ident);
-            let fix = "; add #[codec(tag = \"type\")] to the enum, or make the payloads distinct";
+            let fix =
+                "; remove `untagged` (enums are tagged by default), or make the payloads distinct";
             let arms = ["nil", "bool", "int", "float", "string-like", "array-like", "map-like"]
                 .iter()
                 .enumerate()
@@ -258,22 +264,59 @@ fn untagged_checks(cont: &Container, variants: &[crate::ast::Variant]) -> TokenS
     checks
 }
 
-/// The tokens with every span set to `span`, so the compiler reports an error
-/// in them (a failed const assertion) at the user's token.
+/// The tokens with every span but literals' set to `span`, so the compiler
+/// reports an error in them (a failed const assertion) at the user's token.
+/// Literals keep theirs: lints that read a literal's source (clippy's raw
+/// string checks) would otherwise read the user's token as the literal.
 fn respan(tokens: TokenStream, span: proc_macro2::Span) -> TokenStream {
     tokens
         .into_iter()
         .map(|mut tt| {
-            if let proc_macro2::TokenTree::Group(g) = &tt {
-                let mut group = proc_macro2::Group::new(g.delimiter(), respan(g.stream(), span));
-                group.set_span(span);
-                tt = proc_macro2::TokenTree::Group(group);
-            } else {
-                tt.set_span(span);
+            match &tt {
+                proc_macro2::TokenTree::Group(g) => {
+                    let mut group =
+                        proc_macro2::Group::new(g.delimiter(), respan(g.stream(), span));
+                    group.set_span(span);
+                    tt = proc_macro2::TokenTree::Group(group);
+                }
+                proc_macro2::TokenTree::Literal(_) => {}
+                _ => tt.set_span(span),
             }
             tt
         })
         .collect()
+}
+
+/// Const assertions that a field `skip_serializing_if` may leave out reads
+/// back when absent: it has a default, or its type takes nil (an `Option`).
+fn omitted_fields_read_back(cont: &Container) -> TokenStream {
+    let krate = &cont.krate;
+    let p = quote!(#krate::__private);
+    let fields: Vec<&crate::ast::Field> = match &cont.data {
+        Data::Struct(_, fields) => fields.iter().collect(),
+        Data::Enum(variants) => variants.iter().flat_map(|v| &v.fields).collect(),
+    };
+    let mut checks = TokenStream::new();
+    for field in fields {
+        let Some(span) = field.attrs.skip_serializing_if.span() else {
+            continue;
+        };
+        if field.attrs.default.is_set() || cont.attrs.default.is_set() {
+            continue;
+        }
+        let ty = field.ty;
+        let msg = format!(
+            "field `{}` may be left out by `skip_serializing_if` but cannot be read back without it: give it #[codec(default)] (or #[serde(default)])",
+            field.wire_name
+        );
+        let check = quote! {
+            const _: () = if !#p::may_be_missing::<#ty>() {
+                ::core::panic!(#msg)
+            };
+        };
+        checks.extend(respan(check, span));
+    }
+    checks
 }
 
 /// Const assertions that no struct merged into a tagged map (a newtype

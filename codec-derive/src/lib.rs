@@ -12,10 +12,12 @@ mod attr;
 mod bound;
 mod case;
 mod check;
+mod constraints;
 mod ctxt;
 mod decode;
 mod encode;
 mod expand;
+mod register;
 mod schema;
 mod wire;
 
@@ -25,7 +27,7 @@ use syn::parse_macro_input;
 /// Derives `codec::Codec`: a tagged MessagePack and JSON encoding.
 ///
 /// See the `codec` crate's documentation for the `#[codec(..)]` attributes.
-#[proc_macro_derive(Codec, attributes(codec))]
+#[proc_macro_derive(Codec, attributes(codec, serde))]
 pub fn derive_codec(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as syn::DeriveInput);
     expand::derive(&input)

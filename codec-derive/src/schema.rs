@@ -2,6 +2,7 @@
 
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
+use syn::ext::IdentExt as _;
 use syn::spanned::Spanned;
 
 use crate::ast::{Container, Data, EnumRepr, Field, Style, TagValue, Variant};
@@ -24,8 +25,10 @@ pub fn items(cont: &Container) -> TokenStream {
         .name
         .get()
         .cloned()
-        .unwrap_or_else(|| cont.ident.to_string());
-    let type_params: Vec<_> = cont.generics.type_params().map(|t| &t.ident).collect();
+        .unwrap_or_else(|| cont.ident.unraw().to_string());
+    // A generic type's name lists the types its encoding depends on: a
+    // parameter only in `PhantomData` or skipped fields changes nothing.
+    let type_params = crate::bound::encoded_generic_types(cont);
     let wire_name = if type_params.is_empty() {
         quote!(#p::Cow::Borrowed(#name))
     } else {
@@ -33,7 +36,7 @@ pub fn items(cont: &Container) -> TokenStream {
             #p::Cow::Owned(::std::format!(
                 "{}<{}>",
                 #name,
-                [#(#p::schema::wire_name::<#type_params>()),*].join(",")
+                [#(#p::schema::wire_name::<#type_params>()),*].join(", ")
             ))
         }
     };
@@ -78,16 +81,18 @@ pub fn schemars_impl(cont: &Container, generics: &syn::Generics) -> TokenStream 
 fn field_schema(cont: &Container, field: &Field) -> TokenStream {
     let krate = &cont.krate;
     let p = quote!(#krate::__private);
-    match field.attrs.with.get() {
+    let schema = match field.attrs.with.get() {
         Some(path) => {
             let ty = field.ty;
             quote!(#path::json_schema::<#ty>(__g))
         }
         None => {
             let ty = field.ty;
-            quote_spanned!(ty.span()=> <#ty as #p::Codec>::__subschema(__g))
+            let subschema = quote_spanned!(ty.span()=> <#ty as #p::Codec>::__subschema);
+            quote!(#subschema(__g))
         }
-    }
+    };
+    crate::constraints::schema(cont, field, schema)
 }
 
 fn has_default(cont: &Container, field: &Field) -> bool {
@@ -101,7 +106,14 @@ fn object(cont: &Container, fields: &[Field]) -> TokenStream {
         let name = &f.wire_name;
         let aliases = &f.attrs.aliases;
         let schema = field_schema(cont, f);
-        let required = !has_default(cont, f);
+        let required = if has_default(cont, f) {
+            quote!(false)
+        } else if f.attrs.required.is_set() || f.attrs.with.is_set() {
+            quote!(true)
+        } else {
+            let ty = f.ty;
+            quote!(!#p::may_be_missing::<#ty>())
+        };
         quote! {
             #p::schema::FieldSchema {
                 name: #name,
@@ -151,8 +163,8 @@ fn tag_json(cont: &Container, tag: &TagValue) -> TokenStream {
     let krate = &cont.krate;
     let p = quote!(#krate::__private);
     match tag {
-        TagValue::Str(s) => quote!(#p::serde_json::Value::from(#s)),
-        TagValue::Int(i) => quote!(#p::serde_json::Value::from(#i)),
+        TagValue::Str(s) => quote!(<#p::serde_json::Value as #p::From<&str>>::from(#s)),
+        TagValue::Int(i) => quote!(<#p::serde_json::Value as #p::From<i64>>::from(#i)),
     }
 }
 

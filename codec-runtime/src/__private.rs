@@ -1,17 +1,22 @@
 //! Items used by the code `#[derive(Codec)]` generates. Not a public interface.
 
 pub use crate::codec::{Codec, WireKind};
+pub use crate::constraints::{self, Bound, Bounds, CheckLength, CheckNumber, CheckPattern};
 pub use crate::error::{DecodeError, DecodeErrorKind, EncodeError};
 pub use crate::json::{JsonReader, JsonWriter};
 pub use crate::msgpack::{MsgpackReader, MsgpackWriter};
 pub use crate::schema;
+pub use core::cmp::PartialEq;
+pub use core::convert::From;
 pub use core::default::Default;
 pub use core::option::Option::{self, None, Some};
 pub use core::result::Result::{self, Err, Ok};
+pub use inventory;
 pub use schemars;
 pub use serde_json;
 pub use std::borrow::Cow;
-pub use std::string::String;
+pub use std::string::{String, ToString};
+pub use std::sync::LazyLock;
 
 /// The variant of an untagged union that takes input of kind `found`: the first
 /// whose kinds contain it; an integer may also go to a float variant.
@@ -102,6 +107,25 @@ pub const fn names_contain(names: &[&str], name: &str) -> bool {
     false
 }
 
+/// Whether a field of type `T` may be missing from a map: its type takes nil
+/// (`Option`, a union with a nil variant, `()`), as serde lets an `Option`
+/// field be missing. A type of unknown kind (a serde bridge) may not.
+#[inline]
+pub const fn may_be_missing<T: Codec>() -> bool {
+    T::KIND.contains(WireKind::NIL) && !T::KIND.is(WireKind::ANY)
+}
+
+/// The value of a missing field that [`may_be_missing`]: what nil decodes to
+/// (`None` for an `Option`); `None` here when it does not decode.
+#[cold]
+pub fn decode_missing<T: Codec>() -> Option<T> {
+    if !may_be_missing::<T>() {
+        return None;
+    }
+    const NIL: u8 = 0xc0;
+    crate::api::from_msgpack(&[NIL]).ok()
+}
+
 /// The value of a missing field with `#[codec(default)]` or `#[codec(skip)]`.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` does not implement `Default`, which a field with #[codec(default)] or #[codec(skip)] needs",
@@ -117,5 +141,23 @@ impl<T: Default> DefaultForMissing for T {
     #[inline]
     fn default_for_missing() -> Self {
         T::default()
+    }
+}
+
+/// Where a failed constraint's value starts, in the reader's format.
+pub trait Located {
+    /// Puts the error at `start` in this reader's input.
+    fn located(&self, start: usize, err: DecodeError) -> DecodeError;
+}
+
+impl Located for MsgpackReader<'_> {
+    fn located(&self, start: usize, err: DecodeError) -> DecodeError {
+        err.at(crate::Format::MsgPack, start)
+    }
+}
+
+impl Located for JsonReader<'_> {
+    fn located(&self, start: usize, err: DecodeError) -> DecodeError {
+        err.at(crate::Format::Json, start)
     }
 }

@@ -117,7 +117,7 @@ impl std::fmt::Display for WireKind {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` has no codec encoding",
     label = "`{Self}` does not implement `Codec`",
-    note = "add #[derive(Codec)] to `{Self}`; for a foreign type with serde support, use `codec::Serde<{Self}>` or #[codec(with = \"codec::serde_bridge\")] (feature `serde`)"
+    note = "add #[derive(Codec)] to `{Self}`; for a foreign type with serde support, use `codec::Serde<{Self}>` or #[codec(with = \"codec::serde_bridge\")] (feature `serde`; the type also needs `schemars::JsonSchema`, which schemars' features give common crates: `url2`, `uuid1`, `chrono04`, `bytes1`, `indexmap2`, ...)"
 )]
 pub trait Codec: Sized {
     /// The kinds this type's encoding can start with.

@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use std::fmt;
 
 /// The wire format an error came from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Format {
     /// MessagePack.
     MsgPack,
@@ -122,6 +122,16 @@ pub enum DecodeErrorKind {
         len: usize,
         /// The limit.
         limit: usize,
+    },
+    /// A value outside a constraint of its field (`#[codec(ge = 0)]`,
+    /// `max_length`, `pattern`, ...).
+    Constraint {
+        /// The constraint as written: `ge = 0`, `max_length = 3`.
+        constraint: String,
+        /// What it requires, in words: `a value >= 0`.
+        expected: String,
+        /// What the input held: `-1`, `a length of 5`.
+        found: String,
     },
     /// Any other failure, from a foreign type's decoder.
     Custom {
@@ -377,6 +387,14 @@ impl fmt::Display for DecodeErrorKind {
                     "input of {len} bytes is larger than the limit of {limit} bytes"
                 )
             }
+            DecodeErrorKind::Constraint {
+                constraint,
+                expected,
+                found,
+            } => write!(
+                f,
+                "expected {expected} (#[codec({constraint})]), found {found}"
+            ),
             DecodeErrorKind::Custom { message } => f.write_str(message),
         }
     }
@@ -413,8 +431,13 @@ impl fmt::Display for DecodeError {
     }
 }
 
+/// The message, as `Display` gives it, so that `unwrap()` prints what to
+/// do; `{:#?}` gives the fields.
 impl fmt::Debug for DecodeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if !f.alternate() {
+            return fmt::Display::fmt(self, f);
+        }
         f.debug_struct("DecodeError")
             .field("kind", &self.inner.kind)
             .field("path", &self.path())
@@ -435,8 +458,6 @@ pub enum EncodeError {
         /// The key's type.
         type_name: &'static str,
     },
-    /// A float that JSON cannot represent (NaN or infinite).
-    NonFiniteFloat,
     /// A string, byte buffer or collection longer than MessagePack's 2^32-1 limit.
     TooLong {
         /// Its length.
@@ -471,10 +492,6 @@ impl fmt::Display for EncodeError {
                 f,
                 "map key of type `{type_name}` cannot be a JSON object key; \
                  use string or integer keys, or encode as MessagePack"
-            ),
-            EncodeError::NonFiniteFloat => f.write_str(
-                "NaN and infinite floats have no JSON encoding; encode as MessagePack, \
-                 or use Option<f64> for missing values",
             ),
             EncodeError::TooLong { len } => write!(
                 f,

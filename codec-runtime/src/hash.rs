@@ -10,6 +10,23 @@ use crate::msgpack::MsgpackWriter;
 /// encoding, as 64 hex digits. Equal values give equal hashes across runs and
 /// platforms, so it keys memoized results by their inputs.
 ///
+/// The hash is of the encoding, so it changes whenever the encoding does,
+/// compatible changes included: a field added to a type (even with a
+/// default) changes the hash of every value of that type, and a memo keyed
+/// by such values starts over empty. Key memos by the inputs that decide
+/// the result (the text, the model name, a version you raise on purpose),
+/// not by a whole struct that may gain fields:
+///
+/// ```
+/// #[derive(codec::Codec)]
+/// struct Chunk { text: String, start: u32, #[codec(default)] source: Option<String> }
+///
+/// let chunk = Chunk { text: "hello".into(), start: 0, source: None };
+/// // Stays the same when `Chunk` gains a field: the key is what the embedding depends on.
+/// let key = codec::ContentHash::new().part("mini-lm v2").part(&chunk.text).finish().unwrap();
+/// # assert_eq!(key.len(), 64);
+/// ```
+///
 /// ```
 /// let a = codec::content_hash(&("embed".to_string(), vec![1u32, 2, 3])).unwrap();
 /// let b = codec::content_hash(&("embed".to_string(), vec![1u32, 2, 3])).unwrap();

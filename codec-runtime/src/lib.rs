@@ -8,16 +8,19 @@
 
 mod api;
 mod codec;
+pub mod constraints;
 mod error;
 mod hash;
 mod impls;
 pub mod json;
 pub mod msgpack;
+mod raw;
 pub mod schema;
 pub mod snapshot;
 pub mod store;
 pub mod stored;
 pub mod time;
+mod value;
 
 #[doc(hidden)]
 pub mod __private;
@@ -32,11 +35,15 @@ pub use crate::hash::{content_hash, ContentHash, HashInput};
 pub use crate::impls::bytes::Bytes;
 pub use crate::json::{JsonReader, JsonWriter};
 pub use crate::msgpack::{MsgpackReader, MsgpackWriter};
+pub use crate::raw::Raw;
 pub use crate::schema::{fingerprint_of, schema_of, Fingerprint};
 pub use crate::store::{Cache, CacheOptions, PutOptions, StoreError};
 pub use crate::stored::{from_stored, to_stored, StoredError};
+pub use crate::value::Value;
 pub use schemars;
 
+#[cfg(feature = "chrono")]
+pub use crate::impls::chrono::{keep_offset, KeepOffset, OffsetTime};
 #[cfg(feature = "ndarray")]
 pub use crate::impls::ndarray::Element as ArrayElement;
 #[cfg(feature = "serde")]

@@ -37,6 +37,16 @@ pub fn render<T: Codec>(value: &T) -> Result<String, EncodeError> {
     ))
 }
 
+/// [`render`] for a test: a value that does not encode panics with the
+/// error, as a failed assertion does. `codec::assert_snapshot!` uses it.
+#[track_caller]
+pub fn render_for_test<T: Codec>(value: &T) -> String {
+    match render(value) {
+        Ok(text) => text,
+        Err(e) => panic!("the value does not encode: {e}"),
+    }
+}
+
 /// Compact JSON (as codec writes it) indented by two spaces, key order kept.
 ///
 /// ```
@@ -95,10 +105,14 @@ pub fn pretty_json(text: &str) -> String {
 }
 
 /// MessagePack as hex, one token per line with what it is, indented by
-/// nesting. Bytes that are not valid MessagePack end the text with an error line.
+/// nesting; the descriptions start in one column, past the widest token (at
+/// least column 19). Bytes that are not valid MessagePack end the text with
+/// an error line.
 pub fn annotate_msgpack(bytes: &[u8]) -> String {
     let mut r = MsgpackReader::new(bytes);
-    let mut out = String::new();
+    // Each token: its indented hex and its description.
+    let mut rows: Vec<(String, String)> = Vec::new();
+    let mut end = String::new();
     let mut pending: Vec<usize> = vec![1]; // values left at each open level
     while !pending.is_empty() {
         if pending.last() == Some(&0) {
@@ -113,26 +127,26 @@ pub fn annotate_msgpack(bytes: &[u8]) -> String {
         match token(&mut r) {
             Ok((desc, children)) => {
                 let hex = hex_token(&bytes[start..r.position()]);
-                out.push_str(&format!(
-                    "{}{:<w$} {desc}\n",
-                    "  ".repeat(depth),
-                    hex,
-                    w = 18usize.saturating_sub(2 * depth)
-                ));
+                rows.push((format!("{}{hex}", "  ".repeat(depth)), desc));
                 if children > 0 {
                     pending.push(children);
                 }
             }
             Err(e) => {
-                out.push_str(&format!("{}error: {e}\n", "  ".repeat(depth)));
-                return out;
+                end = format!("{}error: {e}\n", "  ".repeat(depth));
+                break;
             }
         }
     }
-    if r.remaining() > 0 {
-        out.push_str(&format!("error: {} trailing bytes\n", r.remaining()));
+    if end.is_empty() && r.remaining() > 0 {
+        end = format!("error: {} trailing bytes\n", r.remaining());
     }
-    out
+    let column = rows.iter().map(|(hex, _)| hex.len()).fold(18, usize::max);
+    let mut out = String::new();
+    for (hex, desc) in rows {
+        out.push_str(&format!("{hex:<column$} {desc}\n"));
+    }
+    out + &end
 }
 
 /// The marker, a space, then the payload; long payloads are shortened.
@@ -221,6 +235,22 @@ mod tests {
         assert!(annotate_msgpack(&[0x92, 0x01]).contains("error"));
         assert!(annotate_msgpack(&[0xc1]).contains("error"));
         assert!(annotate_msgpack(&[0x01, 0x02]).contains("1 trailing bytes"));
+    }
+
+    #[test]
+    fn descriptions_start_in_one_column_past_the_widest_token() {
+        let long = crate::to_msgpack(&vec!["x".repeat(44), "y".into()]).unwrap();
+        let text = annotate_msgpack(&long);
+        let columns: Vec<usize> = text
+            .lines()
+            .map(|l| l.find(" array").or(l.find(" str")).unwrap())
+            .collect();
+        assert_eq!(columns.len(), 3, "{text}");
+        assert!(columns.iter().all(|&c| c == columns[1]), "{text}");
+        assert!(
+            text.contains("d92c 78787878787878787878787878787878..(44 bytes) str"),
+            "{text}"
+        );
     }
 
     #[test]

@@ -82,10 +82,15 @@ impl fmt::Display for StoredError {
                 for change in changes {
                     writeln!(f, "  - {change}")?;
                 }
-                write!(
-                    f,
-                    "fix: give added fields a #[codec(default)], renamed fields or variants a #[codec(alias = \"<old name>\")], restore changed types; or drop the stale entry"
-                )
+                // The fix each breaking change admits; restoring the old
+                // shape is the only one for the others.
+                let breaking = changes.iter().filter(|c| c.is_breaking());
+                let mut fixes: Vec<&str> = breaking.clone().filter_map(|c| c.fix.as_deref()).collect();
+                if breaking.clone().any(|c| c.fix.is_none()) {
+                    fixes.push("restore the changed types");
+                }
+                fixes.dedup();
+                write!(f, "fix: {}; or drop the stale entry", fixes.join("; "))
             }
             StoredError::Decode(e) => write!(f, "stored payload does not decode: {e}"),
         }
@@ -197,7 +202,7 @@ fn check_compatible(
     header: &StoredHeader<'_>,
     info: &schema::SchemaInfo,
 ) -> Result<(), StoredError> {
-    if header.type_name != info.name && !info.aliases.contains(&header.type_name) {
+    if !info.accepts_name(header.type_name) {
         return Err(StoredError::WrongType {
             found: header.type_name.to_owned(),
             expected: info.name.clone(),

@@ -2,6 +2,7 @@
 
 use proc_macro2::TokenStream;
 use quote::quote;
+use syn::ext::IdentExt as _;
 
 use super::{
     array_body, field_value, in_array, in_map, index_out_of_range, known_tags, named_body,
@@ -22,7 +23,7 @@ fn variant_index_fn(cont: &Container, variants: &[Variant], fmt: Fmt) -> TokenSt
         (
             quote!(let __t: i64 = __r.read_int("an integer tag")?;),
             quote!(__t),
-            quote!(__t.to_string()),
+            quote!(#p::ToString::to_string(&__t)),
         )
     } else {
         match fmt {
@@ -34,7 +35,7 @@ fn variant_index_fn(cont: &Container, variants: &[Variant], fmt: Fmt) -> TokenSt
             Fmt::Json => (
                 quote!(let __t = __r.read_str()?;),
                 quote!(__t.as_bytes()),
-                quote!(#p::String::from(&*__t)),
+                quote!(<#p::String as #p::From<&str>>::from(&*__t)),
             ),
         }
     };
@@ -336,7 +337,7 @@ pub(super) fn tagged_array(cont: &Container, variants: &[Variant], fmt: Fmt) -> 
 pub(super) fn untagged(cont: &Container, variants: &[Variant], fmt: Fmt) -> TokenStream {
     let krate = &cont.krate;
     let p = quote!(#krate::__private);
-    let type_name = cont.ident.to_string();
+    let type_name = cont.ident.unraw().to_string();
     let kinds: Vec<TokenStream> = variants
         .iter()
         .map(|v| {
@@ -347,7 +348,10 @@ pub(super) fn untagged(cont: &Container, variants: &[Variant], fmt: Fmt) -> Toke
             }
         })
         .collect();
-    let names: Vec<String> = variants.iter().map(|v| v.ident.to_string()).collect();
+    let names: Vec<String> = variants
+        .iter()
+        .map(|v| v.ident.unraw().to_string())
+        .collect();
     let arms = variants.iter().enumerate().map(|(i, v)| {
         let ident = v.ident;
         let path = quote!(Self::#ident);

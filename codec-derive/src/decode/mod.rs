@@ -190,7 +190,7 @@ fn index_out_of_range(cont: &Container) -> TokenStream {
     let p = quote!(#krate::__private);
     quote! {
         _ => #p::Err(__r.error(#p::DecodeErrorKind::InvalidValue {
-            message: #p::String::from("variant index out of range"),
+            message: <#p::String as #p::From<&str>>::from("variant index out of range"),
         }))
     }
 }
@@ -251,13 +251,19 @@ fn field_value(cont: &Container, field: &Field, fmt: Fmt) -> TokenStream {
     let p = quote!(#krate::__private);
     let name = fmt.decode_fn();
     let ty = field.ty;
-    match field.attrs.with.get() {
+    let value = match field.attrs.with.get() {
         Some(path) => quote!(#path::#name(__r)),
-        None => quote_spanned!(ty.span()=> <#ty as #p::Codec>::#name(__r)),
-    }
+        None => {
+            let decode = quote_spanned!(ty.span()=> <#ty as #p::Codec>::#name);
+            quote!(#decode(__r))
+        }
+    };
+    crate::constraints::decode(cont, field, value)
 }
 
-/// The value of a field absent from the input: its default, or a missing-field error.
+/// The value of a field absent from the input: its default, what nil decodes
+/// to for a type that takes nil (an `Option` is `None`) unless the field is
+/// `required`, or a missing-field error.
 fn missing_value(cont: &Container, field: &Field) -> TokenStream {
     let krate = &cont.krate;
     let p = quote!(#krate::__private);
@@ -273,7 +279,18 @@ fn missing_value(cont: &Container, field: &Field) -> TokenStream {
                 let member = &field.member;
                 quote!(<Self as #p::Default>::default().#member)
             }
-            None => quote!(return #p::Err(__r.locate(#p::DecodeError::missing_field(#name)))),
+            None if field.attrs.required.is_set() || field.attrs.with.is_set() => {
+                quote!(return #p::Err(__r.locate(#p::DecodeError::missing_field(#name))))
+            }
+            None => {
+                let ty = field.ty;
+                quote! {
+                    match #p::decode_missing::<#ty>() {
+                        #p::Some(__v) => __v,
+                        #p::None => return #p::Err(__r.locate(#p::DecodeError::missing_field(#name))),
+                    }
+                }
+            }
         },
     }
 }

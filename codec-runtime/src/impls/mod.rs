@@ -2,16 +2,19 @@
 
 pub mod bytes;
 #[cfg(feature = "chrono")]
-mod chrono;
+pub(crate) mod chrono;
 mod collections;
 #[cfg(feature = "num-complex")]
 mod complex;
+#[cfg(feature = "decimal")]
+mod decimal;
 #[cfg(feature = "ndarray")]
 pub mod ndarray;
 mod primitives;
 #[cfg(feature = "serde")]
 pub mod serde_bridge;
 mod std_types;
+mod times;
 #[cfg(feature = "uuid")]
 mod uuid;
 mod wrappers;

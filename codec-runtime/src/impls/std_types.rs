@@ -12,6 +12,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use schemars::{Schema, SchemaGenerator};
 use serde_json::json;
 
+use super::times;
 use crate::codec::{Codec, WireKind};
 use crate::error::{DecodeError, EncodeError};
 use crate::json::{JsonReader, JsonWriter};
@@ -69,17 +70,6 @@ macro_rules! string_impl {
         }
     };
 }
-
-string_impl!(
-    Duration,
-    schema::typed("string", json!({ "format": "duration" })),
-    |d: &Duration| Ok(time::format_iso_duration(d.as_secs(), d.subsec_nanos())),
-    |s: &str| time::parse_iso_duration(s).and_then(|(secs, nanos)| {
-        Duration::from_secs(secs)
-            .checked_add(Duration::from_nanos(nanos as u64))
-            .ok_or_else(|| format!("duration `{s}` is too long"))
-    })
-);
 
 string_impl!(
     PathBuf,
@@ -148,7 +138,67 @@ fn from_epoch(secs: i64, nanos: u32) -> Option<SystemTime> {
     t.checked_add(Duration::from_nanos(nanos as u64))
 }
 
-/// MessagePack: the timestamp extension (-1). JSON: RFC 3339 in UTC.
+/// msgspec's `timedelta`: an ISO 8601 duration (`P1DT30S`, `PT1.5S`, `P0D`)
+/// in both formats. Decodes also from a number of seconds; a negative
+/// duration is an error.
+impl Codec for Duration {
+    const KIND: WireKind = WireKind::STR;
+
+    fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
+        w.write_str(&time::format_iso_duration(
+            false,
+            self.as_secs(),
+            self.subsec_nanos(),
+        ))
+    }
+
+    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+        let start = r.position();
+        duration(times::read_duration_msgpack(r)?)
+            .map_err(|m| DecodeError::invalid_value(m).at(crate::Format::MsgPack, start))
+    }
+
+    fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+        w.write_str(&time::format_iso_duration(
+            false,
+            self.as_secs(),
+            self.subsec_nanos(),
+        ));
+        Ok(())
+    }
+
+    fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
+        let start = r.position();
+        duration(times::read_duration_json(r)?)
+            .map_err(|m| DecodeError::invalid_value(m).at(crate::Format::Json, start))
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        schema::typed("string", json!({ "format": "duration" }))
+    }
+
+    fn __encode_json_key(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+        self.encode_json(w)
+    }
+
+    fn __decode_json_key(r: &mut JsonReader<'_>, key: &str) -> Result<Self, DecodeError> {
+        time::parse_iso_duration(key)
+            .and_then(duration)
+            .map_err(|message| r.error(crate::DecodeErrorKind::InvalidValue { message }))
+    }
+}
+
+fn duration((negative, secs, nanos): times::SignedDuration) -> Result<Duration, String> {
+    if negative && (secs != 0 || nanos != 0) {
+        return Err(
+            "a negative duration cannot be a std::time::Duration; use chrono's TimeDelta".into(),
+        );
+    }
+    Ok(Duration::new(secs, 0) + Duration::from_nanos(u64::from(nanos)))
+}
+
+/// MessagePack: the timestamp extension (-1). JSON: RFC 3339 in UTC. Decodes
+/// also from an RFC 3339 string with any offset in MessagePack.
 impl Codec for SystemTime {
     const KIND: WireKind = WireKind::EXT.union(WireKind::STR);
 
@@ -159,7 +209,7 @@ impl Codec for SystemTime {
 
     fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
         let start = r.position();
-        let (secs, nanos) = r.read_timestamp()?;
+        let times::Instant { secs, nanos, .. } = times::read_instant_msgpack(r)?;
         from_epoch(secs, nanos).ok_or_else(|| {
             DecodeError::invalid_value(format!("timestamp {secs}s is out of this platform's range"))
                 .at(crate::Format::MsgPack, start)
@@ -176,11 +226,11 @@ impl Codec for SystemTime {
 
     fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
         let start = r.position();
-        let s = r.read_str()?;
-        let located = |m: String| DecodeError::invalid_value(m).at(crate::Format::Json, start);
-        let (secs, nanos) = time::parse_rfc3339(&s).map_err(located)?;
-        from_epoch(secs, nanos)
-            .ok_or_else(|| located(format!("`{s}` is out of this platform's range")))
+        let times::Instant { secs, nanos, .. } = times::read_instant_json(r)?;
+        from_epoch(secs, nanos).ok_or_else(|| {
+            DecodeError::invalid_value(format!("timestamp {secs}s is out of this platform's range"))
+                .at(crate::Format::Json, start)
+        })
     }
 
     fn json_schema(_: &mut SchemaGenerator) -> Schema {
@@ -268,6 +318,40 @@ mod tests {
                 t
             );
         }
+    }
+
+    #[test]
+    fn durations_are_timedeltas_and_read_seconds() {
+        let d = |text: &str| crate::from_json::<Duration>(text);
+        assert_eq!(
+            crate::to_json(&Duration::from_secs(86_430)).unwrap(),
+            r#""P1DT30S""#
+        );
+        assert_eq!(crate::to_json(&Duration::ZERO).unwrap(), r#""P0D""#);
+        assert_eq!(d("1.5").unwrap(), Duration::from_millis(1500));
+        assert_eq!(d("86430").unwrap(), Duration::from_secs(86_430));
+        assert_eq!(d(r#""PT1.5H""#).unwrap(), Duration::from_secs(5400));
+        assert_eq!(
+            crate::from_msgpack::<Duration>(&crate::to_msgpack(&2.25f64).unwrap()).unwrap(),
+            Duration::from_millis(2250)
+        );
+        assert!(d("-1").is_err());
+        assert!(d("1e300").is_err());
+        assert!(d("true").is_err());
+    }
+
+    #[test]
+    fn system_time_reads_an_rfc3339_string_in_msgpack() {
+        let text = crate::to_msgpack(&"1970-01-01T02:00:01+02:00".to_owned()).unwrap();
+        assert_eq!(
+            crate::from_msgpack::<SystemTime>(&text).unwrap(),
+            UNIX_EPOCH + Duration::from_secs(1)
+        );
+        let naive = crate::to_msgpack(&"1970-01-01T00:00:01".to_owned()).unwrap();
+        let err = crate::from_msgpack::<SystemTime>(&naive)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("no UTC offset"), "{err}");
     }
 
     #[test]

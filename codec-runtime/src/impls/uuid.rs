@@ -1,4 +1,6 @@
-//! `uuid::Uuid` (feature `uuid`): its 36-character hyphenated string.
+//! `uuid::Uuid` (feature `uuid`): its 36-character hyphenated string, as
+//! msgspec writes it. Decoding takes also the forms msgspec accepts: 32 hex
+//! digits without hyphens, either case, and 16 bytes of bin in MessagePack.
 
 use schemars::{Schema, SchemaGenerator};
 use serde_json::json;
@@ -10,9 +12,9 @@ use crate::msgpack::{MsgpackReader, MsgpackWriter};
 use crate::schema;
 
 fn parse(s: &str) -> Result<uuid::Uuid, String> {
-    if s.len() != 36 {
+    if s.len() != 36 && s.len() != 32 {
         return Err(format!(
-            "`{s}` is not a 36-character UUID like 67e55044-10b1-426f-9247-bb680e5fe0c8"
+            "`{s}` is not a UUID like 67e55044-10b1-426f-9247-bb680e5fe0c8"
         ));
     }
     uuid::Uuid::parse_str(s).map_err(|e| format!("`{s}` is not a UUID: {e}"))
@@ -29,6 +31,17 @@ impl Codec for uuid::Uuid {
     }
 
     fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+        if r.peek_kind()?.is(WireKind::BYTES) {
+            let start = r.position();
+            let bytes = r.read_bin()?;
+            return uuid::Uuid::from_slice(bytes).map_err(|_| {
+                DecodeError::invalid_value(format!(
+                    "a UUID in bin has 16 bytes, found {}",
+                    bytes.len()
+                ))
+                .at(crate::Format::MsgPack, start)
+            });
+        }
         let s = r.read_str()?;
         parse(s).map_err(|m| r.error(DecodeErrorKind::InvalidValue { message: m }))
     }
@@ -72,6 +85,23 @@ mod tests {
             crate::from_msgpack::<uuid::Uuid>(&crate::to_msgpack(&id).unwrap()).unwrap(),
             id
         );
-        assert!(crate::from_json::<uuid::Uuid>(r#""67e5504410b1426f9247bb680e5fe0c8""#).is_err());
+        assert_eq!(
+            crate::from_json::<uuid::Uuid>(r#""67E5504410B1426F9247BB680E5FE0C8""#).unwrap(),
+            id
+        );
+        let bin = crate::to_msgpack(&crate::Bytes::from(id.as_bytes().to_vec())).unwrap();
+        assert_eq!(crate::from_msgpack::<uuid::Uuid>(&bin).unwrap(), id);
+        let short = crate::to_msgpack(&crate::Bytes::from(vec![1, 2])).unwrap();
+        assert!(crate::from_msgpack::<uuid::Uuid>(&short).is_err());
+        for bad in [
+            "{67e55044-10b1-426f-9247-bb680e5fe0c8}",
+            "urn:uuid:67e55044-10b1-426f-9247-bb680e5fe0c8",
+            "67e55044",
+        ] {
+            assert!(
+                crate::from_json::<uuid::Uuid>(&format!("{bad:?}")).is_err(),
+                "{bad}"
+            );
+        }
     }
 }

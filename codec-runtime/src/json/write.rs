@@ -100,11 +100,13 @@ impl JsonWriter {
             .extend_from_slice(itoa::Buffer::new().format(v).as_bytes());
     }
 
-    /// A float in its shortest round-tripping form; NaN and infinities are an error.
+    /// A float in its shortest round-tripping form; NaN and infinities are
+    /// `null`, as msgspec and serde_json write them.
     #[inline]
     pub fn write_f64(&mut self, v: f64) -> Result<(), EncodeError> {
         if !v.is_finite() {
-            return Err(EncodeError::NonFiniteFloat);
+            self.write_null();
+            return Ok(());
         }
         self.buf
             .extend_from_slice(ryu::Buffer::new().format_finite(v).as_bytes());
@@ -115,7 +117,8 @@ impl JsonWriter {
     #[inline]
     pub fn write_f32(&mut self, v: f32) -> Result<(), EncodeError> {
         if !v.is_finite() {
-            return Err(EncodeError::NonFiniteFloat);
+            self.write_null();
+            return Ok(());
         }
         self.buf
             .extend_from_slice(ryu::Buffer::new().format_finite(v).as_bytes());

@@ -5,7 +5,8 @@
 //! Compatible: a field added with a default, a field removed (unless the new
 //! type denies unknown fields), int -> float, `T` -> `Option<T>`, a variant
 //! added, a field, variant or type renamed with an alias of the old name, an
-//! integer range widened. Anything else is breaking.
+//! integer range or a constraint (`maxLength`, `pattern`, ...) widened or
+//! removed. Anything else is breaking.
 
 use std::collections::HashSet;
 use std::fmt;
@@ -32,6 +33,10 @@ pub struct Change {
     pub description: String,
     /// Whether old values still decode.
     pub compatibility: Compatibility,
+    /// For a breaking change that an attribute can make compatible, that
+    /// attribute (`give `port` a #[codec(default)]`). `None` when only
+    /// restoring the old shape (or raising the type's version) helps.
+    pub fix: Option<String>,
 }
 
 impl Change {
@@ -143,10 +148,7 @@ fn describe(v: &Value) -> String {
         Shape::Object(_) => "object".into(),
         Shape::Map(_) => "map".into(),
         Shape::Array(_) => "array".into(),
-        Shape::Scalar(ty, obj) => match obj.get("format").and_then(Value::as_str) {
-            Some(format) => format!("{ty} ({format})"),
-            None => ty.to_owned(),
-        },
+        Shape::Scalar(ty, obj) => describe_map(ty, obj),
         Shape::Any => "any value".into(),
     }
 }
@@ -165,20 +167,32 @@ fn string_list(v: Option<&Value>) -> Vec<&str> {
 }
 
 impl<'a> Differ<'a> {
-    fn push(&mut self, path: &str, description: impl Into<String>, compatibility: Compatibility) {
+    fn push(
+        &mut self,
+        path: &str,
+        description: impl Into<String>,
+        compatibility: Compatibility,
+        fix: Option<String>,
+    ) {
         self.changes.push(Change {
             path: path.to_owned(),
             description: description.into(),
             compatibility,
+            fix,
         });
     }
 
     fn breaking(&mut self, path: &str, description: impl Into<String>) {
-        self.push(path, description, Compatibility::Breaking);
+        self.push(path, description, Compatibility::Breaking, None);
+    }
+
+    /// A breaking change that `fix` (an attribute) makes compatible.
+    fn breaking_fixable(&mut self, path: &str, description: impl Into<String>, fix: String) {
+        self.push(path, description, Compatibility::Breaking, Some(fix));
     }
 
     fn compatible(&mut self, path: &str, description: impl Into<String>) {
-        self.push(path, description, Compatibility::Compatible);
+        self.push(path, description, Compatibility::Compatible, None);
     }
 
     /// Follows `$ref`s into the root's `$defs`.
@@ -216,6 +230,11 @@ impl<'a> Differ<'a> {
         }
         if super::canonical_json(old) == super::canonical_json(new) {
             return;
+        }
+        if let (Some(o), Some(n)) = (old.as_object(), new.as_object()) {
+            for (description, compatibility) in super::bounds::changes(o, n) {
+                self.push(path, description, compatibility, None);
+            }
         }
         match (shape(old), shape(new)) {
             (Shape::Nullable(o), Shape::Nullable(n)) => self.node(o, n, path),
@@ -332,15 +351,22 @@ impl<'a> Differ<'a> {
                                     && super::canonical_json(old_schema)
                                         == super::canonical_json(new_schema)
                             });
-                            let hint = match renamed_from {
-                                Some((old_name, _)) => format!(
-                                    "; if it is `{old_name}` renamed, add #[codec(alias = \"{old_name}\")]"
+                            let (hint, fix) = match renamed_from {
+                                Some((old_name, _)) => (
+                                    format!(
+                                        "; if it is `{old_name}` renamed, add #[codec(alias = \"{old_name}\")]"
+                                    ),
+                                    format!("add #[codec(alias = \"{old_name}\")] to `{name}` if it is `{old_name}` renamed, else give `{name}` a #[codec(default)]"),
                                 ),
-                                None => String::new(),
+                                None => (
+                                    String::new(),
+                                    format!("give `{name}` a #[codec(default)]"),
+                                ),
                             };
-                            self.breaking(
+                            self.breaking_fixable(
                                 &field,
                                 format!("field `{name}` added without a default{hint}"),
+                                fix,
                             );
                         } else {
                             self.compatible(&field, format!("field `{name}` added with a default"));
@@ -351,7 +377,11 @@ impl<'a> Differ<'a> {
             };
             matched_old.insert(old_name);
             if new_required.contains(&name.as_str()) && !old_required.contains(&old_name) {
-                self.breaking(&field, format!("field `{name}` lost its default"));
+                self.breaking_fixable(
+                    &field,
+                    format!("field `{name}` lost its default"),
+                    format!("give `{name}` its #[codec(default)] back"),
+                );
             }
             self.node(old_schema, new_schema, &field);
         }
@@ -361,9 +391,10 @@ impl<'a> Differ<'a> {
         {
             let field = format!("{path}.{name}");
             if closed {
-                self.breaking(
+                self.breaking_fixable(
                     &field,
                     format!("field `{name}` removed, and the type denies unknown fields"),
+                    "remove #[codec(deny_unknown_fields)], or keep the field".to_owned(),
                 );
             } else {
                 self.compatible(&field, format!("field `{name}` removed"));
@@ -414,7 +445,11 @@ impl<'a> Differ<'a> {
                     let (o, n) = (strip_tag(o), strip_tag(n));
                     self.node(&o, &n, &variant_path);
                 }
-                None => self.breaking(&variant_path, format!("variant `{label}` removed")),
+                None => self.breaking_fixable(
+                    &variant_path,
+                    format!("variant `{label}` removed"),
+                    format!("keep the variant, or if another one replaces it, give that one #[codec(alias = \"{label}\")]"),
+                ),
             }
         }
         for (i, n) in resolve_new.iter().enumerate() {
@@ -467,7 +502,7 @@ impl<'a> Differ<'a> {
                 if let (Some(o), Some(n)) = (old.get("items"), new.get("items")) {
                     self.node(o, n, &format!("{path}[]"));
                 }
-                for key in ["minItems", "maxItems", "uniqueItems"] {
+                for key in ["uniqueItems"] {
                     if old.get(key) != new.get(key) {
                         self.breaking(path, format!("`{key}` changed"));
                     }
@@ -519,7 +554,7 @@ impl<'a> Differ<'a> {
                 ),
             );
         }
-        for key in ["format", "contentEncoding", "minLength", "maxLength", "not"] {
+        for key in ["format", "contentEncoding", "not"] {
             if old.get(key) != new.get(key) {
                 self.breaking(
                     path,
@@ -535,10 +570,20 @@ impl<'a> Differ<'a> {
     }
 }
 
+/// A scalar's name in diff text: strings that carry bytes, times or ids are
+/// named for what they hold, with their JSON form.
 fn describe_map(ty: &str, m: &Map<String, Value>) -> String {
-    match m.get("format").and_then(Value::as_str) {
-        Some(f) => format!("{ty} ({f})"),
-        None => ty.to_owned(),
+    if m.get("contentEncoding").and_then(Value::as_str) == Some("base64") {
+        return "bytes (base64 string)".to_owned();
+    }
+    match (ty, m.get("format").and_then(Value::as_str)) {
+        ("string", Some("date-time")) => "timestamp (RFC 3339 string)".to_owned(),
+        ("string", Some("date")) => "date (ISO 8601 string)".to_owned(),
+        ("string", Some("time")) => "time of day (ISO 8601 string)".to_owned(),
+        ("string", Some("duration")) => "duration (ISO 8601 string)".to_owned(),
+        ("string", Some("uuid")) => "uuid (string)".to_owned(),
+        (ty, Some(f)) => format!("{ty} ({f})"),
+        (ty, None) => ty.to_owned(),
     }
 }
 

@@ -14,14 +14,22 @@
 //! instead: new ones, and changed ones whose changes are all compatible. A
 //! breaking change is refused even then, unless the type's
 //! `#[codec(version = N)]` was raised above the committed file's.
+//!
+//! [`DriftCheck::all`] checks every type of the program with a
+//! `#[codec(name = "...")]` or `#[codec(version = N)]`, so none is forgotten.
+//! A type renamed with `#[codec(alias = "<old name>")]` is compared with the
+//! file of its old name (the update moves it), and a file no checked type
+//! claims is reported as stale: one check covers one folder.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::diff::diff;
-use super::VERSION;
+use super::diff::{diff, Change};
+use super::{registry, SchemaInfo, VERSION};
 use crate::codec::Codec;
 
 /// The environment variable that makes [`DriftCheck::run`] rewrite schema files.
@@ -30,12 +38,14 @@ pub const UPDATE_ENV: &str = "CODEC_UPDATE_SCHEMAS";
 /// Compares the schemas of a list of types with the files of a folder.
 pub struct DriftCheck {
     dir: PathBuf,
-    entries: Vec<(String, Value)>,
+    /// Each type: its Rust name and schema facts.
+    entries: Vec<(&'static str, Arc<SchemaInfo>)>,
     update: Option<bool>,
 }
 
-/// What the drift check found: one line per problem, with the fix.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// What the drift check found: one line per problem, with the fix. Its
+/// `Debug` is its message, so `run().unwrap()` in a test prints it as is.
+#[derive(Clone, PartialEq, Eq)]
 pub struct DriftError {
     /// Each problem, in words.
     pub problems: Vec<String>,
@@ -48,6 +58,12 @@ impl fmt::Display for DriftError {
             writeln!(f, "- {p}")?;
         }
         Ok(())
+    }
+}
+
+impl fmt::Debug for DriftError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
     }
 }
 
@@ -69,11 +85,36 @@ impl DriftCheck {
         self
     }
 
+    /// A check of the files in `dir` against every type of the program
+    /// that has a `#[codec(name = "...")]` or a `#[codec(version = N)]`
+    /// (generic types excepted: list them with [`DriftCheck::add`]).
+    ///
+    /// ```no_run
+    /// #[derive(codec::Codec)]
+    /// #[codec(name = "Settings", version = 1)]
+    /// struct Settings { port: u16 }
+    ///
+    /// // In a test: checks Settings, and every other named type.
+    /// codec::schema::DriftCheck::all("schemas").run().unwrap();
+    /// ```
+    pub fn all(dir: impl AsRef<Path>) -> Self {
+        let mut check = Self::new(dir);
+        for r in registry::registered().filter(|r| !r.is_codecs_own()) {
+            check.push((r.rust_name)(), (r.info)());
+        }
+        check
+    }
+
     /// Registers `T`.
     pub fn add<T: Codec + 'static>(mut self) -> Self {
-        let info = super::info::<T>();
-        self.entries.push((info.name.clone(), info.schema.clone()));
+        self.push(std::any::type_name::<T>(), super::info::<T>());
         self
+    }
+
+    fn push(&mut self, rust_name: &'static str, info: Arc<SchemaInfo>) {
+        if !self.entries.iter().any(|(r, _)| *r == rust_name) {
+            self.entries.push((rust_name, info));
+        }
     }
 
     /// The file holding the schema of the type with this wire name.
@@ -96,12 +137,13 @@ impl DriftCheck {
         let update = self
             .update
             .unwrap_or_else(|| update_requested(std::env::var_os(UPDATE_ENV)));
-        let mut problems = Vec::new();
-        for (name, schema) in &self.entries {
-            if let Err(problem) = self.check_one(name, schema, update) {
+        let mut problems = self.same_names();
+        for (_, info) in &self.entries {
+            if let Err(problem) = self.check_one(info, update) {
                 problems.push(problem);
             }
         }
+        problems.extend(self.stale_files());
         if problems.is_empty() {
             Ok(())
         } else {
@@ -109,8 +151,78 @@ impl DriftCheck {
         }
     }
 
-    fn check_one(&self, name: &str, schema: &Value, update: bool) -> Result<(), String> {
+    /// Two Rust types under one wire name: their stored values would mix.
+    fn same_names(&self) -> Vec<String> {
+        let mut by_name: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+        for (rust, info) in &self.entries {
+            by_name.entry(&info.name).or_default().insert(rust);
+        }
+        by_name
+            .into_iter()
+            .filter(|(_, types)| types.len() > 1)
+            .map(|(name, types)| {
+                let types: Vec<String> = types.iter().map(|t| format!("`{t}`")).collect();
+                format!(
+                    "`{name}` is the wire name of {}; give all but one another #[codec(name = \"...\")]",
+                    types.join(" and ")
+                )
+            })
+            .collect()
+    }
+
+    /// The `.json` files of the folder that no checked type claims by its
+    /// wire name or one of its aliases.
+    fn stale_files(&self) -> Vec<String> {
+        let Ok(listing) = std::fs::read_dir(&self.dir) else {
+            return Vec::new();
+        };
+        let claimed: BTreeSet<PathBuf> = self
+            .entries
+            .iter()
+            .flat_map(|(_, info)| {
+                let own = self.path_of(&info.name);
+                // A former name's file is claimed until the update moves it.
+                let former = info.aliases.iter().map(|a| self.path_of(a));
+                let former: Vec<PathBuf> = if own.exists() {
+                    Vec::new()
+                } else {
+                    former.collect()
+                };
+                std::iter::once(own).chain(former)
+            })
+            .collect();
+        let mut stale: Vec<PathBuf> = listing
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|e| e == "json") && !claimed.contains(p))
+            .collect();
+        stale.sort();
+        stale
+            .into_iter()
+            .map(|p| {
+                format!(
+                    "{} is stale: no checked type has this wire name; delete it if its type is gone, or check the type (a #[codec(name = \"...\")] with DriftCheck::all, or DriftCheck::add)",
+                    p.display()
+                )
+            })
+            .collect()
+    }
+
+    /// The file of a former name of a type whose own file does not exist yet.
+    fn renamed_from(&self, info: &SchemaInfo) -> Option<PathBuf> {
+        info.aliases
+            .iter()
+            .map(|alias| self.path_of(alias))
+            .find(|p| p.exists())
+    }
+
+    fn check_one(&self, info: &SchemaInfo, update: bool) -> Result<(), String> {
+        let (name, schema) = (info.name.as_str(), &info.schema);
         let path = self.path_of(name);
+        if !path.exists() {
+            if let Some(old) = self.renamed_from(info) {
+                return self.check_renamed(info, &old, &path, update);
+            }
+        }
         let text = match std::fs::read_to_string(&path) {
             Ok(text) => text,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -150,13 +262,12 @@ impl DriftCheck {
                 listed.join("\n")
             ));
         }
-        let listed: Vec<String> = changes.iter().map(|c| format!("    {c}")).collect();
-        let listed = listed.join("\n");
+        let listed = list(&changes);
         let breaking = changes.iter().any(|c| c.is_breaking());
         let version = |v: &Value| v.get(VERSION).and_then(Value::as_u64).unwrap_or(0);
         if !update {
             let fix = if breaking {
-                format!("a breaking change: raise #[codec(version = {})] on the type and run with {UPDATE_ENV}=1, or add a default or alias so old values still decode", version(&committed) + 1)
+                breaking_fix(&changes, version(&committed))
             } else {
                 format!("all compatible: run with {UPDATE_ENV}=1 to accept them")
             };
@@ -173,6 +284,85 @@ impl DriftCheck {
             ));
         }
         write(&path, schema)
+    }
+
+    /// A type whose schema is committed under a former name (`old`): the
+    /// same rules as for a changed file, and the update moves the file.
+    fn check_renamed(
+        &self,
+        info: &SchemaInfo,
+        old: &Path,
+        path: &Path,
+        update: bool,
+    ) -> Result<(), String> {
+        let name = &info.name;
+        let text = std::fs::read_to_string(old)
+            .map_err(|e| format!("`{name}`: cannot read {}: {e}", old.display()))?;
+        let committed: Value = serde_json::from_str(&text).map_err(|e| {
+            format!(
+                "`{name}`: {} is not JSON ({e}); restore it from version control",
+                old.display()
+            )
+        })?;
+        let changes = diff(&committed, &info.schema);
+        let breaking = changes.iter().any(Change::is_breaking);
+        let version = |v: &Value| v.get(VERSION).and_then(Value::as_u64).unwrap_or(0);
+        let listed = list(&changes);
+        let moved = format!("{} (a former name) to {}", old.display(), path.display());
+        if !update {
+            let fix = if breaking {
+                breaking_fix(&changes, version(&committed))
+            } else {
+                format!("run with {UPDATE_ENV}=1 to move the schema from {moved}")
+            };
+            return Err(format!(
+                "`{name}` was renamed and differs from {}:\n{listed}\n  {fix}",
+                old.display()
+            ));
+        }
+        if breaking && version(&info.schema) <= version(&committed) {
+            return Err(format!(
+                "`{name}`: breaking change refused even with {UPDATE_ENV}=1:\n{listed}\n  raise #[codec(version = {})] on the type to accept it, knowing that stored values of version {} will no longer load",
+                version(&committed) + 1,
+                version(&committed)
+            ));
+        }
+        write(path, &info.schema)?;
+        std::fs::remove_file(old).map_err(|e| format!("cannot delete {}: {e}", old.display()))
+    }
+}
+
+/// The changes, one per line, each breaking one followed by its fix.
+fn list(changes: &[Change]) -> String {
+    let mut lines = Vec::new();
+    for c in changes {
+        lines.push(format!("    {c}"));
+        if let Some(fix) = &c.fix {
+            lines.push(format!("      fix: {fix}"));
+        }
+    }
+    lines.join("\n")
+}
+
+/// What to do about breaking changes to a committed schema of `version`:
+/// the fixes that fit, and raising the version when the change is meant.
+fn breaking_fix(changes: &[Change], version: u64) -> String {
+    let raise = format!(
+        "raise #[codec(version = {})] on the type and run with {UPDATE_ENV}=1, and stored values of version {version} will no longer load",
+        version + 1
+    );
+    let unfixable: Vec<&str> = changes
+        .iter()
+        .filter(|c| c.is_breaking() && c.fix.is_none())
+        .map(|c| c.path.as_str())
+        .collect();
+    if unfixable.is_empty() {
+        format!("a breaking change: apply the fixes above so old values still decode; or, if the change is meant, {raise}")
+    } else {
+        format!(
+            "a breaking change that no default or alias can make compatible ({}): restore the old shape, or {raise}",
+            unfixable.join(", ")
+        )
     }
 }
 

@@ -16,9 +16,12 @@
 //! assert_eq!(schema["required"], serde_json::json!(["port"]));
 //! ```
 
+mod bounds;
 mod diff;
 mod drift;
 mod fingerprint;
+mod name;
+mod registry;
 
 use std::any::TypeId;
 use std::borrow::Cow;
@@ -34,6 +37,9 @@ use crate::codec::Codec;
 pub use diff::{diff, Change, Compatibility};
 pub use drift::{DriftCheck, DriftError, UPDATE_ENV};
 pub use fingerprint::{canonical_json, Fingerprint};
+pub use name::structural_name;
+#[doc(hidden)]
+pub use registry::Registered;
 
 /// The JSON Schema of `T`'s JSON encoding, with the definitions it uses under `$defs`.
 pub fn schema_of<T: Codec>() -> Value {
@@ -49,10 +55,16 @@ pub fn fingerprint_of<T: Codec + 'static>() -> Fingerprint {
     info::<T>().fingerprint
 }
 
-/// The wire name of `T`: its `#[codec(name = "...")]`, else its Rust name
-/// (with generic arguments); for standard types, their Rust type name.
+/// The wire name of `T`: its `#[codec(name = "...")]`, else its Rust name,
+/// with a generic type's arguments by their wire names (`Page<Vec<string>>`);
+/// for standard types, a name spelled from their schema (`u32`, `string`,
+/// `bytes`, `Vec<f64>`... see [`structural_name`]), the same across
+/// compiler versions.
 pub fn wire_name<T: Codec>() -> Cow<'static, str> {
-    T::__wire_name().unwrap_or_else(|| Cow::Borrowed(std::any::type_name::<T>()))
+    T::__wire_name().unwrap_or_else(|| {
+        let mut generator = schemars::generate::SchemaSettings::draft2020_12().into_generator();
+        Cow::Owned(structural_name(T::json_schema(&mut generator).as_value()))
+    })
 }
 
 /// What a stored value's reader needs about a type, computed once per type.
@@ -70,6 +82,9 @@ pub struct SchemaInfo {
     pub fingerprint: Fingerprint,
     /// The fingerprint as hex, as index lines and file names spell it.
     pub fingerprint_hex: String,
+    /// The name earlier versions wrote for a standard type or a generic
+    /// one: `std::any::type_name`, still read.
+    pub legacy_name: &'static str,
 }
 
 impl SchemaInfo {
@@ -84,7 +99,30 @@ impl SchemaInfo {
             fingerprint_hex: fingerprint.to_string(),
             schema,
             canonical,
+            legacy_name: std::any::type_name::<T>(),
         }
+    }
+
+    /// Whether a value written under the wire name `found` may be read as
+    /// this type (its schema then decides): the name, an alias, the name an
+    /// earlier version wrote, or, for a generic type, the same declared name
+    /// (or an alias of it) with other arguments (`Page<u32>` read as
+    /// `Page<u64>`, the way a field widens).
+    pub fn accepts_name(&self, found: &str) -> bool {
+        fn declared(name: &str) -> Option<&str> {
+            name.split_once('<').map(|(base, _)| base)
+        }
+        found == self.name
+            || self.aliases.contains(&found)
+            || found == self.legacy_name
+            || match (declared(found), declared(&self.name)) {
+                (Some(found), Some(ours)) => {
+                    found == ours
+                        || self.aliases.contains(&found)
+                        || declared(self.legacy_name) == Some(found)
+                }
+                _ => false,
+            }
     }
 }
 

@@ -11,6 +11,7 @@
 //!   old file can never be undone by a put in another that survived);
 //! - the next compaction finishes deleting them before it starts.
 
+use std::collections::HashSet;
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::Path;
@@ -33,8 +34,17 @@ pub struct Compacted {
     pub kept: usize,
     /// Entries that could not be read (damaged data), with why: they are gone.
     pub dropped: Vec<(String, StoreError)>,
-    /// Bytes of the files deleted.
+    /// Bytes of the files deleted (the copies written in their place not
+    /// counted: see `size_before` and `size_after`).
     pub freed: u64,
+    /// Writer schemas (`schemas/<fingerprint>.json`) no live entry uses
+    /// any more, deleted.
+    pub schemas_removed: usize,
+    /// Bytes of the folder's files before the compaction.
+    pub size_before: u64,
+    /// Bytes of the folder's files after it: `size_before - size_after` is
+    /// what the compaction gave back (zero for a folder compacted already).
+    pub size_after: u64,
 }
 
 /// The folder's lock file, open (read-only where the folder is: a lock
@@ -99,14 +109,24 @@ impl Cache {
             }
             Err(std::fs::TryLockError::Error(e)) => return Err(StoreError::io(dir.join(LOCK), e)),
         }
+        let size_before = folder_size(dir)?;
         let mut freed = finish(dir)?;
         let (kept, dropped, writer_id) = copy_live_entries(dir, handlers, &mut progress)?;
         mark_replaced(dir, &writer_id)?;
         freed += finish(dir)?;
+        let schemas_removed = remove_unused_schemas(dir)?;
+        // No handle holds a key lock while the folder is compacted.
+        let locks = dir.join(super::memo::LOCKS);
+        if locks.exists() {
+            std::fs::remove_dir_all(&locks).map_err(|e| StoreError::io(&locks, e))?;
+        }
         Ok(Compacted {
             kept,
             dropped,
             freed,
+            schemas_removed,
+            size_before,
+            size_after: folder_size(dir)?,
         })
     }
 }
@@ -139,7 +159,7 @@ fn copy_live_entries(
     for (done, entry) in entries.iter().enumerate() {
         match read_entry(&old, entry) {
             Ok((payload, large)) => write_entry(&new, entry, &payload, &large)?,
-            Err(e) if is_damage(&e) => dropped.push((entry.key.clone(), e)),
+            Err(e) if e.is_damage() => dropped.push((entry.key.clone(), e)),
             // Anything else (permissions, too many open files) may pass:
             // stop rather than drop an entry that is intact.
             Err(e) => return Err(e),
@@ -148,16 +168,6 @@ fn copy_live_entries(
     }
     sync_writer_files(dir, &new.writer_id)?;
     Ok((entries.len() - dropped.len(), dropped, new.writer_id))
-}
-
-/// Whether an error reading an entry says its data is gone or damaged
-/// (truncated, missing, undecodable), rather than that reading failed.
-fn is_damage(e: &StoreError) -> bool {
-    match e {
-        StoreError::Corrupt { .. } | StoreError::Decode { .. } => true,
-        StoreError::Io { source, .. } => source.kind() == std::io::ErrorKind::NotFound,
-        _ => false,
-    }
 }
 
 /// An entry's payload, and where the buffers its `auto` handler kept apart
@@ -278,6 +288,47 @@ fn finish(dir: &Path) -> Result<u64, StoreError> {
     let path = dir.join(MARKER);
     std::fs::remove_file(&path).map_err(|e| StoreError::io(&path, e))?;
     Ok(freed)
+}
+
+/// Deletes the writer schemas no live entry names; returns how many.
+fn remove_unused_schemas(dir: &Path) -> Result<usize, StoreError> {
+    let live: HashSet<String> = Cache::open_locked(dir, CacheOptions::default(), None)?
+        .entries()?
+        .into_iter()
+        .filter_map(|e| e.fingerprint)
+        .map(|fp| format!("{fp}.json"))
+        .collect();
+    let folder = dir.join("schemas");
+    let listing = std::fs::read_dir(&folder).map_err(|e| StoreError::io(&folder, e))?;
+    let mut removed = 0;
+    for entry in listing {
+        let entry = entry.map_err(|e| StoreError::io(&folder, e))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.ends_with(".json") && !live.contains(&name) {
+            let path = entry.path();
+            std::fs::remove_file(&path).map_err(|e| StoreError::io(&path, e))?;
+            removed += 1;
+        }
+    }
+    Ok(removed)
+}
+
+/// Bytes of the files under `dir`, subfolders included.
+fn folder_size(dir: &Path) -> Result<u64, StoreError> {
+    let mut total = 0;
+    let listing = std::fs::read_dir(dir).map_err(|e| StoreError::io(dir, e))?;
+    for entry in listing {
+        let entry = entry.map_err(|e| StoreError::io(dir, e))?;
+        let meta = entry
+            .metadata()
+            .map_err(|e| StoreError::io(entry.path(), e))?;
+        total += if meta.is_dir() {
+            folder_size(&entry.path())?
+        } else {
+            meta.len()
+        };
+    }
+    Ok(total)
 }
 
 /// Makes a rename in `dir` durable.

@@ -5,7 +5,9 @@ use crate::error::{DecodeError, EncodeError};
 use crate::stored::StoredError;
 
 /// A cache operation failed.
-#[derive(Debug)]
+///
+/// Its `Debug` is its message, so `unwrap()` and `?` in `main` and tests
+/// print what to do, not the enum's fields.
 #[non_exhaustive]
 pub enum StoreError {
     /// Reading or writing a file failed (disk full, permissions, a removed folder).
@@ -72,6 +74,24 @@ pub enum StoreError {
 }
 
 impl StoreError {
+    /// Whether the error says that an entry cannot be read as the type asked
+    /// for: its data is damaged or missing, it does not decode, or it was
+    /// written by a version of the type with breaking changes (or as another
+    /// type). Not for failures of the folder itself (permissions, a full disk).
+    pub fn is_unreadable_entry(&self) -> bool {
+        self.is_damage() || matches!(self, StoreError::Schema { .. })
+    }
+
+    /// Whether the error says that an entry's data is gone or damaged
+    /// (truncated, missing, undecodable), rather than that reading failed.
+    pub(crate) fn is_damage(&self) -> bool {
+        match self {
+            StoreError::Corrupt { .. } | StoreError::Decode { .. } => true,
+            StoreError::Io { source, .. } => source.kind() == std::io::ErrorKind::NotFound,
+            _ => false,
+        }
+    }
+
     pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         StoreError::Io {
             path: path.into(),
@@ -111,6 +131,12 @@ impl fmt::Display for StoreError {
             ),
             StoreError::Custom { message } => f.write_str(message),
         }
+    }
+}
+
+impl fmt::Debug for StoreError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
     }
 }
 

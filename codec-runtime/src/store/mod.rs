@@ -48,6 +48,7 @@ mod handler;
 mod index;
 mod keys;
 mod line;
+mod memo;
 pub mod records;
 mod write;
 
@@ -90,6 +91,20 @@ pub struct CacheOptions {
     /// (default: 64 KiB; values below 4 KiB count as 4 KiB). The rest of
     /// the value is stored as usual.
     pub apart_min: usize,
+    /// [`Cache::get_or_insert_with`] and [`Cache::get_or_try_insert_with`]
+    /// return the error of an entry they cannot read as their type (a
+    /// breaking change of the type, damaged data), as [`Cache::get`] does,
+    /// instead of computing the value again (default: off).
+    pub memo_strict: bool,
+    /// [`Cache::get_or_insert_with`] and [`Cache::get_or_try_insert_with`]
+    /// take a lock file per key (`locks/<hash>.lock`) while they compute,
+    /// so that handles in other processes wait and compute each entry once
+    /// (default: off; within a handle, one computation per key is always
+    /// the rule). The cost, on a miss only: creating, locking and unlocking
+    /// a file and re-reading the index (about 70 µs more per miss on a
+    /// local disk, see the README); one empty file per key computed,
+    /// deleted by compaction.
+    pub memo_lock: bool,
 }
 
 impl Default for CacheOptions {
@@ -98,6 +113,8 @@ impl Default for CacheOptions {
             fsync: false,
             inline_limit: 1024,
             apart_min: 64 * 1024,
+            memo_strict: false,
+            memo_lock: false,
         }
     }
 }
@@ -123,6 +140,7 @@ pub struct Cache {
     index: RwLock<Index>,
     handlers: RwLock<HashMap<String, Arc<dyn Handler>>>,
     resources: Resources,
+    memo: memo::Memo,
     /// A shared lock on `codec-store.lock` while the handle lives, so that
     /// a compaction never deletes files under it.
     _lock: Option<File>,
@@ -196,6 +214,7 @@ impl Cache {
             index: RwLock::new(Index::default()),
             handlers: RwLock::new(HashMap::new()),
             resources: Resources::default(),
+            memo: memo::Memo::default(),
             _lock: lock,
         };
         for h in [
@@ -241,13 +260,25 @@ impl Cache {
             .refresh(&self.dir)
     }
 
-    /// Lines skipped while reading the index (torn or corrupt), one message each.
+    /// Lines skipped while reading the index (torn or corrupt), then
+    /// entries [`Cache::get_or_insert_with`] could not read and computed
+    /// again: one message each.
     pub fn warnings(&self) -> Vec<String> {
-        self.index
+        let mut warnings = self
+            .index
             .read()
             .unwrap_or_else(|e| e.into_inner())
             .warnings
-            .clone()
+            .clone();
+        warnings.extend(
+            self.memo
+                .warnings
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .iter()
+                .cloned(),
+        );
+        warnings
     }
 
     /// Stores `value` under `key`, replacing any previous value.
@@ -358,51 +389,6 @@ impl Cache {
             })
     }
 
-    /// The value under `key`, computing and storing it with `make` if
-    /// absent; an error of `make` is returned as is, and nothing is stored.
-    ///
-    /// ```
-    /// # fn main() -> Result<(), codec::StoreError> {
-    /// # let dir = tempfile::tempdir().unwrap();
-    /// let cache = codec::Cache::open(dir.path())?;
-    /// let parse = |text: &str| -> Result<u32, codec::StoreError> {
-    ///     cache.get_or_try_insert_with(text, || {
-    ///         text.parse().map_err(|e| codec::StoreError::Custom { message: format!("{e}") })
-    ///     })
-    /// };
-    /// assert_eq!(parse("42")?, 42);
-    /// assert!(parse("forty").is_err());
-    /// assert!(!cache.contains("forty")?);
-    /// # Ok(())
-    /// # }
-    /// ```
-    pub fn get_or_try_insert_with<T: Codec + 'static, E: From<StoreError>>(
-        &self,
-        key: &str,
-        make: impl FnOnce() -> Result<T, E>,
-    ) -> Result<T, E> {
-        if let Some(v) = self.get(key)? {
-            return Ok(v);
-        }
-        let value = make()?;
-        self.put(key, &value)?;
-        Ok(value)
-    }
-
-    /// The value under `key`, computing and storing it with `make` if absent.
-    pub fn get_or_insert_with<T: Codec + 'static>(
-        &self,
-        key: &str,
-        make: impl FnOnce() -> T,
-    ) -> Result<T, StoreError> {
-        if let Some(v) = self.get(key)? {
-            return Ok(v);
-        }
-        let value = make();
-        self.put(key, &value)?;
-        Ok(value)
-    }
-
     /// Removes `key` for every reader. Returns whether it was present.
     pub fn remove(&self, key: &str) -> Result<bool, StoreError> {
         let Some(found) = self.lookup(key)? else {
@@ -511,7 +497,7 @@ impl Cache {
             source,
         };
         let found = line.type_name.as_deref().unwrap_or("raw bytes").to_owned();
-        if found != info.name && !info.aliases.contains(&found.as_str()) {
+        if !info.accepts_name(&found) {
             return Err(schema_error(StoredError::WrongType {
                 found,
                 expected: info.name.clone(),

@@ -1,0 +1,45 @@
+//! Types that register themselves for [`DriftCheck::all`](super::DriftCheck::all):
+//! `#[derive(Codec)]` submits every non-generic type with a
+//! `#[codec(name = "...")]` or `#[codec(version = N)]`, through the
+//! `inventory` crate, so a type cannot be left out of the check by
+//! forgetting to list it.
+
+use std::sync::Arc;
+
+use super::SchemaInfo;
+use crate::codec::Codec;
+
+/// A type the derive registered. Not built by hand: the derive emits it.
+#[doc(hidden)]
+pub struct Registered {
+    /// The type's schema facts.
+    pub info: fn() -> Arc<SchemaInfo>,
+    /// The type's Rust path, for messages.
+    pub rust_name: fn() -> &'static str,
+    /// `module_path!()` where the type is defined.
+    pub module: &'static str,
+}
+
+impl Registered {
+    /// The registration of `T`, defined in `module`.
+    pub const fn new<T: Codec + 'static>(module: &'static str) -> Self {
+        Registered {
+            info: super::info::<T>,
+            rust_name: std::any::type_name::<T>,
+            module,
+        }
+    }
+
+    /// Whether the type is one of codec's own (the store's records), which
+    /// codec's tests check against its own files.
+    pub(super) fn is_codecs_own(&self) -> bool {
+        self.module == "codec_runtime" || self.module.starts_with("codec_runtime::")
+    }
+}
+
+inventory::collect!(Registered);
+
+/// Every registered type of the program, in no set order.
+pub(super) fn registered() -> impl Iterator<Item = &'static Registered> {
+    inventory::iter::<Registered>.into_iter()
+}

@@ -1,0 +1,284 @@
+//! Memo caches: `get_or_insert_with` over entries today's type cannot read,
+//! under concurrent callers in threads and processes, and memo keys.
+
+mod common;
+
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::Duration;
+
+use codec::{Cache, CacheOptions, StoreError};
+
+mod v1 {
+    #[derive(codec::Codec, Debug, PartialEq)]
+    #[codec(name = "memo.Embedding")]
+    pub struct Embedding {
+        pub values: Vec<f32>,
+    }
+}
+
+mod v2 {
+    /// `values` changed type: a breaking change.
+    #[derive(codec::Codec, Debug, PartialEq, Clone)]
+    #[codec(name = "memo.Embedding")]
+    pub struct Embedding {
+        pub values: Vec<String>,
+    }
+}
+
+fn fresh() -> v2::Embedding {
+    v2::Embedding {
+        values: vec!["fresh".into()],
+    }
+}
+
+/// The records the `log` crate was given, for the test that checks them.
+struct Recorder(Mutex<Vec<String>>);
+
+impl log::Log for Recorder {
+    fn enabled(&self, _: &log::Metadata<'_>) -> bool {
+        true
+    }
+    fn log(&self, record: &log::Record<'_>) {
+        let line = format!("{} {}: {}", record.level(), record.target(), record.args());
+        self.0.lock().unwrap().push(line);
+    }
+    fn flush(&self) {}
+}
+
+static LOGGED: Recorder = Recorder(Mutex::new(Vec::new()));
+
+#[test]
+fn an_entry_written_before_a_breaking_change_is_recomputed_and_warned() {
+    log::set_logger(&LOGGED).unwrap();
+    log::set_max_level(log::LevelFilter::Warn);
+    let dir = tempfile::tempdir().unwrap();
+    let cache = Cache::open(dir.path()).unwrap();
+    cache
+        .put("k", &v1::Embedding { values: vec![0.5] })
+        .unwrap();
+
+    // `get` stays strict.
+    assert!(matches!(
+        cache.get::<v2::Embedding>("k"),
+        Err(StoreError::Schema { .. })
+    ));
+    let value = cache.get_or_insert_with("k", fresh).unwrap();
+    assert_eq!(value, fresh());
+    assert_eq!(cache.get::<v2::Embedding>("k").unwrap(), Some(fresh()));
+    let warnings = cache.warnings();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(
+        warnings[0].starts_with("entry `k` cannot be read as `memo.Embedding`, computed again:"),
+        "{warnings:?}"
+    );
+    assert!(warnings[0].contains("breaking"), "{warnings:?}");
+    // Other tests of this binary log too: this one's lines name `k`.
+    let logged: Vec<String> = LOGGED
+        .0
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|l| l.contains("entry `k`"))
+        .cloned()
+        .collect();
+    assert_eq!(logged, [format!("WARN codec::store: {}", warnings[0])]);
+
+    // Now readable: computed no more.
+    let again: v2::Embedding = cache.get_or_insert_with("k", || unreachable!()).unwrap();
+    assert_eq!(again, fresh());
+}
+
+#[test]
+fn a_damaged_entry_is_recomputed_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = Cache::open(dir.path()).unwrap();
+    let big = v2::Embedding {
+        values: vec!["x".repeat(5000)],
+    };
+    cache.put("big", &big).unwrap();
+    common::truncate_data_file(dir.path(), &cache, 10);
+    assert!(matches!(
+        cache.get::<v2::Embedding>("big"),
+        Err(StoreError::Corrupt { .. })
+    ));
+    let value = cache
+        .get_or_try_insert_with("big", || Ok::<_, StoreError>(fresh()))
+        .unwrap();
+    assert_eq!(value, fresh());
+    assert_eq!(cache.get::<v2::Embedding>("big").unwrap(), Some(fresh()));
+    assert!(cache.warnings()[0].contains("entry `big` cannot be read"));
+}
+
+#[test]
+fn a_strict_cache_returns_the_error_as_get_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let options = CacheOptions {
+        memo_strict: true,
+        ..CacheOptions::default()
+    };
+    let cache = Cache::open_with(dir.path(), options).unwrap();
+    cache
+        .put("k", &v1::Embedding { values: vec![0.5] })
+        .unwrap();
+    let err = cache.get_or_insert_with("k", fresh).unwrap_err();
+    assert!(matches!(err, StoreError::Schema { .. }), "{err}");
+    assert!(cache.warnings().is_empty());
+}
+
+#[test]
+fn concurrent_callers_of_one_key_wait_for_one_computation() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = Cache::open(dir.path()).unwrap();
+    let calls = AtomicUsize::new(0);
+    let slow = || {
+        calls.fetch_add(1, Ordering::SeqCst);
+        std::thread::sleep(Duration::from_millis(50));
+        7u32
+    };
+    std::thread::scope(|s| {
+        let handles: Vec<_> = (0..8)
+            .map(|_| s.spawn(|| cache.get_or_insert_with("k", slow).unwrap()))
+            .collect();
+        for h in handles {
+            assert_eq!(h.join().unwrap(), 7);
+        }
+    });
+    assert_eq!(calls.load(Ordering::SeqCst), 1, "computed more than once");
+
+    // 4 threads over 20 shared keys: each key once.
+    let calls = AtomicUsize::new(0);
+    std::thread::scope(|s| {
+        for _ in 0..4 {
+            s.spawn(|| {
+                for k in 0..20u32 {
+                    let v = cache
+                        .get_or_insert_with(&format!("shared/{k}"), || {
+                            calls.fetch_add(1, Ordering::SeqCst);
+                            std::thread::sleep(Duration::from_millis(2));
+                            k
+                        })
+                        .unwrap();
+                    assert_eq!(v, k);
+                }
+            });
+        }
+    });
+    assert_eq!(calls.load(Ordering::SeqCst), 20);
+}
+
+#[test]
+fn a_failed_computation_lets_the_next_caller_compute() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = Cache::open(dir.path()).unwrap();
+    let failed: Result<u32, StoreError> = cache.get_or_try_insert_with("k", || {
+        Err(StoreError::Custom {
+            message: "no".into(),
+        })
+    });
+    assert!(failed.is_err());
+    let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        cache.get_or_insert_with::<u32>("k", || panic!("computation failed"))
+    }));
+    assert!(panicked.is_err());
+    assert_eq!(cache.get_or_insert_with("k", || 3u32).unwrap(), 3);
+}
+
+/// A child process: computes keys `0..CODEC_COUNT` through a memo with a
+/// per-key lock, printing `computed <key>` for each computation it makes.
+#[test]
+fn child_memo_worker() {
+    let (Some(dir), Ok(count)) = (
+        std::env::var_os("CODEC_MEMO_DIR"),
+        std::env::var("CODEC_COUNT"),
+    ) else {
+        return;
+    };
+    let options = CacheOptions {
+        memo_lock: std::env::var_os("CODEC_MEMO_LOCK").is_some(),
+        ..CacheOptions::default()
+    };
+    let cache = Cache::open_with(dir, options).unwrap();
+    for k in 0..count.parse::<u32>().unwrap() {
+        let key = format!("key/{k}");
+        let v = cache
+            .get_or_insert_with(&key, || {
+                println!("computed {key}");
+                std::thread::sleep(Duration::from_millis(30));
+                k
+            })
+            .unwrap();
+        assert_eq!(v, k);
+    }
+}
+
+/// Computations made by 4 processes over 10 shared keys.
+fn computations_across_processes(lock: bool) -> usize {
+    let dir = tempfile::tempdir().unwrap();
+    Cache::open(dir.path()).unwrap();
+    let children: Vec<_> = (0..4)
+        .map(|_| {
+            let mut cmd = Command::new(std::env::current_exe().unwrap());
+            cmd.args([
+                "--exact",
+                "child_memo_worker",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env("CODEC_MEMO_DIR", dir.path())
+            .env("CODEC_COUNT", "10")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
+            if lock {
+                cmd.env("CODEC_MEMO_LOCK", "1");
+            }
+            cmd.spawn().unwrap()
+        })
+        .collect();
+    let mut computed = 0;
+    for child in children {
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success());
+        // The test harness's own words may share a line with ours.
+        computed += String::from_utf8_lossy(&out.stdout)
+            .matches("computed key/")
+            .count();
+    }
+    computed
+}
+
+#[test]
+fn with_a_lock_per_key_processes_compute_each_entry_once() {
+    assert_eq!(computations_across_processes(true), 10);
+}
+
+#[test]
+fn a_content_hash_of_a_value_changes_when_its_type_gains_a_field() {
+    mod before {
+        #[derive(codec::Codec)]
+        pub struct Chunk {
+            pub text: String,
+        }
+    }
+    mod after {
+        #[derive(codec::Codec)]
+        pub struct Chunk {
+            pub text: String,
+            #[codec(default)]
+            pub source: Option<String>,
+        }
+    }
+    let old = before::Chunk { text: "hi".into() };
+    let new = after::Chunk {
+        text: "hi".into(),
+        source: None,
+    };
+    assert_ne!(
+        codec::content_hash(&old).unwrap(),
+        codec::content_hash(&new).unwrap()
+    );
+    // Keyed by its inputs, the memo survives the change.
+    let by_inputs = |text: &str| codec::ContentHash::new().part("model").part(text).finish();
+    assert_eq!(by_inputs(&old.text).unwrap(), by_inputs(&new.text).unwrap());
+}

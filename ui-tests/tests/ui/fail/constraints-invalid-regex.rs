@@ -1,0 +1,9 @@
+use codec::Codec;
+
+#[derive(Codec)]
+struct User {
+    #[codec(pattern = "^[a-z+$")]
+    login: String,
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use codec::Codec;
+
+#[derive(Codec)]
+#[serde(transparent)]
+struct Id {
+    inner: u64,
+}
+
+fn main() {}
