@@ -557,6 +557,29 @@ mod arrays {
         assert!(reader.get_array::<f64>("missing").unwrap().is_none());
     }
 
+    #[test]
+    fn entries_tell_an_arrays_dtype_and_shape() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = Cache::open(dir.path()).unwrap();
+        cache.put_array("a", &Array2::<f32>::zeros((3, 4))).unwrap();
+        cache.put("n", &1u8).unwrap();
+        let mut types: Vec<_> = Cache::open(dir.path())
+            .unwrap()
+            .entries()
+            .unwrap()
+            .iter()
+            .map(|e| (e.key.clone(), e.array_type()))
+            .collect();
+        types.sort();
+        assert_eq!(
+            types,
+            [
+                ("a".to_string(), Some(("<f4".to_string(), vec![3, 4]))),
+                ("n".to_string(), None),
+            ]
+        );
+    }
+
     /// Large arrays take another write path (around the page cache on
     /// Linux); small values appended between them keep their places.
     fn large_arrays_round_trip_in(dir: &std::path::Path) {
