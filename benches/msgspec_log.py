@@ -3,12 +3,15 @@
 
 Generates the same 10,000 records (splitmix64 seeded 0x5eed1234, fields in
 the dataset's order), checks that msgspec's MessagePack bytes equal codec's
-(written by the bench to target/criterion/log.msgpack), and prints ns/record.
+(written by the bench to target/criterion/log.msgpack; run the bench first),
+and prints ns/record. Exits with status 1, before timing anything, when the
+bytes differ or the bench's file is missing.
 
     python3 -m venv /tmp/msgspec && /tmp/msgspec/bin/pip install msgspec==0.22.0
     /tmp/msgspec/bin/python benches/msgspec_log.py
 """
 import os
+import sys
 import time
 from typing import Optional, Union
 
@@ -98,10 +101,17 @@ def main():
     dec = msgspec.msgpack.Decoder(list[Record])
     data = enc.encode(records)
     theirs = os.path.join(os.path.dirname(__file__), "..", "target", "criterion", "log.msgpack")
-    if os.path.exists(theirs):
-        with open(theirs, "rb") as f:
-            same = f.read() == data
-        print(f"msgspec bytes equal codec's: {same}")
+    if not os.path.exists(theirs):
+        sys.exit(f"{theirs} is missing: run `cargo bench --bench log` first")
+    with open(theirs, "rb") as f:
+        ours = f.read()
+    if ours != data:
+        at = next((i for i, (a, b) in enumerate(zip(ours, data)) if a != b), min(len(ours), len(data)))
+        sys.exit(
+            f"msgspec's bytes differ from codec's: {len(data)} bytes against {len(ours)}, "
+            f"first difference at byte {at}"
+        )
+    print("msgspec bytes equal codec's")
     jenc, jdec = msgspec.json.Encoder(), msgspec.json.Decoder(list[Record])
     text = jenc.encode(records)
     print(f"bytes/record: msgpack {len(data) / 10_000:.1f}, json {len(text) / 10_000:.1f}")

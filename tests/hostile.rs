@@ -133,9 +133,135 @@ fn deep_nesting_hits_the_depth_limit_not_the_stack() {
     let mut unknown = vec![0x81, 0xa1, b'x'];
     unknown.extend(vec![0x91; 100_000]);
     unknown.push(0);
-    assert!(codec::from_msgpack::<Item>(&unknown).is_err());
+    assert!(matches!(
+        kind::<Item>(&unknown),
+        DecodeErrorKind::DepthLimitExceeded { limit: 128 }
+    ));
     let unknown_json = format!(r#"{{"x":{}{}}}"#, "[".repeat(100_000), "]".repeat(100_000));
-    assert!(codec::from_json::<Item>(&unknown_json).is_err());
+    assert!(matches!(
+        json_kind::<Item>(&unknown_json),
+        DecodeErrorKind::DepthLimitExceeded { limit: 128 }
+    ));
+}
+
+/// `Tree::Node` nested `n` deep around a leaf.
+fn tree(n: usize) -> Tree {
+    (0..n).fold(Tree::Leaf(1), |inner, _| Tree::Node(vec![inner]))
+}
+
+/// The same nesting as [`tree`], as MessagePack and as JSON.
+fn nested(n: usize) -> (Vec<u8>, String) {
+    let bytes = [vec![0x91; n], vec![0x01]].concat();
+    (bytes, "[".repeat(n) + "1" + &"]".repeat(n))
+}
+
+/// An `Item` with an unknown field `x` holding arrays nested `n` deep, and
+/// the item without it.
+fn item_with_unknown(n: usize) -> (Vec<u8>, String, Item) {
+    let mut bytes = vec![0x83, 0xa1, b'x'];
+    bytes.extend(vec![0x91; n]);
+    bytes.extend([
+        0x01, 0xa2, b'i', b'd', 0x07, 0xa4, b'n', b'a', b'm', b'e', 0xa1, b'n',
+    ]);
+    let text = format!(
+        r#"{{"x":{}1{},"id":7,"name":"n"}}"#,
+        "[".repeat(n),
+        "]".repeat(n)
+    );
+    let item = Item {
+        id: 7,
+        name: "n".into(),
+    };
+    (bytes, text, item)
+}
+
+#[test]
+fn depth_limit_is_128_in_both_formats_and_configurable() {
+    let (bytes, text) = nested(128);
+    assert_eq!(codec::from_msgpack::<Tree>(&bytes).unwrap(), tree(128));
+    assert_eq!(codec::from_json::<Tree>(&text).unwrap(), tree(128));
+    let (bytes, text) = nested(129);
+    assert!(matches!(
+        kind::<Tree>(&bytes),
+        DecodeErrorKind::DepthLimitExceeded { limit: 128 }
+    ));
+    assert!(matches!(
+        json_kind::<Tree>(&text),
+        DecodeErrorKind::DepthLimitExceeded { limit: 128 }
+    ));
+    let options = DecodeOptions::new().depth_limit(8);
+    let (bytes, text) = nested(8);
+    assert_eq!(options.from_msgpack::<Tree>(&bytes).unwrap(), tree(8));
+    assert_eq!(options.from_json::<Tree>(&text).unwrap(), tree(8));
+    let (bytes, text) = nested(9);
+    let refused = |e: codec::DecodeError| {
+        matches!(e.kind(), DecodeErrorKind::DepthLimitExceeded { limit: 8 })
+    };
+    assert!(refused(options.from_msgpack::<Tree>(&bytes).unwrap_err()));
+    assert!(refused(options.from_json::<Tree>(&text).unwrap_err()));
+}
+
+#[test]
+fn only_depth_counts_not_width() {
+    // A thousand sibling collections, each one level: the limit is never near.
+    let wide = vec![vec![1u16, 2]; 1000];
+    let bytes = codec::to_msgpack(&wide).unwrap();
+    assert_eq!(codec::from_msgpack::<Vec<Vec<u16>>>(&bytes).unwrap(), wide);
+    let text = codec::to_json(&wide).unwrap();
+    assert_eq!(codec::from_json::<Vec<Vec<u16>>>(&text).unwrap(), wide);
+    // Siblings skipped as unknown values, too: 200 fields, each 100 deep.
+    let (_, _, item) = item_with_unknown(0);
+    let bytes = [
+        vec![0xde, 0x00, 202],
+        (0..200u8)
+            .flat_map(|i| [vec![0xa2, b'x', i], vec![0x91; 100], vec![0x01]].concat())
+            .collect(),
+        vec![
+            0xa2, b'i', b'd', 0x07, 0xa4, b'n', b'a', b'm', b'e', 0xa1, b'n',
+        ],
+    ]
+    .concat();
+    let fields: String = (0..200)
+        .map(|i| format!(r#""x{i}":{}1{},"#, "[".repeat(100), "]".repeat(100)))
+        .collect();
+    let text = format!(r#"{{{fields}"id":7,"name":"n"}}"#);
+    assert_eq!(codec::from_msgpack::<Item>(&bytes).unwrap(), item);
+    assert_eq!(codec::from_json::<Item>(&text).unwrap(), item);
+}
+
+#[test]
+fn skipped_unknown_values_count_against_the_depth_limit_in_both_formats() {
+    // The item is one level: 127 more fit inside it.
+    let (bytes, text, item) = item_with_unknown(127);
+    assert_eq!(codec::from_msgpack::<Item>(&bytes).unwrap(), item);
+    assert_eq!(codec::from_json::<Item>(&text).unwrap(), item);
+    let (bytes, text, _) = item_with_unknown(128);
+    assert!(matches!(
+        kind::<Item>(&bytes),
+        DecodeErrorKind::DepthLimitExceeded { limit: 128 }
+    ));
+    assert!(matches!(
+        json_kind::<Item>(&text),
+        DecodeErrorKind::DepthLimitExceeded { limit: 128 }
+    ));
+    let options = DecodeOptions::new().depth_limit(4);
+    let (bytes, text, item) = item_with_unknown(3);
+    assert_eq!(options.from_msgpack::<Item>(&bytes).unwrap(), item);
+    assert_eq!(options.from_json::<Item>(&text).unwrap(), item);
+    let (bytes, text, _) = item_with_unknown(4);
+    let refused = |e: codec::DecodeError| {
+        matches!(e.kind(), DecodeErrorKind::DepthLimitExceeded { limit: 4 })
+    };
+    assert!(refused(options.from_msgpack::<Item>(&bytes).unwrap_err()));
+    assert!(refused(options.from_json::<Item>(&text).unwrap_err()));
+    // Empty collections count too, as decoding them would.
+    let mut empty = vec![0x81, 0xa1, b'x'];
+    empty.extend(vec![0x91; 127]);
+    empty.push(0x90);
+    assert!(matches!(
+        kind::<Item>(&empty),
+        DecodeErrorKind::DepthLimitExceeded { limit: 128 }
+    ));
 }
 
 #[test]
@@ -149,19 +275,15 @@ fn recursion_without_input_is_bounded() {
 }
 
 #[test]
-fn json_depth_limit_is_128_and_configurable() {
-    let nested = |n: usize| "[".repeat(n) + "1" + &"]".repeat(n);
-    assert!(codec::from_json::<Tree>(&nested(100)).is_ok());
-    assert!(matches!(
-        json_kind::<Tree>(&nested(129)),
-        DecodeErrorKind::DepthLimitExceeded { limit: 128 }
-    ));
-    let options = DecodeOptions::new().depth_limit(8);
-    assert!(options.from_json::<Tree>(&nested(5)).is_ok());
-    assert!(options.from_json::<Tree>(&nested(9)).is_err());
+fn input_size_limit_applies_to_both_formats() {
     let limited = DecodeOptions::new().max_input(4);
-    assert!(limited.from_msgpack::<u8>(&[1]).is_ok());
-    let err = limited.from_json::<Vec<u8>>("[1, 2, 3]").unwrap_err();
+    assert_eq!(limited.from_msgpack::<u8>(&[1]).unwrap(), 1);
+    assert_eq!(limited.from_json::<Vec<u16>>("[1]").unwrap(), vec![1]);
+    let err = limited.from_json::<Vec<u16>>("[1, 2, 3]").unwrap_err();
+    assert!(err.to_string().contains("larger than the limit"), "{err}");
+    let err = limited
+        .from_msgpack::<Vec<u16>>(&[0x94, 1, 2, 3, 4])
+        .unwrap_err();
     assert!(err.to_string().contains("larger than the limit"), "{err}");
 }
 
@@ -384,13 +506,15 @@ fn dynamic_values_bound_depth_and_allocation() {
         json_kind::<codec::Value>(&json_maps),
         DecodeErrorKind::DepthLimitExceeded { .. }
     ));
-    // Raw keeps deep MessagePack without recursing; decoding it later is bounded.
-    let raw: codec::Raw = codec::from_msgpack(&deep_arrays).unwrap();
+    // Raw finds a value's end by skipping it, which counts depth as decoding does.
     assert!(matches!(
-        raw.decode::<codec::Value>().unwrap_err().kind(),
+        kind::<codec::Raw>(&deep_arrays),
+        DecodeErrorKind::DepthLimitExceeded { limit: 128 }
+    ));
+    assert!(matches!(
+        json_kind::<codec::Raw>(&json),
         DecodeErrorKind::DepthLimitExceeded { .. }
     ));
-    assert!(codec::from_json::<codec::Raw>(&json).is_err());
 }
 
 #[test]

@@ -200,3 +200,65 @@ fn timestamps_in_every_form() {
     let before = UNIX_EPOCH - Duration::from_secs(1);
     check(before, &["c7 0c ff 00000000 ffffffffffffffff"]);
 }
+
+#[derive(Codec, Debug, PartialEq)]
+struct Known {
+    a: u8,
+}
+
+/// An unknown field's value of any form is skipped whole, before or after
+/// the known field.
+#[test]
+fn unknown_fields_of_every_form_are_skipped() {
+    let forms = [
+        "c0",
+        "c3",
+        "05",
+        "e0",
+        "cc 01",
+        "cd 00 01",
+        "ce 00 00 00 01",
+        "cf 00 00 00 00 00 00 00 01",
+        "d0 ff",
+        "d1 ff ff",
+        "d2 ff ff ff ff",
+        "d3 ff ff ff ff ff ff ff ff",
+        "ca 00 00 00 00",
+        "cb 00 00 00 00 00 00 00 00",
+        "a2 68 69",
+        "d9 02 68 69",
+        "da 00 02 68 69",
+        "db 00 00 00 02 68 69",
+        "c4 01 ff",
+        "c5 00 01 ff",
+        "c6 00 00 00 01 ff",
+        "d4 01 00",
+        "d5 01 00 00",
+        "d6 ff 00 00 00 00",
+        "d7 01 00 00 00 00 00 00 00 00",
+        "d8 01 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00",
+        "c7 01 05 00",
+        "c8 00 01 05 00",
+        "c9 00 00 00 01 05 00",
+        "93 01 02 03",
+        "dc 00 03 01 02 03",
+        "dd 00 00 00 03 01 02 03",
+        "83 01 02 03 04 05 06",
+        "de 00 03 01 02 03 04 05 06",
+        "df 00 00 00 03 01 02 03 04 05 06",
+        "82 a1 6b 92 c0 c3 a1 6c 80",
+        "dc 00 02 de 00 01 01 90 dd 00 00 00 01 91 c0",
+    ];
+    for form in forms {
+        for bytes in [
+            format!("82 a1 78 {form} a1 61 05"),
+            format!("82 a1 61 05 a1 78 {form}"),
+        ] {
+            assert_eq!(
+                codec::from_msgpack::<Known>(&hex(&bytes)).unwrap(),
+                Known { a: 5 },
+                "{bytes}"
+            );
+        }
+    }
+}

@@ -240,8 +240,8 @@ fn a_corrupt_middle_line_is_skipped_with_a_warning() {
     }
     let index = dir.path().join(format!("{}-info.jsonl", cache.writer_id()));
     let mut text = std::fs::read(&index).unwrap();
-    let second = text.iter().position(|&b| b == b'\n').unwrap() + 10;
-    text[second] ^= 0x20; // flip a bit in the second line
+    let second_starts = text.iter().position(|&b| b == b'\n').unwrap() + 1;
+    text[second_starts + 9] ^= 0x20; // flip a bit in the second line
     std::fs::write(&index, text).unwrap();
     let reader = Cache::open(dir.path()).unwrap();
     assert_eq!(reader.get::<Chunk>("k0").unwrap(), Some(chunk(0)));
@@ -250,6 +250,8 @@ fn a_corrupt_middle_line_is_skipped_with_a_warning() {
     let warnings = reader.warnings();
     assert_eq!(warnings.len(), 1, "{warnings:?}");
     assert!(warnings[0].contains("checksum mismatch"), "{warnings:?}");
+    let at = format!("skipped the line at byte {second_starts}:");
+    assert!(warnings[0].contains(&at), "{warnings:?}");
 }
 
 #[test]
@@ -429,6 +431,90 @@ fn later_write_wins_across_writers() {
     assert_eq!(reader.get::<Chunk>("k").unwrap(), None);
 }
 
+#[test]
+fn a_line_read_half_written_is_read_whole_on_the_next_refresh() {
+    // A line as another writer appends it, in two writes.
+    let (source_dir, source) = open();
+    source.put("k", &chunk(3)).unwrap();
+    let source_index = source_dir
+        .path()
+        .join(format!("{}-info.jsonl", source.writer_id()));
+    let line = std::fs::read(source_index).unwrap();
+    drop(source);
+    let (dir, reader) = open();
+    std::fs::create_dir_all(dir.path().join("schemas")).unwrap();
+    for schema in std::fs::read_dir(source_dir.path().join("schemas")).unwrap() {
+        let schema = schema.unwrap();
+        std::fs::copy(
+            schema.path(),
+            dir.path().join("schemas").join(schema.file_name()),
+        )
+        .unwrap();
+    }
+    let index = dir.path().join("other-info.jsonl");
+    let (first, rest) = line.split_at(line.len() / 2);
+    std::fs::write(&index, first).unwrap();
+    reader.refresh().unwrap();
+    assert_eq!(reader.get::<Chunk>("k").unwrap(), None);
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&index)
+        .unwrap();
+    std::io::Write::write_all(&mut file, rest).unwrap();
+    reader.refresh().unwrap();
+    assert_eq!(reader.get::<Chunk>("k").unwrap(), Some(chunk(3)));
+    assert!(reader.warnings().is_empty(), "{:?}", reader.warnings());
+}
+
+#[test]
+fn every_handler_round_trips_with_fsync() {
+    let dir = tempfile::tempdir().unwrap();
+    let options = codec::CacheOptions {
+        fsync: true,
+        ..codec::CacheOptions::default()
+    };
+    let cache = Cache::open_with(dir.path(), options.clone()).unwrap();
+    let big = Chunk {
+        text: "x".repeat(5000),
+        start: 0,
+        end: 1,
+    };
+    let apart = vec![7u8; 70_000];
+    for handler in ["inline", "shared", "file", "auto"] {
+        let options = PutOptions {
+            handler: Some(handler.into()),
+            ..PutOptions::default()
+        };
+        cache.put_with(handler, &big, &options).unwrap();
+    }
+    cache
+        .put("apart", &codec::Bytes::from(apart.clone()))
+        .unwrap();
+    cache.put_bytes("raw", b"raw bytes").unwrap();
+    cache.remove("inline").unwrap();
+    let reader = Cache::open_with(dir.path(), options).unwrap();
+    for handler in ["shared", "file", "auto"] {
+        assert_eq!(
+            reader.get::<Chunk>(handler).unwrap().as_ref(),
+            Some(&big),
+            "{handler}"
+        );
+    }
+    assert_eq!(reader.get::<Chunk>("inline").unwrap(), None);
+    assert_eq!(
+        reader
+            .get::<codec::Bytes>("apart")
+            .unwrap()
+            .map(|b| b.to_vec()),
+        Some(apart)
+    );
+    assert_eq!(
+        reader.get_bytes("raw").unwrap().as_deref(),
+        Some(&b"raw bytes"[..])
+    );
+    assert!(reader.warnings().is_empty(), "{:?}", reader.warnings());
+}
+
 #[cfg(feature = "ndarray")]
 mod arrays {
     use codec::Cache;
@@ -471,6 +557,29 @@ mod arrays {
         assert!(reader.get_array::<f64>("missing").unwrap().is_none());
     }
 
+    #[test]
+    fn entries_tell_an_arrays_dtype_and_shape() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = Cache::open(dir.path()).unwrap();
+        cache.put_array("a", &Array2::<f32>::zeros((3, 4))).unwrap();
+        cache.put("n", &1u8).unwrap();
+        let mut types: Vec<_> = Cache::open(dir.path())
+            .unwrap()
+            .entries()
+            .unwrap()
+            .iter()
+            .map(|e| (e.key.clone(), e.array_type()))
+            .collect();
+        types.sort();
+        assert_eq!(
+            types,
+            [
+                ("a".to_string(), Some(("<f4".to_string(), vec![3, 4]))),
+                ("n".to_string(), None),
+            ]
+        );
+    }
+
     /// Large arrays take another write path (around the page cache on
     /// Linux); small values appended between them keep their places.
     fn large_arrays_round_trip_in(dir: &std::path::Path) {
@@ -510,10 +619,14 @@ mod arrays {
     #[test]
     fn large_arrays_round_trip_where_direct_writes_are_refused() {
         // tmpfs has no O_DIRECT: the store falls back to buffered writes.
-        let shm = std::path::Path::new("/dev/shm");
-        if shm.is_dir() {
-            large_arrays_round_trip_in(tempfile::tempdir_in(shm).unwrap().path());
-        }
+        let mounts = std::fs::read_to_string("/proc/mounts").unwrap_or_default();
+        let tmpfs = mounts
+            .lines()
+            .map(|line| line.split(' ').collect::<Vec<_>>())
+            .filter(|f| f.len() > 3 && f[2] == "tmpfs" && f[3].split(',').any(|o| o == "rw"))
+            .find_map(|f| tempfile::tempdir_in(f[1]).ok())
+            .expect("no writable tmpfs (such as /dev/shm) to test the buffered fallback on");
+        large_arrays_round_trip_in(tmpfs.path());
     }
 
     #[test]

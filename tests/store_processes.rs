@@ -1,6 +1,7 @@
 //! The cache store under several processes, kill -9 and a full disk. The test
-//! binary runs itself as the child processes (`child_*` tests do nothing
-//! unless `CODEC_CHILD` is set).
+//! binary runs itself as the child processes: the `child_*` functions are
+//! ignored tests that the parent tests run with `--ignored --exact`, and
+//! that do nothing unless `CODEC_CHILD` is set.
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
@@ -27,13 +28,19 @@ fn entry(writer: u32, n: u32) -> Entry {
 
 fn child(test: &str, dir: &std::path::Path, writer: u32, count: u32) -> Command {
     let mut cmd = Command::new(std::env::current_exe().unwrap());
-    cmd.args(["--exact", test, "--nocapture", "--test-threads=1"])
-        .env("CODEC_CHILD", "1")
-        .env("CODEC_DIR", dir)
-        .env("CODEC_WRITER", writer.to_string())
-        .env("CODEC_COUNT", count.to_string())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null());
+    cmd.args([
+        "--ignored",
+        "--exact",
+        test,
+        "--nocapture",
+        "--test-threads=1",
+    ])
+    .env("CODEC_CHILD", "1")
+    .env("CODEC_DIR", dir)
+    .env("CODEC_WRITER", writer.to_string())
+    .env("CODEC_COUNT", count.to_string())
+    .stdout(Stdio::piped())
+    .stderr(Stdio::null());
     cmd
 }
 
@@ -47,6 +54,7 @@ fn child_env() -> Option<(std::path::PathBuf, u32, u32)> {
 
 /// Writes `count` entries (or forever when 0), printing `ack <key>` after each.
 #[test]
+#[ignore = "a child process of the tests below"]
 fn child_writer() {
     let Some((dir, writer, count)) = child_env() else {
         return;
@@ -71,27 +79,24 @@ fn child_writer() {
     }
 }
 
-/// Writes until the file size limit makes a write fail, then reports the error.
-#[test]
-fn child_disk_full() {
-    let Some((dir, writer, _)) = child_env() else {
-        return;
+/// Limits the size of the files this process writes (`None`: no limit).
+fn limit_file_size(bytes: Option<u64>) {
+    let limit = libc::rlimit {
+        rlim_cur: bytes.unwrap_or(libc::RLIM_INFINITY),
+        rlim_max: libc::RLIM_INFINITY,
     };
-    let cache = Cache::open(&dir).unwrap();
-    cache.put("before", &entry(writer, 0)).unwrap();
-    println!("ack before");
     // SAFETY: plain libc calls on this process; ignoring SIGXFSZ turns
     // writes past the limit into EFBIG errors instead of killing the process.
     unsafe {
         libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
-        let limit = libc::rlimit {
-            rlim_cur: 64 * 1024,
-            rlim_max: libc::RLIM_INFINITY,
-        };
         assert_eq!(libc::setrlimit(libc::RLIMIT_FSIZE, &limit), 0);
     }
-    for n in 1..100_000 {
-        match cache.put(&format!("k{n}"), &entry(writer, n)) {
+}
+
+/// Puts entries until one fails with an I/O error, which it prints.
+fn put_until_full(cache: &Cache, writer: u32, first: u32, value: impl Fn(u32) -> Entry) {
+    for n in first..first + 100_000 {
+        match cache.put(&format!("k{n}"), &value(n)) {
             Ok(()) => println!("ack k{n}"),
             Err(e @ StoreError::Io { .. }) => {
                 println!("err {e}");
@@ -100,7 +105,38 @@ fn child_disk_full() {
             Err(e) => panic!("unexpected error {e}"),
         }
     }
-    println!("never full");
+    panic!("writer {writer} never filled the disk");
+}
+
+/// Writes until the file size limit makes a write fail, then reports the
+/// error; then fills the disk once more where only the index line can fail
+/// (small inline entries), and writes again with the limit lifted, on the
+/// same handle.
+#[test]
+#[ignore = "a child process of the tests below"]
+fn child_disk_full() {
+    let Some((dir, writer, _)) = child_env() else {
+        return;
+    };
+    let cache = Cache::open(&dir).unwrap();
+    cache.put("before", &entry(writer, 0)).unwrap();
+    println!("ack before");
+    limit_file_size(Some(64 * 1024));
+    put_until_full(&cache, writer, 1, |n| entry(writer, n));
+    limit_file_size(None);
+    let index = dir.join(format!("{}-info.jsonl", cache.writer_id()));
+    let size = std::fs::metadata(&index).unwrap().len();
+    // A few lines fit, then one is cut short.
+    limit_file_size(Some(size + 1000));
+    let small = |n| Entry {
+        writer,
+        n,
+        text: String::new(),
+    };
+    put_until_full(&cache, writer, 200_000, small);
+    limit_file_size(None);
+    cache.put("after", &entry(writer, 1)).unwrap();
+    println!("ack after");
 }
 
 /// The key of an `ack <key>` line (the test harness may print before it).
@@ -134,9 +170,6 @@ fn expected(key: &str, written: u32) -> Option<Entry> {
 
 #[test]
 fn several_processes_write_one_folder() {
-    if child_env().is_some() {
-        return;
-    }
     let dir = tempfile::tempdir().unwrap();
     let count = 60;
     let mut children: Vec<_> = (0..4)
@@ -165,9 +198,6 @@ fn several_processes_write_one_folder() {
 
 #[test]
 fn kill_9_loses_at_most_the_entry_being_written() {
-    if child_env().is_some() {
-        return;
-    }
     let dir = tempfile::tempdir().unwrap();
     for round in 0..12u32 {
         let mut c = child("child_writer", dir.path(), round, 0).spawn().unwrap();
@@ -211,27 +241,46 @@ fn kill_9_loses_at_most_the_entry_being_written() {
 
 #[test]
 fn a_full_disk_is_a_typed_error_and_earlier_entries_load() {
-    if child_env().is_some() {
-        return;
-    }
     let dir = tempfile::tempdir().unwrap();
     let mut c = child("child_disk_full", dir.path(), 7, 0).spawn().unwrap();
     let out = c.stdout.take().unwrap();
     let lines: Vec<String> = BufReader::new(out).lines().map_while(Result::ok).collect();
     assert!(c.wait().unwrap().success());
-    let err = lines
-        .iter()
-        .find(|l| l.contains("err "))
-        .expect("the child saw the disk fill up");
-    assert!(
-        err.contains("File too large") || err.contains("too large"),
-        "{err}"
+    let errors: Vec<&String> = lines.iter().filter(|l| l.contains("err ")).collect();
+    assert_eq!(
+        errors.len(),
+        2,
+        "the child filled the disk twice: {lines:?}"
     );
+    for err in errors {
+        assert!(err.contains("too large"), "{err}");
+    }
     let acked: Vec<&str> = lines.iter().filter_map(|l| ack(l)).collect();
-    assert!(acked.len() > 1);
+    assert!(acked.len() > 2);
+    assert_eq!(acked.first(), Some(&"before"));
+    assert_eq!(
+        acked.last(),
+        Some(&"after"),
+        "written after the limit was lifted"
+    );
     let reader = Cache::open(dir.path()).unwrap();
     for key in acked {
-        assert!(reader.get::<Entry>(key).unwrap().is_some(), "{key}");
+        let want = match key {
+            "before" => entry(7, 0),
+            "after" => entry(7, 1),
+            _ => {
+                let n: u32 = key[1..].parse().unwrap();
+                match n {
+                    200_000.. => Entry {
+                        writer: 7,
+                        n,
+                        text: String::new(),
+                    },
+                    _ => entry(7, n),
+                }
+            }
+        };
+        assert_eq!(reader.get::<Entry>(key).unwrap(), Some(want), "{key}");
     }
-    reader.put("after", &entry(7, 1)).unwrap();
+    reader.put("after-reopen", &entry(7, 2)).unwrap();
 }

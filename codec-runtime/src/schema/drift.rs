@@ -134,9 +134,9 @@ impl DriftCheck {
 
     /// Compares every registered type, or rewrites files when [`UPDATE_ENV`] is set.
     pub fn run(&self) -> Result<(), DriftError> {
-        let update = self.update.unwrap_or_else(|| {
-            std::env::var_os(UPDATE_ENV).is_some_and(|v| !v.is_empty() && v != "0")
-        });
+        let update = self
+            .update
+            .unwrap_or_else(|| update_requested(std::env::var_os(UPDATE_ENV)));
         let mut problems = self.same_names();
         for (_, info) in &self.entries {
             if let Err(problem) = self.check_one(info, update) {
@@ -243,12 +243,24 @@ impl DriftCheck {
                 path.display()
             )
         })?;
+        if committed == *schema {
+            return Ok(());
+        }
         let changes = diff(&committed, schema);
         if changes.is_empty() {
-            if update && super::canonical_json(&committed) != super::canonical_json(schema) {
+            // Not a change of the wire shape (a version, an alias, an
+            // annotation): the file is still stale.
+            if update {
                 return write(&path, schema);
             }
-            return Ok(());
+            let mut edits = Vec::new();
+            json_edits(&committed, schema, "", &mut edits);
+            let listed: Vec<String> = edits.iter().map(|e| format!("    {e}")).collect();
+            return Err(format!(
+                "`{name}` differs from {}, though not in its wire shape:\n{}\n  run with {UPDATE_ENV}=1 to rewrite the file",
+                path.display(),
+                listed.join("\n")
+            ));
         }
         let listed = list(&changes);
         let breaking = changes.iter().any(|c| c.is_breaking());
@@ -354,6 +366,64 @@ fn breaking_fix(changes: &[Change], version: u64) -> String {
     }
 }
 
+/// Whether the value of [`UPDATE_ENV`] asks for files to be rewritten: set,
+/// and neither empty nor `0`.
+fn update_requested(value: Option<std::ffi::OsString>) -> bool {
+    value.is_some_and(|v| !v.is_empty() && v != "0")
+}
+
+/// Where `new` differs from `old`, as JSON pointers with both values
+/// (`/x-codec-version: 1 -> 7`); object key order does not count.
+fn json_edits(old: &Value, new: &Value, pointer: &str, out: &mut Vec<String>) {
+    if old == new {
+        return;
+    }
+    match (old, new) {
+        (Value::Object(old), Value::Object(new)) => {
+            let mut keys: Vec<&String> = old.keys().chain(new.keys()).collect();
+            keys.sort();
+            keys.dedup();
+            for key in keys {
+                let at = format!("{pointer}/{}", key.replace('~', "~0").replace('/', "~1"));
+                match (old.get(key), new.get(key)) {
+                    (Some(o), Some(n)) => json_edits(o, n, &at, out),
+                    (Some(o), None) => out.push(format!("{at}: {} -> absent", short(o))),
+                    (None, Some(n)) => out.push(format!("{at}: absent -> {}", short(n))),
+                    (None, None) => {}
+                }
+            }
+        }
+        (Value::Array(o), Value::Array(n)) if o.len() == n.len() => {
+            for (i, (o, n)) in o.iter().zip(n).enumerate() {
+                json_edits(o, n, &format!("{pointer}/{i}"), out);
+            }
+        }
+        _ => out.push(format!(
+            "{}: {} -> {}",
+            pointer_or_root(pointer),
+            short(old),
+            short(new)
+        )),
+    }
+}
+
+fn pointer_or_root(pointer: &str) -> &str {
+    if pointer.is_empty() {
+        "/"
+    } else {
+        pointer
+    }
+}
+
+/// A value as compact JSON, cut to a readable length.
+fn short(v: &Value) -> String {
+    let text = v.to_string();
+    match text.char_indices().nth(60) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text,
+    }
+}
+
 fn write(path: &Path, schema: &Value) -> Result<(), String> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)
@@ -362,4 +432,19 @@ fn write(path: &Path, schema: &Value) -> Result<(), String> {
     let mut text = serde_json::to_string_pretty(schema).map_err(|e| e.to_string())?;
     text.push('\n');
     std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_update_variable_is_off_unless_set_to_something_but_0() {
+        let requested = |v: Option<&str>| update_requested(v.map(Into::into));
+        assert!(!requested(None));
+        assert!(!requested(Some("")));
+        assert!(!requested(Some("0")));
+        assert!(requested(Some("1")));
+        assert!(requested(Some("yes")));
+    }
 }
