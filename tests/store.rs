@@ -435,11 +435,12 @@ fn later_write_wins_across_writers() {
 fn a_line_read_half_written_is_read_whole_on_the_next_refresh() {
     // A line as another writer appends it, in two writes.
     let (source_dir, source) = open();
+    source.put("a", &chunk(1)).unwrap();
     source.put("k", &chunk(3)).unwrap();
     let source_index = source_dir
         .path()
         .join(format!("{}-info.jsonl", source.writer_id()));
-    let line = std::fs::read(source_index).unwrap();
+    let lines = std::fs::read(source_index).unwrap();
     drop(source);
     let (dir, reader) = open();
     std::fs::create_dir_all(dir.path().join("schemas")).unwrap();
@@ -452,9 +453,12 @@ fn a_line_read_half_written_is_read_whole_on_the_next_refresh() {
         .unwrap();
     }
     let index = dir.path().join("other-info.jsonl");
-    let (first, rest) = line.split_at(line.len() / 2);
+    // The first line whole, the second cut in its middle.
+    let second = lines.iter().position(|&b| b == b'\n').unwrap() + 1;
+    let (first, rest) = lines.split_at(second + (lines.len() - second) / 2);
     std::fs::write(&index, first).unwrap();
     reader.refresh().unwrap();
+    assert_eq!(reader.get::<Chunk>("a").unwrap(), Some(chunk(1)));
     assert_eq!(reader.get::<Chunk>("k").unwrap(), None);
     let mut file = std::fs::OpenOptions::new()
         .append(true)
