@@ -142,51 +142,15 @@ fn struct_consts(cont: &Container, style: Style, fields: &[crate::ast::Field]) -
 }
 
 /// A newtype is its inner value on the wire: it inherits the inner type's
-/// kind, merging behaviour and use as a JSON object key.
+/// kind, and the runtime's one list of hooks forwards its merging behaviour
+/// and its use as a JSON object key.
 fn newtype_delegation(cont: &Container, field: &crate::ast::Field) -> TokenStream {
     let krate = &cont.krate;
     let p = quote!(#krate::__private);
     let ty = field.ty;
     quote! {
         const KIND: #p::WireKind = <#ty as #p::Codec>::KIND;
-        const __MAP_BODY: bool = <#ty as #p::Codec>::__MAP_BODY;
-        const __FIELD_NAMES: &'static [&'static str] = <#ty as #p::Codec>::__FIELD_NAMES;
-
-        fn __map_body_len(&self) -> usize {
-            <#ty as #p::Codec>::__map_body_len(&self.0)
-        }
-
-        fn __encode_msgpack_body(&self, __w: &mut #p::MsgpackWriter) -> #p::Result<(), #p::EncodeError> {
-            <#ty as #p::Codec>::__encode_msgpack_body(&self.0, __w)
-        }
-
-        fn __decode_msgpack_body(
-            __r: &mut #p::MsgpackReader<'_>,
-            __len: usize,
-            __tag: &[u8],
-        ) -> #p::Result<Self, #p::DecodeError> {
-            <#ty as #p::Codec>::__decode_msgpack_body(__r, __len, __tag).map(Self)
-        }
-
-        fn __encode_json_body(&self, __w: &mut #p::JsonWriter) -> #p::Result<(), #p::EncodeError> {
-            <#ty as #p::Codec>::__encode_json_body(&self.0, __w)
-        }
-
-        fn __decode_json_body(
-            __r: &mut #p::JsonReader<'_>,
-            __first: bool,
-            __tag: &str,
-        ) -> #p::Result<Self, #p::DecodeError> {
-            <#ty as #p::Codec>::__decode_json_body(__r, __first, __tag).map(Self)
-        }
-
-        fn __encode_json_key(&self, __w: &mut #p::JsonWriter) -> #p::Result<(), #p::EncodeError> {
-            <#ty as #p::Codec>::__encode_json_key(&self.0, __w)
-        }
-
-        fn __decode_json_key(__r: &mut #p::JsonReader<'_>, __key: &str) -> #p::Result<Self, #p::DecodeError> {
-            <#ty as #p::Codec>::__decode_json_key(__r, __key).map(Self)
-        }
+        #p::forward_hooks!(inner: #ty, get: |__v| &__v.0, wrap: Self);
     }
 }
 
@@ -269,7 +233,7 @@ fn untagged_checks(cont: &Container, variants: &[crate::ast::Variant]) -> TokenS
 /// reports an error in them (a failed const assertion) at the user's token.
 /// Literals keep theirs: lints that read a literal's source (clippy's raw
 /// string checks) would otherwise read the user's token as the literal.
-fn respan(tokens: TokenStream, span: proc_macro2::Span) -> TokenStream {
+pub(crate) fn respan(tokens: TokenStream, span: proc_macro2::Span) -> TokenStream {
     tokens
         .into_iter()
         .map(|mut tt| {

@@ -68,7 +68,7 @@ pub fn schemars_impl(cont: &Container, generics: &syn::Generics) -> TokenStream 
             }
 
             fn schema_id() -> #p::Cow<'static, str> {
-                <#p::schema::CodecSchema<Self> as #p::schemars::JsonSchema>::schema_id()
+                <#p::CodecSchema<Self> as #p::schemars::JsonSchema>::schema_id()
             }
 
             fn json_schema(__g: &mut #p::schemars::SchemaGenerator) -> #p::schemars::Schema {

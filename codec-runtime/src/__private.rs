@@ -1,9 +1,11 @@
 //! Items used by the code `#[derive(Codec)]` generates. Not a public interface.
 
-pub use crate::codec::{Codec, WireKind};
+pub use crate::__forward_hooks as forward_hooks;
+pub use crate::codec::{Codec, CodecSchema};
 pub use crate::constraints::{self, Bound, Bounds, CheckLength, CheckNumber, CheckPattern};
 pub use crate::error::{DecodeError, DecodeErrorKind, EncodeError};
 pub use crate::json::{JsonReader, JsonWriter};
+pub use crate::kind::WireKind;
 pub use crate::msgpack::{MsgpackReader, MsgpackWriter};
 pub use crate::schema;
 pub use core::cmp::PartialEq;

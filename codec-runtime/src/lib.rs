@@ -14,7 +14,9 @@ mod error;
 mod hash;
 mod impls;
 pub mod json;
+mod kind;
 pub mod msgpack;
+mod name;
 mod raw;
 pub mod schema;
 #[cfg(feature = "serde")]
@@ -32,12 +34,13 @@ pub use crate::api::{
     from_json, from_json_slice, from_msgpack, to_json, to_json_vec, to_msgpack, to_msgpack_into,
     DecodeOptions,
 };
-pub use crate::codec::{Codec, WireKind};
+pub use crate::codec::Codec;
 pub use crate::encode::Encode;
 pub use crate::error::{DecodeError, DecodeErrorKind, EncodeError, Format, PathSegment};
 pub use crate::hash::{content_hash, ContentHash};
 pub use crate::impls::bytes::Bytes;
 pub use crate::json::{JsonReader, JsonWriter};
+pub use crate::kind::WireKind;
 pub use crate::msgpack::{MsgpackReader, MsgpackWriter};
 pub use crate::raw::Raw;
 pub use crate::schema::{fingerprint_of, schema_of, Fingerprint};

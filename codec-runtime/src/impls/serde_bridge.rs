@@ -27,9 +27,10 @@ use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-use crate::codec::{Codec, WireKind};
+use crate::codec::Codec;
 use crate::error::{DecodeError, EncodeError};
 use crate::json::{JsonReader, JsonWriter};
+use crate::kind::WireKind;
 use crate::msgpack::{MsgpackReader, MsgpackWriter};
 
 /// Appends `value` as MessagePack, maps with field names (as codec writes structs).

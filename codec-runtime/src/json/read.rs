@@ -143,8 +143,8 @@ impl<'de> JsonReader<'de> {
     }
 
     /// The kind of the next value, not consumed.
-    pub fn peek_kind(&mut self) -> Result<crate::WireKind, DecodeError> {
-        use crate::WireKind as K;
+    pub fn peek_kind(&mut self) -> Result<crate::kind::WireKind, DecodeError> {
+        use crate::kind::WireKind as K;
         Ok(match self.peek()? {
             b'n' => K::NIL,
             b't' | b'f' => K::BOOL,

@@ -142,10 +142,11 @@ impl<'de> MsgpackReader<'de> {
     }
 
     /// The kind of the next value, not consumed.
-    pub fn peek_kind(&self) -> Result<crate::WireKind, DecodeError> {
+    pub fn peek_kind(&self) -> Result<crate::kind::WireKind, DecodeError> {
         let kind = marker_kind(self.peek()?);
-        if kind == crate::WireKind::EXT && self.apart.is_some() && self.apart_here().is_some() {
-            return Ok(crate::WireKind::BYTES);
+        if kind == crate::kind::WireKind::EXT && self.apart.is_some() && self.apart_here().is_some()
+        {
+            return Ok(crate::kind::WireKind::BYTES);
         }
         Ok(kind)
     }

@@ -20,24 +20,23 @@ mod bounds;
 mod diff;
 mod drift;
 mod fingerprint;
-mod name;
 mod registry;
 
 use std::any::TypeId;
-use std::borrow::Cow;
 use std::collections::HashMap;
-use std::marker::PhantomData;
 use std::sync::{Arc, OnceLock, RwLock};
 
 use schemars::{Schema, SchemaGenerator};
 use serde_json::{json, Map, Value};
 
-use crate::codec::Codec;
+use crate::codec::{Codec, CodecSchema};
+use crate::kind::WireKind;
 
+pub use crate::codec::wire_name;
+pub use crate::name::structural_name;
 pub use diff::{diff, Change, Compatibility};
 pub use drift::{DriftCheck, DriftError, UPDATE_ENV};
 pub use fingerprint::{canonical_json, Fingerprint};
-pub use name::structural_name;
 #[doc(hidden)]
 pub use registry::Registered;
 
@@ -53,18 +52,6 @@ pub fn schema_of<T: Codec>() -> Value {
 /// platforms and compiler versions. See [`Fingerprint`].
 pub fn fingerprint_of<T: Codec + 'static>() -> Fingerprint {
     info::<T>().fingerprint
-}
-
-/// The wire name of `T`: its `#[codec(name = "...")]`, else its Rust name,
-/// with a generic type's arguments by their wire names (`Page<Vec<string>>`);
-/// for standard types, a name spelled from their schema (`u32`, `string`,
-/// `bytes`, `Vec<f64>`... see [`structural_name`]), the same across
-/// compiler versions.
-pub fn wire_name<T: Codec>() -> Cow<'static, str> {
-    T::__wire_name().unwrap_or_else(|| {
-        let mut generator = schemars::generate::SchemaSettings::draft2020_12().into_generator();
-        Cow::Owned(structural_name(T::json_schema(&mut generator).as_value()))
-    })
 }
 
 /// What a stored value's reader needs about a type, computed once per type.
@@ -143,32 +130,25 @@ pub fn info<T: Codec + 'static>() -> Arc<SchemaInfo> {
         .clone()
 }
 
-/// Adapts a [`Codec`] type to `schemars::JsonSchema`, so a schemars generator
-/// files derived types under `$defs` and inlines the others.
-pub struct CodecSchema<T>(PhantomData<T>);
-
-impl<T: Codec> schemars::JsonSchema for CodecSchema<T> {
-    fn inline_schema() -> bool {
-        T::__wire_name().is_none()
-    }
-
-    fn schema_name() -> Cow<'static, str> {
-        wire_name::<T>()
-    }
-
-    fn schema_id() -> Cow<'static, str> {
-        Cow::Owned(format!("codec::{}", std::any::type_name::<T>()))
-    }
-
-    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
-        T::json_schema(generator)
-    }
-}
-
 /// The schema of a value of type `T` inside another schema: a `$ref` for
 /// derived types, the schema itself for the others.
 pub fn subschema<T: Codec>(generator: &mut SchemaGenerator) -> Schema {
     generator.subschema_for::<CodecSchema<T>>()
+}
+
+/// The schema of a sequence of `T` (`len` for fixed-size arrays): an array of
+/// `T`, or a base64 string when `T` makes sequences byte buffers (`u8`).
+pub fn sequence<T: Codec>(generator: &mut SchemaGenerator, len: Option<usize>) -> Schema {
+    if T::__SEQ_KIND.is(WireKind::BYTES) {
+        bytes()
+    } else {
+        array(subschema::<T>(generator), false, len)
+    }
+}
+
+/// A byte buffer: a base64 string.
+pub fn bytes() -> Schema {
+    typed("string", json!({ "contentEncoding": "base64" }))
 }
 
 fn schema(value: Value) -> Schema {

@@ -12,12 +12,13 @@ use super::apart::ALIGN;
 use super::handler::{range_info, range_ref, DumpContext, Handler, LoadContext};
 use super::records::Info;
 use super::{Cache, StoreError};
-use crate::codec::{Codec, WireKind};
+use crate::codec::Codec;
 use crate::error::{DecodeError, EncodeError};
 use crate::impls::ndarray::{
     checked_shape, read_msgpack_parts, write_json_parts, write_msgpack_parts, Element,
 };
 use crate::json::{JsonReader, JsonWriter};
+use crate::kind::WireKind;
 use crate::msgpack::{MsgpackReader, MsgpackWriter};
 use schemars::{Schema, SchemaGenerator};
 
