@@ -6,7 +6,7 @@ use syn::spanned::Spanned;
 
 use crate::ast::{Container, EnumRepr, Field, Style, TagValue, Variant};
 use crate::attr;
-use crate::wire;
+use crate::encoded;
 
 /// Methods encoding a struct.
 pub fn struct_items(cont: &Container, style: Style, fields: &[Field]) -> TokenStream {
@@ -19,7 +19,7 @@ pub fn struct_items(cont: &Container, style: Style, fields: &[Field]) -> TokenSt
     match style {
         Style::Named if !cont.attrs.array_like.is_set() => {
             let live: Vec<&Field> = fields.iter().filter(|f| !f.is_skipped()).collect();
-            let header = wire::bytes(&wire::msgpack_map_header(live.len()));
+            let header = encoded::bytes(&encoded::msgpack_map_header(live.len()));
             let len = entry_count(cont, &live, access);
             let msgpack = msgpack_entries(cont, &live, access);
             let json = json_entries(cont, &live, access);
@@ -70,7 +70,7 @@ pub fn struct_items(cont: &Container, style: Style, fields: &[Field]) -> TokenSt
         }
         Style::Named | Style::Tuple => {
             let live: Vec<&Field> = fields.iter().filter(|f| !f.is_skipped()).collect();
-            let header = wire::bytes(&wire::msgpack_array_header(live.len()));
+            let header = encoded::bytes(&encoded::msgpack_array_header(live.len()));
             let msgpack = live.iter().map(|f| msgpack_value(cont, f, access(f)));
             let json = json_elements(cont, &live, access, false);
             quote! {
@@ -174,7 +174,7 @@ fn unit_json_key(cont: &Container, variants: &[Variant]) -> TokenStream {
     let p = quote!(#krate::__private);
     let arms = variants.iter().map(|v| {
         let pattern = variant_pattern(v);
-        let key = wire::json_bytes(&wire::json_str(&v.tag.to_string()));
+        let key = encoded::json_bytes(&encoded::json_str(&v.tag.to_string()));
         quote!(#pattern => __w.write_raw(#key),)
     });
     quote! {
@@ -219,21 +219,21 @@ fn binding(variant: &Variant, field: &Field) -> TokenStream {
 
 fn tag_msgpack(tag: &TagValue) -> Vec<u8> {
     match tag {
-        TagValue::Str(s) => wire::msgpack_str(s),
-        TagValue::Int(i) => wire::msgpack_int(*i),
+        TagValue::Str(s) => encoded::msgpack_str(s),
+        TagValue::Int(i) => encoded::msgpack_int(*i),
     }
 }
 
 fn tag_json(tag: &TagValue) -> String {
     match tag {
-        TagValue::Str(s) => wire::json_str(s),
+        TagValue::Str(s) => encoded::json_str(s),
         TagValue::Int(i) => i.to_string(),
     }
 }
 
 fn unit_variant(variant: &Variant) -> (TokenStream, TokenStream) {
-    let msgpack = wire::bytes(&tag_msgpack(&variant.tag));
-    let json = wire::json_bytes(&tag_json(&variant.tag));
+    let msgpack = encoded::bytes(&tag_msgpack(&variant.tag));
+    let json = encoded::json_bytes(&tag_json(&variant.tag));
     (
         quote!(__w.write_raw(#msgpack);),
         quote!(__w.write_raw(#json);),
@@ -243,28 +243,28 @@ fn unit_variant(variant: &Variant) -> (TokenStream, TokenStream) {
 fn tagged_map_variant(cont: &Container, variant: &Variant) -> (TokenStream, TokenStream) {
     let krate = &cont.krate;
     let p = quote!(#krate::__private);
-    let mut tag_entry = wire::msgpack_str(cont.tag_field());
+    let mut tag_entry = encoded::msgpack_str(cont.tag_field());
     tag_entry.extend(tag_msgpack(&variant.tag));
     let json_open = format!(
         "{{{}:{}",
-        wire::json_str(cont.tag_field()),
+        encoded::json_str(cont.tag_field()),
         tag_json(&variant.tag)
     );
     let live: Vec<&Field> = variant.fields.iter().filter(|f| !f.is_skipped()).collect();
     let access = |f: &Field| binding(variant, f);
     match variant.style {
         Style::Unit => {
-            let mut bytes = wire::msgpack_map_header(1);
+            let mut bytes = encoded::msgpack_map_header(1);
             bytes.extend(tag_entry);
-            let msgpack = wire::bytes(&bytes);
-            let json = wire::json_bytes(&(json_open + "}"));
+            let msgpack = encoded::bytes(&bytes);
+            let json = encoded::json_bytes(&(json_open + "}"));
             (
                 quote!(__w.write_raw(#msgpack);),
                 quote!(__w.write_raw(#json);),
             )
         }
         Style::Named => {
-            let open = wire::json_bytes(&json_open);
+            let open = encoded::json_bytes(&json_open);
             let msgpack = msgpack_entries(cont, &live, access);
             let json = json_entries(cont, &live, access);
             let header = if live
@@ -272,12 +272,12 @@ fn tagged_map_variant(cont: &Container, variant: &Variant) -> (TokenStream, Toke
                 .any(|f| omit_condition(cont, f, &access(f)).is_some())
             {
                 let len = entry_count(cont, &live, access);
-                let tag_entry = wire::bytes(&tag_entry);
+                let tag_entry = encoded::bytes(&tag_entry);
                 quote!(__w.write_map_len(1 + #len)?; __w.write_raw(#tag_entry);)
             } else {
-                let mut bytes = wire::msgpack_map_header(1 + live.len());
+                let mut bytes = encoded::msgpack_map_header(1 + live.len());
                 bytes.extend(tag_entry);
-                let header = wire::bytes(&bytes);
+                let header = encoded::bytes(&bytes);
                 quote!(__w.write_raw(#header);)
             };
             (
@@ -286,10 +286,10 @@ fn tagged_map_variant(cont: &Container, variant: &Variant) -> (TokenStream, Toke
             )
         }
         Style::Newtype | Style::Tuple => {
-            let mut content = wire::msgpack_map_header(2);
+            let mut content = encoded::msgpack_map_header(2);
             content.extend(&tag_entry);
-            content.extend(wire::msgpack_str(cont.content_field()));
-            let json_content = format!("{json_open},{}:", wire::json_str(cont.content_field()));
+            content.extend(encoded::msgpack_str(cont.content_field()));
+            let json_content = format!("{json_open},{}:", encoded::json_str(cont.content_field()));
             let (msgpack_payload, json_payload) = if variant.style == Style::Newtype {
                 let f = &variant.fields[0];
                 (
@@ -297,7 +297,7 @@ fn tagged_map_variant(cont: &Container, variant: &Variant) -> (TokenStream, Toke
                     json_value(cont, f, access(f)),
                 )
             } else {
-                let header = wire::bytes(&wire::msgpack_array_header(live.len()));
+                let header = encoded::bytes(&encoded::msgpack_array_header(live.len()));
                 let elems = live.iter().map(|f| msgpack_value(cont, f, access(f)));
                 let json = json_elements(cont, &live, access, false);
                 (
@@ -305,8 +305,8 @@ fn tagged_map_variant(cont: &Container, variant: &Variant) -> (TokenStream, Toke
                     quote!(__w.write_byte(b'['); #json __w.write_byte(b']');),
                 )
             };
-            let content = wire::bytes(&content);
-            let json_content = wire::json_bytes(&json_content);
+            let content = encoded::bytes(&content);
+            let json_content = encoded::json_bytes(&json_content);
             let unmerged_msgpack = quote!(__w.write_raw(#content); #msgpack_payload);
             let unmerged_json =
                 quote!(__w.write_raw(#json_content); #json_payload __w.write_byte(b'}'););
@@ -316,8 +316,8 @@ fn tagged_map_variant(cont: &Container, variant: &Variant) -> (TokenStream, Toke
             }
             // A payload that is itself a struct merges its fields after the tag.
             let ty = field.ty;
-            let tag_entry = wire::bytes(&tag_entry);
-            let open = wire::json_bytes(&json_open);
+            let tag_entry = encoded::bytes(&tag_entry);
+            let open = encoded::json_bytes(&json_open);
             (
                 quote! {
                     if <#ty as #p::Codec>::__MAP_BODY {
@@ -345,10 +345,10 @@ fn tagged_map_variant(cont: &Container, variant: &Variant) -> (TokenStream, Toke
 fn tagged_array_variant(cont: &Container, variant: &Variant) -> (TokenStream, TokenStream) {
     let live: Vec<&Field> = variant.fields.iter().filter(|f| !f.is_skipped()).collect();
     let access = |f: &Field| binding(variant, f);
-    let mut header = wire::msgpack_array_header(1 + live.len());
+    let mut header = encoded::msgpack_array_header(1 + live.len());
     header.extend(tag_msgpack(&variant.tag));
-    let header = wire::bytes(&header);
-    let open = wire::json_bytes(&format!("[{}", tag_json(&variant.tag)));
+    let header = encoded::bytes(&header);
+    let open = encoded::json_bytes(&format!("[{}", tag_json(&variant.tag)));
     let msgpack = live.iter().map(|f| msgpack_value(cont, f, access(f)));
     let json = json_elements(cont, &live, access, true);
     (
@@ -370,7 +370,7 @@ fn untagged_variant(cont: &Container, variant: &Variant) -> (TokenStream, TokenS
             )
         }
         Style::Tuple => {
-            let header = wire::bytes(&wire::msgpack_array_header(live.len()));
+            let header = encoded::bytes(&encoded::msgpack_array_header(live.len()));
             let elems = live.iter().map(|f| msgpack_value(cont, f, access(f)));
             let json = json_elements(cont, &live, access, false);
             (
@@ -386,7 +386,7 @@ fn untagged_variant(cont: &Container, variant: &Variant) -> (TokenStream, TokenS
                 let len = entry_count(cont, &live, access);
                 quote!(__w.write_map_len(#len)?;)
             } else {
-                let header = wire::bytes(&wire::msgpack_map_header(live.len()));
+                let header = encoded::bytes(&encoded::msgpack_map_header(live.len()));
                 quote!(__w.write_raw(#header);)
             };
             let msgpack = msgpack_entries(cont, &live, access);
@@ -410,7 +410,7 @@ fn msgpack_entries(
     access: impl Fn(&Field) -> TokenStream,
 ) -> TokenStream {
     let entries = fields.iter().map(|f| {
-        let key = wire::bytes(&wire::msgpack_str(&f.wire_name));
+        let key = encoded::bytes(&encoded::msgpack_str(&f.wire_name));
         let value = msgpack_value(cont, f, access(f));
         unless_omitted(cont, f, &access(f), quote!(__w.write_raw(#key); #value))
     });
@@ -424,7 +424,7 @@ fn json_entries(
     access: impl Fn(&Field) -> TokenStream,
 ) -> TokenStream {
     let entries = fields.iter().map(|f| {
-        let key = wire::json_bytes(&format!(",{}:", wire::json_str(&f.wire_name)));
+        let key = encoded::json_bytes(&format!(",{}:", encoded::json_str(&f.wire_name)));
         let value = json_value(cont, f, access(f));
         unless_omitted(cont, f, &access(f), quote!(__w.write_raw(#key); #value))
     });

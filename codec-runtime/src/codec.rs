@@ -11,6 +11,7 @@ use std::borrow::Cow;
 use std::marker::PhantomData;
 
 use schemars::{Schema, SchemaGenerator};
+use serde_json::Value;
 
 /// A type with a MessagePack and a JSON encoding.
 ///
@@ -207,6 +208,14 @@ pub trait Codec: Sized {
         }
         Ok(out)
     }
+}
+
+/// The JSON Schema of `T`'s JSON encoding, with the definitions it uses under `$defs`.
+pub fn schema_of<T: Codec>() -> Value {
+    let generator = schemars::generate::SchemaSettings::draft2020_12().into_generator();
+    generator
+        .into_root_schema_for::<CodecSchema<T>>()
+        .to_value()
 }
 
 /// The wire name of `T`: its `#[codec(name = "...")]`, else its Rust name,

@@ -9,7 +9,7 @@ use super::{
     unknown_key, Fmt,
 };
 use crate::ast::{Container, Style, TagValue, Variant};
-use crate::wire;
+use crate::encoded;
 
 /// Reads a tag and returns the index of its variant: a local function, so the
 /// fast and slow paths of a tagged map share it.
@@ -62,7 +62,7 @@ fn variant_index_fn(cont: &Container, variants: &[Variant], fmt: Fmt) -> TokenSt
 fn tag_pattern(tag: &TagValue) -> TokenStream {
     match tag {
         TagValue::Str(s) => {
-            let b = wire::bytes(s.as_bytes());
+            let b = encoded::bytes(s.as_bytes());
             quote!(#b)
         }
         TagValue::Int(i) => quote!(#i),
@@ -122,8 +122,8 @@ pub(super) fn tagged_map(cont: &Container, variants: &[Variant], fmt: Fmt) -> To
     let fallback = index_out_of_range(cont);
     match fmt {
         Fmt::MsgPack => {
-            let tag = wire::bytes(tag_field.as_bytes());
-            let encoded_tag = wire::bytes(&wire::msgpack_str(tag_field));
+            let tag = encoded::bytes(tag_field.as_bytes());
+            let encoded_tag = encoded::bytes(&encoded::msgpack_str(tag_field));
             quote! {
                 #index_fn
                 let __start = __r.position();
@@ -169,7 +169,7 @@ pub(super) fn tagged_map(cont: &Container, variants: &[Variant], fmt: Fmt) -> To
             }
         }
         Fmt::Json => {
-            let quoted_tag = wire::json_bytes(&wire::json_str(tag_field));
+            let quoted_tag = encoded::json_bytes(&encoded::json_str(tag_field));
             quote! {
                 #index_fn
                 let __start = __r.position();
@@ -220,7 +220,7 @@ fn tagged_map_variant(cont: &Container, variant: &Variant, fmt: Fmt) -> TokenStr
         Style::Unit => named_body(cont, &[], path, fmt),
         Style::Newtype | Style::Tuple => {
             let content = cont.content_field();
-            let content_key = wire::bytes(content.as_bytes());
+            let content_key = encoded::bytes(content.as_bytes());
             let payload = if variant.style == Style::Newtype {
                 let value = field_value(cont, &variant.fields[0], fmt);
                 quote!(#value.map(#path))

@@ -14,7 +14,7 @@ use syn::spanned::Spanned;
 
 use crate::ast::{Container, EnumRepr, Field, Style, Variant};
 use crate::attr;
-use crate::wire;
+use crate::encoded;
 
 mod enums;
 use enums::{tagged_array, tagged_map, unit_enum, untagged, variant_index_from_key};
@@ -371,7 +371,7 @@ fn named_body(cont: &Container, fields: &[Field], path: TokenStream, fmt: Fmt) -
         let keys = field
             .accepted_names()
             .into_iter()
-            .map(|n| wire::bytes(n.as_bytes()));
+            .map(|n| encoded::bytes(n.as_bytes()));
         let value = field_value(cont, field, fmt);
         let value = quote!(#value.map_err(|__e| __e.in_field(#name))?);
         decls.push(quote!(let mut #slot: #p::Option<#ty> = #p::None;));
@@ -385,7 +385,7 @@ fn named_body(cont: &Container, fields: &[Field], path: TokenStream, fmt: Fmt) -
         });
         ordered.push(match fmt {
             Fmt::MsgPack => {
-                let key = wire::bytes(&wire::msgpack_str(name));
+                let key = encoded::bytes(&encoded::msgpack_str(name));
                 quote! {
                     if __done == __len || !__r.next_key_is(#key) {
                         break '__ordered;
@@ -395,7 +395,7 @@ fn named_body(cont: &Container, fields: &[Field], path: TokenStream, fmt: Fmt) -
                 }
             }
             Fmt::Json => {
-                let key = wire::json_bytes(&wire::json_str(name));
+                let key = encoded::json_bytes(&encoded::json_str(name));
                 quote! {
                     if !__r.next_key_is(&mut __first, #key) {
                         break '__ordered;
