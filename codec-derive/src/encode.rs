@@ -10,8 +10,7 @@ use crate::encoded;
 
 /// Methods encoding a struct.
 pub fn struct_items(cont: &Container, style: Style, fields: &[Field]) -> TokenStream {
-    let krate = &cont.krate;
-    let p = quote!(#krate::__private);
+    let p = cont.private();
     let access = |f: &Field| {
         let member = &f.member;
         quote!(&self.#member)
@@ -126,8 +125,7 @@ pub fn struct_items(cont: &Container, style: Style, fields: &[Field]) -> TokenSt
 
 /// Methods encoding an enum.
 pub fn enum_items(cont: &Container, variants: &[Variant], repr: EnumRepr) -> TokenStream {
-    let krate = &cont.krate;
-    let p = quote!(#krate::__private);
+    let p = cont.private();
     let mut msgpack_arms = Vec::new();
     let mut json_arms = Vec::new();
     for variant in variants {
@@ -170,8 +168,7 @@ pub fn enum_items(cont: &Container, variants: &[Variant], repr: EnumRepr) -> Tok
 
 /// A unit-only enum as a JSON object key: its tag, always quoted.
 fn unit_json_key(cont: &Container, variants: &[Variant]) -> TokenStream {
-    let krate = &cont.krate;
-    let p = quote!(#krate::__private);
+    let p = cont.private();
     let arms = variants.iter().map(|v| {
         let pattern = variant_pattern(v);
         let key = encoded::json_bytes(&encoded::json_str(&v.tag.to_string()));
@@ -241,8 +238,7 @@ fn unit_variant(variant: &Variant) -> (TokenStream, TokenStream) {
 }
 
 fn tagged_map_variant(cont: &Container, variant: &Variant) -> (TokenStream, TokenStream) {
-    let krate = &cont.krate;
-    let p = quote!(#krate::__private);
+    let p = cont.private();
     let mut tag_entry = encoded::msgpack_str(cont.tag_field());
     tag_entry.extend(tag_msgpack(&variant.tag));
     let json_open = format!(
@@ -435,8 +431,7 @@ fn json_entries(
 /// `skip_serializing_if` function says so, or, under `omit_defaults`, it
 /// equals the default a missing field takes. `None` when it is always written.
 fn omit_condition(cont: &Container, field: &Field, access: &TokenStream) -> Option<TokenStream> {
-    let krate = &cont.krate;
-    let p = quote!(#krate::__private);
+    let p = cont.private();
     let ty = field.ty;
     let by_fn = field
         .attrs
@@ -483,8 +478,7 @@ fn entry_count(
     fields: &[&Field],
     access: impl Fn(&Field) -> TokenStream,
 ) -> TokenStream {
-    let krate = &cont.krate;
-    let p = quote!(#krate::__private);
+    let p = cont.private();
     let len = fields.len();
     let omitted = fields
         .iter()

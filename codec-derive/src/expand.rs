@@ -85,8 +85,7 @@ fn wrap(cont: &Container, items: TokenStream) -> TokenStream {
 /// The derive's errors, plus an impl that compiles, so uses of the type don't
 /// add a cascade of "the trait `Codec` is not implemented" errors.
 fn with_stub(cont: &Container, errors: syn::Error) -> TokenStream {
-    let krate = &cont.krate;
-    let p = quote!(#krate::__private);
+    let p = cont.private();
     let stub = wrap(
         cont,
         quote! {
@@ -113,8 +112,7 @@ fn with_stub(cont: &Container, errors: syn::Error) -> TokenStream {
 }
 
 fn struct_consts(cont: &Container, style: Style, fields: &[crate::ast::Field]) -> TokenStream {
-    let krate = &cont.krate;
-    let p = quote!(#krate::__private);
+    let p = cont.private();
     match style {
         Style::Named if !cont.attrs.array_like.is_set() => {
             let names = fields
@@ -145,8 +143,7 @@ fn struct_consts(cont: &Container, style: Style, fields: &[crate::ast::Field]) -
 /// kind, and the runtime's one list of hooks forwards its merging behaviour
 /// and its use as a JSON object key.
 fn newtype_delegation(cont: &Container, field: &crate::ast::Field) -> TokenStream {
-    let krate = &cont.krate;
-    let p = quote!(#krate::__private);
+    let p = cont.private();
     let ty = field.ty;
     quote! {
         const KIND: #p::WireKind = <#ty as #p::Codec>::KIND;
@@ -155,10 +152,9 @@ fn newtype_delegation(cont: &Container, field: &crate::ast::Field) -> TokenStrea
 }
 
 fn enum_consts(cont: &Container, variants: &[crate::ast::Variant], repr: EnumRepr) -> TokenStream {
-    let krate = &cont.krate;
-    let p = quote!(#krate::__private);
+    let p = cont.private();
     if repr == EnumRepr::Untagged {
-        let kinds = variants.iter().map(|v| v.kind_expr(krate));
+        let kinds = variants.iter().map(|v| v.kind_expr(&cont.krate));
         // Generic unions are checked when used with concrete types.
         let checks = if cont.generics.params.is_empty() {
             TokenStream::new()
@@ -186,15 +182,14 @@ fn enum_consts(cont: &Container, variants: &[crate::ast::Variant], repr: EnumRep
 /// for pairs where a newtype's payload kind is known only to the compiler.
 /// Each fails compilation with its own message, on the later variant.
 fn untagged_checks(cont: &Container, variants: &[crate::ast::Variant]) -> TokenStream {
-    let krate = &cont.krate;
-    let p = quote!(#krate::__private);
+    let p = cont.private();
     let mut checks = TokenStream::new();
     for (j, b) in variants.iter().enumerate() {
         for a in &variants[..j] {
             if a.static_kind().is_some() && b.static_kind().is_some() {
                 continue; // reported by check.rs with better spans
             }
-            let (ka, kb) = (a.kind_expr(krate), b.kind_expr(krate));
+            let (ka, kb) = (a.kind_expr(&cont.krate), b.kind_expr(&cont.krate));
             let (na, nb) = (a.ident, b.ident);
             let fix =
                 "; remove `untagged` (enums are tagged by default), or make the payloads distinct";
@@ -255,8 +250,7 @@ pub(crate) fn respan(tokens: TokenStream, span: proc_macro2::Span) -> TokenStrea
 /// Const assertions that a field `skip_serializing_if` may leave out reads
 /// back when absent: it has a default, or its type takes nil (an `Option`).
 fn omitted_fields_read_back(cont: &Container) -> TokenStream {
-    let krate = &cont.krate;
-    let p = quote!(#krate::__private);
+    let p = cont.private();
     let fields: Vec<&crate::ast::Field> = match &cont.data {
         Data::Struct(_, fields) => fields.iter().collect(),
         Data::Enum(variants) => variants.iter().flat_map(|v| &v.fields).collect(),
@@ -287,8 +281,7 @@ fn omitted_fields_read_back(cont: &Container) -> TokenStream {
 /// Const assertions that no struct merged into a tagged map (a newtype
 /// variant's payload) has a field named like the tag.
 fn merged_tag_checks(cont: &Container, variants: &[crate::ast::Variant]) -> TokenStream {
-    let krate = &cont.krate;
-    let p = quote!(#krate::__private);
+    let p = cont.private();
     let tag = cont.tag_field();
     let mut checks = TokenStream::new();
     for v in variants {

@@ -14,8 +14,7 @@ use crate::encoded;
 /// Reads a tag and returns the index of its variant: a local function, so the
 /// fast and slow paths of a tagged map share it.
 fn variant_index_fn(cont: &Container, variants: &[Variant], fmt: Fmt) -> TokenStream {
-    let krate = &cont.krate;
-    let p = quote!(#krate::__private);
+    let p = cont.private();
     let reader = fmt.reader(&p);
     let known = known_tags(variants);
     let int_tags = matches!(variants.first().map(|v| &v.tag), Some(TagValue::Int(_)));
@@ -71,8 +70,7 @@ fn tag_pattern(tag: &TagValue) -> TokenStream {
 
 /// A JSON object key naming a unit variant: the variant's index.
 pub(super) fn variant_index_from_key(cont: &Container, variants: &[Variant]) -> TokenStream {
-    let krate = &cont.krate;
-    let p = quote!(#krate::__private);
+    let p = cont.private();
     let known = known_tags(variants);
     let int_tags = matches!(variants.first().map(|v| &v.tag), Some(TagValue::Int(_)));
     let arms = variants.iter().enumerate().map(|(i, v)| {
@@ -93,8 +91,7 @@ pub(super) fn variant_index_from_key(cont: &Container, variants: &[Variant]) -> 
 }
 
 pub(super) fn unit_enum(cont: &Container, variants: &[Variant], fmt: Fmt) -> TokenStream {
-    let krate = &cont.krate;
-    let p = quote!(#krate::__private);
+    let p = cont.private();
     let index_fn = variant_index_fn(cont, variants, fmt);
     let arms = variants.iter().enumerate().map(|(i, v)| {
         let ident = v.ident;
@@ -111,8 +108,7 @@ pub(super) fn unit_enum(cont: &Container, variants: &[Variant], fmt: Fmt) -> Tok
 }
 
 pub(super) fn tagged_map(cont: &Container, variants: &[Variant], fmt: Fmt) -> TokenStream {
-    let krate = &cont.krate;
-    let p = quote!(#krate::__private);
+    let p = cont.private();
     let index_fn = variant_index_fn(cont, variants, fmt);
     let tag_field = cont.tag_field();
     let arms = variants.iter().enumerate().map(|(i, v)| {
@@ -211,8 +207,7 @@ pub(super) fn tagged_map(cont: &Container, variants: &[Variant], fmt: Fmt) -> To
 
 /// One variant of a tagged map, the tag already known; evaluates to `Result<Self, _>`.
 fn tagged_map_variant(cont: &Container, variant: &Variant, fmt: Fmt) -> TokenStream {
-    let krate = &cont.krate;
-    let p = quote!(#krate::__private);
+    let p = cont.private();
     let ident = variant.ident;
     let path = quote!(Self::#ident);
     match variant.style {
@@ -283,8 +278,7 @@ fn tagged_map_variant(cont: &Container, variant: &Variant, fmt: Fmt) -> TokenStr
 }
 
 pub(super) fn tagged_array(cont: &Container, variants: &[Variant], fmt: Fmt) -> TokenStream {
-    let krate = &cont.krate;
-    let p = quote!(#krate::__private);
+    let p = cont.private();
     let index_fn = variant_index_fn(cont, variants, fmt);
     let strict = cont.deny_unknown_fields();
     let arms = variants.iter().enumerate().map(|(i, v)| {
@@ -335,13 +329,12 @@ pub(super) fn tagged_array(cont: &Container, variants: &[Variant], fmt: Fmt) -> 
 
 /// An untagged union: the variant is the one whose wire kind the next value has.
 pub(super) fn untagged(cont: &Container, variants: &[Variant], fmt: Fmt) -> TokenStream {
-    let krate = &cont.krate;
-    let p = quote!(#krate::__private);
+    let p = cont.private();
     let type_name = cont.ident.unraw().to_string();
     let kinds: Vec<TokenStream> = variants
         .iter()
         .map(|v| {
-            let kind = v.kind_expr(krate);
+            let kind = v.kind_expr(&cont.krate);
             match fmt {
                 Fmt::MsgPack => kind,
                 Fmt::Json => quote!(#kind.in_json()),

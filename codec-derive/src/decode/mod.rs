@@ -43,8 +43,7 @@ impl Fmt {
 
 /// Methods decoding a struct.
 pub fn struct_items(cont: &Container, style: Style, fields: &[Field]) -> TokenStream {
-    let krate = &cont.krate;
-    let p = quote!(#krate::__private);
+    let p = cont.private();
     match style {
         Style::Named if !cont.attrs.array_like.is_set() => {
             let msgpack = named_body(cont, fields, quote!(Self), Fmt::MsgPack);
@@ -145,8 +144,7 @@ pub fn struct_items(cont: &Container, style: Style, fields: &[Field]) -> TokenSt
 
 /// Methods decoding an enum.
 pub fn enum_items(cont: &Container, variants: &[Variant], repr: EnumRepr) -> TokenStream {
-    let krate = &cont.krate;
-    let p = quote!(#krate::__private);
+    let p = cont.private();
     let mut items = TokenStream::new();
     for fmt in [Fmt::MsgPack, Fmt::Json] {
         let reader = fmt.reader(&p);
@@ -186,8 +184,7 @@ pub fn enum_items(cont: &Container, variants: &[Variant], repr: EnumRepr) -> Tok
 /// The arm for a variant index no variant has: unreachable, since indices come
 /// from the generated `__variant_index`, but an error rather than a panic.
 fn index_out_of_range(cont: &Container) -> TokenStream {
-    let krate = &cont.krate;
-    let p = quote!(#krate::__private);
+    let p = cont.private();
     quote! {
         _ => #p::Err(__r.error(#p::DecodeErrorKind::InvalidValue {
             message: <#p::String as #p::From<&str>>::from("variant index out of range"),
@@ -247,8 +244,7 @@ fn known_tags(variants: &[Variant]) -> TokenStream {
 
 /// Decodes one field's value; errors get the field's name (or index) on their path.
 fn field_value(cont: &Container, field: &Field, fmt: Fmt) -> TokenStream {
-    let krate = &cont.krate;
-    let p = quote!(#krate::__private);
+    let p = cont.private();
     let name = fmt.decode_fn();
     let ty = field.ty;
     let value = match field.attrs.with.get() {
@@ -265,8 +261,7 @@ fn field_value(cont: &Container, field: &Field, fmt: Fmt) -> TokenStream {
 /// to for a type that takes nil (an `Option` is `None`) unless the field is
 /// `required`, or a missing-field error.
 fn missing_value(cont: &Container, field: &Field) -> TokenStream {
-    let krate = &cont.krate;
-    let p = quote!(#krate::__private);
+    let p = cont.private();
     let name = &field.wire_name;
     match field.attrs.default.get() {
         Some(attr::Default::Default) => {
@@ -297,8 +292,7 @@ fn missing_value(cont: &Container, field: &Field) -> TokenStream {
 
 /// A skipped field's value: its default.
 fn skipped_value(cont: &Container, field: &Field) -> TokenStream {
-    let krate = &cont.krate;
-    let p = quote!(#krate::__private);
+    let p = cont.private();
     match field.attrs.default.get() {
         Some(attr::Default::Path(path)) => quote!(#path()),
         _ => {
@@ -327,8 +321,7 @@ fn construct(
 /// The key matching arm for an unknown key: the union's tag is skipped,
 /// anything else skipped or refused per `deny_unknown_fields`.
 fn unknown_key(cont: &Container, live: &[&Field], fmt: Fmt) -> TokenStream {
-    let krate = &cont.krate;
-    let p = quote!(#krate::__private);
+    let p = cont.private();
     let tag_bytes = match fmt {
         Fmt::MsgPack => quote!(__tag),
         Fmt::Json => quote!(__tag.as_bytes()),
@@ -351,8 +344,7 @@ fn unknown_key(cont: &Container, live: &[&Field], fmt: Fmt) -> TokenStream {
 
 /// A map of named fields, to its end; evaluates to `Result<#path, DecodeError>`.
 fn named_body(cont: &Container, fields: &[Field], path: TokenStream, fmt: Fmt) -> TokenStream {
-    let krate = &cont.krate;
-    let p = quote!(#krate::__private);
+    let p = cont.private();
     let live: Vec<&Field> = fields.iter().filter(|f| !f.is_skipped()).collect();
     let slots: Vec<_> = (0..fields.len())
         .map(|i| format_ident!("__v{}", i))
@@ -458,8 +450,7 @@ fn array_body(
     strict: bool,
     fmt: Fmt,
 ) -> TokenStream {
-    let krate = &cont.krate;
-    let p = quote!(#krate::__private);
+    let p = cont.private();
     let live: Vec<&Field> = fields.iter().filter(|f| !f.is_skipped()).collect();
     let total = live.len() + offset;
     let required = offset

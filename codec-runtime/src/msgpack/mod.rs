@@ -3,13 +3,15 @@
 //! they share with tools that walk MessagePack: markers and integers.
 
 mod marker;
+mod out_of_band;
 pub(crate) mod read;
 mod text;
 pub(crate) mod write;
 
 pub use marker::{describe_marker, marker_kind};
-pub(crate) use read::Apart;
+#[cfg(feature = "ndarray")]
+pub(crate) use out_of_band::Backing;
+pub(crate) use out_of_band::{LargeBin, OutOfBand};
 pub(crate) use read::MsgpackReader;
 pub use read::{Integer, DEFAULT_DEPTH_LIMIT};
-pub(crate) use write::LargeBin;
 pub(crate) use write::MsgpackWriter;
