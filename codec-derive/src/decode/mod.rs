@@ -45,45 +45,7 @@ impl Fmt {
 pub fn struct_items(cont: &Container, style: Style, fields: &[Field]) -> TokenStream {
     let p = cont.private();
     match style {
-        Style::Named if !cont.attrs.array_like.is_set() => {
-            let msgpack = named_body(cont, fields, quote!(Self), Fmt::MsgPack);
-            let json = named_body(cont, fields, quote!(Self), Fmt::Json);
-            quote! {
-                #[inline]
-                fn decode_msgpack(__r: &mut #p::MsgpackReader<'_>) -> #p::Result<Self, #p::DecodeError> {
-                    let __len = __r.read_map_len()?;
-                    <Self as #p::Codec>::__decode_msgpack_body(__r, __len, b"")
-                }
-
-                #[inline]
-                fn decode_json(__r: &mut #p::JsonReader<'_>) -> #p::Result<Self, #p::DecodeError> {
-                    __r.begin_object()?;
-                    <Self as #p::Codec>::__decode_json_body(__r, true, "")
-                }
-
-                #[inline]
-                fn __decode_msgpack_body(
-                    __r: &mut #p::MsgpackReader<'_>,
-                    __len: usize,
-                    __tag: &[u8],
-                ) -> #p::Result<Self, #p::DecodeError> {
-                    __r.enter()?;
-                    let __value = #msgpack;
-                    __r.leave();
-                    __value
-                }
-
-                #[inline]
-                fn __decode_json_body(
-                    __r: &mut #p::JsonReader<'_>,
-                    __first: bool,
-                    __tag: &str,
-                ) -> #p::Result<Self, #p::DecodeError> {
-                    let mut __first = __first;
-                    #json
-                }
-            }
-        }
+        Style::Named if !cont.attrs.array_like.is_set() => map_struct_items(cont, fields),
         Style::Named | Style::Tuple => {
             let strict = style == Style::Tuple || cont.deny_unknown_fields();
             let msgpack = in_array(
@@ -94,51 +56,97 @@ pub fn struct_items(cont: &Container, style: Style, fields: &[Field]) -> TokenSt
                 array_body(cont, fields, quote!(Self), style, 0, strict, Fmt::Json),
                 Fmt::Json,
             );
-            quote! {
-                #[inline]
-                fn decode_msgpack(__r: &mut #p::MsgpackReader<'_>) -> #p::Result<Self, #p::DecodeError> {
-                    #msgpack
-                }
-
-                #[inline]
-                fn decode_json(__r: &mut #p::JsonReader<'_>) -> #p::Result<Self, #p::DecodeError> {
-                    #json
-                }
-            }
+            decoders(&p, msgpack, json)
         }
         Style::Newtype => {
             let field = &fields[0];
             let msgpack = field_value(cont, field, Fmt::MsgPack);
             let json = field_value(cont, field, Fmt::Json);
-            quote! {
-                #[inline]
-                fn decode_msgpack(__r: &mut #p::MsgpackReader<'_>) -> #p::Result<Self, #p::DecodeError> {
+            decoders(
+                &p,
+                quote! {
                     __r.enter()?;
                     let __value = #msgpack?;
                     __r.leave();
                     #p::Ok(Self(__value))
-                }
-
-                #[inline]
-                fn decode_json(__r: &mut #p::JsonReader<'_>) -> #p::Result<Self, #p::DecodeError> {
+                },
+                quote! {
                     __r.enter()?;
                     let __value = #json?;
                     __r.leave();
                     #p::Ok(Self(__value))
-                }
-            }
+                },
+            )
         }
-        Style::Unit => quote! {
-            #[inline]
-            fn decode_msgpack(__r: &mut #p::MsgpackReader<'_>) -> #p::Result<Self, #p::DecodeError> {
+        Style::Unit => decoders(
+            &p,
+            quote! {
                 __r.read_nil().map(|()| Self)
-            }
-
-            #[inline]
-            fn decode_json(__r: &mut #p::JsonReader<'_>) -> #p::Result<Self, #p::DecodeError> {
+            },
+            quote! {
                 __r.read_null().map(|()| Self)
-            }
+            },
+        ),
+    }
+}
+
+/// `decode_msgpack` and `decode_json` with the given bodies.
+fn decoders(p: &TokenStream, msgpack: TokenStream, json: TokenStream) -> TokenStream {
+    quote! {
+        #[inline]
+        fn decode_msgpack(__r: &mut #p::MsgpackReader<'_>) -> #p::Result<Self, #p::DecodeError> {
+            #msgpack
+        }
+
+        #[inline]
+        fn decode_json(__r: &mut #p::JsonReader<'_>) -> #p::Result<Self, #p::DecodeError> {
+            #json
+        }
+    }
+}
+
+/// The methods of a struct that is a map of its fields: the decoders read
+/// the map's header, and the body hooks its entries (a tagged union's
+/// newtype variant reads the body after its tag).
+fn map_struct_items(cont: &Container, fields: &[Field]) -> TokenStream {
+    let p = cont.private();
+    let msgpack = named_body(cont, fields, quote!(Self), Fmt::MsgPack);
+    let json = named_body(cont, fields, quote!(Self), Fmt::Json);
+    let decoders = decoders(
+        &p,
+        quote! {
+            let __len = __r.read_map_len()?;
+            <Self as #p::Codec>::__decode_msgpack_body(__r, __len, b"")
         },
+        quote! {
+            __r.begin_object()?;
+            <Self as #p::Codec>::__decode_json_body(__r, true, "")
+        },
+    );
+    quote! {
+        #decoders
+
+        #[inline]
+        fn __decode_msgpack_body(
+            __r: &mut #p::MsgpackReader<'_>,
+            __len: usize,
+            __tag: &[u8],
+        ) -> #p::Result<Self, #p::DecodeError> {
+            __r.enter()?;
+            let __value = #msgpack;
+            __r.leave();
+            __value
+        }
+
+        #[inline]
+        fn __decode_json_body(
+            __r: &mut #p::JsonReader<'_>,
+            __first: bool,
+            __tag: &str,
+        ) -> #p::Result<Self, #p::DecodeError> {
+            let mut __first = __first;
+            #json
+        }
     }
 }
 
@@ -497,12 +505,33 @@ fn array_body(
         values.push(quote!(#slot));
         index += 1;
     }
+    let (prologue, epilogue) = array_rest(cont, total, &expected, strict, fmt);
+    let constructed = construct(&path, style, fields, &values);
+    quote! {{
+        #prologue
+        #(#stmts)*
+        #epilogue
+        #p::Ok::<_, #p::DecodeError>(#constructed)
+    }}
+}
+
+/// What comes around an array's expected elements: the set-up, and after
+/// them the elements past the last field, skipped, or refused with the
+/// count when `strict` (`deny_unknown_fields`).
+fn array_rest(
+    cont: &Container,
+    total: usize,
+    expected: &str,
+    strict: bool,
+    fmt: Fmt,
+) -> (TokenStream, TokenStream) {
+    let p = cont.private();
     let extra = if strict {
         quote!(return #p::Err(__r.locate(#p::DecodeError::invalid_length(#expected, __len)));)
     } else {
         quote!()
     };
-    let (prologue, epilogue) = match fmt {
+    match fmt {
         Fmt::MsgPack => (
             quote!(),
             quote! {
@@ -536,12 +565,5 @@ fn array_body(
                 }
             },
         ),
-    };
-    let constructed = construct(&path, style, fields, &values);
-    quote! {{
-        #prologue
-        #(#stmts)*
-        #epilogue
-        #p::Ok::<_, #p::DecodeError>(#constructed)
-    }}
+    }
 }
