@@ -108,99 +108,111 @@ pub(super) fn unit_enum(cont: &Container, variants: &[Variant], fmt: Fmt) -> Tok
 }
 
 pub(super) fn tagged_map(cont: &Container, variants: &[Variant], fmt: Fmt) -> TokenStream {
-    let p = cont.private();
     let index_fn = variant_index_fn(cont, variants, fmt);
-    let tag_field = cont.tag_field();
-    let arms = variants.iter().enumerate().map(|(i, v)| {
-        let body = tagged_map_variant(cont, v, fmt);
-        quote!(#i => #body,)
-    });
+    let arms: Vec<TokenStream> = variants
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let body = tagged_map_variant(cont, v, fmt);
+            quote!(#i => #body,)
+        })
+        .collect();
     let fallback = index_out_of_range(cont);
+    let arms = quote!(#(#arms)* #fallback);
     match fmt {
-        Fmt::MsgPack => {
-            let tag = encoded::bytes(tag_field.as_bytes());
-            let encoded_tag = encoded::bytes(&encoded::msgpack_str(tag_field));
-            quote! {
-                #index_fn
-                let __start = __r.position();
-                let __map_len = __r.read_map_len()?;
-                __r.enter()?;
-                let __tag: &[u8] = #tag;
-                let __body = __r.position();
-                let mut __found = #p::None;
-                if __map_len > 0 && __r.next_key_is(#encoded_tag) {
-                    __found = #p::Some((__variant_index(__r)?, __map_len - 1));
-                }
-                let (__variant, __len) = match __found {
-                    #p::Some(__found) => __found,
-                    #p::None => {
-                        // The tag is not first: find it, then read the map again.
-                        __r.seek(__body);
-                        let mut __index = #p::None;
-                        for _ in 0..__map_len {
-                            if __r.read_str_bytes()? == __tag {
-                                __index = #p::Some(__variant_index(__r)?);
-                                break;
-                            }
-                            __r.skip_value()?;
-                        }
-                        match __index {
-                            #p::Some(__index) => {
-                                __r.seek(__body);
-                                (__index, __map_len)
-                            }
-                            #p::None => {
-                                __r.seek(__start);
-                                return #p::Err(__r.locate(#p::DecodeError::missing_tag(#tag_field)));
-                            }
-                        }
-                    }
-                };
-                let __value = match __variant {
-                    #(#arms)*
-                    #fallback
-                };
-                __r.leave();
-                __value
-            }
+        Fmt::MsgPack => tagged_map_msgpack(cont, index_fn, arms),
+        Fmt::Json => tagged_map_json(cont, index_fn, arms),
+    }
+}
+
+/// [`tagged_map`] in MessagePack: the tag read first when it comes first,
+/// else found in the map, which is then read again from its start.
+fn tagged_map_msgpack(cont: &Container, index_fn: TokenStream, arms: TokenStream) -> TokenStream {
+    let p = cont.private();
+    let tag_field = cont.tag_field();
+    let tag = encoded::bytes(tag_field.as_bytes());
+    let encoded_tag = encoded::bytes(&encoded::msgpack_str(tag_field));
+    quote! {
+        #index_fn
+        let __start = __r.position();
+        let __map_len = __r.read_map_len()?;
+        __r.enter()?;
+        let __tag: &[u8] = #tag;
+        let __body = __r.position();
+        let mut __found = #p::None;
+        if __map_len > 0 && __r.next_key_is(#encoded_tag) {
+            __found = #p::Some((__variant_index(__r)?, __map_len - 1));
         }
-        Fmt::Json => {
-            let quoted_tag = encoded::json_bytes(&encoded::json_str(tag_field));
-            quote! {
-                #index_fn
-                let __start = __r.position();
-                __r.begin_object()?;
-                let __tag: &str = #tag_field;
-                let __body = __r.position();
-                let mut __first = true;
-                let __variant = if __r.next_key_is(&mut __first, #quoted_tag) {
-                    __variant_index(__r)?
-                } else {
-                    // The tag is not first: find it, then read the object again.
-                    let mut __key = __r.next_key(&mut __first)?;
-                    loop {
-                        match __key {
-                            #p::Some(__k) if __k == __tag => break,
-                            #p::Some(_) => {
-                                __r.skip_value()?;
-                                __key = __r.next_key(&mut __first)?;
-                            }
-                            #p::None => {
-                                __r.seek(__start);
-                                return #p::Err(__r.locate(#p::DecodeError::missing_tag(#tag_field)));
-                            }
-                        }
+        let (__variant, __len) = match __found {
+            #p::Some(__found) => __found,
+            #p::None => {
+                // The tag is not first: find it, then read the map again.
+                __r.seek(__body);
+                let mut __index = #p::None;
+                for _ in 0..__map_len {
+                    if __r.read_str_bytes()? == __tag {
+                        __index = #p::Some(__variant_index(__r)?);
+                        break;
                     }
-                    let __index = __variant_index(__r)?;
-                    __r.seek(__body);
-                    __first = true;
-                    __index
-                };
-                match __variant {
-                    #(#arms)*
-                    #fallback
+                    __r.skip_value()?;
+                }
+                match __index {
+                    #p::Some(__index) => {
+                        __r.seek(__body);
+                        (__index, __map_len)
+                    }
+                    #p::None => {
+                        __r.seek(__start);
+                        return #p::Err(__r.locate(#p::DecodeError::missing_tag(#tag_field)));
+                    }
                 }
             }
+        };
+        let __value = match __variant {
+            #arms
+        };
+        __r.leave();
+        __value
+    }
+}
+
+/// [`tagged_map`] in JSON, the same way as in MessagePack.
+fn tagged_map_json(cont: &Container, index_fn: TokenStream, arms: TokenStream) -> TokenStream {
+    let p = cont.private();
+    let tag_field = cont.tag_field();
+    let quoted_tag = encoded::json_bytes(&encoded::json_str(tag_field));
+    quote! {
+        #index_fn
+        let __start = __r.position();
+        __r.begin_object()?;
+        let __tag: &str = #tag_field;
+        let __body = __r.position();
+        let mut __first = true;
+        let __variant = if __r.next_key_is(&mut __first, #quoted_tag) {
+            __variant_index(__r)?
+        } else {
+            // The tag is not first: find it, then read the object again.
+            let mut __key = __r.next_key(&mut __first)?;
+            loop {
+                match __key {
+                    #p::Some(__k) if __k == __tag => break,
+                    #p::Some(_) => {
+                        __r.skip_value()?;
+                        __key = __r.next_key(&mut __first)?;
+                    }
+                    #p::None => {
+                        __r.seek(__start);
+                        return #p::Err(__r.locate(#p::DecodeError::missing_tag(#tag_field)));
+                    }
+                }
+            }
+            let __index = __variant_index(__r)?;
+            __r.seek(__body);
+            __first = true;
+            __index
+        };
+        match __variant {
+            #arms
         }
     }
 }

@@ -8,7 +8,7 @@
 //! `__r` (the reader), `__len` (entries or elements left), `__tag` (a key to
 //! ignore: the tag of an enclosing union, or empty) and, for JSON, `__first`.
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
@@ -383,27 +383,7 @@ fn named_body(cont: &Container, fields: &[Field], path: TokenStream, fmt: Fmt) -
                 #slot = #p::Some(#value);
             }
         });
-        ordered.push(match fmt {
-            Fmt::MsgPack => {
-                let key = encoded::bytes(&encoded::msgpack_str(name));
-                quote! {
-                    if __done == __len || !__r.next_key_is(#key) {
-                        break '__ordered;
-                    }
-                    #slot = #p::Some(#value);
-                    __done += 1;
-                }
-            }
-            Fmt::Json => {
-                let key = encoded::json_bytes(&encoded::json_str(name));
-                quote! {
-                    if !__r.next_key_is(&mut __first, #key) {
-                        break '__ordered;
-                    }
-                    #slot = #p::Some(#value);
-                }
-            }
-        });
+        ordered.push(in_order(&p, name, slot, &value, fmt));
         let missing = missing_value(cont, field);
         values.push(quote! {
             match #slot {
@@ -444,6 +424,39 @@ fn named_body(cont: &Container, fields: &[Field], path: TokenStream, fmt: Fmt) -
         #lp
         #p::Ok::<_, #p::DecodeError>(#constructed)
     }}
+}
+
+/// The read of a field whose key comes next in declaration order, as
+/// encoders write them: one comparison, or leave the ordered reads for the
+/// general loop (`'__ordered`).
+fn in_order(
+    p: &TokenStream,
+    name: &str,
+    slot: &Ident,
+    value: &TokenStream,
+    fmt: Fmt,
+) -> TokenStream {
+    match fmt {
+        Fmt::MsgPack => {
+            let key = encoded::bytes(&encoded::msgpack_str(name));
+            quote! {
+                if __done == __len || !__r.next_key_is(#key) {
+                    break '__ordered;
+                }
+                #slot = #p::Some(#value);
+                __done += 1;
+            }
+        }
+        Fmt::Json => {
+            let key = encoded::json_bytes(&encoded::json_str(name));
+            quote! {
+                if !__r.next_key_is(&mut __first, #key) {
+                    break '__ordered;
+                }
+                #slot = #p::Some(#value);
+            }
+        }
+    }
 }
 
 /// An array of fields, in order, to its end; evaluates to `Result<#path, DecodeError>`.
