@@ -65,4 +65,6 @@ pub use crate::impls::chrono::{keep_offset, KeepOffset, OffsetTime};
 #[cfg(feature = "ndarray")]
 pub use crate::impls::ndarray::Element as ArrayElement;
 #[cfg(feature = "serde")]
-pub use crate::impls::serde_bridge::{self, Serde};
+pub use crate::impls::serde_bridge;
+#[cfg(feature = "serde")]
+pub use crate::impls::serde_wrapper::Serde;
