@@ -368,33 +368,8 @@ impl<'a> Differ<'a> {
                         (old_name.as_str(), s)
                     }
                     None => {
-                        if new_required.contains(&name.as_str()) {
-                            // A removed field of the same shape: likely a rename.
-                            let renamed_from = old_props.iter().find(|(old_name, old_schema)| {
-                                !new_props.contains_key(*old_name)
-                                    && super::canonical_json(old_schema)
-                                        == super::canonical_json(new_schema)
-                            });
-                            let (hint, fix) = match renamed_from {
-                                Some((old_name, _)) => (
-                                    format!(
-                                        "; if it is `{old_name}` renamed, add #[codec(alias = \"{old_name}\")]"
-                                    ),
-                                    format!("add #[codec(alias = \"{old_name}\")] to `{name}` if it is `{old_name}` renamed, else give `{name}` a #[codec(default)]"),
-                                ),
-                                None => (
-                                    String::new(),
-                                    format!("give `{name}` a #[codec(default)]"),
-                                ),
-                            };
-                            self.breaking_fixable(
-                                &field,
-                                format!("field `{name}` added without a default{hint}"),
-                                fix,
-                            );
-                        } else {
-                            self.compatible(&field, format!("field `{name}` added with a default"));
-                        }
+                        let required = new_required.contains(&name.as_str());
+                        self.added_field(&field, name, new_schema, required, old_props, new_props);
                         continue;
                     }
                 },
@@ -424,6 +399,44 @@ impl<'a> Differ<'a> {
                 self.compatible(&field, format!("field `{name}` removed"));
             }
         }
+    }
+
+    /// A field the new schema has and the old one does not (nor under an
+    /// alias): compatible with a default; else breaking, with a hint when a
+    /// removed field of the same shape looks like its old name.
+    fn added_field(
+        &mut self,
+        field: &str,
+        name: &str,
+        new_schema: &Value,
+        required: bool,
+        old_props: &Map<String, Value>,
+        new_props: &Map<String, Value>,
+    ) {
+        if !required {
+            self.compatible(field, format!("field `{name}` added with a default"));
+            return;
+        }
+        // A removed field of the same shape: likely a rename.
+        let renamed_from = old_props.iter().find(|(old_name, old_schema)| {
+            !new_props.contains_key(*old_name)
+                && super::canonical_json(old_schema) == super::canonical_json(new_schema)
+        });
+        let (hint, fix) = match renamed_from {
+            Some((old_name, _)) => (
+                format!("; if it is `{old_name}` renamed, add #[codec(alias = \"{old_name}\")]"),
+                format!("add #[codec(alias = \"{old_name}\")] to `{name}` if it is `{old_name}` renamed, else give `{name}` a #[codec(default)]"),
+            ),
+            None => (
+                String::new(),
+                format!("give `{name}` a #[codec(default)]"),
+            ),
+        };
+        self.breaking_fixable(
+            field,
+            format!("field `{name}` added without a default{hint}"),
+            fix,
+        );
     }
 
     fn tagged<'b>(
