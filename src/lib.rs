@@ -56,14 +56,14 @@ macro_rules! assert_snapshot {
     ($name:expr, $value:expr $(,)?) => {
         $crate::__insta::assert_snapshot!(
             $name,
-            $crate::snapshot::render_for_test(&$value),
+            $crate::__private::render_for_test(&$value),
             ::core::stringify!($value)
         )
     };
     ($value:expr $(,)?) => {
         $crate::__insta::assert_snapshot!(
             $crate::__insta::_macro_support::AutoName,
-            $crate::snapshot::render_for_test(&$value),
+            $crate::__private::render_for_test(&$value),
             ::core::stringify!($value)
         )
     };

@@ -2,11 +2,11 @@
 //! (module `v2`, same wire name): compatible changes decode, breaking ones are
 //! refused with every change by path and the fix.
 
-use codec::StoredError;
+use codec::EnvelopeError;
 
 fn read<W: codec::Codec + 'static, R: codec::Codec + 'static>(
     written: &W,
-) -> Result<R, StoredError> {
+) -> Result<R, EnvelopeError> {
     let bytes = codec::to_stored(written).unwrap();
     codec::from_stored::<R>(&bytes)
 }
@@ -15,7 +15,7 @@ fn refusal<W: codec::Codec + 'static, R: codec::Codec + 'static + std::fmt::Debu
     written: &W,
 ) -> String {
     match read::<W, R>(written) {
-        Err(e @ StoredError::Incompatible { .. }) => {
+        Err(e @ EnvelopeError::Incompatible { .. }) => {
             // Fingerprints change with the schema's text: keep them out of snapshots.
             let text = e.to_string();
             let (first, rest) = text.split_once('\n').unwrap();
@@ -58,7 +58,7 @@ mod compatible {
         // A narrowed one is refused by the schema, not by the name.
         let refused = read::<Wrapper<u64>, Wrapper<u8>>(&Wrapper { inner: 7 }).unwrap_err();
         assert!(
-            matches!(refused, StoredError::Incompatible { .. }),
+            matches!(refused, EnvelopeError::Incompatible { .. }),
             "{refused}"
         );
         // Another declared name is another type.
@@ -67,7 +67,7 @@ mod compatible {
             pub inner: T,
         }
         let wrong = read::<Wrapper<u32>, Other<u64>>(&Wrapper { inner: 7 }).unwrap_err();
-        assert!(matches!(wrong, StoredError::WrongType { .. }), "{wrong}");
+        assert!(matches!(wrong, EnvelopeError::WrongType { .. }), "{wrong}");
     }
 
     #[test]
@@ -441,7 +441,7 @@ mod breaking {
         }
         let err = read::<A, B>(&A { x: 1 }).unwrap_err();
         assert!(
-            matches!(err, StoredError::WrongType { ref found, .. } if found == "A"),
+            matches!(err, EnvelopeError::WrongType { ref found, .. } if found == "A"),
             "{err}"
         );
     }
@@ -467,20 +467,20 @@ mod envelopes {
         let mut bytes = stored();
         bytes[1] = b'X';
         assert!(
-            matches!(codec::from_stored::<Value>(&bytes), Err(StoredError::Envelope { ref message }) if message.contains("magic"))
+            matches!(codec::from_stored::<Value>(&bytes), Err(EnvelopeError::Malformed { ref message }) if message.contains("magic"))
         );
         let mut bytes = stored();
         bytes[4] = 9;
         assert!(
-            matches!(codec::from_stored::<Value>(&bytes), Err(StoredError::Envelope { ref message }) if message.contains("format 9"))
+            matches!(codec::from_stored::<Value>(&bytes), Err(EnvelopeError::Malformed { ref message }) if message.contains("format 9"))
         );
         assert!(matches!(
             codec::from_stored::<Value>(&[0xc1, b'C']),
-            Err(StoredError::Envelope { .. })
+            Err(EnvelopeError::Malformed { .. })
         ));
         assert!(matches!(
             codec::from_stored::<Value>(&bytes[..12]),
-            Err(StoredError::Envelope { .. })
+            Err(EnvelopeError::Malformed { .. })
         ));
     }
 
@@ -505,7 +505,7 @@ mod envelopes {
     fn tampered_schema_is_an_error() {
         let mut bytes = stored();
         // Corrupt the fingerprint and the schema text: the reader must not trust either.
-        let header = codec::stored::read_header(&bytes).unwrap();
+        let header = codec::envelope_header(&bytes).unwrap();
         let schema_at = header.payload_offset - header.schema.len();
         bytes[schema_at] = b'[';
         bytes[12] ^= 0xff;
@@ -513,7 +513,7 @@ mod envelopes {
         assert!(
             matches!(
                 err,
-                StoredError::Envelope { .. } | StoredError::Incompatible { .. }
+                EnvelopeError::Malformed { .. } | EnvelopeError::Incompatible { .. }
             ),
             "{err}"
         );
@@ -525,7 +525,7 @@ mod envelopes {
         bytes.push(0);
         assert!(matches!(
             codec::from_stored::<Value>(&bytes),
-            Err(StoredError::Decode(_))
+            Err(EnvelopeError::Decode(_))
         ));
     }
 }

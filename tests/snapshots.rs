@@ -29,7 +29,7 @@ enum Event {
     Idle,
 }
 
-#[derive(Codec)]
+#[derive(Codec, PartialEq, Eq, PartialOrd, Ord)]
 enum Color {
     Red,
     #[codec(rename = "verde")]
@@ -72,73 +72,72 @@ struct Settings {
     pair: (bool, char),
 }
 
-fn check<T: Codec>(name: &str, description: &str, value: &T) {
-    let text = codec::snapshot::render(value).unwrap();
-    insta::with_settings!({ description => description, omit_expression => true }, {
-        insta::assert_snapshot!(name, text);
-    });
+/// What is done with each value of the corpus.
+trait Visit {
+    fn value<T: Codec>(&mut self, name: &str, description: &str, value: T);
 }
 
-#[test]
-fn corpus_encodings() {
-    check(
+/// The corpus: every shape of the wire conventions, with a name and a
+/// description for its snapshot.
+fn corpus(v: &mut impl Visit) {
+    v.value(
         "struct",
         "a struct: a map of its fields in declaration order",
-        &Chunk {
+        Chunk {
             text: "hello".into(),
             start: 0,
             end: 5,
         },
     );
-    check(
+    v.value(
         "tagged_struct_variant",
         "a struct variant: the tag first, then the fields",
-        &Event::Click { x: 3, y: -4 },
+        Event::Click { x: 3, y: -4 },
     );
-    check(
+    v.value(
         "tagged_newtype_merged",
         "a newtype variant of a struct merges its fields after the tag",
-        &Event::Moved(Point { x: 1, y: 2 }),
+        Event::Moved(Point { x: 1, y: 2 }),
     );
-    check(
+    v.value(
         "tagged_newtype_content",
         "other payloads go under the content key",
-        &Event::Label("l".into()),
+        Event::Label("l".into()),
     );
-    check(
+    v.value(
         "tagged_tuple_variant",
         "a tuple variant: an array under the content key",
-        &Event::Pair(1, 2),
+        Event::Pair(1, 2),
     );
-    check(
+    v.value(
         "tagged_unit_variant",
         "a unit variant of a tagged union: just the tag",
-        &Event::Idle,
+        Event::Idle,
     );
-    check(
+    v.value(
         "unit_enum",
         "a unit-only enum: the (renamed) variant name",
-        &Color::Green,
+        Color::Green,
     );
-    check(
+    v.value(
         "int_tags",
         "a unit-only enum with integer tags",
-        &Level::High,
+        Level::High,
     );
-    check(
+    v.value(
         "array_like",
         "an array_like union: the tag first in an array",
-        &vec![Op::Add { a: 1, b: 2 }, Op::Neg(3)],
+        vec![Op::Add { a: 1, b: 2 }, Op::Neg(3)],
     );
-    check(
+    v.value(
         "untagged",
         "an untagged union: payloads told apart by kind",
-        &Scalar::List(vec![Scalar::Int(1), Scalar::Text("t".into())]),
+        Scalar::List(vec![Scalar::Int(1), Scalar::Text("t".into())]),
     );
-    check(
+    v.value(
         "nested_settings",
         "renamed fields, time, bytes, sorted sets and maps, tuples",
-        &Settings {
+        Settings {
             max_items: 300,
             time_out: Duration::from_millis(2500),
             created_at: UNIX_EPOCH + Duration::new(1_700_000_000, 5_000_000),
@@ -151,10 +150,130 @@ fn corpus_encodings() {
             pair: (true, 'é'),
         },
     );
-    check(
+    v.value(
         "integers",
         "integers in their shortest forms",
-        &vec![0i64, 127, 128, 65536, -1, -33, i64::MIN],
+        vec![0i64, 127, 128, 65536, -1, -33, i64::MIN],
     );
-    check("options", "None is nil / null", &(None::<u8>, Some(1u8)));
+    v.value("options", "None is nil / null", (None::<u8>, Some(1u8)));
+}
+
+struct Snapshot;
+
+impl Visit for Snapshot {
+    fn value<T: Codec>(&mut self, name: &str, description: &str, value: T) {
+        let text = codec::snapshot::render(&value).unwrap();
+        insta::with_settings!({ description => description, omit_expression => true }, {
+            insta::assert_snapshot!(name, text);
+        });
+    }
+}
+
+#[test]
+fn corpus_encodings() {
+    corpus(&mut Snapshot);
+}
+
+/// A newtype: its inner value on the wire.
+#[derive(Codec, PartialEq, Eq, PartialOrd, Ord)]
+struct Newtype<T>(T);
+
+/// A tagged union: a newtype variant merges a map-like payload after the tag.
+#[derive(Codec)]
+enum Holder<T> {
+    Payload(T),
+}
+
+/// Both encodings of a value.
+fn encodings<T: Codec>(value: &T) -> (Vec<u8>, String) {
+    (
+        codec::to_msgpack(value).unwrap(),
+        codec::to_json(value).unwrap(),
+    )
+}
+
+/// A copy of `value` through its encoding (the corpus types are not `Clone`).
+fn copy<T: Codec>(value: &T) -> T {
+    codec::from_msgpack(&codec::to_msgpack(value).unwrap()).unwrap()
+}
+
+/// Checks that `W`, made by `wrap`, is `T` on the wire in both formats: on
+/// its own and as the payload of a tagged union, encoding and decoding.
+fn same_wire<T: Codec, W: Codec>(name: &str, value: &T, wrap: fn(T) -> W) {
+    let wrapper = std::any::type_name::<W>();
+    let direct = encodings(value);
+    assert_eq!(encodings(&wrap(copy(value))), direct, "{name} in {wrapper}");
+    let decoded: W = codec::from_msgpack(&direct.0).unwrap();
+    assert_eq!(
+        encodings(&decoded),
+        direct,
+        "{name} in {wrapper}, from MessagePack"
+    );
+    let decoded: W = codec::from_json(&direct.1).unwrap();
+    assert_eq!(
+        encodings(&decoded),
+        direct,
+        "{name} in {wrapper}, from JSON"
+    );
+
+    let held = encodings(&Holder::Payload(copy(value)));
+    let held_wrapped = Holder::Payload(wrap(copy(value)));
+    assert_eq!(
+        encodings(&held_wrapped),
+        held,
+        "{name} in {wrapper}, in a union"
+    );
+    let decoded: Holder<W> = codec::from_msgpack(&held.0).unwrap();
+    assert_eq!(
+        encodings(&decoded),
+        held,
+        "{name} in {wrapper}, in a union, from MessagePack"
+    );
+    let decoded: Holder<W> = codec::from_json(&held.1).unwrap();
+    assert_eq!(
+        encodings(&decoded),
+        held,
+        "{name} in {wrapper}, in a union, from JSON"
+    );
+}
+
+struct SameWire;
+
+impl Visit for SameWire {
+    fn value<T: Codec>(&mut self, name: &str, _: &str, value: T) {
+        same_wire(name, &value, Newtype);
+        same_wire(name, &value, Box::new);
+        same_wire(name, &value, std::rc::Rc::new);
+        same_wire(name, &value, std::sync::Arc::new);
+    }
+}
+
+#[test]
+fn newtypes_and_pointers_encode_as_their_inner_value() {
+    corpus(&mut SameWire);
+}
+
+/// Checks that `W`, made by `wrap`, is `K` as a JSON object key.
+fn same_key<K: Codec + Ord, W: Codec + Ord>(key: K, wrap: fn(K) -> W) {
+    let wrapper = std::any::type_name::<W>();
+    let direct = encodings(&BTreeMap::from([(copy(&key), 1u8)]));
+    let wrapped = BTreeMap::from([(wrap(key), 1u8)]);
+    assert_eq!(encodings(&wrapped), direct, "a key in {wrapper}");
+    let decoded: BTreeMap<W, u8> = codec::from_json(&direct.1).unwrap();
+    assert_eq!(encodings(&decoded), direct, "a key in {wrapper}, from JSON");
+}
+
+#[test]
+fn newtypes_and_pointers_are_map_keys_as_their_inner_value() {
+    fn each_wrapper<K: Codec + Ord>(key: K) {
+        same_key(copy(&key), Newtype);
+        same_key(copy(&key), Box::new);
+        same_key(copy(&key), std::rc::Rc::new);
+        same_key(key, std::sync::Arc::new);
+    }
+    each_wrapper("key".to_string());
+    each_wrapper(-7i64);
+    each_wrapper(300u16);
+    each_wrapper('k');
+    each_wrapper(Color::Green);
 }

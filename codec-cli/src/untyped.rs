@@ -9,9 +9,8 @@
 use std::fmt::Write as _;
 
 use base64::Engine as _;
-use codec::json::JsonReader;
-use codec::msgpack::{marker_kind, Integer, MsgpackReader};
-use codec::{DecodeError, WireKind};
+use codec::msgpack::{marker_kind, Integer};
+use codec::{DecodeError, JsonReader, MsgpackReader, WireKind};
 
 /// A JSON value that keeps the order of its object's entries.
 pub enum Json {

@@ -81,6 +81,11 @@ pub enum EnumRepr {
 }
 
 impl<'a> Container<'a> {
+    /// [`private`] for this container's crate path.
+    pub fn private(&self) -> proc_macro2::TokenStream {
+        private(&self.krate)
+    }
+
     pub fn from_ast(cx: &Ctxt, input: &'a syn::DeriveInput) -> Option<Container<'a>> {
         let attrs = attr::Container::from_ast(cx, &input.attrs);
         let data = match &input.data {
@@ -178,10 +183,17 @@ impl<'a> Variant<'a> {
     }
 }
 
+/// `<krate>::__private`, where generated code finds the runtime's items:
+/// `krate` is how the user's crate names codec (`::codec`, or
+/// `#[codec(crate = "...")]`).
+pub fn private(krate: &syn::Path) -> proc_macro2::TokenStream {
+    quote::quote!(#krate::__private)
+}
+
 impl Variant<'_> {
     /// The wire kinds of an untagged variant, as an expression of type `WireKind`.
     pub fn kind_expr(&self, krate: &syn::Path) -> proc_macro2::TokenStream {
-        let p = quote::quote!(#krate::__private);
+        let p = private(krate);
         match self.style {
             Style::Unit => quote::quote!(#p::WireKind::NIL),
             Style::Named => quote::quote!(#p::WireKind::MAP),

@@ -283,8 +283,7 @@ pub fn decode(cont: &Container, field: &Field, value: TokenStream) -> TokenStrea
     if c.is_empty() {
         return value;
     }
-    let krate = &cont.krate;
-    let p = quote!(#krate::__private);
+    let p = cont.private();
     let ty = field.ty;
     let bounds = bounds(c, &p);
     let mut checks = Vec::new();
@@ -324,8 +323,7 @@ pub fn schema(cont: &Container, field: &Field, schema: TokenStream) -> TokenStre
     if c.is_empty() {
         return schema;
     }
-    let krate = &cont.krate;
-    let p = quote!(#krate::__private);
+    let p = cont.private();
     let bounds = bounds(c, &p);
     quote!(#p::constraints::schema(#schema, &#bounds))
 }

@@ -6,128 +6,149 @@ use syn::spanned::Spanned;
 
 use crate::ast::{Container, EnumRepr, Field, Style, TagValue, Variant};
 use crate::attr;
-use crate::wire;
+use crate::encoded;
 
 /// Methods encoding a struct.
 pub fn struct_items(cont: &Container, style: Style, fields: &[Field]) -> TokenStream {
-    let krate = &cont.krate;
-    let p = quote!(#krate::__private);
-    let access = |f: &Field| {
-        let member = &f.member;
-        quote!(&self.#member)
+    let p = cont.private();
+    let live = || {
+        fields
+            .iter()
+            .filter(|f| !f.is_skipped())
+            .collect::<Vec<&Field>>()
     };
     match style {
-        Style::Named if !cont.attrs.array_like.is_set() => {
-            let live: Vec<&Field> = fields.iter().filter(|f| !f.is_skipped()).collect();
-            let header = wire::bytes(&wire::msgpack_map_header(live.len()));
-            let len = entry_count(cont, &live, access);
-            let msgpack = msgpack_entries(cont, &live, access);
-            let json = json_entries(cont, &live, access);
-            let write_header = if live
-                .iter()
-                .any(|f| omit_condition(cont, f, &access(f)).is_some())
-            {
-                quote!(__w.write_map_len(#p::Codec::__map_body_len(self))?;)
-            } else {
-                quote!(__w.write_raw(#header);)
-            };
-            let defaults = container_default(cont);
-            quote! {
-                #[inline]
-                fn encode_msgpack(&self, __w: &mut #p::MsgpackWriter) -> #p::Result<(), #p::EncodeError> {
-                    #write_header
-                    #p::Codec::__encode_msgpack_body(self, __w)
-                }
-
-                #[inline]
-                fn encode_json(&self, __w: &mut #p::JsonWriter) -> #p::Result<(), #p::EncodeError> {
-                    let __start = __w.as_slice().len();
-                    #p::Codec::__encode_json_body(self, __w)?;
-                    __w.end_object_from_body(__start);
-                    #p::Ok(())
-                }
-
-                #[inline]
-                fn __map_body_len(&self) -> usize {
-                    #defaults
-                    #len
-                }
-
-                #[inline]
-                fn __encode_msgpack_body(&self, __w: &mut #p::MsgpackWriter) -> #p::Result<(), #p::EncodeError> {
-                    #defaults
-                    #msgpack
-                    #p::Ok(())
-                }
-
-                #[inline]
-                fn __encode_json_body(&self, __w: &mut #p::JsonWriter) -> #p::Result<(), #p::EncodeError> {
-                    #defaults
-                    #json
-                    #p::Ok(())
-                }
-            }
-        }
+        Style::Named if !cont.attrs.array_like.is_set() => map_struct_items(cont, &live()),
         Style::Named | Style::Tuple => {
-            let live: Vec<&Field> = fields.iter().filter(|f| !f.is_skipped()).collect();
-            let header = wire::bytes(&wire::msgpack_array_header(live.len()));
-            let msgpack = live.iter().map(|f| msgpack_value(cont, f, access(f)));
-            let json = json_elements(cont, &live, access, false);
-            quote! {
-                #[inline]
-                fn encode_msgpack(&self, __w: &mut #p::MsgpackWriter) -> #p::Result<(), #p::EncodeError> {
+            let live = live();
+            let header = encoded::bytes(&encoded::msgpack_array_header(live.len()));
+            let msgpack = live.iter().map(|f| msgpack_value(cont, f, self_field(f)));
+            let json = json_elements(cont, &live, self_field, false);
+            encoders(
+                &p,
+                quote! {
                     __w.write_raw(#header);
                     #(#msgpack)*
                     #p::Ok(())
-                }
-
-                #[inline]
-                fn encode_json(&self, __w: &mut #p::JsonWriter) -> #p::Result<(), #p::EncodeError> {
+                },
+                quote! {
                     __w.write_byte(b'[');
                     #json
                     __w.write_byte(b']');
                     #p::Ok(())
-                }
-            }
+                },
+            )
         }
         Style::Newtype => {
             let field = &fields[0];
-            let msgpack = msgpack_value(cont, field, access(field));
-            let json = json_value(cont, field, access(field));
-            quote! {
-                #[inline]
-                fn encode_msgpack(&self, __w: &mut #p::MsgpackWriter) -> #p::Result<(), #p::EncodeError> {
+            let msgpack = msgpack_value(cont, field, self_field(field));
+            let json = json_value(cont, field, self_field(field));
+            encoders(
+                &p,
+                quote! {
                     #msgpack
                     #p::Ok(())
-                }
-
-                #[inline]
-                fn encode_json(&self, __w: &mut #p::JsonWriter) -> #p::Result<(), #p::EncodeError> {
+                },
+                quote! {
                     #json
                     #p::Ok(())
-                }
-            }
+                },
+            )
         }
-        Style::Unit => quote! {
-            #[inline]
-            fn encode_msgpack(&self, __w: &mut #p::MsgpackWriter) -> #p::Result<(), #p::EncodeError> {
+        Style::Unit => encoders(
+            &p,
+            quote! {
                 __w.write_nil();
                 #p::Ok(())
-            }
-
-            #[inline]
-            fn encode_json(&self, __w: &mut #p::JsonWriter) -> #p::Result<(), #p::EncodeError> {
+            },
+            quote! {
                 __w.write_null();
                 #p::Ok(())
-            }
+            },
+        ),
+    }
+}
+
+/// A field of `self`, borrowed.
+fn self_field(f: &Field) -> TokenStream {
+    let member = &f.member;
+    quote!(&self.#member)
+}
+
+/// `encode_msgpack` and `encode_json` with the given bodies.
+fn encoders(p: &TokenStream, msgpack: TokenStream, json: TokenStream) -> TokenStream {
+    quote! {
+        #[inline]
+        fn encode_msgpack(&self, __w: &mut #p::MsgpackWriter) -> #p::Result<(), #p::EncodeError> {
+            #msgpack
+        }
+
+        #[inline]
+        fn encode_json(&self, __w: &mut #p::JsonWriter) -> #p::Result<(), #p::EncodeError> {
+            #json
+        }
+    }
+}
+
+/// The methods of a struct that is a map of its fields: the encoders write
+/// the map around its body, which the body hooks write (a tagged union's
+/// newtype variant merges the body after its tag).
+fn map_struct_items(cont: &Container, live: &[&Field]) -> TokenStream {
+    let p = cont.private();
+    let header = encoded::bytes(&encoded::msgpack_map_header(live.len()));
+    let len = entry_count(cont, live, self_field);
+    let msgpack = msgpack_entries(cont, live, self_field);
+    let json = json_entries(cont, live, self_field);
+    let write_header = if live
+        .iter()
+        .any(|f| omit_condition(cont, f, &self_field(f)).is_some())
+    {
+        quote!(__w.write_map_len(#p::Codec::__map_body_len(self))?;)
+    } else {
+        quote!(__w.write_raw(#header);)
+    };
+    let defaults = container_default(cont);
+    let encoders = encoders(
+        &p,
+        quote! {
+            #write_header
+            #p::Codec::__encode_msgpack_body(self, __w)
         },
+        quote! {
+            let __start = __w.as_slice().len();
+            #p::Codec::__encode_json_body(self, __w)?;
+            __w.end_object_from_body(__start);
+            #p::Ok(())
+        },
+    );
+    quote! {
+        #encoders
+
+        #[inline]
+        fn __map_body_len(&self) -> usize {
+            #defaults
+            #len
+        }
+
+        #[inline]
+        fn __encode_msgpack_body(&self, __w: &mut #p::MsgpackWriter) -> #p::Result<(), #p::EncodeError> {
+            #defaults
+            #msgpack
+            #p::Ok(())
+        }
+
+        #[inline]
+        fn __encode_json_body(&self, __w: &mut #p::JsonWriter) -> #p::Result<(), #p::EncodeError> {
+            #defaults
+            #json
+            #p::Ok(())
+        }
     }
 }
 
 /// Methods encoding an enum.
 pub fn enum_items(cont: &Container, variants: &[Variant], repr: EnumRepr) -> TokenStream {
-    let krate = &cont.krate;
-    let p = quote!(#krate::__private);
+    let p = cont.private();
     let mut msgpack_arms = Vec::new();
     let mut json_arms = Vec::new();
     for variant in variants {
@@ -170,11 +191,10 @@ pub fn enum_items(cont: &Container, variants: &[Variant], repr: EnumRepr) -> Tok
 
 /// A unit-only enum as a JSON object key: its tag, always quoted.
 fn unit_json_key(cont: &Container, variants: &[Variant]) -> TokenStream {
-    let krate = &cont.krate;
-    let p = quote!(#krate::__private);
+    let p = cont.private();
     let arms = variants.iter().map(|v| {
         let pattern = variant_pattern(v);
-        let key = wire::json_bytes(&wire::json_str(&v.tag.to_string()));
+        let key = encoded::json_bytes(&encoded::json_str(&v.tag.to_string()));
         quote!(#pattern => __w.write_raw(#key),)
     });
     quote! {
@@ -219,21 +239,21 @@ fn binding(variant: &Variant, field: &Field) -> TokenStream {
 
 fn tag_msgpack(tag: &TagValue) -> Vec<u8> {
     match tag {
-        TagValue::Str(s) => wire::msgpack_str(s),
-        TagValue::Int(i) => wire::msgpack_int(*i),
+        TagValue::Str(s) => encoded::msgpack_str(s),
+        TagValue::Int(i) => encoded::msgpack_int(*i),
     }
 }
 
 fn tag_json(tag: &TagValue) -> String {
     match tag {
-        TagValue::Str(s) => wire::json_str(s),
+        TagValue::Str(s) => encoded::json_str(s),
         TagValue::Int(i) => i.to_string(),
     }
 }
 
 fn unit_variant(variant: &Variant) -> (TokenStream, TokenStream) {
-    let msgpack = wire::bytes(&tag_msgpack(&variant.tag));
-    let json = wire::json_bytes(&tag_json(&variant.tag));
+    let msgpack = encoded::bytes(&tag_msgpack(&variant.tag));
+    let json = encoded::json_bytes(&tag_json(&variant.tag));
     (
         quote!(__w.write_raw(#msgpack);),
         quote!(__w.write_raw(#json);),
@@ -241,30 +261,28 @@ fn unit_variant(variant: &Variant) -> (TokenStream, TokenStream) {
 }
 
 fn tagged_map_variant(cont: &Container, variant: &Variant) -> (TokenStream, TokenStream) {
-    let krate = &cont.krate;
-    let p = quote!(#krate::__private);
-    let mut tag_entry = wire::msgpack_str(cont.tag_field());
+    let mut tag_entry = encoded::msgpack_str(cont.tag_field());
     tag_entry.extend(tag_msgpack(&variant.tag));
     let json_open = format!(
         "{{{}:{}",
-        wire::json_str(cont.tag_field()),
+        encoded::json_str(cont.tag_field()),
         tag_json(&variant.tag)
     );
     let live: Vec<&Field> = variant.fields.iter().filter(|f| !f.is_skipped()).collect();
     let access = |f: &Field| binding(variant, f);
     match variant.style {
         Style::Unit => {
-            let mut bytes = wire::msgpack_map_header(1);
+            let mut bytes = encoded::msgpack_map_header(1);
             bytes.extend(tag_entry);
-            let msgpack = wire::bytes(&bytes);
-            let json = wire::json_bytes(&(json_open + "}"));
+            let msgpack = encoded::bytes(&bytes);
+            let json = encoded::json_bytes(&(json_open + "}"));
             (
                 quote!(__w.write_raw(#msgpack);),
                 quote!(__w.write_raw(#json);),
             )
         }
         Style::Named => {
-            let open = wire::json_bytes(&json_open);
+            let open = encoded::json_bytes(&json_open);
             let msgpack = msgpack_entries(cont, &live, access);
             let json = json_entries(cont, &live, access);
             let header = if live
@@ -272,12 +290,12 @@ fn tagged_map_variant(cont: &Container, variant: &Variant) -> (TokenStream, Toke
                 .any(|f| omit_condition(cont, f, &access(f)).is_some())
             {
                 let len = entry_count(cont, &live, access);
-                let tag_entry = wire::bytes(&tag_entry);
+                let tag_entry = encoded::bytes(&tag_entry);
                 quote!(__w.write_map_len(1 + #len)?; __w.write_raw(#tag_entry);)
             } else {
-                let mut bytes = wire::msgpack_map_header(1 + live.len());
+                let mut bytes = encoded::msgpack_map_header(1 + live.len());
                 bytes.extend(tag_entry);
-                let header = wire::bytes(&bytes);
+                let header = encoded::bytes(&bytes);
                 quote!(__w.write_raw(#header);)
             };
             (
@@ -286,69 +304,84 @@ fn tagged_map_variant(cont: &Container, variant: &Variant) -> (TokenStream, Toke
             )
         }
         Style::Newtype | Style::Tuple => {
-            let mut content = wire::msgpack_map_header(2);
-            content.extend(&tag_entry);
-            content.extend(wire::msgpack_str(cont.content_field()));
-            let json_content = format!("{json_open},{}:", wire::json_str(cont.content_field()));
-            let (msgpack_payload, json_payload) = if variant.style == Style::Newtype {
-                let f = &variant.fields[0];
-                (
-                    msgpack_value(cont, f, access(f)),
-                    json_value(cont, f, access(f)),
-                )
-            } else {
-                let header = wire::bytes(&wire::msgpack_array_header(live.len()));
-                let elems = live.iter().map(|f| msgpack_value(cont, f, access(f)));
-                let json = json_elements(cont, &live, access, false);
-                (
-                    quote!(__w.write_raw(#header); #(#elems)*),
-                    quote!(__w.write_byte(b'['); #json __w.write_byte(b']');),
-                )
-            };
-            let content = wire::bytes(&content);
-            let json_content = wire::json_bytes(&json_content);
-            let unmerged_msgpack = quote!(__w.write_raw(#content); #msgpack_payload);
-            let unmerged_json =
-                quote!(__w.write_raw(#json_content); #json_payload __w.write_byte(b'}'););
-            let field = &variant.fields[0];
-            if variant.style == Style::Tuple || field.attrs.with.is_set() {
-                return (unmerged_msgpack, unmerged_json);
-            }
-            // A payload that is itself a struct merges its fields after the tag.
-            let ty = field.ty;
-            let tag_entry = wire::bytes(&tag_entry);
-            let open = wire::json_bytes(&json_open);
-            (
-                quote! {
-                    if <#ty as #p::Codec>::__MAP_BODY {
-                        __w.write_map_len(1 + #p::Codec::__map_body_len(__f0))?;
-                        __w.write_raw(#tag_entry);
-                        #p::Codec::__encode_msgpack_body(__f0, __w)?;
-                    } else {
-                        #unmerged_msgpack
-                    }
-                },
-                quote! {
-                    if <#ty as #p::Codec>::__MAP_BODY {
-                        __w.write_raw(#open);
-                        #p::Codec::__encode_json_body(__f0, __w)?;
-                        __w.write_byte(b'}');
-                    } else {
-                        #unmerged_json
-                    }
-                },
-            )
+            tagged_payload_variant(cont, variant, &live, &tag_entry, &json_open)
         }
     }
+}
+
+/// A newtype or tuple variant of a tagged map union: its payload under the
+/// content key, or, for a newtype whose payload is a struct, the payload's
+/// fields merged after the tag. `tag_entry` and `json_open` are the
+/// encoded tag entry and the JSON text up to the tag's value.
+fn tagged_payload_variant(
+    cont: &Container,
+    variant: &Variant,
+    live: &[&Field],
+    tag_entry: &[u8],
+    json_open: &str,
+) -> (TokenStream, TokenStream) {
+    let p = cont.private();
+    let access = |f: &Field| binding(variant, f);
+    let mut content = encoded::msgpack_map_header(2);
+    content.extend(tag_entry);
+    content.extend(encoded::msgpack_str(cont.content_field()));
+    let json_content = format!("{json_open},{}:", encoded::json_str(cont.content_field()));
+    let (msgpack_payload, json_payload) = if variant.style == Style::Newtype {
+        let f = &variant.fields[0];
+        (
+            msgpack_value(cont, f, access(f)),
+            json_value(cont, f, access(f)),
+        )
+    } else {
+        let header = encoded::bytes(&encoded::msgpack_array_header(live.len()));
+        let elems = live.iter().map(|f| msgpack_value(cont, f, access(f)));
+        let json = json_elements(cont, live, access, false);
+        (
+            quote!(__w.write_raw(#header); #(#elems)*),
+            quote!(__w.write_byte(b'['); #json __w.write_byte(b']');),
+        )
+    };
+    let content = encoded::bytes(&content);
+    let json_content = encoded::json_bytes(&json_content);
+    let unmerged_msgpack = quote!(__w.write_raw(#content); #msgpack_payload);
+    let unmerged_json = quote!(__w.write_raw(#json_content); #json_payload __w.write_byte(b'}'););
+    let field = &variant.fields[0];
+    if variant.style == Style::Tuple || field.attrs.with.is_set() {
+        return (unmerged_msgpack, unmerged_json);
+    }
+    // A payload that is itself a struct merges its fields after the tag.
+    let ty = field.ty;
+    let tag_entry = encoded::bytes(tag_entry);
+    let open = encoded::json_bytes(json_open);
+    (
+        quote! {
+            if <#ty as #p::Codec>::__MAP_BODY {
+                __w.write_map_len(1 + #p::Codec::__map_body_len(__f0))?;
+                __w.write_raw(#tag_entry);
+                #p::Codec::__encode_msgpack_body(__f0, __w)?;
+            } else {
+                #unmerged_msgpack
+            }
+        },
+        quote! {
+            if <#ty as #p::Codec>::__MAP_BODY {
+                __w.write_raw(#open);
+                #p::Codec::__encode_json_body(__f0, __w)?;
+                __w.write_byte(b'}');
+            } else {
+                #unmerged_json
+            }
+        },
+    )
 }
 
 fn tagged_array_variant(cont: &Container, variant: &Variant) -> (TokenStream, TokenStream) {
     let live: Vec<&Field> = variant.fields.iter().filter(|f| !f.is_skipped()).collect();
     let access = |f: &Field| binding(variant, f);
-    let mut header = wire::msgpack_array_header(1 + live.len());
+    let mut header = encoded::msgpack_array_header(1 + live.len());
     header.extend(tag_msgpack(&variant.tag));
-    let header = wire::bytes(&header);
-    let open = wire::json_bytes(&format!("[{}", tag_json(&variant.tag)));
+    let header = encoded::bytes(&header);
+    let open = encoded::json_bytes(&format!("[{}", tag_json(&variant.tag)));
     let msgpack = live.iter().map(|f| msgpack_value(cont, f, access(f)));
     let json = json_elements(cont, &live, access, true);
     (
@@ -370,7 +403,7 @@ fn untagged_variant(cont: &Container, variant: &Variant) -> (TokenStream, TokenS
             )
         }
         Style::Tuple => {
-            let header = wire::bytes(&wire::msgpack_array_header(live.len()));
+            let header = encoded::bytes(&encoded::msgpack_array_header(live.len()));
             let elems = live.iter().map(|f| msgpack_value(cont, f, access(f)));
             let json = json_elements(cont, &live, access, false);
             (
@@ -386,7 +419,7 @@ fn untagged_variant(cont: &Container, variant: &Variant) -> (TokenStream, TokenS
                 let len = entry_count(cont, &live, access);
                 quote!(__w.write_map_len(#len)?;)
             } else {
-                let header = wire::bytes(&wire::msgpack_map_header(live.len()));
+                let header = encoded::bytes(&encoded::msgpack_map_header(live.len()));
                 quote!(__w.write_raw(#header);)
             };
             let msgpack = msgpack_entries(cont, &live, access);
@@ -410,7 +443,7 @@ fn msgpack_entries(
     access: impl Fn(&Field) -> TokenStream,
 ) -> TokenStream {
     let entries = fields.iter().map(|f| {
-        let key = wire::bytes(&wire::msgpack_str(&f.wire_name));
+        let key = encoded::bytes(&encoded::msgpack_str(&f.wire_name));
         let value = msgpack_value(cont, f, access(f));
         unless_omitted(cont, f, &access(f), quote!(__w.write_raw(#key); #value))
     });
@@ -424,7 +457,7 @@ fn json_entries(
     access: impl Fn(&Field) -> TokenStream,
 ) -> TokenStream {
     let entries = fields.iter().map(|f| {
-        let key = wire::json_bytes(&format!(",{}:", wire::json_str(&f.wire_name)));
+        let key = encoded::json_bytes(&format!(",{}:", encoded::json_str(&f.wire_name)));
         let value = json_value(cont, f, access(f));
         unless_omitted(cont, f, &access(f), quote!(__w.write_raw(#key); #value))
     });
@@ -435,8 +468,7 @@ fn json_entries(
 /// `skip_serializing_if` function says so, or, under `omit_defaults`, it
 /// equals the default a missing field takes. `None` when it is always written.
 fn omit_condition(cont: &Container, field: &Field, access: &TokenStream) -> Option<TokenStream> {
-    let krate = &cont.krate;
-    let p = quote!(#krate::__private);
+    let p = cont.private();
     let ty = field.ty;
     let by_fn = field
         .attrs
@@ -483,8 +515,7 @@ fn entry_count(
     fields: &[&Field],
     access: impl Fn(&Field) -> TokenStream,
 ) -> TokenStream {
-    let krate = &cont.krate;
-    let p = quote!(#krate::__private);
+    let p = cont.private();
     let len = fields.len();
     let omitted = fields
         .iter()

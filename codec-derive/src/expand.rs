@@ -85,8 +85,7 @@ fn wrap(cont: &Container, items: TokenStream) -> TokenStream {
 /// The derive's errors, plus an impl that compiles, so uses of the type don't
 /// add a cascade of "the trait `Codec` is not implemented" errors.
 fn with_stub(cont: &Container, errors: syn::Error) -> TokenStream {
-    let krate = &cont.krate;
-    let p = quote!(#krate::__private);
+    let p = cont.private();
     let stub = wrap(
         cont,
         quote! {
@@ -113,8 +112,7 @@ fn with_stub(cont: &Container, errors: syn::Error) -> TokenStream {
 }
 
 fn struct_consts(cont: &Container, style: Style, fields: &[crate::ast::Field]) -> TokenStream {
-    let krate = &cont.krate;
-    let p = quote!(#krate::__private);
+    let p = cont.private();
     match style {
         Style::Named if !cont.attrs.array_like.is_set() => {
             let names = fields
@@ -142,59 +140,21 @@ fn struct_consts(cont: &Container, style: Style, fields: &[crate::ast::Field]) -
 }
 
 /// A newtype is its inner value on the wire: it inherits the inner type's
-/// kind, merging behaviour and use as a JSON object key.
+/// kind, and the runtime's one list of hooks forwards its merging behaviour
+/// and its use as a JSON object key.
 fn newtype_delegation(cont: &Container, field: &crate::ast::Field) -> TokenStream {
-    let krate = &cont.krate;
-    let p = quote!(#krate::__private);
+    let p = cont.private();
     let ty = field.ty;
     quote! {
         const KIND: #p::WireKind = <#ty as #p::Codec>::KIND;
-        const __MAP_BODY: bool = <#ty as #p::Codec>::__MAP_BODY;
-        const __FIELD_NAMES: &'static [&'static str] = <#ty as #p::Codec>::__FIELD_NAMES;
-
-        fn __map_body_len(&self) -> usize {
-            <#ty as #p::Codec>::__map_body_len(&self.0)
-        }
-
-        fn __encode_msgpack_body(&self, __w: &mut #p::MsgpackWriter) -> #p::Result<(), #p::EncodeError> {
-            <#ty as #p::Codec>::__encode_msgpack_body(&self.0, __w)
-        }
-
-        fn __decode_msgpack_body(
-            __r: &mut #p::MsgpackReader<'_>,
-            __len: usize,
-            __tag: &[u8],
-        ) -> #p::Result<Self, #p::DecodeError> {
-            <#ty as #p::Codec>::__decode_msgpack_body(__r, __len, __tag).map(Self)
-        }
-
-        fn __encode_json_body(&self, __w: &mut #p::JsonWriter) -> #p::Result<(), #p::EncodeError> {
-            <#ty as #p::Codec>::__encode_json_body(&self.0, __w)
-        }
-
-        fn __decode_json_body(
-            __r: &mut #p::JsonReader<'_>,
-            __first: bool,
-            __tag: &str,
-        ) -> #p::Result<Self, #p::DecodeError> {
-            <#ty as #p::Codec>::__decode_json_body(__r, __first, __tag).map(Self)
-        }
-
-        fn __encode_json_key(&self, __w: &mut #p::JsonWriter) -> #p::Result<(), #p::EncodeError> {
-            <#ty as #p::Codec>::__encode_json_key(&self.0, __w)
-        }
-
-        fn __decode_json_key(__r: &mut #p::JsonReader<'_>, __key: &str) -> #p::Result<Self, #p::DecodeError> {
-            <#ty as #p::Codec>::__decode_json_key(__r, __key).map(Self)
-        }
+        #p::forward_hooks!(inner: #ty, get: |__v| &__v.0, wrap: Self);
     }
 }
 
 fn enum_consts(cont: &Container, variants: &[crate::ast::Variant], repr: EnumRepr) -> TokenStream {
-    let krate = &cont.krate;
-    let p = quote!(#krate::__private);
+    let p = cont.private();
     if repr == EnumRepr::Untagged {
-        let kinds = variants.iter().map(|v| v.kind_expr(krate));
+        let kinds = variants.iter().map(|v| v.kind_expr(&cont.krate));
         // Generic unions are checked when used with concrete types.
         let checks = if cont.generics.params.is_empty() {
             TokenStream::new()
@@ -222,15 +182,14 @@ fn enum_consts(cont: &Container, variants: &[crate::ast::Variant], repr: EnumRep
 /// for pairs where a newtype's payload kind is known only to the compiler.
 /// Each fails compilation with its own message, on the later variant.
 fn untagged_checks(cont: &Container, variants: &[crate::ast::Variant]) -> TokenStream {
-    let krate = &cont.krate;
-    let p = quote!(#krate::__private);
+    let p = cont.private();
     let mut checks = TokenStream::new();
     for (j, b) in variants.iter().enumerate() {
         for a in &variants[..j] {
             if a.static_kind().is_some() && b.static_kind().is_some() {
                 continue; // reported by check.rs with better spans
             }
-            let (ka, kb) = (a.kind_expr(krate), b.kind_expr(krate));
+            let (ka, kb) = (a.kind_expr(&cont.krate), b.kind_expr(&cont.krate));
             let (na, nb) = (a.ident, b.ident);
             let fix =
                 "; remove `untagged` (enums are tagged by default), or make the payloads distinct";
@@ -269,7 +228,7 @@ fn untagged_checks(cont: &Container, variants: &[crate::ast::Variant]) -> TokenS
 /// reports an error in them (a failed const assertion) at the user's token.
 /// Literals keep theirs: lints that read a literal's source (clippy's raw
 /// string checks) would otherwise read the user's token as the literal.
-fn respan(tokens: TokenStream, span: proc_macro2::Span) -> TokenStream {
+pub(crate) fn respan(tokens: TokenStream, span: proc_macro2::Span) -> TokenStream {
     tokens
         .into_iter()
         .map(|mut tt| {
@@ -291,8 +250,7 @@ fn respan(tokens: TokenStream, span: proc_macro2::Span) -> TokenStream {
 /// Const assertions that a field `skip_serializing_if` may leave out reads
 /// back when absent: it has a default, or its type takes nil (an `Option`).
 fn omitted_fields_read_back(cont: &Container) -> TokenStream {
-    let krate = &cont.krate;
-    let p = quote!(#krate::__private);
+    let p = cont.private();
     let fields: Vec<&crate::ast::Field> = match &cont.data {
         Data::Struct(_, fields) => fields.iter().collect(),
         Data::Enum(variants) => variants.iter().flat_map(|v| &v.fields).collect(),
@@ -323,8 +281,7 @@ fn omitted_fields_read_back(cont: &Container) -> TokenStream {
 /// Const assertions that no struct merged into a tagged map (a newtype
 /// variant's payload) has a field named like the tag.
 fn merged_tag_checks(cont: &Container, variants: &[crate::ast::Variant]) -> TokenStream {
-    let krate = &cont.krate;
-    let p = quote!(#krate::__private);
+    let p = cont.private();
     let tag = cont.tag_field();
     let mut checks = TokenStream::new();
     for v in variants {

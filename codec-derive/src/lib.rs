@@ -1,7 +1,7 @@
 //! `#[derive(Codec)]`: the derive of the [codec](https://docs.rs/codec) crate.
 //!
-//! The input is parsed into one model ([`ast`]), checked ([`check`]), and
-//! turned into the MessagePack and JSON codecs ([`encode`], [`decode`]).
+//! The input is parsed into one model (`ast`), checked (`check`), and
+//! turned into the MessagePack and JSON codecs (`encode`, `decode`).
 //! Every error of one derive is reported together, with a stub impl so the
 //! user sees the derive's errors and not a cascade of missing-trait errors.
 
@@ -16,11 +16,11 @@ mod constraints;
 mod ctxt;
 mod decode;
 mod encode;
+mod encoded;
 mod expand;
 mod register;
 mod schema;
 mod serde_impls;
-mod wire;
 
 use proc_macro::TokenStream;
 use syn::parse_macro_input;

@@ -9,8 +9,7 @@ use crate::ast::{Container, Data, EnumRepr, Field, Style, TagValue, Variant};
 
 /// `json_schema`, `__wire_name` and `__WIRE_ALIASES` of the `Codec` impl.
 pub fn items(cont: &Container) -> TokenStream {
-    let krate = &cont.krate;
-    let p = quote!(#krate::__private);
+    let p = cont.private();
     let body = match &cont.data {
         Data::Struct(style, fields) => struct_schema(cont, *style, fields),
         Data::Enum(variants) => enum_schema(cont, variants),
@@ -56,8 +55,7 @@ pub fn items(cont: &Container) -> TokenStream {
 
 /// `impl schemars::JsonSchema`, so schemars-derived types can hold codec types.
 pub fn schemars_impl(cont: &Container, generics: &syn::Generics) -> TokenStream {
-    let krate = &cont.krate;
-    let p = quote!(#krate::__private);
+    let p = cont.private();
     let ident = cont.ident;
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
     quote! {
@@ -68,7 +66,7 @@ pub fn schemars_impl(cont: &Container, generics: &syn::Generics) -> TokenStream 
             }
 
             fn schema_id() -> #p::Cow<'static, str> {
-                <#p::schema::CodecSchema<Self> as #p::schemars::JsonSchema>::schema_id()
+                <#p::CodecSchema<Self> as #p::schemars::JsonSchema>::schema_id()
             }
 
             fn json_schema(__g: &mut #p::schemars::SchemaGenerator) -> #p::schemars::Schema {
@@ -79,8 +77,7 @@ pub fn schemars_impl(cont: &Container, generics: &syn::Generics) -> TokenStream 
 }
 
 fn field_schema(cont: &Container, field: &Field) -> TokenStream {
-    let krate = &cont.krate;
-    let p = quote!(#krate::__private);
+    let p = cont.private();
     let schema = match field.attrs.with.get() {
         Some(path) => {
             let ty = field.ty;
@@ -100,8 +97,7 @@ fn has_default(cont: &Container, field: &Field) -> bool {
 }
 
 fn object(cont: &Container, fields: &[Field]) -> TokenStream {
-    let krate = &cont.krate;
-    let p = quote!(#krate::__private);
+    let p = cont.private();
     let entries = fields.iter().filter(|f| !f.is_skipped()).map(|f| {
         let name = &f.wire_name;
         let aliases = &f.attrs.aliases;
@@ -141,15 +137,13 @@ fn elements(cont: &Container, fields: &[Field]) -> (Vec<TokenStream>, usize) {
 }
 
 fn tuple(cont: &Container, fields: &[Field], closed: bool) -> TokenStream {
-    let krate = &cont.krate;
-    let p = quote!(#krate::__private);
+    let p = cont.private();
     let (items, required) = elements(cont, fields);
     quote!(#p::schema::tuple(::std::vec![#(#items),*], #required, #closed))
 }
 
 fn struct_schema(cont: &Container, style: Style, fields: &[Field]) -> TokenStream {
-    let krate = &cont.krate;
-    let p = quote!(#krate::__private);
+    let p = cont.private();
     match style {
         Style::Named if !cont.attrs.array_like.is_set() => object(cont, fields),
         Style::Named => tuple(cont, fields, cont.deny_unknown_fields()),
@@ -160,8 +154,7 @@ fn struct_schema(cont: &Container, style: Style, fields: &[Field]) -> TokenStrea
 }
 
 fn tag_json(cont: &Container, tag: &TagValue) -> TokenStream {
-    let krate = &cont.krate;
-    let p = quote!(#krate::__private);
+    let p = cont.private();
     match tag {
         TagValue::Str(s) => quote!(<#p::serde_json::Value as #p::From<&str>>::from(#s)),
         TagValue::Int(i) => quote!(<#p::serde_json::Value as #p::From<i64>>::from(#i)),
@@ -169,8 +162,7 @@ fn tag_json(cont: &Container, tag: &TagValue) -> TokenStream {
 }
 
 fn enum_schema(cont: &Container, variants: &[Variant]) -> TokenStream {
-    let krate = &cont.krate;
-    let p = quote!(#krate::__private);
+    let p = cont.private();
     match cont.enum_repr().expect("an enum has a representation") {
         EnumRepr::Unit => {
             let values = variants.iter().map(|v| tag_json(cont, &v.tag));

@@ -13,8 +13,7 @@ pub fn impls(cont: &Container) -> TokenStream {
     if !cont.attrs.serde.is_set() || !cfg!(feature = "serde") {
         return TokenStream::new();
     }
-    let krate = &cont.krate;
-    let p = quote!(#krate::__private);
+    let p = cont.private();
     let ident = cont.ident;
     let (impl_generics, ty_generics, where_clause) = cont.generics.split_for_impl();
     let mut predicates: Vec<TokenStream> = where_clause

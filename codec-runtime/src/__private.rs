@@ -1,11 +1,12 @@
 //! Items used by the code `#[derive(Codec)]` generates. Not a public interface.
 
-pub use crate::codec::{Codec, WireKind};
+pub use crate::__forward_hooks as forward_hooks;
+pub use crate::codec::{Codec, CodecSchema};
 pub use crate::constraints::{self, Bound, Bounds, CheckLength, CheckNumber, CheckPattern};
 pub use crate::error::{DecodeError, DecodeErrorKind, EncodeError};
-pub use crate::json::{JsonReader, JsonWriter};
-pub use crate::msgpack::{MsgpackReader, MsgpackWriter};
-pub use crate::schema;
+pub use crate::kind::WireKind;
+pub use crate::{JsonReader, JsonWriter};
+pub use crate::{MsgpackReader, MsgpackWriter};
 pub use core::cmp::PartialEq;
 pub use core::convert::From;
 pub use core::default::Default;
@@ -19,6 +20,13 @@ pub use std::string::{String, ToString};
 pub use std::sync::LazyLock;
 #[cfg(feature = "serde")]
 pub use {crate::serde_traits, serde};
+
+/// The pieces of schemas that generated code assembles.
+pub mod schema {
+    pub use crate::schema::build::*;
+    pub use crate::schema::registry::Registered;
+    pub use crate::schema::{subschema, wire_name};
+}
 
 /// The variant of an untagged union that takes input of kind `found`: the first
 /// whose kinds contain it; an integer may also go to a float variant.
@@ -125,7 +133,7 @@ pub fn decode_missing<T: Codec>() -> Option<T> {
         return None;
     }
     const NIL: u8 = 0xc0;
-    crate::api::from_msgpack(&[NIL]).ok()
+    crate::convert::from_msgpack(&[NIL]).ok()
 }
 
 /// The value of a missing field with `#[codec(default)]` or `#[codec(skip)]`.
@@ -161,5 +169,15 @@ impl Located for MsgpackReader<'_> {
 impl Located for JsonReader<'_> {
     fn located(&self, start: usize, err: DecodeError) -> DecodeError {
         err.at(crate::Format::Json, start)
+    }
+}
+
+/// [`crate::snapshot::render`] for a test: a value that does not encode panics with the
+/// error, as a failed assertion does. `codec::assert_snapshot!` uses it.
+#[track_caller]
+pub fn render_for_test<T: Codec>(value: &T) -> String {
+    match crate::snapshot::render(value) {
+        Ok(text) => text,
+        Err(e) => panic!("the value does not encode: {e}"),
     }
 }

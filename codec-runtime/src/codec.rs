@@ -1,110 +1,17 @@
-//! The [`Codec`] trait and the wire kinds of values.
+//! The [`Codec`] trait, and how schemars sees a `Codec` type: its wire name,
+//! and `$defs` for derived types.
 
 use crate::error::{DecodeError, EncodeError};
 use crate::json::{JsonReader, JsonWriter};
+use crate::kind::WireKind;
 use crate::msgpack::{MsgpackReader, MsgpackWriter};
+use crate::name::structural_name;
 
-/// A set of wire kinds: what a type's encoding can start with.
-///
-/// Untagged unions use it to tell their variants apart, and tagged unions to
-/// decide whether a newtype variant's payload merges into the tagged map.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct WireKind(u16);
+use std::borrow::Cow;
+use std::marker::PhantomData;
 
-impl WireKind {
-    /// No kind (the reserved MessagePack marker, invalid JSON).
-    pub const NONE: WireKind = WireKind(0);
-    /// `nil` / `null`.
-    pub const NIL: WireKind = WireKind(1);
-    /// `true` / `false`.
-    pub const BOOL: WireKind = WireKind(1 << 1);
-    /// An integer.
-    pub const INT: WireKind = WireKind(1 << 2);
-    /// A float.
-    pub const FLOAT: WireKind = WireKind(1 << 3);
-    /// A string (and string-like values: chars, unit enums, uuids, durations).
-    pub const STR: WireKind = WireKind(1 << 4);
-    /// A byte buffer (MessagePack `bin`, a base64 string in JSON).
-    pub const BYTES: WireKind = WireKind(1 << 5);
-    /// An array (sequences, tuples, sets, tuple structs, `array_like` structs).
-    pub const ARRAY: WireKind = WireKind(1 << 6);
-    /// A map (structs, maps, tagged unions).
-    pub const MAP: WireKind = WireKind(1 << 7);
-    /// A MessagePack extension (timestamps).
-    pub const EXT: WireKind = WireKind(1 << 8);
-    /// Any kind: a foreign type whose encoding codec cannot see.
-    pub const ANY: WireKind = WireKind(0x1ff);
-
-    /// Both sets.
-    pub const fn union(self, other: WireKind) -> WireKind {
-        WireKind(self.0 | other.0)
-    }
-
-    /// Whether the two sets share a kind.
-    pub const fn overlaps(self, other: WireKind) -> bool {
-        self.0 & other.0 != 0
-    }
-
-    /// Whether every kind of `other` is in `self`.
-    pub const fn contains(self, other: WireKind) -> bool {
-        self.0 & other.0 == other.0
-    }
-
-    /// Whether the set is exactly `other`.
-    pub const fn is(self, other: WireKind) -> bool {
-        self.0 == other.0
-    }
-
-    /// The kinds in both sets.
-    pub const fn intersection(self, other: WireKind) -> WireKind {
-        WireKind(self.0 & other.0)
-    }
-
-    /// The kinds as they appear in JSON, where bytes (base64) and timestamps
-    /// (RFC 3339) are strings: the set untagged unions must keep apart.
-    pub const fn in_json(self) -> WireKind {
-        if self.overlaps(WireKind(WireKind::BYTES.0 | WireKind::EXT.0)) {
-            WireKind(self.0 | WireKind::STR.0)
-        } else {
-            self
-        }
-    }
-
-    const NAMES: [(WireKind, &'static str); 9] = [
-        (WireKind::NIL, "nil"),
-        (WireKind::BOOL, "bool"),
-        (WireKind::INT, "int"),
-        (WireKind::FLOAT, "float"),
-        (WireKind::STR, "string-like"),
-        (WireKind::BYTES, "bytes"),
-        (WireKind::ARRAY, "array-like"),
-        (WireKind::MAP, "map-like"),
-        (WireKind::EXT, "extension"),
-    ];
-}
-
-impl std::fmt::Display for WireKind {
-    /// The kinds in words: `int or float`.
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if self.is(WireKind::ANY) {
-            return f.write_str("any kind");
-        }
-        let mut first = true;
-        for (kind, name) in WireKind::NAMES {
-            if self.overlaps(kind) {
-                if !first {
-                    f.write_str(" or ")?;
-                }
-                f.write_str(name)?;
-                first = false;
-            }
-        }
-        if first {
-            f.write_str("no kind")?;
-        }
-        Ok(())
-    }
-}
+use schemars::{Schema, SchemaGenerator};
+use serde_json::Value;
 
 /// A type with a MessagePack and a JSON encoding.
 ///
@@ -112,8 +19,11 @@ impl std::fmt::Display for WireKind {
 /// types. Use [`crate::to_msgpack`], [`crate::from_msgpack`], [`crate::to_json`]
 /// and [`crate::from_json`] rather than calling the methods directly.
 ///
-/// The methods whose names start with `__` are hooks for generated code and
-/// container impls: not part of the stable interface.
+/// The items documented here are all a type implemented by hand defines: the
+/// kinds its encoding starts with, the four encode and decode methods and its
+/// schema (see the `by_hand` example). The hidden items whose names start
+/// with `__` are hooks for generated code and the standard impls, with
+/// defaults that are right for such a type: not part of the stable interface.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` has no codec encoding",
     label = "`{Self}` does not implement `Codec`",
@@ -121,7 +31,8 @@ impl std::fmt::Display for WireKind {
     note = "a reference (`&'a str`, `&'a [T]`) cannot be decoded into: a field holds `String`, `Vec<T>` or `Cow<'a, str>`; `to_json`, `to_msgpack` and `ContentHash::part` take `&str` and `&[T]` as they are"
 )]
 pub trait Codec: Sized {
-    /// The kinds this type's encoding can start with.
+    /// The kinds this type's encoding can start with: [`WireKind::MAP`] for a
+    /// struct-like type, [`WireKind::STR`] for a string-like one, ...
     const KIND: WireKind;
 
     /// Appends the MessagePack encoding of `self`.
@@ -139,24 +50,37 @@ pub trait Codec: Sized {
     /// The JSON Schema (draft 2020-12) of this type's JSON encoding. Schemas of
     /// inner values come from [`crate::schema::subschema`], so derived types
     /// land in the generator's `$defs`.
-    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema;
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema;
+
+    // Hidden hooks, in four groups. Each has a default that is right for a
+    // type implemented by hand; the derive and the standard impls override
+    // them where the wire shape needs it.
+
+    // 1. Schemas: the wire name, set by the derive (schemas of other types are
+    //    inlined), and the schema inside another schema.
 
     /// The schema of `Self` inside another schema: [`crate::schema::subschema`].
+    /// Generated code calls it through the trait, so a field whose type lacks
+    /// `Codec` is one error, on the field.
     #[doc(hidden)]
-    fn __subschema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        crate::schema::subschema::<Self>(generator)
+    fn __subschema(generator: &mut SchemaGenerator) -> Schema {
+        generator.subschema_for::<CodecSchema<Self>>()
     }
 
     /// The stable wire name of a derived type (`#[codec(name = "...")]` or its
     /// Rust name); `None` for the standard types, whose schemas are inlined.
     #[doc(hidden)]
-    fn __wire_name() -> Option<std::borrow::Cow<'static, str>> {
+    fn __wire_name() -> Option<Cow<'static, str>> {
         None
     }
 
     /// Former wire names of the type (`#[codec(alias = "...")]` on the type).
     #[doc(hidden)]
     const __WIRE_ALIASES: &'static [&'static str] = &[];
+
+    // 2. The map body: a struct of named fields, which a tagged union's newtype
+    //    variant merges after its tag. A type that is its inner value on the
+    //    wire forwards these, with group 3, through `forward_hooks!`.
 
     /// True for types that encode as a map of named fields, which a tagged
     /// union's newtype variant merges after its tag.
@@ -207,67 +131,7 @@ pub trait Codec: Sized {
         Err(r.unexpected("a struct that merges into a tagged union"))
     }
 
-    /// Encodes a slice of `Self` (bytes override this to write `bin`).
-    #[doc(hidden)]
-    fn __encode_msgpack_slice(items: &[Self], w: &mut MsgpackWriter) -> Result<(), EncodeError> {
-        w.write_array_len(items.len())?;
-        for item in items {
-            item.encode_msgpack(w)?;
-        }
-        Ok(())
-    }
-
-    /// Decodes a sequence of `Self` (bytes override this to read `bin`).
-    #[doc(hidden)]
-    fn __decode_msgpack_vec(r: &mut MsgpackReader<'_>) -> Result<Vec<Self>, DecodeError> {
-        let len = r.read_array_len()?;
-        r.enter()?;
-        let mut out = Vec::with_capacity(r.capacity_hint(len));
-        for i in 0..len {
-            out.push(Self::decode_msgpack(r).map_err(|e| e.in_index(i))?);
-        }
-        r.leave();
-        Ok(out)
-    }
-
-    /// Encodes a slice of `Self` as JSON (bytes override this to write base64).
-    #[doc(hidden)]
-    fn __encode_json_slice(items: &[Self], w: &mut JsonWriter) -> Result<(), EncodeError> {
-        w.write_byte(b'[');
-        for (i, item) in items.iter().enumerate() {
-            if i > 0 {
-                w.write_byte(b',');
-            }
-            item.encode_json(w)?;
-        }
-        w.write_byte(b']');
-        Ok(())
-    }
-
-    /// Decodes a JSON sequence of `Self` (bytes override this to read base64).
-    #[doc(hidden)]
-    fn __decode_json_vec(r: &mut JsonReader<'_>) -> Result<Vec<Self>, DecodeError> {
-        r.begin_array()?;
-        let mut out = Vec::new();
-        let mut first = true;
-        while r.next_element(&mut first)? {
-            out.push(Self::decode_json(r).map_err(|e| e.in_index(out.len()))?);
-        }
-        Ok(out)
-    }
-
-    /// The schema of a sequence of `Self` (bytes override this: a base64 string).
-    #[doc(hidden)]
-    fn __seq_schema(
-        generator: &mut schemars::SchemaGenerator,
-        len: Option<usize>,
-    ) -> schemars::Schema {
-        crate::schema::array(crate::schema::subschema::<Self>(generator), false, len)
-    }
-
-    /// The kinds of a sequence of `Self` (bytes override this).
-    #[doc(hidden)]
-    const __SEQ_KIND: WireKind = WireKind::ARRAY;
+    // 3. JSON object keys: strings, integers and string-like types.
 
     /// Writes `self` as a JSON object key, quoted. Only strings, integers and
     /// string-like types can be keys.
@@ -281,9 +145,185 @@ pub trait Codec: Sized {
     /// Reads `Self` from a JSON object key.
     #[doc(hidden)]
     fn __decode_json_key(r: &mut JsonReader<'_>, _key: &str) -> Result<Self, DecodeError> {
-        Err(r.error(crate::DecodeErrorKind::InvalidType {
+        Err(r.error(crate::error::DecodeErrorKind::InvalidType {
             expected: std::any::type_name::<Self>().into(),
             found: "an object key (JSON keys are strings)".into(),
         }))
     }
+
+    // 4. Sequences of `Self`: `u8` overrides them so that `Vec<u8>`, `[u8; N]`
+    //    and `Box<[u8]>` are byte buffers. Never forwarded: a sequence of
+    //    newtypes of `u8` stays an array.
+
+    /// The kinds of a sequence of `Self`; [`WireKind::BYTES`] makes its schema
+    /// a base64 string (`crate::schema::sequence`).
+    #[doc(hidden)]
+    const __SEQ_KIND: WireKind = WireKind::ARRAY;
+
+    /// Encodes a slice of `Self`.
+    #[doc(hidden)]
+    fn __encode_msgpack_slice(items: &[Self], w: &mut MsgpackWriter) -> Result<(), EncodeError> {
+        w.write_array_len(items.len())?;
+        for item in items {
+            item.encode_msgpack(w)?;
+        }
+        Ok(())
+    }
+
+    /// Decodes a sequence of `Self`.
+    #[doc(hidden)]
+    fn __decode_msgpack_vec(r: &mut MsgpackReader<'_>) -> Result<Vec<Self>, DecodeError> {
+        let len = r.read_array_len()?;
+        r.enter()?;
+        let mut out = Vec::with_capacity(r.capacity_hint(len));
+        for i in 0..len {
+            out.push(Self::decode_msgpack(r).map_err(|e| e.in_index(i))?);
+        }
+        r.leave();
+        Ok(out)
+    }
+
+    /// Encodes a slice of `Self` as JSON.
+    #[doc(hidden)]
+    fn __encode_json_slice(items: &[Self], w: &mut JsonWriter) -> Result<(), EncodeError> {
+        w.write_byte(b'[');
+        for (i, item) in items.iter().enumerate() {
+            if i > 0 {
+                w.write_byte(b',');
+            }
+            item.encode_json(w)?;
+        }
+        w.write_byte(b']');
+        Ok(())
+    }
+
+    /// Decodes a JSON sequence of `Self`.
+    #[doc(hidden)]
+    fn __decode_json_vec(r: &mut JsonReader<'_>) -> Result<Vec<Self>, DecodeError> {
+        r.begin_array()?;
+        let mut out = Vec::new();
+        let mut first = true;
+        while r.next_element(&mut first)? {
+            out.push(Self::decode_json(r).map_err(|e| e.in_index(out.len()))?);
+        }
+        Ok(out)
+    }
+}
+
+/// The JSON Schema of `T`'s JSON encoding, with the definitions it uses under `$defs`.
+pub fn schema_of<T: Codec>() -> Value {
+    let generator = schemars::generate::SchemaSettings::draft2020_12().into_generator();
+    generator
+        .into_root_schema_for::<CodecSchema<T>>()
+        .to_value()
+}
+
+/// The wire name of `T`: its `#[codec(name = "...")]`, else its Rust name,
+/// with a generic type's arguments by their wire names (`Page<Vec<string>>`);
+/// for standard types, a name spelled from their schema (`u32`, `string`,
+/// `bytes`, `Vec<f64>`... see [`crate::schema::structural_name`]), the same
+/// across compiler versions.
+pub fn wire_name<T: Codec>() -> Cow<'static, str> {
+    T::__wire_name().unwrap_or_else(|| {
+        let mut generator = schemars::generate::SchemaSettings::draft2020_12().into_generator();
+        Cow::Owned(structural_name(T::json_schema(&mut generator).as_value()))
+    })
+}
+
+/// Adapts a [`Codec`] type to `schemars::JsonSchema`, so a schemars generator
+/// files derived types under `$defs` and inlines the others.
+pub struct CodecSchema<T>(PhantomData<T>);
+
+impl<T: Codec> schemars::JsonSchema for CodecSchema<T> {
+    fn inline_schema() -> bool {
+        T::__wire_name().is_none()
+    }
+
+    fn schema_name() -> Cow<'static, str> {
+        wire_name::<T>()
+    }
+
+    fn schema_id() -> Cow<'static, str> {
+        Cow::Owned(format!("codec::{}", std::any::type_name::<T>()))
+    }
+
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        T::json_schema(generator)
+    }
+}
+
+/// The hidden hooks of groups 2 and 3 of [`Codec`] for a type that is its
+/// inner value on the wire (a newtype, `Box`, `Rc`, `Arc`), forwarded to the
+/// inner type. The one list of them: the derive's newtypes and the pointer
+/// impls both expand it, so none can be left at its default.
+///
+/// `get` borrows the inner value, `wrap` builds `Self` from it:
+/// `forward_hooks!(inner: T, get: |v| &**v, wrap: Box::new)`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __forward_hooks {
+    (inner: $inner:ty, get: |$v:ident| $get:expr, wrap: $wrap:expr $(,)?) => {
+        const __MAP_BODY: bool = <$inner as $crate::__private::Codec>::__MAP_BODY;
+        const __FIELD_NAMES: &'static [&'static str] =
+            <$inner as $crate::__private::Codec>::__FIELD_NAMES;
+
+        #[inline]
+        fn __map_body_len(&self) -> usize {
+            let $v = self;
+            <$inner as $crate::__private::Codec>::__map_body_len($get)
+        }
+
+        #[inline]
+        fn __encode_msgpack_body(
+            &self,
+            w: &mut $crate::__private::MsgpackWriter,
+        ) -> ::core::result::Result<(), $crate::__private::EncodeError> {
+            let $v = self;
+            <$inner as $crate::__private::Codec>::__encode_msgpack_body($get, w)
+        }
+
+        #[inline]
+        fn __decode_msgpack_body(
+            r: &mut $crate::__private::MsgpackReader<'_>,
+            len: usize,
+            tag: &[u8],
+        ) -> ::core::result::Result<Self, $crate::__private::DecodeError> {
+            <$inner as $crate::__private::Codec>::__decode_msgpack_body(r, len, tag).map($wrap)
+        }
+
+        #[inline]
+        fn __encode_json_body(
+            &self,
+            w: &mut $crate::__private::JsonWriter,
+        ) -> ::core::result::Result<(), $crate::__private::EncodeError> {
+            let $v = self;
+            <$inner as $crate::__private::Codec>::__encode_json_body($get, w)
+        }
+
+        #[inline]
+        fn __decode_json_body(
+            r: &mut $crate::__private::JsonReader<'_>,
+            first: bool,
+            tag: &str,
+        ) -> ::core::result::Result<Self, $crate::__private::DecodeError> {
+            <$inner as $crate::__private::Codec>::__decode_json_body(r, first, tag).map($wrap)
+        }
+
+        #[inline]
+        fn __encode_json_key(
+            &self,
+            w: &mut $crate::__private::JsonWriter,
+        ) -> ::core::result::Result<(), $crate::__private::EncodeError> {
+            let $v = self;
+            <$inner as $crate::__private::Codec>::__encode_json_key($get, w)
+        }
+
+        #[inline]
+        fn __decode_json_key(
+            r: &mut $crate::__private::JsonReader<'_>,
+            key: &str,
+        ) -> ::core::result::Result<Self, $crate::__private::DecodeError> {
+            <$inner as $crate::__private::Codec>::__decode_json_key(r, key).map($wrap)
+        }
+    };
 }

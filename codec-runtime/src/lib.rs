@@ -3,46 +3,60 @@
 //!
 //! Users depend on the `codec` crate, which re-exports this one together with
 //! `#[derive(Codec)]`.
+//!
+//! Each public item has one path: the crate root for what most code uses
+//! (the trait, encoding and decoding, schemas and fingerprints of types,
+//! stored values, the cache), a module for the rest: [`schema`] (drift checks,
+//! diffs, names), [`snapshot`], [`store`], [`msgpack`] (markers and
+//! integers), [`constraints`].
 
 #![warn(missing_docs)]
 
-mod api;
 mod codec;
 pub mod constraints;
+mod convert;
 mod encode;
+mod envelope;
 mod error;
 mod hash;
 mod impls;
-pub mod json;
+mod json;
+mod kind;
 pub mod msgpack;
+mod name;
 mod raw;
 pub mod schema;
 #[cfg(feature = "serde")]
 pub mod serde_traits;
 pub mod snapshot;
 pub mod store;
-pub mod stored;
+// Calendar arithmetic and RFC 3339 / ISO 8601 text, shared with the `codec`
+// command; not part of the library's interface.
+#[doc(hidden)]
 pub mod time;
 mod value;
 
 #[doc(hidden)]
 pub mod __private;
 
-pub use crate::api::{
+pub use crate::codec::schema_of;
+pub use crate::codec::Codec;
+pub use crate::convert::{
     from_json, from_json_slice, from_msgpack, to_json, to_json_vec, to_msgpack, to_msgpack_into,
     DecodeOptions,
 };
-pub use crate::codec::{Codec, WireKind};
 pub use crate::encode::Encode;
+pub use crate::envelope::{envelope_header, from_stored, to_stored, EnvelopeError, EnvelopeHeader};
 pub use crate::error::{DecodeError, DecodeErrorKind, EncodeError, Format, PathSegment};
 pub use crate::hash::{content_hash, ContentHash};
 pub use crate::impls::bytes::Bytes;
 pub use crate::json::{JsonReader, JsonWriter};
-pub use crate::msgpack::{MsgpackReader, MsgpackWriter};
+pub use crate::kind::WireKind;
+pub use crate::msgpack::read::MsgpackReader;
+pub use crate::msgpack::write::MsgpackWriter;
 pub use crate::raw::Raw;
-pub use crate::schema::{fingerprint_of, schema_of, Fingerprint};
+pub use crate::schema::fingerprint::{fingerprint_of, Fingerprint};
 pub use crate::store::{Cache, CacheOptions, PutOptions, StoreError};
-pub use crate::stored::{from_stored, to_stored, StoredError};
 pub use crate::value::Value;
 pub use schemars;
 
@@ -51,4 +65,6 @@ pub use crate::impls::chrono::{keep_offset, KeepOffset, OffsetTime};
 #[cfg(feature = "ndarray")]
 pub use crate::impls::ndarray::Element as ArrayElement;
 #[cfg(feature = "serde")]
-pub use crate::impls::serde_bridge::{self, Serde};
+pub use crate::impls::serde_bridge;
+#[cfg(feature = "serde")]
+pub use crate::impls::serde_wrapper::Serde;

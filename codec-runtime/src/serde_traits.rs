@@ -7,7 +7,7 @@
 //! human-readable format, MessagePack otherwise) and replaying those bytes
 //! as serializer calls: with serde_json and rmp-serde the output is codec's
 //! bytes exactly. It deserializes the other way round: the format's data
-//! into a [`Tree`], the tree written as codec's JSON or MessagePack, and
+//! into a `Tree`, the tree written as codec's JSON or MessagePack, and
 //! codec decodes that, with its own checks and errors. The format must
 //! describe itself (JSON, MessagePack, YAML, CBOR...): bincode and postcard
 //! do not, and fail.

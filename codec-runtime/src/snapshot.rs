@@ -37,16 +37,6 @@ pub fn render<T: Codec>(value: &T) -> Result<String, EncodeError> {
     ))
 }
 
-/// [`render`] for a test: a value that does not encode panics with the
-/// error, as a failed assertion does. `codec::assert_snapshot!` uses it.
-#[track_caller]
-pub fn render_for_test<T: Codec>(value: &T) -> String {
-    match render(value) {
-        Ok(text) => text,
-        Err(e) => panic!("the value does not encode: {e}"),
-    }
-}
-
 /// Compact JSON (as codec writes it) indented by two spaces, key order kept.
 ///
 /// ```

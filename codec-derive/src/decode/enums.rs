@@ -9,13 +9,12 @@ use super::{
     unknown_key, Fmt,
 };
 use crate::ast::{Container, Style, TagValue, Variant};
-use crate::wire;
+use crate::encoded;
 
 /// Reads a tag and returns the index of its variant: a local function, so the
 /// fast and slow paths of a tagged map share it.
 fn variant_index_fn(cont: &Container, variants: &[Variant], fmt: Fmt) -> TokenStream {
-    let krate = &cont.krate;
-    let p = quote!(#krate::__private);
+    let p = cont.private();
     let reader = fmt.reader(&p);
     let known = known_tags(variants);
     let int_tags = matches!(variants.first().map(|v| &v.tag), Some(TagValue::Int(_)));
@@ -62,7 +61,7 @@ fn variant_index_fn(cont: &Container, variants: &[Variant], fmt: Fmt) -> TokenSt
 fn tag_pattern(tag: &TagValue) -> TokenStream {
     match tag {
         TagValue::Str(s) => {
-            let b = wire::bytes(s.as_bytes());
+            let b = encoded::bytes(s.as_bytes());
             quote!(#b)
         }
         TagValue::Int(i) => quote!(#i),
@@ -71,8 +70,7 @@ fn tag_pattern(tag: &TagValue) -> TokenStream {
 
 /// A JSON object key naming a unit variant: the variant's index.
 pub(super) fn variant_index_from_key(cont: &Container, variants: &[Variant]) -> TokenStream {
-    let krate = &cont.krate;
-    let p = quote!(#krate::__private);
+    let p = cont.private();
     let known = known_tags(variants);
     let int_tags = matches!(variants.first().map(|v| &v.tag), Some(TagValue::Int(_)));
     let arms = variants.iter().enumerate().map(|(i, v)| {
@@ -93,8 +91,7 @@ pub(super) fn variant_index_from_key(cont: &Container, variants: &[Variant]) -> 
 }
 
 pub(super) fn unit_enum(cont: &Container, variants: &[Variant], fmt: Fmt) -> TokenStream {
-    let krate = &cont.krate;
-    let p = quote!(#krate::__private);
+    let p = cont.private();
     let index_fn = variant_index_fn(cont, variants, fmt);
     let arms = variants.iter().enumerate().map(|(i, v)| {
         let ident = v.ident;
@@ -111,108 +108,118 @@ pub(super) fn unit_enum(cont: &Container, variants: &[Variant], fmt: Fmt) -> Tok
 }
 
 pub(super) fn tagged_map(cont: &Container, variants: &[Variant], fmt: Fmt) -> TokenStream {
-    let krate = &cont.krate;
-    let p = quote!(#krate::__private);
     let index_fn = variant_index_fn(cont, variants, fmt);
-    let tag_field = cont.tag_field();
-    let arms = variants.iter().enumerate().map(|(i, v)| {
-        let body = tagged_map_variant(cont, v, fmt);
-        quote!(#i => #body,)
-    });
+    let arms: Vec<TokenStream> = variants
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let body = tagged_map_variant(cont, v, fmt);
+            quote!(#i => #body,)
+        })
+        .collect();
     let fallback = index_out_of_range(cont);
+    let arms = quote!(#(#arms)* #fallback);
     match fmt {
-        Fmt::MsgPack => {
-            let tag = wire::bytes(tag_field.as_bytes());
-            let encoded_tag = wire::bytes(&wire::msgpack_str(tag_field));
-            quote! {
-                #index_fn
-                let __start = __r.position();
-                let __map_len = __r.read_map_len()?;
-                __r.enter()?;
-                let __tag: &[u8] = #tag;
-                let __body = __r.position();
-                let mut __found = #p::None;
-                if __map_len > 0 && __r.next_key_is(#encoded_tag) {
-                    __found = #p::Some((__variant_index(__r)?, __map_len - 1));
-                }
-                let (__variant, __len) = match __found {
-                    #p::Some(__found) => __found,
-                    #p::None => {
-                        // The tag is not first: find it, then read the map again.
-                        __r.seek(__body);
-                        let mut __index = #p::None;
-                        for _ in 0..__map_len {
-                            if __r.read_str_bytes()? == __tag {
-                                __index = #p::Some(__variant_index(__r)?);
-                                break;
-                            }
-                            __r.skip_value()?;
-                        }
-                        match __index {
-                            #p::Some(__index) => {
-                                __r.seek(__body);
-                                (__index, __map_len)
-                            }
-                            #p::None => {
-                                __r.seek(__start);
-                                return #p::Err(__r.locate(#p::DecodeError::missing_tag(#tag_field)));
-                            }
-                        }
-                    }
-                };
-                let __value = match __variant {
-                    #(#arms)*
-                    #fallback
-                };
-                __r.leave();
-                __value
-            }
+        Fmt::MsgPack => tagged_map_msgpack(cont, index_fn, arms),
+        Fmt::Json => tagged_map_json(cont, index_fn, arms),
+    }
+}
+
+/// [`tagged_map`] in MessagePack: the tag read first when it comes first,
+/// else found in the map, which is then read again from its start.
+fn tagged_map_msgpack(cont: &Container, index_fn: TokenStream, arms: TokenStream) -> TokenStream {
+    let p = cont.private();
+    let tag_field = cont.tag_field();
+    let tag = encoded::bytes(tag_field.as_bytes());
+    let encoded_tag = encoded::bytes(&encoded::msgpack_str(tag_field));
+    quote! {
+        #index_fn
+        let __start = __r.position();
+        let __map_len = __r.read_map_len()?;
+        __r.enter()?;
+        let __tag: &[u8] = #tag;
+        let __body = __r.position();
+        let mut __found = #p::None;
+        if __map_len > 0 && __r.next_key_is(#encoded_tag) {
+            __found = #p::Some((__variant_index(__r)?, __map_len - 1));
         }
-        Fmt::Json => {
-            let quoted_tag = wire::json_bytes(&wire::json_str(tag_field));
-            quote! {
-                #index_fn
-                let __start = __r.position();
-                __r.begin_object()?;
-                let __tag: &str = #tag_field;
-                let __body = __r.position();
-                let mut __first = true;
-                let __variant = if __r.next_key_is(&mut __first, #quoted_tag) {
-                    __variant_index(__r)?
-                } else {
-                    // The tag is not first: find it, then read the object again.
-                    let mut __key = __r.next_key(&mut __first)?;
-                    loop {
-                        match __key {
-                            #p::Some(__k) if __k == __tag => break,
-                            #p::Some(_) => {
-                                __r.skip_value()?;
-                                __key = __r.next_key(&mut __first)?;
-                            }
-                            #p::None => {
-                                __r.seek(__start);
-                                return #p::Err(__r.locate(#p::DecodeError::missing_tag(#tag_field)));
-                            }
-                        }
+        let (__variant, __len) = match __found {
+            #p::Some(__found) => __found,
+            #p::None => {
+                // The tag is not first: find it, then read the map again.
+                __r.seek(__body);
+                let mut __index = #p::None;
+                for _ in 0..__map_len {
+                    if __r.read_str_bytes()? == __tag {
+                        __index = #p::Some(__variant_index(__r)?);
+                        break;
                     }
-                    let __index = __variant_index(__r)?;
-                    __r.seek(__body);
-                    __first = true;
-                    __index
-                };
-                match __variant {
-                    #(#arms)*
-                    #fallback
+                    __r.skip_value()?;
+                }
+                match __index {
+                    #p::Some(__index) => {
+                        __r.seek(__body);
+                        (__index, __map_len)
+                    }
+                    #p::None => {
+                        __r.seek(__start);
+                        return #p::Err(__r.locate(#p::DecodeError::missing_tag(#tag_field)));
+                    }
                 }
             }
+        };
+        let __value = match __variant {
+            #arms
+        };
+        __r.leave();
+        __value
+    }
+}
+
+/// [`tagged_map`] in JSON, the same way as in MessagePack.
+fn tagged_map_json(cont: &Container, index_fn: TokenStream, arms: TokenStream) -> TokenStream {
+    let p = cont.private();
+    let tag_field = cont.tag_field();
+    let quoted_tag = encoded::json_bytes(&encoded::json_str(tag_field));
+    quote! {
+        #index_fn
+        let __start = __r.position();
+        __r.begin_object()?;
+        let __tag: &str = #tag_field;
+        let __body = __r.position();
+        let mut __first = true;
+        let __variant = if __r.next_key_is(&mut __first, #quoted_tag) {
+            __variant_index(__r)?
+        } else {
+            // The tag is not first: find it, then read the object again.
+            let mut __key = __r.next_key(&mut __first)?;
+            loop {
+                match __key {
+                    #p::Some(__k) if __k == __tag => break,
+                    #p::Some(_) => {
+                        __r.skip_value()?;
+                        __key = __r.next_key(&mut __first)?;
+                    }
+                    #p::None => {
+                        __r.seek(__start);
+                        return #p::Err(__r.locate(#p::DecodeError::missing_tag(#tag_field)));
+                    }
+                }
+            }
+            let __index = __variant_index(__r)?;
+            __r.seek(__body);
+            __first = true;
+            __index
+        };
+        match __variant {
+            #arms
         }
     }
 }
 
 /// One variant of a tagged map, the tag already known; evaluates to `Result<Self, _>`.
 fn tagged_map_variant(cont: &Container, variant: &Variant, fmt: Fmt) -> TokenStream {
-    let krate = &cont.krate;
-    let p = quote!(#krate::__private);
+    let p = cont.private();
     let ident = variant.ident;
     let path = quote!(Self::#ident);
     match variant.style {
@@ -220,7 +227,7 @@ fn tagged_map_variant(cont: &Container, variant: &Variant, fmt: Fmt) -> TokenStr
         Style::Unit => named_body(cont, &[], path, fmt),
         Style::Newtype | Style::Tuple => {
             let content = cont.content_field();
-            let content_key = wire::bytes(content.as_bytes());
+            let content_key = encoded::bytes(content.as_bytes());
             let payload = if variant.style == Style::Newtype {
                 let value = field_value(cont, &variant.fields[0], fmt);
                 quote!(#value.map(#path))
@@ -283,8 +290,7 @@ fn tagged_map_variant(cont: &Container, variant: &Variant, fmt: Fmt) -> TokenStr
 }
 
 pub(super) fn tagged_array(cont: &Container, variants: &[Variant], fmt: Fmt) -> TokenStream {
-    let krate = &cont.krate;
-    let p = quote!(#krate::__private);
+    let p = cont.private();
     let index_fn = variant_index_fn(cont, variants, fmt);
     let strict = cont.deny_unknown_fields();
     let arms = variants.iter().enumerate().map(|(i, v)| {
@@ -335,13 +341,12 @@ pub(super) fn tagged_array(cont: &Container, variants: &[Variant], fmt: Fmt) -> 
 
 /// An untagged union: the variant is the one whose wire kind the next value has.
 pub(super) fn untagged(cont: &Container, variants: &[Variant], fmt: Fmt) -> TokenStream {
-    let krate = &cont.krate;
-    let p = quote!(#krate::__private);
+    let p = cont.private();
     let type_name = cont.ident.unraw().to_string();
     let kinds: Vec<TokenStream> = variants
         .iter()
         .map(|v| {
-            let kind = v.kind_expr(krate);
+            let kind = v.kind_expr(&cont.krate);
             match fmt {
                 Fmt::MsgPack => kind,
                 Fmt::Json => quote!(#kind.in_json()),

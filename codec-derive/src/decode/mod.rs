@@ -8,13 +8,13 @@
 //! `__r` (the reader), `__len` (entries or elements left), `__tag` (a key to
 //! ignore: the tag of an enclosing union, or empty) and, for JSON, `__first`.
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use crate::ast::{Container, EnumRepr, Field, Style, Variant};
 use crate::attr;
-use crate::wire;
+use crate::encoded;
 
 mod enums;
 use enums::{tagged_array, tagged_map, unit_enum, untagged, variant_index_from_key};
@@ -43,48 +43,9 @@ impl Fmt {
 
 /// Methods decoding a struct.
 pub fn struct_items(cont: &Container, style: Style, fields: &[Field]) -> TokenStream {
-    let krate = &cont.krate;
-    let p = quote!(#krate::__private);
+    let p = cont.private();
     match style {
-        Style::Named if !cont.attrs.array_like.is_set() => {
-            let msgpack = named_body(cont, fields, quote!(Self), Fmt::MsgPack);
-            let json = named_body(cont, fields, quote!(Self), Fmt::Json);
-            quote! {
-                #[inline]
-                fn decode_msgpack(__r: &mut #p::MsgpackReader<'_>) -> #p::Result<Self, #p::DecodeError> {
-                    let __len = __r.read_map_len()?;
-                    <Self as #p::Codec>::__decode_msgpack_body(__r, __len, b"")
-                }
-
-                #[inline]
-                fn decode_json(__r: &mut #p::JsonReader<'_>) -> #p::Result<Self, #p::DecodeError> {
-                    __r.begin_object()?;
-                    <Self as #p::Codec>::__decode_json_body(__r, true, "")
-                }
-
-                #[inline]
-                fn __decode_msgpack_body(
-                    __r: &mut #p::MsgpackReader<'_>,
-                    __len: usize,
-                    __tag: &[u8],
-                ) -> #p::Result<Self, #p::DecodeError> {
-                    __r.enter()?;
-                    let __value = #msgpack;
-                    __r.leave();
-                    __value
-                }
-
-                #[inline]
-                fn __decode_json_body(
-                    __r: &mut #p::JsonReader<'_>,
-                    __first: bool,
-                    __tag: &str,
-                ) -> #p::Result<Self, #p::DecodeError> {
-                    let mut __first = __first;
-                    #json
-                }
-            }
-        }
+        Style::Named if !cont.attrs.array_like.is_set() => map_struct_items(cont, fields),
         Style::Named | Style::Tuple => {
             let strict = style == Style::Tuple || cont.deny_unknown_fields();
             let msgpack = in_array(
@@ -95,58 +56,103 @@ pub fn struct_items(cont: &Container, style: Style, fields: &[Field]) -> TokenSt
                 array_body(cont, fields, quote!(Self), style, 0, strict, Fmt::Json),
                 Fmt::Json,
             );
-            quote! {
-                #[inline]
-                fn decode_msgpack(__r: &mut #p::MsgpackReader<'_>) -> #p::Result<Self, #p::DecodeError> {
-                    #msgpack
-                }
-
-                #[inline]
-                fn decode_json(__r: &mut #p::JsonReader<'_>) -> #p::Result<Self, #p::DecodeError> {
-                    #json
-                }
-            }
+            decoders(&p, msgpack, json)
         }
         Style::Newtype => {
             let field = &fields[0];
             let msgpack = field_value(cont, field, Fmt::MsgPack);
             let json = field_value(cont, field, Fmt::Json);
-            quote! {
-                #[inline]
-                fn decode_msgpack(__r: &mut #p::MsgpackReader<'_>) -> #p::Result<Self, #p::DecodeError> {
+            decoders(
+                &p,
+                quote! {
                     __r.enter()?;
                     let __value = #msgpack?;
                     __r.leave();
                     #p::Ok(Self(__value))
-                }
-
-                #[inline]
-                fn decode_json(__r: &mut #p::JsonReader<'_>) -> #p::Result<Self, #p::DecodeError> {
+                },
+                quote! {
                     __r.enter()?;
                     let __value = #json?;
                     __r.leave();
                     #p::Ok(Self(__value))
-                }
-            }
+                },
+            )
         }
-        Style::Unit => quote! {
-            #[inline]
-            fn decode_msgpack(__r: &mut #p::MsgpackReader<'_>) -> #p::Result<Self, #p::DecodeError> {
+        Style::Unit => decoders(
+            &p,
+            quote! {
                 __r.read_nil().map(|()| Self)
-            }
-
-            #[inline]
-            fn decode_json(__r: &mut #p::JsonReader<'_>) -> #p::Result<Self, #p::DecodeError> {
+            },
+            quote! {
                 __r.read_null().map(|()| Self)
-            }
+            },
+        ),
+    }
+}
+
+/// `decode_msgpack` and `decode_json` with the given bodies.
+fn decoders(p: &TokenStream, msgpack: TokenStream, json: TokenStream) -> TokenStream {
+    quote! {
+        #[inline]
+        fn decode_msgpack(__r: &mut #p::MsgpackReader<'_>) -> #p::Result<Self, #p::DecodeError> {
+            #msgpack
+        }
+
+        #[inline]
+        fn decode_json(__r: &mut #p::JsonReader<'_>) -> #p::Result<Self, #p::DecodeError> {
+            #json
+        }
+    }
+}
+
+/// The methods of a struct that is a map of its fields: the decoders read
+/// the map's header, and the body hooks its entries (a tagged union's
+/// newtype variant reads the body after its tag).
+fn map_struct_items(cont: &Container, fields: &[Field]) -> TokenStream {
+    let p = cont.private();
+    let msgpack = named_body(cont, fields, quote!(Self), Fmt::MsgPack);
+    let json = named_body(cont, fields, quote!(Self), Fmt::Json);
+    let decoders = decoders(
+        &p,
+        quote! {
+            let __len = __r.read_map_len()?;
+            <Self as #p::Codec>::__decode_msgpack_body(__r, __len, b"")
         },
+        quote! {
+            __r.begin_object()?;
+            <Self as #p::Codec>::__decode_json_body(__r, true, "")
+        },
+    );
+    quote! {
+        #decoders
+
+        #[inline]
+        fn __decode_msgpack_body(
+            __r: &mut #p::MsgpackReader<'_>,
+            __len: usize,
+            __tag: &[u8],
+        ) -> #p::Result<Self, #p::DecodeError> {
+            __r.enter()?;
+            let __value = #msgpack;
+            __r.leave();
+            __value
+        }
+
+        #[inline]
+        fn __decode_json_body(
+            __r: &mut #p::JsonReader<'_>,
+            __first: bool,
+            __tag: &str,
+        ) -> #p::Result<Self, #p::DecodeError> {
+            let mut __first = __first;
+            #json
+        }
     }
 }
 
 /// Methods decoding an enum.
 pub fn enum_items(cont: &Container, variants: &[Variant], repr: EnumRepr) -> TokenStream {
-    let krate = &cont.krate;
-    let p = quote!(#krate::__private);
+    let p = cont.private();
     let mut items = TokenStream::new();
     for fmt in [Fmt::MsgPack, Fmt::Json] {
         let reader = fmt.reader(&p);
@@ -186,8 +192,7 @@ pub fn enum_items(cont: &Container, variants: &[Variant], repr: EnumRepr) -> Tok
 /// The arm for a variant index no variant has: unreachable, since indices come
 /// from the generated `__variant_index`, but an error rather than a panic.
 fn index_out_of_range(cont: &Container) -> TokenStream {
-    let krate = &cont.krate;
-    let p = quote!(#krate::__private);
+    let p = cont.private();
     quote! {
         _ => #p::Err(__r.error(#p::DecodeErrorKind::InvalidValue {
             message: <#p::String as #p::From<&str>>::from("variant index out of range"),
@@ -247,8 +252,7 @@ fn known_tags(variants: &[Variant]) -> TokenStream {
 
 /// Decodes one field's value; errors get the field's name (or index) on their path.
 fn field_value(cont: &Container, field: &Field, fmt: Fmt) -> TokenStream {
-    let krate = &cont.krate;
-    let p = quote!(#krate::__private);
+    let p = cont.private();
     let name = fmt.decode_fn();
     let ty = field.ty;
     let value = match field.attrs.with.get() {
@@ -265,8 +269,7 @@ fn field_value(cont: &Container, field: &Field, fmt: Fmt) -> TokenStream {
 /// to for a type that takes nil (an `Option` is `None`) unless the field is
 /// `required`, or a missing-field error.
 fn missing_value(cont: &Container, field: &Field) -> TokenStream {
-    let krate = &cont.krate;
-    let p = quote!(#krate::__private);
+    let p = cont.private();
     let name = &field.wire_name;
     match field.attrs.default.get() {
         Some(attr::Default::Default) => {
@@ -297,8 +300,7 @@ fn missing_value(cont: &Container, field: &Field) -> TokenStream {
 
 /// A skipped field's value: its default.
 fn skipped_value(cont: &Container, field: &Field) -> TokenStream {
-    let krate = &cont.krate;
-    let p = quote!(#krate::__private);
+    let p = cont.private();
     match field.attrs.default.get() {
         Some(attr::Default::Path(path)) => quote!(#path()),
         _ => {
@@ -327,8 +329,7 @@ fn construct(
 /// The key matching arm for an unknown key: the union's tag is skipped,
 /// anything else skipped or refused per `deny_unknown_fields`.
 fn unknown_key(cont: &Container, live: &[&Field], fmt: Fmt) -> TokenStream {
-    let krate = &cont.krate;
-    let p = quote!(#krate::__private);
+    let p = cont.private();
     let tag_bytes = match fmt {
         Fmt::MsgPack => quote!(__tag),
         Fmt::Json => quote!(__tag.as_bytes()),
@@ -351,8 +352,7 @@ fn unknown_key(cont: &Container, live: &[&Field], fmt: Fmt) -> TokenStream {
 
 /// A map of named fields, to its end; evaluates to `Result<#path, DecodeError>`.
 fn named_body(cont: &Container, fields: &[Field], path: TokenStream, fmt: Fmt) -> TokenStream {
-    let krate = &cont.krate;
-    let p = quote!(#krate::__private);
+    let p = cont.private();
     let live: Vec<&Field> = fields.iter().filter(|f| !f.is_skipped()).collect();
     let slots: Vec<_> = (0..fields.len())
         .map(|i| format_ident!("__v{}", i))
@@ -371,7 +371,7 @@ fn named_body(cont: &Container, fields: &[Field], path: TokenStream, fmt: Fmt) -
         let keys = field
             .accepted_names()
             .into_iter()
-            .map(|n| wire::bytes(n.as_bytes()));
+            .map(|n| encoded::bytes(n.as_bytes()));
         let value = field_value(cont, field, fmt);
         let value = quote!(#value.map_err(|__e| __e.in_field(#name))?);
         decls.push(quote!(let mut #slot: #p::Option<#ty> = #p::None;));
@@ -383,27 +383,7 @@ fn named_body(cont: &Container, fields: &[Field], path: TokenStream, fmt: Fmt) -
                 #slot = #p::Some(#value);
             }
         });
-        ordered.push(match fmt {
-            Fmt::MsgPack => {
-                let key = wire::bytes(&wire::msgpack_str(name));
-                quote! {
-                    if __done == __len || !__r.next_key_is(#key) {
-                        break '__ordered;
-                    }
-                    #slot = #p::Some(#value);
-                    __done += 1;
-                }
-            }
-            Fmt::Json => {
-                let key = wire::json_bytes(&wire::json_str(name));
-                quote! {
-                    if !__r.next_key_is(&mut __first, #key) {
-                        break '__ordered;
-                    }
-                    #slot = #p::Some(#value);
-                }
-            }
-        });
+        ordered.push(in_order(&p, name, slot, &value, fmt));
         let missing = missing_value(cont, field);
         values.push(quote! {
             match #slot {
@@ -446,6 +426,39 @@ fn named_body(cont: &Container, fields: &[Field], path: TokenStream, fmt: Fmt) -
     }}
 }
 
+/// The read of a field whose key comes next in declaration order, as
+/// encoders write them: one comparison, or leave the ordered reads for the
+/// general loop (`'__ordered`).
+fn in_order(
+    p: &TokenStream,
+    name: &str,
+    slot: &Ident,
+    value: &TokenStream,
+    fmt: Fmt,
+) -> TokenStream {
+    match fmt {
+        Fmt::MsgPack => {
+            let key = encoded::bytes(&encoded::msgpack_str(name));
+            quote! {
+                if __done == __len || !__r.next_key_is(#key) {
+                    break '__ordered;
+                }
+                #slot = #p::Some(#value);
+                __done += 1;
+            }
+        }
+        Fmt::Json => {
+            let key = encoded::json_bytes(&encoded::json_str(name));
+            quote! {
+                if !__r.next_key_is(&mut __first, #key) {
+                    break '__ordered;
+                }
+                #slot = #p::Some(#value);
+            }
+        }
+    }
+}
+
 /// An array of fields, in order, to its end; evaluates to `Result<#path, DecodeError>`.
 /// Trailing fields with a default may be absent; extra elements are refused
 /// when `strict`, else skipped. `offset` counts elements before the fields (a tag).
@@ -458,8 +471,7 @@ fn array_body(
     strict: bool,
     fmt: Fmt,
 ) -> TokenStream {
-    let krate = &cont.krate;
-    let p = quote!(#krate::__private);
+    let p = cont.private();
     let live: Vec<&Field> = fields.iter().filter(|f| !f.is_skipped()).collect();
     let total = live.len() + offset;
     let required = offset
@@ -506,12 +518,33 @@ fn array_body(
         values.push(quote!(#slot));
         index += 1;
     }
+    let (prologue, epilogue) = array_rest(cont, total, &expected, strict, fmt);
+    let constructed = construct(&path, style, fields, &values);
+    quote! {{
+        #prologue
+        #(#stmts)*
+        #epilogue
+        #p::Ok::<_, #p::DecodeError>(#constructed)
+    }}
+}
+
+/// What comes around an array's expected elements: the set-up, and after
+/// them the elements past the last field, skipped, or refused with the
+/// count when `strict` (`deny_unknown_fields`).
+fn array_rest(
+    cont: &Container,
+    total: usize,
+    expected: &str,
+    strict: bool,
+    fmt: Fmt,
+) -> (TokenStream, TokenStream) {
+    let p = cont.private();
     let extra = if strict {
         quote!(return #p::Err(__r.locate(#p::DecodeError::invalid_length(#expected, __len)));)
     } else {
         quote!()
     };
-    let (prologue, epilogue) = match fmt {
+    match fmt {
         Fmt::MsgPack => (
             quote!(),
             quote! {
@@ -545,12 +578,5 @@ fn array_body(
                 }
             },
         ),
-    };
-    let constructed = construct(&path, style, fields, &values);
-    quote! {{
-        #prologue
-        #(#stmts)*
-        #epilogue
-        #p::Ok::<_, #p::DecodeError>(#constructed)
-    }}
+    }
 }

@@ -3,13 +3,13 @@
 //! `u8` overrides the sequence hooks of [`Codec`], so `Vec<u8>`, `[u8; N]`,
 //! `Box<[u8]>` and [`Bytes`] all take the byte-buffer encoding.
 
-use crate::codec::{Codec, WireKind};
+use crate::codec::Codec;
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError};
 use crate::json::{JsonReader, JsonWriter};
+use crate::kind::WireKind;
 use crate::msgpack::{MsgpackReader, MsgpackWriter};
 use crate::schema;
 use schemars::{Schema, SchemaGenerator};
-use serde_json::json;
 
 impl Codec for u8 {
     const KIND: WireKind = WireKind::INT;
@@ -39,10 +39,6 @@ impl Codec for u8 {
 
     fn json_schema(_: &mut SchemaGenerator) -> Schema {
         schema::integer(0, 255)
-    }
-
-    fn __seq_schema(_: &mut SchemaGenerator, _len: Option<usize>) -> Schema {
-        bytes_schema()
     }
 
     fn __encode_msgpack_slice(items: &[Self], w: &mut MsgpackWriter) -> Result<(), EncodeError> {
@@ -175,11 +171,6 @@ impl Codec for Bytes {
     }
 
     fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        bytes_schema()
+        schema::bytes()
     }
-}
-
-/// Bytes in JSON: a standard base64 string.
-fn bytes_schema() -> Schema {
-    schema::typed("string", json!({ "contentEncoding": "base64" }))
 }

@@ -25,9 +25,10 @@ use schemars::{Schema, SchemaGenerator};
 use serde_json::json;
 
 use super::times;
-use crate::codec::{Codec, WireKind};
+use crate::codec::Codec;
 use crate::error::{DecodeError, EncodeError, Format};
 use crate::json::{JsonReader, JsonWriter};
+use crate::kind::WireKind;
 use crate::msgpack::{MsgpackReader, MsgpackWriter};
 use crate::{schema, time};
 

@@ -6,9 +6,10 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 use std::hash::{BuildHasher, Hash};
 
-use crate::codec::{Codec, WireKind};
+use crate::codec::Codec;
 use crate::error::{DecodeError, EncodeError};
 use crate::json::{JsonReader, JsonWriter};
+use crate::kind::WireKind;
 use crate::msgpack::{MsgpackReader, MsgpackWriter};
 use crate::schema;
 use schemars::{Schema, SchemaGenerator};
@@ -37,7 +38,7 @@ impl<T: Codec> Codec for Vec<T> {
     }
 
     fn json_schema(g: &mut SchemaGenerator) -> Schema {
-        T::__seq_schema(g, None)
+        schema::sequence::<T>(g, None)
     }
 }
 
@@ -61,7 +62,7 @@ impl<T: Codec> Codec for Box<[T]> {
     }
 
     fn json_schema(g: &mut SchemaGenerator) -> Schema {
-        T::__seq_schema(g, None)
+        schema::sequence::<T>(g, None)
     }
 }
 
@@ -89,7 +90,7 @@ impl<T: Codec, const N: usize> Codec for [T; N] {
     }
 
     fn json_schema(g: &mut SchemaGenerator) -> Schema {
-        T::__seq_schema(g, Some(N))
+        schema::sequence::<T>(g, Some(N))
     }
 }
 

@@ -3,9 +3,10 @@
 use num_complex::Complex;
 use schemars::{Schema, SchemaGenerator};
 
-use crate::codec::{Codec, WireKind};
+use crate::codec::Codec;
 use crate::error::{DecodeError, EncodeError};
 use crate::json::{JsonReader, JsonWriter};
+use crate::kind::WireKind;
 use crate::msgpack::{MsgpackReader, MsgpackWriter};
 
 macro_rules! complex_impl {

@@ -9,9 +9,10 @@ use rust_decimal::Decimal;
 use schemars::{Schema, SchemaGenerator};
 use serde_json::json;
 
-use crate::codec::{Codec, WireKind};
+use crate::codec::Codec;
 use crate::error::{DecodeError, EncodeError, Format};
 use crate::json::{JsonReader, JsonWriter};
+use crate::kind::WireKind;
 use crate::msgpack::{Integer, MsgpackReader, MsgpackWriter};
 use crate::schema;
 

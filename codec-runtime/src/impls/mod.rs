@@ -13,6 +13,8 @@ pub mod ndarray;
 mod primitives;
 #[cfg(feature = "serde")]
 pub mod serde_bridge;
+#[cfg(feature = "serde")]
+pub(crate) mod serde_wrapper;
 mod std_types;
 mod times;
 #[cfg(feature = "uuid")]

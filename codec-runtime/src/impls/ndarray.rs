@@ -9,9 +9,10 @@ use ndarray::{Array, Dimension, IxDyn};
 use schemars::{Schema, SchemaGenerator};
 use serde_json::json;
 
-use crate::codec::{Codec, WireKind};
+use crate::codec::Codec;
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError};
 use crate::json::{JsonReader, JsonWriter};
+use crate::kind::WireKind;
 use crate::msgpack::{MsgpackReader, MsgpackWriter};
 use crate::schema;
 

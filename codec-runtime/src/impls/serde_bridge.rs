@@ -21,13 +21,12 @@
 //! ```
 //!
 //! The bridge's wire kind is unknown to codec, so a bridged payload cannot
-//! be a variant of an untagged union.
+//! be a variant of an untagged union. [`crate::Serde`] is the wrapper form.
 
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-use crate::codec::{Codec, WireKind};
 use crate::error::{DecodeError, EncodeError};
 use crate::json::{JsonReader, JsonWriter};
 use crate::msgpack::{MsgpackReader, MsgpackWriter};
@@ -60,32 +59,4 @@ pub fn decode_json<T: DeserializeOwned>(r: &mut JsonReader<'_>) -> Result<T, Dec
 /// The type's schemars schema.
 pub fn json_schema<T: JsonSchema>(generator: &mut SchemaGenerator) -> Schema {
     generator.subschema_for::<T>()
-}
-
-/// A serde type as a codec value: the wrapper form of [`self`](crate::serde_bridge).
-#[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Serde<T>(pub T);
-
-impl<T: Serialize + DeserializeOwned + JsonSchema> Codec for Serde<T> {
-    const KIND: WireKind = WireKind::ANY;
-
-    fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
-        encode_msgpack(&self.0, w)
-    }
-
-    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
-        decode_msgpack(r).map(Serde)
-    }
-
-    fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
-        encode_json(&self.0, w)
-    }
-
-    fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
-        decode_json(r).map(Serde)
-    }
-
-    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
-        json_schema::<T>(generator)
-    }
 }

@@ -7,9 +7,9 @@
 
 use crate::error::{DecodeError, Format};
 use crate::json::JsonReader;
+use crate::kind::WireKind;
 use crate::msgpack::{Integer, MsgpackReader};
 use crate::time;
-use crate::WireKind;
 
 /// An instant read from the wire: seconds and nanoseconds since the epoch,
 /// and the UTC offset it was written with (zero for the extension).

@@ -4,9 +4,10 @@ use std::borrow::Cow;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use crate::codec::{Codec, WireKind};
+use crate::codec::Codec;
 use crate::error::{DecodeError, EncodeError};
 use crate::json::{JsonReader, JsonWriter};
+use crate::kind::WireKind;
 use crate::msgpack::{MsgpackReader, MsgpackWriter};
 use crate::schema;
 use schemars::{Schema, SchemaGenerator};
@@ -65,8 +66,6 @@ macro_rules! pointer_impl {
     ($($ptr:ident),*) => {$(
         impl<T: Codec> Codec for $ptr<T> {
             const KIND: WireKind = T::KIND;
-            const __MAP_BODY: bool = T::__MAP_BODY;
-            const __FIELD_NAMES: &'static [&'static str] = T::__FIELD_NAMES;
 
             #[inline]
             fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
@@ -98,41 +97,7 @@ macro_rules! pointer_impl {
                 schema::subschema::<T>(g)
             }
 
-            fn __map_body_len(&self) -> usize {
-                (**self).__map_body_len()
-            }
-
-            fn __encode_msgpack_body(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
-                (**self).__encode_msgpack_body(w)
-            }
-
-            fn __decode_msgpack_body(
-                r: &mut MsgpackReader<'_>,
-                len: usize,
-                tag: &[u8],
-            ) -> Result<Self, DecodeError> {
-                T::__decode_msgpack_body(r, len, tag).map($ptr::new)
-            }
-
-            fn __encode_json_body(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
-                (**self).__encode_json_body(w)
-            }
-
-            fn __decode_json_body(
-                r: &mut JsonReader<'_>,
-                first: bool,
-                tag: &str,
-            ) -> Result<Self, DecodeError> {
-                T::__decode_json_body(r, first, tag).map($ptr::new)
-            }
-
-            fn __encode_json_key(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
-                (**self).__encode_json_key(w)
-            }
-
-            fn __decode_json_key(r: &mut JsonReader<'_>, key: &str) -> Result<Self, DecodeError> {
-                T::__decode_json_key(r, key).map($ptr::new)
-            }
+            crate::__forward_hooks!(inner: T, get: |v| &**v, wrap: $ptr::new);
         }
     )*};
 }
@@ -193,6 +158,6 @@ impl<T: Codec + Clone> Codec for Cow<'_, [T]> {
     }
 
     fn json_schema(g: &mut SchemaGenerator) -> Schema {
-        T::__seq_schema(g, None)
+        schema::sequence::<T>(g, None)
     }
 }

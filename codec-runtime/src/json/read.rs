@@ -1,3 +1,11 @@
+//! Reading JSON: the pull reader generated decoders call, the JSON
+//! counterpart of the MessagePack reader with the same calls where the
+//! formats agree (`begin_object`/`next_key` for a map, `read_str`, ...).
+//!
+//! The input is checked to be UTF-8 once; strings without escapes are then
+//! borrowed from it, and the fast paths scan runs of plain bytes at a time.
+//! Errors carry the byte offset; nesting is bounded like MessagePack's.
+
 use std::borrow::Cow;
 
 mod escape;
@@ -143,8 +151,8 @@ impl<'de> JsonReader<'de> {
     }
 
     /// The kind of the next value, not consumed.
-    pub fn peek_kind(&mut self) -> Result<crate::WireKind, DecodeError> {
-        use crate::WireKind as K;
+    pub fn peek_kind(&mut self) -> Result<crate::kind::WireKind, DecodeError> {
+        use crate::kind::WireKind as K;
         Ok(match self.peek()? {
             b'n' => K::NIL,
             b't' | b'f' => K::BOOL,

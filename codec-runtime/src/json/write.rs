@@ -1,3 +1,8 @@
+//! Writing JSON: compact (no spaces), as msgspec writes it, with the
+//! conventions codec shares with msgspec and serde_json: floats in their
+//! shortest round-tripping form and non-finite ones as `null`, byte buffers
+//! as base64 strings, non-ASCII text as UTF-8.
+
 use crate::error::EncodeError;
 
 /// Appends compact JSON to a byte buffer (no spaces, as msgspec writes it).

@@ -1,8 +1,8 @@
 //! What a MessagePack marker byte starts.
 
 /// The kind of value a marker byte starts.
-pub fn marker_kind(m: u8) -> crate::WireKind {
-    use crate::WireKind as K;
+pub fn marker_kind(m: u8) -> crate::kind::WireKind {
+    use crate::kind::WireKind as K;
     match m {
         0x00..=0x7f | 0xe0..=0xff | 0xcc..=0xd3 => K::INT,
         0x80..=0x8f | 0xde | 0xdf => K::MAP,

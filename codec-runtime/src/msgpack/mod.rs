@@ -1,12 +1,17 @@
-//! MessagePack: the primary wire format.
+//! MessagePack: the primary wire format. The reader and writer are
+//! [`crate::MsgpackReader`] and [`crate::MsgpackWriter`]; here are the details
+//! they share with tools that walk MessagePack: markers and integers.
 
 mod marker;
-mod read;
+mod out_of_band;
+pub(crate) mod read;
 mod text;
-mod write;
+pub(crate) mod write;
 
 pub use marker::{describe_marker, marker_kind};
-pub(crate) use read::Apart;
-pub use read::{Integer, MsgpackReader, DEFAULT_DEPTH_LIMIT};
-pub(crate) use write::LargeBin;
-pub use write::MsgpackWriter;
+#[cfg(feature = "ndarray")]
+pub(crate) use out_of_band::Backing;
+pub(crate) use out_of_band::{LargeBin, OutOfBand};
+pub(crate) use read::MsgpackReader;
+pub use read::{Integer, DEFAULT_DEPTH_LIMIT};
+pub(crate) use write::MsgpackWriter;

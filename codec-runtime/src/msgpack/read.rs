@@ -1,8 +1,16 @@
-mod apart;
-
-pub(crate) use apart::Apart;
+//! Reading MessagePack: the pull reader generated decoders call, one value
+//! part at a time (`read_map_len`, `read_str`, `next_key_is`, ...).
+//!
+//! It accepts every form a MessagePack writer may choose (an integer in any
+//! width, a string in any header), since msgspec and other writers do not
+//! always write the shortest. Strings and buffers are borrowed from the
+//! input. Bad input is an error carrying its byte offset, never a panic:
+//! nesting is bounded by a depth limit, and a length read from the input
+//! only preallocates what the rest of the input could hold
+//! (`capacity_hint`).
 
 use super::marker::{describe_marker, marker_kind};
+use super::out_of_band::OutOfBand;
 use super::text::utf8;
 use crate::error::{DecodeError, DecodeErrorKind, Format};
 
@@ -35,11 +43,11 @@ impl std::fmt::Display for Integer {
 #[derive(Debug, Clone)]
 pub struct MsgpackReader<'de> {
     buf: &'de [u8],
-    pos: usize,
+    pub(super) pos: usize,
     depth: u32,
     limit: u32,
-    /// Byte buffers kept apart from `buf`: see [`with_apart`](Self::with_apart).
-    apart: Option<&'de Apart<'de>>,
+    /// Byte buffers kept out of band: see [`with_out_of_band`](Self::with_out_of_band).
+    pub(super) out_of_band: Option<&'de OutOfBand<'de>>,
 }
 
 impl<'de> MsgpackReader<'de> {
@@ -55,7 +63,7 @@ impl<'de> MsgpackReader<'de> {
             pos: 0,
             depth: limit,
             limit,
-            apart: None,
+            out_of_band: None,
         }
     }
 
@@ -142,10 +150,13 @@ impl<'de> MsgpackReader<'de> {
     }
 
     /// The kind of the next value, not consumed.
-    pub fn peek_kind(&self) -> Result<crate::WireKind, DecodeError> {
+    pub fn peek_kind(&self) -> Result<crate::kind::WireKind, DecodeError> {
         let kind = marker_kind(self.peek()?);
-        if kind == crate::WireKind::EXT && self.apart.is_some() && self.apart_here().is_some() {
-            return Ok(crate::WireKind::BYTES);
+        if kind == crate::kind::WireKind::EXT
+            && self.out_of_band.is_some()
+            && self.out_of_band_here().is_some()
+        {
+            return Ok(crate::kind::WireKind::BYTES);
         }
         Ok(kind)
     }
@@ -378,7 +389,7 @@ impl<'de> MsgpackReader<'de> {
             0xc4 => 1,
             0xc5 => 2,
             0xc6 => 4,
-            _ => return self.read_bin_apart(),
+            _ => return self.read_bin_out_of_band(),
         };
         self.pos += 1;
         let len = self.read_len(width, "bytes")?;

@@ -1,36 +1,10 @@
-use std::cell::RefCell;
+//! Writing MessagePack: the writer generated encoders call, always in the
+//! shortest form (msgspec's), so equal values give equal bytes: integers in
+//! the fewest bytes, `f64` as float64 and `f32` as float32, timestamps as
+//! the -1 extension in its smallest layout.
 
+use super::out_of_band::{LargeBin, LARGE_BIN_FLOOR};
 use crate::error::EncodeError;
-
-/// The shortest `bin` a tracking writer lists (see
-/// [`MsgpackWriter::tracking_large_bins`]): shorter ones cost `write_bin`
-/// one comparison, nothing more.
-pub(crate) const LARGE_BIN_FLOOR: usize = 4096;
-
-/// Where [`MsgpackWriter::write_bin`] put a large buffer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct LargeBin {
-    /// Offset of the `bin` marker.
-    pub start: usize,
-    /// Offset of the first byte of the buffer.
-    pub data: usize,
-    /// Offset just past the buffer.
-    pub end: usize,
-}
-
-/// The writer whose large `bin` values are being listed, on this thread.
-/// Kept out of [`MsgpackWriter`] so that the writer stays a bare `Vec`:
-/// every encode makes one, and a larger writer measurably slows short ones.
-struct Tracking {
-    /// Compared, never dereferenced.
-    writer: *const MsgpackWriter,
-    min: usize,
-    found: Vec<LargeBin>,
-}
-
-thread_local! {
-    static TRACKING: RefCell<Option<Tracking>> = const { RefCell::new(None) };
-}
 
 /// Appends MessagePack to a byte buffer, always in the shortest form.
 ///
@@ -44,50 +18,6 @@ impl MsgpackWriter {
     /// A writer appending to `buf`.
     pub fn new(buf: Vec<u8>) -> Self {
         MsgpackWriter { buf }
-    }
-
-    /// Runs `encode` on this writer, listing the `bin` values of at least
-    /// `min` bytes (and [`LARGE_BIN_FLOOR`]) it writes: the cache store
-    /// keeps such buffers (arrays' data) apart from the rest of a value.
-    /// Buffers written by other writers meanwhile (a nested encoding) are
-    /// not listed.
-    pub(crate) fn tracking_large_bins<R>(
-        &mut self,
-        min: usize,
-        encode: impl FnOnce(&mut Self) -> R,
-    ) -> (R, Vec<LargeBin>) {
-        /// Puts back the tracking this call replaced, even on a panic.
-        struct Restore(Option<Option<Tracking>>);
-        impl Drop for Restore {
-            fn drop(&mut self) {
-                if let Some(previous) = self.0.take() {
-                    let _ = TRACKING.try_with(|t| t.replace(previous));
-                }
-            }
-        }
-        let mine = Tracking {
-            writer: self,
-            min: min.max(LARGE_BIN_FLOOR),
-            found: Vec::new(),
-        };
-        let mut restore = Restore(Some(TRACKING.with(|t| t.replace(Some(mine)))));
-        let result = encode(self);
-        let previous = restore.0.take().expect("set above");
-        let found = TRACKING.with(|t| t.replace(previous));
-        (result, found.map(|t| t.found).unwrap_or_default())
-    }
-
-    #[cold]
-    fn note_large_bin(&self, bin: LargeBin) {
-        let _ = TRACKING.try_with(|t| {
-            if let Ok(mut t) = t.try_borrow_mut() {
-                if let Some(t) = t.as_mut().filter(|t| std::ptr::eq(t.writer, self)) {
-                    if bin.end - bin.data >= t.min {
-                        t.found.push(bin);
-                    }
-                }
-            }
-        });
     }
 
     /// The bytes written so far.
@@ -282,38 +212,5 @@ impl MsgpackWriter {
             data[4..].copy_from_slice(&secs.to_be_bytes());
             self.write_ext(-1, &data)
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn tracking_lists_large_bins_of_its_own_writer_only() {
-        let big = vec![1u8; LARGE_BIN_FLOOR];
-        let mut w = MsgpackWriter::default();
-        let ((), found) = w.tracking_large_bins(0, |w| {
-            w.write_array_len(4).unwrap();
-            w.write_bin(&big[..10]).unwrap(); // below the floor
-            w.write_bin(&big).unwrap();
-            // A nested writer, tracking or not, lists nothing here.
-            let mut inner = MsgpackWriter::default();
-            inner.write_bin(&big).unwrap();
-            let ((), inner_found) = inner.tracking_large_bins(0, |i| i.write_bin(&big).unwrap());
-            assert_eq!(inner_found.len(), 1);
-            w.write_raw(&inner.into_inner());
-            w.write_bin(&big).unwrap();
-        });
-        let bytes = w.into_inner();
-        assert_eq!(found.len(), 2, "{found:?}");
-        for bin in &found {
-            assert_eq!(bytes[bin.start], 0xc5); // bin16
-            assert_eq!(&bytes[bin.data..bin.end], &big[..]);
-        }
-        // Nothing tracked once the call has returned.
-        let mut after = MsgpackWriter::default();
-        after.write_bin(&big).unwrap();
-        assert!(TRACKING.with(|t| t.borrow().is_none()));
     }
 }

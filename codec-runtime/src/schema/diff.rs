@@ -251,66 +251,90 @@ impl<'a> Differ<'a> {
                 self.node(old, n, path);
             }
             (Shape::Object(o), Shape::Object(n)) => self.object(o, n, path),
-            (Shape::TaggedMap(ot, ov), Shape::TaggedMap(nt, nv)) if ot == nt => self.tagged(
-                &ov,
-                &nv,
-                path,
-                |v| v.get("properties")?.get(ot)?.get("const").cloned(),
-                |v| v.get("properties").and_then(|p| p.get(nt)),
-                |v| {
-                    let mut v = v.clone();
-                    if let Some(Value::Object(props)) = v.get_mut("properties") {
-                        props.remove(nt);
-                    }
-                    v
-                },
-            ),
+            (Shape::TaggedMap(ot, ov), Shape::TaggedMap(nt, nv)) if ot == nt => {
+                self.tagged_maps(ot, &ov, &nv, path)
+            }
             (Shape::TaggedMap(ot, _), Shape::TaggedMap(nt, _)) => {
                 self.breaking(path, format!("tag field `{ot}` -> `{nt}`"))
             }
-            (Shape::TaggedArray(ov), Shape::TaggedArray(nv)) => self.tagged(
-                &ov,
-                &nv,
-                path,
-                |v| v.get("prefixItems")?.get(0)?.get("const").cloned(),
-                |v| v.get("prefixItems").and_then(|p| p.get(0)),
-                |v| {
-                    let mut v = v.clone();
-                    if let Some(Value::Array(items)) = v.get_mut("prefixItems") {
-                        if !items.is_empty() {
-                            items[0] = Value::Bool(true);
-                        }
-                    }
-                    v
-                },
-            ),
-            (Shape::Enum(o), Shape::Enum(n)) => {
-                for value in o.iter().filter(|v| !n.contains(v)) {
-                    self.breaking(path, format!("value {value} removed"));
-                }
-                for value in n.iter().filter(|v| !o.contains(v)) {
-                    self.compatible(path, format!("value {value} added"));
-                }
-            }
+            (Shape::TaggedArray(ov), Shape::TaggedArray(nv)) => self.tagged_arrays(&ov, &nv, path),
+            (Shape::Enum(o), Shape::Enum(n)) => self.enums(o, n, path),
             (Shape::Map(o), Shape::Map(n)) => self.node(o, n, &format!("{path}.*")),
             (Shape::Array(o), Shape::Array(n)) => self.array(o, n, path),
             (Shape::Scalar(ot, o), Shape::Scalar(nt, n)) => self.scalar(ot, o, nt, n, path),
-            (Shape::Untagged(o), Shape::Untagged(n)) => {
-                let new_forms: Vec<String> = n.iter().map(super::canonical_json).collect();
-                for variant in o {
-                    if !new_forms.contains(&super::canonical_json(variant)) {
-                        self.breaking(
-                            path,
-                            format!("untagged variant {} changed or removed", describe(variant)),
-                        );
-                    }
-                }
-                if n.len() > o.len() {
-                    self.compatible(path, "untagged variant added");
-                }
-            }
+            (Shape::Untagged(o), Shape::Untagged(n)) => self.untagged(o, n, path),
             (_, Shape::Any) => self.compatible(path, format!("{} -> any value", describe(old))),
             _ => self.breaking(path, format!("{} -> {}", describe(old), describe(new))),
+        }
+    }
+
+    /// Tagged map unions with the same tag field: variants by tag value.
+    fn tagged_maps<'b>(&mut self, tag: &str, old: &[&'b Value], new: &[&'b Value], path: &str)
+    where
+        'a: 'b,
+    {
+        self.tagged(
+            old,
+            new,
+            path,
+            |v| v.get("properties")?.get(tag)?.get("const").cloned(),
+            |v| v.get("properties").and_then(|p| p.get(tag)),
+            |v| {
+                let mut v = v.clone();
+                if let Some(Value::Object(props)) = v.get_mut("properties") {
+                    props.remove(tag);
+                }
+                v
+            },
+        )
+    }
+
+    /// `array_like` unions: variants by the tag in their first element.
+    fn tagged_arrays<'b>(&mut self, old: &[&'b Value], new: &[&'b Value], path: &str)
+    where
+        'a: 'b,
+    {
+        self.tagged(
+            old,
+            new,
+            path,
+            |v| v.get("prefixItems")?.get(0)?.get("const").cloned(),
+            |v| v.get("prefixItems").and_then(|p| p.get(0)),
+            |v| {
+                let mut v = v.clone();
+                if let Some(Value::Array(items)) = v.get_mut("prefixItems") {
+                    if !items.is_empty() {
+                        items[0] = Value::Bool(true);
+                    }
+                }
+                v
+            },
+        )
+    }
+
+    /// Unit-only enums: a removed value is breaking, an added one compatible.
+    fn enums(&mut self, old: &[Value], new: &[Value], path: &str) {
+        for value in old.iter().filter(|v| !new.contains(v)) {
+            self.breaking(path, format!("value {value} removed"));
+        }
+        for value in new.iter().filter(|v| !old.contains(v)) {
+            self.compatible(path, format!("value {value} added"));
+        }
+    }
+
+    /// Untagged unions: every old variant must still be there, unchanged.
+    fn untagged(&mut self, old: &[Value], new: &[Value], path: &str) {
+        let new_forms: Vec<String> = new.iter().map(super::canonical_json).collect();
+        for variant in old {
+            if !new_forms.contains(&super::canonical_json(variant)) {
+                self.breaking(
+                    path,
+                    format!("untagged variant {} changed or removed", describe(variant)),
+                );
+            }
+        }
+        if new.len() > old.len() {
+            self.compatible(path, "untagged variant added");
         }
     }
 
@@ -344,33 +368,8 @@ impl<'a> Differ<'a> {
                         (old_name.as_str(), s)
                     }
                     None => {
-                        if new_required.contains(&name.as_str()) {
-                            // A removed field of the same shape: likely a rename.
-                            let renamed_from = old_props.iter().find(|(old_name, old_schema)| {
-                                !new_props.contains_key(*old_name)
-                                    && super::canonical_json(old_schema)
-                                        == super::canonical_json(new_schema)
-                            });
-                            let (hint, fix) = match renamed_from {
-                                Some((old_name, _)) => (
-                                    format!(
-                                        "; if it is `{old_name}` renamed, add #[codec(alias = \"{old_name}\")]"
-                                    ),
-                                    format!("add #[codec(alias = \"{old_name}\")] to `{name}` if it is `{old_name}` renamed, else give `{name}` a #[codec(default)]"),
-                                ),
-                                None => (
-                                    String::new(),
-                                    format!("give `{name}` a #[codec(default)]"),
-                                ),
-                            };
-                            self.breaking_fixable(
-                                &field,
-                                format!("field `{name}` added without a default{hint}"),
-                                fix,
-                            );
-                        } else {
-                            self.compatible(&field, format!("field `{name}` added with a default"));
-                        }
+                        let required = new_required.contains(&name.as_str());
+                        self.added_field(&field, name, new_schema, required, old_props, new_props);
                         continue;
                     }
                 },
@@ -400,6 +399,44 @@ impl<'a> Differ<'a> {
                 self.compatible(&field, format!("field `{name}` removed"));
             }
         }
+    }
+
+    /// A field the new schema has and the old one does not (nor under an
+    /// alias): compatible with a default; else breaking, with a hint when a
+    /// removed field of the same shape looks like its old name.
+    fn added_field(
+        &mut self,
+        field: &str,
+        name: &str,
+        new_schema: &Value,
+        required: bool,
+        old_props: &Map<String, Value>,
+        new_props: &Map<String, Value>,
+    ) {
+        if !required {
+            self.compatible(field, format!("field `{name}` added with a default"));
+            return;
+        }
+        // A removed field of the same shape: likely a rename.
+        let renamed_from = old_props.iter().find(|(old_name, old_schema)| {
+            !new_props.contains_key(*old_name)
+                && super::canonical_json(old_schema) == super::canonical_json(new_schema)
+        });
+        let (hint, fix) = match renamed_from {
+            Some((old_name, _)) => (
+                format!("; if it is `{old_name}` renamed, add #[codec(alias = \"{old_name}\")]"),
+                format!("add #[codec(alias = \"{old_name}\")] to `{name}` if it is `{old_name}` renamed, else give `{name}` a #[codec(default)]"),
+            ),
+            None => (
+                String::new(),
+                format!("give `{name}` a #[codec(default)]"),
+            ),
+        };
+        self.breaking_fixable(
+            field,
+            format!("field `{name}` added without a default{hint}"),
+            fix,
+        );
     }
 
     fn tagged<'b>(

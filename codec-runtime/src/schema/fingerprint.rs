@@ -13,6 +13,8 @@ use std::str::FromStr;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
+use crate::codec::Codec;
+
 const IGNORED: &[&str] = &[
     "title",
     "description",
@@ -23,6 +25,12 @@ const IGNORED: &[&str] = &[
     super::ALIASES,
     super::VERSION,
 ];
+
+/// The fingerprint of `T`'s schema: equal for equal wire shapes, across runs,
+/// platforms and compiler versions. See [`Fingerprint`].
+pub fn fingerprint_of<T: Codec + 'static>() -> Fingerprint {
+    super::info::<T>().fingerprint
+}
 
 /// A schema fingerprint: 16 bytes, shown as 32 lowercase hex digits.
 ///

@@ -10,14 +10,13 @@ use super::SchemaInfo;
 use crate::codec::Codec;
 
 /// A type the derive registered. Not built by hand: the derive emits it.
-#[doc(hidden)]
 pub struct Registered {
     /// The type's schema facts.
-    pub info: fn() -> Arc<SchemaInfo>,
+    pub(crate) info: fn() -> Arc<SchemaInfo>,
     /// The type's Rust path, for messages.
-    pub rust_name: fn() -> &'static str,
+    pub(crate) rust_name: fn() -> &'static str,
     /// `module_path!()` where the type is defined.
-    pub module: &'static str,
+    pub(crate) module: &'static str,
 }
 
 impl Registered {

@@ -14,7 +14,7 @@
 //! with an extension value of the user's.
 //!
 //! A typed `get` decodes the rest with each buffer read from a memory map
-//! of the data file ([`MsgpackReader::with_apart`]); other reads (raw
+//! of the data file (`MsgpackReader::with_out_of_band`); other reads (raw
 //! bytes, the `codec` command, compaction) get the payload put back
 //! together.
 
@@ -25,7 +25,7 @@ use memmap2::Mmap;
 use super::handler::{DumpContext, Handler, Inline, LoadContext, Shared};
 use super::records::{Info, InfoValue};
 use super::StoreError;
-use crate::msgpack::{Apart, LargeBin, MsgpackReader};
+use crate::msgpack::{LargeBin, MsgpackReader, OutOfBand};
 
 /// The extension type of a reference to a buffer kept apart.
 pub const REF_EXT: i8 = 98;
@@ -176,13 +176,13 @@ impl Parts {
 
     /// Decodes the value, each buffer read from the memory map.
     pub fn decode<T: crate::Codec>(&self) -> Result<T, crate::DecodeError> {
-        let apart = self.map.as_ref().map(|map| Apart {
+        let apart = self.map.as_ref().map(|map| OutOfBand {
             refs: self.refs.iter().map(|r| (r.at, self.bytes(r))).collect(),
-            map,
+            backing: map.clone(),
         });
         let mut r = MsgpackReader::new(&self.rest);
         if let Some(apart) = &apart {
-            r = r.with_apart(apart);
+            r = r.with_out_of_band(apart);
         }
         let value = T::decode_msgpack(&mut r).map_err(|e| r.locate(e))?;
         r.finish()?;

@@ -5,20 +5,20 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use memmap2::Mmap;
 use ndarray::{ArrayView, Dimension, IxDyn};
 
 use super::apart::ALIGN;
 use super::handler::{range_info, range_ref, DumpContext, Handler, LoadContext};
 use super::records::Info;
 use super::{Cache, StoreError};
-use crate::codec::{Codec, WireKind};
+use crate::codec::Codec;
 use crate::error::{DecodeError, EncodeError};
 use crate::impls::ndarray::{
     checked_shape, read_msgpack_parts, write_json_parts, write_msgpack_parts, Element,
 };
 use crate::json::{JsonReader, JsonWriter};
-use crate::msgpack::{MsgpackReader, MsgpackWriter};
+use crate::kind::WireKind;
+use crate::msgpack::{Backing, MsgpackReader, MsgpackWriter};
 use schemars::{Schema, SchemaGenerator};
 
 /// The handler named `array`: see [`Cache::put_array`].
@@ -77,7 +77,7 @@ pub struct MappedArray<T> {
 enum Storage<T> {
     /// `len` bytes at `offset` of a map, checked (see `view`).
     Mapped {
-        map: Arc<Mmap>,
+        map: Backing,
         offset: usize,
         len: usize,
     },
@@ -94,14 +94,13 @@ impl<T: Element> MappedArray<T> {
     }
 
     /// `len` bytes at `offset` of `map` as an array of `shape`, checked.
-    fn mapped(
-        map: Arc<Mmap>,
-        offset: usize,
-        len: usize,
-        shape: Vec<usize>,
-    ) -> Result<Self, String> {
+    fn mapped(map: Backing, offset: usize, len: usize, shape: Vec<usize>) -> Result<Self, String> {
         let expected = shape.iter().try_fold(T::SIZE, |acc, &d| acc.checked_mul(d));
-        if expected != Some(len) || !offset.is_multiple_of(ALIGN as usize) {
+        let start = (map.as_ptr() as usize).wrapping_add(offset);
+        if expected != Some(len)
+            || !offset.is_multiple_of(ALIGN as usize)
+            || !start.is_multiple_of(ALIGN as usize)
+        {
             return Err(format!(
                 "array of shape {shape:?} does not match its {len} bytes at offset {offset}"
             ));
@@ -130,8 +129,8 @@ impl<T: Element> MappedArray<T> {
             Storage::Mapped { map, offset, len } => {
                 let bytes = &map[*offset..*offset + *len];
                 // SAFETY: `mapped` checked that the range lies within the
-                // mapping, that its start is aligned for `T` (arrays are
-                // written at 64-byte boundaries of a page-aligned mapping),
+                // mapping, that its start address is aligned for `T` (arrays
+                // are written at 64-byte boundaries of a page-aligned mapping),
                 // and that its length is `product(shape) * size_of::<T>()`.
                 // `Element` types are plain numbers (or bool, checked to be
                 // 0 or 1) whose little-endian bytes are their native
@@ -200,7 +199,7 @@ impl<T: Element> Codec for MappedArray<T> {
 
     fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
         let start = r.position();
-        let (dtype, shape, (data, place)) = read_msgpack_parts(r, |r| r.read_bin_mapped())?;
+        let (dtype, shape, (data, place)) = read_msgpack_parts(r, |r| r.read_bin_in_backing())?;
         let invalid = |m: String| DecodeError::invalid_value(m).at(crate::Format::MsgPack, start);
         let shape = checked_shape::<T>(dtype, &shape, None, data.len()).map_err(invalid)?;
         match place {

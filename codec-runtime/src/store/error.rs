@@ -1,8 +1,8 @@
 use std::fmt;
 use std::path::PathBuf;
 
+use crate::envelope::EnvelopeError;
 use crate::error::{DecodeError, EncodeError};
-use crate::stored::StoredError;
 
 /// A cache operation failed.
 ///
@@ -32,7 +32,7 @@ pub enum StoreError {
         /// The entry's key.
         key: String,
         /// The changes and the fix.
-        source: StoredError,
+        source: EnvelopeError,
     },
     /// The entry's data is missing or damaged (a truncated data file).
     Corrupt {

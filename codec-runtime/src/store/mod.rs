@@ -67,9 +67,9 @@ pub use line::InfoRef;
 pub use records::{IndexLine, Info, InfoValue, Mode};
 
 use crate::codec::Codec;
+use crate::envelope::EnvelopeError;
 pub use crate::hash::content_hash;
 use crate::schema::{self, Fingerprint};
-use crate::stored::StoredError;
 pub use compact::Compacted;
 pub use index::EntryInfo;
 use index::{corrupt_line, view, Found, Index};
@@ -295,7 +295,7 @@ impl Cache {
     ) -> Result<(), StoreError> {
         let (payload, large) = match options.mode {
             Mode::Json => (crate::to_json_vec(value)?, Vec::new()),
-            _ => crate::api::to_msgpack_tracking(value, self.options.apart_min)?,
+            _ => crate::convert::to_msgpack_tracking(value, self.options.apart_min)?,
         };
         let mode = if options.mode == Mode::Raw {
             Mode::MsgPack
@@ -492,13 +492,13 @@ impl Cache {
         line: &LineView<'_>,
         info: &schema::SchemaInfo,
     ) -> Result<(), StoreError> {
-        let schema_error = |source: StoredError| StoreError::Schema {
+        let schema_error = |source: EnvelopeError| StoreError::Schema {
             key: line.key.clone().into_owned(),
             source,
         };
         let found = line.type_name.as_deref().unwrap_or("raw bytes").to_owned();
         if !info.accepts_name(&found) {
-            return Err(schema_error(StoredError::WrongType {
+            return Err(schema_error(EnvelopeError::WrongType {
                 found,
                 expected: info.name.clone(),
             }));
@@ -518,7 +518,7 @@ impl Cache {
             })?;
         let changes = schema::diff(&writer_schema, &info.schema);
         if changes.iter().any(schema::Change::is_breaking) {
-            return Err(schema_error(StoredError::Incompatible {
+            return Err(schema_error(EnvelopeError::Incompatible {
                 type_name: info.name.clone(),
                 writer,
                 reader: info.fingerprint,

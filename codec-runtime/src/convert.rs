@@ -1,4 +1,5 @@
-//! The documented entry points: encode to and decode from whole buffers.
+//! Values to bytes and back: `to_msgpack`, `from_json` and the rest, with
+//! their decoding options.
 
 use crate::codec::Codec;
 use crate::encode::Encode;

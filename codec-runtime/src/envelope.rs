@@ -1,6 +1,7 @@
-//! Stored values: a checked envelope carrying the type's wire name, schema
-//! fingerprint and schema before the MessagePack payload, so a value written
-//! by another version of the type is recognised when it is read back.
+//! Values kept with their type: a checked envelope carrying the type's wire
+//! name, schema fingerprint and schema before the MessagePack payload, so a
+//! value written by another version of the type is recognised when it is
+//! read back.
 //!
 //! Layout: the 4 magic bytes `c1 43 44 43` (`0xc1` is never valid
 //! MessagePack, so an envelope is never mistaken for a bare value), a format
@@ -26,15 +27,15 @@ use crate::schema::{self, Change, Fingerprint};
 
 const MAGIC: [u8; 4] = [0xc1, b'C', b'D', b'C'];
 /// The envelope format this version of codec writes and reads.
-pub const FORMAT_VERSION: u8 = 1;
+const FORMAT_VERSION: u8 = 1;
 
 /// A stored value could not be read back.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
-pub enum StoredError {
+pub enum EnvelopeError {
     /// The bytes are not an envelope this codec reads: wrong magic, an
     /// unknown format version, or a truncated header.
-    Envelope {
+    Malformed {
         /// What is wrong.
         message: String,
     },
@@ -61,15 +62,15 @@ pub enum StoredError {
     Decode(DecodeError),
 }
 
-impl fmt::Display for StoredError {
+impl fmt::Display for EnvelopeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            StoredError::Envelope { message } => write!(f, "not a readable stored value: {message}"),
-            StoredError::WrongType { found, expected } => write!(
+            EnvelopeError::Malformed { message } => write!(f, "not a readable stored value: {message}"),
+            EnvelopeError::WrongType { found, expected } => write!(
                 f,
                 "stored value is a `{found}`, not a `{expected}`; read it as `{found}`, or add #[codec(alias = \"{found}\")] to `{expected}` if it was renamed"
             ),
-            StoredError::Incompatible {
+            EnvelopeError::Incompatible {
                 type_name,
                 writer,
                 reader,
@@ -92,27 +93,29 @@ impl fmt::Display for StoredError {
                 fixes.dedup();
                 write!(f, "fix: {}; or drop the stale entry", fixes.join("; "))
             }
-            StoredError::Decode(e) => write!(f, "stored payload does not decode: {e}"),
+            EnvelopeError::Decode(e) => write!(f, "stored payload does not decode: {e}"),
         }
     }
 }
 
-impl std::error::Error for StoredError {
+impl std::error::Error for EnvelopeError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            StoredError::Decode(e) => Some(e),
+            EnvelopeError::Decode(e) => Some(e),
             _ => None,
         }
     }
 }
 
-impl From<DecodeError> for StoredError {
+impl From<DecodeError> for EnvelopeError {
     fn from(e: DecodeError) -> Self {
-        StoredError::Decode(e)
+        EnvelopeError::Decode(e)
     }
 }
 
-/// Encodes `value` in a checked envelope (see the module documentation).
+/// Encodes `value` in a checked envelope: its wire name, schema fingerprint
+/// and schema, then the MessagePack payload. [`from_stored`] reads it back,
+/// through the compatible-evolution rules when the type has changed since.
 pub fn to_stored<T: Codec + 'static>(value: &T) -> Result<Vec<u8>, EncodeError> {
     let info = schema::info::<T>();
     let mut w = MsgpackWriter::new(Vec::with_capacity(
@@ -129,7 +132,7 @@ pub fn to_stored<T: Codec + 'static>(value: &T) -> Result<Vec<u8>, EncodeError> 
 
 /// What an envelope says about its value, without decoding it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StoredHeader<'a> {
+pub struct EnvelopeHeader<'a> {
     /// The wire name of the type it was written as.
     pub type_name: &'a str,
     /// The writer's schema fingerprint.
@@ -140,45 +143,46 @@ pub struct StoredHeader<'a> {
     pub payload_offset: usize,
 }
 
-fn envelope(message: impl Into<String>) -> StoredError {
-    StoredError::Envelope {
+fn malformed(message: impl Into<String>) -> EnvelopeError {
+    EnvelopeError::Malformed {
         message: message.into(),
     }
 }
 
-/// Reads the header of an envelope.
-pub fn read_header(bytes: &[u8]) -> Result<StoredHeader<'_>, StoredError> {
+/// Reads the header of an envelope written by [`to_stored`], without
+/// decoding the value.
+pub fn envelope_header(bytes: &[u8]) -> Result<EnvelopeHeader<'_>, EnvelopeError> {
     if bytes.len() < 5 {
-        return Err(envelope(format!(
+        return Err(malformed(format!(
             "{} bytes are too short for the 5-byte envelope header; the value was truncated",
             bytes.len()
         )));
     }
     if bytes[..4] != MAGIC {
-        return Err(envelope(
+        return Err(malformed(
             "wrong magic bytes: these bytes were not written by codec::to_stored (a bare value decodes with codec::from_msgpack)",
         ));
     }
     if bytes[4] != FORMAT_VERSION {
-        return Err(envelope(format!(
+        return Err(malformed(format!(
             "envelope format {} is not the format {FORMAT_VERSION} this codec reads; read it with the codec version that wrote it",
             bytes[4]
         )));
     }
     let mut r = MsgpackReader::new(&bytes[5..]);
-    let truncated = |e: DecodeError| envelope(format!("damaged header: {e}"));
+    let truncated = |e: DecodeError| malformed(format!("damaged header: {e}"));
     let type_name = r.read_str().map_err(truncated)?;
     let fp = r.read_bin().map_err(truncated)?;
     let fingerprint = <[u8; 16]>::try_from(fp).map(Fingerprint).map_err(|_| {
-        envelope(format!(
+        malformed(format!(
             "damaged header: a fingerprint has 16 bytes, found {}",
             fp.len()
         ))
     })?;
     let schema = r.read_bin().map_err(truncated)?;
     let schema = std::str::from_utf8(schema)
-        .map_err(|_| envelope("damaged header: the schema is not UTF-8"))?;
-    Ok(StoredHeader {
+        .map_err(|_| malformed("damaged header: the schema is not UTF-8"))?;
+    Ok(EnvelopeHeader {
         type_name,
         fingerprint,
         schema,
@@ -189,8 +193,8 @@ pub fn read_header(bytes: &[u8]) -> Result<StoredHeader<'_>, StoredError> {
 /// Decodes a value written by [`to_stored`]. With the reader's fingerprint it
 /// decodes at full speed; with another, it compares the writer's schema with
 /// the reader's and decodes only if every change is compatible.
-pub fn from_stored<T: Codec + 'static>(bytes: &[u8]) -> Result<T, StoredError> {
-    let header = read_header(bytes)?;
+pub fn from_stored<T: Codec + 'static>(bytes: &[u8]) -> Result<T, EnvelopeError> {
+    let header = envelope_header(bytes)?;
     let info = schema::info::<T>();
     if header.fingerprint != info.fingerprint {
         check_compatible(&header, &info)?;
@@ -199,23 +203,23 @@ pub fn from_stored<T: Codec + 'static>(bytes: &[u8]) -> Result<T, StoredError> {
 }
 
 fn check_compatible(
-    header: &StoredHeader<'_>,
+    header: &EnvelopeHeader<'_>,
     info: &schema::SchemaInfo,
-) -> Result<(), StoredError> {
+) -> Result<(), EnvelopeError> {
     if !info.accepts_name(header.type_name) {
-        return Err(StoredError::WrongType {
+        return Err(EnvelopeError::WrongType {
             found: header.type_name.to_owned(),
             expected: info.name.clone(),
         });
     }
     let writer: serde_json::Value = serde_json::from_str(header.schema).map_err(|e| {
-        envelope(format!(
+        malformed(format!(
             "damaged header: the writer's schema is not JSON ({e})"
         ))
     })?;
     let changes = schema::diff(&writer, &info.schema);
     if changes.iter().any(Change::is_breaking) {
-        return Err(StoredError::Incompatible {
+        return Err(EnvelopeError::Incompatible {
             type_name: info.name.clone(),
             writer: header.fingerprint,
             reader: info.fingerprint,

@@ -1,0 +1,264 @@
+//! The building blocks of schemas: the pieces the derive's generated code and
+//! the standard impls assemble. Not public: generated code reaches them
+//! through `__private::schema`.
+
+use schemars::{Schema, SchemaGenerator};
+use serde_json::{json, Map, Value};
+
+use super::subschema;
+use crate::codec::Codec;
+use crate::kind::WireKind;
+
+/// The schema of a sequence of `T` (`len` for fixed-size arrays): an array of
+/// `T`, or a base64 string when `T` makes sequences byte buffers (`u8`).
+pub fn sequence<T: Codec>(generator: &mut SchemaGenerator, len: Option<usize>) -> Schema {
+    if T::__SEQ_KIND.is(WireKind::BYTES) {
+        bytes()
+    } else {
+        array(subschema::<T>(generator), false, len)
+    }
+}
+
+/// A byte buffer: a base64 string.
+pub fn bytes() -> Schema {
+    typed("string", json!({ "contentEncoding": "base64" }))
+}
+
+fn schema(value: Value) -> Schema {
+    Schema::try_from(value).unwrap_or_else(|_| Schema::from(true))
+}
+
+/// `{"type": ty}` plus extra keywords.
+pub fn typed(ty: &str, extra: Value) -> Schema {
+    let mut map = Map::new();
+    map.insert("type".into(), ty.into());
+    if let Value::Object(extra) = extra {
+        map.extend(extra);
+    }
+    schema(Value::Object(map))
+}
+
+/// An integer schema bounded to the range of a Rust integer type.
+pub fn integer(min: i128, max: i128) -> Schema {
+    let mut map = Map::new();
+    map.insert("type".into(), "integer".into());
+    for (key, bound) in [("minimum", min), ("maximum", max)] {
+        // Bounds beyond 64 bits (i128, u128) are left open: JSON numbers that
+        // large are not portable.
+        if let Ok(v) = i64::try_from(bound) {
+            map.insert(key.into(), v.into());
+        } else if let Ok(v) = u64::try_from(bound) {
+            map.insert(key.into(), v.into());
+        }
+    }
+    schema(Value::Object(map))
+}
+
+/// One field of an object schema, as the derive describes it.
+pub struct FieldSchema {
+    /// The wire name.
+    pub name: &'static str,
+    /// Other keys accepted when decoding.
+    pub aliases: &'static [&'static str],
+    /// The value's schema.
+    pub schema: Schema,
+    /// Whether encoded values always have it and decoding requires it.
+    pub required: bool,
+}
+
+/// Adds the decoding aliases of a field as an annotation.
+fn with_aliases(schema: Schema, aliases: &[&str]) -> Value {
+    let mut value = schema.to_value();
+    if !aliases.is_empty() {
+        let list: Vec<Value> = aliases.iter().map(|a| Value::from(*a)).collect();
+        match &mut value {
+            Value::Object(obj) => {
+                obj.insert(ALIASES.into(), Value::Array(list));
+            }
+            other => {
+                *other = json!({ "allOf": [other.clone()], ALIASES: list });
+            }
+        }
+    }
+    value
+}
+
+/// The annotation keyword listing a field's or type's decoding aliases.
+pub const ALIASES: &str = "x-codec-aliases";
+/// The annotation keyword holding a type's `#[codec(version = N)]`.
+pub const VERSION: &str = "x-codec-version";
+
+/// An object with the given fields; `deny_unknown` closes it.
+pub fn object(fields: Vec<FieldSchema>, deny_unknown: bool) -> Schema {
+    let mut properties = Map::new();
+    let mut required = Vec::new();
+    for field in fields {
+        if field.required {
+            required.push(Value::from(field.name));
+        }
+        properties.insert(field.name.into(), with_aliases(field.schema, field.aliases));
+    }
+    let mut map = Map::new();
+    map.insert("type".into(), "object".into());
+    map.insert("properties".into(), Value::Object(properties));
+    if !required.is_empty() {
+        map.insert("required".into(), Value::Array(required));
+    }
+    if deny_unknown {
+        map.insert("additionalProperties".into(), false.into());
+    }
+    schema(Value::Object(map))
+}
+
+/// An array whose elements are, by position, `items`; the first `required`
+/// are always present; `closed` forbids more.
+pub fn tuple(items: Vec<Schema>, required: usize, closed: bool) -> Schema {
+    let count = items.len();
+    let prefix: Vec<Value> = items.into_iter().map(Schema::to_value).collect();
+    let mut map = Map::new();
+    map.insert("type".into(), "array".into());
+    map.insert("prefixItems".into(), Value::Array(prefix));
+    map.insert("minItems".into(), required.into());
+    if closed {
+        map.insert("maxItems".into(), count.into());
+        map.insert("items".into(), false.into());
+    }
+    schema(Value::Object(map))
+}
+
+/// A homogeneous array; `unique` for sets; `len` for fixed-size arrays.
+pub fn array(items: Schema, unique: bool, len: Option<usize>) -> Schema {
+    let mut map = Map::new();
+    map.insert("type".into(), "array".into());
+    map.insert("items".into(), items.to_value());
+    if unique {
+        map.insert("uniqueItems".into(), true.into());
+    }
+    if let Some(len) = len {
+        map.insert("minItems".into(), len.into());
+        map.insert("maxItems".into(), len.into());
+    }
+    schema(Value::Object(map))
+}
+
+/// A map: an object whose values are `values`; integer keys are decimal strings.
+pub fn map(values: Schema, integer_keys: bool) -> Schema {
+    let mut map = Map::new();
+    map.insert("type".into(), "object".into());
+    map.insert("additionalProperties".into(), values.to_value());
+    if integer_keys {
+        map.insert("propertyNames".into(), json!({ "pattern": "^-?[0-9]+$" }));
+    }
+    schema(Value::Object(map))
+}
+
+/// `T` or null.
+pub fn nullable(inner: Schema) -> Schema {
+    schema(json!({ "anyOf": [inner.to_value(), { "type": "null" }] }))
+}
+
+/// One of fixed values (a unit-only enum).
+pub fn enumeration(values: Vec<Value>) -> Schema {
+    schema(json!({ "enum": values }))
+}
+
+/// A variant of a tagged map union: the variant's object schema with the tag
+/// property first in `required`. `payload` is the schema of the variant's
+/// fields (an object, possibly behind a `$ref` when a struct merges in).
+pub fn tagged_variant(
+    generator: &SchemaGenerator,
+    tag_field: &str,
+    tag: Value,
+    aliases: &'static [&'static str],
+    payload: Schema,
+) -> Value {
+    let mut object = resolve(generator, payload.to_value());
+    let obj = object
+        .as_object_mut()
+        .expect("a variant's payload is an object schema");
+    let mut tag_schema = json!({ "const": tag });
+    if !aliases.is_empty() {
+        tag_schema[ALIASES] = json!(aliases);
+    }
+    let mut properties = Map::new();
+    properties.insert(tag_field.into(), tag_schema);
+    if let Some(Value::Object(props)) = obj.remove("properties") {
+        properties.extend(props);
+    }
+    obj.insert("properties".into(), Value::Object(properties));
+    let mut required = vec![Value::from(tag_field)];
+    if let Some(Value::Array(req)) = obj.remove("required") {
+        required.extend(req);
+    }
+    obj.insert("required".into(), Value::Array(required));
+    obj.insert("type".into(), "object".into());
+    object
+}
+
+/// A tagged map union over the given variant schemas (from [`tagged_variant`]).
+pub fn tagged_union(tag_field: &str, variants: Vec<Value>) -> Schema {
+    schema(json!({
+        "type": "object",
+        "oneOf": variants,
+        "discriminator": { "propertyName": tag_field },
+        "required": [tag_field],
+    }))
+}
+
+/// A variant of an `array_like` union: an array starting with its tag.
+pub fn tagged_array_variant(
+    tag: Value,
+    items: Vec<Schema>,
+    required: usize,
+    closed: bool,
+) -> Value {
+    let mut all = vec![schema(json!({ "const": tag }))];
+    all.extend(items);
+    tuple(all, required + 1, closed).to_value()
+}
+
+/// One of the given schemas, told apart by the shape of the value.
+pub fn one_of(variants: Vec<Value>) -> Schema {
+    schema(json!({ "oneOf": variants }))
+}
+
+/// Any of the given schemas (an untagged union).
+pub fn any_of(variants: Vec<Schema>) -> Schema {
+    let variants: Vec<Value> = variants.into_iter().map(Schema::to_value).collect();
+    schema(json!({ "anyOf": variants }))
+}
+
+/// Adds type-level annotations (aliases of the wire name, version) to a schema.
+pub fn annotate(schema: Schema, aliases: &[&str], version: Option<u32>) -> Schema {
+    let mut value = schema.to_value();
+    if let Value::Object(obj) = &mut value {
+        if !aliases.is_empty() {
+            obj.insert(ALIASES.into(), json!(aliases));
+        }
+        if let Some(version) = version {
+            obj.insert(VERSION.into(), version.into());
+        }
+    }
+    self::schema(value)
+}
+
+/// Follows a `$ref` into the generator's definitions (one level: definitions
+/// of derived types are never themselves bare references).
+fn resolve(generator: &SchemaGenerator, value: Value) -> Value {
+    let Some(reference) = value.get("$ref").and_then(Value::as_str) else {
+        return value;
+    };
+    let name = reference.rsplit('/').next().unwrap_or_default();
+    let name = name.replace("~1", "/").replace("~0", "~");
+    match generator.definitions().get(&name) {
+        Some(def) if def.is_object() => {
+            let mut def = def.clone();
+            if let Some(obj) = def.as_object_mut() {
+                obj.remove(ALIASES);
+                obj.remove(VERSION);
+            }
+            def
+        }
+        _ => value,
+    }
+}
