@@ -20,6 +20,7 @@ pub mod schema;
 #[cfg(feature = "serde")]
 pub mod serde_traits;
 pub mod snapshot;
+#[cfg(feature = "store")]
 pub mod store;
 pub mod stored;
 pub mod time;
@@ -41,6 +42,7 @@ pub use crate::json::{JsonReader, JsonWriter};
 pub use crate::msgpack::{MsgpackReader, MsgpackWriter};
 pub use crate::raw::Raw;
 pub use crate::schema::{fingerprint_of, schema_of, Fingerprint};
+#[cfg(feature = "store")]
 pub use crate::store::{Cache, CacheOptions, PutOptions, StoreError};
 pub use crate::stored::{from_stored, to_stored, StoredError};
 pub use crate::value::Value;

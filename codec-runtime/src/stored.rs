@@ -192,35 +192,18 @@ pub fn read_header(bytes: &[u8]) -> Result<StoredHeader<'_>, StoredError> {
 pub fn from_stored<T: Codec + 'static>(bytes: &[u8]) -> Result<T, StoredError> {
     let header = read_header(bytes)?;
     let info = schema::info::<T>();
-    if header.fingerprint != info.fingerprint {
-        check_compatible(&header, &info)?;
-    }
+    schema::check_readable(
+        header.type_name,
+        header.fingerprint,
+        &info,
+        || {
+            serde_json::from_str(header.schema).map_err(|e| {
+                envelope(format!(
+                    "damaged header: the writer's schema is not JSON ({e})"
+                ))
+            })
+        },
+        |e| e,
+    )?;
     Ok(crate::from_msgpack(&bytes[header.payload_offset..])?)
-}
-
-fn check_compatible(
-    header: &StoredHeader<'_>,
-    info: &schema::SchemaInfo,
-) -> Result<(), StoredError> {
-    if !info.accepts_name(header.type_name) {
-        return Err(StoredError::WrongType {
-            found: header.type_name.to_owned(),
-            expected: info.name.clone(),
-        });
-    }
-    let writer: serde_json::Value = serde_json::from_str(header.schema).map_err(|e| {
-        envelope(format!(
-            "damaged header: the writer's schema is not JSON ({e})"
-        ))
-    })?;
-    let changes = schema::diff(&writer, &info.schema);
-    if changes.iter().any(Change::is_breaking) {
-        return Err(StoredError::Incompatible {
-            type_name: info.name.clone(),
-            writer: header.fingerprint,
-            reader: info.fingerprint,
-            changes,
-        });
-    }
-    Ok(())
 }

@@ -21,6 +21,7 @@ mod diff;
 mod drift;
 mod fingerprint;
 mod name;
+mod readable;
 mod registry;
 
 use std::any::TypeId;
@@ -38,6 +39,7 @@ pub use diff::{diff, Change, Compatibility};
 pub use drift::{DriftCheck, DriftError, UPDATE_ENV};
 pub use fingerprint::{canonical_json, Fingerprint};
 pub use name::structural_name;
+pub use readable::check_readable;
 #[doc(hidden)]
 pub use registry::Registered;
 
