@@ -662,6 +662,7 @@ impl Cache {
         let spawned = std::thread::Builder::new()
             .name("codec-checkpoint".into())
             .spawn(move || {
+                lower_priority();
                 match build(&dir, false, full) {
                     Ok(Some(built)) => {
                         rebuilt.store(full, Ordering::Relaxed);
@@ -714,6 +715,15 @@ impl Cache {
         if let Some(built) = built {
             push_warnings(&self.checkpoints.warnings, built.warnings);
         }
+    }
+}
+
+/// Background builds yield the processor to the handle's writers.
+fn lower_priority() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: plain system calls on the calling thread.
+    unsafe {
+        let _ = libc::setpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t, 10);
     }
 }
 

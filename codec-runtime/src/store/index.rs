@@ -128,7 +128,22 @@ impl Index {
             return;
         }
         match Base::open(dir) {
-            Ok(Some(base)) => self.install(base, stamp),
+            Ok(Some(base)) => {
+                // A log shorter than the checkpoint says lost its end (to
+                // a power loss, say): lines written since then sit where
+                // the checkpoint expects others.
+                let short = base.manifest.writers.iter().find(|w| {
+                    std::fs::metadata(dir.join(layout::log_name(&w.id)))
+                        .map_or(true, |m| m.len() < w.to)
+                });
+                match short {
+                    Some(w) => {
+                        let why = format!("{} is shorter than it covers", layout::log_name(&w.id));
+                        self.distrust(dir, &why);
+                    }
+                    None => self.install(base, stamp),
+                }
+            }
             Ok(None) => {}
             Err(Damaged(why)) => self.distrust(dir, &why),
         }
