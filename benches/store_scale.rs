@@ -7,7 +7,8 @@
 //! adds per entry. Criterion then measures a fresh open with its first get,
 //! gets on an open handle and puts at the full size.
 //!
-//! `CODEC_STORE_DIR` puts the folder somewhere else than the temporary
+//! `CODEC_STORE_WRITERS` fills it from that many handles at once (threads,
+//! each a writer with its own log). `CODEC_STORE_DIR` puts the folder somewhere else than the temporary
 //! folder (it is deleted at the end either way).
 
 use std::hint::black_box;
@@ -74,36 +75,70 @@ fn folder_size(dir: &Path) -> u64 {
         .unwrap_or(0)
 }
 
-fn fill(dir: &Path, n: u64) {
-    let cache = Cache::open(dir).unwrap();
+/// Put rates of one writer putting entries `t, t + writers, ...` (`count`
+/// of them): over its first and last `window` puts, and by tenths of the rest.
+fn fill_part(cache: &Cache, t: u64, writers: u64, count: u64, window: u64) -> (f64, Vec<f64>, f64) {
     let rate = |from: u64, to: u64| {
         let start = Instant::now();
-        for i in from..to {
+        for j in from..to {
+            let i = j * writers + t;
             cache.put(&key(i), &chunk(i)).unwrap();
         }
         (to - from) as f64 / start.elapsed().as_secs_f64()
     };
-    let window = WINDOW.min(n / 2);
     let first = rate(0, window);
-    let started = Instant::now();
-    // The rate by tenths of the fill, to see it hold.
+    let step = ((count - 2 * window) / 10).max(1);
     let mut tenths = Vec::new();
-    let step = ((n - 2 * window) / 10).max(1);
     let mut at = window;
-    while at < n - window {
-        let to = (at + step).min(n - window);
-        tenths.push(format!("{:.0}k", rate(at, to) / 1e3));
+    while at < count - window {
+        let to = (at + step).min(count - window);
+        tenths.push(rate(at, to));
         at = to;
     }
-    let middle = (n - 2 * window) as f64 / started.elapsed().as_secs_f64();
-    let last = rate(n - window, n);
-    eprintln!("store_scale: puts/s by tenths: {}", tenths.join(" "));
+    let last = rate(count - window, count);
+    (first, tenths, last)
+}
+
+/// Fills the folder with `n` entries from `writers` handles (threads, each
+/// a writer with its own log, as processes would be).
+fn fill(dir: &Path, n: u64, writers: u64) {
+    let count = n / writers;
+    let window = (WINDOW / writers).min(count / 2);
+    let started = Instant::now();
+    let parts: Vec<(f64, Vec<f64>, f64)> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..writers)
+            .map(|t| {
+                s.spawn(move || {
+                    let cache = Cache::open(dir).unwrap();
+                    fill_part(&cache, t, writers, count, window)
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let elapsed = started.elapsed().as_secs_f64();
+    // Writers run together: their rates add up.
+    let first: f64 = parts.iter().map(|p| p.0).sum();
+    let last: f64 = parts.iter().map(|p| p.2).sum();
+    let tenths: Vec<String> = (0..parts[0].1.len())
+        .map(|k| {
+            let sum: f64 = parts.iter().filter_map(|p| p.1.get(k)).sum();
+            format!("{:.0}k", sum / 1e3)
+        })
+        .collect();
+    let cache = Cache::open(dir).unwrap();
+    let start = Instant::now();
     cache.checkpoint().unwrap();
+    let checkpoint = start.elapsed().as_secs_f64();
     drop(cache);
+    eprintln!("store_scale: puts/s by tenths: {}", tenths.join(" "));
     eprintln!(
-        "store_scale: {n} entries: puts/s {first:.0} first {window}, {last:.0} last {window}, \
-         {middle:.0} between ({:.1} s)",
-        started.elapsed().as_secs_f64()
+        "store_scale: {} entries by {writers} writer(s): puts/s {first:.0} first {}, \
+         {last:.0} last {}, {:.0} overall ({elapsed:.1} s); last checkpoint {checkpoint:.2} s",
+        count * writers,
+        window * writers,
+        window * writers,
+        (count * writers) as f64 / elapsed,
     );
     eprintln!(
         "store_scale: disk {:.0} B/entry",
@@ -118,7 +153,13 @@ fn bench(c: &mut Criterion) {
         .unwrap_or_else(std::env::temp_dir);
     let tmp = tempfile::tempdir_in(parent).unwrap();
     let dir = tmp.path().join("cache");
-    fill(&dir, n);
+    let writers = std::env::var("CODEC_STORE_WRITERS")
+        .ok()
+        .and_then(|w| w.parse().ok())
+        .unwrap_or(1u64)
+        .max(1);
+    let n = n / writers * writers;
+    fill(&dir, n, writers);
 
     let before = rss();
     let start = Instant::now();

@@ -19,13 +19,23 @@
 //!
 //! # Layout
 //! - `codec-store.json`: the layout version.
-//! - `<writer>-info.jsonl`: one index file per writer (per [`Cache`] handle in
-//!   each process), one JSON line per entry: `#key`, `#type`, the schema
+//! - `<writer>-info.jsonl`: one index file (log) per writer (per [`Cache`]
+//!   handle writing at a time), one JSON line per entry: `#key`, `#type`, the schema
 //!   fingerprint, the handler and its info, and a CRC-32.
 //! - `data/`: payloads the handlers put in files. Large byte buffers inside
 //!   a value (arrays' data) are kept there apart from the rest of it and
 //!   read back from a memory map ([`CacheOptions::apart_min`]).
 //! - `schemas/<fingerprint>.json`: each writer schema, once.
+//! - `checkpoint.json` and `index/*.idx`: the index checkpoint, sorted
+//!   memory-mapped tables of the live line of each key, and how far into
+//!   each log they reach. Derived data: always rebuilt from the logs when
+//!   damaged ([`Cache::checkpoint`], [`Cache::rebuild_index`]).
+//!
+//! Opening a folder maps the checkpoint and reads only the log lines
+//! written after it; checkpoints build in the background past
+//! [`CacheOptions::checkpoint_bytes`]. A handle holds a lock on its log;
+//! a new handle takes up the log of one that is gone, so a folder has at
+//! most as many logs as handles that wrote to it at the same time.
 //!
 //! # Safety under concurrency and crashes
 //! A writer appends only to its own files. Data is written before the index
