@@ -3,8 +3,11 @@
 //!
 //! A checkpoint is derived data. The writers' logs stay the source of
 //! truth; `checkpoint.json` names the tables and how far into each log they
-//! reach, and is replaced (written aside, synced, renamed) only after every
-//! table it names is in place and every log it covers is synced. A process
+//! reach (and a checksum of the last bytes it covers of each), and is
+//! replaced (written aside, synced, renamed) only after every table it names
+//! is in place. The logs are not synced for it: where a power loss took the
+//! end of a log, the log's tail no longer matches and the checkpoint is put
+//! aside. A process
 //! killed at any point leaves the previous checkpoint, or the new one, and
 //! perhaps files no checkpoint names, which the next one deletes.
 //!
@@ -427,7 +430,7 @@ pub fn build(dir: &Path, wait: bool, full: bool) -> Result<Option<Built>, StoreE
 
 /// The newest line of each key among the log lines after what `manifest`
 /// covers, as entries sorted by hash; moves the manifest's coverage to the
-/// end of them (and syncs the logs that far). Also returns the lines read.
+/// end of them. Also returns the lines read.
 fn read_new_lines(dir: &Path, manifest: &mut Checkpoint) -> Result<(Vec<Entry>, u64), StoreError> {
     let mut newest: HashMap<Box<str>, Entry> = HashMap::new();
     let mut lines = 0;
@@ -438,6 +441,7 @@ fn read_new_lines(dir: &Path, manifest: &mut Checkpoint) -> Result<(Vec<Entry>, 
                 manifest.writers.push(Covered {
                     id: id.clone(),
                     to: 0,
+                    tail: 0,
                 });
                 manifest.writers.len() - 1
             }
@@ -471,15 +475,28 @@ fn read_new_lines(dir: &Path, manifest: &mut Checkpoint) -> Result<(Vec<Entry>, 
                 newest.insert(view.key.into(), entry);
             }
         }
-        // Durable before a checkpoint relies on them.
-        File::open(&path)
-            .and_then(|f| f.sync_data())
-            .map_err(|e| StoreError::io(&path, e))?;
-        manifest.writers[w].to = from + buf.len() as u64;
+        // Not synced: a checkpoint that covers what a power loss takes
+        // from a log is found out by the log's tail and by each line's
+        // check, and put aside.
+        let to = from + buf.len() as u64;
+        manifest.writers[w].to = to;
+        manifest.writers[w].tail = tail_crc(&path, to).map_err(|e| StoreError::io(&path, e))?;
     }
     let mut entries: Vec<Entry> = newest.into_values().collect();
     entries.sort_unstable_by_key(|e| (e.hash, e.writer, e.offset));
     Ok((entries, lines))
+}
+
+/// The CRC-32 of the 64 bytes of the log at `path` before `to` (fewer if
+/// `to` is smaller); an error if the log is shorter than `to`.
+pub fn tail_crc(path: &Path, to: u64) -> std::io::Result<u32> {
+    use std::io::{Read, Seek, SeekFrom};
+    let from = to.saturating_sub(64);
+    let mut file = File::open(path)?;
+    file.seek(SeekFrom::Start(from))?;
+    let mut buf = vec![0; (to - from) as usize];
+    file.read_exact(&mut buf)?;
+    Ok(crc32fast::hash(&buf))
 }
 
 /// Two tables' entries as one: of entries of the same key, the newest.

@@ -129,16 +129,19 @@ impl Index {
         }
         match Base::open(dir) {
             Ok(Some(base)) => {
-                // A log shorter than the checkpoint says lost its end (to
-                // a power loss, say): lines written since then sit where
-                // the checkpoint expects others.
-                let short = base.manifest.writers.iter().find(|w| {
-                    std::fs::metadata(dir.join(layout::log_name(&w.id)))
-                        .map_or(true, |m| m.len() < w.to)
+                // A log that lost its end (to a power loss, say) and was
+                // written again has other lines where the checkpoint
+                // expects its own.
+                let changed = base.manifest.writers.iter().find(|w| {
+                    let path = dir.join(layout::log_name(&w.id));
+                    checkpoint::tail_crc(&path, w.to).map_or(true, |crc| crc != w.tail)
                 });
-                match short {
+                match changed {
                     Some(w) => {
-                        let why = format!("{} is shorter than it covers", layout::log_name(&w.id));
+                        let why = format!(
+                            "{} does not end as it did when covered",
+                            layout::log_name(&w.id)
+                        );
                         self.distrust(dir, &why);
                     }
                     None => self.install(base, stamp),

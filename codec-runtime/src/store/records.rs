@@ -128,4 +128,9 @@ pub struct Covered {
     pub id: String,
     /// The bytes of its log the tables cover (whole lines).
     pub to: u64,
+    /// The CRC-32 of the last 64 of those bytes (fewer in a shorter log):
+    /// a log that lost its end (to a power loss) and was written again
+    /// no longer matches.
+    #[codec(default)]
+    pub tail: u32,
 }
