@@ -347,7 +347,9 @@ fn committed_schemas_have_not_drifted() {
         .add::<codec::store::records::IndexLine>()
         .add::<codec::store::records::Mode>()
         .add::<codec::store::records::InfoValue>()
-        .add::<codec::store::records::Compacting>();
+        .add::<codec::store::records::Compacting>()
+        .add::<codec::store::records::Checkpoint>()
+        .add::<codec::store::records::Covered>();
     if let Err(e) = check.run() {
         panic!("{e}");
     }

@@ -655,3 +655,49 @@ mod arrays {
         assert!(err.to_string().contains("past its end"), "{err}");
     }
 }
+
+fn logs(dir: &std::path::Path) -> usize {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().ends_with("-info.jsonl"))
+        .count()
+}
+
+/// (In a test binary that starts no processes: a child forked while a
+/// handle lives holds the lock of its log until it executes.)
+#[test]
+fn writers_that_are_gone_leave_their_logs_to_the_next_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    // Short runs, one after the other: one log.
+    for run in 0..30u64 {
+        let cache = Cache::open(dir.path()).unwrap();
+        cache.put(&format!("run{run}"), &run).unwrap();
+        cache.put(&format!("big{run}"), &"b".repeat(3000)).unwrap();
+    }
+    assert_eq!(logs(dir.path()), 1);
+    // Handles alive at the same time each have their own.
+    let a = Cache::open(dir.path()).unwrap();
+    let b = Cache::open(dir.path()).unwrap();
+    a.put("a", &1u64).unwrap();
+    b.put("b", &2u64).unwrap();
+    assert_ne!(a.writer_id(), b.writer_id());
+    assert_eq!(logs(dir.path()), 2);
+    drop((a, b));
+    for run in 0..10u64 {
+        let cache = Cache::open(dir.path()).unwrap();
+        cache.put(&format!("again{run}"), &run).unwrap();
+    }
+    assert_eq!(logs(dir.path()), 2);
+    let reader = Cache::open(dir.path()).unwrap();
+    for run in 0..30u64 {
+        assert_eq!(reader.get::<u64>(&format!("run{run}")).unwrap(), Some(run));
+        assert_eq!(
+            reader.get::<String>(&format!("big{run}")).unwrap(),
+            Some("b".repeat(3000))
+        );
+    }
+    assert_eq!(reader.get::<u64>("b").unwrap(), Some(2));
+    assert_eq!(reader.len().unwrap(), 30 * 2 + 2 + 10);
+    assert!(reader.warnings().is_empty(), "{:?}", reader.warnings());
+}

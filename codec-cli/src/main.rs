@@ -3,7 +3,7 @@
 //! ```text
 //! codec inspect DIR [--prefix P] [--json]   keys, types, handlers, sizes, fingerprints
 //! codec get DIR KEY                         an entry as JSON, without its Rust type
-//! codec verify DIR                          reads every entry; exit code 1 if any is damaged
+//! codec verify DIR [--rebuild-index]        reads every entry and the checkpoint; exit code 1 if any is damaged
 //! codec remove DIR KEY...                   removes entries
 //! codec clear DIR [--prefix P]              removes every entry (with the prefix)
 //! codec compact DIR                         rewrites live entries, reclaims the space of the rest
@@ -53,8 +53,15 @@ enum Command {
     /// their stored order, float32 in its shortest form; a map whose keys
     /// are not strings or integers as a list of [key, value] pairs.
     Get { dir: PathBuf, key: String },
-    /// Read every entry and report the damaged ones (exit code 1 if any).
-    Verify { dir: PathBuf },
+    /// Read every entry and the index checkpoint, and report the damaged
+    /// ones (exit code 1 if any).
+    Verify {
+        dir: PathBuf,
+        /// First build the index checkpoint again from the writers' logs
+        /// (the source of truth), whatever state it is in.
+        #[arg(long)]
+        rebuild_index: bool,
+    },
     /// Remove entries, for every reader (exit code 1 if one was absent).
     /// `codec compact` reclaims their space.
     Remove {
@@ -104,7 +111,7 @@ fn main() -> ExitCode {
             inspect::inspect(&mut out, &dir, prefix.as_deref(), json)
         }
         Command::Get { dir, key } => get(&mut out, &dir, &key),
-        Command::Verify { dir } => verify(&mut out, &dir),
+        Command::Verify { dir, rebuild_index } => verify(&mut out, &dir, rebuild_index),
         Command::Remove { dir, keys } => remove(&mut out, &dir, &keys),
         Command::Clear { dir, prefix } => clear(&mut out, &dir, prefix.as_deref()),
         Command::Compact { dir } => compact(&mut out, &dir),
@@ -196,11 +203,20 @@ fn get(out: &mut impl Write, dir: &Path, key: &str) -> Outcome {
     }
 }
 
-fn verify(out: &mut impl Write, dir: &Path) -> Outcome {
+fn verify(out: &mut impl Write, dir: &Path, rebuild_index: bool) -> Outcome {
+    drop(open(dir)?); // refuses a folder that is not a cache
+    if rebuild_index {
+        let lines = Cache::rebuild_index(dir)?;
+        writeln!(out, "index checkpoint rebuilt from {lines} log lines")?;
+    }
     let cache = open(dir)?;
+    let mut problems = Vec::new();
+    if let Err(e) = cache.verify_index() {
+        problems.push(e.to_string());
+    }
     let entries = cache.entries()?;
     let bar = progress(entries.len(), "verifying");
-    let mut problems = cache.warnings();
+    problems.extend(cache.warnings());
     for entry in &entries {
         if let Err(e) = entry_json(&cache, entry) {
             problems.push(e);

@@ -196,35 +196,18 @@ pub fn envelope_header(bytes: &[u8]) -> Result<EnvelopeHeader<'_>, EnvelopeError
 pub fn from_stored<T: Codec + 'static>(bytes: &[u8]) -> Result<T, EnvelopeError> {
     let header = envelope_header(bytes)?;
     let info = schema::info::<T>();
-    if header.fingerprint != info.fingerprint {
-        check_compatible(&header, &info)?;
-    }
+    schema::check_readable(
+        header.type_name,
+        header.fingerprint,
+        &info,
+        || {
+            serde_json::from_str(header.schema).map_err(|e| {
+                malformed(format!(
+                    "damaged header: the writer's schema is not JSON ({e})"
+                ))
+            })
+        },
+        |e| e,
+    )?;
     Ok(crate::from_msgpack(&bytes[header.payload_offset..])?)
-}
-
-fn check_compatible(
-    header: &EnvelopeHeader<'_>,
-    info: &schema::SchemaInfo,
-) -> Result<(), EnvelopeError> {
-    if !info.accepts_name(header.type_name) {
-        return Err(EnvelopeError::WrongType {
-            found: header.type_name.to_owned(),
-            expected: info.name.clone(),
-        });
-    }
-    let writer: serde_json::Value = serde_json::from_str(header.schema).map_err(|e| {
-        malformed(format!(
-            "damaged header: the writer's schema is not JSON ({e})"
-        ))
-    })?;
-    let changes = schema::diff(&writer, &info.schema);
-    if changes.iter().any(Change::is_breaking) {
-        return Err(EnvelopeError::Incompatible {
-            type_name: info.name.clone(),
-            writer: header.fingerprint,
-            reader: info.fingerprint,
-            changes,
-        });
-    }
-    Ok(())
 }

@@ -29,6 +29,7 @@ pub mod schema;
 #[cfg(feature = "serde")]
 pub mod serde_traits;
 pub mod snapshot;
+#[cfg(feature = "store")]
 pub mod store;
 // Calendar arithmetic and RFC 3339 / ISO 8601 text, shared with the `codec`
 // command; not part of the library's interface.
@@ -56,6 +57,7 @@ pub use crate::msgpack::read::MsgpackReader;
 pub use crate::msgpack::write::MsgpackWriter;
 pub use crate::raw::Raw;
 pub use crate::schema::fingerprint::{fingerprint_of, Fingerprint};
+#[cfg(feature = "store")]
 pub use crate::store::{Cache, CacheOptions, PutOptions, StoreError};
 pub use crate::value::Value;
 pub use schemars;

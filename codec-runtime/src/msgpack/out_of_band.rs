@@ -56,6 +56,7 @@ impl MsgpackWriter {
     /// keeps such buffers (arrays' data) apart from the rest of a value.
     /// Buffers written by other writers meanwhile (a nested encoding) are
     /// not listed.
+    #[cfg_attr(not(feature = "store"), allow(dead_code))]
     pub(crate) fn tracking_large_bins<R>(
         &mut self,
         min: usize,
@@ -126,6 +127,7 @@ impl<'de> MsgpackReader<'de> {
     /// Reads the payload with the buffers it keeps out of band:
     /// [`read_bin`](Self::read_bin) returns each in place of its reference
     /// and [`peek_kind`](Self::peek_kind) reports bytes there.
+    #[cfg_attr(not(feature = "store"), allow(dead_code))]
     pub(crate) fn with_out_of_band(mut self, out_of_band: &'de OutOfBand<'de>) -> Self {
         self.out_of_band = Some(out_of_band);
         self

@@ -21,6 +21,7 @@ pub(crate) mod build;
 mod diff;
 mod drift;
 pub(crate) mod fingerprint;
+mod readable;
 pub(crate) mod registry;
 
 use std::any::TypeId;
@@ -37,6 +38,7 @@ pub use crate::name::structural_name;
 pub use diff::{diff, Change, Compatibility};
 pub use drift::{DriftCheck, DriftError, UPDATE_ENV};
 pub use fingerprint::canonical_json;
+pub(crate) use readable::check_readable;
 
 pub(crate) use crate::codec::schema_of;
 pub(crate) use build::*;
@@ -56,6 +58,7 @@ pub(crate) struct SchemaInfo {
     /// The fingerprint.
     pub fingerprint: Fingerprint,
     /// The fingerprint as hex, as index lines and file names spell it.
+    #[cfg_attr(not(feature = "store"), allow(dead_code))]
     pub fingerprint_hex: String,
     /// The name earlier versions wrote for a standard type or a generic
     /// one: `std::any::type_name`, still read.

@@ -24,7 +24,7 @@ use memmap2::Mmap;
 
 use super::handler::{DumpContext, Handler, Inline, LoadContext, Shared};
 use super::records::{Info, InfoValue};
-use super::StoreError;
+use super::{layout, StoreError};
 use crate::msgpack::{LargeBin, MsgpackReader, OutOfBand};
 
 /// The extension type of a reference to a buffer kept apart.
@@ -41,7 +41,7 @@ pub struct Auto;
 
 impl Handler for Auto {
     fn name(&self) -> &str {
-        "auto"
+        layout::AUTO
     }
 
     fn dump(&self, payload: &[u8], ctx: &mut DumpContext<'_>) -> Result<Info, StoreError> {

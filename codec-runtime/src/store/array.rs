@@ -10,7 +10,7 @@ use ndarray::{ArrayView, Dimension, IxDyn};
 use super::apart::ALIGN;
 use super::handler::{range_info, range_ref, DumpContext, Handler, LoadContext};
 use super::records::Info;
-use super::{Cache, StoreError};
+use super::{layout, Cache, StoreError};
 use crate::codec::Codec;
 use crate::error::{DecodeError, EncodeError};
 use crate::impls::ndarray::{
@@ -26,7 +26,7 @@ pub struct ArrayHandler;
 
 impl Handler for ArrayHandler {
     fn name(&self) -> &str {
-        "array"
+        layout::ARRAY
     }
 
     fn dump(&self, payload: &[u8], ctx: &mut DumpContext<'_>) -> Result<Info, StoreError> {
@@ -263,7 +263,7 @@ impl Cache {
             message,
         };
         let handler = line.handler.as_deref().unwrap_or_default();
-        if handler != "array" {
+        if handler != layout::ARRAY {
             return Err(corrupt(format!(
                 "entry was stored by handler `{handler}`, not as an array"
             )));

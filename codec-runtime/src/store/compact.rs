@@ -23,8 +23,7 @@ use super::{apart, create_folder, Cache, CacheOptions, EntryInfo, Handler, Store
 use crate::msgpack::LargeBin;
 
 /// The marker of a compaction that has copied every live entry.
-pub(super) const MARKER: &str = "compacting.json";
-const LOCK: &str = "codec-store.lock";
+use super::layout::{self, COMPACT_MARKER as MARKER, LOCK};
 
 /// What [`Cache::compact`] did.
 #[derive(Debug)]
@@ -90,11 +89,12 @@ impl Cache {
         mut progress: impl FnMut(usize, usize),
     ) -> Result<Compacted, StoreError> {
         let dir = dir.as_ref();
-        if !dir.join("codec-store.json").exists() {
+        if !dir.join(layout::META).exists() {
             return Err(StoreError::Custom {
                 message: format!(
-                    "{} is not a codec cache folder (no codec-store.json)",
-                    dir.display()
+                    "{} is not a codec cache folder (no {})",
+                    dir.display(),
+                    layout::META
                 ),
             });
         }
@@ -112,11 +112,14 @@ impl Cache {
         let size_before = folder_size(dir)?;
         let mut freed = finish(dir)?;
         let (kept, dropped, writer_id) = copy_live_entries(dir, handlers, &mut progress)?;
+        // The checkpoint points into logs the compaction deletes: the
+        // folder reads from the logs until the next one.
+        super::checkpoint::remove(dir)?;
         mark_replaced(dir, &writer_id)?;
         freed += finish(dir)?;
         let schemas_removed = remove_unused_schemas(dir)?;
         // No handle holds a key lock while the folder is compacted.
-        let locks = dir.join(super::memo::LOCKS);
+        let locks = dir.join(layout::KEY_LOCKS);
         if locks.exists() {
             std::fs::remove_dir_all(&locks).map_err(|e| StoreError::io(&locks, e))?;
         }
@@ -146,7 +149,12 @@ fn copy_live_entries(
         }
         Ok(cache)
     };
-    let old = open(CacheOptions::default())?;
+    // No checkpoint while compacting: it would name the logs it deletes.
+    let options = CacheOptions {
+        checkpoint_bytes: 0,
+        ..CacheOptions::default()
+    };
+    let old = open(options.clone())?;
     let entries = old.entries()?;
     if let Some(e) = entries.iter().find(|e| old.handler(&e.handler).is_none()) {
         return Err(StoreError::UnknownHandler {
@@ -154,7 +162,7 @@ fn copy_live_entries(
             handler: e.handler.clone(),
         });
     }
-    let new = open(CacheOptions::default())?;
+    let new = open(options)?;
     let mut dropped = Vec::new();
     for (done, entry) in entries.iter().enumerate() {
         match read_entry(&old, entry) {
@@ -167,13 +175,17 @@ fn copy_live_entries(
         progress(done + 1, entries.len());
     }
     sync_writer_files(dir, &new.writer_id)?;
-    Ok((entries.len() - dropped.len(), dropped, new.writer_id))
+    Ok((
+        entries.len() - dropped.len(),
+        dropped,
+        new.writer_id.clone(),
+    ))
 }
 
 /// An entry's payload, and where the buffers its `auto` handler kept apart
 /// are in it (so that the copy keeps exactly those apart).
 fn read_entry(cache: &Cache, entry: &EntryInfo) -> Result<(Vec<u8>, Vec<LargeBin>), StoreError> {
-    if entry.handler == "auto" {
+    if entry.handler == layout::AUTO {
         apart::Parts::load(&entry.info, &cache.load_context(&entry.key))?.reassemble()
     } else {
         Ok((cache.entry_payload(entry)?, Vec::new()))
@@ -188,10 +200,7 @@ fn write_entry(
     payload: &[u8],
     large: &[LargeBin],
 ) -> Result<(), StoreError> {
-    let handler = match entry.handler.as_str() {
-        "inline" | "shared" | "auto" => None,
-        other => Some(other),
-    };
+    let handler = (!layout::is_sized_handler(&entry.handler)).then_some(entry.handler.as_str());
     cache.write_entry(
         &entry.key,
         entry.type_name.clone(),
@@ -210,7 +219,7 @@ fn write_entry(
 fn sync_writer_files(dir: &Path, id: &str) -> Result<(), StoreError> {
     for (folder, prefix) in [
         (dir.to_owned(), format!("{id}-")),
-        (dir.join("data"), id.to_owned()),
+        (dir.join(layout::DATA), id.to_owned()),
     ] {
         let listing = std::fs::read_dir(&folder).map_err(|e| StoreError::io(&folder, e))?;
         for entry in listing {
@@ -223,7 +232,7 @@ fn sync_writer_files(dir: &Path, id: &str) -> Result<(), StoreError> {
             }
         }
     }
-    sync_folder(&dir.join("data"))?;
+    sync_folder(&dir.join(layout::DATA))?;
     sync_folder(dir)
 }
 
@@ -231,7 +240,7 @@ fn sync_writer_files(dir: &Path, id: &str) -> Result<(), StoreError> {
 /// written aside, synced, then renamed into place.
 fn mark_replaced(dir: &Path, keep: &str) -> Result<(), StoreError> {
     let mut replaced = Vec::new();
-    for sub in ["", "data"] {
+    for sub in ["", layout::DATA] {
         let folder = dir.join(sub);
         let listing = std::fs::read_dir(&folder).map_err(|e| StoreError::io(&folder, e))?;
         for entry in listing {
@@ -239,10 +248,9 @@ fn mark_replaced(dir: &Path, keep: &str) -> Result<(), StoreError> {
             let Ok(name) = entry.file_name().into_string() else {
                 continue;
             };
-            let ours =
-                name.starts_with(&format!("{keep}-")) || name.starts_with(&format!("{keep}."));
-            let is_index = name.ends_with("-info.jsonl");
-            if !ours && (sub == "data" || is_index) {
+            let ours = layout::is_writers_file(&name, keep);
+            let is_index = layout::log_writer(&name).is_some();
+            if !ours && (sub == layout::DATA || is_index) {
                 replaced.push(if sub.is_empty() {
                     name
                 } else {
@@ -253,7 +261,7 @@ fn mark_replaced(dir: &Path, keep: &str) -> Result<(), StoreError> {
     }
     replaced.sort();
     let bytes = crate::to_json_vec(&Compacting { replaced })?;
-    let tmp = dir.join(format!("{MARKER}.tmp"));
+    let tmp = dir.join(format!("{MARKER}{}", layout::TMP_SUFFIX));
     let mut file = File::create(&tmp).map_err(|e| StoreError::io(&tmp, e))?;
     file.write_all(&bytes)
         .and_then(|()| file.sync_all())
@@ -296,9 +304,9 @@ fn remove_unused_schemas(dir: &Path) -> Result<usize, StoreError> {
         .entries()?
         .into_iter()
         .filter_map(|e| e.fingerprint)
-        .map(|fp| format!("{fp}.json"))
+        .map(|fp| layout::schema_name(&fp))
         .collect();
-    let folder = dir.join("schemas");
+    let folder = dir.join(layout::SCHEMAS);
     let listing = std::fs::read_dir(&folder).map_err(|e| StoreError::io(&folder, e))?;
     let mut removed = 0;
     for entry in listing {
@@ -354,7 +362,7 @@ mod tests {
         let b = Cache::open(dir).unwrap();
         b.remove("gone").unwrap();
         b.put("kept", &10u32).unwrap();
-        let b_index = dir.join(format!("{}-info.jsonl", b.writer_id()));
+        let b_index = dir.join(layout::log_name(b.writer_id()));
         drop((a, b));
 
         // Compaction's steps, up to the marker, under its lock.

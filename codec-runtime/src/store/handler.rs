@@ -15,6 +15,7 @@ use memmap2::Mmap;
 
 use super::data_file::SharedFile;
 use super::error::StoreError;
+use super::layout;
 use super::line::InfoRef;
 use super::records::{Info, InfoValue};
 
@@ -70,14 +71,22 @@ impl DumpContext<'_> {
     /// Creates a new file for this entry under `data/`; returns its name
     /// (relative to `data/`, for the info) and the open file.
     pub fn allocate_file(&mut self, extension: &str) -> Result<(String, File), StoreError> {
-        let name = format!("{}-{}.{extension}", self.writer_id, self.seq);
-        let path = self.data_dir.join(&name);
-        let file = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&path)
-            .map_err(|e| StoreError::io(&path, e))?;
-        Ok((name, file))
+        // A writer taken up from a handle that is gone may find the file
+        // of an entry whose line was never written under the same name.
+        let mut seq = self.seq;
+        loop {
+            let name = layout::entry_file_name(self.writer_id, seq, extension);
+            let path = self.data_dir.join(&name);
+            match OpenOptions::new().write(true).create_new(true).open(&path) {
+                Ok(file) => return Ok((name, file)),
+                Err(e)
+                    if e.kind() == std::io::ErrorKind::AlreadyExists && seq < self.seq + 1000 =>
+                {
+                    seq += 1;
+                }
+                Err(e) => return Err(StoreError::io(&path, e)),
+            }
+        }
     }
 
     /// Appends `bytes` to this writer's shared data file; returns the file's
@@ -93,7 +102,7 @@ impl DumpContext<'_> {
         bytes: &[u8],
         align: u64,
     ) -> Result<(String, u64), StoreError> {
-        let name = format!("{}.bin", self.writer_id);
+        let name = layout::shared_name(self.writer_id);
         let path = self.data_dir.join(&name);
         if self.shared.is_none() {
             let file = SharedFile::open(&path).map_err(|e| StoreError::io(&path, e))?;
@@ -346,7 +355,7 @@ pub struct Inline;
 
 impl Handler for Inline {
     fn name(&self) -> &str {
-        "inline"
+        layout::INLINE
     }
 
     fn dump(&self, payload: &[u8], _ctx: &mut DumpContext<'_>) -> Result<Info, StoreError> {
@@ -371,7 +380,7 @@ pub struct Shared;
 
 impl Handler for Shared {
     fn name(&self) -> &str {
-        "shared"
+        layout::SHARED
     }
 
     fn dump(&self, payload: &[u8], ctx: &mut DumpContext<'_>) -> Result<Info, StoreError> {
@@ -398,7 +407,7 @@ pub struct FilePerEntry;
 
 impl Handler for FilePerEntry {
     fn name(&self) -> &str {
-        "file"
+        layout::FILE
     }
 
     fn dump(&self, payload: &[u8], ctx: &mut DumpContext<'_>) -> Result<Info, StoreError> {

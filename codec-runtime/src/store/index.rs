@@ -3,7 +3,9 @@
 //! written) and a corrupt middle line (with a warning), never the folder.
 //!
 //! Lines are kept as checked text and decoded when their entry is read, so
-//! opening a folder builds no records.
+//! opening a folder builds no records. Lines a checkpoint covers stay on
+//! disk: the index holds the checkpoint's tables, mapped, and in memory
+//! only the lines written after it.
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -13,9 +15,12 @@ use std::sync::{Arc, OnceLock};
 
 use foldhash::fast::RandomState;
 
+use super::checkpoint::{self, Base};
 use super::error::StoreError;
+use super::layout;
 use super::line::{check_line, LineView, Spans};
 use super::records::{Info, Mode};
+use super::table::Damaged;
 
 /// Where a line stands in the order of writes: later time wins, then the
 /// writer id, then the writer's sequence.
@@ -36,6 +41,9 @@ struct Slot {
     /// the first get of a line this handle wrote (most are never read back);
     /// `None` if the line has escapes and must be parsed each time.
     spans: OnceLock<Option<Spans>>,
+    /// The line's offset in its writer's log: a checkpoint that covers it
+    /// takes its place.
+    at: u64,
 }
 
 /// The live line of a key, as [`Index::get`] finds it.
@@ -58,10 +66,15 @@ impl Found {
     }
 }
 
+/// A live key and the text of its line.
+pub type LiveLine = (Box<str>, Arc<str>);
+
 /// One writer's index file, read up to `read_to`.
 struct WriterFile {
     id: Box<str>,
     read_to: u64,
+    /// The bytes of it the checkpoint covers.
+    covered: u64,
 }
 
 /// The live entry of each key: the latest line by [`Stamp`].
@@ -73,14 +86,26 @@ pub struct Index {
     writers: Vec<WriterFile>,
     writer_ids: HashMap<Box<str>, u32>,
     pub warnings: Vec<String>,
+    /// The checkpoint, if the folder has one that checked.
+    base: Option<Base>,
+    /// The writer number of each writer of the checkpoint, by position.
+    base_writers: Vec<u32>,
+    /// The version of the manifest the base was read from.
+    manifest_stamp: Option<(u64, u64, i64, i64)>,
+    /// A damaged checkpoint was found: read the logs alone until a new
+    /// one is built.
+    distrusted: bool,
 }
 
 impl Index {
-    /// Reads whatever was appended to the folder's index files since last time.
+    /// Reads whatever was appended to the folder's index files since last
+    /// time, after taking up a newer checkpoint if there is one.
     pub fn refresh(&mut self, dir: &Path) -> Result<(), StoreError> {
+        self.adopt(dir);
         for (id, path) in index_files(dir)? {
             let writer = self.writer(&id);
-            let from = self.writers[writer as usize].read_to;
+            let file = &self.writers[writer as usize];
+            let from = file.read_to.max(file.covered);
             let Some(buf) = read_complete_lines(&path, from)? else {
                 continue;
             };
@@ -88,6 +113,98 @@ impl Index {
             self.writers[writer as usize].read_to = from + buf.len() as u64;
         }
         Ok(())
+    }
+
+    /// Takes up the folder's checkpoint if it changed since last time: its
+    /// tables replace the lines it covers. A damaged one is not used (with
+    /// a warning): the logs are read whole instead.
+    pub fn adopt(&mut self, dir: &Path) {
+        if self.distrusted {
+            return;
+        }
+        let stamp = checkpoint::manifest_stamp(dir);
+        if stamp.is_none() || stamp == self.manifest_stamp {
+            // No checkpoint (or it was deleted: the tables mapped stay good).
+            return;
+        }
+        match Base::open(dir) {
+            Ok(Some(base)) => {
+                // A log that lost its end (to a power loss, say) and was
+                // written again has other lines where the checkpoint
+                // expects its own.
+                let changed = base.manifest.writers.iter().find(|w| {
+                    let path = dir.join(layout::log_name(&w.id));
+                    checkpoint::tail_crc(&path, w.to).map_or(true, |crc| crc != w.tail)
+                });
+                match changed {
+                    Some(w) => {
+                        let why = format!(
+                            "{} does not end as it did when covered",
+                            layout::log_name(&w.id)
+                        );
+                        self.distrust(dir, &why);
+                    }
+                    None => self.install(base, stamp),
+                }
+            }
+            Ok(None) => {}
+            Err(Damaged(why)) => self.distrust(dir, &why),
+        }
+    }
+
+    fn install(&mut self, base: Base, stamp: Option<(u64, u64, i64, i64)>) {
+        self.base_writers = base.writer_ids().iter().map(|id| self.writer(id)).collect();
+        for (covered, &n) in base.manifest.writers.iter().zip(&self.base_writers) {
+            let file = &mut self.writers[n as usize];
+            file.covered = file.covered.max(covered.to);
+        }
+        let writers = &self.writers;
+        self.entries
+            .retain(|_, slot| slot.at >= writers[slot.stamp.writer as usize].covered);
+        self.base = Some(base);
+        self.manifest_stamp = stamp;
+    }
+
+    /// Stops using the checkpoint and reads every log from its start.
+    pub fn distrust(&mut self, dir: &Path, why: &str) {
+        self.warnings.push(format!(
+            "{}: the checkpoint is damaged ({why}); reading the logs instead \
+             (the next checkpoint rebuilds it; or run `codec verify --rebuild-index`)",
+            dir.display()
+        ));
+        self.distrusted = true;
+        self.base = None;
+        self.base_writers.clear();
+        self.entries.clear();
+        for file in &mut self.writers {
+            file.read_to = 0;
+            file.covered = 0;
+        }
+    }
+
+    /// Whether a damaged checkpoint was found.
+    pub fn is_distrusted(&self) -> bool {
+        self.distrusted
+    }
+
+    /// Trusts the folder's checkpoint again, once rebuilt.
+    pub fn trust_again(&mut self) {
+        self.distrusted = false;
+        self.manifest_stamp = None;
+    }
+
+    /// Bytes of the logs this handle read (or wrote) that no checkpoint covers.
+    pub fn uncovered(&self) -> u64 {
+        self.writers
+            .iter()
+            .map(|w| w.read_to.saturating_sub(w.covered))
+            .sum()
+    }
+
+    /// Records that this handle appended its writer's log up to `end`.
+    pub fn wrote_to(&mut self, writer: u32, end: u64) {
+        let file = &mut self.writers[writer as usize];
+        file.read_to = file.read_to.max(end);
     }
 
     /// Applies the complete lines of `buf`, read from `path` at byte `from`.
@@ -114,7 +231,7 @@ impl Index {
                     };
                     let spans = || OnceLock::from(view.spans(text));
                     let live = view.handler.is_some().then(|| (text, spans()));
-                    self.apply(&view.key, stamp, live);
+                    self.apply(&view.key, stamp, at, live);
                 }
                 Err(why) => self.warnings.push(format!(
                     "{}: skipped the line at byte {at}: {why}",
@@ -133,6 +250,7 @@ impl Index {
         self.writers.push(WriterFile {
             id: id.into(),
             read_to: 0,
+            covered: 0,
         });
         self.writer_ids.insert(id.into(), n);
         n
@@ -145,6 +263,7 @@ impl Index {
         &mut self,
         key: &str,
         stamp: Stamp,
+        at: u64,
         line: Option<(&str, OnceLock<Option<Spans>>)>,
     ) {
         let slot = |line: Option<(&str, OnceLock<Option<Spans>>)>| match line {
@@ -152,11 +271,13 @@ impl Index {
                 stamp,
                 line: Some(Arc::from(text)),
                 spans,
+                at,
             },
             None => Slot {
                 stamp,
                 line: None,
                 spans: OnceLock::new(),
+                at,
             },
         };
         match self.entries.get_mut(key) {
@@ -173,9 +294,31 @@ impl Index {
 
     /// The live line of a key: `None` if no line of it was read,
     /// `Some(None)` if the latest one removed it.
-    pub fn get(&self, key: &str) -> Option<Option<Found>> {
-        let slot = self.entries.get(key)?;
-        Some(slot.line.clone().map(|text| {
+    pub fn get(&self, key: &str) -> Result<Option<Option<Found>>, Damaged> {
+        let slot = self.entries.get(key);
+        let hit = match &self.base {
+            Some(base) => base.lookup(key)?,
+            None => None,
+        };
+        if let Some(hit) = hit {
+            let stamp = Stamp {
+                time: hit.time,
+                writer: self.base_writers[hit.writer as usize],
+                seq: hit.seq,
+            };
+            if slot.is_none_or(|slot| newer(&self.writers, stamp, slot.stamp)) {
+                return Ok(Some(hit.text.map(|text| Found {
+                    text,
+                    spans: hit.spans,
+                    time: hit.time,
+                    seq: hit.seq,
+                })));
+            }
+        }
+        let Some(slot) = slot else {
+            return Ok(None);
+        };
+        Ok(Some(slot.line.clone().map(|text| {
             let spans = *slot
                 .spans
                 .get_or_init(|| LineView::parse(&text).ok()?.spans(&text));
@@ -185,22 +328,45 @@ impl Index {
                 time: slot.stamp.time,
                 seq: slot.stamp.seq,
             }
-        }))
+        })))
     }
 
-    /// The live keys, unordered.
-    pub fn keys(&self) -> impl Iterator<Item = &str> {
-        self.entries
-            .iter()
-            .filter(|(_, slot)| slot.line.is_some())
-            .map(|(key, _)| &**key)
+    /// Every live key with the text of its line, unordered: the
+    /// checkpoint's lines read from the logs, then the newer ones.
+    pub fn lines(&self) -> Result<Vec<LiveLine>, Damaged> {
+        let mut all: HashMap<Box<str>, (Stamp, Option<Arc<str>>)> = HashMap::new();
+        if let Some(base) = &self.base {
+            for (key, hit) in base.all()? {
+                let stamp = Stamp {
+                    time: hit.time,
+                    writer: self.base_writers[hit.writer as usize],
+                    seq: hit.seq,
+                };
+                all.insert(key.into(), (stamp, hit.text));
+            }
+        }
+        for (key, slot) in &self.entries {
+            match all.get_mut(key) {
+                Some(current) if !newer(&self.writers, slot.stamp, current.0) => {}
+                Some(current) => *current = (slot.stamp, slot.line.clone()),
+                None => {
+                    all.insert(key.clone(), (slot.stamp, slot.line.clone()));
+                }
+            }
+        }
+        Ok(all
+            .into_iter()
+            .filter_map(|(key, (_, line))| Some((key, line?)))
+            .collect())
     }
 
-    /// Every live key with the text of its line, unordered.
-    pub fn lines(&self) -> impl Iterator<Item = (&str, &str)> {
-        self.entries
-            .iter()
-            .filter_map(|(key, slot)| Some((&**key, slot.line.as_deref()?)))
+    /// Checks the checkpoint whole: every table block, every line it
+    /// points at. Returns the keys it holds.
+    pub fn verify_checkpoint(&self) -> Result<usize, Damaged> {
+        match &self.base {
+            Some(base) => base.verify(),
+            None => Ok(0),
+        }
     }
 }
 
@@ -227,7 +393,7 @@ impl EntryInfo {
     /// The dtype and shape of an array stored with `put_array`.
     pub fn array_type(&self) -> Option<(String, Vec<usize>)> {
         match self.handler.as_str() {
-            "array" => parse_array_type(self.type_name.as_deref()?),
+            layout::ARRAY => parse_array_type(self.type_name.as_deref()?),
             _ => None,
         }
     }
@@ -287,7 +453,7 @@ fn newer(writers: &[WriterFile], a: Stamp, b: Stamp) -> bool {
 
 /// The complete lines of `path` after byte `from`; `None` if there are none
 /// yet. A final line without its newline is left for later.
-fn read_complete_lines(path: &Path, from: u64) -> Result<Option<Vec<u8>>, StoreError> {
+pub(super) fn read_complete_lines(path: &Path, from: u64) -> Result<Option<Vec<u8>>, StoreError> {
     let mut file = File::open(path).map_err(|e| StoreError::io(path, e))?;
     let len = file.metadata().map_err(|e| StoreError::io(path, e))?.len();
     if len <= from {
@@ -319,9 +485,9 @@ pub fn index_files(dir: &Path) -> Result<Vec<(String, PathBuf)>, StoreError> {
         let entry = entry.map_err(|e| StoreError::io(dir, e))?;
         let name = entry.file_name();
         let Some(name) = name.to_str() else { continue };
-        if let Some(writer) = name.strip_suffix("-info.jsonl") {
+        if let Some(writer) = layout::log_writer(name) {
             out.push((writer.to_owned(), entry.path()));
-        } else if name == super::compact::MARKER {
+        } else if name == layout::COMPACT_MARKER {
             replaced = super::compact::read_marker(dir)?.replaced;
         }
     }

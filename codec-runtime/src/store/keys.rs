@@ -13,18 +13,18 @@ impl Cache {
 
     /// The live keys, sorted.
     pub fn keys(&self) -> Result<Vec<String>, StoreError> {
-        self.refresh()?;
-        let index = self.index.read().unwrap_or_else(|e| e.into_inner());
-        let mut keys: Vec<String> = index.keys().map(str::to_owned).collect();
+        let mut keys: Vec<String> = self
+            .live_lines()?
+            .into_iter()
+            .map(|(key, _)| key.into())
+            .collect();
         keys.sort();
         Ok(keys)
     }
 
     /// The number of live keys.
     pub fn len(&self) -> Result<usize, StoreError> {
-        self.refresh()?;
-        let index = self.index.read().unwrap_or_else(|e| e.into_inner());
-        Ok(index.keys().count())
+        Ok(self.live_lines()?.len())
     }
 
     /// Whether the cache has no live keys.
@@ -34,11 +34,9 @@ impl Cache {
 
     /// What the index says about every live entry, sorted by key.
     pub fn entries(&self) -> Result<Vec<EntryInfo>, StoreError> {
-        self.refresh()?;
-        let index = self.index.read().unwrap_or_else(|e| e.into_inner());
         let mut out = Vec::new();
-        for (key, text) in index.lines() {
-            let line = LineView::parse(text).map_err(|e| corrupt_line(key, e))?;
+        for (key, text) in self.live_lines()? {
+            let line = LineView::parse(&text).map_err(|e| corrupt_line(&key, e))?;
             out.extend(EntryInfo::of_line(&line)?);
         }
         out.sort_by(|a, b| a.key.cmp(&b.key));

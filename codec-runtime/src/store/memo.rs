@@ -19,11 +19,8 @@ use std::sync::{Condvar, Mutex};
 
 use sha2::{Digest, Sha256};
 
-use super::{Cache, StoreError};
+use super::{layout, Cache, StoreError};
 use crate::codec::Codec;
-
-/// The folder of the per-key lock files of [`CacheOptions::memo_lock`](super::CacheOptions::memo_lock).
-pub(super) const LOCKS: &str = "locks";
 
 /// Memo warnings kept for [`Cache::warnings`]; later ones go to `log` only.
 const MAX_WARNINGS: usize = 1000;
@@ -208,5 +205,5 @@ impl Cache {
 fn key_lock_path(dir: &Path, key: &str) -> std::path::PathBuf {
     let hash = Sha256::digest(key.as_bytes());
     let hex: String = hash[..16].iter().map(|b| format!("{b:02x}")).collect();
-    dir.join(LOCKS).join(format!("{hex}.lock"))
+    dir.join(layout::KEY_LOCKS).join(format!("{hex}.lock"))
 }

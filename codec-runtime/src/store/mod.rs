@@ -19,13 +19,23 @@
 //!
 //! # Layout
 //! - `codec-store.json`: the layout version.
-//! - `<writer>-info.jsonl`: one index file per writer (per [`Cache`] handle in
-//!   each process), one JSON line per entry: `#key`, `#type`, the schema
+//! - `<writer>-info.jsonl`: one index file (log) per writer (per [`Cache`]
+//!   handle writing at a time), one JSON line per entry: `#key`, `#type`, the schema
 //!   fingerprint, the handler and its info, and a CRC-32.
 //! - `data/`: payloads the handlers put in files. Large byte buffers inside
 //!   a value (arrays' data) are kept there apart from the rest of it and
 //!   read back from a memory map ([`CacheOptions::apart_min`]).
 //! - `schemas/<fingerprint>.json`: each writer schema, once.
+//! - `checkpoint.json` and `index/*.idx`: the index checkpoint, sorted
+//!   memory-mapped tables of the live line of each key, and how far into
+//!   each log they reach. Derived data: always rebuilt from the logs when
+//!   damaged ([`Cache::checkpoint`], [`Cache::rebuild_index`]).
+//!
+//! Opening a folder maps the checkpoint and reads only the log lines
+//! written after it; checkpoints build in the background past
+//! [`CacheOptions::checkpoint_bytes`]. A handle holds a lock on its log;
+//! a new handle takes up the log of one that is gone, so a folder has at
+//! most as many logs as handles that wrote to it at the same time.
 //!
 //! # Safety under concurrency and crashes
 //! A writer appends only to its own files. Data is written before the index
@@ -41,22 +51,27 @@
 mod apart;
 #[cfg(feature = "ndarray")]
 mod array;
+mod checkpoint;
 mod compact;
 mod data_file;
 mod error;
 mod handler;
 mod index;
 mod keys;
+mod layout;
 mod line;
 mod memo;
 pub mod records;
+mod table;
 mod write;
+mod writers;
 
 use std::collections::HashMap;
 use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
+use std::thread::JoinHandle;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 #[cfg(feature = "ndarray")]
@@ -67,7 +82,6 @@ pub use line::InfoRef;
 pub use records::{IndexLine, Info, InfoValue, Mode};
 
 use crate::codec::Codec;
-use crate::envelope::EnvelopeError;
 pub use crate::hash::content_hash;
 use crate::schema::{self, Fingerprint};
 pub use compact::Compacted;
@@ -105,6 +119,13 @@ pub struct CacheOptions {
     /// local disk, see the README); one empty file per key computed,
     /// deleted by compaction.
     pub memo_lock: bool,
+    /// Build a checkpoint (in a background thread) once this many bytes
+    /// of the logs are not covered by one: opening the folder reads that
+    /// much at most (default: 4 MiB, about 12,000 lines of small values;
+    /// 0: only [`Cache::checkpoint`] builds one). The environment variable
+    /// `CODEC_STORE_CHECKPOINT_BYTES` sets the default (tests run the
+    /// store's suite with a tiny one).
+    pub checkpoint_bytes: u64,
 }
 
 impl Default for CacheOptions {
@@ -115,6 +136,10 @@ impl Default for CacheOptions {
             apart_min: 64 * 1024,
             memo_strict: false,
             memo_lock: false,
+            checkpoint_bytes: std::env::var("CODEC_STORE_CHECKPOINT_BYTES")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(4 << 20),
         }
     }
 }
@@ -141,14 +166,30 @@ pub struct Cache {
     handlers: RwLock<HashMap<String, Arc<dyn Handler>>>,
     resources: Resources,
     memo: memo::Memo,
+    checkpoints: Checkpoints,
     /// A shared lock on `codec-store.lock` while the handle lives, so that
     /// a compaction never deletes files under it.
     _lock: Option<File>,
 }
 
+/// The checkpoints this handle builds in the background.
+#[derive(Default)]
+struct Checkpoints {
+    /// A build runs.
+    running: Arc<AtomicBool>,
+    /// A build ended: take up its checkpoint.
+    ended: Arc<AtomicBool>,
+    /// The build that ended read the logs whole (the checkpoint was damaged).
+    rebuilt: Arc<AtomicBool>,
+    /// What builds had to say (a damaged checkpoint rebuilt).
+    warnings: Arc<Mutex<Vec<String>>>,
+    thread: Mutex<Option<JoinHandle<()>>>,
+}
+
 #[derive(Default)]
 struct Writer {
-    index_file: Option<File>,
+    /// This handle's log, locked, once it has one.
+    log: Option<writers::Log>,
     /// The last index write failed: the file may end in a partial line.
     torn: bool,
     shared: Option<data_file::SharedFile>,
@@ -202,19 +243,36 @@ impl Cache {
         lock: Option<File>,
     ) -> Result<Cache, StoreError> {
         let dir = dir.to_owned();
-        let data_dir = dir.join("data");
-        let writer_id = new_writer_id();
+        let data_dir = dir.join(layout::DATA);
+        let mut writer = Writer::default();
+        // Take up the log of a handle that is gone, if any (a compaction
+        // writes a log of its own).
+        let claimed = match lock {
+            Some(_) => writers::claim_dead(&dir)?,
+            None => None,
+        };
+        let writer_id = match claimed {
+            Some((id, log)) => {
+                writer.seq = log.next_seq;
+                writer.last_time = log.last_time;
+                writer.torn = log.torn;
+                writer.log = Some(log);
+                id
+            }
+            None => new_writer_id(),
+        };
         let cache = Cache {
-            index_path: dir.join(format!("{writer_id}-info.jsonl")),
+            index_path: dir.join(layout::log_name(&writer_id)),
             dir,
             data_dir,
             writer_id,
             options,
-            writer: Mutex::new(Writer::default()),
+            writer: Mutex::new(writer),
             index: RwLock::new(Index::default()),
             handlers: RwLock::new(HashMap::new()),
             resources: Resources::default(),
             memo: memo::Memo::default(),
+            checkpoints: Checkpoints::default(),
             _lock: lock,
         };
         for h in [
@@ -254,6 +312,9 @@ impl Cache {
     /// a missing key refresh on their own; call this to see overwrites by
     /// other writers of keys this handle already knows.
     pub fn refresh(&self) -> Result<(), StoreError> {
+        if self.checkpoints.ended.swap(false, Ordering::Relaxed) {
+            self.take_up_checkpoint();
+        }
         self.index
             .write()
             .unwrap_or_else(|e| e.into_inner())
@@ -270,6 +331,14 @@ impl Cache {
             .unwrap_or_else(|e| e.into_inner())
             .warnings
             .clone();
+        warnings.extend(
+            self.checkpoints
+                .warnings
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .iter()
+                .cloned(),
+        );
         warnings.extend(
             self.memo
                 .warnings
@@ -348,7 +417,8 @@ impl Cache {
         if !same {
             self.check_schema(&line, &info)?;
         }
-        let decoded = if line.mode == Mode::MsgPack && line.handler.as_deref() == Some("auto") {
+        let decoded = if line.mode == Mode::MsgPack && line.handler.as_deref() == Some(layout::AUTO)
+        {
             let info = line.info().map_err(|e| corrupt_line(key, e))?;
             apart::Parts::load(&info, &self.load_context(key))?.decode()
         } else {
@@ -429,12 +499,12 @@ impl Cache {
         &self,
         fingerprint: &str,
     ) -> Result<Option<serde_json::Value>, StoreError> {
-        let path = self.dir.join("schemas").join(format!("{fingerprint}.json"));
+        let path = layout::schema_path(&self.dir, fingerprint);
         match std::fs::read_to_string(&path) {
             Ok(text) => serde_json::from_str(&text)
                 .map(Some)
                 .map_err(|e| StoreError::Corrupt {
-                    key: format!("schemas/{fingerprint}.json"),
+                    key: format!("{}/{}", layout::SCHEMAS, layout::schema_name(fingerprint)),
                     message: e.to_string(),
                 }),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
@@ -461,17 +531,70 @@ impl Cache {
     /// The text of the live line of `key`, refreshing the index once if
     /// the key is unknown.
     fn lookup(&self, key: &str) -> Result<Option<Found>, StoreError> {
-        let read = || {
-            self.index
-                .read()
-                .unwrap_or_else(|e| e.into_inner())
-                .get(key)
-        };
-        if let Some(known) = read() {
+        if self.checkpoints.ended.swap(false, Ordering::Relaxed) {
+            self.take_up_checkpoint();
+        }
+        if let Some(known) = self.index_get(key)? {
             return Ok(known);
         }
         self.refresh()?;
-        Ok(read().flatten())
+        Ok(self.index_get(key)?.flatten())
+    }
+
+    /// [`Index::get`]; a damaged checkpoint found on the way is put aside
+    /// (with a warning) and the logs read instead.
+    fn index_get(&self, key: &str) -> Result<Option<Option<Found>>, StoreError> {
+        let got = self
+            .index
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(key);
+        match got {
+            Ok(found) => Ok(found),
+            Err(damaged) => {
+                self.put_checkpoint_aside(&damaged.0)?;
+                Ok(self
+                    .index
+                    .read()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .get(key)
+                    .unwrap_or_default())
+            }
+        }
+    }
+
+    /// Every live key and its line.
+    fn live_lines(&self) -> Result<Vec<index::LiveLine>, StoreError> {
+        self.refresh()?;
+        let lines = self.index.read().unwrap_or_else(|e| e.into_inner()).lines();
+        match lines {
+            Ok(lines) => Ok(lines),
+            Err(damaged) => {
+                self.put_checkpoint_aside(&damaged.0)?;
+                Ok(self
+                    .index
+                    .read()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .lines()
+                    .unwrap_or_default())
+            }
+        }
+    }
+
+    fn index_read(&self) -> std::sync::RwLockReadGuard<'_, Index> {
+        self.index.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn index_write(&self) -> std::sync::RwLockWriteGuard<'_, Index> {
+        self.index.write().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn put_checkpoint_aside(&self, why: &str) -> Result<(), StoreError> {
+        let mut index = self.index.write().unwrap_or_else(|e| e.into_inner());
+        if !index.is_distrusted() {
+            index.distrust(&self.dir, why);
+        }
+        index.refresh(&self.dir)
     }
 
     fn load_payload(&self, line: &LineView<'_>) -> Result<Vec<u8>, StoreError> {
@@ -492,47 +615,52 @@ impl Cache {
         line: &LineView<'_>,
         info: &schema::SchemaInfo,
     ) -> Result<(), StoreError> {
-        let schema_error = |source: EnvelopeError| StoreError::Schema {
-            key: line.key.clone().into_owned(),
-            source,
-        };
-        let found = line.type_name.as_deref().unwrap_or("raw bytes").to_owned();
-        if !info.accepts_name(&found) {
-            return Err(schema_error(EnvelopeError::WrongType {
-                found,
-                expected: info.name.clone(),
-            }));
-        }
+        let key = || line.key.clone().into_owned();
+        let found = line.type_name.as_deref().unwrap_or("raw bytes");
         let fp_text = line.fingerprint.as_deref().unwrap_or_default();
-        let writer = fp_text
-            .parse::<Fingerprint>()
-            .map_err(|_| StoreError::Corrupt {
-                key: line.key.clone().into_owned(),
-                message: format!("malformed fingerprint `{fp_text}`"),
-            })?;
-        let writer_schema = self
-            .writer_schema(fp_text)?
-            .ok_or_else(|| StoreError::Corrupt {
-                key: line.key.clone().into_owned(),
-                message: format!("the writer's schema schemas/{fp_text}.json is missing"),
-            })?;
-        let changes = schema::diff(&writer_schema, &info.schema);
-        if changes.iter().any(schema::Change::is_breaking) {
-            return Err(schema_error(EnvelopeError::Incompatible {
-                type_name: info.name.clone(),
-                writer,
-                reader: info.fingerprint,
-                changes,
-            }));
-        }
-        Ok(())
+        // Raw bytes have no fingerprint: the name alone refuses them.
+        let writer = match fp_text.parse::<Fingerprint>() {
+            Ok(writer) => writer,
+            Err(_) if !info.accepts_name(found) => Fingerprint([0; 16]),
+            Err(_) => {
+                return Err(StoreError::Corrupt {
+                    key: key(),
+                    message: format!("malformed fingerprint `{fp_text}`"),
+                })
+            }
+        };
+        schema::check_readable(
+            found,
+            writer,
+            info,
+            || {
+                self.writer_schema(fp_text)?
+                    .ok_or_else(|| StoreError::Corrupt {
+                        key: key(),
+                        message: format!(
+                            "the writer's schema {}/{} is missing",
+                            layout::SCHEMAS,
+                            layout::schema_name(fp_text)
+                        ),
+                    })
+            },
+            |source| StoreError::Schema { key: key(), source },
+        )
+    }
+}
+
+impl Drop for Cache {
+    fn drop(&mut self) {
+        // A checkpoint in progress ends before the handle's folder lock
+        // goes (a compaction may be waiting for it).
+        self.join_checkpoint_thread();
     }
 }
 
 /// Creates the folder and its subfolders if needed, and checks its layout.
 fn create_folder(dir: &Path) -> Result<(), StoreError> {
     // Creating the subfolders creates `dir`.
-    for d in [&dir.join("data"), &dir.join("schemas")] {
+    for d in [&dir.join(layout::DATA), &dir.join(layout::SCHEMAS)] {
         std::fs::create_dir_all(d).map_err(|e| StoreError::io(d, e))?;
     }
     check_meta(dir)
@@ -541,12 +669,12 @@ fn create_folder(dir: &Path) -> Result<(), StoreError> {
 /// Creates `codec-store.json`, or checks that its layout version is one this
 /// codec reads.
 fn check_meta(dir: &Path) -> Result<(), StoreError> {
-    let path = dir.join("codec-store.json");
+    let path = dir.join(layout::META);
     match std::fs::read(&path) {
         Ok(bytes) => {
             let meta: StoreMeta =
                 crate::from_json_slice(&bytes).map_err(|e| StoreError::Corrupt {
-                    key: "codec-store.json".into(),
+                    key: layout::META.into(),
                     message: e.to_string(),
                 })?;
             if meta.format > STORE_FORMAT {
@@ -558,7 +686,12 @@ fn check_meta(dir: &Path) -> Result<(), StoreError> {
             let meta = crate::to_json_vec(&StoreMeta {
                 format: STORE_FORMAT,
             })?;
-            let tmp = dir.join(format!("codec-store.json.{}.tmp", std::process::id()));
+            let tmp = dir.join(format!(
+                "{}.{}{}",
+                layout::META,
+                std::process::id(),
+                layout::TMP_SUFFIX
+            ));
             std::fs::write(&tmp, meta).map_err(|e| StoreError::io(&tmp, e))?;
             // Another process may win the race: either file is the same.
             std::fs::rename(&tmp, &path).map_err(|e| StoreError::io(&path, e))

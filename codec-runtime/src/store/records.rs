@@ -103,3 +103,34 @@ pub struct IndexLine {
     /// Position of the line in its writer's sequence: breaks ties within a writer.
     pub seq: u64,
 }
+
+/// `checkpoint.json`: the checkpoint's tables and how much of each
+/// writer's log they cover. Lines after that are read from the logs.
+#[derive(Codec, Debug, Clone, PartialEq, Default)]
+#[codec(crate = "crate", name = "codec.store.Checkpoint")]
+pub struct Checkpoint {
+    /// The checkpoint format version.
+    pub format: u32,
+    /// The tables (numbers of `index/<n>.idx`), oldest first: a key's
+    /// latest line is the newest of its entries in all of them.
+    pub tables: Vec<u64>,
+    /// The number the next table gets.
+    pub next_table: u64,
+    /// Every writer the tables name, in the order their entries number them.
+    pub writers: Vec<Covered>,
+}
+
+/// How much of one writer's log a checkpoint covers.
+#[derive(Codec, Debug, Clone, PartialEq)]
+#[codec(crate = "crate", name = "codec.store.Covered")]
+pub struct Covered {
+    /// The writer id.
+    pub id: String,
+    /// The bytes of its log the tables cover (whole lines).
+    pub to: u64,
+    /// The CRC-32 of the last 64 of those bytes (fewer in a shorter log):
+    /// a log that lost its end (to a power loss) and was written again
+    /// no longer matches.
+    #[codec(default)]
+    pub tail: u32,
+}

@@ -1,14 +1,13 @@
 //! The write path: schemas once per fingerprint, payloads through their
 //! handler, then the index line, in one write.
 
-use std::fs::OpenOptions;
 use std::io::Write;
 use std::sync::OnceLock;
 
 use super::handler::DumpContext;
 use super::index::Stamp;
 use super::records::{IndexLine, Mode};
-use super::{line, now_nanos, Cache, StoreError};
+use super::{layout, line, now_nanos, writers, Cache, StoreError};
 use crate::msgpack::LargeBin;
 use crate::schema;
 
@@ -31,10 +30,7 @@ impl Cache {
         if writer.schemas_written.contains(&info.fingerprint) {
             return Ok(());
         }
-        let path = self
-            .dir
-            .join("schemas")
-            .join(format!("{}.json", info.fingerprint));
+        let path = layout::schema_path(&self.dir, &info.fingerprint_hex);
         if !path.exists() {
             // Write aside, then rename: readers never see half a schema.
             let tmp = path.with_extension(format!("json.{}.tmp", self.writer_id));
@@ -64,9 +60,9 @@ impl Cache {
         } = payload;
         let name = match handler {
             Some(name) => name,
-            None if payload.len() <= self.options.inline_limit => "inline",
-            None if !large.is_empty() => "auto",
-            None => "shared",
+            None if payload.len() <= self.options.inline_limit => layout::INLINE,
+            None if !large.is_empty() => layout::AUTO,
+            None => layout::SHARED,
         };
         let handler = self
             .handler(name)
@@ -130,34 +126,40 @@ impl Cache {
         }
         let start = bytes.len();
         line::encode_line(&line, bytes)?;
-        if writer.index_file.is_none() {
-            let file = OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(path)
-                .map_err(|e| StoreError::io(path, e))?;
-            writer.index_file = Some(file);
+        if writer.log.is_none() {
+            writer.log = Some(writers::create(&self.dir, &self.writer_id)?);
         }
-        let file = writer.index_file.as_mut().expect("opened above");
-        if let Err(e) = file.write_all(bytes) {
+        let log = writer.log.as_mut().expect("opened above");
+        let at = log.end + start as u64;
+        if let Err(e) = log.file.write_all(bytes) {
             writer.torn = true;
+            // Part of the line may be there: find the log's end again.
+            log.end = log.file.metadata().map_or(log.end, |m| m.len());
             return Err(StoreError::io(path, e));
         }
+        log.end += bytes.len() as u64;
+        let end = log.end;
         if self.options.fsync {
-            file.sync_data().map_err(|e| StoreError::io(path, e))?;
+            log.file.sync_data().map_err(|e| StoreError::io(path, e))?;
         }
         writer.torn = false;
         writer.seq += 1;
         let text = std::str::from_utf8(&bytes[start..bytes.len() - 1])
             .expect("the JSON writer writes UTF-8");
-        let mut index = self.index.write().unwrap_or_else(|e| e.into_inner());
-        let stamp = Stamp {
-            time: line.time,
-            writer: index.writer(&self.writer_id),
-            seq: line.seq,
+        let uncovered = {
+            let mut index = self.index.write().unwrap_or_else(|e| e.into_inner());
+            let stamp = Stamp {
+                time: line.time,
+                writer: index.writer(&self.writer_id),
+                seq: line.seq,
+            };
+            let live = line.handler.is_some().then(|| (text, OnceLock::new()));
+            index.apply(&line.key, stamp, at, live);
+            index.wrote_to(stamp.writer, end);
+            index.uncovered()
         };
-        let live = line.handler.is_some().then(|| (text, OnceLock::new()));
-        index.apply(&line.key, stamp, live);
+        drop(guard);
+        self.after_write(uncovered);
         Ok(())
     }
 }

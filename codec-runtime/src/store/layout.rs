@@ -1,0 +1,102 @@
+//! The names of a cache folder on disk: files, suffixes, markers and the
+//! built-in handlers. Nothing else in the store spells them.
+//!
+//! ```text
+//! codec-store.json            the layout version
+//! codec-store.lock            shared by handles, exclusive for a compaction
+//! <writer>-info.jsonl         one index log per writer
+//! compacting.json             the files a stopped compaction replaced
+//! checkpoint.json             the checkpoint: its tables and what they cover
+//! checkpoint.lock             held by the handle building a checkpoint
+//! index/<n>.idx               the checkpoint's sorted tables
+//! data/<writer>.bin           a writer's shared data file
+//! data/<writer>-<seq>.<ext>   one file per entry
+//! schemas/<fingerprint>.json  each writer schema, once
+//! locks/<hash>.lock           a key being computed (memo_lock)
+//! ```
+
+use std::path::{Path, PathBuf};
+
+/// The layout version file.
+pub const META: &str = "codec-store.json";
+/// The folder lock: shared by every handle, exclusive for a compaction.
+pub const LOCK: &str = "codec-store.lock";
+/// The marker of a compaction that has copied every live entry.
+pub const COMPACT_MARKER: &str = "compacting.json";
+/// The suffix of a writer's index log: `<writer>-info.jsonl`.
+pub const LOG_SUFFIX: &str = "-info.jsonl";
+/// The suffix of a log being created, before it is locked and visible.
+pub const NEW_LOG_SUFFIX: &str = "-info.jsonl.new";
+/// The checkpoint's manifest.
+pub const CHECKPOINT: &str = "checkpoint.json";
+/// Held (exclusively, without waiting) by the handle building a checkpoint.
+pub const CHECKPOINT_LOCK: &str = "checkpoint.lock";
+/// The folder of the checkpoint's tables.
+pub const TABLES: &str = "index";
+/// The suffix of a checkpoint table.
+pub const TABLE_SUFFIX: &str = ".idx";
+/// The folder of payload files.
+pub const DATA: &str = "data";
+/// The folder of writer schemas.
+pub const SCHEMAS: &str = "schemas";
+/// The folder of per-key lock files of `memo_lock`.
+pub const KEY_LOCKS: &str = "locks";
+/// The suffix of a file written aside before it is renamed into place.
+pub const TMP_SUFFIX: &str = ".tmp";
+
+/// Payloads in the index line.
+pub const INLINE: &str = "inline";
+/// Payloads appended to the writer's shared data file.
+pub const SHARED: &str = "shared";
+/// One file per entry.
+pub const FILE: &str = "file";
+/// Large byte buffers of a value apart, the rest inline or shared.
+pub const AUTO: &str = "auto";
+/// Arrays, memory-mapped.
+pub const ARRAY: &str = "array";
+
+/// Whether a handler is one codec chooses by size (compaction chooses again).
+pub fn is_sized_handler(name: &str) -> bool {
+    [INLINE, SHARED, AUTO].contains(&name)
+}
+
+/// The file name of writer `id`'s index log.
+pub fn log_name(id: &str) -> String {
+    format!("{id}{LOG_SUFFIX}")
+}
+
+/// The writer of an index log's file name.
+pub fn log_writer(name: &str) -> Option<&str> {
+    name.strip_suffix(LOG_SUFFIX)
+}
+
+/// The name (relative to `data/`) of writer `id`'s shared data file.
+pub fn shared_name(id: &str) -> String {
+    format!("{id}.bin")
+}
+
+/// The name (relative to `data/`) of an entry's own file.
+pub fn entry_file_name(id: &str, seq: u64, extension: &str) -> String {
+    format!("{id}-{seq}.{extension}")
+}
+
+/// Whether a file of `data/` or of the folder belongs to writer `id`.
+pub fn is_writers_file(name: &str, id: &str) -> bool {
+    name.strip_prefix(id)
+        .is_some_and(|rest| rest.starts_with('-') || rest.starts_with('.'))
+}
+
+/// The path of a writer schema.
+pub fn schema_path(dir: &Path, fingerprint: &str) -> PathBuf {
+    dir.join(SCHEMAS).join(format!("{fingerprint}.json"))
+}
+
+/// The file name of a writer schema.
+pub fn schema_name(fingerprint: &str) -> String {
+    format!("{fingerprint}.json")
+}
+
+/// The path of checkpoint table number `n`.
+pub fn table_path(dir: &Path, n: u64) -> PathBuf {
+    dir.join(TABLES).join(format!("{n:016x}{TABLE_SUFFIX}"))
+}

@@ -1,0 +1,359 @@
+//! A checkpoint table: the live line of each key as of a checkpoint, sorted
+//! by the key's hash and memory-mapped, so that opening a folder reads none
+//! of it and a lookup touches two pages.
+//!
+//! The table holds no keys: an entry points at its line in a writer's log
+//! (which holds the key, checked against the one looked up, and the line's
+//! own checksum). Layout, little-endian:
+//!
+//! ```text
+//! header   64 bytes: magic, version, entries, blocks, CRC-32 of the fences, CRC-32 of the header
+//! entries  32 bytes each: key hash u64, time u64, log offset u64, writer u32, line length u32
+//!          (the top bit of the length marks a removal)
+//! fences   u64 per block of 128 entries: the first key hash of the block
+//! checks   u32 per block: the CRC-32 of the block's entries
+//! ```
+//!
+//! A table is written once, aside, synced, then renamed into place; never
+//! changed after. Its header and fences are checked when it is opened, each
+//! block the first time a lookup reads it: a damaged table is found before
+//! any of its entries is trusted.
+
+use std::fs::File;
+use std::io::{BufWriter, Seek, SeekFrom, Write};
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use memmap2::Mmap;
+
+const MAGIC: &[u8; 8] = b"codecidx";
+const VERSION: u32 = 1;
+const HEADER: usize = 64;
+const ENTRY: usize = 32;
+/// Entries per block: a block is one 4 KiB page.
+pub const BLOCK: usize = 128;
+const REMOVED: u32 = 1 << 31;
+
+/// The hash that orders a table: FNV-1a with a final mix, fixed forever
+/// (it is part of the file format).
+pub fn key_hash(key: &str) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in key.as_bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    // splitmix64's finalizer: every input bit reaches every output bit.
+    h ^= h >> 30;
+    h = h.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    h ^= h >> 27;
+    h = h.wrapping_mul(0x94d0_49bb_1331_11eb);
+    h ^ (h >> 31)
+}
+
+/// One entry: where the live line of a key is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Entry {
+    pub hash: u64,
+    /// The line's time (its stamp, with the writer).
+    pub time: u64,
+    /// The line's offset in its writer's log.
+    pub offset: u64,
+    /// The writer, by its position in the checkpoint's writer list.
+    pub writer: u32,
+    /// The line's length, without its newline.
+    pub len: u32,
+    /// The line removes the key.
+    pub removed: bool,
+}
+
+impl Entry {
+    fn encode(&self, out: &mut [u8]) {
+        out[0..8].copy_from_slice(&self.hash.to_le_bytes());
+        out[8..16].copy_from_slice(&self.time.to_le_bytes());
+        out[16..24].copy_from_slice(&self.offset.to_le_bytes());
+        out[24..28].copy_from_slice(&self.writer.to_le_bytes());
+        let len = self.len | if self.removed { REMOVED } else { 0 };
+        out[28..32].copy_from_slice(&len.to_le_bytes());
+    }
+
+    fn decode(b: &[u8]) -> Entry {
+        let u64_at = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().expect("8 bytes"));
+        let u32_at = |i: usize| u32::from_le_bytes(b[i..i + 4].try_into().expect("4 bytes"));
+        let len = u32_at(28);
+        Entry {
+            hash: u64_at(0),
+            time: u64_at(8),
+            offset: u64_at(16),
+            writer: u32_at(24),
+            len: len & !REMOVED,
+            removed: len & REMOVED != 0,
+        }
+    }
+}
+
+/// Writes `entries` (sorted by hash) as a table at `path`, synced.
+pub fn write(path: &Path, entries: &[Entry]) -> std::io::Result<()> {
+    debug_assert!(entries.windows(2).all(|w| w[0].hash <= w[1].hash));
+    let blocks = entries.len().div_ceil(BLOCK);
+    let mut out = BufWriter::with_capacity(1 << 20, File::create(path)?);
+    let mut fences = Vec::with_capacity(blocks * 8);
+    let mut checks = Vec::with_capacity(blocks * 4);
+    // The header goes last, once the fences' checksum is known.
+    out.write_all(&[0; HEADER])?;
+    let mut block = vec![0u8; BLOCK * ENTRY];
+    for chunk in entries.chunks(BLOCK) {
+        let bytes = &mut block[..chunk.len() * ENTRY];
+        for (e, b) in chunk.iter().zip(bytes.chunks_mut(ENTRY)) {
+            e.encode(b);
+        }
+        fences.extend_from_slice(&chunk[0].hash.to_le_bytes());
+        checks.extend_from_slice(&crc32fast::hash(bytes).to_le_bytes());
+        out.write_all(bytes)?;
+    }
+    out.write_all(&fences)?;
+    out.write_all(&checks)?;
+    let mut file = out.into_inner().map_err(|e| e.into_error())?;
+    let header = header(
+        entries.len() as u64,
+        blocks as u64,
+        crc32fast::hash(&fences),
+    );
+    file.seek(SeekFrom::Start(0))?;
+    file.write_all(&header)?;
+    file.sync_all()
+}
+
+fn header(entries: u64, blocks: u64, fences_crc: u32) -> [u8; HEADER] {
+    let mut h = [0u8; HEADER];
+    h[0..8].copy_from_slice(MAGIC);
+    h[8..12].copy_from_slice(&VERSION.to_le_bytes());
+    h[16..24].copy_from_slice(&entries.to_le_bytes());
+    h[24..32].copy_from_slice(&blocks.to_le_bytes());
+    h[32..36].copy_from_slice(&fences_crc.to_le_bytes());
+    let crc = crc32fast::hash(&h[..60]);
+    h[60..64].copy_from_slice(&crc.to_le_bytes());
+    h
+}
+
+/// An open table.
+pub struct Table {
+    map: Mmap,
+    entries: usize,
+    blocks: usize,
+    /// One bit per block: its checksum was found right.
+    checked: Vec<AtomicU64>,
+}
+
+/// A table's bytes are not what was written.
+#[derive(Debug)]
+pub struct Damaged(pub String);
+
+impl Table {
+    /// Maps the table at `path` and checks its header and fences.
+    pub fn open(path: &Path) -> std::io::Result<Result<Table, Damaged>> {
+        let file = File::open(path)?;
+        // SAFETY: tables are written aside and renamed into place, then
+        // never written again (a new checkpoint writes new files, and
+        // deletes old ones by name, which leaves existing maps intact).
+        // Every read is bounds-checked against the map's length.
+        let map = unsafe { Mmap::map(&file) }?;
+        Ok(Self::check(map))
+    }
+
+    fn check(map: Mmap) -> Result<Table, Damaged> {
+        let damaged = |why: &str| Err(Damaged(why.to_owned()));
+        if map.len() < HEADER || &map[0..8] != MAGIC {
+            return damaged("not a checkpoint table");
+        }
+        let h: [u8; HEADER] = map[..HEADER].try_into().expect("checked above");
+        if crc32fast::hash(&h[..60]).to_le_bytes() != h[60..64] {
+            return damaged("header checksum mismatch");
+        }
+        if h[8..12] != VERSION.to_le_bytes() {
+            return damaged("unknown table version");
+        }
+        let entries = u64::from_le_bytes(h[16..24].try_into().expect("8 bytes"));
+        let blocks = u64::from_le_bytes(h[24..32].try_into().expect("8 bytes"));
+        let expected_len = entries
+            .checked_mul(ENTRY as u64)
+            .and_then(|e| e.checked_add(blocks.checked_mul(12)?))
+            .and_then(|e| e.checked_add(HEADER as u64));
+        if blocks != entries.div_ceil(BLOCK as u64) || expected_len != Some(map.len() as u64) {
+            return damaged("the table's length does not match its header");
+        }
+        let (entries, blocks) = (entries as usize, blocks as usize);
+        let table = Table {
+            checked: (0..blocks.div_ceil(64))
+                .map(|_| AtomicU64::new(0))
+                .collect(),
+            map,
+            entries,
+            blocks,
+        };
+        if crc32fast::hash(table.fences_bytes()).to_le_bytes() != h[32..36] {
+            return damaged("fences checksum mismatch");
+        }
+        Ok(table)
+    }
+
+    /// The number of entries.
+    pub fn len(&self) -> usize {
+        self.entries
+    }
+
+    fn fences_bytes(&self) -> &[u8] {
+        let start = HEADER + self.entries * ENTRY;
+        &self.map[start..start + self.blocks * 8]
+    }
+
+    fn fence(&self, block: usize) -> u64 {
+        let b = &self.fences_bytes()[block * 8..block * 8 + 8];
+        u64::from_le_bytes(b.try_into().expect("8 bytes"))
+    }
+
+    /// The entries of block `n`, checked against its checksum.
+    fn block(&self, n: usize) -> Result<&[u8], Damaged> {
+        let start = HEADER + n * BLOCK * ENTRY;
+        let end = HEADER + (self.entries.min((n + 1) * BLOCK)) * ENTRY;
+        let bytes = &self.map[start..end];
+        let (word, bit) = (n / 64, 1u64 << (n % 64));
+        if self.checked[word].load(Ordering::Relaxed) & bit == 0 {
+            let checks = HEADER + self.entries * ENTRY + self.blocks * 8;
+            let expected = &self.map[checks + n * 4..checks + n * 4 + 4];
+            if crc32fast::hash(bytes).to_le_bytes() != expected {
+                return Err(Damaged(format!("block {n} checksum mismatch")));
+            }
+            self.checked[word].fetch_or(bit, Ordering::Relaxed);
+        }
+        Ok(bytes)
+    }
+
+    /// The entries whose key hash is `hash` (keys with the same hash, or
+    /// none), each from a checked block.
+    pub fn find(&self, hash: u64, out: &mut Vec<Entry>) -> Result<(), Damaged> {
+        // The last block starting below `hash`: equal hashes may begin in it.
+        let mut block = partition_point(self.blocks, |b| self.fence(b) < hash).saturating_sub(1);
+        while block < self.blocks {
+            let bytes = self.block(block)?;
+            let n = bytes.len() / ENTRY;
+            let entry = |i: usize| Entry::decode(&bytes[i * ENTRY..(i + 1) * ENTRY]);
+            let mut i = partition_point(n, |i| entry(i).hash < hash);
+            while i < n {
+                let e = entry(i);
+                if e.hash != hash {
+                    return Ok(());
+                }
+                out.push(e);
+                i += 1;
+            }
+            block += 1;
+        }
+        Ok(())
+    }
+
+    /// Every entry, in hash order, from checked blocks.
+    pub fn iter(&self) -> impl Iterator<Item = Result<Entry, Damaged>> + '_ {
+        (0..self.blocks).flat_map(move |b| {
+            let block: Vec<Result<Entry, Damaged>> = match self.block(b) {
+                Ok(bytes) => bytes.chunks(ENTRY).map(|e| Ok(Entry::decode(e))).collect(),
+                Err(e) => vec![Err(e)],
+            };
+            block
+        })
+    }
+
+    /// Checks every block; the first damaged one is the error.
+    pub fn verify(&self) -> Result<(), Damaged> {
+        (0..self.blocks).try_for_each(|b| self.block(b).map(|_| ()))
+    }
+}
+
+/// The first `i` in `0..n` where `pred(i)` is false (`pred` true then false).
+fn partition_point(n: usize, pred: impl Fn(usize) -> bool) -> usize {
+    let (mut lo, mut hi) = (0, n);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if pred(mid) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(hash: u64, i: u64) -> Entry {
+        Entry {
+            hash,
+            time: i,
+            offset: i * 100,
+            writer: (i % 3) as u32,
+            len: 99,
+            removed: i.is_multiple_of(5),
+        }
+    }
+
+    #[test]
+    fn a_table_finds_every_entry_and_equal_hashes() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.idx");
+        let mut entries: Vec<Entry> = (0..1000)
+            .map(|i| entry(key_hash(&i.to_string()), i))
+            .collect();
+        // Equal hashes across a block boundary.
+        entries.extend((0..200).map(|i| entry(42, 2000 + i)));
+        entries.sort_by_key(|e| e.hash);
+        write(&path, &entries).unwrap();
+        let table = Table::open(&path).unwrap().unwrap();
+        assert_eq!(table.len(), 1200);
+        let mut found = Vec::new();
+        for e in &entries[..] {
+            found.clear();
+            table.find(e.hash, &mut found).unwrap();
+            assert!(found.contains(e));
+        }
+        found.clear();
+        table.find(42, &mut found).unwrap();
+        assert_eq!(found.len(), 200);
+        found.clear();
+        table.find(43, &mut found).unwrap();
+        assert!(found.is_empty());
+        assert_eq!(table.iter().count(), 1200);
+    }
+
+    #[test]
+    fn a_damaged_table_is_found_out() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.idx");
+        let mut entries: Vec<Entry> = (0..500)
+            .map(|i| entry(key_hash(&i.to_string()), i))
+            .collect();
+        entries.sort_by_key(|e| e.hash);
+        write(&path, &entries).unwrap();
+        let good = std::fs::read(&path).unwrap();
+        for at in [
+            3,
+            20,
+            61,
+            HEADER + 5,
+            HEADER + 200 * ENTRY + 9,
+            good.len() - 3,
+            good.len() - 20,
+        ] {
+            let mut bad = good.clone();
+            bad[at] ^= 0x10;
+            std::fs::write(&path, &bad).unwrap();
+            let damaged = match Table::open(&path).unwrap() {
+                Err(_) => true,
+                Ok(table) => table.verify().is_err(),
+            };
+            assert!(damaged, "a flip at byte {at} went unnoticed");
+        }
+        std::fs::write(&path, &good[..good.len() - 1]).unwrap();
+        assert!(Table::open(&path).unwrap().is_err());
+    }
+}

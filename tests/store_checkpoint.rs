@@ -1,0 +1,379 @@
+//! Checkpoints of the cache store's index: built online, taken up by other
+//! handles, never trusted when damaged, safe under kill -9; and the logs of
+//! writers that are gone taken up by the next ones.
+//!
+//! The test binary runs itself as the child processes: the `child_*`
+//! functions are ignored tests that the parent tests run with
+//! `--ignored --exact`, and that do nothing unless `CODEC_CHILD` is set.
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex};
+
+use codec::{Cache, CacheOptions, Codec};
+
+#[derive(Codec, Debug, Clone, PartialEq)]
+#[codec(name = "test.Chunk")]
+struct Chunk {
+    id: u64,
+    text: String,
+}
+
+fn chunk(id: u64) -> Chunk {
+    Chunk {
+        id,
+        text: format!("chunk {id} of the corpus"),
+    }
+}
+
+/// Checkpoints only when asked.
+fn manual() -> CacheOptions {
+    CacheOptions {
+        checkpoint_bytes: 0,
+        ..CacheOptions::default()
+    }
+}
+
+fn tables(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out: Vec<_> = std::fs::read_dir(dir.join("index"))
+        .map(|l| l.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    out.sort();
+    out
+}
+
+#[test]
+fn a_checkpoint_covers_the_logs_and_later_lines_are_read_after_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = Cache::open_with(dir.path(), manual()).unwrap();
+    for i in 0..300 {
+        cache.put(&format!("k{i}"), &chunk(i)).unwrap();
+    }
+    cache.remove("k7").unwrap();
+    cache.checkpoint().unwrap();
+    assert!(dir.path().join("checkpoint.json").exists());
+    assert_eq!(tables(dir.path()).len(), 1);
+    // After it: overwrites, a removal, a key put back.
+    cache.put("k1", &chunk(1001)).unwrap();
+    cache.remove("k2").unwrap();
+    cache.put("k7", &chunk(7007)).unwrap();
+    let reader = Cache::open_with(dir.path(), manual()).unwrap();
+    assert_eq!(reader.verify_index().unwrap(), 300);
+    assert_eq!(reader.get::<Chunk>("k1").unwrap(), Some(chunk(1001)));
+    assert_eq!(reader.get::<Chunk>("k2").unwrap(), None);
+    assert_eq!(reader.get::<Chunk>("k7").unwrap(), Some(chunk(7007)));
+    assert_eq!(reader.get::<Chunk>("k299").unwrap(), Some(chunk(299)));
+    assert_eq!(reader.len().unwrap(), 299);
+    assert!(reader.warnings().is_empty(), "{:?}", reader.warnings());
+
+    // Later checkpoints merge small tables into the one before.
+    for round in 0..5u64 {
+        for i in 0..50 {
+            cache.put(&format!("r{round}/{i}"), &chunk(i)).unwrap();
+        }
+        cache.checkpoint().unwrap();
+    }
+    assert!(tables(dir.path()).len() <= 3, "{:?}", tables(dir.path()));
+    let reader = Cache::open_with(dir.path(), manual()).unwrap();
+    assert_eq!(reader.len().unwrap(), 299 + 250);
+    assert_eq!(reader.get::<Chunk>("k1").unwrap(), Some(chunk(1001)));
+    assert_eq!(reader.get::<Chunk>("r4/49").unwrap(), Some(chunk(49)));
+}
+
+#[test]
+fn checkpoints_build_by_themselves_past_the_threshold() {
+    let dir = tempfile::tempdir().unwrap();
+    let options = CacheOptions {
+        checkpoint_bytes: 4096,
+        ..CacheOptions::default()
+    };
+    let cache = Cache::open_with(dir.path(), options).unwrap();
+    for i in 0..2000 {
+        cache.put(&format!("k{i}"), &chunk(i)).unwrap();
+    }
+    drop(cache); // waits for a build in progress
+    assert!(dir.path().join("checkpoint.json").exists());
+    let reader = Cache::open_with(dir.path(), manual()).unwrap();
+    // Builds run while the puts go on: the last one covers some of them.
+    assert!(reader.verify_index().unwrap() > 0);
+    for i in 0..2000 {
+        assert_eq!(
+            reader.get::<Chunk>(&format!("k{i}")).unwrap(),
+            Some(chunk(i))
+        );
+    }
+    assert!(reader.warnings().is_empty(), "{:?}", reader.warnings());
+}
+
+/// Flips one byte of `path` at `at` (from the end if negative).
+fn flip(path: &Path, at: i64) {
+    let mut bytes = std::fs::read(path).unwrap();
+    let at = if at < 0 {
+        bytes.len() - at.unsigned_abs() as usize
+    } else {
+        at as usize
+    };
+    bytes[at] ^= 0x20;
+    std::fs::write(path, bytes).unwrap();
+}
+
+#[test]
+fn a_damaged_checkpoint_is_never_trusted_and_is_rebuilt_with_a_warning() {
+    // Damage in a table's entries (found at a lookup), its header, its
+    // checksums, the manifest; a table or a log line gone.
+    type Damage = fn(&Path);
+    let damages: [(&str, Damage); 5] = [
+        ("entries", |dir| flip(&tables(dir)[0], 64 + 32 * 500 + 3)),
+        ("header", |dir| flip(&tables(dir)[0], 20)),
+        ("block checksums", |dir| flip(&tables(dir)[0], -2)),
+        ("manifest", |dir| flip(&dir.join("checkpoint.json"), 12)),
+        ("table gone", |dir| {
+            std::fs::remove_file(&tables(dir)[0]).unwrap()
+        }),
+    ];
+    for (what, damage) in damages {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = Cache::open_with(dir.path(), manual()).unwrap();
+        for i in 0..1000 {
+            cache.put(&format!("k{i}"), &chunk(i)).unwrap();
+        }
+        cache.checkpoint().unwrap();
+        drop(cache);
+        damage(dir.path());
+
+        let reader = Cache::open_with(dir.path(), manual()).unwrap();
+        for i in 0..1000 {
+            let got = reader.get::<Chunk>(&format!("k{i}")).unwrap();
+            assert_eq!(got, Some(chunk(i)), "{what}: k{i}");
+        }
+        let warnings = reader.warnings();
+        assert!(
+            warnings.iter().any(|w| w.contains("checkpoint is damaged")),
+            "{what}: {warnings:?}"
+        );
+        // The next checkpoint is built from the logs alone.
+        reader.checkpoint().unwrap();
+        let fresh = Cache::open_with(dir.path(), manual()).unwrap();
+        assert_eq!(fresh.verify_index().unwrap(), 1000, "{what}");
+        assert_eq!(fresh.get::<Chunk>("k500").unwrap(), Some(chunk(500)));
+        assert!(
+            fresh.warnings().is_empty(),
+            "{what}: {:?}",
+            fresh.warnings()
+        );
+    }
+}
+
+#[test]
+fn rebuild_index_starts_again_from_the_logs() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = Cache::open_with(dir.path(), manual()).unwrap();
+    for i in 0..100 {
+        cache.put(&format!("k{i}"), &chunk(i)).unwrap();
+    }
+    cache.checkpoint().unwrap();
+    drop(cache);
+    flip(&tables(dir.path())[0], 64 + 5);
+    let reader = Cache::open_with(dir.path(), manual()).unwrap();
+    assert!(reader.verify_index().is_err());
+    drop(reader);
+    assert_eq!(Cache::rebuild_index(dir.path()).unwrap(), 100);
+    let reader = Cache::open_with(dir.path(), manual()).unwrap();
+    assert_eq!(reader.verify_index().unwrap(), 100);
+    assert!(Cache::rebuild_index(dir.path().join("nothing")).is_err());
+}
+
+fn child(test: &str, dir: &Path, writer: u32) -> Command {
+    let mut cmd = Command::new(std::env::current_exe().unwrap());
+    cmd.args([
+        "--ignored",
+        "--exact",
+        test,
+        "--nocapture",
+        "--test-threads=1",
+    ])
+    .env("CODEC_CHILD", "1")
+    .env("CODEC_DIR", dir)
+    .env("CODEC_WRITER", writer.to_string())
+    .stdout(Stdio::piped())
+    .stderr(Stdio::null());
+    cmd
+}
+
+fn child_env() -> Option<(std::path::PathBuf, u32)> {
+    std::env::var_os("CODEC_CHILD")?;
+    let dir = std::env::var_os("CODEC_DIR")?.into();
+    let writer = std::env::var("CODEC_WRITER").ok()?.parse().ok()?;
+    Some((dir, writer))
+}
+
+/// Puts entries (with overwrites) at a few thousand a second, printing
+/// `ack <n>` after each; its own checkpoints are left to the checkpointer.
+#[test]
+#[ignore = "a child process of the tests below"]
+fn child_writer() {
+    let Some((dir, writer)) = child_env() else {
+        return;
+    };
+    let cache = Cache::open_with(&dir, manual()).unwrap();
+    for n in 0u64..6000 {
+        if n % 4 == 0 {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        cache.put(&format!("w{writer}/{n}"), &chunk(n)).unwrap();
+        if n % 7 == 6 {
+            cache
+                .put(&format!("w{writer}/{}", n - 1), &chunk(n + 1_000_000))
+                .unwrap();
+        }
+        println!("ack {n}");
+    }
+}
+
+/// Builds checkpoints one after the other, printing `ack` after each.
+#[test]
+#[ignore = "a child process of the tests below"]
+fn child_checkpointer() {
+    let Some((dir, _)) = child_env() else {
+        return;
+    };
+    let cache = Cache::open_with(&dir, manual()).unwrap();
+    loop {
+        cache.checkpoint().unwrap();
+        println!("ack");
+    }
+}
+
+fn ack(line: &str) -> Option<u64> {
+    line.rfind("ack ")
+        .and_then(|i| line[i + 4..].trim().parse().ok())
+}
+
+/// Whether `got` is what key `n` of a writer may hold once `done` entries
+/// were acknowledged: every 7th step overwrote the entry before it (the
+/// last one perhaps unacknowledged yet).
+fn as_expected(got: &Chunk, n: u64, done: u64) -> bool {
+    let overwritten = chunk(n + 1 + 1_000_000);
+    match n % 7 {
+        5 if n + 1 < done => *got == overwritten,
+        5 => *got == chunk(n) || *got == overwritten,
+        _ => *got == chunk(n),
+    }
+}
+
+#[test]
+fn kill_9_during_checkpoints_loses_no_acknowledged_entry() {
+    let dir = tempfile::tempdir().unwrap();
+    let acked: Vec<Arc<Mutex<u64>>> = (0..2).map(|_| Arc::new(Mutex::new(0))).collect();
+    let mut writers = Vec::new();
+    let mut readers = Vec::new();
+    for w in 0..2u32 {
+        let mut c = child("child_writer", dir.path(), w).spawn().unwrap();
+        let out = c.stdout.take().unwrap();
+        let count = acked[w as usize].clone();
+        readers.push(std::thread::spawn(move || {
+            for line in BufReader::new(out).lines().map_while(Result::ok) {
+                if let Some(n) = ack(&line) {
+                    *count.lock().unwrap() = n + 1;
+                }
+            }
+        }));
+        writers.push(c);
+    }
+    for point in 0..20u64 {
+        let mut c = child("child_checkpointer", dir.path(), 9).spawn().unwrap();
+        let out = c.stdout.take().unwrap();
+        let mut lines = BufReader::new(out).lines();
+        // Let it finish a few checkpoints, then kill it somewhere in the
+        // next one: after a varying pause.
+        for _ in 0..1 + point % 3 {
+            lines.next().unwrap().unwrap();
+        }
+        std::thread::sleep(std::time::Duration::from_micros(point * 397 % 5000));
+        c.kill().unwrap(); // SIGKILL
+        c.wait().unwrap();
+        // What was acknowledged before the reader opened (it sees later
+        // overwrites of keys it knows only after a refresh).
+        let acknowledged: Vec<u64> = acked.iter().map(|c| *c.lock().unwrap()).collect();
+        let reader = Cache::open_with(dir.path(), manual()).unwrap();
+        for (w, &done) in acknowledged.iter().enumerate() {
+            for n in (0..done).step_by(13).chain(done.checked_sub(1)) {
+                let key = format!("w{w}/{n}");
+                let got = reader.get::<Chunk>(&key).unwrap();
+                let got = got.unwrap_or_else(|| panic!("point {point}: {key} lost"));
+                assert!(as_expected(&got, n, done), "{key}: {got:?}");
+            }
+        }
+        assert!(reader.warnings().is_empty(), "{:?}", reader.warnings());
+    }
+    for mut c in writers {
+        c.kill().unwrap();
+        c.wait().unwrap();
+    }
+    for r in readers {
+        r.join().unwrap();
+    }
+    // Every acknowledged entry, read with and without a last checkpoint.
+    for rebuilt in [false, true] {
+        if rebuilt {
+            Cache::open_with(dir.path(), manual())
+                .unwrap()
+                .checkpoint()
+                .unwrap();
+        }
+        let reader = Cache::open_with(dir.path(), manual()).unwrap();
+        for (w, count) in acked.iter().enumerate() {
+            let done = *count.lock().unwrap();
+            assert!(done > 0);
+            for n in 0..done {
+                let got = reader.get::<Chunk>(&format!("w{w}/{n}")).unwrap();
+                let got = got.unwrap_or_else(|| panic!("w{w}/{n} lost"));
+                assert!(as_expected(&got, n, done), "w{w}/{n}: {got:?}");
+            }
+        }
+        assert!(reader.warnings().is_empty(), "{:?}", reader.warnings());
+    }
+}
+
+#[test]
+fn a_log_that_lost_its_end_and_was_written_again_is_read_whole() {
+    // What a power loss may leave when writers do not sync: the end of a
+    // log the checkpoint covers is gone, and a new handle writes there.
+    let dir = tempfile::tempdir().unwrap();
+    let cache = Cache::open_with(dir.path(), manual()).unwrap();
+    for i in 0..200 {
+        cache.put(&format!("k{i}"), &chunk(i)).unwrap();
+    }
+    cache.checkpoint().unwrap();
+    let log = dir.path().join(format!("{}-info.jsonl", cache.writer_id()));
+    drop(cache);
+    let text = std::fs::read(&log).unwrap();
+    let half = text[..text.len() / 2]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .unwrap()
+        + 1;
+    std::fs::write(&log, &text[..half]).unwrap();
+    let writer = Cache::open_with(dir.path(), manual()).unwrap();
+    for i in 0..200 {
+        writer.put(&format!("new{i}"), &chunk(i)).unwrap();
+    }
+    drop(writer);
+    let reader = Cache::open_with(dir.path(), manual()).unwrap();
+    for i in 0..200 {
+        assert_eq!(
+            reader.get::<Chunk>(&format!("new{i}")).unwrap(),
+            Some(chunk(i))
+        );
+    }
+    assert_eq!(reader.get::<Chunk>("k0").unwrap(), Some(chunk(0)));
+    assert!(
+        reader
+            .warnings()
+            .iter()
+            .any(|w| w.contains("does not end as it did")),
+        "{:?}",
+        reader.warnings()
+    );
+}
