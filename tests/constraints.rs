@@ -184,6 +184,25 @@ fn tuple_newtype_and_variant_fields_are_checked_too() {
 }
 
 #[test]
+fn a_constrained_newtype_is_checked_as_a_map_key_too() {
+    #[derive(Codec, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    struct Port(#[codec(ge = 1, le = 1000)] u16);
+    type Ports = std::collections::BTreeMap<Port, String>;
+    let ok: Ports = codec::from_json(r#"{"80":"http"}"#).unwrap();
+    assert_eq!(ok.keys().collect::<Vec<_>>(), [&Port(80)]);
+    let err = codec::from_json::<Ports>(r#"{"8080":"alt"}"#).unwrap_err();
+    assert!(err.to_string().contains("le = 1000"), "{err}");
+    assert!(codec::from_json::<Ports>(r#"{"0":"none"}"#).is_err());
+    // MessagePack keys are values: the same check.
+    let bytes = codec::to_msgpack(&std::collections::BTreeMap::from([(
+        8080u16,
+        "alt".to_string(),
+    )]))
+    .unwrap();
+    assert!(codec::from_msgpack::<Ports>(&bytes).is_err());
+}
+
+#[test]
 fn the_schema_carries_each_constraint() {
     let schema = codec::schema_of::<Limits>();
     let props = &schema["properties"];

@@ -130,7 +130,7 @@ impl Constraints {
         Ok(())
     }
 
-    fn is_empty(&self) -> bool {
+    pub fn is_empty(&self) -> bool {
         self.numeric().is_none()
             && self.min_length.is_none()
             && self.max_length.is_none()

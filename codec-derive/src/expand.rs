@@ -145,9 +145,29 @@ fn struct_consts(cont: &Container, style: Style, fields: &[crate::ast::Field]) -
 fn newtype_delegation(cont: &Container, field: &crate::ast::Field) -> TokenStream {
     let p = cont.private();
     let ty = field.ty;
+    if field.attrs.constraints.is_empty() {
+        return quote! {
+            const KIND: #p::WireKind = <#ty as #p::Codec>::KIND;
+            #p::forward_hooks!(inner: #ty, get: |__v| &__v.0, wrap: Self);
+        };
+    }
+    // As a JSON object key, the value is checked as it is everywhere else.
+    let checked = crate::constraints::decode(
+        cont,
+        field,
+        quote!(<#ty as #p::Codec>::__decode_json_key(__r, __key)),
+    );
     quote! {
         const KIND: #p::WireKind = <#ty as #p::Codec>::KIND;
-        #p::forward_hooks!(inner: #ty, get: |__v| &__v.0, wrap: Self);
+        #p::forward_hooks!(inner: #ty, get: |__v| &__v.0, wrap: Self, decode_json_key: own);
+
+        #[inline]
+        fn __decode_json_key(
+            __r: &mut #p::JsonReader<'_>,
+            __key: &str,
+        ) -> #p::Result<Self, #p::DecodeError> {
+            #checked.map(Self)
+        }
     }
 }
 

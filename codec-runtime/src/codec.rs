@@ -263,6 +263,19 @@ impl<T: Codec> schemars::JsonSchema for CodecSchema<T> {
 #[macro_export]
 macro_rules! __forward_hooks {
     (inner: $inner:ty, get: |$v:ident| $get:expr, wrap: $wrap:expr $(,)?) => {
+        $crate::__forward_hooks!(inner: $inner, get: |$v| $get, wrap: $wrap, decode_json_key: own);
+
+        #[inline]
+        fn __decode_json_key(
+            r: &mut $crate::__private::JsonReader<'_>,
+            key: &str,
+        ) -> ::core::result::Result<Self, $crate::__private::DecodeError> {
+            <$inner as $crate::__private::Codec>::__decode_json_key(r, key).map($wrap)
+        }
+    };
+    // All but `__decode_json_key`, which the caller writes (a newtype whose
+    // field has constraints checks them on keys too).
+    (inner: $inner:ty, get: |$v:ident| $get:expr, wrap: $wrap:expr, decode_json_key: own $(,)?) => {
         const __MAP_BODY: bool = <$inner as $crate::__private::Codec>::__MAP_BODY;
         const __FIELD_NAMES: &'static [&'static str] =
             <$inner as $crate::__private::Codec>::__FIELD_NAMES;
@@ -316,14 +329,6 @@ macro_rules! __forward_hooks {
         ) -> ::core::result::Result<(), $crate::__private::EncodeError> {
             let $v = self;
             <$inner as $crate::__private::Codec>::__encode_json_key($get, w)
-        }
-
-        #[inline]
-        fn __decode_json_key(
-            r: &mut $crate::__private::JsonReader<'_>,
-            key: &str,
-        ) -> ::core::result::Result<Self, $crate::__private::DecodeError> {
-            <$inner as $crate::__private::Codec>::__decode_json_key(r, key).map($wrap)
         }
     };
 }
