@@ -217,8 +217,9 @@ fn enum_schema(cont: &Container, variants: &[Variant]) -> TokenStream {
             let closed = cont.deny_unknown_fields();
             let schemas = variants.iter().map(|v| {
                 let tag = tag_json(cont, &v.tag);
+                let aliases = &v.attrs.aliases;
                 let (items, required) = elements(cont, &v.fields);
-                quote!(#p::schema::tagged_array_variant(#tag, ::std::vec![#(#items),*], #required, #closed))
+                quote!(#p::schema::tagged_array_variant(#tag, &[#(#aliases),*], ::std::vec![#(#items),*], #required, #closed))
             });
             quote!(#p::schema::one_of(::std::vec![#(#schemas),*]))
         }

@@ -208,11 +208,16 @@ pub fn tagged_union(tag_field: &str, variants: Vec<Value>) -> Schema {
 /// A variant of an `array_like` union: an array starting with its tag.
 pub fn tagged_array_variant(
     tag: Value,
+    aliases: &'static [&'static str],
     items: Vec<Schema>,
     required: usize,
     closed: bool,
 ) -> Value {
-    let mut all = vec![schema(json!({ "const": tag }))];
+    let mut tag_schema = json!({ "const": tag });
+    if !aliases.is_empty() {
+        tag_schema[ALIASES] = json!(aliases);
+    }
+    let mut all = vec![schema(tag_schema)];
     all.extend(items);
     tuple(all, required + 1, closed).to_value()
 }
