@@ -685,6 +685,14 @@ mod after {
         Blue,
     }
 
+    #[derive(codec::Codec, Debug, PartialEq)]
+    #[codec(name = "Units")]
+    pub enum UnitsRenamed {
+        Red,
+        #[codec(rename = "Emerald", alias = "Green")]
+        Green,
+    }
+
     #[derive(codec::Codec)]
     #[codec(name = "Tagged")]
     pub enum Tagged {
@@ -835,6 +843,12 @@ fn diff_rules_breaking_and_compatible() {
             &["ArrayEnum<B>: variant `B` renamed (an alias) (compatible)"],
         ),
         (
+            "a unit variant is renamed with an alias",
+            s::<before::Units>(),
+            s::<after::UnitsRenamed>(),
+            &["Units: value \"Green\" renamed \"Emerald\" (an alias) (compatible)"],
+        ),
+        (
             "a unit variant is replaced",
             s::<before::Units>(),
             s::<after::Units>(),
@@ -950,4 +964,15 @@ fn diff_text_names_bytes_and_times_for_what_they_hold() {
         ),
         ["timestamp: duration (ISO 8601 string) -> timestamp (RFC 3339 string) (breaking)"]
     );
+}
+
+#[test]
+fn a_unit_variant_renamed_with_an_alias_reads_values_stored_before() {
+    let stored = codec::to_stored(&before::Units::Green).unwrap();
+    assert_eq!(
+        codec::from_stored::<after::UnitsRenamed>(&stored).unwrap(),
+        after::UnitsRenamed::Green
+    );
+    // Without the alias the stored value is refused, by the diff.
+    assert!(codec::from_stored::<after::Units>(&stored).is_err());
 }

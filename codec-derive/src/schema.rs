@@ -166,7 +166,11 @@ fn enum_schema(cont: &Container, variants: &[Variant]) -> TokenStream {
     match cont.enum_repr().expect("an enum has a representation") {
         EnumRepr::Unit => {
             let values = variants.iter().map(|v| tag_json(cont, &v.tag));
-            quote!(#p::schema::enumeration(::std::vec![#(#values),*]))
+            let aliases = variants.iter().map(|v| {
+                let aliases = &v.attrs.aliases;
+                quote!(&[#(#aliases),*])
+            });
+            quote!(#p::schema::enumeration(::std::vec![#(#values),*], &[#(#aliases),*]))
         }
         EnumRepr::TaggedMap => {
             let tag_field = cont.tag_field();

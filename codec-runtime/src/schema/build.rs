@@ -85,6 +85,10 @@ fn with_aliases(schema: Schema, aliases: &[&str]) -> Value {
 
 /// The annotation keyword listing a field's or type's decoding aliases.
 pub const ALIASES: &str = "x-codec-aliases";
+
+/// In a unit-only enum's schema, the former names of each value
+/// (`{"Bee": ["B"]}`), accepted when decoding.
+pub const VALUE_ALIASES: &str = "x-codec-value-aliases";
 /// The annotation keyword holding a type's `#[codec(version = N)]`.
 pub const VERSION: &str = "x-codec-version";
 
@@ -158,8 +162,27 @@ pub fn nullable(inner: Schema) -> Schema {
 }
 
 /// One of fixed values (a unit-only enum).
-pub fn enumeration(values: Vec<Value>) -> Schema {
-    schema(json!({ "enum": values }))
+pub fn enumeration(values: Vec<Value>, aliases: &[&[&str]]) -> Schema {
+    let mut renamed = Map::new();
+    for (value, aliases) in values.iter().zip(aliases) {
+        if !aliases.is_empty() {
+            renamed.insert(enum_value_key(value), json!(aliases));
+        }
+    }
+    let mut out = json!({ "enum": values });
+    if !renamed.is_empty() {
+        out[VALUE_ALIASES] = Value::Object(renamed);
+    }
+    schema(out)
+}
+
+/// The key of a unit-only enum's value in its [`VALUE_ALIASES`] map: the
+/// string itself, or an integer's digits.
+pub fn enum_value_key(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
 }
 
 /// A variant of a tagged map union: the variant's object schema with the tag

@@ -13,7 +13,8 @@ use std::fmt;
 
 use serde_json::{Map, Value};
 
-use super::ALIASES;
+use super::build::enum_value_key;
+use super::{ALIASES, VALUE_ALIASES};
 
 /// Whether values written under the old schema still decode under the new one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -258,7 +259,7 @@ impl<'a> Differ<'a> {
                 self.breaking(path, format!("tag field `{ot}` -> `{nt}`"))
             }
             (Shape::TaggedArray(ov), Shape::TaggedArray(nv)) => self.tagged_arrays(&ov, &nv, path),
-            (Shape::Enum(o), Shape::Enum(n)) => self.enums(o, n, path),
+            (Shape::Enum(o), Shape::Enum(n)) => self.enums(o, n, new.get(VALUE_ALIASES), path),
             (Shape::Map(o), Shape::Map(n)) => self.node(o, n, &format!("{path}.*")),
             (Shape::Array(o), Shape::Array(n)) => self.array(o, n, path),
             (Shape::Scalar(ot, o), Shape::Scalar(nt, n)) => self.scalar(ot, o, nt, n, path),
@@ -312,12 +313,36 @@ impl<'a> Differ<'a> {
         )
     }
 
-    /// Unit-only enums: a removed value is breaking, an added one compatible.
-    fn enums(&mut self, old: &[Value], new: &[Value], path: &str) {
+    /// Unit-only enums: a removed value is breaking, an added one
+    /// compatible, and one renamed with its old name as an alias compatible.
+    fn enums(&mut self, old: &[Value], new: &[Value], aliases: Option<&Value>, path: &str) {
+        // The new value that lists `value` among its former names.
+        let renamed_to = |value: &Value| {
+            new.iter().find(|n| {
+                aliases
+                    .and_then(|a| a.get(enum_value_key(n)))
+                    .and_then(Value::as_array)
+                    .is_some_and(|names| {
+                        names
+                            .iter()
+                            .any(|name| *name == Value::String(enum_value_key(value)))
+                    })
+            })
+        };
+        let mut renamed = Vec::new();
         for value in old.iter().filter(|v| !new.contains(v)) {
-            self.breaking(path, format!("value {value} removed"));
+            match renamed_to(value) {
+                Some(to) => {
+                    renamed.push(to);
+                    self.compatible(path, format!("value {value} renamed {to} (an alias)"));
+                }
+                None => self.breaking(path, format!("value {value} removed")),
+            }
         }
-        for value in new.iter().filter(|v| !old.contains(v)) {
+        for value in new
+            .iter()
+            .filter(|v| !old.contains(v) && !renamed.contains(v))
+        {
             self.compatible(path, format!("value {value} added"));
         }
     }
