@@ -326,3 +326,35 @@ fn content_hashes_take_borrowed_text_as_the_owned_text() {
         codec::content_hash(&(vec![1u32, 2],)).unwrap()
     );
 }
+
+#[test]
+fn unknown_json_fields_of_every_form_are_skipped() {
+    #[derive(Codec, Debug, PartialEq)]
+    struct Known {
+        a: u8,
+    }
+    let forms = [
+        "null",
+        "true",
+        "false",
+        "0",
+        "-1.5e3",
+        r#""h\"i\u00e9""#,
+        "[]",
+        "{}",
+        r#"[null, true, false, 1, "s", [[]], {"k": [false]}]"#,
+        r#"{"k": null, "l": {"m": [true, 2.5, "x"]}}"#,
+    ];
+    for form in forms {
+        for text in [
+            format!(r#"{{"x": {form}, "a": 5}}"#),
+            format!(r#"{{"a": 5, "x": {form}}}"#),
+        ] {
+            assert_eq!(
+                codec::from_json::<Known>(&text).unwrap(),
+                Known { a: 5 },
+                "{text}"
+            );
+        }
+    }
+}
