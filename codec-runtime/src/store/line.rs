@@ -402,6 +402,40 @@ mod tests {
     }
 
     #[test]
+    fn short_or_foreign_lines_are_refused_whole() {
+        let mut bytes = Vec::new();
+        encode_line(&line(), &mut bytes).unwrap();
+        let suffix = &bytes[bytes.len() - 1 - SUFFIX_LEN..bytes.len() - 1];
+        for text in [
+            &b""[..],
+            b"{",
+            b"{}",
+            suffix,
+            &[b"{"[0]].repeat(SUFFIX_LEN + 1),
+        ] {
+            assert_eq!(
+                check_line(text).unwrap_err(),
+                "not an index line",
+                "{text:?}"
+            );
+        }
+        let mut short = b"{x".to_vec();
+        short.extend_from_slice(suffix);
+        assert!(check_line(&short).is_err());
+    }
+
+    #[test]
+    fn every_field_of_a_line_is_read() {
+        let mut bytes = Vec::new();
+        encode_line(&line(), &mut bytes).unwrap();
+        let text = check_line(&bytes[..bytes.len() - 1]).unwrap();
+        let view = LineView::parse(text).unwrap();
+        assert_eq!(view.size, 7);
+        assert_eq!((view.time, view.seq), (u64::MAX, 1));
+        assert_eq!(view.mode, Mode::Json);
+    }
+
+    #[test]
     fn a_field_with_escapes_has_no_span() {
         let text = r##"{"#key":"a","#type":"T\u0041","handler":"h","time":1,"seq":2}"##;
         let view = LineView::parse(text).unwrap();
