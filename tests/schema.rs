@@ -846,7 +846,7 @@ fn diff_rules_breaking_and_compatible() {
             "a unit variant is renamed with an alias",
             s::<before::Units>(),
             s::<after::UnitsRenamed>(),
-            &["Units: value \"Green\" renamed \"Emerald\" (an alias) (compatible)"],
+            &["Units: value \"Green\" renamed to \"Emerald\" (an alias) (compatible)"],
         ),
         (
             "a unit variant is replaced",

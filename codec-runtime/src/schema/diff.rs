@@ -334,7 +334,7 @@ impl<'a> Differ<'a> {
             match renamed_to(value) {
                 Some(to) => {
                     renamed.push(to);
-                    self.compatible(path, format!("value {value} renamed {to} (an alias)"));
+                    self.compatible(path, format!("value {value} renamed to {to} (an alias)"));
                 }
                 None => self.breaking(path, format!("value {value} removed")),
             }
