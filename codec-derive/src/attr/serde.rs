@@ -74,6 +74,7 @@ fn ignore_value(meta: &ParseNestedMeta) {
 }
 
 const BOUND: &str = "its bounds name serde's traits; write #[codec(bound = \"...\")] with `codec::Codec` bounds (codec's attribute wins, and this one is then left to serde)";
+const UNKNOWN: &str = "it is not a serde attribute codec knows; remove it, or say the same with a #[codec(..)] attribute";
 const WITH_FNS: &str = "codec calls one module for both directions; write #[codec(with = \"module\")] naming a module with codec's functions (encode_msgpack, decode_msgpack, encode_json, decode_json, json_schema)";
 
 impl Container {
@@ -96,10 +97,13 @@ impl Container {
                     if !meta.input.peek(syn::Token![=]) {
                         return Err(refuse(&meta, "codec reads and writes one case style; write #[serde(rename_all_fields = \"...\")]"));
                     }
-                    self.rename_all_fields.set_from_serde(span, parse_rule(&meta)?);
+                    self.rename_all_fields
+                        .set_from_serde(span, parse_rule(&meta)?);
                 }
                 "default" => self.default.set_from_serde(span, parse_default(&meta)?),
-                "deny_unknown_fields" => self.deny_unknown_fields.set_from_serde(span, flag(&meta)?),
+                "deny_unknown_fields" => {
+                    self.deny_unknown_fields.set_from_serde(span, flag(&meta)?)
+                }
                 "tag" => self.tag.set_from_serde(span, parse_string(&meta)?),
                 "content" => {
                     let content = parse_string(&meta)?;
@@ -118,12 +122,15 @@ impl Container {
                 "from" | "try_from" | "into" => {
                     return Err(refuse(&meta, "codec encodes the type itself, not a conversion; implement `Codec` for the type by hand, or derive it on the type converted to and from"));
                 }
-                "remote" => return Err(refuse(&meta, "derive `Codec` on a local type, or implement it by hand for the remote one")),
+                "remote" => return Err(refuse(
+                    &meta,
+                    "derive `Codec` on a local type, or implement it by hand for the remote one",
+                )),
                 "variant_identifier" | "field_identifier" => {
                     return Err(refuse(&meta, "identifier enums are serde's own machinery; remove the attribute from the type that derives `Codec`"));
                 }
                 k if NO_EFFECT.contains(&k) => ignore_value(&meta),
-                _ => return Err(refuse(&meta, "it is not a serde attribute codec knows; remove it, or say the same with a #[codec(..)] attribute")),
+                _ => return Err(refuse(&meta, UNKNOWN)),
             }
             Ok(())
         });
@@ -154,7 +161,7 @@ impl Variant {
                 "other" => return Err(refuse(&meta, "codec refuses an unknown tag with an error naming the known ones; add the variant, or an alias for the old tag")),
                 "untagged" => return Err(refuse(&meta, "codec unions are tagged or untagged as a whole; put #[codec(untagged)] on the enum")),
                 k if NO_EFFECT.contains(&k) => ignore_value(&meta),
-                _ => return Err(refuse(&meta, "it is not a serde attribute codec knows; remove it, or say the same with a #[codec(..)] attribute")),
+                _ => return Err(refuse(&meta, UNKNOWN)),
             }
             Ok(())
         });
@@ -177,7 +184,8 @@ impl Field {
                 "skip_serializing" => skip_ser = Some((span, flag(&meta)?)),
                 "skip_deserializing" => skip_de = Some((span, flag(&meta)?)),
                 "skip_serializing_if" => {
-                    self.skip_serializing_if.set_from_serde(span, parse_fn_path(&meta)?);
+                    self.skip_serializing_if
+                        .set_from_serde(span, parse_fn_path(&meta)?);
                 }
                 "with" => self.with.set_from_serde(span, parse_lit_path(&meta)?),
                 "serialize_with" | "deserialize_with" => return Err(refuse(&meta, WITH_FNS)),
@@ -186,9 +194,12 @@ impl Field {
                     return Err(refuse(&meta, "codec does not flatten a field's map into its parent's; keep the field nested (or, in a tagged union, make the struct a newtype variant: its fields are merged after the tag)"));
                 }
                 "bound" => return Err(refuse(&meta, BOUND)),
-                "getter" => return Err(refuse(&meta, "derive `Codec` on a local type, or implement it by hand for the remote one")),
+                "getter" => return Err(refuse(
+                    &meta,
+                    "derive `Codec` on a local type, or implement it by hand for the remote one",
+                )),
                 k if NO_EFFECT.contains(&k) => ignore_value(&meta),
-                _ => return Err(refuse(&meta, "it is not a serde attribute codec knows; remove it, or say the same with a #[codec(..)] attribute")),
+                _ => return Err(refuse(&meta, UNKNOWN)),
             }
             Ok(())
         });
