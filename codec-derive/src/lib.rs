@@ -21,6 +21,8 @@ mod expand;
 mod register;
 mod schema;
 mod serde_impls;
+#[cfg(test)]
+mod ui_mirror;
 
 use proc_macro::TokenStream;
 use syn::parse_macro_input;

@@ -1,0 +1,136 @@
+//! The derive's own errors in the ui cases, checked without compiling them.
+//!
+//! Every `#[derive(Codec)]` item of `ui-tests/tests/ui/fail/*.rs` goes
+//! through [`expand::derive`], and the errors it reports (as
+//! `compile_error!`s) must be exactly the plain `error: ...` lines of the
+//! case's `.stderr`: those come from the derive, the ones with a code
+//! (`error[E0277]`) from the compiler checking the generated code. The ui
+//! suite (trybuild) compiles each case; this mirror of it runs in
+//! milliseconds, so that every change of the checks, and every mutation of
+//! them, is tested in seconds.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use proc_macro2::{TokenStream, TokenTree};
+use syn::visit::Visit;
+
+use crate::expand;
+
+/// The derive inputs of a file: its items (at any depth) deriving `Codec`,
+/// without their `derive` attribute, as the compiler hands them over.
+#[derive(Default)]
+struct DeriveInputs(Vec<syn::DeriveInput>);
+
+impl<'ast> Visit<'ast> for DeriveInputs {
+    fn visit_item_struct(&mut self, item: &'ast syn::ItemStruct) {
+        self.take(&item.attrs, syn::DeriveInput::from(item.clone()));
+        syn::visit::visit_item_struct(self, item);
+    }
+
+    fn visit_item_enum(&mut self, item: &'ast syn::ItemEnum) {
+        self.take(&item.attrs, syn::DeriveInput::from(item.clone()));
+        syn::visit::visit_item_enum(self, item);
+    }
+
+    fn visit_item_union(&mut self, item: &'ast syn::ItemUnion) {
+        self.take(&item.attrs, syn::DeriveInput::from(item.clone()));
+        syn::visit::visit_item_union(self, item);
+    }
+}
+
+impl DeriveInputs {
+    fn take(&mut self, attrs: &[syn::Attribute], mut input: syn::DeriveInput) {
+        if attrs.iter().any(derives_codec) {
+            input.attrs.retain(|attr| !attr.path().is_ident("derive"));
+            self.0.push(input);
+        }
+    }
+}
+
+fn derives_codec(attr: &syn::Attribute) -> bool {
+    if !attr.path().is_ident("derive") {
+        return false;
+    }
+    let mut found = false;
+    let _ = attr.parse_nested_meta(|meta| {
+        found |= meta
+            .path
+            .segments
+            .last()
+            .is_some_and(|s| s.ident == "Codec");
+        Ok(())
+    });
+    found
+}
+
+/// The messages of the `compile_error!`s in `tokens`, at any depth.
+fn compile_errors(tokens: TokenStream, out: &mut Vec<String>) {
+    let tokens: Vec<TokenTree> = tokens.into_iter().collect();
+    for (i, token) in tokens.iter().enumerate() {
+        match token {
+            TokenTree::Ident(ident) if ident == "compile_error" => {
+                if let Some(TokenTree::Group(args)) = tokens.get(i + 2) {
+                    let message: syn::LitStr =
+                        syn::parse2(args.stream()).expect("compile_error! takes a string");
+                    out.push(message.value());
+                }
+            }
+            TokenTree::Group(group) => compile_errors(group.stream(), out),
+            _ => {}
+        }
+    }
+}
+
+/// The first lines of the plain `error: ` messages of a `.stderr` file.
+fn plain_errors(stderr: &str) -> BTreeSet<String> {
+    stderr
+        .lines()
+        .filter_map(|line| line.strip_prefix("error: "))
+        .map(str::to_owned)
+        .collect()
+}
+
+fn fail_cases() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../ui-tests/tests/ui/fail");
+    let mut cases: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|entry| entry.expect("a directory entry").path())
+        .filter(|path| path.extension().is_some_and(|e| e == "rs"))
+        .collect();
+    cases.sort();
+    cases
+}
+
+#[test]
+fn the_derive_reports_the_errors_of_each_ui_case() {
+    let cases = fail_cases();
+    assert!(cases.len() > 50, "ui cases not found: {}", cases.len());
+    let mut mismatches = Vec::new();
+    for case in &cases {
+        let name = case.file_stem().unwrap().to_string_lossy().into_owned();
+        let source = std::fs::read_to_string(case).unwrap();
+        let stderr = std::fs::read_to_string(case.with_extension("stderr")).unwrap_or_default();
+        let file = syn::parse_file(&source).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let mut inputs = DeriveInputs::default();
+        inputs.visit_file(&file);
+        let mut reported = Vec::new();
+        for input in &inputs.0 {
+            match expand::derive(input) {
+                Ok(tokens) => compile_errors(tokens, &mut reported),
+                Err(errors) => reported.extend(errors.into_iter().map(|e| e.to_string())),
+            }
+        }
+        let reported: BTreeSet<String> = reported
+            .iter()
+            .map(|message| message.lines().next().unwrap_or("").to_owned())
+            .collect();
+        let expected = plain_errors(&stderr);
+        let extra: Vec<_> = reported.difference(&expected).collect();
+        let missing: Vec<_> = expected.difference(&reported).collect();
+        if !extra.is_empty() || !missing.is_empty() {
+            mismatches.push(format!("{name}: reported but not in .stderr {extra:?}; in .stderr but not reported {missing:?}"));
+        }
+    }
+    assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
+}
