@@ -91,8 +91,11 @@ fn plain_errors(stderr: &str) -> BTreeSet<String> {
         .collect()
 }
 
-fn fail_cases() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../ui-tests/tests/ui/fail");
+/// The `.rs` files of `ui-tests/tests/ui/<kind>`, sorted.
+fn cases(kind: &str) -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../ui-tests/tests/ui")
+        .join(kind);
     let mut cases: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|entry| entry.expect("a directory entry").path())
@@ -102,35 +105,51 @@ fn fail_cases() -> Vec<PathBuf> {
     cases
 }
 
+/// The first lines of the errors the derive reports for the items of `case`.
+fn reported(case: &Path) -> BTreeSet<String> {
+    let source = std::fs::read_to_string(case).unwrap();
+    let file = syn::parse_file(&source).unwrap_or_else(|e| panic!("{}: {e}", case.display()));
+    let mut inputs = DeriveInputs::default();
+    inputs.visit_file(&file);
+    let mut reported = Vec::new();
+    for input in &inputs.0 {
+        match expand::derive(input) {
+            Ok(tokens) => compile_errors(tokens, &mut reported),
+            Err(errors) => reported.extend(errors.into_iter().map(|e| e.to_string())),
+        }
+    }
+    reported
+        .iter()
+        .map(|message| message.lines().next().unwrap_or("").to_owned())
+        .collect()
+}
+
 #[test]
-fn the_derive_reports_the_errors_of_each_ui_case() {
-    let cases = fail_cases();
+fn the_derive_reports_the_errors_of_each_failing_ui_case() {
+    let cases = cases("fail");
     assert!(cases.len() > 50, "ui cases not found: {}", cases.len());
     let mut mismatches = Vec::new();
     for case in &cases {
-        let name = case.file_stem().unwrap().to_string_lossy().into_owned();
-        let source = std::fs::read_to_string(case).unwrap();
         let stderr = std::fs::read_to_string(case.with_extension("stderr")).unwrap_or_default();
-        let file = syn::parse_file(&source).unwrap_or_else(|e| panic!("{name}: {e}"));
-        let mut inputs = DeriveInputs::default();
-        inputs.visit_file(&file);
-        let mut reported = Vec::new();
-        for input in &inputs.0 {
-            match expand::derive(input) {
-                Ok(tokens) => compile_errors(tokens, &mut reported),
-                Err(errors) => reported.extend(errors.into_iter().map(|e| e.to_string())),
-            }
-        }
-        let reported: BTreeSet<String> = reported
-            .iter()
-            .map(|message| message.lines().next().unwrap_or("").to_owned())
-            .collect();
-        let expected = plain_errors(&stderr);
+        let (reported, expected) = (reported(case), plain_errors(&stderr));
         let extra: Vec<_> = reported.difference(&expected).collect();
         let missing: Vec<_> = expected.difference(&reported).collect();
         if !extra.is_empty() || !missing.is_empty() {
-            mismatches.push(format!("{name}: reported but not in .stderr {extra:?}; in .stderr but not reported {missing:?}"));
+            let name = case.file_stem().unwrap().to_string_lossy();
+            mismatches.push(format!(
+                "{name}: reported but not in .stderr {extra:?}; in .stderr but not reported {missing:?}"
+            ));
         }
     }
     assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
+}
+
+#[test]
+fn the_derive_reports_no_error_in_the_passing_ui_cases() {
+    let cases = cases("pass");
+    assert!(!cases.is_empty(), "ui cases not found");
+    for case in &cases {
+        let reported = reported(case);
+        assert!(reported.is_empty(), "{}: {reported:?}", case.display());
+    }
 }
