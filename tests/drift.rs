@@ -193,7 +193,11 @@ fn errors_read_through_unwrap_as_their_message() {
     let decode = codec::from_json::<u32>(r#""one""#).unwrap_err();
     assert_eq!(format!("{decode:?}"), decode.to_string());
     assert!(format!("{decode:#?}").starts_with("DecodeError {"));
+}
 
+#[cfg(feature = "store")]
+#[test]
+fn store_errors_read_through_unwrap_as_their_message() {
     let store = codec::StoreError::InUse {
         dir: "cache".into(),
     };
