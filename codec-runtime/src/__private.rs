@@ -181,3 +181,51 @@ pub fn render_for_test<T: Codec>(value: &T) -> String {
         Err(e) => panic!("the value does not encode: {e}"),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn untagged_clash_names_the_first_shared_kind() {
+        let kinds = [
+            WireKind::NIL,
+            WireKind::BOOL,
+            WireKind::INT,
+            WireKind::FLOAT,
+            WireKind::STR,
+            WireKind::ARRAY,
+            WireKind::MAP,
+        ];
+        for (i, kind) in kinds.into_iter().enumerate() {
+            assert_eq!(untagged_clash(kind, kind), 2 + i as u8, "{}", CLASH_KINDS[i]);
+            // Only the shared part counts, however much else either takes.
+            let wider = kind.union(WireKind::EXT);
+            assert_eq!(untagged_clash(wider, kind), 2 + i as u8);
+        }
+        assert_eq!(untagged_clash(WireKind::INT, WireKind::STR), 0);
+        assert_eq!(untagged_clash(WireKind::NIL, WireKind::MAP), 0);
+        assert_eq!(untagged_clash(WireKind::MAP, WireKind::ARRAY), 0);
+        // In JSON a byte buffer is a string: the two clash.
+        assert_eq!(untagged_clash(WireKind::BYTES, WireKind::STR), 6);
+        // A foreign bridge's kind is unknown, on either side.
+        assert_eq!(untagged_clash(WireKind::ANY, WireKind::INT), 1);
+        assert_eq!(untagged_clash(WireKind::INT, WireKind::ANY), 1);
+        assert_eq!(untagged_clash(WireKind::NONE, WireKind::INT), 0);
+    }
+
+    #[test]
+    fn names_contain_matches_whole_names() {
+        let names = ["id", "kind", "kinds"];
+        assert!(names_contain(&names, "kind"));
+        assert!(names_contain(&names, "kinds"));
+        assert!(names_contain(&names, "id"));
+        assert!(!names_contain(&names, "ki"));
+        assert!(!names_contain(&names, "kin d"));
+        assert!(!names_contain(&names, "idx"));
+        assert!(!names_contain(&["kine"], "kind"));
+        assert!(!names_contain(&["dind"], "kind"));
+        assert!(!names_contain(&[], "kind"));
+        assert!(names_contain(&[""], ""));
+    }
+}
