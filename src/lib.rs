@@ -76,6 +76,9 @@ pub use codec_derive::Codec;
 ///   to one (a `static CACHE: LazyLock<Cache>`, an `Arc<Cache>`, a function
 ///   returning `&'static Cache`, `ctx.cache` of an ignored argument `ctx`),
 ///   evaluated at each call.
+/// - `crate = "path"` says where the generated code finds codec, for a
+///   renamed dependency or a re-export (default `::codec`), as
+///   `#[codec(crate = "...")]` does for the derive.
 /// - **The result** is `Result<T, E>`, `T: Codec`: reading and writing the
 ///   cache can fail, and `E: From<StoreError>` carries those errors
 ///   ([`StoreError`] itself, `Box<dyn Error>`, `anyhow::Error`, your own

@@ -207,7 +207,8 @@ fn threads_calling_one_key_run_the_body_once() {
 
 // ---- async ----
 
-/// Runs a future on this thread, parking it while the future waits.
+/// Runs a future on this thread, parking it while the future waits; a
+/// future never woken fails the test instead of hanging it.
 fn block_on<F: Future>(future: F) -> F::Output {
     struct Unpark(std::thread::Thread);
     impl Wake for Unpark {
@@ -218,11 +219,13 @@ fn block_on<F: Future>(future: F) -> F::Output {
     let waker = Waker::from(Arc::new(Unpark(std::thread::current())));
     let mut cx = Context::from_waker(&waker);
     let mut future = pin!(future);
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
     loop {
         match future.as_mut().poll(&mut cx) {
             Poll::Ready(v) => return v,
-            Poll::Pending => std::thread::park(),
+            Poll::Pending => std::thread::park_timeout(Duration::from_secs(1)),
         }
+        assert!(std::time::Instant::now() < deadline, "a waiting task was never woken");
     }
 }
 

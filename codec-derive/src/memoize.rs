@@ -20,7 +20,7 @@ use syn::spanned::Spanned;
 
 use crate::ctxt::Ctxt;
 
-const KEYS: &[&str] = &["cache", "version", "name", "ignore"];
+const KEYS: &[&str] = &["cache", "version", "name", "ignore", "crate"];
 
 /// The options of one `#[memoize(..)]`.
 #[derive(Default)]
@@ -29,6 +29,8 @@ struct Options {
     version: Option<u64>,
     name: Option<syn::LitStr>,
     ignore: Vec<syn::Ident>,
+    /// Where generated code finds the runtime (`crate = "kodec"`).
+    krate: Option<syn::Path>,
 }
 
 /// The expansion of `#[memoize(args)] item`: the memoized function, or the
@@ -84,6 +86,12 @@ fn parse_options(cx: &Ctxt, args: TokenStream) -> Options {
                 options.version = Some(lit.base10_parse()?);
             }
             "name" => options.name = Some(meta.value()?.parse()?),
+            "crate" => {
+                let lit: syn::LitStr = meta.value()?.parse()?;
+                options.krate = Some(lit.parse().map_err(|_| {
+                    syn::Error::new(lit.span(), "expected a path: crate = \"my_codec\"")
+                })?);
+            }
             "ignore" => meta.parse_nested_meta(|arg| {
                 match arg.path.get_ident() {
                     Some(ident) => options.ignore.push(ident.clone()),
@@ -196,6 +204,10 @@ fn arg_ident(input: &syn::FnArg) -> Option<syn::Ident> {
 
 fn generate(func: &syn::ItemFn, cache: &syn::Expr, options: &Options) -> TokenStream {
     let mut func = func.clone();
+    let krate = match &options.krate {
+        Some(path) => path.to_token_stream(),
+        None => quote!(::codec),
+    };
     let cache_local = syn::Ident::new("__codec_cache", Span::mixed_site());
     let key_local = syn::Ident::new("__codec_key", Span::mixed_site());
     let hash_local = syn::Ident::new("__codec_args", Span::mixed_site());
@@ -233,8 +245,9 @@ fn generate(func: &syn::ItemFn, cache: &syn::Expr, options: &Options) -> TokenSt
             syn::Type::Reference(_) => quote!(#ident),
             _ => quote!(&#ident),
         };
+        let at = respan(&krate, arg.ty.span());
         parts.push(quote_spanned! {arg.ty.span()=>
-            let #hash_local = ::codec::__private::memoize::part(#hash_local, #value);
+            let #hash_local = #at::__private::memoize::part(#hash_local, #value);
         });
     }
 
@@ -249,29 +262,43 @@ fn generate(func: &syn::ItemFn, cache: &syn::Expr, options: &Options) -> TokenSt
     let version = options.version.unwrap_or(0);
     let block = &func.block;
     // Spanned on the return type: an unmet bound of `call` points at it.
+    let at = respan(&krate, ret_span);
     let call = if func.sig.asyncness.is_some() {
         quote_spanned! {ret_span=>
-            ::codec::__private::memoize::call_async::<#ret, _>(
+            #at::__private::memoize::call_async::<#ret, _>(
                 #cache_local, #key_local, move || async move { #(#unpack)* #block }
             ).await
         }
     } else {
         quote_spanned! {ret_span=>
-            ::codec::__private::memoize::call::<#ret>(
+            #at::__private::memoize::call::<#ret>(
                 #cache_local, #key_local, move || -> #ret { #(#unpack)* #block }
             )
         }
     };
     let cache_ref = quote_spanned!(cache.span()=> &(#cache));
     let body = quote! {{
-        let #cache_local: &::codec::Cache = #cache_ref;
-        let #hash_local = ::codec::ContentHash::new();
+        let #cache_local: &#krate::Cache = #cache_ref;
+        let #hash_local = #krate::ContentHash::new();
         #(#parts)*
-        let #key_local = ::codec::__private::memoize::key(#name, #version, #hash_local);
+        let #key_local = #krate::__private::memoize::key(#name, #version, #hash_local);
         #call
     }};
     func.block = Box::new(syn::parse2(body).expect("the generated body is a block"));
     func.into_token_stream()
+}
+
+/// `tokens` (a path) with every span set to `span`: an expression that
+/// starts with them is then reported at `span`, not at the attribute.
+fn respan(tokens: &TokenStream, span: Span) -> TokenStream {
+    tokens
+        .clone()
+        .into_iter()
+        .map(|mut token| {
+            token.set_span(span);
+            token
+        })
+        .collect()
 }
 
 /// The name `arg` binds, when its pattern is a plain name (`text`, `mut text`).
