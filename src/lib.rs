@@ -26,6 +26,77 @@
 //! See the README for the attributes and the wire conventions.
 
 pub use codec_derive::Codec;
+
+/// Memoizes a function in a [`Cache`]: a call with arguments seen before
+/// returns the stored result instead of running the body.
+///
+/// ```
+/// use std::sync::LazyLock;
+///
+/// static CACHE: LazyLock<codec::Cache> = LazyLock::new(|| {
+/// #   let dir = Box::leak(Box::new(tempfile::tempdir().unwrap()));
+/// #   let path = dir.path().join("embeddings");
+///     codec::Cache::open(path).expect("the cache folder opens")
+/// });
+///
+/// #[derive(codec::Codec)]
+/// struct Model { name: String, dim: usize }
+///
+/// struct Client; // an HTTP client, say: not part of the key
+///
+/// #[codec::memoize(cache = CACHE, version = 1, ignore(client))]
+/// fn embed(client: &Client, model: &Model, text: &str) -> Result<Vec<f32>, codec::StoreError> {
+///     Ok(vec![text.len() as f32; model.dim]) // the expensive part
+/// }
+///
+/// # fn main() -> Result<(), codec::StoreError> {
+/// let model = Model { name: "mini".into(), dim: 3 };
+/// let first = embed(&Client, &model, "hello")?;   // computed and stored
+/// let again = embed(&Client, &model, "hello")?;   // read back
+/// assert_eq!(first, again);
+/// # Ok(())
+/// # }
+/// ```
+///
+/// - **The key** of a call is `<module path>::<function>/v<version>/<hash>`,
+///   the hash being [`ContentHash`] of the arguments in order (a reference
+///   hashed as what it points to, `&str` as a string). Raise `version` when
+///   the body computes something else for the same arguments: the old
+///   entries are no longer read (`codec clear DIR --prefix ...` removes
+///   them). `name = "..."` replaces the module path and function name, so
+///   that moving or renaming the function keeps its entries (give one too
+///   for associated functions of two types of one module, which would
+///   otherwise share a name).
+/// - **Arguments** must implement [`Codec`] (or be `&str`, `&[T]`), else it
+///   does not compile; `ignore(a, b)` leaves arguments out of the key (a
+///   client, a logger, a progress bar: what the result does not depend on).
+///   `self` receivers and type or const generics are refused: the key could
+///   not tell the types apart.
+/// - **The cache** is any expression giving a `Cache` place or a reference
+///   to one (a `static CACHE: LazyLock<Cache>`, an `Arc<Cache>`, a function
+///   returning `&'static Cache`, `ctx.cache` of an ignored argument `ctx`),
+///   evaluated at each call.
+/// - `crate = "path"` says where the generated code finds codec, for a
+///   renamed dependency or a re-export (default `::codec`), as
+///   `#[codec(crate = "...")]` does for the derive.
+/// - **The result** is `Result<T, E>`, `T: Codec`: reading and writing the
+///   cache can fail, and `E: From<StoreError>` carries those errors
+///   ([`StoreError`] itself, `Box<dyn Error>`, `anyhow::Error`, your own
+///   enum). Only `Ok` values are stored; an `Err` is returned and the next
+///   call runs the body again.
+/// - It is [`Cache::get_or_try_insert_with`], with its rules: an entry
+///   that today's `T` cannot read (a breaking change of `T`) is computed
+///   again and overwritten, with a warning; calls with one key at a time
+///   on one handle run the body once, the others wait and get its result
+///   (across processes too with `CacheOptions::memo_lock`).
+/// - **`async fn`** works too, through
+///   [`Cache::get_or_try_insert_with_async`], without depending on an
+///   async runtime: a task waiting for another's computation of its key
+///   is woken, not blocked, but the cache's reads and writes are ordinary
+///   blocking file I/O, done on the task's thread (a hit takes about a
+///   microsecond).
+#[cfg(feature = "store")]
+pub use codec_derive::memoize;
 pub use codec_runtime::*;
 
 #[cfg(feature = "insta")]

@@ -323,7 +323,7 @@ fn unknown_key(meta: &ParseNestedMeta, key: &str, level: &str, keys: &[&str]) ->
 }
 
 /// The known key nearest to `key` in edit distance, if near enough to be a typo.
-fn closest<'a>(key: &str, keys: &[&'a str]) -> Option<&'a str> {
+pub(crate) fn closest<'a>(key: &str, keys: &[&'a str]) -> Option<&'a str> {
     keys.iter()
         .map(|k| (edit_distance(key, k), *k))
         .filter(|(d, k)| *d <= (k.len() / 3).max(1))

@@ -18,6 +18,7 @@ mod decode;
 mod encode;
 mod encoded;
 mod expand;
+mod memoize;
 mod register;
 mod schema;
 mod serde_impls;
@@ -36,4 +37,14 @@ pub fn derive_codec(input: TokenStream) -> TokenStream {
     expand::derive(&input)
         .unwrap_or_else(syn::Error::into_compile_error)
         .into()
+}
+
+/// Memoizes a function in a `codec::Cache`: `#[codec::memoize(cache = CACHE,
+/// version = 1, ignore(client))]`.
+///
+/// See `codec::memoize` (the `codec` crate re-exports it with the `store`
+/// feature) for the options and the key.
+#[proc_macro_attribute]
+pub fn memoize(args: TokenStream, item: TokenStream) -> TokenStream {
+    memoize::expand(args.into(), item.into()).into()
 }

@@ -36,6 +36,8 @@ pub mod store;
 #[doc(hidden)]
 pub mod time;
 mod value;
+#[cfg(feature = "store")]
+mod memoized;
 
 #[doc(hidden)]
 pub mod __private;

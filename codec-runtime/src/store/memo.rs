@@ -11,11 +11,17 @@
 //!   value (single flight). With
 //!   [`CacheOptions::memo_lock`](super::CacheOptions::memo_lock), the same
 //!   holds across handles and processes, through a lock file per key.
+//! - [`Cache::get_or_try_insert_with_async`] is the same for a computation
+//!   that is a future: a task waiting for another one's computation of its
+//!   key is woken, not blocked; the store's reads and writes stay blocking.
 
 use std::collections::HashSet;
 use std::fs::{File, OpenOptions};
+use std::future::Future;
 use std::path::Path;
+use std::pin::Pin;
 use std::sync::{Condvar, Mutex};
+use std::task::{Context, Poll, Waker};
 
 use sha2::{Digest, Sha256};
 
@@ -28,9 +34,16 @@ const MAX_WARNINGS: usize = 1000;
 /// The memo state of one handle: keys being computed, and warnings.
 #[derive(Default)]
 pub(super) struct Memo {
-    computing: Mutex<HashSet<String>>,
+    computing: Mutex<Computing>,
     done: Condvar,
     pub(super) warnings: Mutex<Vec<String>>,
+}
+
+/// The keys being computed, and the tasks waiting for one of them to end.
+#[derive(Default)]
+struct Computing {
+    keys: HashSet<String>,
+    wakers: Vec<Waker>,
 }
 
 /// A key being computed by this thread; dropping it (also on a panic of
@@ -44,23 +57,68 @@ impl Memo {
     /// Waits until no other thread computes `key`, then claims it.
     fn enter<'a>(&'a self, key: &'a str) -> Flight<'a> {
         let mut computing = self.computing.lock().unwrap_or_else(|e| e.into_inner());
-        while computing.contains(key) {
+        while computing.keys.contains(key) {
             computing = self.done.wait(computing).unwrap_or_else(|e| e.into_inner());
         }
-        computing.insert(key.to_owned());
+        computing.keys.insert(key.to_owned());
         Flight { memo: self, key }
+    }
+
+    /// [`Memo::enter`] for a task: waits without blocking its thread.
+    fn enter_async<'a>(&'a self, key: &'a str) -> Enter<'a> {
+        Enter { memo: self, key }
+    }
+}
+
+/// The future of [`Memo::enter_async`].
+struct Enter<'a> {
+    memo: &'a Memo,
+    key: &'a str,
+}
+
+impl<'a> Future for Enter<'a> {
+    type Output = Flight<'a>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Flight<'a>> {
+        let (memo, key) = (self.memo, self.key);
+        let mut computing = memo.computing.lock().unwrap_or_else(|e| e.into_inner());
+        if computing.keys.contains(key) {
+            // Registered under the lock the flight's end takes: no wake is lost.
+            if !computing.wakers.iter().any(|w| w.will_wake(cx.waker())) {
+                computing.wakers.push(cx.waker().clone());
+            }
+            return Poll::Pending;
+        }
+        computing.keys.insert(key.to_owned());
+        Poll::Ready(Flight { memo, key })
     }
 }
 
 impl Drop for Flight<'_> {
     fn drop(&mut self) {
-        self.memo
-            .computing
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(self.key);
+        let wakers = {
+            let mut computing = self.memo.computing.lock().unwrap_or_else(|e| e.into_inner());
+            computing.keys.remove(self.key);
+            std::mem::take(&mut computing.wakers)
+        };
         self.memo.done.notify_all();
+        // Every waiting task polls again; those of other keys wait anew.
+        wakers.into_iter().for_each(Waker::wake);
     }
+}
+
+/// The right to compute a key: its flight, and its lock file with
+/// [`CacheOptions::memo_lock`](super::CacheOptions::memo_lock).
+struct Claim<'a> {
+    _lock: Option<File>,
+    _flight: Flight<'a>,
+}
+
+/// What a caller holding a key's flight finds.
+enum Claimed<'a, T> {
+    /// Another caller stored the value meanwhile.
+    Stored(T),
+    Compute(Claim<'a>),
 }
 
 /// What a memo found under a key.
@@ -115,8 +173,70 @@ impl Cache {
         if let Some(v) = self.memo_get(key)?.hit() {
             return Ok(v);
         }
-        let _flight = self.memo.enter(key);
-        let _lock = if self.options.memo_lock {
+        let _claim = match self.claim(key, self.memo.enter(key))? {
+            Claimed::Stored(v) => return Ok(v),
+            Claimed::Compute(claim) => claim,
+        };
+        let value = make()?;
+        self.put(key, &value)?;
+        Ok(value)
+    }
+
+    /// [`Cache::get_or_try_insert_with`] for a computation that is a future,
+    /// without an async runtime: a task waiting for another task's (or
+    /// thread's) computation of the same key is woken when it ends, not
+    /// blocked. The store's reads and writes, and the wait for another
+    /// process's lock file with
+    /// [`CacheOptions::memo_lock`](super::CacheOptions::memo_lock), block the
+    /// thread that polls, as file I/O does (wrap the call in your runtime's
+    /// `spawn_blocking` if that matters; a hit costs about a microsecond).
+    ///
+    /// ```
+    /// # fn main() -> Result<(), codec::StoreError> {
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// # fn block_on<F: std::future::Future>(f: F) -> F::Output {
+    /// #     let mut f = std::pin::pin!(f);
+    /// #     let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    /// #     loop { if let std::task::Poll::Ready(v) = f.as_mut().poll(&mut cx) { return v; } }
+    /// # }
+    /// let cache = codec::Cache::open(dir.path())?;
+    /// async fn fetch(id: u32) -> Result<String, codec::StoreError> { Ok(format!("page {id}")) }
+    /// let page = block_on(cache.get_or_try_insert_with_async("page/7", || fetch(7)))?;
+    /// assert_eq!(page, "page 7");
+    /// assert_eq!(cache.get::<String>("page/7")?.as_deref(), Some("page 7"));
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn get_or_try_insert_with_async<T, E, F>(
+        &self,
+        key: &str,
+        make: impl FnOnce() -> F,
+    ) -> Result<T, E>
+    where
+        T: Codec + 'static,
+        E: From<StoreError>,
+        F: Future<Output = Result<T, E>>,
+    {
+        if let Some(v) = self.memo_get(key)?.hit() {
+            return Ok(v);
+        }
+        let _claim = match self.claim(key, self.memo.enter_async(key).await)? {
+            Claimed::Stored(v) => return Ok(v),
+            Claimed::Compute(claim) => claim,
+        };
+        let value = make().await?;
+        self.put(key, &value)?;
+        Ok(value)
+    }
+
+    /// With `key`'s flight held: its lock file if the handle takes them,
+    /// then the value if another caller stored it while this one waited.
+    fn claim<'a, T: Codec + 'static>(
+        &self,
+        key: &str,
+        flight: Flight<'a>,
+    ) -> Result<Claimed<'a, T>, StoreError> {
+        let lock = if self.options.memo_lock {
             let lock = self.key_lock(key)?;
             // Another process may have stored the value while we waited.
             self.refresh()?;
@@ -124,15 +244,15 @@ impl Cache {
         } else {
             None
         };
-        // Another caller may have stored it while we waited.
         match self.memo_get(key)? {
-            Lookup::Hit(v) => return Ok(v),
+            Lookup::Hit(v) => return Ok(Claimed::Stored(v)),
             Lookup::Miss => {}
             Lookup::Unreadable(e) => self.warn_recomputed::<T>(key, &e),
         }
-        let value = make()?;
-        self.put(key, &value)?;
-        Ok(value)
+        Ok(Claimed::Compute(Claim {
+            _lock: lock,
+            _flight: flight,
+        }))
     }
 
     /// The value under `key`, computing and storing it with `make` if

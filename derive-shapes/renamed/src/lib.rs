@@ -51,9 +51,29 @@ pub enum Unit {
     A,
 }
 
+/// A memoized function naming the renamed crate.
+///
+/// # Errors
+/// The cache's.
+#[kodec::memoize(cache = cache, ignore(cache), crate = "kodec")]
+pub fn shout(cache: &kodec::Cache, text: &str) -> Result<String, kodec::StoreError> {
+    Ok(text.to_uppercase())
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{Renamed, Tagged, Unit, Untagged};
+    use super::{shout, Renamed, Tagged, Unit, Untagged};
+
+    #[test]
+    fn a_memoized_function_finds_the_renamed_crate() {
+        let dir = std::env::temp_dir().join(format!("codec-shapes-renamed-{}", std::process::id()));
+        let cache = kodec::Cache::open(&dir).unwrap();
+        assert_eq!(shout(&cache, "hi").unwrap(), "HI");
+        assert_eq!(shout(&cache, "hi").unwrap(), "HI");
+        assert_eq!(cache.len().unwrap(), 1);
+        drop(cache);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[track_caller]
     fn roundtrip<T: kodec::Codec + PartialEq + std::fmt::Debug>(value: &T) -> String {

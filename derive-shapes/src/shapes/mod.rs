@@ -4,6 +4,7 @@
 pub mod attrs;
 pub mod generics;
 pub mod macros;
+pub mod memoize;
 pub mod names;
 pub mod no_prelude;
 #[cfg(feature = "serde")]
