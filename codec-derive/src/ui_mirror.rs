@@ -1,7 +1,8 @@
-//! The derive's own errors in the ui cases, checked without compiling them.
+//! The macros' own errors in the ui cases, checked without compiling them.
 //!
 //! Every `#[derive(Codec)]` item of `ui-tests/tests/ui/fail/*.rs` goes
-//! through [`expand::derive`], and the errors it reports (as
+//! through [`expand::derive`], every `#[codec::memoize]` one through
+//! [`memoize::expand`], and the errors they report (as
 //! `compile_error!`s) must be exactly the plain `error: ...` lines of the
 //! case's `.stderr`: those come from the derive, the ones with a code
 //! (`error[E0277]`) from the compiler checking the generated code. The ui
@@ -15,37 +16,78 @@ use std::path::{Path, PathBuf};
 use proc_macro2::{TokenStream, TokenTree};
 use syn::visit::Visit;
 
-use crate::expand;
+use quote::ToTokens;
 
-/// The derive inputs of a file: its items (at any depth) deriving `Codec`,
-/// without their `derive` attribute, as the compiler hands them over.
+use crate::{expand, memoize};
+
+/// The macro inputs of a file, as the compiler hands them over: its items
+/// (at any depth) deriving `Codec`, without their `derive` attribute, and
+/// the arguments and items of its `#[memoize]` attributes.
 #[derive(Default)]
-struct DeriveInputs(Vec<syn::DeriveInput>);
+struct MacroInputs {
+    derives: Vec<syn::DeriveInput>,
+    memoized: Vec<(TokenStream, TokenStream)>,
+}
 
-impl<'ast> Visit<'ast> for DeriveInputs {
+impl<'ast> Visit<'ast> for MacroInputs {
     fn visit_item_struct(&mut self, item: &'ast syn::ItemStruct) {
-        self.take(&item.attrs, syn::DeriveInput::from(item.clone()));
+        self.derive(&item.attrs, syn::DeriveInput::from(item.clone()));
+        let mut bare = item.clone();
+        if let Some(args) = take_memoize(&mut bare.attrs) {
+            self.memoized.push((args, bare.to_token_stream()));
+        }
         syn::visit::visit_item_struct(self, item);
     }
 
     fn visit_item_enum(&mut self, item: &'ast syn::ItemEnum) {
-        self.take(&item.attrs, syn::DeriveInput::from(item.clone()));
+        self.derive(&item.attrs, syn::DeriveInput::from(item.clone()));
         syn::visit::visit_item_enum(self, item);
     }
 
     fn visit_item_union(&mut self, item: &'ast syn::ItemUnion) {
-        self.take(&item.attrs, syn::DeriveInput::from(item.clone()));
+        self.derive(&item.attrs, syn::DeriveInput::from(item.clone()));
         syn::visit::visit_item_union(self, item);
+    }
+
+    fn visit_item_fn(&mut self, item: &'ast syn::ItemFn) {
+        let mut bare = item.clone();
+        if let Some(args) = take_memoize(&mut bare.attrs) {
+            self.memoized.push((args, bare.to_token_stream()));
+        }
+        syn::visit::visit_item_fn(self, item);
+    }
+
+    fn visit_impl_item_fn(&mut self, item: &'ast syn::ImplItemFn) {
+        let mut bare = item.clone();
+        if let Some(args) = take_memoize(&mut bare.attrs) {
+            self.memoized.push((args, bare.to_token_stream()));
+        }
+        syn::visit::visit_impl_item_fn(self, item);
     }
 }
 
-impl DeriveInputs {
-    fn take(&mut self, attrs: &[syn::Attribute], mut input: syn::DeriveInput) {
+impl MacroInputs {
+    fn derive(&mut self, attrs: &[syn::Attribute], mut input: syn::DeriveInput) {
         if attrs.iter().any(derives_codec) {
             input.attrs.retain(|attr| !attr.path().is_ident("derive"));
-            self.0.push(input);
+            self.derives.push(input);
         }
     }
+}
+
+/// Removes a `#[memoize(..)]` attribute from `attrs`; its arguments.
+fn take_memoize(attrs: &mut Vec<syn::Attribute>) -> Option<TokenStream> {
+    let at = attrs.iter().position(|attr| {
+        attr.path()
+            .segments
+            .last()
+            .is_some_and(|s| s.ident == "memoize")
+    })?;
+    let attr = attrs.remove(at);
+    Some(match attr.meta {
+        syn::Meta::List(list) => list.tokens,
+        _ => TokenStream::new(),
+    })
 }
 
 fn derives_codec(attr: &syn::Attribute) -> bool {
@@ -112,18 +154,21 @@ fn cases(kind: &str) -> Vec<PathBuf> {
     cases
 }
 
-/// The first lines of the errors the derive reports for the items of `case`.
+/// The first lines of the errors the macros report for the items of `case`.
 fn reported(case: &Path) -> BTreeSet<String> {
     let source = std::fs::read_to_string(case).unwrap();
     let file = syn::parse_file(&source).unwrap_or_else(|e| panic!("{}: {e}", case.display()));
-    let mut inputs = DeriveInputs::default();
+    let mut inputs = MacroInputs::default();
     inputs.visit_file(&file);
     let mut reported = Vec::new();
-    for input in &inputs.0 {
+    for input in &inputs.derives {
         match expand::derive(input) {
             Ok(tokens) => compile_errors(tokens, &mut reported),
             Err(errors) => reported.extend(errors.into_iter().map(|e| e.to_string())),
         }
+    }
+    for (args, item) in inputs.memoized {
+        compile_errors(memoize::expand(args, item), &mut reported);
     }
     reported
         .iter()
