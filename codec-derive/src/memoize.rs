@@ -76,7 +76,11 @@ fn with_errors(cx: Ctxt, func: &syn::ItemFn) -> TokenStream {
 fn parse_options(cx: &Ctxt, args: TokenStream) -> Options {
     let mut options = Options::default();
     let parser = syn::meta::parser(|meta| {
-        let key = meta.path.get_ident().map(ToString::to_string).unwrap_or_default();
+        let key = meta
+            .path
+            .get_ident()
+            .map(ToString::to_string)
+            .unwrap_or_default();
         match key.as_str() {
             "cache" => options.cache = Some(meta.value()?.parse()?),
             "version" => {
@@ -149,13 +153,12 @@ fn check_signature(cx: &Ctxt, sig: &syn::Signature) {
                  method it is; memoize a free function that takes the value as an argument",
             ),
             // fn embed(text: impl AsRef<str>)
-            syn::FnArg::Typed(arg) if matches!(*arg.ty, syn::Type::ImplTrait(_)) => {
-                cx.error_spanned_by(
+            syn::FnArg::Typed(arg) if matches!(*arg.ty, syn::Type::ImplTrait(_)) => cx
+                .error_spanned_by(
                     &arg.ty,
                     "a memoized function cannot take `impl Trait`: its key hashes each \
                      argument's encoding, so the type must be known; take a concrete type",
-                )
-            }
+                ),
             syn::FnArg::Typed(_) => {}
         }
     }
@@ -188,7 +191,10 @@ fn check_ignored(cx: &Ctxt, sig: &syn::Signature, ignore: &[syn::Ident]) {
             };
             cx.error_spanned_by(
                 ident,
-                format!("ignore(`{ident}`) names no argument of `{}`; {args}", sig.ident),
+                format!(
+                    "ignore(`{ident}`) names no argument of `{}`; {args}",
+                    sig.ident
+                ),
             );
         }
     }
