@@ -2,7 +2,9 @@
 """Prints the table of ratios of the last `cargo bench --bench log` run.
 
 Reads criterion's estimates under target/criterion/<group>/<id>/new/ and the
-bytes per record the bench wrote to target/criterion/log_bytes.json.
+bytes per record the bench wrote to target/criterion/log_bytes.json. Another
+criterion folder may be given (`CRITERION_HOME` of a run, such as a native
+build's): `python3 benches/ratios.py target/native/criterion`.
 """
 import json
 import os
@@ -10,6 +12,12 @@ import sys
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "target", "criterion")
 RECORDS = 10_000
+
+
+# The bench writes the sizes beside the sources' target folder, whatever the run's.
+BYTES = os.path.join(ROOT, "log_bytes.json")
+if len(sys.argv) > 1:
+    ROOT = sys.argv[1]
 
 
 def ns_per_record(group, ident):
@@ -37,7 +45,7 @@ def main():
     for g, i, v in rows:
         print(f"| {g} | {i} | {v:.1f} |")
     try:
-        with open(os.path.join(ROOT, "log_bytes.json")) as f:
+        with open(BYTES) as f:
             sizes = json.load(f)
         print("\n| library | bytes/record |\n|---|---|")
         for name, size in sizes.items():
