@@ -152,6 +152,15 @@ impl std::error::Error for StoreError {
     }
 }
 
+impl From<super::backend::BackendError> for StoreError {
+    fn from(e: super::backend::BackendError) -> Self {
+        StoreError::Io {
+            path: e.address.into(),
+            source: e.source,
+        }
+    }
+}
+
 impl From<EncodeError> for StoreError {
     fn from(e: EncodeError) -> Self {
         StoreError::Encode(e)
