@@ -1,5 +1,6 @@
-//! The store's typed API on every backend: a folder and memory (objects
-//! that are never appended to, as on object storage).
+//! The store's typed API on every backend: a folder, memory (objects that
+//! are never appended to, as on object storage) and, with the
+//! `object-store` feature, `object_store`'s in-memory store.
 
 use std::sync::Arc;
 
@@ -30,7 +31,15 @@ fn each_backend(check: impl Fn(&dyn Fn() -> Cache)) {
     let dir = tempfile::tempdir().unwrap();
     let folder: Arc<dyn Backend> = Arc::new(Folder::new(dir.path()));
     let memory: Arc<dyn Backend> = Arc::new(Memory::new());
-    for backend in [folder, memory] {
+    #[allow(unused_mut)]
+    let mut backends = vec![folder, memory];
+    #[cfg(feature = "object-store")]
+    {
+        use codec::store::backend::object::Objects;
+        let store = Arc::new(object_store::memory::InMemory::new());
+        backends.push(Arc::new(Objects::new(store, "p", "memory:///p").unwrap()));
+    }
+    for backend in backends {
         let open = || Cache::open_backend(backend.clone(), CacheOptions::default()).unwrap();
         check(&open);
     }

@@ -8,9 +8,7 @@ use super::{Backend, Created, Replaced};
 
 /// Runs `check` against a fresh store of every backend.
 pub(crate) fn each_backend(check: impl Fn(&dyn Backend)) {
-    let dir = tempfile::tempdir().unwrap();
-    check(&Folder::new(dir.path()));
-    check(&Memory::new());
+    each_shared_backend(|b| check(&*b));
 }
 
 /// The same, for checks that share the store between threads.
@@ -18,6 +16,12 @@ fn each_shared_backend(check: impl Fn(Arc<dyn Backend>)) {
     let dir = tempfile::tempdir().unwrap();
     check(Arc::new(Folder::new(dir.path())));
     check(Arc::new(Memory::new()));
+    #[cfg(feature = "object-store")]
+    {
+        let store = Arc::new(object_store::memory::InMemory::new());
+        let objects = super::object::Objects::new(store, "a/prefix", "memory:///a/prefix");
+        check(Arc::new(objects.unwrap()));
+    }
 }
 
 #[test]

@@ -185,7 +185,24 @@ impl Backend for Folder {
         // file is whole when it appears.
         let linked = std::fs::hard_link(&tmp, &path);
         let _ = std::fs::remove_file(&tmp);
-        match linked {
+        let created = match linked {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Err(e),
+            // A file system without hard links: still one creator, but a
+            // reader may see the file before it is whole.
+            Err(_) => OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&path)
+                .and_then(|mut file| {
+                    file.write_all(bytes)?;
+                    if sync {
+                        file.sync_all()?;
+                    }
+                    Ok(())
+                }),
+        };
+        match created {
             Ok(()) => Ok(Created::Yes),
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(Created::Exists),
             Err(e) => Err(self.error("create", &path, e)),

@@ -18,6 +18,8 @@
 
 pub mod folder;
 pub mod memory;
+#[cfg(feature = "object-store")]
+pub mod object;
 
 #[cfg(test)]
 mod contract;
