@@ -18,9 +18,8 @@
 //! bytes, the `codec` command, compaction) get the payload put back
 //! together.
 
+use std::ops::Deref;
 use std::sync::Arc;
-
-use memmap2::Mmap;
 
 use super::handler::{DumpContext, Handler, Inline, LoadContext, Shared};
 use super::records::{Info, InfoValue};
@@ -98,10 +97,11 @@ struct Ref {
 }
 
 /// An `auto` entry as stored: the rest of the value, and its buffers in a
-/// memory-mapped data file (checked to lie within it).
+/// memory-mapped data file, or read from it where the backend has no maps
+/// (checked to lie within it).
 pub(super) struct Parts {
     rest: Vec<u8>,
-    map: Option<Arc<Mmap>>,
+    map: Option<Arc<dyn Deref<Target = [u8]> + Send + Sync>>,
     refs: Vec<Ref>,
 }
 
@@ -137,7 +137,7 @@ impl Parts {
             end = end.max(r.offset.saturating_add(r.len));
             refs.push(r);
         }
-        let map = ctx.mapped(bins, end)?;
+        let map = ctx.backing(bins, end)?;
         Ok(Parts {
             rest,
             map: Some(map),
@@ -237,7 +237,9 @@ mod tests {
     #[test]
     fn damaged_references_are_typed_errors() {
         let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("w.bin"), vec![7u8; 256]).unwrap();
+        let data = dir.path().join(crate::store::layout::DATA);
+        std::fs::create_dir(&data).unwrap();
+        std::fs::write(data.join("w.bin"), vec![7u8; 256]).unwrap();
         let mut rest = vec![0x92]; // [ref, ref]
         for (offset, len) in [(0u64, 64u64), (128, 64)] {
             rest.extend_from_slice(&[0xc7, 16, REF_EXT as u8]);
@@ -246,7 +248,7 @@ mod tests {
         }
         let resources = Resources::default();
         let ctx = LoadContext {
-            data_dir: dir.path(),
+            backend: &crate::store::backend::folder::Folder::new(dir.path()),
             resources: &resources,
             key: "k",
         };
@@ -288,7 +290,7 @@ mod tests {
             );
         }
         // A reference past the end of the data file.
-        std::fs::write(dir.path().join("short.bin"), vec![7u8; 100]).unwrap();
+        std::fs::write(data.join("short.bin"), vec![7u8; 100]).unwrap();
         let err = Parts::load(&info("1,20", "short.bin"), &ctx).err().unwrap();
         assert!(err.to_string().contains("past its end"), "{err}");
         // Positions that are not the payload's bins (an encoder that moved

@@ -29,6 +29,7 @@ use std::sync::{Arc, Mutex, RwLock};
 
 use memmap2::Mmap;
 
+use super::backend::folder::Folder;
 use super::index::{index_files, read_complete_lines};
 use super::layout;
 use super::line::{check_line, LineView, Spans};
@@ -434,6 +435,7 @@ pub fn build(dir: &Path, wait: bool, full: bool) -> Result<Option<Built>, StoreE
 fn read_new_lines(dir: &Path, manifest: &mut Checkpoint) -> Result<(Vec<Entry>, u64), StoreError> {
     let mut newest: HashMap<Box<str>, Entry> = HashMap::new();
     let mut lines = 0;
+    let folder = Folder::new(dir);
     for (id, path) in index_files(dir)? {
         let w = match manifest.writers.iter().position(|c| c.id == id) {
             Some(w) => w,
@@ -447,7 +449,8 @@ fn read_new_lines(dir: &Path, manifest: &mut Checkpoint) -> Result<(Vec<Entry>, 
             }
         };
         let from = manifest.writers[w].to;
-        let Some(buf) = read_complete_lines(&path, from)? else {
+        let name = layout::log_name(&id);
+        let Some(buf) = read_complete_lines(&folder, &name, from)? else {
             continue;
         };
         let mut start = 0;
@@ -614,6 +617,9 @@ impl Cache {
     /// [`CacheOptions::checkpoint_bytes`](super::CacheOptions::checkpoint_bytes)
     /// of the logs are not covered.
     pub fn checkpoint(&self) -> Result<(), StoreError> {
+        if self.backend.folder().is_none() {
+            return Ok(()); // only a folder has checkpoints
+        }
         self.join_checkpoint();
         let full = self.index_read().is_distrusted();
         let built = build(&self.dir, true, full)?;
@@ -664,7 +670,7 @@ impl Cache {
             self.take_up_checkpoint();
         }
         let threshold = self.options.checkpoint_bytes;
-        if threshold == 0 || uncovered < threshold || c.running.swap(true, Ordering::AcqRel) {
+        if threshold == 0 || self.backend.folder().is_none() || uncovered < threshold || c.running.swap(true, Ordering::AcqRel) {
             return;
         }
         self.join_checkpoint_thread();
@@ -705,7 +711,9 @@ impl Cache {
         if self.checkpoints.rebuilt.swap(false, Ordering::Relaxed) {
             index.trust_again();
         }
-        index.adopt(&self.dir);
+        if let Some(dir) = self.backend.folder() {
+            index.adopt(dir);
+        }
     }
 
     /// Waits for the background build, if one runs.

@@ -17,6 +17,7 @@ use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
 
+use super::backend::Backend;
 use super::records::Compacting;
 use super::write::Payload;
 use super::{apart, create_folder, Cache, CacheOptions, EntryInfo, Handler, StoreError};
@@ -60,9 +61,11 @@ pub(super) fn lock_file(dir: &Path) -> Result<File, StoreError> {
         .map_err(|e| StoreError::io(&path, e))
 }
 
-pub(super) fn read_marker(dir: &Path) -> Result<Compacting, StoreError> {
-    let path = dir.join(MARKER);
-    let bytes = std::fs::read(&path).map_err(|e| StoreError::io(&path, e))?;
+pub(super) fn read_marker(backend: &dyn Backend) -> Result<Compacting, StoreError> {
+    let bytes = backend.read(MARKER)?.ok_or_else(|| {
+        let gone = std::io::Error::from(std::io::ErrorKind::NotFound);
+        StoreError::io(backend.address(MARKER), gone)
+    })?;
     crate::from_json_slice(&bytes).map_err(|e| StoreError::Corrupt {
         key: MARKER.into(),
         message: e.to_string(),
@@ -276,7 +279,7 @@ fn finish(dir: &Path) -> Result<u64, StoreError> {
     if !dir.join(MARKER).exists() {
         return Ok(0);
     }
-    let marker = read_marker(dir)?;
+    let marker = read_marker(&super::backend::folder::Folder::new(dir))?;
     let mut freed = 0;
     for name in &marker.replaced {
         if name.contains("..") || name.starts_with('/') {

@@ -152,6 +152,20 @@ impl std::error::Error for StoreError {
     }
 }
 
+impl From<super::backend::BackendError> for StoreError {
+    fn from(e: super::backend::BackendError) -> Self {
+        // A file's error says what failed; a request's gets its operation.
+        let source = match e.address.contains("://") {
+            true => std::io::Error::new(e.source.kind(), format!("{}: {}", e.op, e.source)),
+            false => e.source,
+        };
+        StoreError::Io {
+            path: e.address.into(),
+            source,
+        }
+    }
+}
+
 impl From<EncodeError> for StoreError {
     fn from(e: EncodeError) -> Self {
         StoreError::Encode(e)

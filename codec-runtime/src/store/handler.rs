@@ -6,14 +6,13 @@
 use std::any::Any;
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
-use std::io::{Read, Seek, SeekFrom, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use base64::Engine as _;
 use memmap2::Mmap;
 
-use super::data_file::SharedFile;
+use super::backend::{Appender, Backend, Created};
 use super::error::StoreError;
 use super::layout;
 use super::line::InfoRef;
@@ -51,10 +50,10 @@ pub trait Handler: Send + Sync {
 
 /// What a handler can do while storing one entry.
 pub struct DumpContext<'a> {
-    pub(crate) data_dir: &'a Path,
+    pub(crate) backend: &'a dyn Backend,
     pub(crate) writer_id: &'a str,
     pub(crate) seq: u64,
-    pub(crate) shared: &'a mut Option<SharedFile>,
+    pub(crate) shared: &'a mut Option<Box<dyn Appender>>,
     pub(crate) fsync: bool,
     pub(crate) key: &'a str,
     /// The payload's large `bin` values, for the `auto` handler.
@@ -69,14 +68,27 @@ impl DumpContext<'_> {
     }
 
     /// Creates a new file for this entry under `data/`; returns its name
-    /// (relative to `data/`, for the info) and the open file.
+    /// (relative to `data/`, for the info) and the open file. Only a
+    /// cache in a folder has files: elsewhere use
+    /// [`write_file`](Self::write_file).
     pub fn allocate_file(&mut self, extension: &str) -> Result<(String, File), StoreError> {
+        let Some(dir) = self.backend.folder() else {
+            return Err(StoreError::Custom {
+                message: format!(
+                    "entry `{}`: the cache at {} has no files to allocate; \
+                     write the payload with DumpContext::write_file",
+                    self.key,
+                    self.backend.location()
+                ),
+            });
+        };
+        let data_dir = dir.join(layout::DATA);
         // A writer taken up from a handle that is gone may find the file
         // of an entry whose line was never written under the same name.
         let mut seq = self.seq;
         loop {
             let name = layout::entry_file_name(self.writer_id, seq, extension);
-            let path = self.data_dir.join(&name);
+            let path = data_dir.join(&name);
             match OpenOptions::new().write(true).create_new(true).open(&path) {
                 Ok(file) => return Ok((name, file)),
                 Err(e)
@@ -87,6 +99,26 @@ impl DumpContext<'_> {
                 Err(e) => return Err(StoreError::io(&path, e)),
             }
         }
+    }
+
+    /// Writes `bytes` as a new data object of this entry, whole (readers
+    /// never see a part of it); returns its name (relative to `data/`,
+    /// for the info).
+    pub fn write_file(&mut self, extension: &str, bytes: &[u8]) -> Result<String, StoreError> {
+        // A writer taken up from a handle that is gone may find the file
+        // of an entry whose line was never written under the same name.
+        for seq in self.seq..self.seq + 1000 {
+            let name = layout::entry_file_name(self.writer_id, seq, extension);
+            let object = layout::data_object(&name);
+            if self.backend.create(&object, bytes, self.fsync)? == Created::Yes {
+                return Ok(name);
+            }
+        }
+        let name = layout::entry_file_name(self.writer_id, self.seq, extension);
+        Err(StoreError::io(
+            self.backend.address(&layout::data_object(&name)),
+            std::io::ErrorKind::AlreadyExists.into(),
+        ))
     }
 
     /// Appends `bytes` to this writer's shared data file; returns the file's
@@ -102,25 +134,17 @@ impl DumpContext<'_> {
         bytes: &[u8],
         align: u64,
     ) -> Result<(String, u64), StoreError> {
-        let name = layout::shared_name(self.writer_id);
-        let path = self.data_dir.join(&name);
         if self.shared.is_none() {
-            let file = SharedFile::open(&path).map_err(|e| StoreError::io(&path, e))?;
-            *self.shared = Some(file);
+            let name = layout::data_object(&layout::shared_name(self.writer_id));
+            *self.shared = Some(self.backend.append_to(&name)?);
         }
         let file = self.shared.as_mut().expect("opened above");
-        let offset = match file.append(&path, bytes, align) {
-            Ok(offset) => offset,
-            Err(e) => {
-                // The file may hold part of the bytes: find its real end again.
-                *self.shared = None;
-                return Err(StoreError::io(&path, e));
-            }
-        };
+        let appended = file.append(bytes, align)?;
         if self.fsync {
-            file.sync_data().map_err(|e| StoreError::io(&path, e))?;
+            file.sync()?;
         }
-        Ok((name, offset))
+        let name = appended.name.strip_prefix(layout::DATA).unwrap_or(&appended.name);
+        Ok((name.trim_start_matches('/').to_owned(), appended.offset))
     }
 
     /// Stores `bytes` as a sub-value of this entry, as the cache stores
@@ -163,7 +187,7 @@ pub struct Resources {
 
 /// What a handler can do while loading one entry.
 pub struct LoadContext<'a> {
-    pub(crate) data_dir: &'a Path,
+    pub(crate) backend: &'a dyn Backend,
     pub(crate) resources: &'a Resources,
     pub(crate) key: &'a str,
 }
@@ -174,12 +198,29 @@ impl LoadContext<'_> {
         self.key
     }
 
-    /// The path of a file named in info (relative to `data/`).
+    /// The path of a file named in info (relative to `data/`), in a
+    /// cache in a folder.
     pub fn path(&self, name: &str) -> Result<PathBuf, StoreError> {
+        let object = self.object(name)?;
+        match self.backend.folder() {
+            Some(dir) => Ok(dir.join(object)),
+            None => Err(StoreError::Custom {
+                message: format!(
+                    "entry `{}`: the cache at {} has no files; read the data with \
+                     LoadContext::read_file or read_range",
+                    self.key,
+                    self.backend.location()
+                ),
+            }),
+        }
+    }
+
+    /// The object name of a data file named in info (relative to `data/`).
+    fn object(&self, name: &str) -> Result<String, StoreError> {
         if name.contains('/') || name.contains('\\') || name.starts_with('.') {
             return Err(self.corrupt(format!("data file name `{name}` leaves the data folder")));
         }
-        Ok(self.data_dir.join(name))
+        Ok(layout::data_object(name))
     }
 
     /// An error about this entry's data.
@@ -192,28 +233,30 @@ impl LoadContext<'_> {
 
     /// Reads a whole file named in info.
     pub fn read_file(&self, name: &str) -> Result<Vec<u8>, StoreError> {
-        let path = self.path(name)?;
-        std::fs::read(&path).map_err(|e| StoreError::io(&path, e))
+        let object = self.object(name)?;
+        self.backend.read(&object)?.ok_or_else(|| {
+            StoreError::io(
+                self.backend.address(&object),
+                std::io::ErrorKind::NotFound.into(),
+            )
+        })
     }
 
     /// Reads `len` bytes at `offset` of a file named in info; a range past the
     /// file's end is a typed error.
     pub fn read_range(&self, name: &str, offset: u64, len: u64) -> Result<Vec<u8>, StoreError> {
-        let path = self.path(name)?;
-        let mut file = File::open(&path).map_err(|e| StoreError::io(&path, e))?;
-        let size = file.metadata().map_err(|e| StoreError::io(&path, e))?.len();
-        if offset.checked_add(len).is_none_or(|end| end > size) {
+        let object = self.object(name)?;
+        let end = offset.saturating_add(len);
+        let buf = self.backend.read_range(&object, offset..end)?;
+        if (buf.len() as u64) < len {
+            let size = match buf.len() {
+                0 => format!("at most {offset} bytes"),
+                n => format!("{} bytes", offset + n as u64),
+            };
             return Err(self.corrupt(format!(
-                "bytes {offset}..{} of {name} are past its end ({size} bytes); the file was truncated",
-                offset.saturating_add(len)
+                "bytes {offset}..{end} of {name} are past its end ({size}); the file was truncated"
             )));
         }
-        file.seek(SeekFrom::Start(offset))
-            .map_err(|e| StoreError::io(&path, e))?;
-        let mut buf = Vec::with_capacity(len as usize);
-        file.take(len)
-            .read_to_end(&mut buf)
-            .map_err(|e| StoreError::io(&path, e))?;
         Ok(buf)
     }
 
@@ -265,11 +308,21 @@ impl LoadContext<'_> {
     /// `end` bytes, kept between loads and mapped again when the file has
     /// grown; a file shorter than `end` is a typed error (never a fault).
     pub(crate) fn mapped(&self, name: &str, end: u64) -> Result<Arc<Mmap>, StoreError> {
-        let path = self.path(name)?;
-        let map = self.resource(name, || map_file(&path))?;
+        let object = self.object(name)?;
+        let map_file = || match self.backend.map(&object) {
+            Some(map) => Ok(map?),
+            None => Err(StoreError::Custom {
+                message: format!(
+                    "entry `{}`: the cache at {} has no memory maps",
+                    self.key,
+                    self.backend.location()
+                ),
+            }),
+        };
+        let map = self.resource(name, map_file)?;
         let map = if (map.len() as u64) < end {
             self.invalidate(name);
-            self.resource(name, || map_file(&path))?
+            self.resource(name, map_file)?
         } else {
             map
         };
@@ -282,6 +335,19 @@ impl LoadContext<'_> {
         Ok(map)
     }
 
+    /// The first `end` bytes (at least) of data file `name`: mapped where
+    /// the backend has maps, else read.
+    pub(crate) fn backing(
+        &self,
+        name: &str,
+        end: u64,
+    ) -> Result<Arc<dyn std::ops::Deref<Target = [u8]> + Send + Sync>, StoreError> {
+        if self.backend.folder().is_some() {
+            return Ok(self.mapped(name, end)?);
+        }
+        Ok(Arc::new(self.read_range(name, 0, end)?))
+    }
+
     /// Drops a resource, so the next load creates it again (after a file changed).
     pub fn invalidate(&self, name: &str) {
         self.resources
@@ -290,15 +356,6 @@ impl LoadContext<'_> {
             .unwrap_or_else(|e| e.into_inner())
             .remove(name);
     }
-}
-
-fn map_file(path: &Path) -> Result<Mmap, StoreError> {
-    let file = File::open(path).map_err(|e| StoreError::io(path, e))?;
-    // SAFETY: data files are append-only: codec never rewrites or truncates
-    // bytes that an index line points at, and every access checks its range
-    // against the mapping's length. A file truncated by another program
-    // while mapped could still fault, as with any memory map.
-    unsafe { Mmap::map(&file) }.map_err(|e| StoreError::io(path, e))
 }
 
 fn lacks(key: &str, ctx: &LoadContext<'_>) -> StoreError {
@@ -411,13 +468,7 @@ impl Handler for FilePerEntry {
     }
 
     fn dump(&self, payload: &[u8], ctx: &mut DumpContext<'_>) -> Result<Info, StoreError> {
-        let (name, mut file) = ctx.allocate_file("bin")?;
-        let path = ctx.data_dir.join(&name);
-        file.write_all(payload)
-            .map_err(|e| StoreError::io(&path, e))?;
-        if ctx.fsync() {
-            file.sync_all().map_err(|e| StoreError::io(&path, e))?;
-        }
+        let name = ctx.write_file("bin", payload)?;
         Ok([
             ("file".to_owned(), InfoValue::Text(name)),
             ("len".to_owned(), InfoValue::Int(payload.len() as i64)),
@@ -431,10 +482,7 @@ impl Handler for FilePerEntry {
     }
 
     fn delete(&self, info: &Info, ctx: &LoadContext<'_>) -> Result<(), StoreError> {
-        let path = ctx.path(text(info, "file", ctx)?)?;
-        match std::fs::remove_file(&path) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(StoreError::io(&path, e)),
-            _ => Ok(()),
-        }
+        let object = ctx.object(text(info, "file", ctx)?)?;
+        Ok(ctx.backend.delete(&object)?)
     }
 }

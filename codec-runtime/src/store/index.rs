@@ -8,13 +8,13 @@
 //! only the lines written after it.
 
 use std::collections::HashMap;
-use std::fs::File;
-use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 use foldhash::fast::RandomState;
 
+use super::backend::folder::Folder;
+use super::backend::Backend;
 use super::checkpoint::{self, Base};
 use super::error::StoreError;
 use super::layout;
@@ -100,16 +100,22 @@ pub struct Index {
 impl Index {
     /// Reads whatever was appended to the folder's index files since last
     /// time, after taking up a newer checkpoint if there is one.
-    pub fn refresh(&mut self, dir: &Path) -> Result<(), StoreError> {
-        self.adopt(dir);
-        for (id, path) in index_files(dir)? {
-            let writer = self.writer(&id);
+    pub fn refresh(&mut self, backend: &dyn Backend) -> Result<(), StoreError> {
+        if let Some(dir) = backend.folder() {
+            self.adopt(dir);
+        }
+        for log in logs(backend)? {
+            let writer = self.writer(&log.writer);
             let file = &self.writers[writer as usize];
             let from = file.read_to.max(file.covered);
-            let Some(buf) = read_complete_lines(&path, from)? else {
+            // The listing's size spares reading a log with nothing new.
+            if log.size <= from {
+                continue;
+            }
+            let Some(buf) = read_complete_lines(backend, &log.name, from)? else {
                 continue;
             };
-            self.apply_lines(&buf, writer, &path, from);
+            self.apply_lines(&buf, writer, &backend.address(&log.name), from);
             self.writers[writer as usize].read_to = from + buf.len() as u64;
         }
         Ok(())
@@ -208,7 +214,7 @@ impl Index {
     }
 
     /// Applies the complete lines of `buf`, read from `path` at byte `from`.
-    fn apply_lines(&mut self, buf: &[u8], writer: u32, path: &Path, from: u64) {
+    fn apply_lines(&mut self, buf: &[u8], writer: u32, address: &str, from: u64) {
         let mut start = 0;
         for end in memchr::memchr_iter(b'\n', buf) {
             let raw = &buf[start..end];
@@ -233,10 +239,9 @@ impl Index {
                     let live = view.handler.is_some().then(|| (text, spans()));
                     self.apply(&view.key, stamp, at, live);
                 }
-                Err(why) => self.warnings.push(format!(
-                    "{}: skipped the line at byte {at}: {why}",
-                    path.display()
-                )),
+                Err(why) => self
+                    .warnings
+                    .push(format!("{address}: skipped the line at byte {at}: {why}")),
             }
         }
     }
@@ -451,22 +456,15 @@ fn newer(writers: &[WriterFile], a: Stamp, b: Stamp) -> bool {
     (a.time, id(a), a.seq) > (b.time, id(b), b.seq)
 }
 
-/// The complete lines of `path` after byte `from`; `None` if there are none
-/// yet. A final line without its newline is left for later.
-pub(super) fn read_complete_lines(path: &Path, from: u64) -> Result<Option<Vec<u8>>, StoreError> {
-    let mut file = File::open(path).map_err(|e| StoreError::io(path, e))?;
-    let len = file.metadata().map_err(|e| StoreError::io(path, e))?.len();
-    if len <= from {
-        return Ok(None);
-    }
-    file.seek(SeekFrom::Start(from))
-        .map_err(|e| StoreError::io(path, e))?;
-    // To the end, even past `len` if the file grew: one read of the size
-    // the file had, where reading `len` bytes through `take` reads in
-    // growing chunks.
-    let mut buf = Vec::new();
-    file.read_to_end(&mut buf)
-        .map_err(|e| StoreError::io(path, e))?;
+/// The complete lines of log `name` after byte `from`; `None` if there
+/// are none yet. A final line without its newline is left for later.
+pub(super) fn read_complete_lines(
+    backend: &dyn Backend,
+    name: &str,
+    from: u64,
+) -> Result<Option<Vec<u8>>, StoreError> {
+    // To the end, even past the listed size if the log grew meanwhile.
+    let mut buf = backend.read_range(name, from..u64::MAX)?;
     match memchr::memrchr(b'\n', &buf) {
         Some(i) => {
             buf.truncate(i + 1);
@@ -476,29 +474,40 @@ pub(super) fn read_complete_lines(path: &Path, from: u64) -> Result<Option<Vec<u
     }
 }
 
-/// The index files of a folder: `<writer>-info.jsonl`.
-pub fn index_files(dir: &Path) -> Result<Vec<(String, PathBuf)>, StoreError> {
+/// One writer's log, as listed.
+pub struct LogObject {
+    /// The writer (for a log in segments, the segment's own id).
+    pub writer: String,
+    /// The object's name.
+    pub name: String,
+    /// Its size when listed.
+    pub size: u64,
+}
+
+/// The logs of a store: `<writer>-info.jsonl`, by name, without those a
+/// stopped compaction replaced (their entries were copied).
+pub fn logs(backend: &dyn Backend) -> Result<Vec<LogObject>, StoreError> {
     let mut out = Vec::new();
     let mut replaced = Vec::new();
-    let entries = std::fs::read_dir(dir).map_err(|e| StoreError::io(dir, e))?;
-    for entry in entries {
-        let entry = entry.map_err(|e| StoreError::io(dir, e))?;
-        let name = entry.file_name();
-        let Some(name) = name.to_str() else { continue };
-        if let Some(writer) = layout::log_writer(name) {
-            out.push((writer.to_owned(), entry.path()));
-        } else if name == layout::COMPACT_MARKER {
-            replaced = super::compact::read_marker(dir)?.replaced;
+    for listed in backend.list("")? {
+        if let Some(writer) = layout::log_writer(&listed.name) {
+            out.push(LogObject {
+                writer: writer.to_owned(),
+                name: listed.name,
+                size: listed.size,
+            });
+        } else if listed.name == layout::COMPACT_MARKER {
+            replaced = super::compact::read_marker(backend)?.replaced;
         }
     }
-    // Files a stopped compaction replaced: their entries were copied.
-    out.retain(|(_, path)| {
-        let name = path
-            .file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or_default();
-        !replaced.iter().any(|r| r == name)
-    });
-    out.sort();
+    out.retain(|log| !replaced.contains(&log.name));
     Ok(out)
+}
+
+/// The index files of a folder: `<writer>-info.jsonl`.
+pub fn index_files(dir: &Path) -> Result<Vec<(String, PathBuf)>, StoreError> {
+    Ok(logs(&Folder::new(dir))?
+        .into_iter()
+        .map(|log| (log.writer, dir.join(log.name)))
+        .collect())
 }

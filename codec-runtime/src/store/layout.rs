@@ -70,6 +70,35 @@ pub fn log_writer(name: &str) -> Option<&str> {
     name.strip_suffix(LOG_SUFFIX)
 }
 
+/// The name of segment `n` of a log or data object `name`, on backends
+/// without appends: `name` itself first, then `.<n>` before the suffix
+/// that names its kind (`<writer>.<n>-info.jsonl`, `data/<writer>.<n>.bin`).
+/// A log's segment reads as a writer of its own: a writer's lines are
+/// ordered by time already.
+pub fn segment_name(name: &str, n: u64) -> String {
+    if n == 0 {
+        return name.to_owned();
+    }
+    let (stem, suffix) = match name.strip_suffix(LOG_SUFFIX) {
+        Some(stem) => (stem, LOG_SUFFIX),
+        None => match name.rfind('.') {
+            Some(i) if !name[i..].contains('/') => name.split_at(i),
+            _ => (name, ""),
+        },
+    };
+    format!("{stem}.{n}{suffix}")
+}
+
+/// The object name of data file `name` (relative to `data/`).
+pub fn data_object(name: &str) -> String {
+    format!("{DATA}/{name}")
+}
+
+/// The object name of the writer schema of `fingerprint`.
+pub fn schema_object(fingerprint: &str) -> String {
+    format!("{SCHEMAS}/{fingerprint}.json")
+}
+
 /// The name (relative to `data/`) of writer `id`'s shared data file.
 pub fn shared_name(id: &str) -> String {
     format!("{id}.bin")
@@ -84,11 +113,6 @@ pub fn entry_file_name(id: &str, seq: u64, extension: &str) -> String {
 pub fn is_writers_file(name: &str, id: &str) -> bool {
     name.strip_prefix(id)
         .is_some_and(|rest| rest.starts_with('-') || rest.starts_with('.'))
-}
-
-/// The path of a writer schema.
-pub fn schema_path(dir: &Path, fingerprint: &str) -> PathBuf {
-    dir.join(SCHEMAS).join(format!("{fingerprint}.json"))
 }
 
 /// The file name of a writer schema.

@@ -236,7 +236,9 @@ impl Cache {
         key: &str,
         flight: Flight<'a>,
     ) -> Result<Claimed<'a, T>, StoreError> {
-        let lock = if self.options.memo_lock {
+        // Key locks are files: a cache elsewhere than in a folder computes
+        // once per key and handle only.
+        let lock = if self.options.memo_lock && self.backend.folder().is_some() {
             let lock = self.key_lock(key)?;
             // Another process may have stored the value while we waited.
             self.refresh()?;

@@ -37,6 +37,9 @@
 //! a new handle takes up the log of one that is gone, so a folder has at
 //! most as many logs as handles that wrote to it at the same time.
 //!
+//! Other backends than a folder (memory, your own) go through
+//! [`Cache::open_backend`]: see [`backend`].
+//!
 //! # Safety under concurrency and crashes
 //! A writer appends only to its own files. Data is written before the index
 //! line that points at it, and each line is one `write`. Readers skip a torn
@@ -51,6 +54,7 @@
 mod apart;
 #[cfg(feature = "ndarray")]
 mod array;
+pub mod backend;
 mod checkpoint;
 mod compact;
 mod data_file;
@@ -83,6 +87,8 @@ pub use records::{IndexLine, Info, InfoValue, Mode};
 
 use crate::codec::Codec;
 pub use crate::hash::content_hash;
+use backend::folder::Folder;
+use backend::{Appender, Backend};
 use crate::schema::{self, Fingerprint};
 pub use compact::Compacted;
 pub use index::EntryInfo;
@@ -157,9 +163,9 @@ pub struct PutOptions {
 /// A folder of typed values: see the [module documentation](self).
 pub struct Cache {
     dir: PathBuf,
-    data_dir: PathBuf,
+    /// Where the objects live: the folder `dir`, or another backend.
+    backend: Arc<dyn Backend>,
     writer_id: String,
-    index_path: PathBuf,
     options: CacheOptions,
     writer: Mutex<Writer>,
     index: RwLock<Index>,
@@ -192,7 +198,7 @@ struct Writer {
     log: Option<writers::Log>,
     /// The last index write failed: the file may end in a partial line.
     torn: bool,
-    shared: Option<data_file::SharedFile>,
+    shared: Option<Box<dyn Appender>>,
     seq: u64,
     last_time: u64,
     schemas_written: Vec<Fingerprint>,
@@ -235,6 +241,21 @@ impl Cache {
         Self::open_locked(dir, options, lock)
     }
 
+    /// Opens the cache whose objects `backend` holds (creating it if
+    /// needed): a folder ([`backend::folder::Folder`], as [`Cache::open_with`]
+    /// does), memory ([`backend::memory::Memory`]) or one of your own.
+    pub fn open_backend(
+        backend: Arc<dyn Backend>,
+        options: CacheOptions,
+    ) -> Result<Cache, StoreError> {
+        if let Some(dir) = backend.folder() {
+            return Self::open_with(dir, options);
+        }
+        check_meta(&*backend)?;
+        let dir = PathBuf::from(backend.location());
+        Self::open_on(backend, dir, options, None)
+    }
+
     /// Opens `dir` (created already) holding `lock` (`None` under the
     /// exclusive lock of a compaction, or where there is no lock to take).
     fn open_locked(
@@ -242,13 +263,20 @@ impl Cache {
         options: CacheOptions,
         lock: Option<File>,
     ) -> Result<Cache, StoreError> {
-        let dir = dir.to_owned();
-        let data_dir = dir.join(layout::DATA);
+        Self::open_on(Arc::new(Folder::new(dir)), dir.to_owned(), options, lock)
+    }
+
+    fn open_on(
+        backend: Arc<dyn Backend>,
+        dir: PathBuf,
+        options: CacheOptions,
+        lock: Option<File>,
+    ) -> Result<Cache, StoreError> {
         let mut writer = Writer::default();
         // Take up the log of a handle that is gone, if any (a compaction
         // writes a log of its own).
         let claimed = match lock {
-            Some(_) => writers::claim_dead(&dir)?,
+            Some(_) => writers::claim_dead(&*backend)?,
             None => None,
         };
         let writer_id = match claimed {
@@ -262,9 +290,8 @@ impl Cache {
             None => new_writer_id(),
         };
         let cache = Cache {
-            index_path: dir.join(layout::log_name(&writer_id)),
             dir,
-            data_dir,
+            backend,
             writer_id,
             options,
             writer: Mutex::new(writer),
@@ -289,7 +316,7 @@ impl Cache {
         Ok(cache)
     }
 
-    /// The folder.
+    /// The folder (for a cache on another backend, its location).
     pub fn dir(&self) -> &Path {
         &self.dir
     }
@@ -318,7 +345,7 @@ impl Cache {
         self.index
             .write()
             .unwrap_or_else(|e| e.into_inner())
-            .refresh(&self.dir)
+            .refresh(&*self.backend)
     }
 
     /// Lines skipped while reading the index (torn or corrupt), then
@@ -499,16 +526,15 @@ impl Cache {
         &self,
         fingerprint: &str,
     ) -> Result<Option<serde_json::Value>, StoreError> {
-        let path = layout::schema_path(&self.dir, fingerprint);
-        match std::fs::read_to_string(&path) {
-            Ok(text) => serde_json::from_str(&text)
+        let name = layout::schema_object(fingerprint);
+        match self.backend.read(&name)? {
+            Some(bytes) => serde_json::from_slice(&bytes)
                 .map(Some)
                 .map_err(|e| StoreError::Corrupt {
-                    key: format!("{}/{}", layout::SCHEMAS, layout::schema_name(fingerprint)),
+                    key: name,
                     message: e.to_string(),
                 }),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(StoreError::io(path, e)),
+            None => Ok(None),
         }
     }
 
@@ -522,7 +548,7 @@ impl Cache {
 
     fn load_context<'a>(&'a self, key: &'a str) -> LoadContext<'a> {
         LoadContext {
-            data_dir: &self.data_dir,
+            backend: &*self.backend,
             resources: &self.resources,
             key,
         }
@@ -594,7 +620,7 @@ impl Cache {
         if !index.is_distrusted() {
             index.distrust(&self.dir, why);
         }
-        index.refresh(&self.dir)
+        index.refresh(&*self.backend)
     }
 
     fn load_payload(&self, line: &LineView<'_>) -> Result<Vec<u8>, StoreError> {
@@ -663,15 +689,14 @@ fn create_folder(dir: &Path) -> Result<(), StoreError> {
     for d in [&dir.join(layout::DATA), &dir.join(layout::SCHEMAS)] {
         std::fs::create_dir_all(d).map_err(|e| StoreError::io(d, e))?;
     }
-    check_meta(dir)
+    check_meta(&Folder::new(dir))
 }
 
 /// Creates `codec-store.json`, or checks that its layout version is one this
 /// codec reads.
-fn check_meta(dir: &Path) -> Result<(), StoreError> {
-    let path = dir.join(layout::META);
-    match std::fs::read(&path) {
-        Ok(bytes) => {
+fn check_meta(backend: &dyn Backend) -> Result<(), StoreError> {
+    match backend.read(layout::META)? {
+        Some(bytes) => {
             let meta: StoreMeta =
                 crate::from_json_slice(&bytes).map_err(|e| StoreError::Corrupt {
                     key: layout::META.into(),
@@ -682,20 +707,13 @@ fn check_meta(dir: &Path) -> Result<(), StoreError> {
             }
             Ok(())
         }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+        None => {
             let meta = crate::to_json_vec(&StoreMeta {
                 format: STORE_FORMAT,
             })?;
-            let tmp = dir.join(format!(
-                "{}.{}{}",
-                layout::META,
-                std::process::id(),
-                layout::TMP_SUFFIX
-            ));
-            std::fs::write(&tmp, meta).map_err(|e| StoreError::io(&tmp, e))?;
             // Another process may win the race: either file is the same.
-            std::fs::rename(&tmp, &path).map_err(|e| StoreError::io(&path, e))
+            backend.create(layout::META, &meta, false)?;
+            Ok(())
         }
-        Err(e) => Err(StoreError::io(path, e)),
     }
 }

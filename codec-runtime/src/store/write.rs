@@ -1,7 +1,6 @@
 //! The write path: schemas once per fingerprint, payloads through their
 //! handler, then the index line, in one write.
 
-use std::io::Write;
 use std::sync::OnceLock;
 
 use super::handler::DumpContext;
@@ -30,17 +29,13 @@ impl Cache {
         if writer.schemas_written.contains(&info.fingerprint) {
             return Ok(());
         }
-        let path = layout::schema_path(&self.dir, &info.fingerprint_hex);
-        if !path.exists() {
-            // Write aside, then rename: readers never see half a schema.
-            let tmp = path.with_extension(format!("json.{}.tmp", self.writer_id));
-            let text =
-                serde_json::to_string_pretty(&info.schema).map_err(|e| StoreError::Custom {
-                    message: e.to_string(),
-                })?;
-            std::fs::write(&tmp, text).map_err(|e| StoreError::io(&tmp, e))?;
-            std::fs::rename(&tmp, &path).map_err(|e| StoreError::io(&path, e))?;
-        }
+        // Readers never see half a schema; of writers racing, one writes it
+        // (the same bytes).
+        let text = serde_json::to_string_pretty(&info.schema).map_err(|e| StoreError::Custom {
+            message: e.to_string(),
+        })?;
+        let name = layout::schema_object(&info.fingerprint_hex);
+        self.backend.create(&name, text.as_bytes(), false)?;
         writer.schemas_written.push(info.fingerprint);
         Ok(())
     }
@@ -74,7 +69,7 @@ impl Cache {
             let mut writer = self.writer.lock().unwrap_or_else(|e| e.into_inner());
             let seq = writer.seq;
             let mut ctx = DumpContext {
-                data_dir: &self.data_dir,
+                backend: &*self.backend,
                 writer_id: &self.writer_id,
                 seq,
                 shared: &mut writer.shared,
@@ -109,7 +104,6 @@ impl Cache {
     /// Appends a line to this writer's index (one write), stamping its time
     /// and sequence, and records it in the in-memory index.
     pub(super) fn append_line(&self, mut line: IndexLine) -> Result<(), StoreError> {
-        let path = &self.index_path;
         let mut guard = self.writer.lock().unwrap_or_else(|e| e.into_inner());
         let writer = &mut *guard;
         // Never earlier than this writer's previous line, even if the clock
@@ -127,20 +121,20 @@ impl Cache {
         let start = bytes.len();
         line::encode_line(&line, bytes)?;
         if writer.log.is_none() {
-            writer.log = Some(writers::create(&self.dir, &self.writer_id)?);
+            writer.log = Some(writers::create(&*self.backend, &self.writer_id)?);
         }
         let log = writer.log.as_mut().expect("opened above");
-        let at = log.end + start as u64;
-        if let Err(e) = log.file.write_all(bytes) {
-            writer.torn = true;
-            // Part of the line may be there: find the log's end again.
-            log.end = log.file.metadata().map_or(log.end, |m| m.len());
-            return Err(StoreError::io(path, e));
-        }
-        log.end += bytes.len() as u64;
-        let end = log.end;
+        let appended = match log.appender.append(bytes, 1) {
+            Ok(appended) => appended,
+            Err(e) => {
+                // Part of the line may be there.
+                writer.torn = true;
+                return Err(e.into());
+            }
+        };
+        let (at, end) = (appended.offset + start as u64, appended.end);
         if self.options.fsync {
-            log.file.sync_data().map_err(|e| StoreError::io(path, e))?;
+            log.appender.sync()?;
         }
         writer.torn = false;
         writer.seq += 1;
@@ -150,7 +144,7 @@ impl Cache {
             let mut index = self.index.write().unwrap_or_else(|e| e.into_inner());
             let stamp = Stamp {
                 time: line.time,
-                writer: index.writer(&self.writer_id),
+                writer: index.writer(layout::log_writer(&appended.name).unwrap_or_default()),
                 seq: line.seq,
             };
             let live = line.handler.is_some().then(|| (text, OnceLock::new()));

@@ -3,21 +3,17 @@
 //! such a log (and its shared data file) instead of starting one more: a
 //! folder has at most as many logs as handles ever wrote to it at the same
 //! time (plus one per compaction), however many short runs write to it.
+//! Backends without locks never take a log up: each handle starts its own.
 
-use std::fs::{File, OpenOptions};
-use std::io::{Read, Seek, SeekFrom};
-use std::path::Path;
-
-use super::index::index_files;
+use super::backend::{Appender, Backend};
+use super::index::logs;
 use super::layout;
 use super::line::{check_line, LineView};
 use super::StoreError;
 
-/// A log this handle appends to, locked.
+/// A log this handle appends to (locked, in a folder).
 pub struct Log {
-    pub file: File,
-    /// Its length: where the next line goes.
-    pub end: u64,
+    pub appender: Box<dyn Appender>,
     /// The time of its last line.
     pub last_time: u64,
     /// The sequence number of its next line.
@@ -26,60 +22,39 @@ pub struct Log {
     pub torn: bool,
 }
 
-/// The log of a writer that is gone, locked for this handle, with its id;
-/// `None` if every log has a live writer.
-pub fn claim_dead(dir: &Path) -> Result<Option<(String, Log)>, StoreError> {
-    for (id, path) in index_files(dir)? {
-        let Ok(file) = OpenOptions::new().read(true).append(true).open(&path) else {
-            continue; // read-only, or deleted meanwhile
-        };
-        if file.try_lock().is_err() {
-            continue; // its writer lives (or locks are not to be had)
-        }
-        // Deleted (by a compaction) between the listing and the lock?
-        if !path.exists() {
-            continue;
-        }
-        let log = resume(file).map_err(|e| StoreError::io(&path, e))?;
-        return Ok(Some((id, log)));
-    }
-    Ok(None)
+/// The log of a writer that is gone, taken for this handle, with its id;
+/// `None` if every log has a live writer (or the backend cannot tell).
+pub fn claim_dead(backend: &dyn Backend) -> Result<Option<(String, Log)>, StoreError> {
+    let names: Vec<String> = logs(backend)?.into_iter().map(|log| log.name).collect();
+    let Some(appender) = backend.take_up_log(&names)? else {
+        return Ok(None);
+    };
+    let (name, _) = appender.end();
+    let id = layout::log_writer(&name).unwrap_or(&name).to_owned();
+    let log = resume(backend, appender)?;
+    Ok(Some((id, log)))
 }
 
-/// Creates writer `id`'s log, locked before any other handle can see it.
-pub fn create(dir: &Path, id: &str) -> Result<Log, StoreError> {
-    let path = dir.join(layout::log_name(id));
-    let new = dir.join(format!("{id}{}", layout::NEW_LOG_SUFFIX));
-    let file = OpenOptions::new()
-        .read(true)
-        .append(true)
-        .create(true)
-        .truncate(false)
-        .open(&new)
-        .map_err(|e| StoreError::io(&new, e))?;
-    // Where there are no locks, go on: the log is then never taken up.
-    let _ = file.try_lock();
-    std::fs::rename(&new, &path).map_err(|e| StoreError::io(&path, e))?;
+/// Starts writer `id`'s log (locked before any other handle can see it,
+/// in a folder).
+pub fn create(backend: &dyn Backend, id: &str) -> Result<Log, StoreError> {
     Ok(Log {
-        file,
-        end: 0,
+        appender: backend.append_to(&layout::log_name(id))?,
         last_time: 0,
         next_seq: 0,
         torn: false,
     })
 }
 
-/// Where a dead writer's log left off: its length, its last line's time
-/// and sequence, whether it ends in a partial line.
-fn resume(mut file: File) -> std::io::Result<Log> {
-    let end = file.metadata()?.len();
+/// Where a dead writer's log left off: its last line's time and sequence,
+/// whether it ends in a partial line.
+fn resume(backend: &dyn Backend, appender: Box<dyn Appender>) -> Result<Log, StoreError> {
+    let (name, end) = appender.end();
     // The last lines are in the last 64 KiB, unless a line is longer: then
     // its time is unknown, and the clock (later than any line written)
     // serves.
     let from = end.saturating_sub(64 * 1024);
-    file.seek(SeekFrom::Start(from))?;
-    let mut tail = Vec::new();
-    (&mut file).take(end - from).read_to_end(&mut tail)?;
+    let tail = backend.read_range(&name, from..end)?;
     let torn = tail.last().is_some_and(|&b| b != b'\n');
     let (mut last_time, mut next_seq) = (0, 0);
     for raw in tail.split(|&b| b == b'\n').rev() {
@@ -92,8 +67,7 @@ fn resume(mut file: File) -> std::io::Result<Log> {
         }
     }
     Ok(Log {
-        file,
-        end,
+        appender,
         last_time,
         next_seq,
         torn,

@@ -1,0 +1,202 @@
+//! The store on object storage (`object_store`'s in-memory store here):
+//! the typed API, and the requests each operation costs, counted by a
+//! wrapper store.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::ops::Range;
+use std::sync::{Arc, Mutex};
+
+use async_trait::async_trait;
+use codec::store::PutOptions as CachePutOptions;
+use codec::{Cache, CacheOptions, Codec};
+use futures::stream::BoxStream;
+use object_store::memory::InMemory;
+use object_store::path::Path;
+use object_store::{
+    GetOptions, GetResult, ListResult, MultipartUpload, ObjectMeta, ObjectStore,
+    PutMultipartOptions, PutOptions, PutPayload, PutResult, Result,
+};
+
+#[derive(Codec, Debug, Clone, PartialEq)]
+#[codec(name = "test.Chunk")]
+struct Chunk {
+    text: String,
+    start: u32,
+    vector: codec::Bytes,
+}
+
+fn chunk(i: u32, len: usize) -> Chunk {
+    Chunk {
+        text: format!("chunk number {i}"),
+        start: i,
+        vector: codec::Bytes((0..len).map(|b| (b as u32 * 7 + i) as u8).collect()),
+    }
+}
+
+/// An object store that counts the requests made of it, by kind.
+#[derive(Debug)]
+struct Counting {
+    inner: InMemory,
+    counts: Mutex<BTreeMap<&'static str, usize>>,
+}
+
+impl Counting {
+    fn new() -> Arc<Counting> {
+        Arc::new(Counting {
+            inner: InMemory::new(),
+            counts: Mutex::default(),
+        })
+    }
+
+    fn count(&self, kind: &'static str) {
+        *self.counts.lock().unwrap().entry(kind).or_default() += 1;
+    }
+
+    /// The requests since the last call, by kind.
+    fn take(&self) -> BTreeMap<&'static str, usize> {
+        std::mem::take(&mut *self.counts.lock().unwrap())
+    }
+}
+
+impl fmt::Display for Counting {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Counting({})", self.inner)
+    }
+}
+
+#[async_trait]
+impl ObjectStore for Counting {
+    async fn put_opts(&self, location: &Path, payload: PutPayload, opts: PutOptions) -> Result<PutResult> {
+        self.count("PUT");
+        self.inner.put_opts(location, payload, opts).await
+    }
+
+    async fn put_multipart_opts(
+        &self,
+        location: &Path,
+        opts: PutMultipartOptions,
+    ) -> Result<Box<dyn MultipartUpload>> {
+        self.count("multipart");
+        self.inner.put_multipart_opts(location, opts).await
+    }
+
+    async fn get_opts(&self, location: &Path, options: GetOptions) -> Result<GetResult> {
+        self.count(if options.head { "HEAD" } else { "GET" });
+        self.inner.get_opts(location, options).await
+    }
+
+    async fn get_range(&self, location: &Path, range: Range<u64>) -> Result<bytes::Bytes> {
+        self.count("GET");
+        self.inner.get_range(location, range).await
+    }
+
+    async fn delete(&self, location: &Path) -> Result<()> {
+        self.count("DELETE");
+        self.inner.delete(location).await
+    }
+
+    fn list(&self, prefix: Option<&Path>) -> BoxStream<'static, Result<ObjectMeta>> {
+        self.count("LIST");
+        self.inner.list(prefix)
+    }
+
+    async fn list_with_delimiter(&self, prefix: Option<&Path>) -> Result<ListResult> {
+        self.count("LIST");
+        self.inner.list_with_delimiter(prefix).await
+    }
+
+    async fn copy(&self, from: &Path, to: &Path) -> Result<()> {
+        self.count("COPY");
+        self.inner.copy(from, to).await
+    }
+
+    async fn copy_if_not_exists(&self, from: &Path, to: &Path) -> Result<()> {
+        self.count("COPY");
+        self.inner.copy_if_not_exists(from, to).await
+    }
+}
+
+fn counts(pairs: &[(&'static str, usize)]) -> BTreeMap<&'static str, usize> {
+    pairs.iter().copied().collect()
+}
+
+fn open(store: &Arc<Counting>) -> Cache {
+    Cache::open_store(store.clone(), "caches/one", CacheOptions::default()).unwrap()
+}
+
+#[test]
+fn the_typed_api_works_on_an_object_store() {
+    let store = Counting::new();
+    let cache = open(&store);
+    let sizes = [10, 5_000, 300_000]; // inline, shared, buffer kept apart
+    for (i, &len) in sizes.iter().enumerate() {
+        cache.put(&format!("c/{i}"), &chunk(i as u32, len)).unwrap();
+    }
+    let file = CachePutOptions {
+        handler: Some("file".into()),
+        ..CachePutOptions::default()
+    };
+    cache.put_with("c/file", &chunk(9, 2_000), &file).unwrap();
+    assert!(cache.remove("c/0").unwrap());
+
+    let reader = open(&store);
+    assert_eq!(reader.get::<Chunk>("c/0").unwrap(), None);
+    for (i, &len) in sizes.iter().enumerate().skip(1) {
+        let got: Chunk = reader.get(&format!("c/{i}")).unwrap().unwrap();
+        assert_eq!(got, chunk(i as u32, len));
+    }
+    assert_eq!(reader.get::<Chunk>("c/file").unwrap(), Some(chunk(9, 2_000)));
+    let mut keys = reader.keys().unwrap();
+    keys.sort();
+    assert_eq!(keys, ["c/1", "c/2", "c/file"]);
+    // Everything lives under the prefix.
+    let listed = futures::executor::block_on(store.inner.list_with_delimiter(None)).unwrap();
+    let roots: Vec<_> = listed.common_prefixes.iter().map(|p| p.to_string()).collect();
+    assert_eq!(roots, ["caches"]);
+}
+
+#[test]
+fn requests_per_operation_meet_the_goals() {
+    let store = Counting::new();
+    let cache = open(&store);
+    cache.put("warm", &chunk(0, 10)).unwrap(); // the schema, once per type
+    store.take();
+
+    cache.put("small", &chunk(1, 10)).unwrap();
+    assert_eq!(store.take(), counts(&[("PUT", 1)]), "an inline put: the log segment");
+    cache.put("large", &chunk(2, 5_000)).unwrap();
+    assert_eq!(store.take(), counts(&[("PUT", 2)]), "a put with data: data and log");
+
+    let reader = open(&store);
+    store.take();
+    reader.refresh().unwrap();
+    assert_eq!(store.take(), counts(&[("LIST", 1)]), "a refresh with nothing new");
+    assert!(reader.get::<Chunk>("small").unwrap().is_some());
+    assert_eq!(store.take(), counts(&[]), "a get of an inline entry listed already");
+    assert!(reader.get::<Chunk>("large").unwrap().is_some());
+    assert_eq!(store.take(), counts(&[("GET", 1)]), "a get of an entry listed already");
+}
+
+#[test]
+fn open_url_opens_memory_and_folders() {
+    let memory = Cache::open_url("memory://").unwrap();
+    memory.put("k", &chunk(1, 10)).unwrap();
+    assert_eq!(memory.get::<Chunk>("k").unwrap(), Some(chunk(1, 10)));
+
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("file://{}", dir.path().display());
+    Cache::open_url(&url).unwrap().put("k", &chunk(2, 10)).unwrap();
+    assert_eq!(Cache::open(dir.path()).unwrap().get::<Chunk>("k").unwrap(), Some(chunk(2, 10)));
+
+    let err = Cache::open_url("ftp://host/x").err().unwrap();
+    assert!(err.to_string().contains("ftp://host/x"), "{err}");
+}
+
+#[test]
+fn a_call_from_inside_an_async_runtime_is_a_typed_error() {
+    let cache = open(&Counting::new());
+    let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+    let err = runtime.block_on(async { cache.put("k", &chunk(1, 10)) }).unwrap_err();
+    assert!(err.to_string().contains("spawn_blocking"), "{err}");
+}
