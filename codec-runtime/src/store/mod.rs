@@ -448,6 +448,10 @@ impl Cache {
             return Ok(None);
         };
         let line = view(key, &found)?;
+        #[cfg(feature = "ndarray")]
+        if line.handler.as_deref() == Some(layout::ARRAY) {
+            return self.get_array_entry::<T>(&line).map(Some);
+        }
         let info = schema::info::<T>();
         let same = line.fingerprint.as_deref() == Some(info.fingerprint_hex.as_str());
         if !same {
