@@ -30,7 +30,7 @@ pub fn inspect(out: &mut impl Write, dir: &Path, prefix: Option<&str>, json: boo
     }
     if json {
         for e in &entries {
-            let line = serde_json::json!({
+            let mut line = serde_json::json!({
                 "key": e.key,
                 "type": e.type_name,
                 "handler": e.handler,
@@ -38,6 +38,10 @@ pub fn inspect(out: &mut impl Write, dir: &Path, prefix: Option<&str>, json: boo
                 "bytes": e.size,
                 "fingerprint": e.fingerprint,
             });
+            if let Some(table) = e.table() {
+                line["rows"] = table.rows.into();
+                line["schema"] = table.schema.into();
+            }
             writeln!(out, "{line}")?;
         }
     } else {
@@ -71,8 +75,12 @@ fn table(out: &mut impl Write, entries: &[EntryInfo]) -> std::io::Result<()> {
         )
     };
     line(out, HEADERS)?;
-    for row in &rows {
+    for (row, entry) in rows.iter().zip(entries) {
         line(out, row.each_ref().map(String::as_str))?;
+        // An Arrow table's rows and schema, on a line of their own.
+        if let Some(table) = entry.table() {
+            writeln!(out, "    {} rows: {}", table.rows, table.schema)?;
+        }
     }
     let total: u64 = entries.iter().map(|e| e.size).sum();
     writeln!(out, "{} entries, {total} bytes of payload", entries.len())

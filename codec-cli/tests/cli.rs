@@ -435,3 +435,45 @@ fn compact_reports_the_net_change_and_deletes_unused_schemas() {
         "chunk 103"
     );
 }
+
+#[test]
+fn inspect_shows_a_tables_rows_and_schema_and_get_prints_it() {
+    use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray};
+    use std::sync::Arc;
+
+    let dir = tempfile::tempdir().unwrap();
+    let cache = Cache::open(dir.path()).unwrap();
+    let batch = RecordBatch::try_from_iter([
+        ("id", Arc::new(Int64Array::from(vec![1, 2, 3])) as ArrayRef),
+        (
+            "name",
+            Arc::new(StringArray::from(vec![Some("a"), None, Some("c")])),
+        ),
+    ])
+    .unwrap();
+    cache.put("prices", &batch).unwrap();
+    let d = dir.path().to_str().unwrap();
+
+    let (ok, out, err) = run(&["inspect", d]);
+    assert!(ok, "{err}");
+    assert!(out.contains("arrow.RecordBatch"), "{out}");
+    assert!(
+        out.contains("    3 rows: id: Int64, name: Utf8?\n"),
+        "{out}"
+    );
+
+    let (ok, out, _) = run(&["inspect", d, "--json"]);
+    assert!(ok);
+    let row: serde_json::Value = serde_json::from_str(out.lines().next().unwrap()).unwrap();
+    assert_eq!(row["handler"], "arrow");
+    assert_eq!(row["rows"], 3);
+    assert_eq!(row["schema"], "id: Int64, name: Utf8?");
+
+    // `verify` and `get` read the entry through its handler; `get` prints
+    // its bytes (an Arrow IPC file) as base64.
+    let (ok, _, err) = run(&["verify", d]);
+    assert!(ok, "{err}");
+    let (ok, out, err) = run(&["get", d, "prices"]);
+    assert!(ok, "{err}");
+    assert!(out.starts_with("\"QVJST1cx"), "{out}"); // "ARROW1"
+}

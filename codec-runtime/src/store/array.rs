@@ -18,7 +18,7 @@ use crate::impls::ndarray::{
 };
 use crate::json::{JsonReader, JsonWriter};
 use crate::kind::WireKind;
-use crate::msgpack::{Backing, MsgpackReader, MsgpackWriter};
+use crate::msgpack::{Backing, MsgpackReader, MsgpackWriter, OutOfBand};
 use schemars::{Schema, SchemaGenerator};
 
 /// The handler named `array`: see [`Cache::put_array`].
@@ -248,7 +248,13 @@ impl Cache {
     }
 
     /// The array under `key`, memory-mapped: constant time whatever its size.
-    pub fn get_array<T: Element>(&self, key: &str) -> Result<Option<MappedArray<T>>, StoreError> {
+    /// An array stored with [`Cache::put`] reads too, as
+    /// `get::<MappedArray<T>>` reads it (mapped when its data was kept
+    /// apart, see [`CacheOptions::apart_min`](super::CacheOptions::apart_min)).
+    pub fn get_array<T: Element + 'static>(
+        &self,
+        key: &str,
+    ) -> Result<Option<MappedArray<T>>, StoreError> {
         if cfg!(target_endian = "big") {
             return Err(StoreError::Custom {
                 message: "memory-mapped arrays need a little-endian machine; read the bytes with get_bytes".into(),
@@ -262,11 +268,8 @@ impl Cache {
             key: key.to_owned(),
             message,
         };
-        let handler = line.handler.as_deref().unwrap_or_default();
-        if handler != layout::ARRAY {
-            return Err(corrupt(format!(
-                "entry was stored by handler `{handler}`, not as an array"
-            )));
+        if line.handler.as_deref() != Some(layout::ARRAY) {
+            return self.get::<MappedArray<T>>(key);
         }
         let (dtype, shape) =
             super::index::parse_array_type(line.type_name.as_deref().unwrap_or_default())
@@ -283,5 +286,55 @@ impl Cache {
         MappedArray::mapped(map, offset as usize, len as usize, shape)
             .map(Some)
             .map_err(corrupt)
+    }
+}
+
+impl Cache {
+    /// An entry of [`Cache::put_array`] decoded as `T`, as if it had been
+    /// stored with [`Cache::put`]: its data read from the memory map, so a
+    /// [`MappedArray`] views it there, and an `ndarray::Array` of the same
+    /// dtype and a dimension that fits its shape copies it.
+    pub(super) fn get_array_entry<T: Codec>(
+        &self,
+        line: &super::line::LineView<'_>,
+    ) -> Result<T, StoreError> {
+        let key = &line.key;
+        let corrupt = |message: String| StoreError::Corrupt {
+            key: key.clone().into_owned(),
+            message,
+        };
+        let (dtype, shape) =
+            super::index::parse_array_type(line.type_name.as_deref().unwrap_or_default())
+                .ok_or_else(|| corrupt("array entry without its dtype and shape".into()))?;
+        let ctx = self.load_context(key);
+        let (file, offset, len) = range_ref(line.info_ref(), &ctx)?;
+        let map = ctx.mapped(&file, offset.saturating_add(len))?;
+        let data = &map[offset as usize..(offset + len) as usize];
+        // The value as `put` writes an array, its data a reference to the map.
+        let mut w = MsgpackWriter::default();
+        w.write_map_len(3)?;
+        w.write_str("dtype")?;
+        w.write_str(&dtype)?;
+        w.write_str("shape")?;
+        w.write_array_len(shape.len())?;
+        for &d in &shape {
+            w.write_u64(d as u64);
+        }
+        w.write_str("data")?;
+        let at = w.as_slice().len();
+        w.write_ext(super::apart::REF_EXT, &[0; 16])?;
+        let skeleton = w.into_inner();
+        let out_of_band = OutOfBand {
+            refs: vec![(at, data)],
+            backing: map.clone(),
+        };
+        let mut r = MsgpackReader::new(&skeleton).with_out_of_band(&out_of_band);
+        let value = T::decode_msgpack(&mut r).map_err(|e| r.locate(e));
+        value
+            .and_then(|value| r.finish().map(|()| value))
+            .map_err(|source| StoreError::Decode {
+                key: key.clone().into_owned(),
+                source,
+            })
     }
 }

@@ -55,6 +55,24 @@ pub enum StoreError {
         /// The handler's name.
         handler: String,
     },
+    /// A handler could not store or load a value with its format (the
+    /// error of the library it writes with).
+    Handler {
+        /// The entry's key.
+        key: String,
+        /// The handler.
+        handler: String,
+        /// What failed, and the fix.
+        message: String,
+    },
+    /// Raw mode (`Mode::Raw`) was asked for a value that is not a byte
+    /// buffer: raw mode stores bytes as they are.
+    NotBytes {
+        /// The entry's key.
+        key: String,
+        /// The wire name of the value's type.
+        type_name: String,
+    },
     /// The folder was written by a newer codec, in a layout this one does not read.
     Format {
         /// The layout version found.
@@ -115,9 +133,22 @@ impl fmt::Display for StoreError {
                 f,
                 "handler `{handler}` returned info key `{key}`, which the index reserves; rename that info key"
             ),
-            StoreError::UnknownHandler { key, handler } => write!(
+            StoreError::UnknownHandler { key, handler } => match super::layout::handler_feature(handler) {
+                Some(feature) => write!(
+                    f,
+                    "entry `{key}` was stored by handler `{handler}`, which this build of codec lacks; enable codec's `{feature}` feature"
+                ),
+                None => write!(
+                    f,
+                    "entry `{key}` was stored by handler `{handler}`, which this cache has not registered; register it on this handle with Cache::register_handler (a handler of values wrapped in store::Typed), or list `{handler}` in the aliases of the handler that replaced it"
+                ),
+            },
+            StoreError::Handler { key, handler, message } => {
+                write!(f, "entry `{key}`, handler `{handler}`: {message}")
+            }
+            StoreError::NotBytes { key, type_name } => write!(
                 f,
-                "entry `{key}` was stored by handler `{handler}`, which this cache has not registered; register it with Cache::register_handler"
+                "entry `{key}`: raw mode stores bytes as they are, and `{type_name}` is not a byte buffer; put it in MessagePack or JSON mode, or encode it yourself and use Cache::put_bytes"
             ),
             StoreError::Format { found } => write!(
                 f,

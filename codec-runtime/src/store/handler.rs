@@ -21,10 +21,18 @@ use super::records::{Info, InfoValue};
 /// Stores and loads payloads for a cache.
 ///
 /// `dump` returns the info the index line keeps (where the payload went);
-/// `load` gets it back. Info keys `#key` and `#type` are reserved.
-pub trait Handler: Send + Sync {
+/// `load` gets it back. Info keys `#key` and `#type` are reserved. A
+/// handler that takes values rather than bytes is a
+/// [`TypedHandler`](super::TypedHandler).
+pub trait Handler: Any + Send + Sync {
     /// The name written in index lines; unique among a cache's handlers.
     fn name(&self) -> &str;
+
+    /// Former names: entries written under them are read by this handler
+    /// (and compaction rewrites them under its name).
+    fn aliases(&self) -> &[&str] {
+        &[]
+    }
 
     /// Stores `payload`, returning where.
     fn dump(&self, payload: &[u8], ctx: &mut DumpContext<'_>) -> Result<Info, StoreError>;
@@ -175,6 +183,22 @@ impl DumpContext<'_> {
     /// durability option): handlers writing their own files call `sync_data`.
     pub fn fsync(&self) -> bool {
         self.fsync
+    }
+
+    /// The path of a file [`allocate_file`](Self::allocate_file) named,
+    /// for libraries that write to a path; on a store that is not a folder,
+    /// its address (for messages: there is no file to write).
+    pub fn path(&self, name: &str) -> PathBuf {
+        match self.backend.folder() {
+            Some(dir) => dir.join(layout::DATA).join(name),
+            None => PathBuf::from(self.backend.address(&format!("{}/{name}", layout::DATA))),
+        }
+    }
+
+    /// The error of a failed read or write of the file `name` (relative
+    /// to `data/`).
+    pub fn io_error(&self, name: &str, source: std::io::Error) -> StoreError {
+        StoreError::io(self.path(name), source)
     }
 }
 

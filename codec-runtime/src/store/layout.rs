@@ -54,6 +54,20 @@ pub const FILE: &str = "file";
 pub const AUTO: &str = "auto";
 /// Arrays, memory-mapped.
 pub const ARRAY: &str = "array";
+/// An Arrow `RecordBatch`, as an Arrow IPC file in the shared data file.
+pub const ARROW: &str = "arrow";
+/// A list of Arrow `RecordBatch`es of one schema, as one Arrow IPC file.
+pub const ARROW_BATCHES: &str = "arrow-batches";
+
+/// The cargo feature of codec that provides a built-in handler, for the
+/// error of a reader built without it.
+pub fn handler_feature(name: &str) -> Option<&'static str> {
+    match name {
+        ARRAY => Some("ndarray"),
+        ARROW | ARROW_BATCHES => Some("arrow"),
+        _ => None,
+    }
+}
 
 /// Whether a handler is one codec chooses by size (compaction chooses again).
 pub fn is_sized_handler(name: &str) -> bool {

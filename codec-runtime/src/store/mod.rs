@@ -54,6 +54,8 @@
 mod apart;
 #[cfg(feature = "ndarray")]
 mod array;
+#[cfg(feature = "arrow")]
+mod arrow;
 pub mod backend;
 mod checkpoint;
 mod compact;
@@ -67,6 +69,7 @@ mod line;
 mod memo;
 pub mod records;
 mod table;
+mod typed;
 mod write;
 mod writers;
 
@@ -80,10 +83,13 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 #[cfg(feature = "ndarray")]
 pub use array::{ArrayHandler, MappedArray};
+#[cfg(feature = "arrow")]
+pub use arrow::{ArrowBatchesHandler, ArrowHandler};
 pub use error::StoreError;
 pub use handler::{DumpContext, FilePerEntry, Handler, Inline, LoadContext, Resources, Shared};
 pub use line::InfoRef;
 pub use records::{IndexLine, Info, InfoValue, Mode};
+pub use typed::{TableInfo, Typed, TypedHandler};
 
 use crate::codec::Codec;
 pub use crate::hash::content_hash;
@@ -132,6 +138,10 @@ pub struct CacheOptions {
     /// `CODEC_STORE_CHECKPOINT_BYTES` sets the default (tests run the
     /// store's suite with a tiny one).
     pub checkpoint_bytes: u64,
+    /// The mode [`Cache::put`] stores values in (default: MessagePack);
+    /// [`Cache::put_with`] takes its own. In raw mode only byte buffers
+    /// are put, as their bytes.
+    pub mode: Mode,
 }
 
 impl Default for CacheOptions {
@@ -146,6 +156,7 @@ impl Default for CacheOptions {
                 .ok()
                 .and_then(|v| v.parse().ok())
                 .unwrap_or(4 << 20),
+            mode: Mode::MsgPack,
         }
     }
 }
@@ -154,7 +165,10 @@ impl Default for CacheOptions {
 /// shared by size.
 #[derive(Debug, Clone, Default)]
 pub struct PutOptions {
-    /// The serialization (ignored for raw bytes).
+    /// The serialization. Raw mode stores a byte buffer (`Vec<u8>`,
+    /// `codec::Bytes`) as its bytes and refuses any other value
+    /// ([`StoreError::NotBytes`]). A [`Typed`] handler writes the value in
+    /// its own format, whatever the mode.
     pub mode: Mode,
     /// A handler by name, instead of choosing by size.
     pub handler: Option<String>,
@@ -170,6 +184,7 @@ pub struct Cache {
     writer: Mutex<Writer>,
     index: RwLock<Index>,
     handlers: RwLock<HashMap<String, Arc<dyn Handler>>>,
+    registry: typed::Registry,
     resources: Resources,
     memo: memo::Memo,
     checkpoints: Checkpoints,
@@ -297,6 +312,7 @@ impl Cache {
             writer: Mutex::new(writer),
             index: RwLock::new(Index::default()),
             handlers: RwLock::new(HashMap::new()),
+            registry: typed::Registry::default(),
             resources: Resources::default(),
             memo: memo::Memo::default(),
             checkpoints: Checkpoints::default(),
@@ -312,6 +328,13 @@ impl Cache {
         }
         #[cfg(feature = "ndarray")]
         cache.register_handler(Arc::new(ArrayHandler));
+        #[cfg(feature = "arrow")]
+        {
+            cache.register_default_handler::<arrow_array::RecordBatch>(Typed::new(ArrowHandler));
+            cache.register_default_handler::<Vec<arrow_array::RecordBatch>>(Typed::new(
+                ArrowBatchesHandler,
+            ));
+        }
         cache.refresh()?;
         Ok(cache)
     }
@@ -326,8 +349,10 @@ impl Cache {
         &self.writer_id
     }
 
-    /// Adds a handler, replacing one of the same name.
+    /// Adds a handler, replacing one of the same name; entries written
+    /// under its [aliases](Handler::aliases) are read by it too.
     pub fn register_handler(&self, handler: Arc<dyn Handler>) {
+        self.registry.add_aliases(&*handler);
         let name = handler.name().to_owned();
         self.handlers
             .write()
@@ -377,9 +402,15 @@ impl Cache {
         warnings
     }
 
-    /// Stores `value` under `key`, replacing any previous value.
+    /// Stores `value` under `key`, replacing any previous value: in the
+    /// mode of [`CacheOptions::mode`], by the handler registered for `T`
+    /// ([`Cache::register_default_handler`]) if any.
     pub fn put<T: Codec + 'static>(&self, key: &str, value: &T) -> Result<(), StoreError> {
-        self.put_with(key, value, &PutOptions::default())
+        let options = PutOptions {
+            mode: self.options.mode,
+            handler: None,
+        };
+        self.put_with(key, value, &options)
     }
 
     /// Stores `value` under `key` with a chosen mode or handler.
@@ -389,14 +420,19 @@ impl Cache {
         value: &T,
         options: &PutOptions,
     ) -> Result<(), StoreError> {
+        if options.mode == Mode::Raw {
+            return self.put_raw(key, value);
+        }
+        let handler = match &options.handler {
+            Some(name) => Some(name.clone()),
+            None => self.registry.default_for::<T>(),
+        };
+        if let Some(typed) = handler.as_deref().and_then(|h| self.typed_handler::<T>(h)) {
+            return self.put_typed(key, value, &typed);
+        }
         let (payload, large) = match options.mode {
             Mode::Json => (crate::to_json_vec(value)?, Vec::new()),
             _ => crate::convert::to_msgpack_tracking(value, self.options.apart_min)?,
-        };
-        let mode = if options.mode == Mode::Raw {
-            Mode::MsgPack
-        } else {
-            options.mode
         };
         let info = schema::info::<T>();
         self.write_schema(&info)?;
@@ -404,12 +440,12 @@ impl Cache {
             key,
             Some(info.name.clone()),
             Some(info.fingerprint_hex.clone()),
-            mode,
+            options.mode,
             Payload {
                 bytes: &payload,
                 large: &large,
             },
-            options.handler.as_deref(),
+            handler.as_deref(),
         )
     }
 
@@ -439,10 +475,17 @@ impl Cache {
             return Ok(None);
         };
         let line = view(key, &found)?;
+        #[cfg(feature = "ndarray")]
+        if line.handler.as_deref() == Some(layout::ARRAY) {
+            return self.get_array_entry::<T>(&line).map(Some);
+        }
         let info = schema::info::<T>();
         let same = line.fingerprint.as_deref() == Some(info.fingerprint_hex.as_str());
         if !same {
             self.check_schema(&line, &info)?;
+        }
+        if let Some(value) = self.get_typed::<T>(&line)? {
+            return Ok(Some(value));
         }
         let decoded = if line.mode == Mode::MsgPack && line.handler.as_deref() == Some(layout::AUTO)
         {
@@ -538,12 +581,13 @@ impl Cache {
         }
     }
 
+    /// The handler `name`, or the one that has it as an alias.
     fn handler(&self, name: &str) -> Option<Arc<dyn Handler>> {
-        self.handlers
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(name)
-            .cloned()
+        let handlers = self.handlers.read().unwrap_or_else(|e| e.into_inner());
+        match handlers.get(name) {
+            Some(handler) => Some(handler.clone()),
+            None => handlers.get(&self.registry.resolve(name)?).cloned(),
+        }
     }
 
     fn load_context<'a>(&'a self, key: &'a str) -> LoadContext<'a> {

@@ -5,7 +5,7 @@ use std::sync::OnceLock;
 
 use super::handler::DumpContext;
 use super::index::Stamp;
-use super::records::{IndexLine, Mode};
+use super::records::{IndexLine, Info, Mode};
 use super::{layout, line, now_nanos, writers, Cache, StoreError};
 use crate::msgpack::LargeBin;
 use crate::schema;
@@ -65,25 +65,57 @@ impl Cache {
                 key: key.to_owned(),
                 handler: name.to_owned(),
             })?;
-        let info = {
-            let mut writer = self.writer.lock().unwrap_or_else(|e| e.into_inner());
-            let seq = writer.seq;
-            let mut ctx = DumpContext {
-                backend: &*self.backend,
-                writer_id: &self.writer_id,
-                seq,
-                shared: &mut writer.shared,
-                fsync: self.options.fsync,
-                key,
-                large,
-                inline_limit: self.options.inline_limit,
-            };
-            handler.dump(payload, &mut ctx)?
+        let info = self.dump_with(key, large, |ctx| handler.dump(payload, ctx))?;
+        // Under the handler's name, not an alias it was asked by.
+        self.append_entry(
+            key,
+            type_name,
+            fingerprint,
+            handler.name(),
+            mode,
+            info,
+            payload.len() as u64,
+        )
+    }
+
+    /// Runs `dump` with the dump context of an entry of `key`.
+    pub(super) fn dump_with(
+        &self,
+        key: &str,
+        large: &[LargeBin],
+        dump: impl FnOnce(&mut DumpContext<'_>) -> Result<Info, StoreError>,
+    ) -> Result<Info, StoreError> {
+        let mut writer = self.writer.lock().unwrap_or_else(|e| e.into_inner());
+        let seq = writer.seq;
+        let mut ctx = DumpContext {
+            backend: &*self.backend,
+            writer_id: &self.writer_id,
+            seq,
+            shared: &mut writer.shared,
+            fsync: self.options.fsync,
+            key,
+            large,
+            inline_limit: self.options.inline_limit,
         };
+        dump(&mut ctx)
+    }
+
+    /// Appends the line of an entry that `handler` stored, described by `info`.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn append_entry(
+        &self,
+        key: &str,
+        type_name: Option<String>,
+        fingerprint: Option<String>,
+        handler: &str,
+        mode: Mode,
+        info: Info,
+        size: u64,
+    ) -> Result<(), StoreError> {
         for reserved in ["#key", "#type"] {
             if info.contains_key(reserved) {
                 return Err(StoreError::ReservedInfoKey {
-                    handler: name.to_owned(),
+                    handler: handler.to_owned(),
                     key: reserved.to_owned(),
                 });
             }
@@ -92,10 +124,10 @@ impl Cache {
             key: key.to_owned(),
             type_name,
             fingerprint,
-            handler: Some(name.to_owned()),
+            handler: Some(handler.to_owned()),
             mode,
             info,
-            size: payload.len() as u64,
+            size,
             time: 0,
             seq: 0,
         })
