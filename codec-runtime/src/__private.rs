@@ -204,7 +204,12 @@ mod tests {
             WireKind::MAP,
         ];
         for (i, kind) in kinds.into_iter().enumerate() {
-            assert_eq!(untagged_clash(kind, kind), 2 + i as u8, "{}", CLASH_KINDS[i]);
+            assert_eq!(
+                untagged_clash(kind, kind),
+                2 + i as u8,
+                "{}",
+                CLASH_KINDS[i]
+            );
             // Only the shared part counts, however much else either takes.
             let wider = kind.union(WireKind::EXT);
             assert_eq!(untagged_clash(wider, kind), 2 + i as u8);

@@ -33,11 +33,11 @@ pub mod snapshot;
 pub mod store;
 // Calendar arithmetic and RFC 3339 / ISO 8601 text, shared with the `codec`
 // command; not part of the library's interface.
+#[cfg(feature = "store")]
+mod memoized;
 #[doc(hidden)]
 pub mod time;
 mod value;
-#[cfg(feature = "store")]
-mod memoized;
 
 #[doc(hidden)]
 pub mod __private;

@@ -670,7 +670,11 @@ impl Cache {
             self.take_up_checkpoint();
         }
         let threshold = self.options.checkpoint_bytes;
-        if threshold == 0 || self.backend.folder().is_none() || uncovered < threshold || c.running.swap(true, Ordering::AcqRel) {
+        if threshold == 0
+            || self.backend.folder().is_none()
+            || uncovered < threshold
+            || c.running.swap(true, Ordering::AcqRel)
+        {
             return;
         }
         self.join_checkpoint_thread();

@@ -151,7 +151,10 @@ impl DumpContext<'_> {
         if self.fsync {
             file.sync()?;
         }
-        let name = appended.name.strip_prefix(layout::DATA).unwrap_or(&appended.name);
+        let name = appended
+            .name
+            .strip_prefix(layout::DATA)
+            .unwrap_or(&appended.name);
         Ok((name.trim_start_matches('/').to_owned(), appended.offset))
     }
 

@@ -97,7 +97,11 @@ impl<'a> Future for Enter<'a> {
 impl Drop for Flight<'_> {
     fn drop(&mut self) {
         let wakers = {
-            let mut computing = self.memo.computing.lock().unwrap_or_else(|e| e.into_inner());
+            let mut computing = self
+                .memo
+                .computing
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
             computing.keys.remove(self.key);
             std::mem::take(&mut computing.wakers)
         };

@@ -93,9 +93,9 @@ pub use typed::{TableInfo, Typed, TypedHandler};
 
 use crate::codec::Codec;
 pub use crate::hash::content_hash;
+use crate::schema::{self, Fingerprint};
 use backend::folder::Folder;
 use backend::{Appender, Backend};
-use crate::schema::{self, Fingerprint};
 pub use compact::Compacted;
 pub use index::EntryInfo;
 use index::{corrupt_line, view, Found, Index};
@@ -571,12 +571,14 @@ impl Cache {
     ) -> Result<Option<serde_json::Value>, StoreError> {
         let name = layout::schema_object(fingerprint);
         match self.backend.read(&name)? {
-            Some(bytes) => serde_json::from_slice(&bytes)
-                .map(Some)
-                .map_err(|e| StoreError::Corrupt {
-                    key: name,
-                    message: e.to_string(),
-                }),
+            Some(bytes) => {
+                serde_json::from_slice(&bytes)
+                    .map(Some)
+                    .map_err(|e| StoreError::Corrupt {
+                        key: name,
+                        message: e.to_string(),
+                    })
+            }
             None => Ok(None),
         }
     }

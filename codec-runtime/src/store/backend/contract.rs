@@ -57,7 +57,11 @@ fn names_that_leave_the_root_are_refused() {
     each_backend(|b| {
         for name in ["../x", "/etc/passwd", "data/../../x", "", "a//b", ".hidden"] {
             let err = b.write(name, b"x", false).unwrap_err();
-            assert_eq!(err.source.kind(), std::io::ErrorKind::InvalidInput, "{name}");
+            assert_eq!(
+                err.source.kind(),
+                std::io::ErrorKind::InvalidInput,
+                "{name}"
+            );
             assert!(b.read(name).is_err(), "{name}");
         }
     });
@@ -67,7 +71,13 @@ fn names_that_leave_the_root_are_refused() {
 fn listing_gives_one_level_by_prefix_sorted() {
     each_backend(|b| {
         assert!(b.list("data/").unwrap().is_empty());
-        for name in ["b-info.jsonl", "a-info.jsonl", "data/a.bin", "data/b.bin", "zz.json"] {
+        for name in [
+            "b-info.jsonl",
+            "a-info.jsonl",
+            "data/a.bin",
+            "data/b.bin",
+            "zz.json",
+        ] {
             b.write(name, name.as_bytes(), false).unwrap();
         }
         let names = |prefix| {
@@ -102,7 +112,10 @@ fn create_if_absent_has_one_winner_among_racers() {
                 std::thread::spawn(move || {
                     barrier.wait();
                     let mine = format!("racer {i}");
-                    (b.create("manifest.json", mine.as_bytes(), false).unwrap(), mine)
+                    (
+                        b.create("manifest.json", mine.as_bytes(), false).unwrap(),
+                        mine,
+                    )
                 })
             })
             .collect();
@@ -175,7 +188,10 @@ fn appends_land_in_order_and_read_back_by_range() {
         let second = log.append(b"line two\n", 1).unwrap();
         for (appended, text) in [(&first, "line one\n"), (&second, "line two\n")] {
             let range = appended.offset..appended.offset + text.len() as u64;
-            assert_eq!(b.read_range(&appended.name, range).unwrap(), text.as_bytes());
+            assert_eq!(
+                b.read_range(&appended.name, range).unwrap(),
+                text.as_bytes()
+            );
             assert!(appended.end >= appended.offset + text.len() as u64);
             let listed = b.list("").unwrap();
             assert!(listed.iter().any(|l| l.name == appended.name), "{listed:?}");
@@ -187,8 +203,14 @@ fn appends_land_in_order_and_read_back_by_range() {
         let a = data.append(b"abc", 1).unwrap();
         let c = data.append(&[9u8; 100], 64).unwrap();
         assert_eq!(c.offset % 64, 0);
-        assert_eq!(b.read_range(&a.name, a.offset..a.offset + 3).unwrap(), b"abc");
-        assert_eq!(b.read_range(&c.name, c.offset..c.offset + 100).unwrap(), [9u8; 100]);
+        assert_eq!(
+            b.read_range(&a.name, a.offset..a.offset + 3).unwrap(),
+            b"abc"
+        );
+        assert_eq!(
+            b.read_range(&c.name, c.offset..c.offset + 100).unwrap(),
+            [9u8; 100]
+        );
     });
 }
 

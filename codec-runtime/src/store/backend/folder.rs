@@ -272,7 +272,9 @@ impl Backend for Folder {
             std::fs::create_dir_all(parent).map_err(|e| self.error("append", &path, e))?;
         }
         if layout::log_writer(name).is_some() {
-            return Ok(Box::new(new_log(name, &path).map_err(|e| self.error("append", &path, e))?));
+            return Ok(Box::new(
+                new_log(name, &path).map_err(|e| self.error("append", &path, e))?,
+            ));
         }
         let file = SharedFile::open(&path).map_err(|e| self.error("append", &path, e))?;
         Ok(Box::new(DataFile {
@@ -365,7 +367,11 @@ impl Appender for Log {
         if let Err(e) = self.file.write_all(bytes) {
             // Part of the bytes may be there: find the log's end again.
             self.end = self.file.metadata().map_or(self.end, |m| m.len());
-            return Err(BackendError::new("append", self.path.display().to_string(), e));
+            return Err(BackendError::new(
+                "append",
+                self.path.display().to_string(),
+                e,
+            ));
         }
         self.end += bytes.len() as u64;
         Ok(Appended {

@@ -71,8 +71,12 @@ pub trait Backend: Send + Sync {
     /// Replaces object `name` with `bytes` only if it is still at
     /// `version`: of several replacers from one version, exactly one
     /// gets [`Replaced::Yes`].
-    fn replace(&self, name: &str, bytes: &[u8], version: &Version)
-        -> Result<Replaced, BackendError>;
+    fn replace(
+        &self,
+        name: &str,
+        bytes: &[u8],
+        version: &Version,
+    ) -> Result<Replaced, BackendError>;
 
     /// Deletes object `name`; deleting a missing object is no error.
     fn delete(&self, name: &str) -> Result<(), BackendError>;

@@ -38,7 +38,10 @@ struct Runtime(Option<tokio::runtime::Runtime>);
 
 impl Runtime {
     fn block_on<F: Future>(&self, future: F) -> F::Output {
-        self.0.as_ref().expect("taken in drop only").block_on(future)
+        self.0
+            .as_ref()
+            .expect("taken in drop only")
+            .block_on(future)
     }
 }
 
@@ -318,7 +321,11 @@ impl crate::store::Cache {
             return Self::open_with(path, options);
         }
         let env = std::env::vars()
-            .filter(|(k, _)| ["AWS_", "GOOGLE_", "AZURE_"].iter().any(|p| k.starts_with(p)))
+            .filter(|(k, _)| {
+                ["AWS_", "GOOGLE_", "AZURE_"]
+                    .iter()
+                    .any(|p| k.starts_with(p))
+            })
             .map(|(k, v)| (k.to_ascii_lowercase(), v));
         let (store, prefix) = object_store::parse_url_opts(&parsed, env).map_err(|e| {
             refused(format!(
@@ -338,11 +345,10 @@ impl crate::store::Cache {
         options: crate::store::CacheOptions,
     ) -> Result<crate::store::Cache, crate::store::StoreError> {
         let url = format!("{store}/{}", prefix.trim_matches('/'));
-        let backend = Objects::new(store, prefix, url).map_err(|e| {
-            crate::store::StoreError::Custom {
+        let backend =
+            Objects::new(store, prefix, url).map_err(|e| crate::store::StoreError::Custom {
                 message: format!("cannot start the runtime of an object store: {e}"),
-            }
-        })?;
+            })?;
         Self::open_backend(Arc::new(backend), options)
     }
 }
