@@ -103,14 +103,26 @@ impl Cache {
         }
         create_folder(dir)?;
         let lock = lock_file(dir)?;
-        match lock.try_lock() {
-            Ok(()) => {}
-            Err(std::fs::TryLockError::WouldBlock) => {
-                return Err(StoreError::InUse {
-                    dir: dir.to_owned(),
-                })
+        // A handle closing at this moment is not one in use, nor is a child
+        // process between its fork and its exec, which holds a copy of its
+        // parent's descriptors (and so of their locks) for that instant:
+        // try again for a moment before refusing.
+        let patience = std::time::Instant::now() + std::time::Duration::from_millis(250);
+        loop {
+            match lock.try_lock() {
+                Ok(()) => break,
+                Err(std::fs::TryLockError::WouldBlock) if std::time::Instant::now() < patience => {
+                    std::thread::sleep(std::time::Duration::from_millis(5));
+                }
+                Err(std::fs::TryLockError::WouldBlock) => {
+                    return Err(StoreError::InUse {
+                        dir: dir.to_owned(),
+                    })
+                }
+                Err(std::fs::TryLockError::Error(e)) => {
+                    return Err(StoreError::io(dir.join(LOCK), e))
+                }
             }
-            Err(std::fs::TryLockError::Error(e)) => return Err(StoreError::io(dir.join(LOCK), e)),
         }
         let size_before = folder_size(dir)?;
         let mut freed = finish(dir)?;
