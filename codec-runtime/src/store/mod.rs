@@ -228,11 +228,20 @@ fn now_nanos() -> u64 {
         .unwrap_or(0)
 }
 
-/// A writer id unique per handle and process: time, process id, counter.
+/// A writer id unique per handle: time, process id, counter, and 32
+/// random bits, so that writers on two machines (one bucket, one shared
+/// folder) never take the same id even with equal clocks and process ids.
 fn new_writer_id() -> String {
+    use std::hash::BuildHasher;
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    format!("{:013x}-{}-{n}", now_nanos() / 1000, std::process::id())
+    // std's hasher keys are random per process (and per thread).
+    let random = std::hash::RandomState::new().hash_one(n) as u32;
+    format!(
+        "{:013x}-{}-{n}-{random:08x}",
+        now_nanos() / 1000,
+        std::process::id()
+    )
 }
 
 impl Cache {
