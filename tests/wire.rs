@@ -358,3 +358,16 @@ fn unknown_json_fields_of_every_form_are_skipped() {
         }
     }
 }
+
+#[test]
+fn markers_next_to_the_fixint_ranges_are_not_integers() {
+    // 0x7f is the last positive fixint and 0xe0 the first negative one;
+    // 0x80 (an empty map) and 0xdf (a map32) border them.
+    assert_eq!(codec::from_msgpack::<u64>(&[0x7f]).unwrap(), 127);
+    assert_eq!(codec::from_msgpack::<i64>(&[0xe0]).unwrap(), -32);
+    for bytes in [&[0x80][..], &[0xdf, 0, 0, 0, 0]] {
+        let err = codec::from_msgpack::<u64>(bytes).unwrap_err().to_string();
+        assert!(err.contains("integer"), "{bytes:x?}: {err}");
+        assert!(codec::from_msgpack::<i64>(bytes).is_err(), "{bytes:x?}");
+    }
+}
