@@ -371,3 +371,31 @@ fn markers_next_to_the_fixint_ranges_are_not_integers() {
         assert!(codec::from_msgpack::<i64>(bytes).is_err(), "{bytes:x?}");
     }
 }
+
+#[test]
+fn untagged_variants_of_json_null_and_booleans_are_told_apart() {
+    #[derive(Codec, Debug, PartialEq)]
+    #[codec(untagged)]
+    enum Loose {
+        Nothing,
+        Flag(bool),
+        Text(String),
+    }
+    assert_eq!(codec::from_json::<Loose>("null").unwrap(), Loose::Nothing);
+    assert_eq!(codec::from_json::<Loose>("true").unwrap(), Loose::Flag(true));
+    assert_eq!(codec::from_json::<Loose>("false").unwrap(), Loose::Flag(false));
+    assert_eq!(
+        codec::from_json::<Loose>(r#""n""#).unwrap(),
+        Loose::Text("n".into())
+    );
+}
+
+#[test]
+fn a_json_number_of_the_wrong_kind_is_named_in_the_error() {
+    let err = codec::from_json::<u32>("1.5").unwrap_err().to_string();
+    assert!(err.contains("found a float"), "{err}");
+    let err = codec::from_json::<String>("1.5").unwrap_err().to_string();
+    assert!(err.contains("found a float"), "{err}");
+    let err = codec::from_json::<String>("-3").unwrap_err().to_string();
+    assert!(err.contains("found an integer"), "{err}");
+}
