@@ -26,7 +26,10 @@ fn text(i: usize) -> String {
 }
 
 fn bench(c: &mut Criterion) {
-    let model = Model { name: "mini-lm".into(), dim: 16 };
+    let model = Model {
+        name: "mini-lm".into(),
+        dim: 16,
+    };
     let mut g = c.benchmark_group("memoize");
     g.throughput(Throughput::Elements(1000));
     let texts: Vec<String> = (0..1000).map(text).collect();
@@ -45,7 +48,11 @@ fn bench(c: &mut Criterion) {
     g.bench_function("hit_1000_by_hand", |b| {
         b.iter(|| {
             for t in &texts {
-                let hash = codec::ContentHash::new().part(&model).part(t.as_str()).finish().unwrap();
+                let hash = codec::ContentHash::new()
+                    .part(&model)
+                    .part(t.as_str())
+                    .finish()
+                    .unwrap();
                 let key = format!("memoize::embed/v1/{hash}");
                 let v: Vec<f32> = CACHE
                     .get_or_try_insert_with(&key, || Ok::<_, StoreError>(vec![0.0]))

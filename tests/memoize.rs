@@ -54,7 +54,10 @@ fn a_call_with_arguments_seen_before_does_not_run_the_body() {
     // Another argument is another key; the ignored one is not part of it.
     assert_eq!(embed(&client, &model(), "hi").unwrap(), vec![2.0, 2.0]);
     assert_eq!(EMBED_CALLS.load(Ordering::SeqCst), 2);
-    assert_eq!(embed(&Client { retries: 9 }, &model(), "hi").unwrap(), vec![2.0, 2.0]);
+    assert_eq!(
+        embed(&Client { retries: 9 }, &model(), "hi").unwrap(),
+        vec![2.0, 2.0]
+    );
     let other = Model { dim: 3, ..model() };
     assert_eq!(embed(&client, &other, "hi").unwrap(), vec![2.0; 3]);
     assert_eq!(EMBED_CALLS.load(Ordering::SeqCst), 3);
@@ -66,7 +69,10 @@ fn a_call_with_arguments_seen_before_does_not_run_the_body() {
         .finish()
         .unwrap();
     let key = format!("memoize::embed/v1/{hash}");
-    assert_eq!(EMBED_CACHE.get::<Vec<f32>>(&key).unwrap(), Some(vec![5.0, 5.0]));
+    assert_eq!(
+        EMBED_CACHE.get::<Vec<f32>>(&key).unwrap(),
+        Some(vec![5.0, 5.0])
+    );
 }
 
 /// Takes its cache as an (ignored) argument: the cache expression sees the
@@ -87,7 +93,10 @@ fn square_v2(cache: &Cache, calls: &AtomicUsize, x: u64) -> Result<u64, StoreErr
 #[test]
 fn two_handles_of_one_folder_share_results() {
     let dir = tempfile::tempdir().unwrap();
-    let (a, b) = (Cache::open(dir.path()).unwrap(), Cache::open(dir.path()).unwrap());
+    let (a, b) = (
+        Cache::open(dir.path()).unwrap(),
+        Cache::open(dir.path()).unwrap(),
+    );
     let calls = AtomicUsize::new(0);
     assert_eq!(square(&a, &calls, 7).unwrap(), 49);
     assert_eq!(square(&b, &calls, 7).unwrap(), 49);
@@ -131,7 +140,9 @@ impl From<StoreError> for ParseError {
 #[codec::memoize(cache = cache, ignore(cache, calls))]
 fn parse(cache: &Cache, calls: &AtomicUsize, text: String) -> Result<i64, ParseError> {
     calls.fetch_add(1, Ordering::SeqCst);
-    text.trim().parse().map_err(|_| ParseError::NotANumber(text))
+    text.trim()
+        .parse()
+        .map_err(|_| ParseError::NotANumber(text))
 }
 
 #[test]
@@ -143,8 +154,13 @@ fn an_error_is_returned_and_not_stored() {
     if let Err(ParseError::Store(e)) = parse(&cache, &calls, "x".into()) {
         panic!("{e}");
     }
-    assert!(matches!(parse(&cache, &calls, "x".into()), Err(ParseError::NotANumber(t)) if t == "x"));
-    assert!(matches!(parse(&cache, &calls, "x".into()), Err(ParseError::NotANumber(_))));
+    assert!(
+        matches!(parse(&cache, &calls, "x".into()), Err(ParseError::NotANumber(t)) if t == "x")
+    );
+    assert!(matches!(
+        parse(&cache, &calls, "x".into()),
+        Err(ParseError::NotANumber(_))
+    ));
     assert_eq!(parse(&cache, &calls, " 12".into()).unwrap(), 12);
     assert_eq!(calls.load(Ordering::SeqCst), 4);
     assert_eq!(cache.len().unwrap(), 1);
@@ -225,7 +241,10 @@ fn block_on<F: Future>(future: F) -> F::Output {
             Poll::Ready(v) => return v,
             Poll::Pending => std::thread::park_timeout(Duration::from_secs(1)),
         }
-        assert!(std::time::Instant::now() < deadline, "a waiting task was never woken");
+        assert!(
+            std::time::Instant::now() < deadline,
+            "a waiting task was never woken"
+        );
     }
 }
 
@@ -259,11 +278,23 @@ async fn fetch(cache: &Cache, calls: &AtomicUsize, url: &str) -> Result<String, 
 #[test]
 fn an_async_fn_is_memoized() {
     let dir = tempfile::tempdir().unwrap();
-    let (a, b) = (Cache::open(dir.path()).unwrap(), Cache::open(dir.path()).unwrap());
+    let (a, b) = (
+        Cache::open(dir.path()).unwrap(),
+        Cache::open(dir.path()).unwrap(),
+    );
     let calls = AtomicUsize::new(0);
-    assert_eq!(block_on(fetch(&a, &calls, "x.org")).unwrap(), "page at x.org");
-    assert_eq!(block_on(fetch(&a, &calls, "x.org")).unwrap(), "page at x.org");
-    assert_eq!(block_on(fetch(&b, &calls, "x.org")).unwrap(), "page at x.org");
+    assert_eq!(
+        block_on(fetch(&a, &calls, "x.org")).unwrap(),
+        "page at x.org"
+    );
+    assert_eq!(
+        block_on(fetch(&a, &calls, "x.org")).unwrap(),
+        "page at x.org"
+    );
+    assert_eq!(
+        block_on(fetch(&b, &calls, "x.org")).unwrap(),
+        "page at x.org"
+    );
     assert_eq!(calls.load(Ordering::SeqCst), 1);
     assert!(block_on(fetch(&a, &calls, "")).is_err());
     assert!(block_on(fetch(&a, &calls, "")).is_err());

@@ -65,7 +65,10 @@ fn values_of_every_size_and_handler_read_back() {
             let got: Chunk = reader.get(&format!("c/{i}")).unwrap().unwrap();
             assert_eq!(got, chunk(i as u32, len), "{}", cache.dir().display());
         }
-        assert_eq!(reader.get::<Chunk>("c/file").unwrap(), Some(chunk(9, 2_000)));
+        assert_eq!(
+            reader.get::<Chunk>("c/file").unwrap(),
+            Some(chunk(9, 2_000))
+        );
         assert_eq!(reader.get_bytes("raw").unwrap().unwrap(), b"raw bytes");
         let mut keys = reader.keys().unwrap();
         keys.sort();

@@ -67,7 +67,12 @@ impl fmt::Display for Counting {
 
 #[async_trait]
 impl ObjectStore for Counting {
-    async fn put_opts(&self, location: &Path, payload: PutPayload, opts: PutOptions) -> Result<PutResult> {
+    async fn put_opts(
+        &self,
+        location: &Path,
+        payload: PutPayload,
+        opts: PutOptions,
+    ) -> Result<PutResult> {
         self.count("PUT");
         self.inner.put_opts(location, payload, opts).await
     }
@@ -146,13 +151,20 @@ fn the_typed_api_works_on_an_object_store() {
         let got: Chunk = reader.get(&format!("c/{i}")).unwrap().unwrap();
         assert_eq!(got, chunk(i as u32, len));
     }
-    assert_eq!(reader.get::<Chunk>("c/file").unwrap(), Some(chunk(9, 2_000)));
+    assert_eq!(
+        reader.get::<Chunk>("c/file").unwrap(),
+        Some(chunk(9, 2_000))
+    );
     let mut keys = reader.keys().unwrap();
     keys.sort();
     assert_eq!(keys, ["c/1", "c/2", "c/file"]);
     // Everything lives under the prefix.
     let listed = futures::executor::block_on(store.inner.list_with_delimiter(None)).unwrap();
-    let roots: Vec<_> = listed.common_prefixes.iter().map(|p| p.to_string()).collect();
+    let roots: Vec<_> = listed
+        .common_prefixes
+        .iter()
+        .map(|p| p.to_string())
+        .collect();
     assert_eq!(roots, ["caches"]);
 }
 
@@ -164,18 +176,38 @@ fn requests_per_operation_meet_the_goals() {
     store.take();
 
     cache.put("small", &chunk(1, 10)).unwrap();
-    assert_eq!(store.take(), counts(&[("PUT", 1)]), "an inline put: the log segment");
+    assert_eq!(
+        store.take(),
+        counts(&[("PUT", 1)]),
+        "an inline put: the log segment"
+    );
     cache.put("large", &chunk(2, 5_000)).unwrap();
-    assert_eq!(store.take(), counts(&[("PUT", 2)]), "a put with data: data and log");
+    assert_eq!(
+        store.take(),
+        counts(&[("PUT", 2)]),
+        "a put with data: data and log"
+    );
 
     let reader = open(&store);
     store.take();
     reader.refresh().unwrap();
-    assert_eq!(store.take(), counts(&[("LIST", 1)]), "a refresh with nothing new");
+    assert_eq!(
+        store.take(),
+        counts(&[("LIST", 1)]),
+        "a refresh with nothing new"
+    );
     assert!(reader.get::<Chunk>("small").unwrap().is_some());
-    assert_eq!(store.take(), counts(&[]), "a get of an inline entry listed already");
+    assert_eq!(
+        store.take(),
+        counts(&[]),
+        "a get of an inline entry listed already"
+    );
     assert!(reader.get::<Chunk>("large").unwrap().is_some());
-    assert_eq!(store.take(), counts(&[("GET", 1)]), "a get of an entry listed already");
+    assert_eq!(
+        store.take(),
+        counts(&[("GET", 1)]),
+        "a get of an entry listed already"
+    );
 }
 
 #[test]
@@ -186,8 +218,14 @@ fn open_url_opens_memory_and_folders() {
 
     let dir = tempfile::tempdir().unwrap();
     let url = format!("file://{}", dir.path().display());
-    Cache::open_url(&url).unwrap().put("k", &chunk(2, 10)).unwrap();
-    assert_eq!(Cache::open(dir.path()).unwrap().get::<Chunk>("k").unwrap(), Some(chunk(2, 10)));
+    Cache::open_url(&url)
+        .unwrap()
+        .put("k", &chunk(2, 10))
+        .unwrap();
+    assert_eq!(
+        Cache::open(dir.path()).unwrap().get::<Chunk>("k").unwrap(),
+        Some(chunk(2, 10))
+    );
 
     let err = Cache::open_url("ftp://host/x").err().unwrap();
     assert!(err.to_string().contains("ftp://host/x"), "{err}");
@@ -196,7 +234,11 @@ fn open_url_opens_memory_and_folders() {
 #[test]
 fn a_call_from_inside_an_async_runtime_is_a_typed_error() {
     let cache = open(&Counting::new());
-    let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
-    let err = runtime.block_on(async { cache.put("k", &chunk(1, 10)) }).unwrap_err();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let err = runtime
+        .block_on(async { cache.put("k", &chunk(1, 10)) })
+        .unwrap_err();
     assert!(err.to_string().contains("spawn_blocking"), "{err}");
 }

@@ -90,7 +90,14 @@ impl Moto {
             .unwrap()
             .port();
         let child = Command::new(python())
-            .args(["-m", "moto.server", "-H", "127.0.0.1", "-p", &port.to_string()])
+            .args([
+                "-m",
+                "moto.server",
+                "-H",
+                "127.0.0.1",
+                "-p",
+                &port.to_string(),
+            ])
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -98,7 +105,10 @@ impl Moto {
         let moto = Moto { child, port };
         let start = Instant::now();
         while moto.request("POST", "/moto-api/reset").is_err() {
-            assert!(start.elapsed() < Duration::from_secs(60), "moto did not start");
+            assert!(
+                start.elapsed() < Duration::from_secs(60),
+                "moto did not start"
+            );
             std::thread::sleep(Duration::from_millis(200));
         }
         moto
@@ -153,15 +163,32 @@ fn the_store_on_s3_keeps_its_promises() {
     // The seam's commits: create-if-absent and replace-if-unchanged.
     let store = moto.bucket("seam");
     let backend = Objects::new(store.clone(), "root", "s3://seam/root").unwrap();
-    assert_eq!(backend.create("m.json", b"one", false).unwrap(), Created::Yes);
-    assert_eq!(backend.create("m.json", b"two", false).unwrap(), Created::Exists);
+    assert_eq!(
+        backend.create("m.json", b"one", false).unwrap(),
+        Created::Yes
+    );
+    assert_eq!(
+        backend.create("m.json", b"two", false).unwrap(),
+        Created::Exists
+    );
     let (bytes, v1) = backend.read_versioned("m.json").unwrap().unwrap();
     assert_eq!(bytes, b"one");
-    assert!(matches!(backend.replace("m.json", b"two", &v1).unwrap(), Replaced::Yes(_)));
-    assert_eq!(backend.replace("m.json", b"three", &v1).unwrap(), Replaced::Changed);
+    assert!(matches!(
+        backend.replace("m.json", b"two", &v1).unwrap(),
+        Replaced::Yes(_)
+    ));
+    assert_eq!(
+        backend.replace("m.json", b"three", &v1).unwrap(),
+        Replaced::Changed
+    );
     assert_eq!(backend.read_range("m.json", 1..10).unwrap(), b"wo");
     assert_eq!(backend.read_range("m.json", 10..20).unwrap(), b"");
-    let listed: Vec<_> = backend.list("m").unwrap().into_iter().map(|l| l.name).collect();
+    let listed: Vec<_> = backend
+        .list("m")
+        .unwrap()
+        .into_iter()
+        .map(|l| l.name)
+        .collect();
     assert_eq!(listed, ["m.json"]);
 
     // The typed API, two handles.
@@ -169,7 +196,8 @@ fn the_store_on_s3_keeps_its_promises() {
     let open = || Cache::open_store(store.clone(), "runs/1", CacheOptions::default()).unwrap();
     let (a, b) = (open(), open());
     for i in 0..20 {
-        a.put(&format!("k/{i}"), &chunk(i, 10 + 300 * i as usize)).unwrap();
+        a.put(&format!("k/{i}"), &chunk(i, 10 + 300 * i as usize))
+            .unwrap();
     }
     b.put("k/3", &chunk(99, 10)).unwrap();
     assert!(b.remove("k/4").unwrap());
@@ -177,7 +205,10 @@ fn the_store_on_s3_keeps_its_promises() {
     assert_eq!(reader.len().unwrap(), 19);
     assert_eq!(reader.get::<Chunk>("k/3").unwrap(), Some(chunk(99, 10)));
     assert_eq!(reader.get::<Chunk>("k/4").unwrap(), None);
-    assert_eq!(reader.get::<Chunk>("k/19").unwrap(), Some(chunk(19, 10 + 300 * 19)));
+    assert_eq!(
+        reader.get::<Chunk>("k/19").unwrap(),
+        Some(chunk(19, 10 + 300 * 19))
+    );
 
     // Faults are typed errors naming the object.
     let gone = Cache::open_store(moto.bucket("other"), "x", CacheOptions::default()).unwrap();

@@ -382,8 +382,14 @@ fn untagged_variants_of_json_null_and_booleans_are_told_apart() {
         Text(String),
     }
     assert_eq!(codec::from_json::<Loose>("null").unwrap(), Loose::Nothing);
-    assert_eq!(codec::from_json::<Loose>("true").unwrap(), Loose::Flag(true));
-    assert_eq!(codec::from_json::<Loose>("false").unwrap(), Loose::Flag(false));
+    assert_eq!(
+        codec::from_json::<Loose>("true").unwrap(),
+        Loose::Flag(true)
+    );
+    assert_eq!(
+        codec::from_json::<Loose>("false").unwrap(),
+        Loose::Flag(false)
+    );
     assert_eq!(
         codec::from_json::<Loose>(r#""n""#).unwrap(),
         Loose::Text("n".into())

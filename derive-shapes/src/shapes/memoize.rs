@@ -31,12 +31,12 @@ pub fn words(
 ) -> ::core::result::Result<::std::vec::Vec<::std::string::String>, ::codec::StoreError> {
     client.calls.set(client.calls.get() + 1);
     let limit = <usize as ::core::convert::From<u8>>::from(limit.unwrap_or(u8::MAX));
-    ::core::result::Result::Ok(
-        ::core::iter::Iterator::collect(::core::iter::Iterator::take(
+    ::core::result::Result::Ok(::core::iter::Iterator::collect(
+        ::core::iter::Iterator::take(
             ::core::iter::Iterator::map(text.split(' '), ::std::borrow::ToOwned::to_owned),
             limit,
-        )),
-    )
+        ),
+    ))
 }
 
 /// A memoized `async fn`.
@@ -71,7 +71,7 @@ memoized!(echo, value: i64);
 
 #[cfg(test)]
 mod tests {
-    use super::{echo, length, words, Client};
+    use super::{Client, echo, length, words};
 
     /// Polls a future that never waits (the shapes' bodies do not).
     fn ready<F: ::core::future::Future>(future: F) -> F::Output {
@@ -95,10 +95,16 @@ mod tests {
             calls: ::core::cell::Cell::new(0),
         };
         for _ in 0..2 {
-            ::std::assert_eq!(words(&cache, &client, "a b c", ::core::option::Option::Some(2)).unwrap(), ["a", "b"]);
+            ::std::assert_eq!(
+                words(&cache, &client, "a b c", ::core::option::Option::Some(2)).unwrap(),
+                ["a", "b"]
+            );
         }
         ::std::assert_eq!(client.calls.get(), 1);
-        ::std::assert_eq!(ready(length(&cache, ::std::borrow::ToOwned::to_owned("four"))).unwrap(), 4);
+        ::std::assert_eq!(
+            ready(length(&cache, ::std::borrow::ToOwned::to_owned("four"))).unwrap(),
+            4
+        );
         ::std::assert_eq!(echo(&cache, -3).unwrap(), -3);
         ::std::assert_eq!(cache.len().unwrap(), 3);
         ::core::mem::drop(cache);
