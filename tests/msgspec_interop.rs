@@ -5,8 +5,11 @@
 //! The test installs msgspec into a venv of its own under the target folder
 //! (pip reaches PyPI); without Python or pip it fails, saying so.
 
+#[path = "common/venv.rs"]
+mod venv;
+
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -659,48 +662,9 @@ fn unhex(s: &str) -> Vec<u8> {
         .collect()
 }
 
-fn run(cmd: &mut Command, what: &str) {
-    let out = cmd
-        .output()
-        .unwrap_or_else(|e| panic!("{what}: cannot run {cmd:?}: {e}"));
-    assert!(
-        out.status.success(),
-        "{what} failed:\n{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
 /// A Python with msgspec 0.22.0, installed once into a venv under the target folder.
 fn python() -> PathBuf {
-    let root = Path::new(env!("CARGO_TARGET_TMPDIR"));
-    let venv = root.join("msgspec-venv");
-    let python = venv.join("bin").join("python");
-    let ready = venv.join("msgspec-0.22.0.ready");
-    if ready.exists() {
-        return python;
-    }
-    // Build aside and rename, so concurrent test runs never see half a venv.
-    let staging = root.join(format!("msgspec-venv.{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&staging);
-    run(
-        Command::new("python3").args(["-m", "venv"]).arg(&staging),
-        "creating a venv (python3 -m venv)",
-    );
-    run(
-        Command::new(staging.join("bin").join("pip")).args([
-            "install",
-            "--quiet",
-            "--disable-pip-version-check",
-            "msgspec==0.22.0",
-        ]),
-        "pip install msgspec==0.22.0",
-    );
-    if std::fs::rename(&staging, &venv).is_err() {
-        let _ = std::fs::remove_dir_all(&staging); // another run won the race
-    }
-    std::fs::write(&ready, "").unwrap();
-    python
+    venv::python("msgspec-venv", "msgspec-0.22.0.ready", &["msgspec==0.22.0"])
 }
 
 #[test]
@@ -720,7 +684,7 @@ fn msgspec_reads_and_writes_the_same_bytes() {
         env!("CARGO_MANIFEST_DIR"),
         "/tests/python/msgspec_interop.py"
     );
-    run(
+    venv::run(
         Command::new(&python)
             .arg(script)
             .arg(&manifest)

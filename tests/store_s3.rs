@@ -3,9 +3,12 @@
 //! request signed. moto checks a precondition and then writes without a
 //! lock, so these tests prove the protocol, not the atomicity S3 gives.
 
+#[path = "common/venv.rs"]
+mod venv;
+
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -30,50 +33,13 @@ fn chunk(i: u32, len: usize) -> Chunk {
     }
 }
 
-fn run(cmd: &mut Command, what: &str) {
-    let out = cmd
-        .output()
-        .unwrap_or_else(|e| panic!("{what}: cannot run {cmd:?}: {e}"));
-    assert!(
-        out.status.success(),
-        "{what} failed:\n{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
 /// A Python with moto 5.2.5, installed once into a venv under the target folder.
 fn python() -> PathBuf {
-    let root = Path::new(env!("CARGO_TARGET_TMPDIR"));
-    let venv = root.join("moto-venv");
-    let python = venv.join("bin").join("python");
-    let ready = venv.join("moto-5.2.5.ready");
-    if ready.exists() {
-        return python;
-    }
-    // Build aside and rename, so concurrent test runs never see half a venv.
-    let staging = root.join(format!("moto-venv.{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&staging);
-    run(
-        Command::new("python3").args(["-m", "venv"]).arg(&staging),
-        "creating a venv (python3 -m venv)",
-    );
-    run(
-        Command::new(staging.join("bin").join("pip")).args([
-            "install",
-            "--quiet",
-            "--disable-pip-version-check",
-            "moto[s3]==5.2.5",
-            "flask",
-            "flask-cors",
-        ]),
-        "pip install moto[s3]==5.2.5 flask flask-cors",
-    );
-    if std::fs::rename(&staging, &venv).is_err() {
-        let _ = std::fs::remove_dir_all(&staging); // another run won the race
-    }
-    std::fs::write(&ready, "").unwrap();
-    python
+    venv::python(
+        "moto-venv",
+        "moto-5.2.5.ready",
+        &["moto[s3]==5.2.5", "flask", "flask-cors"],
+    )
 }
 
 /// A moto server on a free port, stopped when dropped.
