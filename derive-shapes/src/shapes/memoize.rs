@@ -71,7 +71,7 @@ memoized!(echo, value: i64);
 
 #[cfg(test)]
 mod tests {
-    use super::{Client, echo, length, words};
+    use super::*;
 
     /// Polls a future that never waits (the shapes' bodies do not).
     fn ready<F: ::core::future::Future>(future: F) -> F::Output {
