@@ -134,6 +134,30 @@ pub fn schema_name(fingerprint: &str) -> String {
     format!("{fingerprint}.json")
 }
 
+/// The writer of a log segment's writer id and the segment's number:
+/// `<writer>.<n>` is segment `n` of `<writer>`, `<writer>` its segment 0
+/// ([`segment_name`]; writer ids hold no `.`).
+pub fn segment_of(id: &str) -> (&str, u64) {
+    match id.rsplit_once('.') {
+        Some((writer, n)) => match n.parse() {
+            Ok(n) => (writer, n),
+            Err(_) => (id, 0),
+        },
+        None => (id, 0),
+    }
+}
+
+/// The object name of checkpoint table number `n`.
+pub fn table_object(n: u64) -> String {
+    format!("{TABLES}/{n:016x}{TABLE_SUFFIX}")
+}
+
+/// The number of the checkpoint table object `name` (of `index/`).
+pub fn table_number(name: &str) -> Option<u64> {
+    let file = name.strip_prefix(TABLES)?.strip_prefix('/')?;
+    u64::from_str_radix(file.strip_suffix(TABLE_SUFFIX)?, 16).ok()
+}
+
 /// The path of checkpoint table number `n`.
 pub fn table_path(dir: &Path, n: u64) -> PathBuf {
     dir.join(TABLES).join(format!("{n:016x}{TABLE_SUFFIX}"))
