@@ -1,12 +1,14 @@
-//! Checkpoints where logs are one object per append (object storage, and
-//! the memory backend that behaves like it): what a fresh open costs in
-//! requests, damaged checkpoints put aside and rebuilt, handles racing to
-//! commit one.
+//! Checkpoints and compaction where logs are one object per append
+//! (object storage, and the memory backend that behaves like it): what a
+//! fresh open costs in requests, damaged checkpoints put aside and
+//! rebuilt, handles racing to commit one, compactions while others write
+//! and racing each other.
 
 #[path = "common/counting.rs"]
 mod counting;
 
-use std::sync::Arc;
+use std::sync::{Arc, Barrier};
+use std::time::Duration;
 
 use codec::store::backend::memory::Memory;
 use codec::store::backend::object::Objects;
@@ -259,5 +261,178 @@ fn a_manifest_names_each_writer_once_however_many_segments() {
         let writers = manifest["writers"].as_array().unwrap();
         assert_eq!(writers.len(), 1, "{writers:?}");
         assert_eq!(writers[0]["to"], 50, "segments covered");
+    }
+}
+
+fn big(i: u32) -> Chunk {
+    Chunk {
+        text: format!("{i}").repeat(3000), // in a shared data segment
+        start: i,
+    }
+}
+
+fn logs(backend: &dyn Backend) -> Vec<String> {
+    let listed = backend.list("").unwrap().into_iter().map(|l| l.name);
+    listed.filter(|n| n.ends_with("-info.jsonl")).collect()
+}
+
+#[test]
+fn a_compaction_keeps_the_live_entries_and_frees_the_rest() {
+    for backend in backends() {
+        let writer = open(&backend, manual());
+        for i in 0..100 {
+            writer.put(&format!("c/{i}"), &chunk(i)).unwrap();
+            writer.put(&format!("b/{i}"), &big(i)).unwrap();
+        }
+        for i in 0..50 {
+            writer.put(&format!("c/{i}"), &chunk(i + 1000)).unwrap();
+            writer.remove(&format!("b/{i}")).unwrap();
+        }
+        writer.checkpoint().unwrap();
+        drop(writer);
+
+        let done = Cache::compact_backend(backend.clone(), &[], Duration::ZERO, |_, _| {}).unwrap();
+        assert_eq!((done.kept, done.dropped.len()), (150, 0));
+        assert!(done.freed > 100 * 3000, "{done:?}");
+        assert!(done.size_after < done.size_before, "{done:?}");
+        let left = logs(&*backend);
+        let compactor = left[0]
+            .split(['.', '-'])
+            .take(4)
+            .collect::<Vec<_>>()
+            .join("-");
+        assert!(left.iter().all(|n| n.starts_with(&compactor)), "{left:?}");
+
+        let reader = open(&backend, manual());
+        for i in 0..100 {
+            let c = if i < 50 { chunk(i + 1000) } else { chunk(i) };
+            assert_eq!(reader.get(&format!("c/{i}")).unwrap(), Some(c));
+            let b = (i >= 50).then(|| big(i));
+            assert_eq!(reader.get(&format!("b/{i}")).unwrap(), b);
+        }
+        assert_eq!(reader.keys().unwrap().len(), 150);
+        assert!(reader.warnings().is_empty(), "{:?}", reader.warnings());
+        reader.verify_index().unwrap();
+    }
+}
+
+#[test]
+fn writes_made_during_a_compaction_win_over_its_copies() {
+    for backend in backends() {
+        let writer = open(&backend, manual());
+        for i in 0..40 {
+            writer.put(&format!("k/{i:02}"), &chunk(i)).unwrap();
+        }
+        writer.checkpoint().unwrap();
+        let other = open(&backend, manual());
+        let grace = Duration::from_secs(3600);
+        Cache::compact_backend(backend.clone(), &[], grace, |done, _| {
+            if done == 20 {
+                // Keys copied already, and keys not copied yet; then a
+                // checkpoint, which the compaction commits after.
+                other.put("k/00", &chunk(500)).unwrap();
+                other.remove("k/01").unwrap();
+                other.put("k/30", &chunk(530)).unwrap();
+                other.remove("k/31").unwrap();
+                other.put("k/new", &chunk(999)).unwrap();
+                other.checkpoint().unwrap();
+            }
+        })
+        .unwrap();
+        writer.put("k/02", &chunk(502)).unwrap(); // a handle opened before
+
+        for reader in [open(&backend, manual()), writer] {
+            reader.refresh().unwrap();
+            assert_eq!(reader.get("k/00").unwrap(), Some(chunk(500)));
+            assert_eq!(reader.get::<Chunk>("k/01").unwrap(), None);
+            assert_eq!(reader.get("k/02").unwrap(), Some(chunk(502)));
+            assert_eq!(reader.get("k/03").unwrap(), Some(chunk(3)));
+            assert_eq!(reader.get("k/30").unwrap(), Some(chunk(530)));
+            assert_eq!(reader.get::<Chunk>("k/31").unwrap(), None);
+            assert_eq!(reader.get("k/new").unwrap(), Some(chunk(999)));
+            assert_eq!(reader.keys().unwrap().len(), 40 - 2 + 1);
+            assert!(reader.warnings().is_empty(), "{:?}", reader.warnings());
+        }
+    }
+}
+
+#[test]
+fn of_two_compactions_racing_to_commit_exactly_one_wins() {
+    for backend in backends() {
+        let writer = open(&backend, manual());
+        for i in 0..60 {
+            writer.put(&format!("c/{i}"), &chunk(i)).unwrap();
+            writer.put(&format!("b/{i}"), &big(i)).unwrap();
+        }
+        for i in 0..20 {
+            writer.remove(&format!("c/{i}")).unwrap();
+        }
+        drop(writer);
+        // Both copy every entry before either commits.
+        let copied = Barrier::new(2);
+        let grace = Duration::from_secs(3600);
+        let results: Vec<_> = std::thread::scope(|s| {
+            let racers: Vec<_> = (0..2)
+                .map(|_| {
+                    let (backend, copied) = (backend.clone(), &copied);
+                    s.spawn(move || {
+                        Cache::compact_backend(backend, &[], grace, |done, all| {
+                            if done == all {
+                                copied.wait();
+                            }
+                        })
+                    })
+                })
+                .collect();
+            racers.into_iter().map(|r| r.join().unwrap()).collect()
+        });
+        let won = results.iter().filter(|r| r.is_ok()).count();
+        assert_eq!(won, 1, "{results:?}");
+        let lost = results.iter().find_map(|r| r.as_ref().err()).unwrap();
+        assert!(
+            lost.to_string().contains("another compaction committed"),
+            "{lost}"
+        );
+
+        let reader = open(&backend, manual());
+        for i in 0..60 {
+            let c = (i >= 20).then(|| chunk(i));
+            assert_eq!(reader.get(&format!("c/{i}")).unwrap(), c);
+            assert_eq!(reader.get(&format!("b/{i}")).unwrap(), Some(big(i)));
+        }
+        assert_eq!(reader.keys().unwrap().len(), 100);
+        assert!(reader.warnings().is_empty(), "{:?}", reader.warnings());
+
+        // The next compaction, past the grace period, completes the work.
+        let done = Cache::compact_backend(backend.clone(), &[], Duration::ZERO, |_, _| {});
+        assert_eq!(done.unwrap().kept, 100);
+        let reader = open(&backend, manual());
+        assert_eq!(reader.keys().unwrap().len(), 100);
+        for i in 0..60 {
+            assert_eq!(reader.get(&format!("b/{i}")).unwrap(), Some(big(i)));
+        }
+    }
+}
+
+#[test]
+fn a_writer_that_goes_on_after_a_compaction_keeps_its_new_data() {
+    for backend in backends() {
+        let writer = open(&backend, manual());
+        for i in 0..10 {
+            writer.put(&format!("b/{i}"), &big(i)).unwrap();
+        }
+        let grace = Duration::ZERO;
+        Cache::compact_backend(backend.clone(), &[], grace, |_, _| {}).unwrap();
+        // Data segments and lines after the compaction's snapshot.
+        writer.put("b/new", &big(77)).unwrap();
+        writer.put("b/3", &big(33)).unwrap();
+        // This one deletes what the first replaced, but not those.
+        let done = Cache::compact_backend(backend.clone(), &[], grace, |_, _| {}).unwrap();
+        assert_eq!((done.kept, done.dropped.len()), (11, 0), "{done:?}");
+        let reader = open(&backend, manual());
+        assert_eq!(reader.get("b/new").unwrap(), Some(big(77)));
+        assert_eq!(reader.get("b/3").unwrap(), Some(big(33)));
+        assert_eq!(reader.get("b/4").unwrap(), Some(big(4)));
+        assert!(reader.warnings().is_empty(), "{:?}", reader.warnings());
     }
 }

@@ -46,15 +46,7 @@ impl Cache {
     /// --rebuild-index`). Returns the lines read.
     pub fn rebuild_index(dir: impl AsRef<Path>) -> Result<u64, StoreError> {
         let dir = dir.as_ref();
-        if !dir.join(layout::META).exists() {
-            return Err(StoreError::Custom {
-                message: format!(
-                    "{} is not a codec cache folder (no {})",
-                    dir.display(),
-                    layout::META
-                ),
-            });
-        }
+        super::super::compact::require_cache_folder(dir)?;
         Ok(build(dir, true, true)?.map_or(0, |b| b.lines))
     }
 

@@ -54,10 +54,21 @@ pub fn build(backend: &dyn Backend, wait: bool, full: bool) -> Result<Option<Bui
 }
 
 /// The manifest a build starts from, its version, and the tables it names.
-struct Start {
-    manifest: Checkpoint,
-    version: Option<Version>,
+pub(in crate::store) struct Start {
+    pub manifest: Checkpoint,
+    pub version: Option<Version>,
     tables: Vec<(u64, Table)>,
+}
+
+impl Start {
+    /// A build on no tables, from manifest `manifest` read at `version`.
+    pub fn bare(manifest: Checkpoint, version: Option<Version>) -> Start {
+        Start {
+            manifest,
+            version,
+            tables: Vec::new(),
+        }
+    }
 }
 
 /// One build; `Ok(None)` if another one committed first.
@@ -69,6 +80,17 @@ fn attempt(
     let Some(start) = read_start(backend, full, warnings)? else {
         return Ok(None);
     };
+    build_from(backend, start, full)
+}
+
+/// A build from `start`: the segments it does not cover read, merged
+/// with its tables, committed if the manifest is still at its version.
+/// `Ok(None)` if another build committed first (its table deleted).
+pub(in crate::store) fn build_from(
+    backend: &dyn Backend,
+    start: Start,
+    full: bool,
+) -> Result<Option<Built>, StoreError> {
     let Start {
         mut manifest,
         version,
@@ -158,9 +180,11 @@ fn read_start(
             return Ok(Some(start));
         }
     };
-    // A full build keeps only the generation: its table must not take the
-    // name of an older one.
+    // A full build keeps the generation (its table must not take the name
+    // of an older one) and what compactions left to delete.
     start.manifest.next_table = manifest.next_table;
+    start.manifest.compactions = manifest.compactions;
+    start.manifest.retired = manifest.retired.clone();
     if full {
         return Ok(Some(start));
     }
