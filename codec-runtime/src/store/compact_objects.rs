@@ -80,6 +80,45 @@ impl Cache {
         }
         compact_online(backend, handlers, grace, progress)
     }
+
+    /// [`Cache::compact_backend`] of the store this handle has open, with
+    /// the handlers registered on it: for object storage and memory,
+    /// where compaction runs online (a folder's needs the folder to
+    /// itself: see [`Cache::compact`]).
+    ///
+    /// ```
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use codec::store::backend::memory::Memory;
+    /// let backend = std::sync::Arc::new(Memory::new());
+    /// let cache = codec::Cache::open_backend(backend, Default::default())?;
+    /// cache.put("a", &1u32)?;
+    /// cache.put("a", &2u32)?;
+    /// let done = cache.compact_online(std::time::Duration::from_secs(3600), |_, _| {})?;
+    /// assert_eq!(done.kept, 1);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn compact_online(
+        &self,
+        grace: Duration,
+        progress: impl FnMut(usize, usize),
+    ) -> Result<Compacted, StoreError> {
+        if self.backend.folder().is_some() {
+            return Err(StoreError::Custom {
+                message: format!(
+                    "{}: a folder is compacted alone, with no handle open: \
+                     drop this one and call Cache::compact",
+                    self.dir.display()
+                ),
+            });
+        }
+        let handlers: Vec<Arc<dyn Handler>> = (self.handlers.read())
+            .unwrap_or_else(|e| e.into_inner())
+            .values()
+            .cloned()
+            .collect();
+        compact_online(self.backend.clone(), &handlers, grace, progress)
+    }
 }
 
 fn compact_online(
