@@ -5,7 +5,8 @@
 //! Lines are kept as checked text and decoded when their entry is read, so
 //! opening a folder builds no records. Lines a checkpoint covers stay on
 //! disk: the index holds the checkpoint's tables, mapped, and in memory
-//! only the lines written after it.
+//! only the lines written after it. On object storage the tables are read
+//! whole, and the log segments they cover are never read.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

@@ -8,7 +8,9 @@
 //! compacting.json             the files a stopped compaction replaced
 //! checkpoint.json             the checkpoint: its tables and what they cover
 //! checkpoint.lock             held by the handle building a checkpoint
-//! index/<n>.idx               the checkpoint's sorted tables
+//! index/<n>.idx               the checkpoint's sorted tables (on object
+//!                             storage, <n> is the manifest's generation
+//!                             and 32 random bits)
 //! data/<writer>.bin           a writer's shared data file
 //! data/<writer>-<seq>.<ext>   one file per entry
 //! schemas/<fingerprint>.json  each writer schema, once
