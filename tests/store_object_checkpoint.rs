@@ -436,3 +436,24 @@ fn a_writer_that_goes_on_after_a_compaction_keeps_its_new_data() {
         assert!(reader.warnings().is_empty(), "{:?}", reader.warnings());
     }
 }
+
+#[test]
+fn a_reader_open_across_a_compaction_reads_right_after_a_refresh() {
+    for backend in backends() {
+        let writer = open(&backend, manual());
+        for i in 0..10 {
+            writer.put(&format!("b/{i}"), &big(i)).unwrap();
+        }
+        writer.checkpoint().unwrap();
+        let reader = open(&backend, manual());
+        assert_eq!(reader.get("b/1").unwrap(), Some(big(1)));
+        drop(writer);
+        // Deletes the data the reader's view points at.
+        Cache::compact_backend(backend.clone(), &[], Duration::ZERO, |_, _| {}).unwrap();
+        reader.refresh().unwrap();
+        for i in 0..10 {
+            assert_eq!(reader.get(&format!("b/{i}")).unwrap(), Some(big(i)));
+        }
+        assert!(reader.warnings().is_empty(), "{:?}", reader.warnings());
+    }
+}

@@ -94,8 +94,11 @@ pub struct Index {
     /// The version of the manifest the base was read from.
     manifest_stamp: Option<(u64, u64, i64, i64)>,
     /// Where logs are segments (object storage): the manifest's size when
-    /// last listed, a cheap sign that it changed.
+    /// last listed, a cheap sign that it changed, and how many segments
+    /// were listed (fewer: a compaction's garbage was deleted, so a newer
+    /// manifest replaced what this index holds, whatever its size).
     listed_manifest: Option<u64>,
+    listed_logs: usize,
     /// Where logs are segments: how many segments of each writer the
     /// checkpoint covers.
     segments: HashMap<Box<str>, u64>,
@@ -115,10 +118,12 @@ impl Index {
             }
             None => {
                 let listing = listing(backend)?;
-                if listing.manifest != self.listed_manifest {
+                let fewer = listing.logs.len() < self.listed_logs;
+                if listing.manifest != self.listed_manifest || fewer {
                     self.listed_manifest = listing.manifest;
                     self.adopt_objects(backend);
                 }
+                self.listed_logs = listing.logs.len();
                 listing
             }
         };
