@@ -355,7 +355,8 @@ fn committed_schemas_have_not_drifted() {
         .add::<codec::store::records::InfoValue>()
         .add::<codec::store::records::Compacting>()
         .add::<codec::store::records::Checkpoint>()
-        .add::<codec::store::records::Covered>();
+        .add::<codec::store::records::Covered>()
+        .add::<codec::store::records::Retired>();
     if let Err(e) = check.run() {
         panic!("{e}");
     }

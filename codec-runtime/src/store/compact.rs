@@ -61,6 +61,21 @@ pub(super) fn lock_file(dir: &Path) -> Result<File, StoreError> {
         .map_err(|e| StoreError::io(&path, e))
 }
 
+/// An error unless `dir` is a cache folder already: what works on one
+/// (compaction, rebuilding the index) never makes one of another folder.
+pub(super) fn require_cache_folder(dir: &Path) -> Result<(), StoreError> {
+    if dir.join(layout::META).exists() {
+        return Ok(());
+    }
+    Err(StoreError::Custom {
+        message: format!(
+            "{} is not a codec cache folder (no {})",
+            dir.display(),
+            layout::META
+        ),
+    })
+}
+
 pub(super) fn read_marker(backend: &dyn Backend) -> Result<Compacting, StoreError> {
     let bytes = backend.read(MARKER)?.ok_or_else(|| {
         let gone = std::io::Error::from(std::io::ErrorKind::NotFound);
@@ -92,15 +107,7 @@ impl Cache {
         mut progress: impl FnMut(usize, usize),
     ) -> Result<Compacted, StoreError> {
         let dir = dir.as_ref();
-        if !dir.join(layout::META).exists() {
-            return Err(StoreError::Custom {
-                message: format!(
-                    "{} is not a codec cache folder (no {})",
-                    dir.display(),
-                    layout::META
-                ),
-            });
-        }
+        require_cache_folder(dir)?;
         create_folder(dir)?;
         let lock = lock_file(dir)?;
         // A handle closing at this moment is not one in use, nor is a child
@@ -199,7 +206,10 @@ fn copy_live_entries(
 
 /// An entry's payload, and where the buffers its `auto` handler kept apart
 /// are in it (so that the copy keeps exactly those apart).
-fn read_entry(cache: &Cache, entry: &EntryInfo) -> Result<(Vec<u8>, Vec<LargeBin>), StoreError> {
+pub(super) fn read_entry(
+    cache: &Cache,
+    entry: &EntryInfo,
+) -> Result<(Vec<u8>, Vec<LargeBin>), StoreError> {
     if entry.handler == layout::AUTO {
         apart::Parts::load(&entry.info, &cache.load_context(&entry.key))?.reassemble()
     } else {
@@ -209,7 +219,7 @@ fn read_entry(cache: &Cache, entry: &EntryInfo) -> Result<(Vec<u8>, Vec<LargeBin
 
 /// Stores `payload` as `entry` describes it: its type, fingerprint, mode
 /// and handler (a built-in one chosen again by size).
-fn write_entry(
+pub(super) fn write_entry(
     cache: &Cache,
     entry: &EntryInfo,
     payload: &[u8],

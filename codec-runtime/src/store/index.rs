@@ -5,7 +5,8 @@
 //! Lines are kept as checked text and decoded when their entry is read, so
 //! opening a folder builds no records. Lines a checkpoint covers stay on
 //! disk: the index holds the checkpoint's tables, mapped, and in memory
-//! only the lines written after it.
+//! only the lines written after it. On object storage the tables are read
+//! whole, and the log segments they cover are never read.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -92,6 +93,15 @@ pub struct Index {
     base_writers: Vec<u32>,
     /// The version of the manifest the base was read from.
     manifest_stamp: Option<(u64, u64, i64, i64)>,
+    /// Where logs are segments (object storage): the manifest's size when
+    /// last listed, a cheap sign that it changed, and how many segments
+    /// were listed (fewer: a compaction's garbage was deleted, so a newer
+    /// manifest replaced what this index holds, whatever its size).
+    listed_manifest: Option<u64>,
+    listed_logs: usize,
+    /// Where logs are segments: how many segments of each writer the
+    /// checkpoint covers.
+    segments: HashMap<Box<str>, u64>,
     /// A damaged checkpoint was found: read the logs alone until a new
     /// one is built.
     distrusted: bool,
@@ -101,10 +111,26 @@ impl Index {
     /// Reads whatever was appended to the folder's index files since last
     /// time, after taking up a newer checkpoint if there is one.
     pub fn refresh(&mut self, backend: &dyn Backend) -> Result<(), StoreError> {
-        if let Some(dir) = backend.folder() {
-            self.adopt(dir);
-        }
-        for log in logs(backend)? {
+        let listing = match backend.folder() {
+            Some(dir) => {
+                self.adopt(dir);
+                listing(backend)?
+            }
+            None => {
+                let listing = listing(backend)?;
+                let fewer = listing.logs.len() < self.listed_logs;
+                if listing.manifest != self.listed_manifest || fewer {
+                    self.listed_manifest = listing.manifest;
+                    self.adopt_objects(backend);
+                }
+                self.listed_logs = listing.logs.len();
+                listing
+            }
+        };
+        for log in listing.logs {
+            if self.covers_segment(&log.writer) {
+                continue;
+            }
             let writer = self.writer(&log.writer);
             let file = &self.writers[writer as usize];
             let from = file.read_to.max(file.covered);
@@ -158,11 +184,51 @@ impl Index {
         }
     }
 
+    /// Takes up the checkpoint of a backend without maps, read through it
+    /// (its manifest and every table: one request each), unless it is the
+    /// one this index has. A damaged one is not used (with a warning).
+    pub fn adopt_objects(&mut self, backend: &dyn Backend) {
+        if self.distrusted {
+            return;
+        }
+        match Base::load(backend) {
+            Ok(Some(base)) => {
+                let have = self.base.as_ref().and_then(|b| b.version.as_ref());
+                if have.is_none() || have != base.version.as_ref() {
+                    self.install(base, None);
+                }
+            }
+            Ok(None) => {}
+            Err(Damaged(why)) => self.distrust(Path::new(&backend.location()), &why),
+        }
+    }
+
+    /// Whether the log `id` is a segment the checkpoint covers.
+    fn covers_segment(&self, id: &str) -> bool {
+        if self.segments.is_empty() {
+            return false;
+        }
+        let (writer, n) = layout::segment_of(id);
+        self.segments.get(writer).is_some_and(|&to| n < to)
+    }
+
     fn install(&mut self, base: Base, stamp: Option<(u64, u64, i64, i64)>) {
         self.base_writers = base.writer_ids().iter().map(|id| self.writer(id)).collect();
-        for (covered, &n) in base.manifest.writers.iter().zip(&self.base_writers) {
-            let file = &mut self.writers[n as usize];
-            file.covered = file.covered.max(covered.to);
+        if base.version.is_some() {
+            // Coverage counts segments, each read whole or not at all.
+            self.segments = (base.manifest.writers.iter())
+                .map(|w| (w.id.as_str().into(), w.to))
+                .collect();
+            for n in 0..self.writers.len() {
+                if self.covers_segment(&self.writers[n].id) {
+                    self.writers[n].covered = u64::MAX;
+                }
+            }
+        } else {
+            for (covered, &n) in base.manifest.writers.iter().zip(&self.base_writers) {
+                let file = &mut self.writers[n as usize];
+                file.covered = file.covered.max(covered.to);
+            }
         }
         let writers = &self.writers;
         self.entries
@@ -181,6 +247,7 @@ impl Index {
         self.distrusted = true;
         self.base = None;
         self.base_writers.clear();
+        self.segments.clear();
         self.entries.clear();
         for file in &mut self.writers {
             file.read_to = 0;
@@ -197,6 +264,7 @@ impl Index {
     pub fn trust_again(&mut self) {
         self.distrusted = false;
         self.manifest_stamp = None;
+        self.listed_manifest = None;
     }
 
     /// Bytes of the logs this handle read (or wrote) that no checkpoint covers.
@@ -487,8 +555,20 @@ pub struct LogObject {
 /// The logs of a store: `<writer>-info.jsonl`, by name, without those a
 /// stopped compaction replaced (their entries were copied).
 pub fn logs(backend: &dyn Backend) -> Result<Vec<LogObject>, StoreError> {
+    Ok(listing(backend)?.logs)
+}
+
+/// What one listing of a store's root says.
+struct Listing {
+    logs: Vec<LogObject>,
+    /// The size of the checkpoint's manifest, if there is one.
+    manifest: Option<u64>,
+}
+
+fn listing(backend: &dyn Backend) -> Result<Listing, StoreError> {
     let mut out = Vec::new();
     let mut replaced = Vec::new();
+    let mut manifest = None;
     for listed in backend.list("")? {
         if let Some(writer) = layout::log_writer(&listed.name) {
             out.push(LogObject {
@@ -498,10 +578,15 @@ pub fn logs(backend: &dyn Backend) -> Result<Vec<LogObject>, StoreError> {
             });
         } else if listed.name == layout::COMPACT_MARKER {
             replaced = super::compact::read_marker(backend)?.replaced;
+        } else if listed.name == layout::CHECKPOINT {
+            manifest = Some(listed.size);
         }
     }
     out.retain(|log| !replaced.contains(&log.name));
-    Ok(out)
+    Ok(Listing {
+        logs: out,
+        manifest,
+    })
 }
 
 /// The index files of a folder: `<writer>-info.jsonl`.

@@ -8,7 +8,9 @@
 //! compacting.json             the files a stopped compaction replaced
 //! checkpoint.json             the checkpoint: its tables and what they cover
 //! checkpoint.lock             held by the handle building a checkpoint
-//! index/<n>.idx               the checkpoint's sorted tables
+//! index/<n>.idx               the checkpoint's sorted tables (on object
+//!                             storage, <n> is the manifest's generation
+//!                             and 32 random bits)
 //! data/<writer>.bin           a writer's shared data file
 //! data/<writer>-<seq>.<ext>   one file per entry
 //! schemas/<fingerprint>.json  each writer schema, once
@@ -132,6 +134,30 @@ pub fn is_writers_file(name: &str, id: &str) -> bool {
 /// The file name of a writer schema.
 pub fn schema_name(fingerprint: &str) -> String {
     format!("{fingerprint}.json")
+}
+
+/// The writer of a log segment's writer id and the segment's number:
+/// `<writer>.<n>` is segment `n` of `<writer>`, `<writer>` its segment 0
+/// ([`segment_name`]; writer ids hold no `.`).
+pub fn segment_of(id: &str) -> (&str, u64) {
+    match id.rsplit_once('.') {
+        Some((writer, n)) => match n.parse() {
+            Ok(n) => (writer, n),
+            Err(_) => (id, 0),
+        },
+        None => (id, 0),
+    }
+}
+
+/// The object name of checkpoint table number `n`.
+pub fn table_object(n: u64) -> String {
+    format!("{TABLES}/{n:016x}{TABLE_SUFFIX}")
+}
+
+/// The number of the checkpoint table object `name` (of `index/`).
+pub fn table_number(name: &str) -> Option<u64> {
+    let file = name.strip_prefix(TABLES)?.strip_prefix('/')?;
+    u64::from_str_radix(file.strip_suffix(TABLE_SUFFIX)?, 16).ok()
 }
 
 /// The path of checkpoint table number `n`.

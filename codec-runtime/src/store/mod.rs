@@ -59,6 +59,7 @@ mod arrow;
 pub mod backend;
 mod checkpoint;
 mod compact;
+mod compact_objects;
 mod data_file;
 mod error;
 mod handler;
@@ -216,6 +217,9 @@ struct Writer {
     shared: Option<Box<dyn Appender>>,
     seq: u64,
     last_time: u64,
+    /// The time of the next lines instead of the clock's: a compaction's
+    /// copies keep the time of the lines they copy.
+    pinned_time: Option<u64>,
     schemas_written: Vec<Fingerprint>,
     /// The bytes of the line being written, reused between lines.
     line_buf: Vec<u8>,

@@ -118,6 +118,30 @@ pub struct Checkpoint {
     pub next_table: u64,
     /// Every writer the tables name, in the order their entries number them.
     pub writers: Vec<Covered>,
+    /// Compactions committed so far (on object storage): a compaction
+    /// that finds another one committed since it started gives up.
+    #[codec(default)]
+    pub compactions: u64,
+    /// Logs a compaction replaced (on object storage), whose objects are
+    /// deleted once it is older than its grace period.
+    #[codec(default)]
+    pub retired: Vec<Retired>,
+}
+
+/// The segments of one writer's log a compaction replaced.
+#[derive(Codec, Debug, Clone, PartialEq)]
+#[codec(crate = "crate", name = "codec.store.Retired")]
+pub struct Retired {
+    /// The writer id.
+    pub id: String,
+    /// The segments of its log replaced: those numbered below this.
+    pub to: u64,
+    /// The segments of its shared data that existed then: those numbered
+    /// below this.
+    #[codec(default)]
+    pub data_to: u64,
+    /// When the compaction started, in nanoseconds since the Unix epoch.
+    pub at: u64,
 }
 
 /// How much of one writer's log a checkpoint covers.

@@ -14,20 +14,31 @@
 //! checks   u32 per block: the CRC-32 of the block's entries
 //! ```
 //!
-//! A table is written once, aside, synced, then renamed into place; never
-//! changed after. Its header and fences are checked when it is opened, each
-//! block the first time a lookup reads it: a damaged table is found before
-//! any of its entries is trusted.
+//! On backends without memory maps (object storage), where a writer's log
+//! is many small objects, a table holds the lines too (version 2): after
+//! the checks, the lines its entries point at, each ending in a newline,
+//! and an entry's offset is into them. The header says how many bytes
+//! they are. Such a table is read whole, in one request.
+//!
+//! A table is written once, aside, synced, then renamed into place (or
+//! created whole, on object storage); never changed after. Its header and
+//! fences are checked when it is opened, each block the first time a
+//! lookup reads it, each line it holds by its own checksum: a damaged
+//! table is found before any of its entries is trusted.
 
 use std::fs::File;
-use std::io::{BufWriter, Seek, SeekFrom, Write};
+use std::io::{BufWriter, Cursor, Seek, SeekFrom, Write};
+use std::ops::Deref;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use memmap2::Mmap;
 
 const MAGIC: &[u8; 8] = b"codecidx";
+/// Entries point into the writers' logs.
 const VERSION: u32 = 1;
+/// Entries point into the lines the table holds.
+const VERSION_LINES: u32 = 2;
 const HEADER: usize = 64;
 const ENTRY: usize = 32;
 /// Entries per block: a block is one 4 KiB page.
@@ -93,9 +104,26 @@ impl Entry {
 
 /// Writes `entries` (sorted by hash) as a table at `path`, synced.
 pub fn write(path: &Path, entries: &[Entry]) -> std::io::Result<()> {
+    let out = BufWriter::with_capacity(1 << 20, File::create(path)?);
+    let file = write_to(out, entries, None)?;
+    file.into_inner().map_err(|e| e.into_error())?.sync_all()
+}
+
+/// The bytes of a table holding its lines: `entries` (sorted by hash)
+/// point into `lines` (each line followed by a newline).
+pub fn encode_with_lines(entries: &[Entry], lines: &[u8]) -> Vec<u8> {
+    let out = write_to(Cursor::new(Vec::new()), entries, Some(lines))
+        .expect("writing to memory cannot fail");
+    out.into_inner()
+}
+
+fn write_to<W: Write + Seek>(
+    mut out: W,
+    entries: &[Entry],
+    lines: Option<&[u8]>,
+) -> std::io::Result<W> {
     debug_assert!(entries.windows(2).all(|w| w[0].hash <= w[1].hash));
     let blocks = entries.len().div_ceil(BLOCK);
-    let mut out = BufWriter::with_capacity(1 << 20, File::create(path)?);
     let mut fences = Vec::with_capacity(blocks * 8);
     let mut checks = Vec::with_capacity(blocks * 4);
     // The header goes last, once the fences' checksum is known.
@@ -112,24 +140,33 @@ pub fn write(path: &Path, entries: &[Entry]) -> std::io::Result<()> {
     }
     out.write_all(&fences)?;
     out.write_all(&checks)?;
-    let mut file = out.into_inner().map_err(|e| e.into_error())?;
+    if let Some(lines) = lines {
+        out.write_all(lines)?;
+    }
     let header = header(
         entries.len() as u64,
         blocks as u64,
         crc32fast::hash(&fences),
+        lines.map(|l| l.len() as u64),
     );
-    file.seek(SeekFrom::Start(0))?;
-    file.write_all(&header)?;
-    file.sync_all()
+    out.seek(SeekFrom::Start(0))?;
+    out.write_all(&header)?;
+    Ok(out)
 }
 
-fn header(entries: u64, blocks: u64, fences_crc: u32) -> [u8; HEADER] {
+fn header(entries: u64, blocks: u64, fences_crc: u32, lines: Option<u64>) -> [u8; HEADER] {
     let mut h = [0u8; HEADER];
     h[0..8].copy_from_slice(MAGIC);
-    h[8..12].copy_from_slice(&VERSION.to_le_bytes());
+    let version = if lines.is_some() {
+        VERSION_LINES
+    } else {
+        VERSION
+    };
+    h[8..12].copy_from_slice(&version.to_le_bytes());
     h[16..24].copy_from_slice(&entries.to_le_bytes());
     h[24..32].copy_from_slice(&blocks.to_le_bytes());
     h[32..36].copy_from_slice(&fences_crc.to_le_bytes());
+    h[40..48].copy_from_slice(&lines.unwrap_or(0).to_le_bytes());
     let crc = crc32fast::hash(&h[..60]);
     h[60..64].copy_from_slice(&crc.to_le_bytes());
     h
@@ -137,9 +174,11 @@ fn header(entries: u64, blocks: u64, fences_crc: u32) -> [u8; HEADER] {
 
 /// An open table.
 pub struct Table {
-    map: Mmap,
+    map: Bytes,
     entries: usize,
     blocks: usize,
+    /// The bytes of the lines it holds, if it holds them.
+    lines: Option<usize>,
     /// One bit per block: its checksum was found right.
     checked: Vec<AtomicU64>,
 }
@@ -157,10 +196,15 @@ impl Table {
         // deletes old ones by name, which leaves existing maps intact).
         // Every read is bounds-checked against the map's length.
         let map = unsafe { Mmap::map(&file) }?;
-        Ok(Self::check(map))
+        Ok(Self::check(Bytes::Mapped(map)))
     }
 
-    fn check(map: Mmap) -> Result<Table, Damaged> {
+    /// The table of `bytes`, read whole (from a backend without maps).
+    pub fn from_bytes(bytes: Vec<u8>) -> Result<Table, Damaged> {
+        Self::check(Bytes::Owned(bytes))
+    }
+
+    fn check(map: Bytes) -> Result<Table, Damaged> {
         let damaged = |why: &str| Err(Damaged(why.to_owned()));
         if map.len() < HEADER || &map[0..8] != MAGIC {
             return damaged("not a checkpoint table");
@@ -169,15 +213,18 @@ impl Table {
         if crc32fast::hash(&h[..60]).to_le_bytes() != h[60..64] {
             return damaged("header checksum mismatch");
         }
-        if h[8..12] != VERSION.to_le_bytes() {
-            return damaged("unknown table version");
-        }
-        let entries = u64::from_le_bytes(h[16..24].try_into().expect("8 bytes"));
-        let blocks = u64::from_le_bytes(h[24..32].try_into().expect("8 bytes"));
+        let u64_at = |i: usize| u64::from_le_bytes(h[i..i + 8].try_into().expect("8 bytes"));
+        let lines = match u32::from_le_bytes(h[8..12].try_into().expect("4 bytes")) {
+            VERSION => None,
+            VERSION_LINES => Some(u64_at(40)),
+            _ => return damaged("unknown table version"),
+        };
+        let (entries, blocks) = (u64_at(16), u64_at(24));
         let expected_len = entries
             .checked_mul(ENTRY as u64)
             .and_then(|e| e.checked_add(blocks.checked_mul(12)?))
-            .and_then(|e| e.checked_add(HEADER as u64));
+            .and_then(|e| e.checked_add(HEADER as u64))
+            .and_then(|e| e.checked_add(lines.unwrap_or(0)));
         if blocks != entries.div_ceil(BLOCK as u64) || expected_len != Some(map.len() as u64) {
             return damaged("the table's length does not match its header");
         }
@@ -189,6 +236,7 @@ impl Table {
             map,
             entries,
             blocks,
+            lines: lines.map(|l| l as usize),
         };
         if crc32fast::hash(table.fences_bytes()).to_le_bytes() != h[32..36] {
             return damaged("fences checksum mismatch");
@@ -262,9 +310,41 @@ impl Table {
         })
     }
 
+    /// The line `e` points at, without its newline, if the table holds
+    /// its lines; `None` if its entries point into the writers' logs.
+    pub fn own_line(&self, e: &Entry) -> Option<Result<&[u8], Damaged>> {
+        let len = self.lines?;
+        let lines = &self.map[self.map.len() - len..];
+        let start = e.offset as usize;
+        let end = start.saturating_add(e.len as usize);
+        Some(match lines.get(start..=end) {
+            Some(line) if line[line.len() - 1] == b'\n' => Ok(&line[..line.len() - 1]),
+            _ => Err(Damaged(format!(
+                "an entry points past the end of the table's lines ({start}..{end} of {len})"
+            ))),
+        })
+    }
+
     /// Checks every block; the first damaged one is the error.
     pub fn verify(&self) -> Result<(), Damaged> {
         (0..self.blocks).try_for_each(|b| self.block(b).map(|_| ()))
+    }
+}
+
+/// A table's bytes: mapped from a file, or read whole.
+enum Bytes {
+    Mapped(Mmap),
+    Owned(Vec<u8>),
+}
+
+impl Deref for Bytes {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        match self {
+            Bytes::Mapped(map) => map,
+            Bytes::Owned(bytes) => bytes,
+        }
     }
 }
 
@@ -355,5 +435,57 @@ mod tests {
         }
         std::fs::write(&path, &good[..good.len() - 1]).unwrap();
         assert!(Table::open(&path).unwrap().is_err());
+    }
+
+    #[test]
+    fn a_table_holding_its_lines_finds_them_and_its_damage_is_found_out() {
+        let mut lines = Vec::new();
+        let mut entries: Vec<Entry> = (0..300u64)
+            .map(|i| {
+                let line = format!("line {i}");
+                let e = Entry {
+                    hash: key_hash(&line),
+                    time: i,
+                    offset: lines.len() as u64,
+                    writer: 0,
+                    len: line.len() as u32,
+                    removed: false,
+                };
+                lines.extend_from_slice(line.as_bytes());
+                lines.push(b'\n');
+                e
+            })
+            .collect();
+        entries.sort_by_key(|e| e.hash);
+        let good = encode_with_lines(&entries, &lines);
+        let table = Table::from_bytes(good.clone()).unwrap();
+        for e in &entries {
+            let line = table.own_line(e).unwrap().unwrap();
+            assert_eq!(line, format!("line {}", e.time).as_bytes());
+        }
+        for at in [10, 40, HEADER + 7, good.len() - lines.len() - 2] {
+            let mut bad = good.clone();
+            bad[at] ^= 0x10;
+            let damaged = match Table::from_bytes(bad) {
+                Err(_) => true,
+                Ok(table) => table.verify().is_err(),
+            };
+            assert!(damaged, "a flip at byte {at} went unnoticed");
+        }
+        // Lines cut short: the length no longer matches the header.
+        assert!(Table::from_bytes(good[..good.len() - 1].to_vec()).is_err());
+        // An entry pointing past the lines is an error, not a panic.
+        let mut far = entries[0];
+        far.offset = u64::MAX - 3;
+        assert!(table.own_line(&far).unwrap().is_err());
+        // A table of the logs holds no lines.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.idx");
+        write(&path, &entries).unwrap();
+        assert!(Table::open(&path)
+            .unwrap()
+            .unwrap()
+            .own_line(&entries[0])
+            .is_none());
     }
 }

@@ -140,8 +140,11 @@ impl Cache {
         let writer = &mut *guard;
         // Never earlier than this writer's previous line, even if the clock
         // steps back: a writer's own later write must win.
-        line.time = now_nanos().max(writer.last_time + 1);
-        writer.last_time = line.time;
+        line.time = match writer.pinned_time {
+            Some(time) => time,
+            None => now_nanos().max(writer.last_time + 1),
+        };
+        writer.last_time = writer.last_time.max(line.time);
         line.seq = writer.seq;
         let bytes = &mut writer.line_buf;
         bytes.clear();

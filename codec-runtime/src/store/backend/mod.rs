@@ -14,7 +14,9 @@
 //! without where it is missing: memory maps of data objects
 //! ([`Backend::map`]), and the folder itself ([`Backend::folder`]) for
 //! file locks (a live writer's log, the folder lock of compaction) and
-//! checkpoints.
+//! checkpoints that point into mapped logs. Elsewhere checkpoints hold
+//! their lines and are committed by [`Backend::replace`], and compaction
+//! runs online.
 
 pub mod folder;
 pub mod memory;
@@ -93,7 +95,8 @@ pub trait Backend: Send + Sync {
     }
 
     /// The folder the store lives in, for what only a folder offers (file
-    /// locks, checkpoint tables, compaction); `None` on other backends.
+    /// locks, mapped checkpoint tables, compaction with the folder to
+    /// itself); `None` on other backends.
     fn folder(&self) -> Option<&Path> {
         None
     }

@@ -1,0 +1,368 @@
+//! Compaction where the backend has no locks (object storage, memory):
+//! online, while other handles go on writing and reading.
+//!
+//! A compaction there is a checkpoint whose table holds copies of the live
+//! entries rather than the lines of the logs they came from:
+//! - it reads the manifest (its version and how many compactions it
+//!   counts), then lists the logs: the *snapshot*, every segment that
+//!   exists then;
+//! - a handle opened after that (so it reads at least the snapshot) copies
+//!   each live entry into a new writer: its data into new objects, its line
+//!   with the time of the line copied, so a write made meanwhile by
+//!   another handle (later) still wins, and the copy wins a tie with its
+//!   original (a new writer's id sorts after every older one);
+//! - it commits a manifest covering the snapshot's segments, whose table
+//!   holds the copies and whatever was written after the snapshot, by
+//!   compare-and-swap on the version read (again from the newer version
+//!   if a checkpoint came in between). If another compaction committed
+//!   first, it reports so: its copies stay, as ordinary entries, until the
+//!   next compaction.
+//!
+//! The snapshot's segments and data are garbage from then on, but a
+//! reader that opened before may still read them: they are deleted by a
+//! later compaction once this one is older than its grace period. Then
+//! every log segment the snapshot had of each writer is deleted, and the
+//! shared data segments the snapshot had of the writers that wrote no
+//! line after it. A put whose data went in before the snapshot and whose
+//! line comes after is safe as long as it takes less than the grace
+//! period. Objects of the `file` handler (one per entry) are not deleted
+//! there yet.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::backend::Backend;
+use super::checkpoint::objects::{build_from, Start};
+use super::checkpoint::parse_manifest;
+use super::compact::{read_entry, write_entry};
+use super::index::{logs, EntryInfo};
+use super::layout;
+use super::line::LineView;
+use super::records::{Checkpoint, Covered, Retired};
+use super::table::Damaged;
+use super::{now_nanos, Cache, CacheOptions, Compacted, Handler, StoreError};
+
+/// How often a compaction commits again after a checkpoint came in
+/// between.
+const TRIES: usize = 8;
+
+impl Cache {
+    /// Compacts the store `backend` holds, online: the live entries are
+    /// copied into one new writer and the space of removed and overwritten
+    /// ones comes back, while other handles go on writing and reading.
+    /// The objects the compaction replaces are deleted by a later
+    /// compaction once this one is older than `grace` (a handle that has
+    /// not refreshed for longer than that may find an entry's data gone;
+    /// zero deletes them at once, for a store no other handle has open).
+    /// `handlers` and `progress` are as for [`Cache::compact`], which a
+    /// folder goes to.
+    ///
+    /// If another compaction commits first, this one returns an error
+    /// saying so (nothing is lost: its copies are ordinary entries until
+    /// the next compaction).
+    pub fn compact_backend(
+        backend: Arc<dyn Backend>,
+        handlers: &[Arc<dyn Handler>],
+        grace: Duration,
+        progress: impl FnMut(usize, usize),
+    ) -> Result<Compacted, StoreError> {
+        if let Some(dir) = backend.folder() {
+            return Cache::compact(dir, handlers, progress);
+        }
+        if backend.read(layout::META)?.is_none() {
+            return Err(StoreError::Custom {
+                message: format!(
+                    "{} is not a codec cache (no {})",
+                    backend.location(),
+                    layout::META
+                ),
+            });
+        }
+        compact_online(backend, handlers, grace, progress)
+    }
+
+    /// [`Cache::compact_backend`] of the store this handle has open, with
+    /// the handlers registered on it: for object storage and memory,
+    /// where compaction runs online (a folder's needs the folder to
+    /// itself: see [`Cache::compact`]).
+    ///
+    /// ```
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use codec::store::backend::memory::Memory;
+    /// let backend = std::sync::Arc::new(Memory::new());
+    /// let cache = codec::Cache::open_backend(backend, Default::default())?;
+    /// cache.put("a", &1u32)?;
+    /// cache.put("a", &2u32)?;
+    /// let done = cache.compact_online(std::time::Duration::from_secs(3600), |_, _| {})?;
+    /// assert_eq!(done.kept, 1);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn compact_online(
+        &self,
+        grace: Duration,
+        progress: impl FnMut(usize, usize),
+    ) -> Result<Compacted, StoreError> {
+        if self.backend.folder().is_some() {
+            return Err(StoreError::Custom {
+                message: format!(
+                    "{}: a folder is compacted alone, with no handle open: \
+                     drop this one and call Cache::compact",
+                    self.dir.display()
+                ),
+            });
+        }
+        let handlers: Vec<Arc<dyn Handler>> = (self.handlers.read())
+            .unwrap_or_else(|e| e.into_inner())
+            .values()
+            .cloned()
+            .collect();
+        compact_online(self.backend.clone(), &handlers, grace, progress)
+    }
+}
+
+fn compact_online(
+    backend: Arc<dyn Backend>,
+    handlers: &[Arc<dyn Handler>],
+    grace: Duration,
+    mut progress: impl FnMut(usize, usize),
+) -> Result<Compacted, StoreError> {
+    let started = now_nanos();
+    let size_before = store_size(&*backend)?;
+    let (manifest, mut version) = read_manifest(&*backend)?;
+    let snapshot = snapshot(&*backend)?;
+    let data_snapshot = data_segments(&*backend)?;
+    let (mut freed, mut retired) = collect(&*backend, &manifest.retired, grace, started)?;
+
+    let open = || -> Result<Cache, StoreError> {
+        let options = CacheOptions {
+            checkpoint_bytes: 0,
+            ..CacheOptions::default()
+        };
+        let cache = Cache::open_backend(backend.clone(), options)?;
+        for h in handlers {
+            cache.register_handler(h.clone());
+        }
+        Ok(cache)
+    };
+    let old = open()?;
+    let entries = live_entries(&old)?;
+    if let Some((e, _)) = entries
+        .iter()
+        .find(|(e, _)| old.handler(&e.handler).is_none())
+    {
+        return Err(StoreError::UnknownHandler {
+            key: e.key.clone(),
+            handler: e.handler.clone(),
+        });
+    }
+    let new = open()?;
+    let mut dropped = Vec::new();
+    for (done, (entry, time)) in entries.iter().enumerate() {
+        match read_entry(&old, entry) {
+            Ok((payload, large)) => {
+                new.writer
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .pinned_time = Some(*time);
+                write_entry(&new, entry, &payload, &large)?;
+            }
+            Err(e) if e.is_damage() => dropped.push((entry.key.clone(), e)),
+            Err(e) => return Err(e),
+        }
+        progress(done + 1, entries.len());
+    }
+
+    retired.extend(snapshot.iter().map(|w| {
+        Retired {
+            id: w.id.clone(),
+            to: w.to,
+            data_to: data_snapshot
+                .iter()
+                .filter(|(id, _, _)| *id == w.id)
+                .map(|&(_, n, _)| n + 1)
+                .max()
+                .unwrap_or(0),
+            at: started,
+        }
+    }));
+    let mut next = Checkpoint {
+        writers: snapshot,
+        compactions: manifest.compactions + 1,
+        retired,
+        ..manifest.clone()
+    };
+    next.tables.clear();
+    commit(&*backend, next.clone(), &manifest, &mut version)?;
+    if grace.is_zero() {
+        freed += collect(&*backend, &next.retired, grace, now_nanos())?.0;
+    }
+    Ok(Compacted {
+        kept: entries.len() - dropped.len(),
+        dropped,
+        freed,
+        schemas_removed: 0,
+        size_before,
+        size_after: store_size(&*backend)?,
+    })
+}
+
+/// Commits the compaction's manifest `next`, built on `manifest` read at
+/// `version`: again from a newer version if a checkpoint came in between;
+/// an error if a compaction did.
+fn commit(
+    backend: &dyn Backend,
+    mut next: Checkpoint,
+    manifest: &Checkpoint,
+    version: &mut Option<super::backend::Version>,
+) -> Result<(), StoreError> {
+    for _ in 0..TRIES {
+        if build_from(backend, Start::bare(next.clone(), version.clone()), true)?.is_some() {
+            return Ok(());
+        }
+        let (now, now_version) = read_manifest(backend)?;
+        if now.compactions != manifest.compactions {
+            return Err(StoreError::Custom {
+                message: format!(
+                    "{}: another compaction committed while this one copied the entries; \
+                     nothing was lost (this one's copies stay as ordinary entries until the \
+                     next compaction): compact again to reclaim its space",
+                    backend.location()
+                ),
+            });
+        }
+        next.next_table = now.next_table;
+        *version = now_version;
+    }
+    Err(StoreError::Custom {
+        message: format!(
+            "{}: checkpoints kept being committed while this compaction committed its own; \
+             compact again",
+            backend.location()
+        ),
+    })
+}
+
+/// The manifest and its version; an empty one if there is none or it is
+/// damaged (a compaction rebuilds it whole).
+fn read_manifest(
+    backend: &dyn Backend,
+) -> Result<(Checkpoint, Option<super::backend::Version>), StoreError> {
+    let empty = Checkpoint {
+        format: 1,
+        ..Checkpoint::default()
+    };
+    Ok(match backend.read_versioned(layout::CHECKPOINT)? {
+        Some((bytes, version)) => match parse_manifest(&bytes) {
+            Ok(manifest) => (manifest, Some(version)),
+            Err(Damaged(_)) => (empty, Some(version)),
+        },
+        None => (empty, None),
+    })
+}
+
+/// How many segments of each writer's log exist now.
+fn snapshot(backend: &dyn Backend) -> Result<Vec<Covered>, StoreError> {
+    let mut out: Vec<Covered> = Vec::new();
+    for log in logs(backend)? {
+        let (id, n) = layout::segment_of(&log.writer);
+        match out.iter_mut().find(|w| w.id == id) {
+            Some(w) => w.to = w.to.max(n + 1),
+            None => out.push(Covered {
+                id: id.to_owned(),
+                to: n + 1,
+                tail: 0,
+            }),
+        }
+    }
+    Ok(out)
+}
+
+/// The shared data segments of the store: the writer, the segment's
+/// number, its size (`data/<writer>.bin`, `data/<writer>.<n>.bin`).
+fn data_segments(backend: &dyn Backend) -> Result<Vec<(String, u64, u64)>, StoreError> {
+    let mut out = Vec::new();
+    for object in backend.list(&format!("{}/", layout::DATA))? {
+        let file = &object.name[layout::DATA.len() + 1..];
+        if let Some(segment) = file.strip_suffix(".bin") {
+            let (id, n) = layout::segment_of(segment);
+            out.push((id.to_owned(), n, object.size));
+        }
+    }
+    Ok(out)
+}
+
+/// Every live entry and the time of its line.
+fn live_entries(cache: &Cache) -> Result<Vec<(EntryInfo, u64)>, StoreError> {
+    let mut out = Vec::new();
+    for (key, text) in cache.live_lines()? {
+        let line = LineView::parse(&text).map_err(|e| super::index::corrupt_line(&key, e))?;
+        if let Some(entry) = EntryInfo::of_line(&line)? {
+            out.push((entry, line.time));
+        }
+    }
+    out.sort_by(|a, b| a.0.key.cmp(&b.0.key));
+    Ok(out)
+}
+
+/// Deletes what the compactions of `retired` replaced, for those older
+/// than `grace` at `now`: the segments they replaced, and every data
+/// object of a writer that wrote nothing after. Returns the bytes freed
+/// and the compactions still too young.
+fn collect(
+    backend: &dyn Backend,
+    retired: &[Retired],
+    grace: Duration,
+    now: u64,
+) -> Result<(u64, Vec<Retired>), StoreError> {
+    if retired.is_empty() {
+        return Ok((0, Vec::new()));
+    }
+    let (logs, data) = (logs(backend)?, data_segments(backend)?);
+    let mut freed = 0;
+    let mut young = Vec::new();
+    for r in retired {
+        if r.at.saturating_add(grace.as_nanos() as u64) > now {
+            young.push(r.clone());
+            continue;
+        }
+        let mut wrote_after = false;
+        for log in &logs {
+            let (id, n) = layout::segment_of(&log.writer);
+            if id != r.id {
+                continue;
+            }
+            if n < r.to {
+                backend.delete(&log.name)?;
+                freed += log.size;
+            } else {
+                wrote_after = true;
+            }
+        }
+        if wrote_after {
+            continue;
+        }
+        for (id, n, size) in &data {
+            if *id == r.id && *n < r.data_to {
+                let name = layout::segment_name(&layout::data_object(&layout::shared_name(id)), *n);
+                backend.delete(&name)?;
+                freed += size;
+            }
+        }
+    }
+    Ok((freed, young))
+}
+
+/// Bytes of the store's objects.
+fn store_size(backend: &dyn Backend) -> Result<u64, StoreError> {
+    let mut total = 0;
+    for prefix in [
+        String::new(),
+        format!("{}/", layout::DATA),
+        format!("{}/", layout::SCHEMAS),
+        format!("{}/", layout::TABLES),
+    ] {
+        total += backend.list(&prefix)?.iter().map(|o| o.size).sum::<u64>();
+    }
+    Ok(total)
+}

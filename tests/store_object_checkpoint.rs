@@ -1,0 +1,459 @@
+//! Checkpoints and compaction where logs are one object per append
+//! (object storage, and the memory backend that behaves like it): what a
+//! fresh open costs in requests, damaged checkpoints put aside and
+//! rebuilt, handles racing to commit one, compactions while others write
+//! and racing each other.
+
+#[path = "common/counting.rs"]
+mod counting;
+
+use std::sync::{Arc, Barrier};
+use std::time::Duration;
+
+use codec::store::backend::memory::Memory;
+use codec::store::backend::object::Objects;
+use codec::store::backend::Backend;
+use codec::{Cache, CacheOptions, Codec};
+use counting::{counts, Counting};
+
+#[derive(Codec, Debug, Clone, PartialEq)]
+#[codec(name = "test.Chunk")]
+struct Chunk {
+    text: String,
+    start: u32,
+}
+
+fn chunk(i: u32) -> Chunk {
+    Chunk {
+        text: format!("chunk number {i}"),
+        start: i,
+    }
+}
+
+/// Checkpoints only when asked.
+fn manual() -> CacheOptions {
+    CacheOptions {
+        checkpoint_bytes: 0,
+        ..CacheOptions::default()
+    }
+}
+
+fn open_counting(store: &Arc<Counting>, options: CacheOptions) -> Cache {
+    Cache::open_store(store.clone(), "caches/one", options).unwrap()
+}
+
+/// Both backends without appends: memory, and object_store's in-memory
+/// store through `Objects`.
+fn backends() -> Vec<Arc<dyn Backend>> {
+    let store = Arc::new(object_store::memory::InMemory::new());
+    vec![
+        Arc::new(Memory::new()),
+        Arc::new(Objects::new(store, "p", "memory:///p").unwrap()),
+    ]
+}
+
+fn open(backend: &Arc<dyn Backend>, options: CacheOptions) -> Cache {
+    Cache::open_backend(backend.clone(), options).unwrap()
+}
+
+fn damage_warnings(cache: &Cache) -> Vec<String> {
+    let warnings = cache.warnings();
+    warnings
+        .into_iter()
+        .filter(|w| w.contains("damaged"))
+        .collect()
+}
+
+#[test]
+fn a_fresh_open_of_a_checkpointed_store_costs_four_requests() {
+    let store = Counting::new();
+    let writer = open_counting(&store, manual());
+    for i in 0..1000 {
+        writer.put(&format!("c/{i}"), &chunk(i)).unwrap();
+    }
+    for i in (0..1000).step_by(10) {
+        writer.remove(&format!("c/{i}")).unwrap();
+    }
+    store.take();
+    let reader = open_counting(&store, manual());
+    let without = store.take();
+    assert!(without["GET"] > 1000, "every segment read: {without:?}");
+    drop(reader);
+
+    writer.checkpoint().unwrap();
+    store.take();
+    let reader = open_counting(&store, manual());
+    assert_eq!(
+        store.take(),
+        counts(&[("GET", 3), ("LIST", 1)]),
+        "the layout version, one listing, the manifest and its one table"
+    );
+    for i in 0..1000 {
+        let expected = (i % 10 != 0).then(|| chunk(i));
+        assert_eq!(reader.get(&format!("c/{i}")).unwrap(), expected, "c/{i}");
+    }
+    assert_eq!(
+        store.take(),
+        counts(&[]),
+        "gets of inline entries and of removed keys read nothing"
+    );
+    assert!(reader.warnings().is_empty(), "{:?}", reader.warnings());
+
+    // Segments written after the checkpoint are read, one request each.
+    for i in 1000..1005 {
+        writer.put(&format!("c/{i}"), &chunk(i)).unwrap();
+    }
+    store.take();
+    let reader = open_counting(&store, manual());
+    assert_eq!(store.take(), counts(&[("GET", 3 + 5), ("LIST", 1)]));
+    assert_eq!(reader.keys().unwrap().len(), 900 + 5);
+}
+
+#[test]
+fn checkpoints_build_by_themselves_past_the_threshold() {
+    let store = Counting::new();
+    let options = CacheOptions {
+        checkpoint_bytes: 4000,
+        ..CacheOptions::default()
+    };
+    let writer = open_counting(&store, options.clone());
+    for i in 0..400 {
+        writer.put(&format!("c/{i}"), &chunk(i)).unwrap();
+    }
+    drop(writer); // waits for a build in progress
+    store.take();
+    let reader = open_counting(&store, options);
+    let opened = store.take();
+    // The segments after the last build (the threshold's worth, ~25, and
+    // what was written during that build) besides the manifest and its
+    // few tables: far from one per segment.
+    assert!(opened["GET"] < 150, "{opened:?}");
+    for i in 0..400 {
+        assert_eq!(reader.get(&format!("c/{i}")).unwrap(), Some(chunk(i)));
+    }
+    assert!(reader.warnings().is_empty(), "{:?}", reader.warnings());
+}
+
+/// Flips a byte of object `name`, `at` bytes from its start (from its end
+/// if negative).
+fn flip(backend: &dyn Backend, name: &str, at: i64) {
+    let mut bytes = backend.read(name).unwrap().unwrap();
+    let i = if at < 0 {
+        bytes.len() - (-at) as usize
+    } else {
+        at as usize
+    };
+    bytes[i] ^= 0x20;
+    backend.write(name, &bytes, false).unwrap();
+}
+
+fn tables(backend: &dyn Backend) -> Vec<String> {
+    backend
+        .list("index/")
+        .unwrap()
+        .into_iter()
+        .map(|l| l.name)
+        .collect()
+}
+
+#[test]
+fn a_damaged_checkpoint_is_never_trusted_and_is_rebuilt_with_a_warning() {
+    for backend in backends() {
+        // The manifest's text, a table's header, an entry, a line it holds.
+        let damages: [(bool, i64); 4] = [(false, 12), (true, 10), (true, 70), (true, -30)];
+        for (in_table, at) in damages {
+            let writer = open(&backend, manual());
+            for i in 0..300 {
+                writer.put(&format!("c/{i}"), &chunk(i)).unwrap();
+            }
+            writer.checkpoint().unwrap();
+            let name = match in_table {
+                true => tables(&*backend).pop().unwrap(),
+                false => "checkpoint.json".to_owned(),
+            };
+            flip(&*backend, &name, at);
+
+            let reader = open(&backend, manual());
+            let mut keys = 0;
+            for i in 0..300 {
+                keys += usize::from(reader.get::<Chunk>(&format!("c/{i}")).unwrap().is_some());
+            }
+            assert_eq!(keys, 300, "{name} at {at}");
+            let warned = damage_warnings(&reader);
+            assert_eq!(warned.len(), 1, "{name} at {at}: {:?}", reader.warnings());
+            assert!(warned[0].contains(&backend.location()), "{warned:?}");
+
+            // The next checkpoint rebuilds it from the logs.
+            reader.checkpoint().unwrap();
+            let after = open(&backend, manual());
+            assert_eq!(after.keys().unwrap().len(), 300);
+            assert_eq!(after.verify_index().unwrap(), 300);
+            assert!(after.warnings().is_empty(), "{:?}", after.warnings());
+            assert_eq!(tables(&*backend).len(), 1, "the damaged table deleted");
+        }
+    }
+}
+
+#[test]
+fn two_handles_checkpointing_at_once_lose_nothing() {
+    for backend in backends() {
+        let handles = [open(&backend, manual()), open(&backend, manual())];
+        std::thread::scope(|s| {
+            for (h, cache) in handles.iter().enumerate() {
+                s.spawn(move || {
+                    for i in 0..200u32 {
+                        cache.put(&format!("{h}/{i}"), &chunk(i)).unwrap();
+                        if i % 3 == 0 {
+                            cache.remove(&format!("{h}/{}", i / 2)).unwrap();
+                        }
+                        if i % 10 == 9 {
+                            cache.checkpoint().unwrap();
+                        }
+                    }
+                });
+            }
+        });
+        let reader = open(&backend, manual());
+        for h in 0..2 {
+            let mut removed = std::collections::HashSet::new();
+            for i in 0..200u32 {
+                removed.remove(&i);
+                if i % 3 == 0 {
+                    removed.insert(i / 2);
+                }
+            }
+            for i in 0..200u32 {
+                let expected = (!removed.contains(&i)).then(|| chunk(i));
+                assert_eq!(reader.get(&format!("{h}/{i}")).unwrap(), expected);
+            }
+        }
+        assert!(reader.warnings().is_empty(), "{:?}", reader.warnings());
+        reader.verify_index().unwrap();
+        // Of the tables the losers wrote and the ones merged away, none
+        // is left: only those the manifest names.
+        let left = tables(&*backend).len();
+        let named = manifest_tables(&*backend);
+        assert_eq!(left, named, "{:?}", tables(&*backend));
+    }
+}
+
+/// How many tables the manifest names.
+fn manifest_tables(backend: &dyn Backend) -> usize {
+    let bytes = backend.read("checkpoint.json").unwrap().unwrap();
+    let text = String::from_utf8(bytes).unwrap();
+    let json = text.lines().next().unwrap();
+    let manifest: serde_json::Value = serde_json::from_str(json).unwrap();
+    manifest["tables"].as_array().unwrap().len()
+}
+
+#[test]
+fn a_manifest_names_each_writer_once_however_many_segments() {
+    for backend in backends() {
+        let cache = open(&backend, manual());
+        for i in 0..50 {
+            cache.put(&format!("c/{i}"), &chunk(i)).unwrap();
+        }
+        cache.checkpoint().unwrap();
+        let bytes = backend.read("checkpoint.json").unwrap().unwrap();
+        let text = String::from_utf8(bytes).unwrap();
+        let manifest: serde_json::Value =
+            serde_json::from_str(text.lines().next().unwrap()).unwrap();
+        let writers = manifest["writers"].as_array().unwrap();
+        assert_eq!(writers.len(), 1, "{writers:?}");
+        assert_eq!(writers[0]["to"], 50, "segments covered");
+    }
+}
+
+fn big(i: u32) -> Chunk {
+    Chunk {
+        text: format!("{i}").repeat(3000), // in a shared data segment
+        start: i,
+    }
+}
+
+fn logs(backend: &dyn Backend) -> Vec<String> {
+    let listed = backend.list("").unwrap().into_iter().map(|l| l.name);
+    listed.filter(|n| n.ends_with("-info.jsonl")).collect()
+}
+
+#[test]
+fn a_compaction_keeps_the_live_entries_and_frees_the_rest() {
+    for backend in backends() {
+        let writer = open(&backend, manual());
+        for i in 0..100 {
+            writer.put(&format!("c/{i}"), &chunk(i)).unwrap();
+            writer.put(&format!("b/{i}"), &big(i)).unwrap();
+        }
+        for i in 0..50 {
+            writer.put(&format!("c/{i}"), &chunk(i + 1000)).unwrap();
+            writer.remove(&format!("b/{i}")).unwrap();
+        }
+        writer.checkpoint().unwrap();
+        drop(writer);
+
+        let done = Cache::compact_backend(backend.clone(), &[], Duration::ZERO, |_, _| {}).unwrap();
+        assert_eq!((done.kept, done.dropped.len()), (150, 0));
+        assert!(done.freed > 100 * 3000, "{done:?}");
+        assert!(done.size_after < done.size_before, "{done:?}");
+        let left = logs(&*backend);
+        let compactor = left[0]
+            .split(['.', '-'])
+            .take(4)
+            .collect::<Vec<_>>()
+            .join("-");
+        assert!(left.iter().all(|n| n.starts_with(&compactor)), "{left:?}");
+
+        let reader = open(&backend, manual());
+        for i in 0..100 {
+            let c = if i < 50 { chunk(i + 1000) } else { chunk(i) };
+            assert_eq!(reader.get(&format!("c/{i}")).unwrap(), Some(c));
+            let b = (i >= 50).then(|| big(i));
+            assert_eq!(reader.get(&format!("b/{i}")).unwrap(), b);
+        }
+        assert_eq!(reader.keys().unwrap().len(), 150);
+        assert!(reader.warnings().is_empty(), "{:?}", reader.warnings());
+        reader.verify_index().unwrap();
+    }
+}
+
+#[test]
+fn writes_made_during_a_compaction_win_over_its_copies() {
+    for backend in backends() {
+        let writer = open(&backend, manual());
+        for i in 0..40 {
+            writer.put(&format!("k/{i:02}"), &chunk(i)).unwrap();
+        }
+        writer.checkpoint().unwrap();
+        let other = open(&backend, manual());
+        let grace = Duration::from_secs(3600);
+        Cache::compact_backend(backend.clone(), &[], grace, |done, _| {
+            if done == 20 {
+                // Keys copied already, and keys not copied yet; then a
+                // checkpoint, which the compaction commits after.
+                other.put("k/00", &chunk(500)).unwrap();
+                other.remove("k/01").unwrap();
+                other.put("k/30", &chunk(530)).unwrap();
+                other.remove("k/31").unwrap();
+                other.put("k/new", &chunk(999)).unwrap();
+                other.checkpoint().unwrap();
+            }
+        })
+        .unwrap();
+        writer.put("k/02", &chunk(502)).unwrap(); // a handle opened before
+
+        for reader in [open(&backend, manual()), writer] {
+            reader.refresh().unwrap();
+            assert_eq!(reader.get("k/00").unwrap(), Some(chunk(500)));
+            assert_eq!(reader.get::<Chunk>("k/01").unwrap(), None);
+            assert_eq!(reader.get("k/02").unwrap(), Some(chunk(502)));
+            assert_eq!(reader.get("k/03").unwrap(), Some(chunk(3)));
+            assert_eq!(reader.get("k/30").unwrap(), Some(chunk(530)));
+            assert_eq!(reader.get::<Chunk>("k/31").unwrap(), None);
+            assert_eq!(reader.get("k/new").unwrap(), Some(chunk(999)));
+            assert_eq!(reader.keys().unwrap().len(), 40 - 2 + 1);
+            assert!(reader.warnings().is_empty(), "{:?}", reader.warnings());
+        }
+    }
+}
+
+#[test]
+fn of_two_compactions_racing_to_commit_exactly_one_wins() {
+    for backend in backends() {
+        let writer = open(&backend, manual());
+        for i in 0..60 {
+            writer.put(&format!("c/{i}"), &chunk(i)).unwrap();
+            writer.put(&format!("b/{i}"), &big(i)).unwrap();
+        }
+        for i in 0..20 {
+            writer.remove(&format!("c/{i}")).unwrap();
+        }
+        drop(writer);
+        // Both copy every entry before either commits.
+        let copied = Barrier::new(2);
+        let grace = Duration::from_secs(3600);
+        let results: Vec<_> = std::thread::scope(|s| {
+            let racers: Vec<_> = (0..2)
+                .map(|_| {
+                    let (backend, copied) = (backend.clone(), &copied);
+                    s.spawn(move || {
+                        Cache::compact_backend(backend, &[], grace, |done, all| {
+                            if done == all {
+                                copied.wait();
+                            }
+                        })
+                    })
+                })
+                .collect();
+            racers.into_iter().map(|r| r.join().unwrap()).collect()
+        });
+        let won = results.iter().filter(|r| r.is_ok()).count();
+        assert_eq!(won, 1, "{results:?}");
+        let lost = results.iter().find_map(|r| r.as_ref().err()).unwrap();
+        assert!(
+            lost.to_string().contains("another compaction committed"),
+            "{lost}"
+        );
+
+        let reader = open(&backend, manual());
+        for i in 0..60 {
+            let c = (i >= 20).then(|| chunk(i));
+            assert_eq!(reader.get(&format!("c/{i}")).unwrap(), c);
+            assert_eq!(reader.get(&format!("b/{i}")).unwrap(), Some(big(i)));
+        }
+        assert_eq!(reader.keys().unwrap().len(), 100);
+        assert!(reader.warnings().is_empty(), "{:?}", reader.warnings());
+
+        // The next compaction, past the grace period, completes the work.
+        let done = Cache::compact_backend(backend.clone(), &[], Duration::ZERO, |_, _| {});
+        assert_eq!(done.unwrap().kept, 100);
+        let reader = open(&backend, manual());
+        assert_eq!(reader.keys().unwrap().len(), 100);
+        for i in 0..60 {
+            assert_eq!(reader.get(&format!("b/{i}")).unwrap(), Some(big(i)));
+        }
+    }
+}
+
+#[test]
+fn a_writer_that_goes_on_after_a_compaction_keeps_its_new_data() {
+    for backend in backends() {
+        let writer = open(&backend, manual());
+        for i in 0..10 {
+            writer.put(&format!("b/{i}"), &big(i)).unwrap();
+        }
+        let grace = Duration::ZERO;
+        Cache::compact_backend(backend.clone(), &[], grace, |_, _| {}).unwrap();
+        // Data segments and lines after the compaction's snapshot.
+        writer.put("b/new", &big(77)).unwrap();
+        writer.put("b/3", &big(33)).unwrap();
+        // This one deletes what the first replaced, but not those.
+        let done = Cache::compact_backend(backend.clone(), &[], grace, |_, _| {}).unwrap();
+        assert_eq!((done.kept, done.dropped.len()), (11, 0), "{done:?}");
+        let reader = open(&backend, manual());
+        assert_eq!(reader.get("b/new").unwrap(), Some(big(77)));
+        assert_eq!(reader.get("b/3").unwrap(), Some(big(33)));
+        assert_eq!(reader.get("b/4").unwrap(), Some(big(4)));
+        assert!(reader.warnings().is_empty(), "{:?}", reader.warnings());
+    }
+}
+
+#[test]
+fn a_reader_open_across_a_compaction_reads_right_after_a_refresh() {
+    for backend in backends() {
+        let writer = open(&backend, manual());
+        for i in 0..10 {
+            writer.put(&format!("b/{i}"), &big(i)).unwrap();
+        }
+        writer.checkpoint().unwrap();
+        let reader = open(&backend, manual());
+        assert_eq!(reader.get("b/1").unwrap(), Some(big(1)));
+        drop(writer);
+        // Deletes the data the reader's view points at.
+        Cache::compact_backend(backend.clone(), &[], Duration::ZERO, |_, _| {}).unwrap();
+        reader.refresh().unwrap();
+        for i in 0..10 {
+            assert_eq!(reader.get(&format!("b/{i}")).unwrap(), Some(big(i)));
+        }
+        assert!(reader.warnings().is_empty(), "{:?}", reader.warnings());
+    }
+}
