@@ -1,6 +1,14 @@
 //! The store's typed API on every backend: a folder, memory (objects that
 //! are never appended to, as on object storage) and, with the
-//! `object-store` feature, `object_store`'s in-memory store.
+//! `object-store` feature, `object_store`'s in-memory store, and with the
+//! `aws` feature, S3 (a moto server, `common/moto.rs`).
+
+#[cfg(feature = "aws")]
+#[path = "common/moto.rs"]
+mod moto;
+#[cfg(feature = "aws")]
+#[path = "common/venv.rs"]
+mod venv;
 
 use std::sync::Arc;
 
@@ -38,6 +46,16 @@ fn each_backend(check: impl Fn(&dyn Fn() -> Cache)) {
         use codec::store::backend::object::Objects;
         let store = Arc::new(object_store::memory::InMemory::new());
         backends.push(Arc::new(Objects::new(store, "p", "memory:///p").unwrap()));
+    }
+    #[cfg(feature = "aws")]
+    {
+        use codec::store::backend::object::Objects;
+        let moto = moto::moto();
+        let bucket = moto.bucket("backends");
+        let url = format!("s3://{bucket}/p");
+        backends.push(Arc::new(
+            Objects::new(moto.store(&bucket), "p", url).unwrap(),
+        ));
     }
     for backend in backends {
         let open = || Cache::open_backend(backend.clone(), CacheOptions::default()).unwrap();

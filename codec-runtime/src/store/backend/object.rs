@@ -344,11 +344,27 @@ impl crate::store::Cache {
         prefix: &str,
         options: crate::store::CacheOptions,
     ) -> Result<crate::store::Cache, crate::store::StoreError> {
-        let url = format!("{store}/{}", prefix.trim_matches('/'));
+        let url = format!("{}/{}", store_url(&*store), prefix.trim_matches('/'));
         let backend =
             Objects::new(store, prefix, url).map_err(|e| crate::store::StoreError::Custom {
                 message: format!("cannot start the runtime of an object store: {e}"),
             })?;
         Self::open_backend(Arc::new(backend), options)
+    }
+}
+
+/// The URL of a store a user configured, for messages: `s3://bucket` and
+/// `gs://bucket` read from the store's `Display` (object_store keeps the
+/// URL it was built from to itself), else that `Display`.
+fn store_url(store: &dyn ObjectStore) -> String {
+    let shown = store.to_string();
+    let bucket = |kind: &str| {
+        let rest = shown.strip_prefix(kind)?.strip_prefix('(')?;
+        rest.strip_suffix(')').map(str::to_owned)
+    };
+    match (bucket("AmazonS3"), bucket("GoogleCloudStorage")) {
+        (Some(bucket), _) => format!("s3://{bucket}"),
+        (_, Some(bucket)) => format!("gs://{bucket}"),
+        _ => shown,
     }
 }
