@@ -15,8 +15,8 @@ use std::sync::Arc;
 use codec::store::backend::folder::Folder;
 use codec::store::backend::memory::Memory;
 use codec::store::backend::Backend;
-use codec::store::PutOptions;
-use codec::{Cache, CacheOptions, Codec};
+use codec::store::{DumpContext, Info, InfoValue, LoadContext, PutOptions, Typed, TypedHandler};
+use codec::{Cache, CacheOptions, Codec, StoreError};
 
 #[derive(Codec, Debug, Clone, PartialEq)]
 #[codec(name = "test.Chunk")]
@@ -141,5 +141,102 @@ fn a_memo_computes_once_per_key() {
             assert_eq!(got, chunk(4, 100));
         }
         assert_eq!(calls.get(), 1);
+    });
+}
+
+#[test]
+fn put_many_and_get_many_read_back_and_the_last_of_a_key_wins() {
+    each_backend(|open| {
+        let cache = open();
+        let mut entries: Vec<(String, Chunk)> = (0..50)
+            .map(|i| {
+                (
+                    format!("m/{i}"),
+                    chunk(i, [10, 5_000, 300_000][i as usize % 3]),
+                )
+            })
+            .collect();
+        entries.push(("m/7".into(), chunk(700, 10))); // a key twice: the last wins
+        cache
+            .put_many(entries.iter().map(|(k, v)| (k.as_str(), v)))
+            .unwrap();
+        cache.put_many::<Chunk>([]).unwrap();
+
+        let reader = open();
+        let keys: Vec<String> = (0..51).map(|i| format!("m/{i}")).collect();
+        let got = reader.get_many::<Chunk>(&keys).unwrap();
+        for (i, got) in got.iter().enumerate() {
+            let want = match i {
+                7 => Some(chunk(700, 10)),
+                50 => None,
+                _ => Some(entries[i].1.clone()),
+            };
+            assert_eq!(got, &want, "m/{i}");
+        }
+        assert_eq!(reader.len().unwrap(), 50);
+        assert!(reader.warnings().is_empty(), "{:?}", reader.warnings());
+    });
+}
+
+/// Stores chunks inline, and refuses those whose `start` is 13.
+struct Refusing;
+
+impl TypedHandler<Chunk> for Refusing {
+    fn name(&self) -> &str {
+        "test.refusing"
+    }
+
+    fn dump(&self, value: &Chunk, ctx: &mut DumpContext<'_>) -> Result<Info, StoreError> {
+        if value.start == 13 {
+            return Err(StoreError::Custom {
+                message: "13 is refused".into(),
+            });
+        }
+        let mut info = Info::new();
+        info.insert("text".into(), InfoValue::Text(value.text.clone()));
+        let _ = ctx;
+        Ok(info)
+    }
+
+    fn load(&self, info: &Info, _ctx: &LoadContext<'_>) -> Result<Chunk, StoreError> {
+        let Some(InfoValue::Text(text)) = info.get("text") else {
+            panic!("no text in {info:?}");
+        };
+        let start = text.trim_start_matches("chunk number ").parse().unwrap();
+        Ok(chunk(start, 10))
+    }
+}
+
+#[test]
+fn a_failed_put_many_acknowledges_none() {
+    each_backend(|open| {
+        let cache = open();
+        cache.register_default_handler::<Chunk>(Typed::new(Refusing));
+        let entries: Vec<(String, Chunk)> =
+            (10..15).map(|i| (format!("k/{i}"), chunk(i, 10))).collect();
+        let err = cache
+            .put_many(entries.iter().map(|(k, v)| (k.as_str(), v)))
+            .unwrap_err();
+        assert!(err.to_string().contains("13 is refused"), "{err}");
+        for key in ["k/10", "k/11", "k/12"] {
+            assert!(
+                !cache.contains(key).unwrap(),
+                "{key} written by a failed batch"
+            );
+            assert!(
+                !open().contains(key).unwrap(),
+                "{key} written by a failed batch"
+            );
+        }
+        // The thread's next puts are written as usual.
+        let fine = chunk(1, 10);
+        cache.put_many([("a", &fine)]).unwrap();
+        cache.put("b", &fine).unwrap();
+        let reader = open();
+        reader.register_default_handler::<Chunk>(Typed::new(Refusing));
+        assert_eq!(
+            reader.get_many::<Chunk>(&["a", "b"]).unwrap(),
+            [Some(fine.clone()), Some(fine)]
+        );
     });
 }

@@ -242,3 +242,56 @@ fn a_call_from_inside_an_async_runtime_is_a_typed_error() {
         .unwrap_err();
     assert!(err.to_string().contains("spawn_blocking"), "{err}");
 }
+
+#[test]
+fn put_many_of_small_values_is_one_request_and_get_many_reads_them_all() {
+    let store = Counting::new();
+    let cache = open(&store);
+    cache.put("warm", &chunk(0, 10)).unwrap(); // the schema, once per type
+    store.take();
+
+    let small: Vec<(String, Chunk)> = (0..100).map(|i| (format!("s/{i}"), chunk(i, 10))).collect();
+    cache
+        .put_many(small.iter().map(|(k, v)| (k.as_str(), v)))
+        .unwrap();
+    assert_eq!(
+        store.take(),
+        counts(&[("PUT", 1)]),
+        "100 inline puts: one log segment"
+    );
+    let large: Vec<(String, Chunk)> = (0..10)
+        .map(|i| (format!("l/{i}"), chunk(i, 5_000)))
+        .collect();
+    cache
+        .put_many(large.iter().map(|(k, v)| (k.as_str(), v)))
+        .unwrap();
+    assert_eq!(
+        store.take(),
+        counts(&[("PUT", 11)]),
+        "10 puts with data: their data, and one log segment"
+    );
+
+    let reader = open(&store);
+    store.take();
+    let keys: Vec<&str> = small
+        .iter()
+        .chain(&large)
+        .map(|(k, _)| k.as_str())
+        .collect();
+    let got = reader.get_many::<Chunk>(&keys).unwrap();
+    let want: Vec<_> = small
+        .iter()
+        .chain(&large)
+        .map(|(_, v)| Some(v.clone()))
+        .collect();
+    assert_eq!(got, want);
+    assert_eq!(
+        store.take(),
+        counts(&[("GET", 10), ("LIST", 1)]),
+        "one refresh, one GET per data object"
+    );
+    assert_eq!(
+        reader.get_many::<Chunk>(&["s/1", "nothing"]).unwrap(),
+        [Some(chunk(1, 10)), None]
+    );
+}

@@ -57,6 +57,7 @@ mod array;
 #[cfg(feature = "arrow")]
 mod arrow;
 pub mod backend;
+mod batch;
 mod checkpoint;
 mod compact;
 mod data_file;
@@ -219,6 +220,8 @@ struct Writer {
     schemas_written: Vec<Fingerprint>,
     /// The bytes of the line being written, reused between lines.
     line_buf: Vec<u8>,
+    /// The lines of each thread's [`Cache::put_many`] under way.
+    batches: Vec<(std::thread::ThreadId, Vec<IndexLine>)>,
 }
 
 fn now_nanos() -> u64 {
