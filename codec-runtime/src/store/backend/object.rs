@@ -17,6 +17,8 @@ use std::sync::Arc;
 use object_store::path::Path as ObjectPath;
 use object_store::{ObjectStore, PutMode, PutOptions, PutPayload, UpdateVersion};
 
+use crate::store::StoreError;
+
 use super::{
     check_name, Appender, Backend, BackendError, Created, Listed, Replaced, Segments, Version,
 };
@@ -79,6 +81,38 @@ impl Objects {
         })
     }
 
+    /// Where `url` points: a folder (`file:///path`) or objects (`s3://`,
+    /// `gs://`, `az://` with their features, `memory://`), credentials,
+    /// region and endpoint from the usual environment variables (`AWS_*`,
+    /// `GOOGLE_*`, `AZURE_*`). Nothing is read or written yet.
+    pub fn from_url(url: &str) -> Result<At, StoreError> {
+        let refused = |why: String| StoreError::Custom {
+            message: format!("cannot open the cache at {url}: {why}"),
+        };
+        let parsed = url::Url::parse(url).map_err(|e| refused(e.to_string()))?;
+        if parsed.scheme() == "file" {
+            let path = parsed
+                .to_file_path()
+                .map_err(|()| refused("not a local path".into()))?;
+            return Ok(At::Folder(path));
+        }
+        let env = std::env::vars()
+            .filter(|(k, _)| {
+                ["AWS_", "GOOGLE_", "AZURE_"]
+                    .iter()
+                    .any(|p| k.starts_with(p))
+            })
+            .map(|(k, v)| (k.to_ascii_lowercase(), v));
+        let (store, prefix) = object_store::parse_url_opts(&parsed, env).map_err(|e| {
+            refused(format!(
+                "{e} (s3://, gs:// and az:// need the `aws`, `gcp` or `azure` feature of codec)"
+            ))
+        })?;
+        let objects = Objects::new(Arc::from(store), prefix.as_ref(), url)
+            .map_err(|e| refused(e.to_string()))?;
+        Ok(At::Objects(objects))
+    }
+
     fn path(&self, name: &str) -> ObjectPath {
         match self.prefix.is_empty() {
             true => ObjectPath::from(name),
@@ -139,6 +173,15 @@ impl Objects {
             Err(e) => Put::Failed(fail(io::Error::from(e))),
         }
     }
+}
+
+/// Where a URL points ([`Objects::from_url`]).
+#[derive(Debug)]
+pub enum At {
+    /// A folder (`file:///path`).
+    Folder(std::path::PathBuf),
+    /// Objects in an object store.
+    Objects(Objects),
 }
 
 /// What a conditional PUT did.
@@ -310,31 +353,10 @@ impl crate::store::Cache {
         url: &str,
         options: crate::store::CacheOptions,
     ) -> Result<crate::store::Cache, crate::store::StoreError> {
-        let refused = |why: String| crate::store::StoreError::Custom {
-            message: format!("cannot open the cache at {url}: {why}"),
-        };
-        let parsed = url::Url::parse(url).map_err(|e| refused(e.to_string()))?;
-        if parsed.scheme() == "file" {
-            let path = parsed
-                .to_file_path()
-                .map_err(|()| refused("not a local path".into()))?;
-            return Self::open_with(path, options);
+        match Objects::from_url(url)? {
+            At::Folder(path) => Self::open_with(path, options),
+            At::Objects(backend) => Self::open_backend(Arc::new(backend), options),
         }
-        let env = std::env::vars()
-            .filter(|(k, _)| {
-                ["AWS_", "GOOGLE_", "AZURE_"]
-                    .iter()
-                    .any(|p| k.starts_with(p))
-            })
-            .map(|(k, v)| (k.to_ascii_lowercase(), v));
-        let (store, prefix) = object_store::parse_url_opts(&parsed, env).map_err(|e| {
-            refused(format!(
-                "{e} (s3://, gs:// and az:// need the `aws`, `gcp` or `azure` feature of codec)"
-            ))
-        })?;
-        let backend = Objects::new(Arc::from(store), prefix.as_ref(), url)
-            .map_err(|e| refused(e.to_string()))?;
-        Self::open_backend(Arc::new(backend), options)
     }
 
     /// Opens (creating if needed) the cache under `prefix` of an object
