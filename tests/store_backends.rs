@@ -81,7 +81,7 @@ fn values_of_every_size_and_handler_read_back() {
         let reader = open();
         for (i, &len) in sizes.iter().enumerate() {
             let got: Chunk = reader.get(&format!("c/{i}")).unwrap().unwrap();
-            assert_eq!(got, chunk(i as u32, len), "{}", cache.dir().display());
+            assert_eq!(got, chunk(i as u32, len), "{}", cache.location());
         }
         assert_eq!(
             reader.get::<Chunk>("c/file").unwrap(),

@@ -287,11 +287,20 @@ fn put_many_of_small_values_is_one_request_and_get_many_reads_them_all() {
     assert_eq!(got, want);
     assert_eq!(
         store.take(),
-        counts(&[("GET", 10), ("LIST", 1)]),
-        "one refresh, one GET per data object"
+        counts(&[("GET", 10)]),
+        "one GET per data object, none for the inline ones"
     );
     assert_eq!(
         reader.get_many::<Chunk>(&["s/1", "nothing"]).unwrap(),
         [Some(chunk(1, 10)), None]
     );
+}
+
+#[test]
+fn a_cache_names_its_location() {
+    let cache = open(&Counting::new());
+    assert_eq!(cache.location(), "Counting(InMemory)/caches/one");
+    let dir = tempfile::tempdir().unwrap();
+    let folder = Cache::open(dir.path()).unwrap();
+    assert_eq!(folder.location(), dir.path().display().to_string());
 }

@@ -67,9 +67,6 @@ impl Cache {
         if self.backend.folder().is_some() || keys.len() < 2 {
             return keys.iter().map(|k| self.get(k.as_ref())).collect();
         }
-        // Keys written since the last refresh are known to every thread
-        // at once, without each refreshing on its own.
-        self.refresh()?;
         let chunk = keys.len().div_ceil(CONCURRENT_GETS);
         std::thread::scope(|s| {
             let reads: Vec<_> = keys

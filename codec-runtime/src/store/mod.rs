@@ -351,9 +351,16 @@ impl Cache {
         Ok(cache)
     }
 
-    /// The folder (for a cache on another backend, its location).
+    /// The folder of a cache in a folder. A cache on another backend has
+    /// none: this is then its location as a path, which names no folder
+    /// (use [`Cache::location`]).
     pub fn dir(&self) -> &Path {
         &self.dir
+    }
+
+    /// Where the cache is: the folder's path, or a URL (`s3://bucket/prefix`).
+    pub fn location(&self) -> String {
+        self.backend.location()
     }
 
     /// This handle's writer id: its index file is `<id>-info.jsonl`.

@@ -20,7 +20,7 @@ use object_store::{ObjectStore, PutMode, PutOptions, PutPayload, UpdateVersion};
 use crate::store::StoreError;
 
 use super::{
-    check_name, Appender, Backend, BackendError, Created, Listed, Replaced, Segments, Version,
+    checked_name, Appender, Backend, BackendError, Created, Listed, Replaced, Segments, Version,
 };
 
 /// A store under a prefix of an [`ObjectStore`].
@@ -126,7 +126,7 @@ impl Objects {
     where
         F: Future<Output = object_store::Result<T>>,
     {
-        check_name(name).map_err(|e| BackendError::new(op, self.address(name), e))?;
+        checked_name(self, op, name)?;
         self.block(op, self.address(name), future)
     }
 
@@ -153,8 +153,8 @@ impl Objects {
         let options = PutOptions::from(mode);
         let store = &self.store;
         let fail = |e: io::Error| BackendError::new(op, self.address(name), e);
-        if let Err(e) = check_name(name) {
-            return Put::Failed(fail(e));
+        if let Err(e) = checked_name(self, op, name) {
+            return Put::Failed(e);
         }
         if tokio::runtime::Handle::try_current().is_ok() {
             return Put::Failed(fail(io::Error::other(
@@ -332,7 +332,7 @@ impl Backend for Objects {
     }
 
     fn append_to(&self, name: &str) -> Result<Box<dyn Appender>, BackendError> {
-        check_name(name).map_err(|e| BackendError::new("append", self.address(name), e))?;
+        checked_name(self, "append", name)?;
         Ok(Box::new(Segments::new(self.clone(), name)))
     }
 }
