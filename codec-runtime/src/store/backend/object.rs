@@ -5,9 +5,10 @@
 //! immutable segments under names of their own ([`Segments`]), each made
 //! by a create-if-absent PUT (`PutMode::Create`); what must change in
 //! place is replaced by compare-and-swap (`PutMode::Update` with the
-//! version read). Calls block, on a runtime of the backend's own; from
-//! inside an async runtime they are a typed error (call the cache from
-//! `tokio::task::spawn_blocking`).
+//! version read). Calls block the calling thread while a runtime of the
+//! backend's own does the I/O: they work from any thread, inside
+//! `tokio::task::spawn_blocking` too (on an async worker thread they work
+//! as well, but hold up that thread's other tasks while they wait).
 
 use std::future::Future;
 use std::io;
@@ -39,11 +40,14 @@ pub struct Objects {
 struct Runtime(Option<tokio::runtime::Runtime>);
 
 impl Runtime {
+    /// Waits for `future` on this thread, its I/O and timers driven by the
+    /// runtime's threads. Unlike tokio's `block_on`, this works inside
+    /// another runtime's `spawn_blocking` and async tasks, which refuse
+    /// it (a runtime's context is set on their threads).
     fn block_on<F: Future>(&self, future: F) -> F::Output {
-        self.0
-            .as_ref()
-            .expect("taken in drop only")
-            .block_on(future)
+        let runtime = self.0.as_ref().expect("taken in drop only");
+        let _context = runtime.enter();
+        futures_executor::block_on(future)
     }
 }
 
@@ -135,16 +139,9 @@ impl Objects {
     where
         F: Future<Output = object_store::Result<T>>,
     {
-        let fail = |e: io::Error| BackendError::new(op, address.clone(), e);
-        if tokio::runtime::Handle::try_current().is_ok() {
-            return Err(fail(io::Error::other(
-                "the cache blocks, and was called from inside an async runtime; \
-                 call it from tokio::task::spawn_blocking",
-            )));
-        }
         self.runtime
             .block_on(future)
-            .map_err(|e| fail(io::Error::from(e)))
+            .map_err(|e| BackendError::new(op, address, io::Error::from(e)))
     }
 
     fn put(&self, op: &'static str, name: &str, bytes: &[u8], mode: PutMode) -> Put {
@@ -155,12 +152,6 @@ impl Objects {
         let fail = |e: io::Error| BackendError::new(op, self.address(name), e);
         if let Err(e) = checked_name(self, op, name) {
             return Put::Failed(e);
-        }
-        if tokio::runtime::Handle::try_current().is_ok() {
-            return Put::Failed(fail(io::Error::other(
-                "the cache blocks, and was called from inside an async runtime; \
-                 call it from tokio::task::spawn_blocking",
-            )));
         }
         match self
             .runtime
