@@ -213,6 +213,7 @@ fn requests_per_operation_meet_the_goals() {
 #[test]
 fn open_url_opens_memory_and_folders() {
     let memory = Cache::open_url("memory://").unwrap();
+    assert_eq!(memory.location(), "memory://");
     memory.put("k", &chunk(1, 10)).unwrap();
     assert_eq!(memory.get::<Chunk>("k").unwrap(), Some(chunk(1, 10)));
 

@@ -80,7 +80,7 @@ impl Objects {
         Ok(Objects {
             store,
             prefix: prefix.trim_matches('/').to_owned(),
-            url: url.into().trim_end_matches('/').to_owned(),
+            url: without_final_slash(url.into()),
             runtime: Arc::new(Runtime(Some(runtime))),
         })
     }
@@ -379,5 +379,13 @@ fn store_url(store: &dyn ObjectStore) -> String {
         (Some(bucket), _) => format!("s3://{bucket}"),
         (_, Some(bucket)) => format!("gs://{bucket}"),
         _ => shown,
+    }
+}
+
+/// `url` without a final `/`, unless the URL has no path (`memory://`).
+fn without_final_slash(url: String) -> String {
+    match url.trim_end_matches('/') {
+        short if short.ends_with(':') => url,
+        short => short.to_owned(),
     }
 }
