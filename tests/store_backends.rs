@@ -1,14 +1,22 @@
 //! The store's typed API on every backend: a folder, memory (objects that
 //! are never appended to, as on object storage) and, with the
-//! `object-store` feature, `object_store`'s in-memory store.
+//! `object-store` feature, `object_store`'s in-memory store, and with the
+//! `aws` feature, S3 (a moto server, `common/moto.rs`).
+
+#[cfg(feature = "aws")]
+#[path = "common/moto.rs"]
+mod moto;
+#[cfg(feature = "aws")]
+#[path = "common/venv.rs"]
+mod venv;
 
 use std::sync::Arc;
 
 use codec::store::backend::folder::Folder;
 use codec::store::backend::memory::Memory;
 use codec::store::backend::Backend;
-use codec::store::PutOptions;
-use codec::{Cache, CacheOptions, Codec};
+use codec::store::{DumpContext, Info, InfoValue, LoadContext, PutOptions, Typed, TypedHandler};
+use codec::{Cache, CacheOptions, Codec, StoreError};
 
 #[derive(Codec, Debug, Clone, PartialEq)]
 #[codec(name = "test.Chunk")]
@@ -39,6 +47,16 @@ fn each_backend(check: impl Fn(&dyn Fn() -> Cache)) {
         let store = Arc::new(object_store::memory::InMemory::new());
         backends.push(Arc::new(Objects::new(store, "p", "memory:///p").unwrap()));
     }
+    #[cfg(feature = "aws")]
+    {
+        use codec::store::backend::object::Objects;
+        let moto = moto::moto();
+        let bucket = moto.bucket("backends");
+        let url = format!("s3://{bucket}/p");
+        backends.push(Arc::new(
+            Objects::new(moto.store(&bucket), "p", url).unwrap(),
+        ));
+    }
     for backend in backends {
         let open = || Cache::open_backend(backend.clone(), CacheOptions::default()).unwrap();
         check(&open);
@@ -63,7 +81,7 @@ fn values_of_every_size_and_handler_read_back() {
         let reader = open();
         for (i, &len) in sizes.iter().enumerate() {
             let got: Chunk = reader.get(&format!("c/{i}")).unwrap().unwrap();
-            assert_eq!(got, chunk(i as u32, len), "{}", cache.dir().display());
+            assert_eq!(got, chunk(i as u32, len), "{}", cache.location());
         }
         assert_eq!(
             reader.get::<Chunk>("c/file").unwrap(),
@@ -123,5 +141,102 @@ fn a_memo_computes_once_per_key() {
             assert_eq!(got, chunk(4, 100));
         }
         assert_eq!(calls.get(), 1);
+    });
+}
+
+#[test]
+fn put_many_and_get_many_read_back_and_the_last_of_a_key_wins() {
+    each_backend(|open| {
+        let cache = open();
+        let mut entries: Vec<(String, Chunk)> = (0..50)
+            .map(|i| {
+                (
+                    format!("m/{i}"),
+                    chunk(i, [10, 5_000, 300_000][i as usize % 3]),
+                )
+            })
+            .collect();
+        entries.push(("m/7".into(), chunk(700, 10))); // a key twice: the last wins
+        cache
+            .put_many(entries.iter().map(|(k, v)| (k.as_str(), v)))
+            .unwrap();
+        cache.put_many::<Chunk>([]).unwrap();
+
+        let reader = open();
+        let keys: Vec<String> = (0..51).map(|i| format!("m/{i}")).collect();
+        let got = reader.get_many::<Chunk>(&keys).unwrap();
+        for (i, got) in got.iter().enumerate() {
+            let want = match i {
+                7 => Some(chunk(700, 10)),
+                50 => None,
+                _ => Some(entries[i].1.clone()),
+            };
+            assert_eq!(got, &want, "m/{i}");
+        }
+        assert_eq!(reader.len().unwrap(), 50);
+        assert!(reader.warnings().is_empty(), "{:?}", reader.warnings());
+    });
+}
+
+/// Stores chunks inline, and refuses those whose `start` is 13.
+struct Refusing;
+
+impl TypedHandler<Chunk> for Refusing {
+    fn name(&self) -> &str {
+        "test.refusing"
+    }
+
+    fn dump(&self, value: &Chunk, ctx: &mut DumpContext<'_>) -> Result<Info, StoreError> {
+        if value.start == 13 {
+            return Err(StoreError::Custom {
+                message: "13 is refused".into(),
+            });
+        }
+        let mut info = Info::new();
+        info.insert("text".into(), InfoValue::Text(value.text.clone()));
+        let _ = ctx;
+        Ok(info)
+    }
+
+    fn load(&self, info: &Info, _ctx: &LoadContext<'_>) -> Result<Chunk, StoreError> {
+        let Some(InfoValue::Text(text)) = info.get("text") else {
+            panic!("no text in {info:?}");
+        };
+        let start = text.trim_start_matches("chunk number ").parse().unwrap();
+        Ok(chunk(start, 10))
+    }
+}
+
+#[test]
+fn a_failed_put_many_acknowledges_none() {
+    each_backend(|open| {
+        let cache = open();
+        cache.register_default_handler::<Chunk>(Typed::new(Refusing));
+        let entries: Vec<(String, Chunk)> =
+            (10..15).map(|i| (format!("k/{i}"), chunk(i, 10))).collect();
+        let err = cache
+            .put_many(entries.iter().map(|(k, v)| (k.as_str(), v)))
+            .unwrap_err();
+        assert!(err.to_string().contains("13 is refused"), "{err}");
+        for key in ["k/10", "k/11", "k/12"] {
+            assert!(
+                !cache.contains(key).unwrap(),
+                "{key} written by a failed batch"
+            );
+            assert!(
+                !open().contains(key).unwrap(),
+                "{key} written by a failed batch"
+            );
+        }
+        // The thread's next puts are written as usual.
+        let fine = chunk(1, 10);
+        cache.put_many([("a", &fine)]).unwrap();
+        cache.put("b", &fine).unwrap();
+        let reader = open();
+        reader.register_default_handler::<Chunk>(Typed::new(Refusing));
+        assert_eq!(
+            reader.get_many::<Chunk>(&["a", "b"]).unwrap(),
+            [Some(fine.clone()), Some(fine)]
+        );
     });
 }

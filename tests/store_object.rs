@@ -213,6 +213,7 @@ fn requests_per_operation_meet_the_goals() {
 #[test]
 fn open_url_opens_memory_and_folders() {
     let memory = Cache::open_url("memory://").unwrap();
+    assert_eq!(memory.location(), "memory://");
     memory.put("k", &chunk(1, 10)).unwrap();
     assert_eq!(memory.get::<Chunk>("k").unwrap(), Some(chunk(1, 10)));
 
@@ -232,13 +233,85 @@ fn open_url_opens_memory_and_folders() {
 }
 
 #[test]
-fn a_call_from_inside_an_async_runtime_is_a_typed_error() {
-    let cache = open(&Counting::new());
+fn the_cache_works_inside_spawn_blocking_and_async_tasks() {
+    let store = Counting::new();
     let runtime = tokio::runtime::Builder::new_current_thread()
         .build()
         .unwrap();
-    let err = runtime
-        .block_on(async { cache.put("k", &chunk(1, 10)) })
-        .unwrap_err();
-    assert!(err.to_string().contains("spawn_blocking"), "{err}");
+    let cache = runtime.block_on(async {
+        let store = store.clone();
+        tokio::task::spawn_blocking(move || {
+            let cache = open(&store);
+            cache.put("k", &chunk(1, 10)).unwrap();
+            cache
+        })
+        .await
+        .unwrap()
+    });
+    // On an async task's thread it blocks that thread, and works.
+    let got = runtime.block_on(async { cache.get::<Chunk>("k") }).unwrap();
+    assert_eq!(got, Some(chunk(1, 10)));
+    runtime.block_on(async { drop(cache) });
+}
+
+#[test]
+fn put_many_of_small_values_is_one_request_and_get_many_reads_them_all() {
+    let store = Counting::new();
+    let cache = open(&store);
+    cache.put("warm", &chunk(0, 10)).unwrap(); // the schema, once per type
+    store.take();
+
+    let small: Vec<(String, Chunk)> = (0..100).map(|i| (format!("s/{i}"), chunk(i, 10))).collect();
+    cache
+        .put_many(small.iter().map(|(k, v)| (k.as_str(), v)))
+        .unwrap();
+    assert_eq!(
+        store.take(),
+        counts(&[("PUT", 1)]),
+        "100 inline puts: one log segment"
+    );
+    let large: Vec<(String, Chunk)> = (0..10)
+        .map(|i| (format!("l/{i}"), chunk(i, 5_000)))
+        .collect();
+    cache
+        .put_many(large.iter().map(|(k, v)| (k.as_str(), v)))
+        .unwrap();
+    assert_eq!(
+        store.take(),
+        counts(&[("PUT", 11)]),
+        "10 puts with data: their data, and one log segment"
+    );
+
+    let reader = open(&store);
+    store.take();
+    let keys: Vec<&str> = small
+        .iter()
+        .chain(&large)
+        .map(|(k, _)| k.as_str())
+        .collect();
+    let got = reader.get_many::<Chunk>(&keys).unwrap();
+    let want: Vec<_> = small
+        .iter()
+        .chain(&large)
+        .map(|(_, v)| Some(v.clone()))
+        .collect();
+    assert_eq!(got, want);
+    assert_eq!(
+        store.take(),
+        counts(&[("GET", 10)]),
+        "one GET per data object, none for the inline ones"
+    );
+    assert_eq!(
+        reader.get_many::<Chunk>(&["s/1", "nothing"]).unwrap(),
+        [Some(chunk(1, 10)), None]
+    );
+}
+
+#[test]
+fn a_cache_names_its_location() {
+    let cache = open(&Counting::new());
+    assert_eq!(cache.location(), "Counting(InMemory)/caches/one");
+    let dir = tempfile::tempdir().unwrap();
+    let folder = Cache::open(dir.path()).unwrap();
+    assert_eq!(folder.location(), dir.path().display().to_string());
 }

@@ -1,23 +1,21 @@
-//! The store on S3: a moto server (installed into a venv of its own under
-//! the target folder; pip reaches PyPI), started and stopped here, every
-//! request signed. moto checks a precondition and then writes without a
-//! lock, so these tests prove the protocol, not the atomicity S3 gives.
+//! The store on S3 (a moto server, `common/moto.rs`): the seam's commits,
+//! the typed API, and faults: the server gone mid-run and a storm of 503s,
+//! through a proxy the tests cut. moto checks a precondition and then
+//! writes without a lock, so these tests prove the protocol, not the
+//! atomicity S3 gives.
 
+#[path = "common/moto.rs"]
+mod moto;
 #[path = "common/venv.rs"]
 mod venv;
 
-use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use codec::store::backend::object::Objects;
 use codec::store::backend::{Backend, Created, Replaced};
 use codec::{Cache, CacheOptions, Codec};
-use object_store::aws::AmazonS3Builder;
-use object_store::{ObjectStore, RetryConfig};
+use moto::{moto, store_at, Mode, Proxy};
 
 #[derive(Codec, Debug, Clone, PartialEq)]
 #[codec(name = "test.Chunk")]
@@ -33,101 +31,12 @@ fn chunk(i: u32, len: usize) -> Chunk {
     }
 }
 
-/// A Python with moto 5.2.5, installed once into a venv under the target folder.
-fn python() -> PathBuf {
-    venv::python(
-        "moto-venv",
-        "moto-5.2.5.ready",
-        &["moto[s3]==5.2.5", "flask", "flask-cors"],
-    )
-}
-
-/// A moto server on a free port, stopped when dropped.
-struct Moto {
-    child: Child,
-    port: u16,
-}
-
-impl Moto {
-    fn start() -> Moto {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let child = Command::new(python())
-            .args([
-                "-m",
-                "moto.server",
-                "-H",
-                "127.0.0.1",
-                "-p",
-                &port.to_string(),
-            ])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("starting moto_server");
-        let moto = Moto { child, port };
-        let start = Instant::now();
-        while moto.request("POST", "/moto-api/reset").is_err() {
-            assert!(
-                start.elapsed() < Duration::from_secs(60),
-                "moto did not start"
-            );
-            std::thread::sleep(Duration::from_millis(200));
-        }
-        moto
-    }
-
-    /// An unsigned request (moto's own API, bucket creation); its status.
-    fn request(&self, method: &str, path: &str) -> std::io::Result<u16> {
-        let mut stream = TcpStream::connect(("127.0.0.1", self.port))?;
-        write!(
-            stream,
-            "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
-            self.port
-        )?;
-        let mut response = String::new();
-        stream.read_to_string(&mut response)?;
-        let status = response.split(' ').nth(1).and_then(|s| s.parse().ok());
-        status.ok_or_else(|| std::io::Error::other(format!("no status in {response:?}")))
-    }
-
-    /// A fresh bucket, and the store of it (signed requests).
-    fn bucket(&self, name: &str) -> Arc<dyn ObjectStore> {
-        assert_eq!(self.request("PUT", &format!("/{name}")).unwrap(), 200);
-        let store = AmazonS3Builder::new()
-            .with_endpoint(format!("http://127.0.0.1:{}", self.port))
-            .with_allow_http(true)
-            .with_bucket_name(name)
-            .with_region("us-east-1")
-            .with_access_key_id("test")
-            .with_secret_access_key("test")
-            .with_retry(RetryConfig {
-                max_retries: 2,
-                retry_timeout: Duration::from_secs(5),
-                ..RetryConfig::default()
-            })
-            .build()
-            .unwrap();
-        Arc::new(store)
-    }
-}
-
-impl Drop for Moto {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 #[test]
 fn the_store_on_s3_keeps_its_promises() {
-    let moto = Moto::start();
+    let moto = moto();
 
     // The seam's commits: create-if-absent and replace-if-unchanged.
-    let store = moto.bucket("seam");
+    let store = moto.store(&moto.bucket("seam"));
     let backend = Objects::new(store.clone(), "root", "s3://seam/root").unwrap();
     assert_eq!(
         backend.create("m.json", b"one", false).unwrap(),
@@ -158,7 +67,7 @@ fn the_store_on_s3_keeps_its_promises() {
     assert_eq!(listed, ["m.json"]);
 
     // The typed API, two handles.
-    let store = moto.bucket("cache");
+    let store = moto.store(&moto.bucket("cache"));
     let open = || Cache::open_store(store.clone(), "runs/1", CacheOptions::default()).unwrap();
     let (a, b) = (open(), open());
     for i in 0..20 {
@@ -175,10 +84,122 @@ fn the_store_on_s3_keeps_its_promises() {
         reader.get::<Chunk>("k/19").unwrap(),
         Some(chunk(19, 10 + 300 * 19))
     );
+}
 
-    // Faults are typed errors naming the object.
-    let gone = Cache::open_store(moto.bucket("other"), "x", CacheOptions::default()).unwrap();
-    drop(moto);
-    let err = gone.put("k", &chunk(1, 10)).unwrap_err();
-    assert!(err.to_string().contains("/x/"), "{err}");
+/// A cache on a fresh bucket through `proxy`, retrying `retries` times.
+fn through(proxy: &Proxy, bucket: &str, retries: usize) -> Cache {
+    let store = store_at(proxy.port, bucket, retries);
+    Cache::open_store(store, "p", CacheOptions::default()).unwrap()
+}
+
+/// Every acknowledged put reads back, every failed one is whole or absent,
+/// and the reader met no damaged line.
+fn check_after(bucket: &str, acked: &[u32], failed: &[u32]) {
+    let reader = Cache::open_store(moto().store(bucket), "p", CacheOptions::default()).unwrap();
+    for &n in acked {
+        let got = reader.get::<Chunk>(&format!("k/{n}")).unwrap();
+        assert_eq!(got, Some(value(n)), "acknowledged k/{n}");
+    }
+    for &n in failed {
+        match reader.get::<Chunk>(&format!("k/{n}")) {
+            Ok(got) => assert!(got.is_none() || got == Some(value(n)), "k/{n}: {got:?}"),
+            Err(e) => panic!("a failed put left k/{n} half-visible: {e}"),
+        }
+    }
+    assert!(reader.warnings().is_empty(), "{:?}", reader.warnings());
+}
+
+/// Values of three sizes: inline, in a data object, with a buffer apart.
+fn value(n: u32) -> Chunk {
+    chunk(n, [10, 3_000, 70_000][n as usize % 3])
+}
+
+#[test]
+fn the_server_gone_mid_run_is_a_typed_error_and_nothing_is_half_visible() {
+    let bucket = moto().bucket("gone");
+    let proxy = Proxy::start(moto().port);
+    let cache = through(&proxy, &bucket, 1);
+    let done = AtomicBool::new(false);
+    let (acked, failed, errors) = std::thread::scope(|s| {
+        let writer = s.spawn(|| {
+            let (mut acked, mut failed, mut errors) = (Vec::new(), Vec::new(), Vec::new());
+            let mut n = 0;
+            while !done.load(Ordering::SeqCst) {
+                match cache.put(&format!("k/{n}"), &value(n)) {
+                    Ok(()) => acked.push(n),
+                    Err(e) => {
+                        failed.push(n);
+                        errors.push(e.to_string());
+                    }
+                }
+                n += 1;
+            }
+            (acked, failed, errors)
+        });
+        // Cut the server three times, mid-request as it happens.
+        for _ in 0..3 {
+            std::thread::sleep(Duration::from_millis(300));
+            proxy.set(Mode::Down);
+            std::thread::sleep(Duration::from_millis(300));
+            proxy.set(Mode::Up);
+        }
+        std::thread::sleep(Duration::from_millis(200));
+        done.store(true, Ordering::SeqCst);
+        writer.join().unwrap()
+    });
+    assert!(acked.len() > 10, "{} puts acknowledged", acked.len());
+    assert!(
+        !failed.is_empty(),
+        "no put failed while the server was gone"
+    );
+    for e in &errors {
+        assert!(e.contains(&format!("s3://{bucket}/p/")), "no URL in: {e}");
+        assert!(
+            ["create:", "read:", "write:"]
+                .iter()
+                .any(|op| e.contains(op)),
+            "no operation in: {e}"
+        );
+    }
+    // While it is gone, reads are typed errors too.
+    proxy.set(Mode::Down);
+    let err = cache.refresh().unwrap_err().to_string();
+    assert!(
+        err.contains(&format!("s3://{bucket}/p")) && err.contains("list:"),
+        "{err}"
+    );
+    proxy.set(Mode::Up);
+    // The same handle goes on writing once the server is back.
+    cache.put("k/after", &value(1)).unwrap();
+    check_after(&bucket, &acked, &failed);
+}
+
+#[test]
+fn a_storm_of_503s_is_retried_a_bounded_number_of_times_then_reported() {
+    let bucket = moto().bucket("storm");
+    let proxy = Proxy::start(moto().port);
+    let cache = through(&proxy, &bucket, 3);
+    for n in 0..6 {
+        cache.put(&format!("k/{n}"), &value(n)).unwrap();
+    }
+    proxy.set(Mode::Storm);
+    let start = Instant::now();
+    let err = cache.put("k/6", &value(6)).unwrap_err().to_string();
+    assert!(
+        start.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        start.elapsed()
+    );
+    assert_eq!(
+        proxy.refused.load(Ordering::SeqCst),
+        4,
+        "one request and 3 retries: {err}"
+    );
+    assert!(err.contains(&format!("s3://{bucket}/p/")), "{err}");
+    assert!(err.contains("503"), "{err}");
+    let err = cache.refresh().unwrap_err().to_string();
+    assert!(err.contains("list:") && err.contains("503"), "{err}");
+    proxy.set(Mode::Up);
+    cache.put("k/7", &value(7)).unwrap();
+    check_after(&bucket, &[0, 1, 2, 3, 4, 5, 7], &[6]);
 }

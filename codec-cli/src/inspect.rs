@@ -2,11 +2,11 @@
 //! JSON lines for scripts.
 
 use std::io::Write;
-use std::path::Path;
 use std::process::ExitCode;
 
 use codec::store::EntryInfo;
 
+use crate::location::Location;
 use crate::{open, warn, Outcome};
 
 const HEADERS: [&str; 6] = ["key", "type", "handler", "mode", "bytes", "fingerprint"];
@@ -22,7 +22,7 @@ fn cells(e: &EntryInfo) -> [String; 6] {
     ]
 }
 
-pub fn inspect(out: &mut impl Write, dir: &Path, prefix: Option<&str>, json: bool) -> Outcome {
+pub fn inspect(out: &mut impl Write, dir: &Location, prefix: Option<&str>, json: bool) -> Outcome {
     let cache = open(dir)?;
     let mut entries = cache.entries()?;
     if let Some(prefix) = prefix {

@@ -9,14 +9,18 @@
 //! codec compact DIR                         rewrites live entries, reclaims the space of the rest
 //! ```
 //!
+//! DIR is a folder, `file:///path`, or with the `aws`, `gcp` or `azure`
+//! feature a URL of object storage (`s3://bucket/prefix`); `compact` and
+//! `--rebuild-index` need a folder.
+//!
 //! Output to a closed pipe (`codec inspect DIR | head`) ends the command
 //! quietly, with exit code 0.
 
 mod inspect;
+mod location;
 mod untyped;
 
 use std::io::{self, Write};
-use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
@@ -24,13 +28,14 @@ use codec::store::{EntryInfo, Mode};
 use codec::{Cache, StoreError};
 use indicatif::{ProgressBar, ProgressStyle};
 
+use location::Location;
 use untyped::Json;
 
 #[derive(Parser)]
 #[command(
     name = "codec",
     version,
-    about = "Inspect, read, verify, edit and compact codec cache folders"
+    about = "Inspect, read, verify, edit and compact codec caches (folders, or URLs of object storage)"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -41,7 +46,8 @@ struct Cli {
 enum Command {
     /// List the live entries: key, type, handler, size, fingerprint.
     Inspect {
-        dir: PathBuf,
+        #[arg(value_parser = Location::parse)]
+        dir: Location,
         /// Only the keys that start with this.
         #[arg(long)]
         prefix: Option<String>,
@@ -52,11 +58,16 @@ enum Command {
     /// Print an entry as JSON, decoded without its Rust type: map entries in
     /// their stored order, float32 in its shortest form; a map whose keys
     /// are not strings or integers as a list of [key, value] pairs.
-    Get { dir: PathBuf, key: String },
+    Get {
+        #[arg(value_parser = Location::parse)]
+        dir: Location,
+        key: String,
+    },
     /// Read every entry and the index checkpoint, and report the damaged
     /// ones (exit code 1 if any).
     Verify {
-        dir: PathBuf,
+        #[arg(value_parser = Location::parse)]
+        dir: Location,
         /// First build the index checkpoint again from the writers' logs
         /// (the source of truth), whatever state it is in.
         #[arg(long)]
@@ -65,21 +76,26 @@ enum Command {
     /// Remove entries, for every reader (exit code 1 if one was absent).
     /// `codec compact` reclaims their space.
     Remove {
-        dir: PathBuf,
+        #[arg(value_parser = Location::parse)]
+        dir: Location,
         #[arg(required = true)]
         keys: Vec<String>,
     },
     /// Remove every entry, or those whose key starts with a prefix.
     /// `codec compact` reclaims their space.
     Clear {
-        dir: PathBuf,
+        #[arg(value_parser = Location::parse)]
+        dir: Location,
         /// Only the keys that start with this.
         #[arg(long)]
         prefix: Option<String>,
     },
     /// Rewrite live entries into a new writer and delete the old files.
     /// Run it when no other process writes the folder.
-    Compact { dir: PathBuf },
+    Compact {
+        #[arg(value_parser = Location::parse)]
+        dir: Location,
+    },
 }
 
 /// Why a command stopped.
@@ -140,17 +156,9 @@ fn warn(message: std::fmt::Arguments<'_>) {
     let _ = writeln!(io::stderr(), "{message}");
 }
 
-/// Opens an existing folder; a typo must not create an empty cache.
-fn open(dir: &Path) -> Result<Cache, StoreError> {
-    if !dir.join("codec-store.json").exists() {
-        return Err(StoreError::Custom {
-            message: format!(
-                "{} is not a codec cache folder (no codec-store.json)",
-                dir.display()
-            ),
-        });
-    }
-    Cache::open(dir)
+/// Opens an existing cache; a typo must not create an empty one.
+fn open(dir: &Location) -> Result<Cache, StoreError> {
+    dir.open()
 }
 
 fn progress(len: usize, what: &str) -> ProgressBar {
@@ -185,10 +193,10 @@ fn entry_json(cache: &Cache, entry: &EntryInfo) -> Result<Json, String> {
     }
 }
 
-fn get(out: &mut impl Write, dir: &Path, key: &str) -> Outcome {
+fn get(out: &mut impl Write, dir: &Location, key: &str) -> Outcome {
     let cache = open(dir)?;
     let Some(entry) = cache.entries()?.into_iter().find(|e| e.key == key) else {
-        warn(format_args!("no entry `{key}` in {}", dir.display()));
+        warn(format_args!("no entry `{key}` in {}", dir));
         return Ok(ExitCode::from(1));
     };
     match entry_json(&cache, &entry) {
@@ -203,10 +211,10 @@ fn get(out: &mut impl Write, dir: &Path, key: &str) -> Outcome {
     }
 }
 
-fn verify(out: &mut impl Write, dir: &Path, rebuild_index: bool) -> Outcome {
+fn verify(out: &mut impl Write, dir: &Location, rebuild_index: bool) -> Outcome {
     drop(open(dir)?); // refuses a folder that is not a cache
     if rebuild_index {
-        let lines = Cache::rebuild_index(dir)?;
+        let lines = Cache::rebuild_index(dir.folder("--rebuild-index")?)?;
         writeln!(out, "index checkpoint rebuilt from {lines} log lines")?;
     }
     let cache = open(dir)?;
@@ -248,14 +256,14 @@ fn verify(out: &mut impl Write, dir: &Path, rebuild_index: bool) -> Outcome {
     })
 }
 
-fn remove(out: &mut impl Write, dir: &Path, keys: &[String]) -> Outcome {
+fn remove(out: &mut impl Write, dir: &Location, keys: &[String]) -> Outcome {
     let cache = open(dir)?;
     let mut missing = false;
     for key in keys {
         if cache.remove(key)? {
             writeln!(out, "removed `{key}`")?;
         } else {
-            warn(format_args!("no entry `{key}` in {}", dir.display()));
+            warn(format_args!("no entry `{key}` in {}", dir));
             missing = true;
         }
     }
@@ -266,7 +274,7 @@ fn remove(out: &mut impl Write, dir: &Path, keys: &[String]) -> Outcome {
     })
 }
 
-fn clear(out: &mut impl Write, dir: &Path, prefix: Option<&str>) -> Outcome {
+fn clear(out: &mut impl Write, dir: &Location, prefix: Option<&str>) -> Outcome {
     let cache = open(dir)?;
     let removed = match prefix {
         None => cache.clear()?,
@@ -288,10 +296,11 @@ fn clear(out: &mut impl Write, dir: &Path, prefix: Option<&str>) -> Outcome {
 /// Rewrites the live entries into one new writer and deletes the other
 /// files: see `Cache::compact` (safe against a crash midway; refused while
 /// a handle has the folder open).
-fn compact(out: &mut impl Write, dir: &Path) -> Outcome {
+fn compact(out: &mut impl Write, dir: &Location) -> Outcome {
+    let folder = dir.folder("compaction")?;
     drop(open(dir)?); // refuses a folder that is not a cache
     let bar = progress(0, "copying");
-    let done = Cache::compact(dir, &[], |done, all| {
+    let done = Cache::compact(folder, &[], |done, all| {
         bar.set_length(all as u64);
         bar.set_position(done as u64);
     })?;

@@ -185,8 +185,9 @@ impl std::error::Error for StoreError {
 
 impl From<super::backend::BackendError> for StoreError {
     fn from(e: super::backend::BackendError) -> Self {
-        // A file's error says what failed; a request's gets its operation.
-        let source = match e.address.contains("://") {
+        // An error of the OS says what failed on the file; any other (a
+        // request's) gets its operation.
+        let source = match e.address.contains("://") || e.source.raw_os_error().is_none() {
             true => std::io::Error::new(e.source.kind(), format!("{}: {}", e.op, e.source)),
             false => e.source,
         };

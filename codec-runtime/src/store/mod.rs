@@ -57,6 +57,7 @@ mod array;
 #[cfg(feature = "arrow")]
 mod arrow;
 pub mod backend;
+mod batch;
 mod checkpoint;
 mod compact;
 mod compact_objects;
@@ -223,6 +224,8 @@ struct Writer {
     schemas_written: Vec<Fingerprint>,
     /// The bytes of the line being written, reused between lines.
     line_buf: Vec<u8>,
+    /// The lines of each thread's [`Cache::put_many`] under way.
+    batches: Vec<(std::thread::ThreadId, Vec<IndexLine>)>,
 }
 
 fn now_nanos() -> u64 {
@@ -352,9 +355,16 @@ impl Cache {
         Ok(cache)
     }
 
-    /// The folder (for a cache on another backend, its location).
+    /// The folder of a cache in a folder. A cache on another backend has
+    /// none: this is then its location as a path, which names no folder
+    /// (use [`Cache::location`]).
     pub fn dir(&self) -> &Path {
         &self.dir
+    }
+
+    /// Where the cache is: the folder's path, or a URL (`s3://bucket/prefix`).
+    pub fn location(&self) -> String {
+        self.backend.location()
     }
 
     /// This handle's writer id: its index file is `<id>-info.jsonl`.

@@ -134,18 +134,32 @@ impl Cache {
     }
 
     /// Appends a line to this writer's index (one write), stamping its time
-    /// and sequence, and records it in the in-memory index.
+    /// and sequence, and records it in the in-memory index; inside
+    /// [`Cache::put_many`] on this thread, keeps it for the batch's write.
     pub(super) fn append_line(&self, mut line: IndexLine) -> Result<(), StoreError> {
         let mut guard = self.writer.lock().unwrap_or_else(|e| e.into_inner());
+        // A compaction's copy keeps the time of the line it copies.
+        if let Some(time) = guard.pinned_time {
+            line.time = time;
+        }
+        let this = std::thread::current().id();
+        if let Some((_, batch)) = guard.batches.iter_mut().find(|(t, _)| *t == this) {
+            batch.push(line);
+            return Ok(());
+        }
+        drop(guard);
+        self.append_lines(vec![line])
+    }
+
+    /// Appends `lines` to this writer's index in one write (and one sync),
+    /// stamping their times (those not pinned already) and sequences in
+    /// order, and records them in the in-memory index.
+    pub(super) fn append_lines(&self, mut lines: Vec<IndexLine>) -> Result<(), StoreError> {
+        if lines.is_empty() {
+            return Ok(());
+        }
+        let mut guard = self.writer.lock().unwrap_or_else(|e| e.into_inner());
         let writer = &mut *guard;
-        // Never earlier than this writer's previous line, even if the clock
-        // steps back: a writer's own later write must win.
-        line.time = match writer.pinned_time {
-            Some(time) => time,
-            None => now_nanos().max(writer.last_time + 1),
-        };
-        writer.last_time = writer.last_time.max(line.time);
-        line.seq = writer.seq;
         let bytes = &mut writer.line_buf;
         bytes.clear();
         if writer.torn {
@@ -153,8 +167,21 @@ impl Cache {
             // starts on a line of its own.
             bytes.push(b'\n');
         }
-        let start = bytes.len();
-        line::encode_line(&line, bytes)?;
+        let mut starts = Vec::with_capacity(lines.len());
+        let (mut time, mut seq) = (writer.last_time, writer.seq);
+        for line in &mut lines {
+            // Never earlier than this writer's previous line, even if the
+            // clock steps back: a writer's own later write must win.
+            if line.time == 0 {
+                line.time = now_nanos().max(time + 1);
+            }
+            time = time.max(line.time);
+            line.seq = seq;
+            seq += 1;
+            starts.push(bytes.len());
+            line::encode_line(line, bytes)?;
+        }
+        starts.push(bytes.len());
         if writer.log.is_none() {
             writer.log = Some(writers::create(&*self.backend, &self.writer_id)?);
         }
@@ -162,29 +189,32 @@ impl Cache {
         let appended = match log.appender.append(bytes, 1) {
             Ok(appended) => appended,
             Err(e) => {
-                // Part of the line may be there.
+                // Part of the lines may be there.
                 writer.torn = true;
                 return Err(e.into());
             }
         };
-        let (at, end) = (appended.offset + start as u64, appended.end);
         if self.options.fsync {
             log.appender.sync()?;
         }
         writer.torn = false;
-        writer.seq += 1;
-        let text = std::str::from_utf8(&bytes[start..bytes.len() - 1])
-            .expect("the JSON writer writes UTF-8");
+        (writer.last_time, writer.seq) = (time, seq);
         let uncovered = {
             let mut index = self.index.write().unwrap_or_else(|e| e.into_inner());
-            let stamp = Stamp {
-                time: line.time,
-                writer: index.writer(layout::log_writer(&appended.name).unwrap_or_default()),
-                seq: line.seq,
-            };
-            let live = line.handler.is_some().then(|| (text, OnceLock::new()));
-            index.apply(&line.key, stamp, at, live);
-            index.wrote_to(stamp.writer, end);
+            let log_writer = index.writer(layout::log_writer(&appended.name).unwrap_or_default());
+            for (i, line) in lines.iter().enumerate() {
+                let (start, end) = (starts[i], starts[i + 1]);
+                let text = std::str::from_utf8(&bytes[start..end - 1])
+                    .expect("the JSON writer writes UTF-8");
+                let stamp = Stamp {
+                    time: line.time,
+                    writer: log_writer,
+                    seq: line.seq,
+                };
+                let live = line.handler.is_some().then(|| (text, OnceLock::new()));
+                index.apply(&line.key, stamp, appended.offset + start as u64, live);
+            }
+            index.wrote_to(log_writer, appended.end);
             index.uncovered()
         };
         drop(guard);

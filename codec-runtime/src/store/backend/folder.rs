@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use memmap2::Mmap;
 
 use super::{
-    check_name, Appended, Appender, Backend, BackendError, Created, Listed, Replaced, Version,
+    checked_name, Appended, Appender, Backend, BackendError, Created, Listed, Replaced, Version,
 };
 use crate::store::data_file::SharedFile;
 use crate::store::layout;
@@ -37,9 +37,8 @@ impl Folder {
     }
 
     fn checked(&self, op: &'static str, name: &str) -> Result<PathBuf, BackendError> {
-        let path = self.path(name);
-        check_name(name).map_err(|e| self.error(op, &path, e))?;
-        Ok(path)
+        checked_name(self, op, name)?;
+        Ok(self.path(name))
     }
 
     fn error(&self, op: &'static str, path: &Path, e: io::Error) -> BackendError {

@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::{
-    check_name, Appender, Backend, BackendError, Created, Listed, Replaced, Segments, Version,
+    checked_name, Appender, Backend, BackendError, Created, Listed, Replaced, Segments, Version,
 };
 
 /// Objects in memory, shared by the clones of one `Memory`.
@@ -38,7 +38,7 @@ impl Memory {
     }
 
     fn checked(&self, op: &'static str, name: &str) -> Result<(), BackendError> {
-        check_name(name).map_err(|e| BackendError::new(op, self.address(name), e))
+        checked_name(self, op, name)
     }
 
     fn object(&self, bytes: &[u8]) -> Object {

@@ -220,6 +220,16 @@ pub fn check_name(name: &str) -> Result<(), io::Error> {
     Ok(())
 }
 
+/// Checks object name `name` ([`check_name`]) before operation `op` of
+/// `backend`; the error names both.
+pub fn checked_name<B: Backend + ?Sized>(
+    backend: &B,
+    op: &'static str,
+    name: &str,
+) -> Result<(), BackendError> {
+    check_name(name).map_err(|e| BackendError::new(op, backend.address(name), e))
+}
+
 /// The version of bytes, where the backend has no version of its own: a
 /// hash of the content (SHA-256, so two contents never share one).
 pub fn content_version(bytes: &[u8]) -> Version {

@@ -5,9 +5,10 @@
 //! immutable segments under names of their own ([`Segments`]), each made
 //! by a create-if-absent PUT (`PutMode::Create`); what must change in
 //! place is replaced by compare-and-swap (`PutMode::Update` with the
-//! version read). Calls block, on a runtime of the backend's own; from
-//! inside an async runtime they are a typed error (call the cache from
-//! `tokio::task::spawn_blocking`).
+//! version read). Calls block the calling thread while a runtime of the
+//! backend's own does the I/O: they work from any thread, inside
+//! `tokio::task::spawn_blocking` too (on an async worker thread they work
+//! as well, but hold up that thread's other tasks while they wait).
 
 use std::future::Future;
 use std::io;
@@ -17,8 +18,10 @@ use std::sync::Arc;
 use object_store::path::Path as ObjectPath;
 use object_store::{ObjectStore, PutMode, PutOptions, PutPayload, UpdateVersion};
 
+use crate::store::StoreError;
+
 use super::{
-    check_name, Appender, Backend, BackendError, Created, Listed, Replaced, Segments, Version,
+    checked_name, Appender, Backend, BackendError, Created, Listed, Replaced, Segments, Version,
 };
 
 /// A store under a prefix of an [`ObjectStore`].
@@ -37,11 +40,14 @@ pub struct Objects {
 struct Runtime(Option<tokio::runtime::Runtime>);
 
 impl Runtime {
+    /// Waits for `future` on this thread, its I/O and timers driven by the
+    /// runtime's threads. Unlike tokio's `block_on`, this works inside
+    /// another runtime's `spawn_blocking` and async tasks, which refuse
+    /// it (a runtime's context is set on their threads).
     fn block_on<F: Future>(&self, future: F) -> F::Output {
-        self.0
-            .as_ref()
-            .expect("taken in drop only")
-            .block_on(future)
+        let runtime = self.0.as_ref().expect("taken in drop only");
+        let _context = runtime.enter();
+        futures_executor::block_on(future)
     }
 }
 
@@ -74,9 +80,41 @@ impl Objects {
         Ok(Objects {
             store,
             prefix: prefix.trim_matches('/').to_owned(),
-            url: url.into().trim_end_matches('/').to_owned(),
+            url: without_final_slash(url.into()),
             runtime: Arc::new(Runtime(Some(runtime))),
         })
+    }
+
+    /// Where `url` points: a folder (`file:///path`) or objects (`s3://`,
+    /// `gs://`, `az://` with their features, `memory://`), credentials,
+    /// region and endpoint from the usual environment variables (`AWS_*`,
+    /// `GOOGLE_*`, `AZURE_*`). Nothing is read or written yet.
+    pub fn from_url(url: &str) -> Result<At, StoreError> {
+        let refused = |why: String| StoreError::Custom {
+            message: format!("cannot open the cache at {url}: {why}"),
+        };
+        let parsed = url::Url::parse(url).map_err(|e| refused(e.to_string()))?;
+        if parsed.scheme() == "file" {
+            let path = parsed
+                .to_file_path()
+                .map_err(|()| refused("not a local path".into()))?;
+            return Ok(At::Folder(path));
+        }
+        let env = std::env::vars()
+            .filter(|(k, _)| {
+                ["AWS_", "GOOGLE_", "AZURE_"]
+                    .iter()
+                    .any(|p| k.starts_with(p))
+            })
+            .map(|(k, v)| (k.to_ascii_lowercase(), v));
+        let (store, prefix) = object_store::parse_url_opts(&parsed, env).map_err(|e| {
+            refused(format!(
+                "{e} (s3://, gs:// and az:// need the `aws`, `gcp` or `azure` feature of codec)"
+            ))
+        })?;
+        let objects = Objects::new(Arc::from(store), prefix.as_ref(), url)
+            .map_err(|e| refused(e.to_string()))?;
+        Ok(At::Objects(objects))
     }
 
     fn path(&self, name: &str) -> ObjectPath {
@@ -92,7 +130,7 @@ impl Objects {
     where
         F: Future<Output = object_store::Result<T>>,
     {
-        check_name(name).map_err(|e| BackendError::new(op, self.address(name), e))?;
+        checked_name(self, op, name)?;
         self.block(op, self.address(name), future)
     }
 
@@ -101,16 +139,9 @@ impl Objects {
     where
         F: Future<Output = object_store::Result<T>>,
     {
-        let fail = |e: io::Error| BackendError::new(op, address.clone(), e);
-        if tokio::runtime::Handle::try_current().is_ok() {
-            return Err(fail(io::Error::other(
-                "the cache blocks, and was called from inside an async runtime; \
-                 call it from tokio::task::spawn_blocking",
-            )));
-        }
         self.runtime
             .block_on(future)
-            .map_err(|e| fail(io::Error::from(e)))
+            .map_err(|e| BackendError::new(op, address, io::Error::from(e)))
     }
 
     fn put(&self, op: &'static str, name: &str, bytes: &[u8], mode: PutMode) -> Put {
@@ -119,14 +150,8 @@ impl Objects {
         let options = PutOptions::from(mode);
         let store = &self.store;
         let fail = |e: io::Error| BackendError::new(op, self.address(name), e);
-        if let Err(e) = check_name(name) {
-            return Put::Failed(fail(e));
-        }
-        if tokio::runtime::Handle::try_current().is_ok() {
-            return Put::Failed(fail(io::Error::other(
-                "the cache blocks, and was called from inside an async runtime; \
-                 call it from tokio::task::spawn_blocking",
-            )));
+        if let Err(e) = checked_name(self, op, name) {
+            return Put::Failed(e);
         }
         match self
             .runtime
@@ -139,6 +164,15 @@ impl Objects {
             Err(e) => Put::Failed(fail(io::Error::from(e))),
         }
     }
+}
+
+/// Where a URL points ([`Objects::from_url`]).
+#[derive(Debug)]
+pub enum At {
+    /// A folder (`file:///path`).
+    Folder(std::path::PathBuf),
+    /// Objects in an object store.
+    Objects(Objects),
 }
 
 /// What a conditional PUT did.
@@ -289,7 +323,7 @@ impl Backend for Objects {
     }
 
     fn append_to(&self, name: &str) -> Result<Box<dyn Appender>, BackendError> {
-        check_name(name).map_err(|e| BackendError::new("append", self.address(name), e))?;
+        checked_name(self, "append", name)?;
         Ok(Box::new(Segments::new(self.clone(), name)))
     }
 }
@@ -310,31 +344,10 @@ impl crate::store::Cache {
         url: &str,
         options: crate::store::CacheOptions,
     ) -> Result<crate::store::Cache, crate::store::StoreError> {
-        let refused = |why: String| crate::store::StoreError::Custom {
-            message: format!("cannot open the cache at {url}: {why}"),
-        };
-        let parsed = url::Url::parse(url).map_err(|e| refused(e.to_string()))?;
-        if parsed.scheme() == "file" {
-            let path = parsed
-                .to_file_path()
-                .map_err(|()| refused("not a local path".into()))?;
-            return Self::open_with(path, options);
+        match Objects::from_url(url)? {
+            At::Folder(path) => Self::open_with(path, options),
+            At::Objects(backend) => Self::open_backend(Arc::new(backend), options),
         }
-        let env = std::env::vars()
-            .filter(|(k, _)| {
-                ["AWS_", "GOOGLE_", "AZURE_"]
-                    .iter()
-                    .any(|p| k.starts_with(p))
-            })
-            .map(|(k, v)| (k.to_ascii_lowercase(), v));
-        let (store, prefix) = object_store::parse_url_opts(&parsed, env).map_err(|e| {
-            refused(format!(
-                "{e} (s3://, gs:// and az:// need the `aws`, `gcp` or `azure` feature of codec)"
-            ))
-        })?;
-        let backend = Objects::new(Arc::from(store), prefix.as_ref(), url)
-            .map_err(|e| refused(e.to_string()))?;
-        Self::open_backend(Arc::new(backend), options)
     }
 
     /// Opens (creating if needed) the cache under `prefix` of an object
@@ -344,11 +357,35 @@ impl crate::store::Cache {
         prefix: &str,
         options: crate::store::CacheOptions,
     ) -> Result<crate::store::Cache, crate::store::StoreError> {
-        let url = format!("{store}/{}", prefix.trim_matches('/'));
+        let url = format!("{}/{}", store_url(&*store), prefix.trim_matches('/'));
         let backend =
             Objects::new(store, prefix, url).map_err(|e| crate::store::StoreError::Custom {
                 message: format!("cannot start the runtime of an object store: {e}"),
             })?;
         Self::open_backend(Arc::new(backend), options)
+    }
+}
+
+/// The URL of a store a user configured, for messages: `s3://bucket` and
+/// `gs://bucket` read from the store's `Display` (object_store keeps the
+/// URL it was built from to itself), else that `Display`.
+fn store_url(store: &dyn ObjectStore) -> String {
+    let shown = store.to_string();
+    let bucket = |kind: &str| {
+        let rest = shown.strip_prefix(kind)?.strip_prefix('(')?;
+        rest.strip_suffix(')').map(str::to_owned)
+    };
+    match (bucket("AmazonS3"), bucket("GoogleCloudStorage")) {
+        (Some(bucket), _) => format!("s3://{bucket}"),
+        (_, Some(bucket)) => format!("gs://{bucket}"),
+        _ => shown,
+    }
+}
+
+/// `url` without a final `/`, unless the URL has no path (`memory://`).
+fn without_final_slash(url: String) -> String {
+    match url.trim_end_matches('/') {
+        short if short.ends_with(':') => url,
+        short => short.to_owned(),
     }
 }
