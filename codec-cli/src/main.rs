@@ -6,12 +6,12 @@
 //! codec verify DIR [--rebuild-index]        reads every entry and the checkpoint; exit code 1 if any is damaged
 //! codec remove DIR KEY...                   removes entries
 //! codec clear DIR [--prefix P]              removes every entry (with the prefix)
-//! codec compact DIR                         rewrites live entries, reclaims the space of the rest
+//! codec compact DIR [--grace-secs S]        rewrites live entries, reclaims the space of the rest
 //! ```
 //!
 //! DIR is a folder, `file:///path`, or with the `aws`, `gcp` or `azure`
-//! feature a URL of object storage (`s3://bucket/prefix`); `compact` and
-//! `--rebuild-index` need a folder.
+//! feature a URL of object storage (`s3://bucket/prefix`), where `compact`
+//! runs online; `--rebuild-index` needs a folder.
 //!
 //! Output to a closed pipe (`codec inspect DIR | head`) ends the command
 //! quietly, with exit code 0.
@@ -91,10 +91,17 @@ enum Command {
         prefix: Option<String>,
     },
     /// Rewrite live entries into a new writer and delete the old files.
-    /// Run it when no other process writes the folder.
+    /// A folder: run it when no other process has the folder open. Object
+    /// storage: it runs online, and deletes what an earlier compaction
+    /// replaced once that is older than the grace period.
     Compact {
         #[arg(value_parser = Location::parse)]
         dir: Location,
+        /// On object storage, seconds a handle may go without a refresh
+        /// before the data an earlier compaction replaced is deleted (0
+        /// when no other handle has the store open).
+        #[arg(long, default_value_t = 3600)]
+        grace_secs: u64,
     },
 }
 
@@ -130,7 +137,7 @@ fn main() -> ExitCode {
         Command::Verify { dir, rebuild_index } => verify(&mut out, &dir, rebuild_index),
         Command::Remove { dir, keys } => remove(&mut out, &dir, &keys),
         Command::Clear { dir, prefix } => clear(&mut out, &dir, prefix.as_deref()),
-        Command::Compact { dir } => compact(&mut out, &dir),
+        Command::Compact { dir, grace_secs } => compact(&mut out, &dir, grace_secs),
     };
     let result = result.and_then(|code| {
         out.flush()?;
@@ -294,16 +301,26 @@ fn clear(out: &mut impl Write, dir: &Location, prefix: Option<&str>) -> Outcome 
 }
 
 /// Rewrites the live entries into one new writer and deletes the other
-/// files: see `Cache::compact` (safe against a crash midway; refused while
-/// a handle has the folder open).
-fn compact(out: &mut impl Write, dir: &Location) -> Outcome {
-    let folder = dir.folder("compaction")?;
-    drop(open(dir)?); // refuses a folder that is not a cache
+/// files: in a folder `Cache::compact` (safe against a crash midway;
+/// refused while a handle has the folder open), on object storage
+/// `Cache::compact_online` (committed by compare-and-swap, what it
+/// replaced deleted by a later one after `grace_secs`).
+fn compact(out: &mut impl Write, dir: &Location, grace_secs: u64) -> Outcome {
+    let cache = open(dir)?; // refuses a location that is not a cache
     let bar = progress(0, "copying");
-    let done = Cache::compact(folder, &[], |done, all| {
+    let shown = |done: usize, all: usize| {
         bar.set_length(all as u64);
         bar.set_position(done as u64);
-    })?;
+    };
+    let done = match dir {
+        Location::Folder(folder) => {
+            drop(cache);
+            Cache::compact(folder, &[], shown)?
+        }
+        Location::Url(_) => {
+            cache.compact_online(std::time::Duration::from_secs(grace_secs), shown)?
+        }
+    };
     bar.finish_and_clear();
     for (key, e) in &done.dropped {
         warn(format_args!("warning: dropped damaged entry `{key}`: {e}"));

@@ -36,23 +36,34 @@ impl Cache {
         &self,
         entries: impl IntoIterator<Item = (&'a str, &'a T)>,
     ) -> Result<(), StoreError> {
+        self.in_one_append(|| {
+            entries
+                .into_iter()
+                .try_for_each(|(key, value)| self.put(key, value))
+        })
+    }
+
+    /// Runs `writes`, the index lines of this thread's writes in it gathered
+    /// and then appended in one write; none is appended if `writes` fails.
+    pub(super) fn in_one_append(
+        &self,
+        writes: impl FnOnce() -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
         let this = std::thread::current().id();
         let batches = |f: &mut dyn FnMut(&mut Vec<_>)| {
             let mut writer = self.writer.lock().unwrap_or_else(|e| e.into_inner());
             f(&mut writer.batches);
         };
         batches(&mut |b| b.push((this, Vec::new())));
-        // The lines of the puts below gather in this thread's batch.
-        let put = entries
-            .into_iter()
-            .try_for_each(|(key, value)| self.put(key, value));
+        // The lines of the writes below gather in this thread's batch.
+        let written = writes();
         let mut lines = Vec::new();
         batches(&mut |b| {
             if let Some(i) = b.iter().position(|(t, _)| *t == this) {
                 lines = b.swap_remove(i).1;
             }
         });
-        put?;
+        written?;
         self.append_lines(lines)
     }
 

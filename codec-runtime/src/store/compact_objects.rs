@@ -42,6 +42,9 @@ use super::records::{Checkpoint, Covered, Retired};
 use super::table::Damaged;
 use super::{now_nanos, Cache, CacheOptions, Compacted, Handler, StoreError};
 
+/// Copies whose lines a compaction appends at once.
+const COPIES_PER_APPEND: usize = 1000;
+
 /// How often a compaction commits again after a checkpoint came in
 /// between.
 const TRIES: usize = 8;
@@ -158,19 +161,28 @@ fn compact_online(
     }
     let new = open()?;
     let mut dropped = Vec::new();
-    for (done, (entry, time)) in entries.iter().enumerate() {
-        match read_entry(&old, entry) {
-            Ok((payload, large)) => {
-                new.writer
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .pinned_time = Some(*time);
-                write_entry(&new, entry, &payload, &large)?;
+    let mut done = 0;
+    // The copies' lines go in a few large appends: on object storage, one
+    // segment object per `COPIES_PER_APPEND` entries, not one per entry.
+    for copies in entries.chunks(COPIES_PER_APPEND) {
+        new.in_one_append(|| {
+            for (entry, time) in copies {
+                match read_entry(&old, entry) {
+                    Ok((payload, large)) => {
+                        new.writer
+                            .lock()
+                            .unwrap_or_else(|e| e.into_inner())
+                            .pinned_time = Some(*time);
+                        write_entry(&new, entry, &payload, &large)?;
+                    }
+                    Err(e) if e.is_damage() => dropped.push((entry.key.clone(), e)),
+                    Err(e) => return Err(e),
+                }
+                done += 1;
+                progress(done, entries.len());
             }
-            Err(e) if e.is_damage() => dropped.push((entry.key.clone(), e)),
-            Err(e) => return Err(e),
-        }
-        progress(done + 1, entries.len());
+            Ok(())
+        })?;
     }
 
     retired.extend(snapshot.iter().map(|w| {
