@@ -69,6 +69,7 @@ mod keys;
 mod layout;
 mod line;
 mod memo;
+mod open;
 pub mod records;
 mod table;
 mod typed;
@@ -78,7 +79,7 @@ mod writers;
 use std::collections::HashMap;
 use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::thread::JoinHandle;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -96,13 +97,12 @@ pub use typed::{TableInfo, Typed, TypedHandler};
 use crate::codec::Codec;
 pub use crate::hash::content_hash;
 use crate::schema::{self, Fingerprint};
-use backend::folder::Folder;
 use backend::{Appender, Backend};
 pub use compact::Compacted;
 pub use index::EntryInfo;
 use index::{corrupt_line, view, Found, Index};
 use line::LineView;
-use records::{StoreMeta, STORE_FORMAT};
+use open::create_folder;
 use write::Payload;
 
 /// Options of a [`Cache`] handle.
@@ -235,126 +235,7 @@ fn now_nanos() -> u64 {
         .unwrap_or(0)
 }
 
-/// A writer id unique per handle: time, process id, counter, and 32
-/// random bits, so that writers on two machines (one bucket, one shared
-/// folder) never take the same id even with equal clocks and process ids.
-fn new_writer_id() -> String {
-    use std::hash::BuildHasher;
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    // std's hasher keys are random per process (and per thread).
-    let random = std::hash::RandomState::new().hash_one(n) as u32;
-    format!(
-        "{:013x}-{}-{n}-{random:08x}",
-        now_nanos() / 1000,
-        std::process::id()
-    )
-}
-
 impl Cache {
-    /// Opens (creating if needed) the cache folder `dir`.
-    pub fn open(dir: impl AsRef<Path>) -> Result<Cache, StoreError> {
-        Self::open_with(dir, CacheOptions::default())
-    }
-
-    /// Opens the cache folder `dir` with options. While a compaction of the
-    /// folder runs ([`Cache::compact`]), this waits for it to end.
-    pub fn open_with(dir: impl AsRef<Path>, options: CacheOptions) -> Result<Cache, StoreError> {
-        let dir = dir.as_ref();
-        create_folder(dir)?;
-        // Where there is no lock to take (a read-only folder without one, a
-        // file system without locks), go on without: only compaction relies
-        // on it, and it refuses to run there.
-        let lock = compact::lock_file(dir).ok();
-        if let Some(lock) = &lock {
-            let _ = lock.lock_shared();
-        }
-        Self::open_locked(dir, options, lock)
-    }
-
-    /// Opens the cache whose objects `backend` holds (creating it if
-    /// needed): a folder ([`backend::folder::Folder`], as [`Cache::open_with`]
-    /// does), memory ([`backend::memory::Memory`]) or one of your own.
-    pub fn open_backend(
-        backend: Arc<dyn Backend>,
-        options: CacheOptions,
-    ) -> Result<Cache, StoreError> {
-        if let Some(dir) = backend.folder() {
-            return Self::open_with(dir, options);
-        }
-        check_meta(&*backend)?;
-        let dir = PathBuf::from(backend.location());
-        Self::open_on(backend, dir, options, None)
-    }
-
-    /// Opens `dir` (created already) holding `lock` (`None` under the
-    /// exclusive lock of a compaction, or where there is no lock to take).
-    fn open_locked(
-        dir: &Path,
-        options: CacheOptions,
-        lock: Option<File>,
-    ) -> Result<Cache, StoreError> {
-        Self::open_on(Arc::new(Folder::new(dir)), dir.to_owned(), options, lock)
-    }
-
-    fn open_on(
-        backend: Arc<dyn Backend>,
-        dir: PathBuf,
-        options: CacheOptions,
-        lock: Option<File>,
-    ) -> Result<Cache, StoreError> {
-        let mut writer = Writer::default();
-        // Take up the log of a handle that is gone, if any (a compaction
-        // writes a log of its own).
-        let claimed = match lock {
-            Some(_) => writers::claim_dead(&*backend)?,
-            None => None,
-        };
-        let writer_id = match claimed {
-            Some((id, log)) => {
-                writer.seq = log.next_seq;
-                writer.last_time = log.last_time;
-                writer.torn = log.torn;
-                writer.log = Some(log);
-                id
-            }
-            None => new_writer_id(),
-        };
-        let cache = Cache {
-            dir,
-            backend,
-            writer_id,
-            options,
-            writer: Mutex::new(writer),
-            index: RwLock::new(Index::default()),
-            handlers: RwLock::new(HashMap::new()),
-            registry: typed::Registry::default(),
-            resources: Resources::default(),
-            memo: memo::Memo::default(),
-            checkpoints: Checkpoints::default(),
-            _lock: lock,
-        };
-        for h in [
-            Arc::new(Inline) as Arc<dyn Handler>,
-            Arc::new(Shared),
-            Arc::new(FilePerEntry),
-            Arc::new(apart::Auto),
-        ] {
-            cache.register_handler(h);
-        }
-        #[cfg(feature = "ndarray")]
-        cache.register_handler(Arc::new(ArrayHandler));
-        #[cfg(feature = "arrow")]
-        {
-            cache.register_default_handler::<arrow_array::RecordBatch>(Typed::new(ArrowHandler));
-            cache.register_default_handler::<Vec<arrow_array::RecordBatch>>(Typed::new(
-                ArrowBatchesHandler,
-            ));
-        }
-        cache.refresh()?;
-        Ok(cache)
-    }
-
     /// The folder of a cache in a folder. A cache on another backend has
     /// none: this is then its location as a path, which names no folder
     /// (use [`Cache::location`]).
@@ -749,40 +630,5 @@ impl Drop for Cache {
         // A checkpoint in progress ends before the handle's folder lock
         // goes (a compaction may be waiting for it).
         self.join_checkpoint_thread();
-    }
-}
-
-/// Creates the folder and its subfolders if needed, and checks its layout.
-fn create_folder(dir: &Path) -> Result<(), StoreError> {
-    // Creating the subfolders creates `dir`.
-    for d in [&dir.join(layout::DATA), &dir.join(layout::SCHEMAS)] {
-        std::fs::create_dir_all(d).map_err(|e| StoreError::io(d, e))?;
-    }
-    check_meta(&Folder::new(dir))
-}
-
-/// Creates `codec-store.json`, or checks that its layout version is one this
-/// codec reads.
-fn check_meta(backend: &dyn Backend) -> Result<(), StoreError> {
-    match backend.read(layout::META)? {
-        Some(bytes) => {
-            let meta: StoreMeta =
-                crate::from_json_slice(&bytes).map_err(|e| StoreError::Corrupt {
-                    key: layout::META.into(),
-                    message: e.to_string(),
-                })?;
-            if meta.format > STORE_FORMAT {
-                return Err(StoreError::Format { found: meta.format });
-            }
-            Ok(())
-        }
-        None => {
-            let meta = crate::to_json_vec(&StoreMeta {
-                format: STORE_FORMAT,
-            })?;
-            // Another process may win the race: either file is the same.
-            backend.create(layout::META, &meta, false)?;
-            Ok(())
-        }
     }
 }
