@@ -444,7 +444,9 @@ fn drift_check_fails_on_any_difference_of_the_committed_file() {
             .run()
     };
     // None of these edits changes the wire shape: each is still drift.
-    let edits: [(&str, fn(&mut Value), &str); 4] = [
+    // (What is edited, the edit, the drift reported.)
+    type Edit = (&'static str, fn(&mut Value), &'static str);
+    let edits: [Edit; 4] = [
         (
             "version raised",
             |v| v["x-codec-version"] = 7.into(),
