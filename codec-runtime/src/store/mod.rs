@@ -224,6 +224,9 @@ struct Writer {
     schemas_written: Vec<Fingerprint>,
     /// The bytes of the line being written, reused between lines.
     line_buf: Vec<u8>,
+    /// Where each line of the write being made starts in `line_buf` (and
+    /// where the last ends), reused between writes.
+    line_starts: Vec<usize>,
     /// The lines of each thread's [`Cache::put_many`] under way.
     batches: Vec<(std::thread::ThreadId, Vec<IndexLine>)>,
 }

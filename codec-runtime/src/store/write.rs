@@ -1,12 +1,12 @@
 //! The write path: schemas once per fingerprint, payloads through their
 //! handler, then the index line, in one write.
 
-use std::sync::OnceLock;
+use std::sync::{MutexGuard, OnceLock};
 
 use super::handler::DumpContext;
 use super::index::Stamp;
 use super::records::{IndexLine, Info, Mode};
-use super::{layout, line, now_nanos, writers, Cache, StoreError};
+use super::{layout, line, now_nanos, writers, Cache, StoreError, Writer};
 use crate::msgpack::LargeBin;
 use crate::schema;
 
@@ -142,23 +142,34 @@ impl Cache {
         if let Some(time) = guard.pinned_time {
             line.time = time;
         }
-        let this = std::thread::current().id();
-        if let Some((_, batch)) = guard.batches.iter_mut().find(|(t, _)| *t == this) {
-            batch.push(line);
-            return Ok(());
+        if !guard.batches.is_empty() {
+            let this = std::thread::current().id();
+            if let Some((_, batch)) = guard.batches.iter_mut().find(|(t, _)| *t == this) {
+                batch.push(line);
+                return Ok(());
+            }
         }
-        drop(guard);
-        self.append_lines(vec![line])
+        self.write_lines(guard, std::slice::from_mut(&mut line))
     }
 
     /// Appends `lines` to this writer's index in one write (and one sync),
-    /// stamping their times (those not pinned already) and sequences in
-    /// order, and records them in the in-memory index.
+    /// as [`Cache::append_line`] does one.
     pub(super) fn append_lines(&self, mut lines: Vec<IndexLine>) -> Result<(), StoreError> {
         if lines.is_empty() {
             return Ok(());
         }
-        let mut guard = self.writer.lock().unwrap_or_else(|e| e.into_inner());
+        let guard = self.writer.lock().unwrap_or_else(|e| e.into_inner());
+        self.write_lines(guard, &mut lines)
+    }
+
+    /// Writes `lines` (at least one) under the writer's lock, stamping
+    /// their times (those not pinned already) and sequences in order, and
+    /// records them in the in-memory index.
+    fn write_lines(
+        &self,
+        mut guard: MutexGuard<'_, Writer>,
+        lines: &mut [IndexLine],
+    ) -> Result<(), StoreError> {
         let writer = &mut *guard;
         let bytes = &mut writer.line_buf;
         bytes.clear();
@@ -167,9 +178,10 @@ impl Cache {
             // starts on a line of its own.
             bytes.push(b'\n');
         }
-        let mut starts = Vec::with_capacity(lines.len());
+        let starts = &mut writer.line_starts;
+        starts.clear();
         let (mut time, mut seq) = (writer.last_time, writer.seq);
-        for line in &mut lines {
+        for line in lines.iter_mut() {
             // Never earlier than this writer's previous line, even if the
             // clock steps back: a writer's own later write must win.
             if line.time == 0 {
