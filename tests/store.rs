@@ -701,3 +701,20 @@ fn writers_that_are_gone_leave_their_logs_to_the_next_ones() {
     assert_eq!(reader.len().unwrap(), 30 * 2 + 2 + 10);
     assert!(reader.warnings().is_empty(), "{:?}", reader.warnings());
 }
+
+/// `Cache::open` of a URL opens what the URL names, never a folder named
+/// after its scheme (`s3:`) in the working directory.
+#[cfg(feature = "object-store")]
+#[test]
+fn open_of_a_url_opens_what_it_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("file://{}", dir.path().join("c").display());
+    Cache::open(&url).unwrap().put("k", &chunk(1)).unwrap();
+    let folder = Cache::open(dir.path().join("c")).unwrap();
+    assert_eq!(folder.get::<Chunk>("k").unwrap(), Some(chunk(1)));
+
+    let memory = Cache::open("memory://").unwrap();
+    memory.put("k", &chunk(2)).unwrap();
+    assert_eq!(memory.get::<Chunk>("k").unwrap(), Some(chunk(2)));
+    assert!(!std::path::Path::new("memory:").exists());
+}

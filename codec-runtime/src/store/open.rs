@@ -21,15 +21,30 @@ use super::{
 use super::{ArrowBatchesHandler, ArrowHandler, Typed};
 
 impl Cache {
-    /// Opens (creating if needed) the cache folder `dir`.
+    /// Opens (creating if needed) the cache folder `dir`. A URL
+    /// (`s3://bucket/prefix`, `file:///path`, `memory://`) opens as
+    /// `Cache::open_url` does, with the `object-store` feature; without it,
+    /// a URL is refused rather than taken for a folder named `s3:`.
     pub fn open(dir: impl AsRef<Path>) -> Result<Cache, StoreError> {
         Self::open_with(dir, CacheOptions::default())
     }
 
-    /// Opens the cache folder `dir` with options. While a compaction of the
-    /// folder runs ([`Cache::compact`]), this waits for it to end.
+    /// Opens the cache folder (or URL, see [`Cache::open`]) `dir` with
+    /// options. While a compaction of the folder runs
+    /// ([`Cache::compact`]), this waits for it to end.
     pub fn open_with(dir: impl AsRef<Path>, options: CacheOptions) -> Result<Cache, StoreError> {
         let dir = dir.as_ref();
+        if let Some(url) = dir.to_str().filter(|d| is_url(d)) {
+            #[cfg(feature = "object-store")]
+            return Self::open_url_with(url, options);
+            #[cfg(not(feature = "object-store"))]
+            return Err(StoreError::Custom {
+                message: format!(
+                    "cannot open the cache at {url}: a URL needs codec's `object-store` feature \
+                     (and `aws`, `gcp` or `azure` for s3://, gs:// and az://)"
+                ),
+            });
+        }
         create_folder(dir)?;
         // Where there is no lock to take (a read-only folder without one, a
         // file system without locks), go on without: only compaction relies
@@ -141,6 +156,19 @@ fn new_writer_id() -> String {
     )
 }
 
+/// Whether `location` is a URL (`scheme://...`) rather than a path: a
+/// scheme of letters, digits, `+`, `-` or `.`, starting with a letter, of
+/// two letters at least (so that `C://x` stays a Windows path).
+fn is_url(location: &str) -> bool {
+    let Some((scheme, _)) = location.split_once("://") else {
+        return false;
+    };
+    let mut chars = scheme.chars();
+    scheme.len() >= 2
+        && chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+        && chars.all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+}
+
 /// Creates the folder and its subfolders if needed, and checks its layout.
 pub(super) fn create_folder(dir: &Path) -> Result<(), StoreError> {
     // Creating the subfolders creates `dir`.
@@ -172,6 +200,35 @@ fn check_meta(backend: &dyn Backend) -> Result<(), StoreError> {
             // Another process may win the race: either file is the same.
             backend.create(layout::META, &meta, false)?;
             Ok(())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_url;
+
+    #[test]
+    fn urls_are_told_from_paths() {
+        for url in [
+            "s3://bucket/p",
+            "gs://b",
+            "az://c/d",
+            "file:///tmp/x",
+            "memory://",
+        ] {
+            assert!(is_url(url), "{url}");
+        }
+        for path in [
+            "cache",
+            "/tmp/cache",
+            "./s3:/x",
+            "C://x",
+            "a b://c",
+            "://x",
+            "dir/s3://x",
+        ] {
+            assert!(!is_url(path), "{path}");
         }
     }
 }
