@@ -1,10 +1,13 @@
 //! The cache store: every handler and mode round-trips, user handlers work,
 //! drift is detected at load, and damage stays confined to what was damaged.
 
+#[path = "common/backends.rs"]
+mod backends;
 mod common;
 
 use std::sync::Arc;
 
+use backends::{each_backend, Store};
 use codec::store::{DumpContext, Handler, Info, InfoValue, LoadContext, Mode};
 use codec::{Cache, Codec, PutOptions, StoreError};
 
@@ -32,7 +35,11 @@ fn open() -> (tempfile::TempDir, Cache) {
 
 #[test]
 fn every_handler_and_mode_round_trips() {
-    let (_dir, cache) = open();
+    each_backend(every_handler_and_mode_round_trips_on);
+}
+
+fn every_handler_and_mode_round_trips_on(store: &Store) {
+    let cache = store.open();
     for handler in ["inline", "shared", "file", "auto"] {
         for mode in [Mode::MsgPack, Mode::Json] {
             let key = format!("{handler}/{mode:?}");
@@ -74,7 +81,11 @@ fn every_handler_and_mode_round_trips() {
 
 #[test]
 fn raw_bytes_and_custom_functions() {
-    let (_dir, cache) = open();
+    each_backend(raw_bytes_and_custom_functions_on);
+}
+
+fn raw_bytes_and_custom_functions_on(store: &Store) {
+    let cache = store.open();
     cache.put_bytes("raw", b"\xff\x01binary").unwrap();
     assert_eq!(cache.get_bytes("raw").unwrap().unwrap(), b"\xff\x01binary");
     cache
@@ -94,7 +105,11 @@ fn raw_bytes_and_custom_functions() {
 
 #[test]
 fn keys_len_contains_remove_and_overwrite() {
-    let (dir, cache) = open();
+    each_backend(keys_len_contains_remove_and_overwrite_on);
+}
+
+fn keys_len_contains_remove_and_overwrite_on(store: &Store) {
+    let cache = store.open();
     for i in 0..5 {
         cache.put(&format!("k{i}"), &chunk(i)).unwrap();
     }
@@ -106,7 +121,7 @@ fn keys_len_contains_remove_and_overwrite() {
     assert_eq!(cache.keys().unwrap(), ["k0", "k1", "k3", "k4"]);
     assert_eq!(cache.len().unwrap(), 4);
     // A fresh reader sees the same.
-    let reader = Cache::open(dir.path()).unwrap();
+    let reader = store.open();
     assert_eq!(reader.keys().unwrap(), ["k0", "k1", "k3", "k4"]);
     assert_eq!(reader.get::<Chunk>("k1").unwrap(), Some(chunk(100)));
     assert_eq!(reader.get::<Chunk>("k2").unwrap(), None);
@@ -124,14 +139,18 @@ fn keys_len_contains_remove_and_overwrite() {
     // Clearing removes every key for every reader.
     assert_eq!(reader.clear().unwrap(), 5);
     assert!(reader.is_empty().unwrap());
-    assert_eq!(Cache::open(dir.path()).unwrap().len().unwrap(), 0);
+    assert_eq!(store.open().len().unwrap(), 0);
     cache.refresh().unwrap();
     assert_eq!(cache.keys().unwrap(), Vec::<String>::new());
 }
 
 #[test]
 fn memoization_keyed_by_content_hash() {
-    let (_dir, cache) = open();
+    each_backend(memoization_keyed_by_content_hash_on);
+}
+
+fn memoization_keyed_by_content_hash_on(store: &Store) {
+    let cache = store.open();
     let input = ("embed".to_string(), chunk(7));
     let key = codec::content_hash(&input).unwrap();
     let mut calls = 0;
@@ -178,7 +197,7 @@ fn memoization_keyed_by_content_hash() {
         memo_strict: true,
         ..Default::default()
     };
-    let strict = Cache::open_with(cache.dir(), strict).unwrap();
+    let strict = store.open_with(strict);
     let wrong = strict.get_or_try_insert_with::<Vec<f32>, Failed>("wrong type", || Ok(vec![]));
     assert!(matches!(
         wrong,
@@ -279,6 +298,10 @@ fn a_truncated_data_file_fails_only_its_entries() {
 
 #[test]
 fn drift_is_detected_at_load() {
+    each_backend(drift_is_detected_at_load_on);
+}
+
+fn drift_is_detected_at_load_on(store: &Store) {
     mod v1 {
         #[derive(codec::Codec)]
         #[codec(name = "test.Settings")]
@@ -302,9 +325,9 @@ fn drift_is_detected_at_load() {
             pub port: String,
         }
     }
-    let (dir, cache) = open();
+    let cache = store.open();
     cache.put("s", &v1::Settings { port: 80 }).unwrap();
-    let reader = Cache::open(dir.path()).unwrap();
+    let reader = store.open();
     assert_eq!(
         reader.get::<v2::Settings>("s").unwrap(),
         Some(v2::Settings {
@@ -336,9 +359,8 @@ impl Handler for Reversed {
     }
 
     fn dump(&self, payload: &[u8], ctx: &mut DumpContext<'_>) -> Result<Info, StoreError> {
-        let (name, mut file) = ctx.allocate_file("rev")?;
         let reversed: Vec<u8> = payload.iter().rev().copied().collect();
-        std::io::Write::write_all(&mut file, &reversed).unwrap();
+        let name = ctx.write_file("rev", &reversed)?;
         Ok([("file".to_owned(), InfoValue::from(name))]
             .into_iter()
             .collect())
@@ -376,7 +398,11 @@ impl Handler for Reserved {
 
 #[test]
 fn user_handlers_and_reserved_info_keys() {
-    let (dir, cache) = open();
+    each_backend(user_handlers_and_reserved_info_keys_on);
+}
+
+fn user_handlers_and_reserved_info_keys_on(store: &Store) {
+    let cache = store.open();
     cache.register_handler(Arc::new(Reversed));
     cache.register_handler(Arc::new(Reserved));
     let options = PutOptions {
@@ -400,7 +426,7 @@ fn user_handlers_and_reserved_info_keys() {
         "{err}"
     );
     // A reader without the handler says which one to register.
-    let reader = Cache::open(dir.path()).unwrap();
+    let reader = store.open();
     let err = reader.get::<Chunk>("r").unwrap_err();
     assert!(
         matches!(err, StoreError::UnknownHandler { ref handler, .. } if handler == "reversed"),
@@ -410,16 +436,25 @@ fn user_handlers_and_reserved_info_keys() {
 
 #[test]
 fn a_newer_folder_layout_is_refused() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("codec-store.json"), r#"{"format":99}"#).unwrap();
-    let err = Cache::open(dir.path()).err().unwrap();
-    assert!(matches!(err, StoreError::Format { found: 99 }), "{err}");
+    each_backend(|store| {
+        store.write("codec-store.json", br#"{"format":99}"#);
+        let err = store.try_open(Default::default()).err().unwrap();
+        assert!(
+            matches!(err, StoreError::Format { found: 99 }),
+            "{}: {err}",
+            store.name
+        );
+    });
 }
 
 #[test]
 fn later_write_wins_across_writers() {
-    let (dir, a) = open();
-    let b = Cache::open(dir.path()).unwrap();
+    each_backend(later_write_wins_across_writers_on);
+}
+
+fn later_write_wins_across_writers_on(store: &Store) {
+    let a = store.open();
+    let b = store.open();
     a.put("k", &chunk(1)).unwrap();
     b.put("k", &chunk(2)).unwrap();
     a.refresh().unwrap();
@@ -427,7 +462,7 @@ fn later_write_wins_across_writers() {
     a.remove("k").unwrap();
     b.refresh().unwrap();
     assert_eq!(b.get::<Chunk>("k").unwrap(), None);
-    let reader = Cache::open(dir.path()).unwrap();
+    let reader = store.open();
     assert_eq!(reader.get::<Chunk>("k").unwrap(), None);
 }
 

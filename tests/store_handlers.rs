@@ -1,6 +1,12 @@
-//! User handlers that store sub-values through their dump context.
+//! User handlers that store sub-values through their dump context, on
+//! every backend.
+
+#[path = "common/backends.rs"]
+mod backends;
 
 use std::sync::Arc;
+
+use backends::{each_backend, Store};
 
 use codec::store::{DumpContext, Handler, Info, InfoValue, LoadContext};
 use codec::{Cache, Codec, PutOptions, StoreError};
@@ -63,22 +69,25 @@ impl Handler for Halves {
     }
 }
 
-/// A cache in a new folder with [`Halves`] registered, and the options
-/// that choose it.
-fn with_halves() -> (tempfile::TempDir, Cache, PutOptions) {
-    let dir = tempfile::tempdir().unwrap();
-    let cache = Cache::open(dir.path()).unwrap();
+/// A handle on `store` with [`Halves`] registered, and the options that
+/// choose it.
+fn with_halves(store: &Store) -> (Cache, PutOptions) {
+    let cache = store.open();
     cache.register_handler(Arc::new(Halves));
     let options = PutOptions {
         handler: Some("halves".into()),
         ..PutOptions::default()
     };
-    (dir, cache, options)
+    (cache, options)
 }
 
 #[test]
 fn a_user_handler_stores_and_loads_sub_values() {
-    let (dir, cache, options) = with_halves();
+    each_backend(a_user_handler_stores_and_loads_sub_values_on);
+}
+
+fn a_user_handler_stores_and_loads_sub_values_on(store: &Store) {
+    let (cache, options) = with_halves(store);
     let small = "short text".to_string();
     let large = "long text ".repeat(1000);
     cache.put_with("small", &small, &options).unwrap();
@@ -95,7 +104,7 @@ fn a_user_handler_stores_and_loads_sub_values() {
     assert!(token("large", "head").starts_with("at:"));
     assert!(token("large", "summary").starts_with("b64:"));
 
-    let reader = Cache::open(dir.path()).unwrap();
+    let reader = store.open();
     reader.register_handler(Arc::new(Halves));
     assert_eq!(reader.get::<String>("small").unwrap(), Some(small));
     assert_eq!(reader.get::<String>("large").unwrap(), Some(large));
@@ -120,7 +129,11 @@ impl Handler for Probe {
 
 #[test]
 fn malformed_sub_value_tokens_are_typed_errors() {
-    let (_dir, cache, options) = with_halves();
+    each_backend(malformed_sub_value_tokens_are_typed_errors_on);
+}
+
+fn malformed_sub_value_tokens_are_typed_errors_on(store: &Store) {
+    let (cache, options) = with_halves(store);
     cache
         .put_with("large", &"x".repeat(5000), &options)
         .unwrap();
@@ -155,6 +168,10 @@ fn malformed_sub_value_tokens_are_typed_errors() {
         InfoValue::Text(past_end),
     ] {
         let err = probe(bad.clone()).expect_err(&format!("{bad:?}"));
-        assert!(matches!(err, StoreError::Corrupt { .. }), "{bad:?}: {err}");
+        assert!(
+            matches!(err, StoreError::Corrupt { .. }),
+            "{}: {bad:?}: {err}",
+            store.name
+        );
     }
 }
