@@ -11,6 +11,9 @@ use std::time::Duration;
 #[path = "log_data.rs"]
 mod log_data;
 
+#[path = "log_borrowed.rs"]
+mod log_borrowed;
+
 mod with_codec {
     #[derive(codec::Codec, Clone, Debug, PartialEq)]
     pub enum Kind {
@@ -233,6 +236,33 @@ fn check_same_bytes(
     [ours.len(), json.len(), 0]
 }
 
+/// The borrowing prototype reads what codec's decoder reads.
+fn check_borrowed(msgpack: &[u8], codec_data: &[with_codec::Record]) {
+    use with_codec::Kind;
+    let borrowed = log_borrowed::decode(msgpack).unwrap();
+    assert_eq!(borrowed.len(), codec_data.len());
+    for (b, o) in borrowed.iter().zip(codec_data) {
+        let kind = match &o.kind {
+            Kind::Cached => log_borrowed::Kind::Cached,
+            Kind::Computed(n) => log_borrowed::Kind::Computed(*n),
+            Kind::Failed { code, reason } => log_borrowed::Kind::Failed {
+                code: *code,
+                reason,
+            },
+        };
+        let owned = log_borrowed::Record {
+            service: &o.service,
+            path: &o.path,
+            ts: o.ts,
+            status: o.status,
+            user: o.user.as_deref(),
+            tags: o.tags.clone(),
+            kind,
+        };
+        assert_eq!(*b, owned);
+    }
+}
+
 fn bench(c: &mut Criterion) {
     let (codec_data, serde_data, packer_data) = datasets();
     let [msgpack_len, json_len, _] = check_same_bytes(&codec_data, &serde_data);
@@ -271,6 +301,7 @@ fn bench(c: &mut Criterion) {
 
     let msgpack = codec::to_msgpack(&codec_data).unwrap();
     let json = codec::to_json(&codec_data).unwrap();
+    check_borrowed(&msgpack, &codec_data);
     let elements = Throughput::Elements(log_data::RECORDS as u64);
 
     let mut g = c.benchmark_group("msgpack_encode");
@@ -327,6 +358,10 @@ fn bench(c: &mut Criterion) {
         })
     });
     g.bench_function("clone_floor", |b| b.iter(|| black_box(&codec_data).clone()));
+    // Below the floor: strings borrowed from the input (a prototype).
+    g.bench_function("codec-borrowed", |b| {
+        b.iter(|| log_borrowed::decode(black_box(&msgpack)).unwrap())
+    });
     g.finish();
 
     let mut g = c.benchmark_group("json_encode");
