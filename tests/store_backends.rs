@@ -240,3 +240,58 @@ fn a_failed_put_many_acknowledges_none() {
         );
     });
 }
+
+#[test]
+fn values_with_several_buffers_kept_apart_read_back() {
+    #[derive(Codec, Debug, Clone, PartialEq)]
+    #[codec(name = "test.Two")]
+    struct Two {
+        left: codec::Bytes,
+        name: String,
+        right: codec::Bytes,
+    }
+    each_backend(|open| {
+        let cache = open();
+        let two = Two {
+            left: codec::Bytes(vec![1; 100_000]),
+            name: "two".into(),
+            right: codec::Bytes((0..150_000).map(|i| i as u8).collect()),
+        };
+        cache.put("two", &two).unwrap();
+        let reader = open();
+        // Compared without `assert_eq!`, whose message would print the buffers.
+        let got: Two = reader.get("two").unwrap().unwrap();
+        assert!(got == two, "{}: another value read back", cache.location());
+        let bytes = reader.get_bytes("two").unwrap().unwrap();
+        assert!(bytes == codec::to_msgpack(&two).unwrap(), "{}", cache.location());
+    });
+}
+
+#[cfg(feature = "ndarray")]
+#[test]
+fn arrays_read_whole_and_by_rows() {
+    use ndarray::{s, Array2};
+    let table = Array2::from_shape_fn((3000, 5), |(i, j)| (i * 5 + j) as f64);
+    each_backend(|open| {
+        let cache = open();
+        cache.put_array("array", &table).unwrap();
+        cache.put("put", &table).unwrap(); // its data kept apart
+        let reader = open();
+        for key in ["array", "put"] {
+            let whole = reader.get_array::<f64>(key).unwrap().unwrap();
+            assert_eq!(whole.view(), table.view().into_dyn(), "{key}");
+            let rows = reader.get_array_rows::<f64>(key, 1000..2500).unwrap();
+            assert_eq!(
+                rows.unwrap().view(),
+                table.slice(s![1000..2500, ..]).into_dyn(),
+                "{key}"
+            );
+            assert!(matches!(
+                reader.get_array_rows::<f64>(key, 2999..3001),
+                Err(StoreError::RowsOutOfRange { .. })
+            ));
+        }
+        let owned: Array2<f64> = reader.get("array").unwrap().unwrap();
+        assert_eq!(owned, table, "{}", cache.location());
+    });
+}

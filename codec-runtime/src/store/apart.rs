@@ -18,10 +18,8 @@
 //! bytes, the `codec` command, compaction) get the payload put back
 //! together.
 
-use std::ops::Deref;
-use std::sync::Arc;
-
 use super::handler::{DumpContext, Handler, Inline, LoadContext, Shared};
+use super::ranged::Window;
 use super::records::{Info, InfoValue};
 use super::{layout, StoreError};
 use crate::msgpack::{LargeBin, MsgpackReader, OutOfBand};
@@ -56,12 +54,17 @@ impl Handler for Auto {
                 + REF_LEN * large.len(),
         );
         let mut refs = String::new();
-        let mut bins = None;
+        let parts: Vec<&[u8]> = large.iter().map(|b| &payload[b.data..b.end]).collect();
+        let (bins, offsets) = match parts.is_empty() {
+            true => (None, Vec::new()),
+            false => {
+                let (file, offsets) = ctx.append_shared_parts(&parts, ALIGN)?;
+                (Some(file), offsets)
+            }
+        };
         let mut copied = 0;
-        for bin in large {
+        for (bin, offset) in large.iter().zip(offsets) {
             rest.extend_from_slice(&payload[copied..bin.start]);
-            let (file, offset) = ctx.append_shared_aligned(&payload[bin.data..bin.end], ALIGN)?;
-            bins = Some(file);
             if !refs.is_empty() {
                 refs.push(',');
             }
@@ -97,11 +100,11 @@ struct Ref {
 }
 
 /// An `auto` entry as stored: the rest of the value, and its buffers in a
-/// memory-mapped data file, or read from it where the backend has no maps
-/// (checked to lie within it).
+/// memory-mapped data file, or where the backend has no maps, the range of
+/// the data file that holds them, read (checked to lie within it).
 pub(super) struct Parts {
     rest: Vec<u8>,
-    map: Option<Arc<dyn Deref<Target = [u8]> + Send + Sync>>,
+    window: Option<Window>,
     refs: Vec<Ref>,
 }
 
@@ -114,7 +117,7 @@ impl Parts {
         let Some(refs_text) = info.get("refs") else {
             return Ok(Parts {
                 rest,
-                map: None,
+                window: None,
                 refs: Vec::new(),
             });
         };
@@ -124,7 +127,7 @@ impl Parts {
             return Err(ctx.corrupt("index info of an `auto` entry lacks `bins` or `refs`"));
         };
         let mut refs = Vec::new();
-        let mut end = 0u64;
+        let (mut start, mut end) = (u64::MAX, 0u64);
         for at in refs_text.split(',') {
             let r = at
                 .parse::<usize>()
@@ -134,13 +137,16 @@ impl Parts {
                 .ok_or_else(|| {
                     ctx.corrupt(format!("no buffer reference at `{at}` of the payload"))
                 })?;
+            start = start.min(r.offset);
             end = end.max(r.offset.saturating_add(r.len));
             refs.push(r);
         }
-        let map = ctx.backing(bins, end)?;
+        check_apart(&refs, ctx)?;
+        // Only the buffers' bytes, never the file before them.
+        let window = ctx.window(bins, start..end)?;
         Ok(Parts {
             rest,
-            map: Some(map),
+            window: Some(window),
             refs,
         })
     }
@@ -169,16 +175,19 @@ impl Parts {
     }
 
     fn bytes(&self, r: &Ref) -> &[u8] {
-        let map = self.map.as_deref().map_or(&[][..], |m| &m[..]);
-        // In range: `load` mapped at least the end of every reference.
-        &map[r.offset as usize..(r.offset + r.len) as usize]
+        match &self.window {
+            // In range: `load` read every reference's bytes.
+            Some(window) => window.slice(r.offset, r.len),
+            None => &[],
+        }
     }
 
-    /// Decodes the value, each buffer read from the memory map.
+    /// Decodes the value, each buffer read from the memory map (or the
+    /// range read).
     pub fn decode<T: crate::Codec>(&self) -> Result<T, crate::DecodeError> {
-        let apart = self.map.as_ref().map(|map| OutOfBand {
+        let apart = self.window.as_ref().map(|window| OutOfBand {
             refs: self.refs.iter().map(|r| (r.at, self.bytes(r))).collect(),
-            backing: map.clone(),
+            backing: window.bytes.clone(),
         });
         let mut r = MsgpackReader::new(&self.rest);
         if let Some(apart) = &apart {
@@ -187,6 +196,25 @@ impl Parts {
         let value = T::decode_msgpack(&mut r).map_err(|e| r.locate(e))?;
         r.finish()?;
         Ok(value)
+    }
+}
+
+/// Checks that no two buffers of an entry overlap in the data file: an
+/// entry whose buffers went to several objects under one name (as an
+/// earlier codec wrote them on object storage) is refused, not read wrong.
+fn check_apart(refs: &[Ref], ctx: &LoadContext<'_>) -> Result<(), StoreError> {
+    let mut spans: Vec<(u64, u64)> = refs
+        .iter()
+        .filter(|r| r.len > 0)
+        .map(|r| (r.offset, r.offset.saturating_add(r.len)))
+        .collect();
+    spans.sort_unstable();
+    match spans.windows(2).find(|w| w[1].0 < w[0].1) {
+        Some(w) => Err(ctx.corrupt(format!(
+            "its buffers kept apart overlap in the data file (bytes {}..{} and {}..{})",
+            w[0].0, w[0].1, w[1].0, w[1].1
+        ))),
+        None => Ok(()),
     }
 }
 

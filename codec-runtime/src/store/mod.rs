@@ -54,6 +54,8 @@
 mod apart;
 #[cfg(feature = "ndarray")]
 mod array;
+#[cfg(feature = "ndarray")]
+mod array_entry;
 #[cfg(feature = "arrow")]
 mod arrow;
 pub mod backend;
@@ -68,8 +70,10 @@ mod index;
 mod keys;
 mod layout;
 mod line;
+mod local_cache;
 mod memo;
 mod open;
+mod ranged;
 pub mod records;
 mod table;
 mod typed;
@@ -91,6 +95,7 @@ pub use arrow::{ArrowBatchesHandler, ArrowHandler};
 pub use error::StoreError;
 pub use handler::{DumpContext, FilePerEntry, Handler, Inline, LoadContext, Resources, Shared};
 pub use line::InfoRef;
+pub use local_cache::LocalCache;
 pub use records::{IndexLine, Info, InfoValue, Mode};
 pub use typed::{TableInfo, Typed, TypedHandler};
 
@@ -144,6 +149,13 @@ pub struct CacheOptions {
     /// [`Cache::put_with`] takes its own. In raw mode only byte buffers
     /// are put, as their bytes.
     pub mode: Mode,
+    /// A folder on the local disk keeping the data a cache on object
+    /// storage reads, up to a size (default: none). Data objects there
+    /// never change, so what it keeps never goes stale: a get of a value
+    /// read before, by this handle or another on the same folder, costs
+    /// no request. Ignored on a folder, whose data is local already. See
+    /// [`LocalCache`].
+    pub local_cache: Option<LocalCache>,
 }
 
 impl Default for CacheOptions {
@@ -159,6 +171,7 @@ impl Default for CacheOptions {
                 .and_then(|v| v.parse().ok())
                 .unwrap_or(4 << 20),
             mode: Mode::MsgPack,
+            local_cache: None,
         }
     }
 }
@@ -500,6 +513,10 @@ impl Cache {
     }
 
     fn load_context<'a>(&'a self, key: &'a str) -> LoadContext<'a> {
+        let local = self.options.local_cache.as_ref();
+        self.resources
+            .local
+            .get_or_init(|| local_cache::LocalFiles::new(local, &*self.backend));
         LoadContext {
             backend: &*self.backend,
             resources: &self.resources,
