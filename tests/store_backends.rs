@@ -263,7 +263,11 @@ fn values_with_several_buffers_kept_apart_read_back() {
         let got: Two = reader.get("two").unwrap().unwrap();
         assert!(got == two, "{}: another value read back", cache.location());
         let bytes = reader.get_bytes("two").unwrap().unwrap();
-        assert!(bytes == codec::to_msgpack(&two).unwrap(), "{}", cache.location());
+        assert!(
+            bytes == codec::to_msgpack(&two).unwrap(),
+            "{}",
+            cache.location()
+        );
     });
 }
 
@@ -293,5 +297,29 @@ fn arrays_read_whole_and_by_rows() {
         }
         let owned: Array2<f64> = reader.get("array").unwrap().unwrap();
         assert_eq!(owned, table, "{}", cache.location());
+    });
+}
+
+#[cfg(feature = "arrow")]
+#[test]
+fn arrow_tables_read_back() {
+    use arrow_array::{ArrayRef, Float64Array, RecordBatch, StringArray};
+    let batch = RecordBatch::try_from_iter([
+        (
+            "x",
+            Arc::new(Float64Array::from_iter_values((0..5000).map(f64::from))) as ArrayRef,
+        ),
+        (
+            "name",
+            Arc::new(StringArray::from_iter(
+                (0..5000).map(|i| (i % 3 != 0).then(|| i.to_string())),
+            )) as ArrayRef,
+        ),
+    ])
+    .unwrap();
+    each_backend(|open| {
+        open().put("table", &batch).unwrap();
+        let got: RecordBatch = open().get("table").unwrap().unwrap();
+        assert_eq!(got, batch, "{}", open().location());
     });
 }

@@ -110,7 +110,12 @@ impl<T: Element> MappedArray<T> {
     }
 
     /// `len` bytes at `offset` of `map` as an array of `shape`, checked.
-    pub(super) fn mapped(map: Backing, offset: usize, len: usize, shape: Vec<usize>) -> Result<Self, String> {
+    pub(super) fn mapped(
+        map: Backing,
+        offset: usize,
+        len: usize,
+        shape: Vec<usize>,
+    ) -> Result<Self, String> {
         let expected = shape.iter().try_fold(T::SIZE, |acc, &d| acc.checked_mul(d));
         let start = (map.as_ptr() as usize).wrapping_add(offset);
         if expected != Some(len) || !start.is_multiple_of(std::mem::align_of::<T>()) {

@@ -123,7 +123,10 @@ impl Cache {
             let shape = checked_rows(key, whole.shape(), &rows)?;
             let view = whole.view();
             let part = view.slice_axis(Axis(0), Slice::from(rows));
-            return Ok(Some(MappedArray::owned(part.iter().copied().collect(), shape)));
+            return Ok(Some(MappedArray::owned(
+                part.iter().copied().collect(),
+                shape,
+            )));
         }
         let stored = self.stored_array::<T>(&line)?;
         let shape = checked_rows(key, &stored.shape, &rows)?;
@@ -166,7 +169,9 @@ impl Cache {
         if expected != Some(len) || offset.checked_add(len).is_none() {
             return Err(corrupt(
                 key,
-                format!("array of shape {shape:?} does not match its {len} bytes at offset {offset}"),
+                format!(
+                    "array of shape {shape:?} does not match its {len} bytes at offset {offset}"
+                ),
             ));
         }
         Ok(StoredArray {

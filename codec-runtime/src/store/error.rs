@@ -117,7 +117,11 @@ impl StoreError {
     /// written by a version of the type with breaking changes (or as another
     /// type). Not for failures of the folder itself (permissions, a full disk).
     pub fn is_unreadable_entry(&self) -> bool {
-        self.is_damage() || matches!(self, StoreError::Schema { .. } | StoreError::ArrayType { .. })
+        self.is_damage()
+            || matches!(
+                self,
+                StoreError::Schema { .. } | StoreError::ArrayType { .. }
+            )
     }
 
     /// Whether the error says that an entry's data is gone or damaged

@@ -166,10 +166,12 @@ impl LocalFiles {
         };
         if full {
             match self.evict() {
-                Ok(left) => *usage = Usage {
-                    scanned: Some(left),
-                    added: 0,
-                },
+                Ok(left) => {
+                    *usage = Usage {
+                        scanned: Some(left),
+                        added: 0,
+                    }
+                }
                 Err(e) => log::warn!(
                     target: "codec::store",
                     "local cache folder {}: {e}",
@@ -276,7 +278,10 @@ fn trailer(bytes: &[u8]) -> [u8; TRAILER] {
 /// `expected`, if known), and cuts it off.
 fn check(contents: &mut Vec<u8>, expected: Option<u64>) -> Result<(), String> {
     let Some(len) = contents.len().checked_sub(TRAILER) else {
-        return Err(format!("{} bytes, shorter than its trailer", contents.len()));
+        return Err(format!(
+            "{} bytes, shorter than its trailer",
+            contents.len()
+        ));
     };
     let stored: [u8; TRAILER] = contents[len..].try_into().expect("TRAILER bytes");
     if stored != trailer(&contents[..len]) {

@@ -24,7 +24,8 @@
 //!   fingerprint, the handler and its info, and a CRC-32.
 //! - `data/`: payloads the handlers put in files. Large byte buffers inside
 //!   a value (arrays' data) are kept there apart from the rest of it and
-//!   read back from a memory map ([`CacheOptions::apart_min`]).
+//!   read back from a memory map ([`CacheOptions::apart_min`]); on
+//!   backends without maps, by a ranged read of exactly their bytes.
 //! - `schemas/<fingerprint>.json`: each writer schema, once.
 //! - `checkpoint.json` and `index/*.idx`: the index checkpoint, sorted
 //!   memory-mapped tables of the live line of each key, and how far into
@@ -38,7 +39,11 @@
 //! most as many logs as handles that wrote to it at the same time.
 //!
 //! Other backends than a folder (memory, your own) go through
-//! [`Cache::open_backend`]: see [`backend`].
+//! [`Cache::open_backend`]: see [`backend`]. They have no memory maps:
+//! each get reads exactly the bytes its value needs, one ranged read
+//! (`Cache::get_array_rows`, with the `ndarray` feature, reads part of an
+//! array), and [`CacheOptions::local_cache`] keeps what was read on the
+//! local disk.
 //!
 //! # Safety under concurrency and crashes
 //! A writer appends only to its own files. Data is written before the index
