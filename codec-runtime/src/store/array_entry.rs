@@ -74,7 +74,7 @@ impl Cache {
         let window = self
             .load_context(key)
             .window(&stored.file, stored.offset..stored.offset + stored.len)?;
-        let at = window.index(stored.offset);
+        let at = (stored.offset - window.origin) as usize;
         MappedArray::mapped(window.bytes, at, stored.len as usize, stored.shape)
             .map(Some)
             .map_err(|message| corrupt(key, message))
@@ -142,7 +142,7 @@ impl Cache {
         let window = self
             .load_context(key)
             .window(&stored.file, start..start + len)?;
-        let at = window.index(start);
+        let at = (start - window.origin) as usize;
         MappedArray::mapped(window.bytes, at, len as usize, shape)
             .map(Some)
             .map_err(|message| corrupt(key, message))

@@ -16,13 +16,12 @@ use super::apart::ALIGN;
 use super::handler::LoadContext;
 use super::local_cache::LocalFiles;
 use super::StoreError;
-use crate::msgpack::Backing;
 
 /// Bytes of a data file around a range: `bytes[i]` is byte `origin + i`
 /// of the file, and `origin` is a multiple of 64 (so are the addresses of
 /// the bytes at offsets that are).
 pub(crate) struct Window {
-    pub bytes: Backing,
+    pub bytes: Arc<dyn Deref<Target = [u8]> + Send + Sync>,
     pub origin: u64,
 }
 
@@ -32,11 +31,6 @@ impl Window {
     pub fn slice(&self, offset: u64, len: u64) -> &[u8] {
         let start = (offset - self.origin) as usize;
         &self.bytes[start..start + len as usize]
-    }
-
-    /// Where byte `offset` of the file is in [`Window::bytes`].
-    pub fn index(&self, offset: u64) -> usize {
-        (offset - self.origin) as usize
     }
 }
 
