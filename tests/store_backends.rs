@@ -36,6 +36,11 @@ fn chunk(i: u32, len: usize) -> Chunk {
 
 /// Runs `check` with a way to open handles on one fresh store, for each backend.
 fn each_backend(check: impl Fn(&dyn Fn() -> Cache)) {
+    each_backend_with(CacheOptions::default(), check)
+}
+
+/// [`each_backend`], the handles opened with `options`.
+fn each_backend_with(options: CacheOptions, check: impl Fn(&dyn Fn() -> Cache)) {
     let dir = tempfile::tempdir().unwrap();
     let folder: Arc<dyn Backend> = Arc::new(Folder::new(dir.path()));
     let memory: Arc<dyn Backend> = Arc::new(Memory::new());
@@ -58,7 +63,7 @@ fn each_backend(check: impl Fn(&dyn Fn() -> Cache)) {
         ));
     }
     for backend in backends {
-        let open = || Cache::open_backend(backend.clone(), CacheOptions::default()).unwrap();
+        let open = || Cache::open_backend(backend.clone(), options.clone()).unwrap();
         check(&open);
     }
 }
@@ -321,5 +326,36 @@ fn arrow_tables_read_back() {
         open().put("table", &batch).unwrap();
         let got: RecordBatch = open().get("table").unwrap().unwrap();
         assert_eq!(got, batch, "{}", open().location());
+    });
+}
+
+#[test]
+fn a_local_cache_answers_with_the_values_read_before() {
+    let local = tempfile::tempdir().unwrap();
+    let options = CacheOptions {
+        local_cache: Some(codec::store::LocalCache::new(local.path(), 1 << 30)),
+        ..CacheOptions::default()
+    };
+    each_backend_with(options, |open| {
+        let cache = open();
+        let sizes = [10, 5_000, 300_000]; // inline, shared, buffer kept apart
+        for (i, &len) in sizes.iter().enumerate() {
+            cache.put(&format!("c/{i}"), &chunk(i as u32, len)).unwrap();
+        }
+        let before = std::fs::read_dir(local.path()).map_or(0, |d| d.count());
+        // Read twice by fresh handles: from the store, then from the local copy.
+        for _ in 0..2 {
+            let reader = open();
+            for (i, &len) in sizes.iter().enumerate() {
+                let got: Chunk = reader.get(&format!("c/{i}")).unwrap().unwrap();
+                assert!(got == chunk(i as u32, len), "{}", cache.location());
+            }
+        }
+        let after = std::fs::read_dir(local.path()).map_or(0, |d| d.count());
+        let kept = match cache.dir().is_dir() {
+            true => 0,  // a folder ignores it
+            false => 2, // the shared payload and the buffer kept apart
+        };
+        assert_eq!(after - before, kept, "{}", cache.location());
     });
 }
