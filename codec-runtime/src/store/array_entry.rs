@@ -97,7 +97,8 @@ impl Cache {
     ///
     /// ```
     /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// let cache = codec::Cache::open_url("memory://")?;
+    /// let store = std::sync::Arc::new(codec::store::backend::memory::Memory::new());
+    /// let cache = codec::Cache::open_backend(store, Default::default())?; // no memory maps
     /// let table = ndarray::Array2::<f32>::from_shape_fn((1000, 64), |(i, j)| (i * 64 + j) as f32);
     /// cache.put_array("emb", &table)?;
     /// let rows = cache.get_array_rows::<f32>("emb", 10..12)?.unwrap(); // 2 x 64 x 4 bytes read

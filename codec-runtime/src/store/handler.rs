@@ -9,13 +9,14 @@ use std::fs::{File, OpenOptions};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock};
 
+use base64::Engine as _;
+
 use super::backend::{Appender, Backend, Created};
 use super::error::StoreError;
 use super::layout;
 use super::line::InfoRef;
 use super::local_cache::LocalFiles;
 use super::records::{Info, InfoValue};
-use base64::Engine as _;
 
 /// Stores and loads payloads for a cache.
 ///

@@ -43,7 +43,9 @@ use super::backend::Backend;
 ///     local_cache: Some(LocalCache::new(local.path(), 10 << 30)), // 10 GiB
 ///     ..Default::default()
 /// };
-/// let cache = codec::Cache::open_url_with("memory://", options)?;
+/// // On object storage (`Cache::open_url_with("s3://..", options)`); here in memory.
+/// let store = std::sync::Arc::new(codec::store::backend::memory::Memory::new());
+/// let cache = codec::Cache::open_backend(store, options)?;
 /// cache.put("big", &vec![1u8; 100_000])?;
 /// let _first: Vec<u8> = cache.get("big")?.unwrap(); // one ranged GET, kept locally
 /// let _again: Vec<u8> = cache.get("big")?.unwrap(); // no request
