@@ -349,3 +349,49 @@ fn the_local_cache_is_not_used_on_a_folder() {
     assert_eq!(rows.view(), table().slice(s![1..3, ..]).into_dyn());
     assert!(!local.path().join("objects").exists());
 }
+
+#[test]
+fn handles_sharing_a_local_cache_under_eviction_read_right_values() {
+    let store = Counting::new();
+    let local = tempfile::tempdir().unwrap();
+    let cache = open(&store);
+    let value = |i: usize| vec![i as u8; 10_000 + i];
+    for i in 0..20 {
+        cache.put_bytes(&format!("v/{i}"), &value(i)).unwrap();
+    }
+    // Room for five values: files are written, replaced and evicted while
+    // the other handles read them.
+    let options = LocalCache::new(local.path(), 55_000);
+    let handles: Vec<Cache> = (0..2)
+        .map(|_| open_with(&store, Some(options.clone())))
+        .collect();
+    std::thread::scope(|s| {
+        for t in 0..4 {
+            let handle = &handles[t % 2];
+            s.spawn(move || {
+                for n in 0..300 {
+                    let i = (n * 7 + t * 3) % 20;
+                    let got = handle.get_bytes(&format!("v/{i}")).unwrap().unwrap();
+                    assert!(got == value(i), "v/{i}");
+                }
+            });
+        }
+    });
+    // Each handle keeps the folder under the bound by what it saw: two of
+    // them, under twice the bound at most.
+    assert!(local_size(local.path()) <= 2 * 55_000);
+    // Every file left is whole and named right: a fresh handle (with room
+    // for all, so that it evicts none) reads the values they hold without
+    // a request.
+    let files = local_files(local.path());
+    assert!(
+        files.iter().all(|f| f.extension().unwrap() == "bin"),
+        "{files:?}"
+    );
+    let fresh = open_with(&store, Some(LocalCache::new(local.path(), 1 << 30)));
+    store.take();
+    for i in 0..20 {
+        assert!(fresh.get_bytes(&format!("v/{i}")).unwrap().unwrap() == value(i));
+    }
+    assert_eq!(store.take(), counts(&[("GET", 20 - files.len())]));
+}
