@@ -89,27 +89,31 @@ fn array_rows_read_exactly_their_bytes_not_the_objects_prefix() {
     let store = Counting::new();
     let cache = open(&store);
     cache.put_array("table", &table()).unwrap();
+    cache.put("put", &table()).unwrap(); // its data kept apart, the rest inline
     let reader = open(&store);
     store.take();
     store.take_ranges();
 
-    let rows = reader.get_array_rows::<f32>("table", 998..1000).unwrap();
-    assert_eq!(
-        rows.unwrap().view(),
-        table().slice(s![998..1000, ..]).into_dyn()
-    );
-    assert_eq!(store.take(), counts(&[("GET", 1)]));
-    assert_eq!(the_range(&store), 998 * 256..1000 * 256, "exactly the rows");
-    let rows = reader.get_array_rows::<f32>("table", 0..1).unwrap();
-    assert_eq!(rows.unwrap().view(), table().slice(s![0..1, ..]).into_dyn());
-    assert_eq!(the_range(&store), 0..256);
-    let none = reader.get_array_rows::<f32>("table", 7..7).unwrap();
-    assert_eq!(none.unwrap().shape(), [0, 64]);
-    assert_eq!(
-        store.take(),
-        counts(&[("GET", 1)]),
-        "no request for no rows"
-    );
+    for key in ["table", "put"] {
+        let rows = reader.get_array_rows::<f32>(key, 998..1000).unwrap();
+        assert_eq!(
+            rows.unwrap().view(),
+            table().slice(s![998..1000, ..]).into_dyn()
+        );
+        assert_eq!(store.take(), counts(&[("GET", 1)]), "{key}");
+        let range = the_range(&store);
+        assert_eq!(range, 998 * 256..1000 * 256, "{key}: exactly the rows");
+        let rows = reader.get_array_rows::<f32>(key, 0..1).unwrap();
+        assert_eq!(rows.unwrap().view(), table().slice(s![0..1, ..]).into_dyn());
+        assert_eq!(the_range(&store), 0..256, "{key}");
+        let none = reader.get_array_rows::<f32>(key, 7..7).unwrap();
+        assert_eq!(none.unwrap().shape(), [0, 64]);
+        assert_eq!(
+            store.take(),
+            counts(&[("GET", 1)]),
+            "no request for no rows"
+        );
+    }
 }
 
 #[test]

@@ -110,38 +110,16 @@ pub(super) struct Parts {
 
 impl Parts {
     pub fn load(info: &Info, ctx: &LoadContext<'_>) -> Result<Parts, StoreError> {
-        let rest = match info.get("data") {
-            Some(_) => Inline.load(info, ctx)?,
-            None => Shared.load(info, ctx)?,
-        };
-        let Some(refs_text) = info.get("refs") else {
+        let (rest, apart) = Self::load_rest(info, ctx)?;
+        let Some((bins, refs)) = apart else {
             return Ok(Parts {
                 rest,
                 window: None,
                 refs: Vec::new(),
             });
         };
-        let (Some(InfoValue::Text(bins)), InfoValue::Text(refs_text)) =
-            (info.get("bins"), refs_text)
-        else {
-            return Err(ctx.corrupt("index info of an `auto` entry lacks `bins` or `refs`"));
-        };
-        let mut refs = Vec::new();
-        let (mut start, mut end) = (u64::MAX, 0u64);
-        for at in refs_text.split(',') {
-            let r = at
-                .parse::<usize>()
-                .ok()
-                .filter(|&at| refs.last().is_none_or(|p: &Ref| p.at + REF_LEN <= at))
-                .and_then(|at| reference(&rest, at))
-                .ok_or_else(|| {
-                    ctx.corrupt(format!("no buffer reference at `{at}` of the payload"))
-                })?;
-            start = start.min(r.offset);
-            end = end.max(r.offset.saturating_add(r.len));
-            refs.push(r);
-        }
-        check_apart(&refs, ctx)?;
+        let start = refs.iter().map(|r| r.offset).min().unwrap_or(0);
+        let end = refs.iter().map(|r| r.offset + r.len).max().unwrap_or(0);
         // Only the buffers' bytes, never the file before them.
         let window = ctx.window(bins, start..end)?;
         Ok(Parts {
@@ -149,6 +127,41 @@ impl Parts {
             window: Some(window),
             refs,
         })
+    }
+
+    /// The rest of the value, and the name of its buffers' data file and
+    /// their references, checked (their bytes not read).
+    fn load_rest<'i>(
+        info: &'i Info,
+        ctx: &LoadContext<'_>,
+    ) -> Result<(Vec<u8>, Option<(&'i str, Vec<Ref>)>), StoreError> {
+        let rest = match info.get("data") {
+            Some(_) => Inline.load(info, ctx)?,
+            None => Shared.load(info, ctx)?,
+        };
+        let Some(refs_text) = info.get("refs") else {
+            return Ok((rest, None));
+        };
+        let (Some(InfoValue::Text(bins)), InfoValue::Text(refs_text)) =
+            (info.get("bins"), refs_text)
+        else {
+            return Err(ctx.corrupt("index info of an `auto` entry lacks `bins` or `refs`"));
+        };
+        let mut refs = Vec::new();
+        for at in refs_text.split(',') {
+            let r = at
+                .parse::<usize>()
+                .ok()
+                .filter(|&at| refs.last().is_none_or(|p: &Ref| p.at + REF_LEN <= at))
+                .and_then(|at| reference(&rest, at))
+                .filter(|r| r.offset.checked_add(r.len).is_some())
+                .ok_or_else(|| {
+                    ctx.corrupt(format!("no buffer reference at `{at}` of the payload"))
+                })?;
+            refs.push(r);
+        }
+        check_apart(&refs, ctx)?;
+        Ok((rest, Some((bins, refs))))
     }
 
     /// The payload with its buffers back in place, and where they are in it.
@@ -215,6 +228,39 @@ fn check_apart(refs: &[Ref], ctx: &LoadContext<'_>) -> Result<(), StoreError> {
             w[0].0, w[0].1, w[1].0, w[1].1
         ))),
         None => Ok(()),
+    }
+}
+
+/// Where the data of an array stored with `put` lies when it was kept
+/// apart: the value is the array itself (`dtype`, `shape`, `data`), its
+/// data the entry's one buffer. `None` for any other value.
+#[cfg(feature = "ndarray")]
+pub(super) fn array_apart(
+    info: &Info,
+    ctx: &LoadContext<'_>,
+) -> Result<Option<(String, Vec<u64>, String, u64, u64)>, StoreError> {
+    let (rest, apart) = Parts::load_rest(info, ctx)?;
+    let Some((bins, refs)) = apart else {
+        return Ok(None);
+    };
+    let [r] = refs.as_slice() else {
+        return Ok(None);
+    };
+    let mut reader = MsgpackReader::new(&rest);
+    let parts = crate::impls::ndarray::read_msgpack_parts(&mut reader, |reader| {
+        let at = reader.position();
+        reader.skip_value()?;
+        Ok(at)
+    });
+    match parts {
+        Ok((dtype, shape, at)) if at == r.at && reader.finish().is_ok() => Ok(Some((
+            dtype.to_owned(),
+            shape,
+            bins.to_owned(),
+            r.offset,
+            r.len,
+        ))),
+        _ => Ok(None),
     }
 }
 

@@ -117,7 +117,24 @@ impl Cache {
             return Ok(None);
         };
         let line = super::view(key, &found)?;
-        if line.handler.as_deref() != Some(layout::ARRAY) {
+        let stored = match line.handler.as_deref() {
+            Some(layout::ARRAY) => Some(self.stored_array::<T>(&line)?),
+            Some(layout::AUTO) if line.mode == super::Mode::MsgPack => {
+                let info = line
+                    .info()
+                    .map_err(|e| super::index::corrupt_line(key, e))?;
+                match super::apart::array_apart(&info, &self.load_context(key))? {
+                    Some((dtype, shape, file, offset, len)) => {
+                        let shape = shape.into_iter().map(|d| d as usize).collect();
+                        Some(checked_array::<T>(key, dtype, shape, file, offset, len)?)
+                    }
+                    None => None,
+                }
+            }
+            _ => None,
+        };
+        let Some(stored) = stored else {
+            // The array is in the payload (or the value is no array): read whole.
             let Some(whole) = self.get::<MappedArray<T>>(key)? else {
                 return Ok(None);
             };
@@ -128,8 +145,7 @@ impl Cache {
                 part.iter().copied().collect(),
                 shape,
             )));
-        }
-        let stored = self.stored_array::<T>(&line)?;
+        };
         let shape = checked_rows(key, &stored.shape, &rows)?;
         let row_len = stored.shape[1..]
             .iter()
@@ -156,31 +172,8 @@ impl Cache {
         let (dtype, shape) =
             super::index::parse_array_type(line.type_name.as_deref().unwrap_or_default())
                 .ok_or_else(|| corrupt(key, "array entry without its dtype and shape".into()))?;
-        if dtype != T::DTYPE {
-            return Err(StoreError::ArrayType {
-                key: key.clone().into_owned(),
-                stored: dtype,
-                asked: T::DTYPE.to_owned(),
-            });
-        }
         let (file, offset, len) = range_ref(line.info_ref(), &self.load_context(key))?;
-        let expected = shape
-            .iter()
-            .try_fold(T::SIZE as u64, |n, &d| n.checked_mul(d as u64));
-        if expected != Some(len) || offset.checked_add(len).is_none() {
-            return Err(corrupt(
-                key,
-                format!(
-                    "array of shape {shape:?} does not match its {len} bytes at offset {offset}"
-                ),
-            ));
-        }
-        Ok(StoredArray {
-            shape,
-            file: file.into_owned(),
-            offset,
-            len,
-        })
+        checked_array::<T>(key, dtype, shape, file.into_owned(), offset, len)
     }
 
     /// An entry of [`Cache::put_array`] decoded as `T`, as if it had been
@@ -227,6 +220,40 @@ impl Cache {
                 source,
             })
     }
+}
+
+/// An array of `dtype` and `shape` in `len` bytes at `offset` of data
+/// file `file`, checked against `T` and against each other.
+fn checked_array<T: Element>(
+    key: &str,
+    dtype: String,
+    shape: Vec<usize>,
+    file: String,
+    offset: u64,
+    len: u64,
+) -> Result<StoredArray, StoreError> {
+    if dtype != T::DTYPE {
+        return Err(StoreError::ArrayType {
+            key: key.to_owned(),
+            stored: dtype,
+            asked: T::DTYPE.to_owned(),
+        });
+    }
+    let expected = shape
+        .iter()
+        .try_fold(T::SIZE as u64, |n, &d| n.checked_mul(d as u64));
+    if expected != Some(len) || offset.checked_add(len).is_none() {
+        return Err(corrupt(
+            key,
+            format!("array of shape {shape:?} does not match its {len} bytes at offset {offset}"),
+        ));
+    }
+    Ok(StoredArray {
+        shape,
+        file,
+        offset,
+        len,
+    })
 }
 
 /// Arrays are viewed in their stored little-endian bytes.
