@@ -84,12 +84,14 @@ impl Cache {
     /// first axis, all of the others, as an array of shape `[rows.len(),
     /// ..the rest of its shape]`.
     ///
-    /// For an array of [`Cache::put_array`], only those rows' bytes are
-    /// read: viewed in the memory map in a folder; elsewhere one ranged
-    /// read of exactly those bytes (none when the
-    /// [local cache](super::CacheOptions::local_cache) has them), into a
-    /// buffer the result owns. An array stored with [`Cache::put`] is read
-    /// whole, then its rows copied.
+    /// For an array of [`Cache::put_array`], or of [`Cache::put`] whose
+    /// data was kept apart (from
+    /// [`CacheOptions::apart_min`](super::CacheOptions::apart_min) bytes),
+    /// only those rows' bytes are read: viewed in the memory map in a
+    /// folder; elsewhere one ranged read of exactly those bytes (none when
+    /// the [local cache](super::CacheOptions::local_cache) has them), into
+    /// a buffer the result owns. A smaller array stored with `put` is read
+    /// whole (it is in its entry's payload), then its rows copied.
     ///
     /// Rows past the array's end (or an array of no dimension) are
     /// [`StoreError::RowsOutOfRange`]; another element type is
