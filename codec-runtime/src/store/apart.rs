@@ -99,6 +99,12 @@ struct Ref {
     len: u64,
 }
 
+/// Where an entry's buffers are: the data file and the references.
+struct Apart<'i> {
+    bins: &'i str,
+    refs: Vec<Ref>,
+}
+
 /// An `auto` entry as stored: the rest of the value, and its buffers in a
 /// memory-mapped data file, or where the backend has no maps, the range of
 /// the data file that holds them, read (checked to lie within it).
@@ -111,7 +117,7 @@ pub(super) struct Parts {
 impl Parts {
     pub fn load(info: &Info, ctx: &LoadContext<'_>) -> Result<Parts, StoreError> {
         let (rest, apart) = Self::load_rest(info, ctx)?;
-        let Some((bins, refs)) = apart else {
+        let Some(Apart { bins, refs }) = apart else {
             return Ok(Parts {
                 rest,
                 window: None,
@@ -134,7 +140,7 @@ impl Parts {
     fn load_rest<'i>(
         info: &'i Info,
         ctx: &LoadContext<'_>,
-    ) -> Result<(Vec<u8>, Option<(&'i str, Vec<Ref>)>), StoreError> {
+    ) -> Result<(Vec<u8>, Option<Apart<'i>>), StoreError> {
         let rest = match info.get("data") {
             Some(_) => Inline.load(info, ctx)?,
             None => Shared.load(info, ctx)?,
@@ -161,7 +167,7 @@ impl Parts {
             refs.push(r);
         }
         check_apart(&refs, ctx)?;
-        Ok((rest, Some((bins, refs))))
+        Ok((rest, Some(Apart { bins, refs })))
     }
 
     /// The payload with its buffers back in place, and where they are in it.
@@ -231,16 +237,27 @@ fn check_apart(refs: &[Ref], ctx: &LoadContext<'_>) -> Result<(), StoreError> {
     }
 }
 
-/// Where the data of an array stored with `put` lies when it was kept
-/// apart: the value is the array itself (`dtype`, `shape`, `data`), its
-/// data the entry's one buffer. `None` for any other value.
+/// An array stored with `put` whose data was kept apart: its dtype and
+/// shape, and where its data is (`len` bytes at `offset` of data file `file`).
+#[cfg(feature = "ndarray")]
+pub(super) struct ArrayApart {
+    pub dtype: String,
+    pub shape: Vec<u64>,
+    pub file: String,
+    pub offset: u64,
+    pub len: u64,
+}
+
+/// The array an `auto` entry holds when the value is the array itself
+/// (`dtype`, `shape`, `data`) and its data the entry's one buffer; `None`
+/// for any other value.
 #[cfg(feature = "ndarray")]
 pub(super) fn array_apart(
     info: &Info,
     ctx: &LoadContext<'_>,
-) -> Result<Option<(String, Vec<u64>, String, u64, u64)>, StoreError> {
+) -> Result<Option<ArrayApart>, StoreError> {
     let (rest, apart) = Parts::load_rest(info, ctx)?;
-    let Some((bins, refs)) = apart else {
+    let Some(Apart { bins, refs }) = apart else {
         return Ok(None);
     };
     let [r] = refs.as_slice() else {
@@ -253,13 +270,13 @@ pub(super) fn array_apart(
         Ok(at)
     });
     match parts {
-        Ok((dtype, shape, at)) if at == r.at && reader.finish().is_ok() => Ok(Some((
-            dtype.to_owned(),
+        Ok((dtype, shape, at)) if at == r.at && reader.finish().is_ok() => Ok(Some(ArrayApart {
+            dtype: dtype.to_owned(),
             shape,
-            bins.to_owned(),
-            r.offset,
-            r.len,
-        ))),
+            file: bins.to_owned(),
+            offset: r.offset,
+            len: r.len,
+        })),
         _ => Ok(None),
     }
 }

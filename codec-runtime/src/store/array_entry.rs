@@ -126,9 +126,11 @@ impl Cache {
                     .info()
                     .map_err(|e| super::index::corrupt_line(key, e))?;
                 match super::apart::array_apart(&info, &self.load_context(key))? {
-                    Some((dtype, shape, file, offset, len)) => {
-                        let shape = shape.into_iter().map(|d| d as usize).collect();
-                        Some(checked_array::<T>(key, dtype, shape, file, offset, len)?)
+                    Some(a) => {
+                        let shape = a.shape.into_iter().map(|d| d as usize).collect();
+                        Some(checked_array::<T>(
+                            key, a.dtype, shape, a.file, a.offset, a.len,
+                        )?)
                     }
                     None => None,
                 }
