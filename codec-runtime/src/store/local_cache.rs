@@ -59,6 +59,9 @@ pub struct LocalCache {
     pub dir: PathBuf,
     /// The size the folder's files are kept under: past it, the files read
     /// least recently are deleted. A range larger than this is not kept.
+    /// Each handle keeps the bound by what its last scan of the folder
+    /// found plus what it wrote since, so handles writing one folder
+    /// together may overshoot it by what they write between their scans.
     pub max_bytes: u64,
 }
 
