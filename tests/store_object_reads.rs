@@ -68,7 +68,14 @@ fn the_range(store: &Counting) -> Range<u64> {
 fn a_get_reads_only_its_values_bytes() {
     let store = Counting::new();
     let cache = open(&store);
+    cache.put("warm", &pair(0)).unwrap(); // the schema, once per type
+    store.take();
     cache.put("pair", &pair(1)).unwrap();
+    assert_eq!(
+        store.take(),
+        counts(&[("PUT", 2)]),
+        "both buffers in one data object, and the log segment"
+    );
     let reader = open(&store);
     store.take();
     store.take_ranges();
