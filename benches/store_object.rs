@@ -1,9 +1,11 @@
 //! The store on S3 (a moto server on this machine, started here as the
 //! tests start it) against the same store in a folder, in one run: 100
 //! small puts one by one and as one `put_many`, 100 gets of values in data
-//! objects one by one and as one `get_many`. moto is a Python server: the
-//! S3 figures are its speed more than the network's or S3's; the request
-//! counts (`tests/store_object.rs`) are what carries over.
+//! objects one by one and as one `get_many`, and on S3 the same gets
+//! through a warm local cache; an array of 4 MiB read whole and 64 of its
+//! rows. moto is a Python server: the S3 figures are its speed more than
+//! the network's or S3's; the request counts (`tests/store_object.rs`,
+//! `tests/store_object_reads.rs`) are what carries over.
 
 #[path = "../tests/common/moto.rs"]
 mod moto;
@@ -17,6 +19,7 @@ use std::time::Duration;
 use codec::store::backend::folder::Folder;
 use codec::store::backend::object::Objects;
 use codec::store::backend::Backend;
+use codec::store::LocalCache;
 use codec::{Cache, CacheOptions, Codec};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 
@@ -53,8 +56,10 @@ fn bench(c: &mut Criterion) {
     g.sample_size(10);
     g.warm_up_time(Duration::from_secs(1));
     g.measurement_time(Duration::from_secs(5));
+    let local = tempfile::tempdir().unwrap();
+    let mut caches = Vec::new();
     for (name, backend) in backends {
-        let cache = Cache::open_backend(backend, CacheOptions::default()).unwrap();
+        let cache = Cache::open_backend(backend.clone(), CacheOptions::default()).unwrap();
         let mut n = 0u64;
         g.bench_function(format!("{name}/put_100"), |b| {
             b.iter(|| {
@@ -89,7 +94,46 @@ fn bench(c: &mut Criterion) {
         g.bench_function(format!("{name}/get_many_100_data"), |b| {
             b.iter(|| black_box(cache.get_many::<Small>(&keys).unwrap()))
         });
+        if backend.folder().is_none() {
+            // Warm after the first iteration: no request.
+            let options = CacheOptions {
+                local_cache: Some(LocalCache::new(local.path(), 1 << 30)),
+                ..CacheOptions::default()
+            };
+            let cached = Cache::open_backend(backend.clone(), options).unwrap();
+            g.bench_function(format!("{name}/get_100_data_local_cache"), |b| {
+                b.iter(|| {
+                    for key in &keys {
+                        black_box(cached.get::<Small>(key).unwrap().unwrap());
+                    }
+                })
+            });
+        }
+        caches.push((name, cache));
     }
+    g.finish();
+    for (name, cache) in &caches {
+        arrays(c, name, cache);
+    }
+}
+
+/// A 4 MiB array (4096 rows of 256 `f32`) read whole, and 64 of its rows.
+fn arrays(c: &mut Criterion, name: &str, cache: &Cache) {
+    let array = ndarray::Array2::from_shape_fn((4096, 256), |(i, j)| (i * 256 + j) as f32);
+    cache.put_array("array", &array).unwrap();
+    let mut g = c.benchmark_group("store_object_array");
+    g.sample_size(10);
+    g.warm_up_time(Duration::from_secs(1));
+    g.measurement_time(Duration::from_secs(5));
+    g.bench_function(format!("{name}/get_array_4mib"), |b| {
+        b.iter(|| black_box(cache.get_array::<f32>("array").unwrap().unwrap()))
+    });
+    g.bench_function(format!("{name}/get_array_rows_64"), |b| {
+        b.iter(|| {
+            let rows = cache.get_array_rows::<f32>("array", 2048..2112).unwrap();
+            black_box(rows.unwrap())
+        })
+    });
     g.finish();
 }
 

@@ -36,6 +36,11 @@ fn chunk(i: u32, len: usize) -> Chunk {
 
 /// Runs `check` with a way to open handles on one fresh store, for each backend.
 fn each_backend(check: impl Fn(&dyn Fn() -> Cache)) {
+    each_backend_with(CacheOptions::default(), check)
+}
+
+/// [`each_backend`], the handles opened with `options`.
+fn each_backend_with(options: CacheOptions, check: impl Fn(&dyn Fn() -> Cache)) {
     let dir = tempfile::tempdir().unwrap();
     let folder: Arc<dyn Backend> = Arc::new(Folder::new(dir.path()));
     let memory: Arc<dyn Backend> = Arc::new(Memory::new());
@@ -58,7 +63,7 @@ fn each_backend(check: impl Fn(&dyn Fn() -> Cache)) {
         ));
     }
     for backend in backends {
-        let open = || Cache::open_backend(backend.clone(), CacheOptions::default()).unwrap();
+        let open = || Cache::open_backend(backend.clone(), options.clone()).unwrap();
         check(&open);
     }
 }
@@ -238,5 +243,119 @@ fn a_failed_put_many_acknowledges_none() {
             reader.get_many::<Chunk>(&["a", "b"]).unwrap(),
             [Some(fine.clone()), Some(fine)]
         );
+    });
+}
+
+#[test]
+fn values_with_several_buffers_kept_apart_read_back() {
+    #[derive(Codec, Debug, Clone, PartialEq)]
+    #[codec(name = "test.Two")]
+    struct Two {
+        left: codec::Bytes,
+        name: String,
+        right: codec::Bytes,
+    }
+    each_backend(|open| {
+        let cache = open();
+        let two = Two {
+            left: codec::Bytes(vec![1; 100_000]),
+            name: "two".into(),
+            right: codec::Bytes((0..150_000).map(|i| i as u8).collect()),
+        };
+        cache.put("two", &two).unwrap();
+        let reader = open();
+        // Compared without `assert_eq!`, whose message would print the buffers.
+        let got: Two = reader.get("two").unwrap().unwrap();
+        assert!(got == two, "{}: another value read back", cache.location());
+        let bytes = reader.get_bytes("two").unwrap().unwrap();
+        assert!(
+            bytes == codec::to_msgpack(&two).unwrap(),
+            "{}",
+            cache.location()
+        );
+    });
+}
+
+#[cfg(feature = "ndarray")]
+#[test]
+fn arrays_read_whole_and_by_rows() {
+    use ndarray::{s, Array2};
+    let table = Array2::from_shape_fn((3000, 5), |(i, j)| (i * 5 + j) as f64);
+    each_backend(|open| {
+        let cache = open();
+        cache.put_array("array", &table).unwrap();
+        cache.put("put", &table).unwrap(); // its data kept apart
+        let reader = open();
+        for key in ["array", "put"] {
+            let whole = reader.get_array::<f64>(key).unwrap().unwrap();
+            assert_eq!(whole.view(), table.view().into_dyn(), "{key}");
+            let rows = reader.get_array_rows::<f64>(key, 1000..2500).unwrap();
+            assert_eq!(
+                rows.unwrap().view(),
+                table.slice(s![1000..2500, ..]).into_dyn(),
+                "{key}"
+            );
+            assert!(matches!(
+                reader.get_array_rows::<f64>(key, 2999..3001),
+                Err(StoreError::RowsOutOfRange { .. })
+            ));
+        }
+        let owned: Array2<f64> = reader.get("array").unwrap().unwrap();
+        assert_eq!(owned, table, "{}", cache.location());
+    });
+}
+
+#[cfg(feature = "arrow")]
+#[test]
+fn arrow_tables_read_back() {
+    use arrow_array::{ArrayRef, Float64Array, RecordBatch, StringArray};
+    let batch = RecordBatch::try_from_iter([
+        (
+            "x",
+            Arc::new(Float64Array::from_iter_values((0..5000).map(f64::from))) as ArrayRef,
+        ),
+        (
+            "name",
+            Arc::new(StringArray::from_iter(
+                (0..5000).map(|i| (i % 3 != 0).then(|| i.to_string())),
+            )) as ArrayRef,
+        ),
+    ])
+    .unwrap();
+    each_backend(|open| {
+        open().put("table", &batch).unwrap();
+        let got: RecordBatch = open().get("table").unwrap().unwrap();
+        assert_eq!(got, batch, "{}", open().location());
+    });
+}
+
+#[test]
+fn a_local_cache_answers_with_the_values_read_before() {
+    let local = tempfile::tempdir().unwrap();
+    let options = CacheOptions {
+        local_cache: Some(codec::store::LocalCache::new(local.path(), 1 << 30)),
+        ..CacheOptions::default()
+    };
+    each_backend_with(options, |open| {
+        let cache = open();
+        let sizes = [10, 5_000, 300_000]; // inline, shared, buffer kept apart
+        for (i, &len) in sizes.iter().enumerate() {
+            cache.put(&format!("c/{i}"), &chunk(i as u32, len)).unwrap();
+        }
+        let before = std::fs::read_dir(local.path()).map_or(0, |d| d.count());
+        // Read twice by fresh handles: from the store, then from the local copy.
+        for _ in 0..2 {
+            let reader = open();
+            for (i, &len) in sizes.iter().enumerate() {
+                let got: Chunk = reader.get(&format!("c/{i}")).unwrap().unwrap();
+                assert!(got == chunk(i as u32, len), "{}", cache.location());
+            }
+        }
+        let after = std::fs::read_dir(local.path()).map_or(0, |d| d.count());
+        let kept = match cache.dir().is_dir() {
+            true => 0,  // a folder ignores it
+            false => 2, // the shared payload and the buffer kept apart
+        };
+        assert_eq!(after - before, kept, "{}", cache.location());
     });
 }

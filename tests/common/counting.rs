@@ -20,6 +20,8 @@ use object_store::{
 pub struct Counting {
     pub inner: InMemory,
     counts: Mutex<BTreeMap<&'static str, usize>>,
+    /// The byte ranges of ranged GETs, by object.
+    ranges: Mutex<Vec<(String, Range<u64>)>>,
 }
 
 impl Counting {
@@ -27,6 +29,7 @@ impl Counting {
         Arc::new(Counting {
             inner: InMemory::new(),
             counts: Mutex::default(),
+            ranges: Mutex::default(),
         })
     }
 
@@ -37,6 +40,12 @@ impl Counting {
     /// The requests since the last call, by kind.
     pub fn take(&self) -> BTreeMap<&'static str, usize> {
         std::mem::take(&mut *self.counts.lock().unwrap())
+    }
+
+    /// The objects and byte ranges of the ranged GETs since the last call.
+    #[allow(dead_code)] // not every test file reads them
+    pub fn take_ranges(&self) -> Vec<(String, Range<u64>)> {
+        std::mem::take(&mut *self.ranges.lock().unwrap())
     }
 }
 
@@ -74,6 +83,7 @@ impl ObjectStore for Counting {
 
     async fn get_range(&self, location: &Path, range: Range<u64>) -> Result<bytes::Bytes> {
         self.count("GET");
+        (self.ranges.lock().unwrap()).push((location.to_string(), range.clone()));
         self.inner.get_range(location, range).await
     }
 

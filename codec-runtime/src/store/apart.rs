@@ -18,10 +18,8 @@
 //! bytes, the `codec` command, compaction) get the payload put back
 //! together.
 
-use std::ops::Deref;
-use std::sync::Arc;
-
 use super::handler::{DumpContext, Handler, Inline, LoadContext, Shared};
+use super::ranged::Window;
 use super::records::{Info, InfoValue};
 use super::{layout, StoreError};
 use crate::msgpack::{LargeBin, MsgpackReader, OutOfBand};
@@ -56,12 +54,17 @@ impl Handler for Auto {
                 + REF_LEN * large.len(),
         );
         let mut refs = String::new();
-        let mut bins = None;
+        let parts: Vec<&[u8]> = large.iter().map(|b| &payload[b.data..b.end]).collect();
+        let (bins, offsets) = match parts.is_empty() {
+            true => (None, Vec::new()),
+            false => {
+                let (file, offsets) = ctx.append_shared_parts(&parts, ALIGN)?;
+                (Some(file), offsets)
+            }
+        };
         let mut copied = 0;
-        for bin in large {
+        for (bin, offset) in large.iter().zip(offsets) {
             rest.extend_from_slice(&payload[copied..bin.start]);
-            let (file, offset) = ctx.append_shared_aligned(&payload[bin.data..bin.end], ALIGN)?;
-            bins = Some(file);
             if !refs.is_empty() {
                 refs.push(',');
             }
@@ -96,27 +99,54 @@ struct Ref {
     len: u64,
 }
 
+/// Where an entry's buffers are: the data file and the references.
+struct Apart<'i> {
+    bins: &'i str,
+    refs: Vec<Ref>,
+}
+
 /// An `auto` entry as stored: the rest of the value, and its buffers in a
-/// memory-mapped data file, or read from it where the backend has no maps
-/// (checked to lie within it).
+/// memory-mapped data file, or where the backend has no maps, the range of
+/// the data file that holds them, read (checked to lie within it).
 pub(super) struct Parts {
     rest: Vec<u8>,
-    map: Option<Arc<dyn Deref<Target = [u8]> + Send + Sync>>,
+    window: Option<Window>,
     refs: Vec<Ref>,
 }
 
 impl Parts {
     pub fn load(info: &Info, ctx: &LoadContext<'_>) -> Result<Parts, StoreError> {
+        let (rest, apart) = Self::load_rest(info, ctx)?;
+        let Some(Apart { bins, refs }) = apart else {
+            return Ok(Parts {
+                rest,
+                window: None,
+                refs: Vec::new(),
+            });
+        };
+        let start = refs.iter().map(|r| r.offset).min().unwrap_or(0);
+        let end = refs.iter().map(|r| r.offset + r.len).max().unwrap_or(0);
+        // Only the buffers' bytes, never the file before them.
+        let window = ctx.window(bins, start..end)?;
+        Ok(Parts {
+            rest,
+            window: Some(window),
+            refs,
+        })
+    }
+
+    /// The rest of the value, and the name of its buffers' data file and
+    /// their references, checked (their bytes not read).
+    fn load_rest<'i>(
+        info: &'i Info,
+        ctx: &LoadContext<'_>,
+    ) -> Result<(Vec<u8>, Option<Apart<'i>>), StoreError> {
         let rest = match info.get("data") {
             Some(_) => Inline.load(info, ctx)?,
             None => Shared.load(info, ctx)?,
         };
         let Some(refs_text) = info.get("refs") else {
-            return Ok(Parts {
-                rest,
-                map: None,
-                refs: Vec::new(),
-            });
+            return Ok((rest, None));
         };
         let (Some(InfoValue::Text(bins)), InfoValue::Text(refs_text)) =
             (info.get("bins"), refs_text)
@@ -124,25 +154,20 @@ impl Parts {
             return Err(ctx.corrupt("index info of an `auto` entry lacks `bins` or `refs`"));
         };
         let mut refs = Vec::new();
-        let mut end = 0u64;
         for at in refs_text.split(',') {
             let r = at
                 .parse::<usize>()
                 .ok()
                 .filter(|&at| refs.last().is_none_or(|p: &Ref| p.at + REF_LEN <= at))
                 .and_then(|at| reference(&rest, at))
+                .filter(|r| r.offset.checked_add(r.len).is_some())
                 .ok_or_else(|| {
                     ctx.corrupt(format!("no buffer reference at `{at}` of the payload"))
                 })?;
-            end = end.max(r.offset.saturating_add(r.len));
             refs.push(r);
         }
-        let map = ctx.backing(bins, end)?;
-        Ok(Parts {
-            rest,
-            map: Some(map),
-            refs,
-        })
+        check_apart(&refs, ctx)?;
+        Ok((rest, Some(Apart { bins, refs })))
     }
 
     /// The payload with its buffers back in place, and where they are in it.
@@ -169,16 +194,19 @@ impl Parts {
     }
 
     fn bytes(&self, r: &Ref) -> &[u8] {
-        let map = self.map.as_deref().map_or(&[][..], |m| &m[..]);
-        // In range: `load` mapped at least the end of every reference.
-        &map[r.offset as usize..(r.offset + r.len) as usize]
+        match &self.window {
+            // In range: `load` read every reference's bytes.
+            Some(window) => window.slice(r.offset, r.len),
+            None => &[],
+        }
     }
 
-    /// Decodes the value, each buffer read from the memory map.
+    /// Decodes the value, each buffer read from the memory map (or the
+    /// range read).
     pub fn decode<T: crate::Codec>(&self) -> Result<T, crate::DecodeError> {
-        let apart = self.map.as_ref().map(|map| OutOfBand {
+        let apart = self.window.as_ref().map(|window| OutOfBand {
             refs: self.refs.iter().map(|r| (r.at, self.bytes(r))).collect(),
-            backing: map.clone(),
+            backing: window.bytes.clone(),
         });
         let mut r = MsgpackReader::new(&self.rest);
         if let Some(apart) = &apart {
@@ -187,6 +215,69 @@ impl Parts {
         let value = T::decode_msgpack(&mut r).map_err(|e| r.locate(e))?;
         r.finish()?;
         Ok(value)
+    }
+}
+
+/// Checks that no two buffers of an entry overlap in the data file: an
+/// entry whose buffers went to several objects under one name (as an
+/// earlier codec wrote them on object storage) is refused, not read wrong.
+fn check_apart(refs: &[Ref], ctx: &LoadContext<'_>) -> Result<(), StoreError> {
+    let mut spans: Vec<(u64, u64)> = refs
+        .iter()
+        .filter(|r| r.len > 0)
+        .map(|r| (r.offset, r.offset.saturating_add(r.len)))
+        .collect();
+    spans.sort_unstable();
+    match spans.windows(2).find(|w| w[1].0 < w[0].1) {
+        Some(w) => Err(ctx.corrupt(format!(
+            "its buffers kept apart overlap in the data file (bytes {}..{} and {}..{})",
+            w[0].0, w[0].1, w[1].0, w[1].1
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// An array stored with `put` whose data was kept apart: its dtype and
+/// shape, and where its data is (`len` bytes at `offset` of data file `file`).
+#[cfg(feature = "ndarray")]
+pub(super) struct ArrayApart {
+    pub dtype: String,
+    pub shape: Vec<u64>,
+    pub file: String,
+    pub offset: u64,
+    pub len: u64,
+}
+
+/// The array an `auto` entry holds when the value is the array itself
+/// (`dtype`, `shape`, `data`) and its data the entry's one buffer; `None`
+/// for any other value.
+#[cfg(feature = "ndarray")]
+pub(super) fn array_apart(
+    info: &Info,
+    ctx: &LoadContext<'_>,
+) -> Result<Option<ArrayApart>, StoreError> {
+    let (rest, apart) = Parts::load_rest(info, ctx)?;
+    let Some(Apart { bins, refs }) = apart else {
+        return Ok(None);
+    };
+    let [r] = refs.as_slice() else {
+        return Ok(None);
+    };
+    let mut reader = MsgpackReader::new(&rest);
+    let parts = crate::impls::ndarray::read_msgpack_parts(&mut reader, |reader| {
+        let at = reader.position();
+        reader.skip_value()?;
+        Ok(at)
+    });
+    match parts {
+        Ok((dtype, shape, at)) if at == r.at && reader.finish().is_ok() => Ok(Some(ArrayApart {
+            dtype: dtype.to_owned(),
+            shape,
+            file: bins.to_owned(),
+            offset: r.offset,
+            len: r.len,
+        })),
+        _ => Ok(None),
     }
 }
 

@@ -1,6 +1,8 @@
 //! n-dimensional arrays in the store (feature `ndarray`): raw little-endian
 //! bytes appended to the writer's shared data file, aligned, and loaded by
-//! memory map without copying: a 1 GiB array loads in constant time.
+//! memory map without copying in a folder (a 1 GiB array loads in
+//! constant time); elsewhere read by one ranged read into a buffer of
+//! their own. Reading them: `array_read.rs`.
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -8,9 +10,9 @@ use std::sync::Arc;
 use ndarray::{ArrayView, Dimension, IxDyn};
 
 use super::apart::ALIGN;
-use super::handler::{range_info, range_ref, DumpContext, Handler, LoadContext};
+use super::handler::{range_info, DumpContext, Handler, LoadContext};
 use super::records::Info;
-use super::{layout, Cache, StoreError};
+use super::{layout, StoreError};
 use crate::codec::Codec;
 use crate::error::{DecodeError, EncodeError};
 use crate::impls::ndarray::{
@@ -18,10 +20,10 @@ use crate::impls::ndarray::{
 };
 use crate::json::{JsonReader, JsonWriter};
 use crate::kind::WireKind;
-use crate::msgpack::{Backing, MsgpackReader, MsgpackWriter, OutOfBand};
+use crate::msgpack::{Backing, MsgpackReader, MsgpackWriter};
 use schemars::{Schema, SchemaGenerator};
 
-/// The handler named `array`: see [`Cache::put_array`].
+/// The handler named `array`: see [`Cache::put_array`](super::Cache::put_array).
 pub struct ArrayHandler;
 
 impl Handler for ArrayHandler {
@@ -41,11 +43,15 @@ impl Handler for ArrayHandler {
 }
 
 /// An array read from the store, viewed where it lies in the memory-mapped
-/// data file: [`Cache::get_array`], or a field of a stored value.
+/// data file (a cache in a folder), or in the buffer one ranged read of its
+/// bytes filled (other backends, which have no maps):
+/// [`Cache::get_array`](super::Cache::get_array),
+/// [`Cache::get_array_rows`](super::Cache::get_array_rows), or a field of a
+/// stored value.
 ///
 /// As a field (`Codec`, encoded as an [`ndarray::Array`] is), a value read
-/// from the store with [`Cache::get`] views its data in the map whatever its
-/// size, when the store kept it apart (arrays of at least
+/// from the store with [`Cache::get`](super::Cache::get) views its data
+/// there whatever its size, when the store kept it apart (arrays of at least
 /// [`CacheOptions::apart_min`](super::CacheOptions::apart_min) bytes); read
 /// any other way (a smaller array, `from_msgpack`, JSON), it holds a copy.
 ///
@@ -84,6 +90,16 @@ enum Storage<T> {
     Owned(Arc<[T]>),
 }
 
+impl<T> MappedArray<T> {
+    /// An array of its own, `items` in C order.
+    pub(super) fn owned(items: Arc<[T]>, shape: Vec<usize>) -> Self {
+        MappedArray {
+            storage: Storage::Owned(items),
+            shape,
+        }
+    }
+}
+
 impl<T: Element> MappedArray<T> {
     /// A copy of `array`, to store.
     pub fn from_array<D: Dimension>(array: &ndarray::Array<T, D>) -> Self {
@@ -94,13 +110,15 @@ impl<T: Element> MappedArray<T> {
     }
 
     /// `len` bytes at `offset` of `map` as an array of `shape`, checked.
-    fn mapped(map: Backing, offset: usize, len: usize, shape: Vec<usize>) -> Result<Self, String> {
+    pub(super) fn mapped(
+        map: Backing,
+        offset: usize,
+        len: usize,
+        shape: Vec<usize>,
+    ) -> Result<Self, String> {
         let expected = shape.iter().try_fold(T::SIZE, |acc, &d| acc.checked_mul(d));
         let start = (map.as_ptr() as usize).wrapping_add(offset);
-        if expected != Some(len)
-            || !offset.is_multiple_of(ALIGN as usize)
-            || !start.is_multiple_of(ALIGN as usize)
-        {
+        if expected != Some(len) || !start.is_multiple_of(std::mem::align_of::<T>()) {
             return Err(format!(
                 "array of shape {shape:?} does not match its {len} bytes at offset {offset}"
             ));
@@ -129,14 +147,17 @@ impl<T: Element> MappedArray<T> {
             Storage::Mapped { map, offset, len } => {
                 let bytes = &map[*offset..*offset + *len];
                 // SAFETY: `mapped` checked that the range lies within the
-                // mapping, that its start address is aligned for `T` (arrays
-                // are written at 64-byte boundaries of a page-aligned mapping),
-                // and that its length is `product(shape) * size_of::<T>()`.
+                // backing, that its start address is aligned for `T` (arrays
+                // are written at 64-byte boundaries of the data file, which
+                // are 64-byte boundaries of its page-aligned mapping and of
+                // the buffers ranges are read into), and that its length is
+                // `product(shape) * size_of::<T>()`.
                 // `Element` types are plain numbers (or bool, checked to be
                 // 0 or 1) whose little-endian bytes are their native
                 // representation (mapped only on little-endian machines).
                 // The data file is append-only, so the bytes do not change
-                // while mapped.
+                // while mapped; a buffer read is owned, and never written
+                // after it was filled.
                 unsafe { std::slice::from_raw_parts(bytes.as_ptr().cast::<T>(), len / T::SIZE) }
             }
         };
@@ -149,7 +170,10 @@ impl<T: Element> MappedArray<T> {
         &self.shape
     }
 
-    /// Whether the data is viewed in a memory map (else it is a copy).
+    /// Whether the data is viewed where the store read it, without a copy
+    /// of its own: in the memory map of the data file (a cache in a
+    /// folder), or in the buffer one ranged read filled (other backends,
+    /// which have no maps). Else it is a copy.
     pub fn is_mapped(&self) -> bool {
         matches!(self.storage, Storage::Mapped { .. })
     }
@@ -223,118 +247,5 @@ impl<T: Element> Codec for MappedArray<T> {
 
     fn json_schema(generator: &mut SchemaGenerator) -> Schema {
         ndarray::ArrayD::<T>::json_schema(generator)
-    }
-}
-
-impl Cache {
-    /// Stores an array as raw bytes in this writer's shared data file, for
-    /// [`Cache::get_array`] to map without copying. Its dtype and shape go
-    /// in the index line.
-    pub fn put_array<T: Element, D: Dimension>(
-        &self,
-        key: &str,
-        array: &ndarray::Array<T, D>,
-    ) -> Result<(), StoreError> {
-        let bytes = crate::impls::ndarray::raw_bytes(array);
-        let name = format!("ndarray<{}>{:?}", T::DTYPE, array.shape());
-        self.write_entry(
-            key,
-            Some(name),
-            None,
-            super::Mode::Raw,
-            super::write::Payload::plain(&bytes),
-            Some("array"),
-        )
-    }
-
-    /// The array under `key`, memory-mapped: constant time whatever its size.
-    /// An array stored with [`Cache::put`] reads too, as
-    /// `get::<MappedArray<T>>` reads it (mapped when its data was kept
-    /// apart, see [`CacheOptions::apart_min`](super::CacheOptions::apart_min)).
-    pub fn get_array<T: Element + 'static>(
-        &self,
-        key: &str,
-    ) -> Result<Option<MappedArray<T>>, StoreError> {
-        if cfg!(target_endian = "big") {
-            return Err(StoreError::Custom {
-                message: "memory-mapped arrays need a little-endian machine; read the bytes with get_bytes".into(),
-            });
-        }
-        let Some(found) = self.lookup(key)? else {
-            return Ok(None);
-        };
-        let line = super::view(key, &found)?;
-        let corrupt = |message: String| StoreError::Corrupt {
-            key: key.to_owned(),
-            message,
-        };
-        if line.handler.as_deref() != Some(layout::ARRAY) {
-            return self.get::<MappedArray<T>>(key);
-        }
-        let (dtype, shape) =
-            super::index::parse_array_type(line.type_name.as_deref().unwrap_or_default())
-                .ok_or_else(|| corrupt("array entry without its dtype and shape".into()))?;
-        if dtype != T::DTYPE {
-            return Err(corrupt(format!(
-                "array dtype `{dtype}` is not `{}`",
-                T::DTYPE
-            )));
-        }
-        let ctx = self.load_context(key);
-        let (file, offset, len) = range_ref(line.info_ref(), &ctx)?;
-        let map = ctx.mapped(&file, offset.saturating_add(len))?;
-        MappedArray::mapped(map, offset as usize, len as usize, shape)
-            .map(Some)
-            .map_err(corrupt)
-    }
-}
-
-impl Cache {
-    /// An entry of [`Cache::put_array`] decoded as `T`, as if it had been
-    /// stored with [`Cache::put`]: its data read from the memory map, so a
-    /// [`MappedArray`] views it there, and an `ndarray::Array` of the same
-    /// dtype and a dimension that fits its shape copies it.
-    pub(super) fn get_array_entry<T: Codec>(
-        &self,
-        line: &super::line::LineView<'_>,
-    ) -> Result<T, StoreError> {
-        let key = &line.key;
-        let corrupt = |message: String| StoreError::Corrupt {
-            key: key.clone().into_owned(),
-            message,
-        };
-        let (dtype, shape) =
-            super::index::parse_array_type(line.type_name.as_deref().unwrap_or_default())
-                .ok_or_else(|| corrupt("array entry without its dtype and shape".into()))?;
-        let ctx = self.load_context(key);
-        let (file, offset, len) = range_ref(line.info_ref(), &ctx)?;
-        let map = ctx.mapped(&file, offset.saturating_add(len))?;
-        let data = &map[offset as usize..(offset + len) as usize];
-        // The value as `put` writes an array, its data a reference to the map.
-        let mut w = MsgpackWriter::default();
-        w.write_map_len(3)?;
-        w.write_str("dtype")?;
-        w.write_str(&dtype)?;
-        w.write_str("shape")?;
-        w.write_array_len(shape.len())?;
-        for &d in &shape {
-            w.write_u64(d as u64);
-        }
-        w.write_str("data")?;
-        let at = w.as_slice().len();
-        w.write_ext(super::apart::REF_EXT, &[0; 16])?;
-        let skeleton = w.into_inner();
-        let out_of_band = OutOfBand {
-            refs: vec![(at, data)],
-            backing: map.clone(),
-        };
-        let mut r = MsgpackReader::new(&skeleton).with_out_of_band(&out_of_band);
-        let value = T::decode_msgpack(&mut r).map_err(|e| r.locate(e));
-        value
-            .and_then(|value| r.finish().map(|()| value))
-            .map_err(|source| StoreError::Decode {
-                key: key.clone().into_owned(),
-                source,
-            })
     }
 }

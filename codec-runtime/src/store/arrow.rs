@@ -164,14 +164,19 @@ fn load_batches(info: &Info, ctx: &LoadContext<'_>) -> Result<Vec<RecordBatch>, 
         return Err(ctx.corrupt("index info lacks `file`"));
     };
     let (offset, len) = (int("offset")?, int("len")?);
-    let map = ctx.mapped(file, offset.saturating_add(len))?;
-    let (offset, len) = (offset as usize, len as usize);
-    let bytes = &map[offset..offset + len];
+    let end = offset
+        .checked_add(len)
+        .ok_or_else(|| ctx.corrupt(format!("{len} bytes at offset {offset}")))?;
+    let window = ctx.window(file, offset..end)?;
+    let bytes = window.slice(offset, len);
     let ptr = NonNull::from(bytes).cast::<u8>();
-    // SAFETY: `mapped` checked that `offset..offset + len` lies within the
-    // map, and the buffer keeps the map alive (its owner). Data files are
-    // append-only, so the bytes do not change while mapped.
-    let buffer = unsafe { Buffer::from_custom_allocation(ptr, len, map.clone()) };
+    // SAFETY: `window` checked that `offset..offset + len` lies within its
+    // bytes (the map, or the buffer the range was read into), and the
+    // buffer keeps them alive (its owner). Data files are append-only, so
+    // the bytes do not change while mapped; a buffer read is never written
+    // after it was filled.
+    let owner = Arc::new(AssertUnwindSafe(window.bytes.clone()));
+    let buffer = unsafe { Buffer::from_custom_allocation(ptr, len as usize, owner) };
     decode_ipc_file(&buffer).map_err(|e| ctx.corrupt(format!("Arrow file {file}: {e}")))
 }
 

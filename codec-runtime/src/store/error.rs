@@ -73,6 +73,26 @@ pub enum StoreError {
         /// The wire name of the value's type.
         type_name: String,
     },
+    /// An array was asked for with another element type than the one it
+    /// was stored with ([`Cache::get_array`](super::Cache)).
+    ArrayType {
+        /// The entry's key.
+        key: String,
+        /// The stored dtype (`<f8`).
+        stored: String,
+        /// The dtype of the element type asked for.
+        asked: String,
+    },
+    /// Rows past an array's end, or of an array of no dimension, were asked
+    /// for ([`Cache::get_array_rows`](super::Cache)).
+    RowsOutOfRange {
+        /// The entry's key.
+        key: String,
+        /// The rows asked for.
+        rows: std::ops::Range<usize>,
+        /// The array's shape: its rows are the indices of its first axis.
+        shape: Vec<usize>,
+    },
     /// The folder was written by a newer codec, in a layout this one does not read.
     Format {
         /// The layout version found.
@@ -97,7 +117,11 @@ impl StoreError {
     /// written by a version of the type with breaking changes (or as another
     /// type). Not for failures of the folder itself (permissions, a full disk).
     pub fn is_unreadable_entry(&self) -> bool {
-        self.is_damage() || matches!(self, StoreError::Schema { .. })
+        self.is_damage()
+            || matches!(
+                self,
+                StoreError::Schema { .. } | StoreError::ArrayType { .. }
+            )
     }
 
     /// Whether the error says that an entry's data is gone or damaged
@@ -150,6 +174,21 @@ impl fmt::Display for StoreError {
                 f,
                 "entry `{key}`: raw mode stores bytes as they are, and `{type_name}` is not a byte buffer; put it in MessagePack or JSON mode, or encode it yourself and use Cache::put_bytes"
             ),
+            StoreError::ArrayType { key, stored, asked } => write!(
+                f,
+                "entry `{key}` holds an array of dtype `{stored}`, not `{asked}`; read it with the element type of dtype `{stored}`"
+            ),
+            StoreError::RowsOutOfRange { key, rows, shape } => match shape.first() {
+                Some(n) => write!(
+                    f,
+                    "entry `{key}`: rows {}..{} are not rows of its array of shape {shape:?}; ask for rows within 0..{n}",
+                    rows.start, rows.end
+                ),
+                None => write!(
+                    f,
+                    "entry `{key}` holds an array of no dimension, which has no rows; read it with get_array"
+                ),
+            },
             StoreError::Format { found } => write!(
                 f,
                 "the cache folder has layout version {found}, newer than the version {} this codec reads; upgrade codec",

@@ -7,15 +7,15 @@ use std::any::Any;
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use base64::Engine as _;
-use memmap2::Mmap;
 
 use super::backend::{Appender, Backend, Created};
 use super::error::StoreError;
 use super::layout;
 use super::line::InfoRef;
+use super::local_cache::LocalFiles;
 use super::records::{Info, InfoValue};
 
 /// Stores and loads payloads for a cache.
@@ -158,6 +158,41 @@ impl DumpContext<'_> {
         Ok((name.trim_start_matches('/').to_owned(), appended.offset))
     }
 
+    /// Appends `parts` to this writer's shared data, each at a multiple of
+    /// `align`, all in one data object; returns its name (relative to
+    /// `data/`) and each part's offset. In a folder each part is its own
+    /// write to the one shared file; where each append is an object of its
+    /// own (object storage), the parts are joined into one append, so one
+    /// name finds them all and they cost one request.
+    pub(crate) fn append_shared_parts(
+        &mut self,
+        parts: &[&[u8]],
+        align: u64,
+    ) -> Result<(String, Vec<u64>), StoreError> {
+        let mut offsets = Vec::with_capacity(parts.len());
+        if self.backend.folder().is_some() || parts.len() == 1 {
+            let mut file = String::new();
+            for part in parts {
+                let (name, offset) = self.append_shared_aligned(part, align)?;
+                file = name;
+                offsets.push(offset);
+            }
+            return Ok((file, offsets));
+        }
+        let align = align.max(1);
+        let mut joined = Vec::with_capacity(
+            parts.iter().map(|p| p.len()).sum::<usize>() + parts.len() * align as usize,
+        );
+        for part in parts {
+            let pad = (align - joined.len() as u64 % align) % align;
+            joined.resize(joined.len() + pad as usize, 0);
+            offsets.push(joined.len() as u64);
+            joined.extend_from_slice(part);
+        }
+        let (file, base) = self.append_shared_aligned(&joined, align)?;
+        Ok((file, offsets.into_iter().map(|o| base + o).collect()))
+    }
+
     /// Stores `bytes` as a sub-value of this entry, as the cache stores
     /// payloads by default: in the returned token itself when small, else
     /// appended to the shared data file. Keep the token in the handler's
@@ -210,6 +245,8 @@ impl DumpContext<'_> {
 #[derive(Default)]
 pub struct Resources {
     map: Mutex<HashMap<String, Arc<dyn Any + Send + Sync>>>,
+    /// The local cache of data objects, set up at the first load.
+    pub(super) local: OnceLock<Option<LocalFiles>>,
 }
 
 /// What a handler can do while loading one entry.
@@ -243,7 +280,7 @@ impl LoadContext<'_> {
     }
 
     /// The object name of a data file named in info (relative to `data/`).
-    fn object(&self, name: &str) -> Result<String, StoreError> {
+    pub(super) fn object(&self, name: &str) -> Result<String, StoreError> {
         if name.contains('/') || name.contains('\\') || name.starts_with('.') {
             return Err(self.corrupt(format!("data file name `{name}` leaves the data folder")));
         }
@@ -256,35 +293,6 @@ impl LoadContext<'_> {
             key: self.key.to_owned(),
             message: message.into(),
         }
-    }
-
-    /// Reads a whole file named in info.
-    pub fn read_file(&self, name: &str) -> Result<Vec<u8>, StoreError> {
-        let object = self.object(name)?;
-        self.backend.read(&object)?.ok_or_else(|| {
-            StoreError::io(
-                self.backend.address(&object),
-                std::io::ErrorKind::NotFound.into(),
-            )
-        })
-    }
-
-    /// Reads `len` bytes at `offset` of a file named in info; a range past the
-    /// file's end is a typed error.
-    pub fn read_range(&self, name: &str, offset: u64, len: u64) -> Result<Vec<u8>, StoreError> {
-        let object = self.object(name)?;
-        let end = offset.saturating_add(len);
-        let buf = self.backend.read_range(&object, offset..end)?;
-        if (buf.len() as u64) < len {
-            let size = match buf.len() {
-                0 => format!("at most {offset} bytes"),
-                n => format!("{} bytes", offset + n as u64),
-            };
-            return Err(self.corrupt(format!(
-                "bytes {offset}..{end} of {name} are past its end ({size}); the file was truncated"
-            )));
-        }
-        Ok(buf)
     }
 
     /// The bytes of a sub-value, from the token
@@ -329,50 +337,6 @@ impl LoadContext<'_> {
         let created = Arc::new(init()?);
         map.insert(name.to_owned(), created.clone());
         Ok(created)
-    }
-
-    /// A memory map of the data file `name` covering at least its first
-    /// `end` bytes, kept between loads and mapped again when the file has
-    /// grown; a file shorter than `end` is a typed error (never a fault).
-    pub(crate) fn mapped(&self, name: &str, end: u64) -> Result<Arc<Mmap>, StoreError> {
-        let object = self.object(name)?;
-        let map_file = || match self.backend.map(&object) {
-            Some(map) => Ok(map?),
-            None => Err(StoreError::Custom {
-                message: format!(
-                    "entry `{}`: the cache at {} has no memory maps",
-                    self.key,
-                    self.backend.location()
-                ),
-            }),
-        };
-        let map = self.resource(name, map_file)?;
-        let map = if (map.len() as u64) < end {
-            self.invalidate(name);
-            self.resource(name, map_file)?
-        } else {
-            map
-        };
-        if (map.len() as u64) < end {
-            return Err(self.corrupt(format!(
-                "bytes up to {end} of {name} are past its end ({} bytes); the file was truncated",
-                map.len()
-            )));
-        }
-        Ok(map)
-    }
-
-    /// The first `end` bytes (at least) of data file `name`: mapped where
-    /// the backend has maps, else read.
-    pub(crate) fn backing(
-        &self,
-        name: &str,
-        end: u64,
-    ) -> Result<Arc<dyn std::ops::Deref<Target = [u8]> + Send + Sync>, StoreError> {
-        if self.backend.folder().is_some() {
-            return Ok(self.mapped(name, end)?);
-        }
-        Ok(Arc::new(self.read_range(name, 0, end)?))
     }
 
     /// Drops a resource, so the next load creates it again (after a file changed).

@@ -24,7 +24,8 @@
 //!   fingerprint, the handler and its info, and a CRC-32.
 //! - `data/`: payloads the handlers put in files. Large byte buffers inside
 //!   a value (arrays' data) are kept there apart from the rest of it and
-//!   read back from a memory map ([`CacheOptions::apart_min`]).
+//!   read back from a memory map ([`CacheOptions::apart_min`]); on
+//!   backends without maps, by a ranged read of exactly their bytes.
 //! - `schemas/<fingerprint>.json`: each writer schema, once.
 //! - `checkpoint.json` and `index/*.idx`: the index checkpoint, sorted
 //!   memory-mapped tables of the live line of each key, and how far into
@@ -38,7 +39,11 @@
 //! most as many logs as handles that wrote to it at the same time.
 //!
 //! Other backends than a folder (memory, your own) go through
-//! [`Cache::open_backend`]: see [`backend`].
+//! [`Cache::open_backend`]: see [`backend`]. They have no memory maps:
+//! each get reads exactly the bytes its value needs, one ranged read
+//! (`Cache::get_array_rows`, with the `ndarray` feature, reads part of an
+//! array), and [`CacheOptions::local_cache`] keeps what was read on the
+//! local disk.
 //!
 //! # Safety under concurrency and crashes
 //! A writer appends only to its own files. Data is written before the index
@@ -54,6 +59,8 @@
 mod apart;
 #[cfg(feature = "ndarray")]
 mod array;
+#[cfg(feature = "ndarray")]
+mod array_entry;
 #[cfg(feature = "arrow")]
 mod arrow;
 pub mod backend;
@@ -68,8 +75,10 @@ mod index;
 mod keys;
 mod layout;
 mod line;
+mod local_cache;
 mod memo;
 mod open;
+mod ranged;
 pub mod records;
 mod table;
 mod typed;
@@ -91,6 +100,7 @@ pub use arrow::{ArrowBatchesHandler, ArrowHandler};
 pub use error::StoreError;
 pub use handler::{DumpContext, FilePerEntry, Handler, Inline, LoadContext, Resources, Shared};
 pub use line::InfoRef;
+pub use local_cache::LocalCache;
 pub use records::{IndexLine, Info, InfoValue, Mode};
 pub use typed::{TableInfo, Typed, TypedHandler};
 
@@ -144,6 +154,13 @@ pub struct CacheOptions {
     /// [`Cache::put_with`] takes its own. In raw mode only byte buffers
     /// are put, as their bytes.
     pub mode: Mode,
+    /// A folder on the local disk keeping the data a cache on object
+    /// storage reads, up to a size (default: none). Data objects there
+    /// never change, so what it keeps never goes stale: a get of a value
+    /// read before, by this handle or another on the same folder, costs
+    /// no request. Ignored on a folder, whose data is local already. See
+    /// [`LocalCache`].
+    pub local_cache: Option<LocalCache>,
 }
 
 impl Default for CacheOptions {
@@ -159,6 +176,7 @@ impl Default for CacheOptions {
                 .and_then(|v| v.parse().ok())
                 .unwrap_or(4 << 20),
             mode: Mode::MsgPack,
+            local_cache: None,
         }
     }
 }
@@ -500,6 +518,10 @@ impl Cache {
     }
 
     fn load_context<'a>(&'a self, key: &'a str) -> LoadContext<'a> {
+        let local = self.options.local_cache.as_ref();
+        self.resources
+            .local
+            .get_or_init(|| local_cache::LocalFiles::new(local, &*self.backend));
         LoadContext {
             backend: &*self.backend,
             resources: &self.resources,

@@ -1,0 +1,330 @@
+//! A local read-through cache of the data objects of a store on object
+//! storage ([`CacheOptions::local_cache`](super::CacheOptions::local_cache)).
+//!
+//! Data objects there are immutable and their names never reused (each is
+//! created once, under its writer's id and a sequence number), so a range
+//! read once is the same range forever: the local copy never goes stale
+//! and needs no validation against the server, only against damage on
+//! the local disk.
+//!
+//! Each range read is one file, named by a hash of the store's location,
+//! the object's name and the range (so caches of several stores, and
+//! several processes, can share one folder). A file is the bytes, then a
+//! trailer: their CRC-32, their length, and a marker. It is written to a
+//! temporary file and renamed into place, so a reader sees it whole or
+//! not at all (a killed writer leaves a temporary file, deleted later).
+//! A file whose trailer does not match its bytes (a disk error, a torn
+//! write after a power loss) is deleted and the range read again, never
+//! returned. Reading a file sets its modification time: past `max_bytes`,
+//! the files read least recently are deleted.
+
+use std::fs::{self, File};
+use std::io::{self, Read as _, Write as _};
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, SystemTime};
+
+use sha2::Digest as _;
+
+use super::backend::Backend;
+
+/// A folder on the local disk keeping the ranges of data objects that a
+/// cache on object storage reads, up to a size: see
+/// [`CacheOptions::local_cache`](super::CacheOptions::local_cache).
+///
+/// ```
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// use codec::store::LocalCache;
+///
+/// let local = tempfile::tempdir()?;
+/// let options = codec::CacheOptions {
+///     local_cache: Some(LocalCache::new(local.path(), 10 << 30)), // 10 GiB
+///     ..Default::default()
+/// };
+/// // On object storage (`Cache::open_url_with("s3://..", options)`); here in memory.
+/// let store = std::sync::Arc::new(codec::store::backend::memory::Memory::new());
+/// let cache = codec::Cache::open_backend(store, options)?;
+/// cache.put("big", &vec![1u8; 100_000])?;
+/// let _first: Vec<u8> = cache.get("big")?.unwrap(); // one ranged GET, kept locally
+/// let _again: Vec<u8> = cache.get("big")?.unwrap(); // no request
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LocalCache {
+    /// The folder, created on first use. Caches of several stores and
+    /// several processes may share it.
+    pub dir: PathBuf,
+    /// The size the folder's files are kept under: past it, the files read
+    /// least recently are deleted. A range larger than this is not kept.
+    /// Each handle keeps the bound by what its last scan of the folder
+    /// found plus what it wrote since, so handles writing one folder
+    /// together may overshoot it by what they write between their scans.
+    pub max_bytes: u64,
+}
+
+impl LocalCache {
+    /// A local cache in `dir` of at most `max_bytes`.
+    pub fn new(dir: impl Into<PathBuf>, max_bytes: u64) -> Self {
+        LocalCache {
+            dir: dir.into(),
+            max_bytes,
+        }
+    }
+}
+
+/// What ends each file: CRC-32 and length of the bytes (little-endian),
+/// then this marker.
+const MARKER: &[u8; 4] = b"cdlc";
+const TRAILER: usize = 4 + 8 + MARKER.len();
+/// The suffix of complete files; temporary ones end in `.tmp`.
+const SUFFIX: &str = ".bin";
+const TMP_SUFFIX: &str = ".tmp";
+/// Temporary files older than this were left by a killed process.
+const STALE_TMP: Duration = Duration::from_secs(3600);
+
+/// The local cache of one handle, on a store that is not a folder.
+#[derive(Debug)]
+pub(crate) struct LocalFiles {
+    dir: PathBuf,
+    max_bytes: u64,
+    /// The store's location: names the objects of this store apart from
+    /// those of other stores in a shared folder.
+    location: String,
+    usage: Mutex<Usage>,
+}
+
+/// What this handle knows of the folder's size.
+#[derive(Debug, Default)]
+struct Usage {
+    /// The bytes of files found by the last scan, if any.
+    scanned: Option<u64>,
+    /// The bytes this handle wrote since.
+    added: u64,
+}
+
+impl LocalFiles {
+    /// The local cache `options` ask for, on `backend`; none on a folder
+    /// (its data is local already).
+    pub fn new(options: Option<&LocalCache>, backend: &dyn Backend) -> Option<LocalFiles> {
+        let options = options?;
+        if backend.folder().is_some() {
+            return None;
+        }
+        Some(LocalFiles {
+            dir: options.dir.clone(),
+            max_bytes: options.max_bytes,
+            location: backend.location(),
+            usage: Mutex::default(),
+        })
+    }
+
+    /// The kept bytes of `range` of object `name` (of the whole object for
+    /// `None`), if a file holds them whole and undamaged. A damaged file is
+    /// deleted, with a warning in the log.
+    pub fn get(&self, name: &str, range: Option<&Range<u64>>) -> Option<Vec<u8>> {
+        let path = self.path(name, range);
+        let mut file = File::open(&path).ok()?;
+        let mut bytes = Vec::new();
+        if let Err(e) = file.read_to_end(&mut bytes) {
+            log::warn!(target: "codec::store", "local cache file {}: {e}", path.display());
+            return None;
+        }
+        let expected = range.map(|r| r.end - r.start);
+        match check(&mut bytes, expected) {
+            Ok(()) => {
+                // The least recently read go first: this one was read now.
+                let _ = file.set_modified(SystemTime::now());
+                Some(bytes)
+            }
+            Err(why) => {
+                log::warn!(
+                    target: "codec::store",
+                    "local cache file {} of {name} is damaged ({why}): deleted, read again",
+                    path.display()
+                );
+                let _ = fs::remove_file(&path);
+                None
+            }
+        }
+    }
+
+    /// Keeps `bytes`, read from `range` of object `name` (the whole object
+    /// for `None`). A failure only costs the copy: it is logged.
+    pub fn put(&self, name: &str, range: Option<&Range<u64>>, bytes: &[u8]) {
+        let size = (bytes.len() + TRAILER) as u64;
+        if size > self.max_bytes {
+            return;
+        }
+        let path = self.path(name, range);
+        if let Err(e) = self.write(&path, bytes) {
+            log::warn!(target: "codec::store", "local cache file {}: {e}", path.display());
+            return;
+        }
+        let mut usage = self.usage.lock().unwrap_or_else(|e| e.into_inner());
+        usage.added += size;
+        let full = match usage.scanned {
+            Some(scanned) => scanned + usage.added > self.max_bytes,
+            None => true, // the first write of this handle: learn the folder's size
+        };
+        if full {
+            match self.evict() {
+                Ok(left) => {
+                    *usage = Usage {
+                        scanned: Some(left),
+                        added: 0,
+                    }
+                }
+                Err(e) => log::warn!(
+                    target: "codec::store",
+                    "local cache folder {}: {e}",
+                    self.dir.display()
+                ),
+            }
+        }
+    }
+
+    /// The file of `range` of object `name`.
+    fn path(&self, name: &str, range: Option<&Range<u64>>) -> PathBuf {
+        let mut hash = sha2::Sha256::new();
+        hash.update(self.location.as_bytes());
+        hash.update(b"\n");
+        hash.update(name.as_bytes());
+        match range {
+            Some(r) => hash.update(format!("\n{}..{}", r.start, r.end)),
+            None => hash.update(b"\nwhole"),
+        }
+        let hex: String = hash.finalize()[..16]
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        self.dir.join(hex + SUFFIX)
+    }
+
+    /// Writes `bytes` and their trailer to `path`, through a temporary file
+    /// renamed into place.
+    fn write(&self, path: &Path, bytes: &[u8]) -> io::Result<()> {
+        fs::create_dir_all(&self.dir)?;
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let tmp = path.with_extension(format!(
+            "{}.{}{TMP_SUFFIX}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        ));
+        let written = (|| {
+            let mut file = File::create(&tmp)?;
+            file.write_all(bytes)?;
+            file.write_all(&trailer(bytes))?;
+            drop(file);
+            fs::rename(&tmp, path)
+        })();
+        if written.is_err() {
+            let _ = fs::remove_file(&tmp);
+        }
+        written
+    }
+
+    /// Deletes the files read least recently until the folder holds at
+    /// most nine tenths of `max_bytes` (so that the next writes do not
+    /// scan it again at once), and temporary files left by killed
+    /// processes; returns the bytes left.
+    fn evict(&self) -> io::Result<u64> {
+        let mut files = Vec::new();
+        let mut total = 0;
+        let now = SystemTime::now();
+        for entry in fs::read_dir(&self.dir)? {
+            let entry = entry?;
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            let Ok(meta) = entry.metadata() else {
+                continue; // deleted meanwhile
+            };
+            let modified = meta.modified().unwrap_or(now);
+            if name.ends_with(TMP_SUFFIX) {
+                let age = now.duration_since(modified).unwrap_or_default();
+                if age > STALE_TMP {
+                    let _ = fs::remove_file(entry.path());
+                }
+            } else if name.ends_with(SUFFIX) && meta.is_file() {
+                total += meta.len();
+                files.push((modified, meta.len(), entry.path()));
+            }
+        }
+        if total <= self.max_bytes {
+            return Ok(total);
+        }
+        files.sort();
+        let target = self.max_bytes / 10 * 9;
+        for (_, len, path) in files {
+            if total <= target {
+                break;
+            }
+            match fs::remove_file(&path) {
+                Ok(()) => total -= len,
+                Err(e) if e.kind() == io::ErrorKind::NotFound => total -= len,
+                Err(_) => {}
+            }
+        }
+        Ok(total)
+    }
+}
+
+fn trailer(bytes: &[u8]) -> [u8; TRAILER] {
+    let mut out = [0; TRAILER];
+    out[..4].copy_from_slice(&crc32fast::hash(bytes).to_le_bytes());
+    out[4..12].copy_from_slice(&(bytes.len() as u64).to_le_bytes());
+    out[12..].copy_from_slice(MARKER);
+    out
+}
+
+/// Checks the trailer of a file's contents (and their length against
+/// `expected`, if known), and cuts it off.
+fn check(contents: &mut Vec<u8>, expected: Option<u64>) -> Result<(), String> {
+    let Some(len) = contents.len().checked_sub(TRAILER) else {
+        return Err(format!(
+            "{} bytes, shorter than its trailer",
+            contents.len()
+        ));
+    };
+    let stored: [u8; TRAILER] = contents[len..].try_into().expect("TRAILER bytes");
+    if stored != trailer(&contents[..len]) {
+        return Err("its CRC-32 or length does not match its bytes".into());
+    }
+    if expected.is_some_and(|e| e != len as u64) {
+        return Err(format!("{len} bytes, not the {expected:?} of the range"));
+    }
+    contents.truncate(len);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn damaged_files_are_refused() {
+        let bytes = b"some bytes of a data object".to_vec();
+        let mut good = bytes.clone();
+        good.extend_from_slice(&trailer(&bytes));
+        let mut ok = good.clone();
+        assert_eq!(check(&mut ok, Some(bytes.len() as u64)), Ok(()));
+        assert_eq!(ok, bytes);
+        for damaged in [
+            {
+                let mut d = good.clone();
+                d[3] ^= 1; // a flipped bit
+                d
+            },
+            good[..good.len() - 1].to_vec(), // cut short
+            good[5..].to_vec(),              // lost its start
+            Vec::new(),
+        ] {
+            let mut d = damaged;
+            assert!(check(&mut d, None).is_err());
+        }
+        // Whole, but not the length of the range asked for.
+        assert!(check(&mut good.clone(), Some(3)).is_err());
+    }
+}

@@ -1,0 +1,188 @@
+//! How loads read data objects: memory maps in a folder; elsewhere (object
+//! storage, memory) exactly the byte range asked for, one ranged read,
+//! through the local cache when there is one.
+//!
+//! Bytes that values view in place (arrays, Arrow columns, buffers kept
+//! apart) come as a [`Window`]: a map of the whole file, or an owned
+//! buffer holding the range at the alignment it has in the file, so that
+//! what was written at a 64-byte boundary is at one in memory too.
+
+use std::ops::{Deref, Range};
+use std::sync::Arc;
+
+use memmap2::Mmap;
+
+use super::apart::ALIGN;
+use super::handler::LoadContext;
+use super::local_cache::LocalFiles;
+use super::StoreError;
+
+/// Bytes of a data file around a range: `bytes[i]` is byte `origin + i`
+/// of the file, and `origin` is a multiple of 64 (so are the addresses of
+/// the bytes at offsets that are).
+pub(crate) struct Window {
+    pub bytes: Arc<dyn Deref<Target = [u8]> + Send + Sync>,
+    pub origin: u64,
+}
+
+impl Window {
+    /// The bytes at `offset..offset + len` of the file; in range when the
+    /// window was made for them.
+    pub fn slice(&self, offset: u64, len: u64) -> &[u8] {
+        let start = (offset - self.origin) as usize;
+        &self.bytes[start..start + len as usize]
+    }
+}
+
+/// Bytes in memory that start at a 64-byte boundary.
+struct AlignedBytes {
+    buf: Vec<u8>,
+    start: usize,
+    len: usize,
+}
+
+impl AlignedBytes {
+    /// `pad` zeros, then `data`, at a 64-byte boundary.
+    fn new(pad: usize, data: &[u8]) -> AlignedBytes {
+        let len = pad + data.len();
+        let align = ALIGN as usize;
+        // Never reallocated: the address found stays the bytes' address.
+        let mut buf = vec![0u8; len + align - 1];
+        let start = (align - buf.as_ptr() as usize % align) % align;
+        buf[start + pad..start + len].copy_from_slice(data);
+        AlignedBytes { buf, start, len }
+    }
+}
+
+impl Deref for AlignedBytes {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        &self.buf[self.start..self.start + self.len]
+    }
+}
+
+impl LoadContext<'_> {
+    /// Reads a whole file named in info.
+    pub fn read_file(&self, name: &str) -> Result<Vec<u8>, StoreError> {
+        let object = self.object(name)?;
+        let local = self.local();
+        if let Some(kept) = local.and_then(|l| l.get(&object, None)) {
+            return Ok(kept);
+        }
+        let bytes = self.backend.read(&object)?.ok_or_else(|| {
+            StoreError::io(
+                self.backend.address(&object),
+                std::io::ErrorKind::NotFound.into(),
+            )
+        })?;
+        if let Some(local) = local {
+            local.put(&object, None, &bytes);
+        }
+        Ok(bytes)
+    }
+
+    /// Reads `len` bytes at `offset` of a file named in info, and only
+    /// those (one ranged read on object storage, none when the local cache
+    /// has them); a range past the file's end is a typed error.
+    pub fn read_range(&self, name: &str, offset: u64, len: u64) -> Result<Vec<u8>, StoreError> {
+        let object = self.object(name)?;
+        let end = offset.saturating_add(len);
+        let range = offset..end;
+        let local = self.local();
+        if let Some(kept) = local.and_then(|l| l.get(&object, Some(&range))) {
+            return Ok(kept);
+        }
+        let buf = self.backend.read_range(&object, range.clone())?;
+        if (buf.len() as u64) < len {
+            let size = match buf.len() {
+                0 => format!("at most {offset} bytes"),
+                n => format!("{} bytes", offset + n as u64),
+            };
+            return Err(self.corrupt(format!(
+                "bytes {offset}..{end} of {name} are past its end ({size}); the file was truncated"
+            )));
+        }
+        if let Some(local) = local {
+            local.put(&object, Some(&range), &buf);
+        }
+        Ok(buf)
+    }
+
+    /// The local cache of data objects, if the cache has one.
+    fn local(&self) -> Option<&LocalFiles> {
+        self.resources.local.get().and_then(Option::as_ref)
+    }
+
+    /// A memory map of the data file `name` covering at least its first
+    /// `end` bytes, kept between loads and mapped again when the file has
+    /// grown; a file shorter than `end` is a typed error (never a fault).
+    pub(crate) fn mapped(&self, name: &str, end: u64) -> Result<Arc<Mmap>, StoreError> {
+        let object = self.object(name)?;
+        let map_file = || match self.backend.map(&object) {
+            Some(map) => Ok(map?),
+            None => Err(StoreError::Custom {
+                message: format!(
+                    "entry `{}`: the cache at {} has no memory maps",
+                    self.key,
+                    self.backend.location()
+                ),
+            }),
+        };
+        let map = self.resource(name, map_file)?;
+        let map = if (map.len() as u64) < end {
+            self.invalidate(name);
+            self.resource(name, map_file)?
+        } else {
+            map
+        };
+        if (map.len() as u64) < end {
+            return Err(self.corrupt(format!(
+                "bytes up to {end} of {name} are past its end ({} bytes); the file was truncated",
+                map.len()
+            )));
+        }
+        Ok(map)
+    }
+
+    /// The bytes at `range` of data file `name`, for values that view
+    /// them in place: the file's memory map where the backend has maps,
+    /// else exactly the range, read into a buffer of its own.
+    pub(crate) fn window(&self, name: &str, range: Range<u64>) -> Result<Window, StoreError> {
+        if range.end < range.start {
+            return Err(self.corrupt(format!(
+                "bytes {}..{} of {name}: the range ends before it starts",
+                range.start, range.end
+            )));
+        }
+        if self.backend.folder().is_some() {
+            let map = self.mapped(name, range.end)?;
+            return Ok(Window {
+                bytes: map,
+                origin: 0,
+            });
+        }
+        let data = self.read_range(name, range.start, range.end - range.start)?;
+        let pad = range.start % ALIGN;
+        Ok(Window {
+            bytes: Arc::new(AlignedBytes::new(pad as usize, &data)),
+            origin: range.start - pad,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn aligned_bytes_start_at_a_64_byte_boundary() {
+        for pad in [0, 1, 63] {
+            let bytes = AlignedBytes::new(pad, &[7; 100]);
+            assert_eq!(bytes.as_ptr() as usize % 64, 0);
+            assert_eq!(bytes.len(), pad + 100);
+            assert!(bytes[..pad].iter().all(|&b| b == 0));
+            assert!(bytes[pad..].iter().all(|&b| b == 7));
+        }
+    }
+}

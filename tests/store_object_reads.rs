@@ -1,0 +1,411 @@
+//! Reads on object storage (`object_store`'s in-memory store, behind a
+//! wrapper counting requests and recording the byte ranges of ranged
+//! GETs): a get reads exactly its value's bytes, arrays read whole or by
+//! rows without memory maps, and the local read-through cache answers
+//! what was read before.
+
+#[path = "common/counting.rs"]
+mod counting;
+
+use std::ops::Range;
+use std::path::Path;
+use std::sync::Arc;
+
+use ndarray::{s, Array1, Array2};
+
+use codec::store::{LocalCache, MappedArray, PutOptions};
+use codec::{Cache, CacheOptions, Codec, StoreError};
+use counting::{counts, Counting};
+
+// Values holding large buffers are compared with `assert!`, not
+// `assert_eq!`, whose message would print them.
+
+/// A value with two buffers kept apart (each of at least `apart_min`)
+/// and the rest small enough for its line.
+#[derive(Codec, Debug, Clone, PartialEq)]
+#[codec(name = "test.Pair")]
+struct Pair {
+    name: String,
+    left: codec::Bytes,
+    right: codec::Bytes,
+}
+
+fn pair(i: u8) -> Pair {
+    Pair {
+        name: format!("pair {i}"),
+        left: codec::Bytes(vec![i; 300_000]),
+        right: codec::Bytes((0..200_000).map(|b| (b % 251) as u8 ^ i).collect()),
+    }
+}
+
+fn table() -> Array2<f32> {
+    Array2::from_shape_fn((1000, 64), |(i, j)| (i * 64 + j) as f32)
+}
+
+fn open_with(store: &Arc<Counting>, local: Option<LocalCache>) -> Cache {
+    let options = CacheOptions {
+        local_cache: local,
+        // No checkpoint builds in the background: their requests would
+        // count with the gets'.
+        checkpoint_bytes: 0,
+        ..CacheOptions::default()
+    };
+    Cache::open_store(store.clone(), "caches/one", options).unwrap()
+}
+
+fn open(store: &Arc<Counting>) -> Cache {
+    open_with(store, None)
+}
+
+/// The range of the one ranged GET since the last call.
+fn the_range(store: &Counting) -> Range<u64> {
+    let ranges = store.take_ranges();
+    assert_eq!(ranges.len(), 1, "{ranges:?}");
+    ranges[0].1.clone()
+}
+
+#[test]
+fn a_get_reads_only_its_values_bytes() {
+    let store = Counting::new();
+    let cache = open(&store);
+    cache.put("warm", &pair(0)).unwrap(); // the schema, once per type
+    store.take();
+    cache.put("pair", &pair(1)).unwrap();
+    assert_eq!(
+        store.take(),
+        counts(&[("PUT", 2)]),
+        "both buffers in one data object, and the log segment"
+    );
+    let reader = open(&store);
+    store.take();
+    store.take_ranges();
+
+    assert!(reader.get::<Pair>("pair").unwrap() == Some(pair(1)));
+    assert_eq!(
+        store.take(),
+        counts(&[("GET", 1)]),
+        "both buffers in one data object, one GET"
+    );
+    let read = the_range(&store);
+    // Both buffers and the padding that aligns the second, nothing else.
+    assert!(
+        (500_000..500_064).contains(&(read.end - read.start)),
+        "{read:?}"
+    );
+}
+
+#[test]
+fn array_rows_read_exactly_their_bytes_not_the_objects_prefix() {
+    let store = Counting::new();
+    let cache = open(&store);
+    cache.put_array("table", &table()).unwrap();
+    cache.put("put", &table()).unwrap(); // its data kept apart, the rest inline
+    let reader = open(&store);
+    store.take();
+    store.take_ranges();
+
+    for key in ["table", "put"] {
+        let rows = reader.get_array_rows::<f32>(key, 998..1000).unwrap();
+        assert_eq!(
+            rows.unwrap().view(),
+            table().slice(s![998..1000, ..]).into_dyn()
+        );
+        assert_eq!(store.take(), counts(&[("GET", 1)]), "{key}");
+        let range = the_range(&store);
+        assert_eq!(range, 998 * 256..1000 * 256, "{key}: exactly the rows");
+        let rows = reader.get_array_rows::<f32>(key, 0..1).unwrap();
+        assert_eq!(rows.unwrap().view(), table().slice(s![0..1, ..]).into_dyn());
+        assert_eq!(the_range(&store), 0..256, "{key}");
+        let none = reader.get_array_rows::<f32>(key, 7..7).unwrap();
+        assert_eq!(none.unwrap().shape(), [0, 64]);
+        assert_eq!(
+            store.take(),
+            counts(&[("GET", 1)]),
+            "no request for no rows"
+        );
+    }
+}
+
+#[test]
+fn arrays_read_whole_and_by_rows_without_memory_maps() {
+    let store = Counting::new();
+    let cache = open(&store);
+    cache.put_array("table", &table()).unwrap();
+    cache.put("put", &table()).unwrap(); // its data kept apart
+    cache
+        .put("small", &Array1::from(vec![1.5f64, 2.5]))
+        .unwrap();
+    let reader = open(&store);
+    store.take();
+    store.take_ranges();
+
+    let whole = reader.get_array::<f32>("table").unwrap().unwrap();
+    assert_eq!(whole.view(), table().into_dyn());
+    assert!(whole.is_mapped(), "viewed in the buffer read, not copied");
+    assert_eq!(store.take(), counts(&[("GET", 1)]));
+    assert_eq!(the_range(&store), 0..256_000);
+    let owned: Array2<f32> = reader.get("table").unwrap().unwrap();
+    assert_eq!(owned, table());
+    let field: MappedArray<f32> = reader.get("put").unwrap().unwrap();
+    assert_eq!(field.view(), table().into_dyn());
+    assert!(field.is_mapped());
+    assert_eq!(
+        reader.get_array::<f32>("put").unwrap().unwrap().view(),
+        table().into_dyn()
+    );
+    store.take();
+
+    for key in ["table", "put"] {
+        let rows = reader.get_array_rows::<f32>(key, 3..7).unwrap().unwrap();
+        assert_eq!(rows.shape(), [4, 64]);
+        assert_eq!(rows.view(), table().slice(s![3..7, ..]).into_dyn(), "{key}");
+        let none = reader.get_array_rows::<f32>(key, 5..5).unwrap().unwrap();
+        assert_eq!(none.shape(), [0, 64]);
+    }
+    let small = reader
+        .get_array_rows::<f64>("small", 1..2)
+        .unwrap()
+        .unwrap();
+    assert_eq!(small.view().as_slice().unwrap(), [2.5]);
+    assert!(reader
+        .get_array_rows::<f32>("missing", 0..1)
+        .unwrap()
+        .is_none());
+}
+
+#[test]
+fn rows_out_of_range_and_another_dtype_are_typed_errors() {
+    let cache = Cache::open_url("memory://").unwrap();
+    cache.put_array("table", &table()).unwrap();
+    cache.put("put", &table()).unwrap();
+    cache
+        .put_array("scalar", &ndarray::arr0(1.0f32).into_dyn())
+        .unwrap();
+    for key in ["table", "put"] {
+        #[allow(clippy::reversed_empty_ranges)]
+        for rows in [999..1001, 1000..1001, 5..3] {
+            let err = cache.get_array_rows::<f32>(key, rows.clone()).unwrap_err();
+            assert!(
+                matches!(&err, StoreError::RowsOutOfRange { shape, .. } if shape == &[1000, 64]),
+                "{key} {rows:?}: {err}"
+            );
+            assert!(err.to_string().contains("within 0..1000"), "{err}");
+        }
+        let err = cache.get_array_rows::<f64>(key, 0..1).unwrap_err();
+        assert!(err.is_unreadable_entry(), "{key}: {err}");
+    }
+    let err = cache.get_array_rows::<f64>("table", 0..1).unwrap_err();
+    assert!(
+        matches!(&err, StoreError::ArrayType { stored, asked, .. } if stored == "<f4" && asked == "<f8"),
+        "{err}"
+    );
+    assert!(matches!(
+        cache.get_array::<i32>("table"),
+        Err(StoreError::ArrayType { .. })
+    ));
+    let err = cache.get_array_rows::<f32>("scalar", 0..1).unwrap_err();
+    assert!(err.to_string().contains("no dimension"), "{err}");
+}
+
+/// The files of a local cache folder.
+fn local_files(dir: &Path) -> Vec<std::path::PathBuf> {
+    match std::fs::read_dir(dir) {
+        Ok(entries) => entries.map(|e| e.unwrap().path()).collect(),
+        Err(_) => Vec::new(),
+    }
+}
+
+fn local_size(dir: &Path) -> u64 {
+    local_files(dir)
+        .iter()
+        .map(|p| std::fs::metadata(p).unwrap().len())
+        .sum()
+}
+
+#[test]
+fn a_warm_local_cache_answers_gets_without_a_request() {
+    let store = Counting::new();
+    let local = tempfile::tempdir().unwrap();
+    let options = LocalCache::new(local.path().join("objects"), 1 << 30);
+    let cache = open(&store);
+    cache.put("pair", &pair(1)).unwrap();
+    cache.put("shared", &codec::Bytes(vec![5; 5_000])).unwrap();
+    cache.put_array("table", &table()).unwrap();
+    let file = PutOptions {
+        handler: Some("file".into()),
+        ..PutOptions::default()
+    };
+    cache.put_with("file", &vec![7u8; 3_000], &file).unwrap();
+    let keys = ["pair", "shared", "table", "file"];
+
+    let reader = open_with(&store, Some(options.clone()));
+    store.take();
+    let read_all = |reader: &Cache| {
+        assert!(reader.get::<Pair>("pair").unwrap() == Some(pair(1)));
+        let shared: codec::Bytes = reader.get("shared").unwrap().unwrap();
+        assert_eq!(shared.0, vec![5; 5_000]);
+        let rows = reader.get_array_rows::<f32>("table", 10..20).unwrap();
+        assert_eq!(
+            rows.unwrap().view(),
+            table().slice(s![10..20, ..]).into_dyn()
+        );
+        assert_eq!(
+            reader.get::<Vec<u8>>("file").unwrap(),
+            Some(vec![7u8; 3_000])
+        );
+    };
+    read_all(&reader);
+    assert_eq!(
+        store.take(),
+        counts(&[("GET", keys.len())]),
+        "cold: one GET per get"
+    );
+    read_all(&reader);
+    assert_eq!(store.take(), counts(&[]), "warm: none");
+
+    let fresh = open_with(&store, Some(options));
+    store.take();
+    read_all(&fresh);
+    assert_eq!(
+        store.take(),
+        counts(&[]),
+        "a fresh handle on the same folder"
+    );
+    // Only the data objects' ranges: one file each, no temporary file left.
+    let files = local_files(&local.path().join("objects"));
+    assert_eq!(files.len(), keys.len(), "{files:?}");
+    assert!(files.iter().all(|f| f.extension().unwrap() == "bin"));
+}
+
+#[test]
+fn the_local_cache_keeps_the_ranges_read_last_under_its_bound() {
+    let store = Counting::new();
+    let local = tempfile::tempdir().unwrap();
+    let cache = open(&store);
+    for i in 0..8 {
+        cache.put_bytes(&format!("v/{i}"), &[i; 10_000]).unwrap();
+    }
+    // Room for three ranges of 10,000 bytes and their trailers.
+    let max_bytes = 31_000;
+    let reader = open_with(&store, Some(LocalCache::new(local.path(), max_bytes)));
+    for i in 0..8 {
+        assert_eq!(
+            reader.get_bytes(&format!("v/{i}")).unwrap().unwrap(),
+            [i; 10_000]
+        );
+        let size = local_size(local.path());
+        assert!(size <= max_bytes, "{size} bytes after {i}");
+    }
+    store.take();
+    // The last read are kept: no request.
+    assert_eq!(reader.get_bytes("v/7").unwrap().unwrap(), [7; 10_000]);
+    assert_eq!(store.take(), counts(&[]));
+    // The first read are gone: read again.
+    assert_eq!(reader.get_bytes("v/0").unwrap().unwrap(), [0; 10_000]);
+    assert_eq!(store.take(), counts(&[("GET", 1)]));
+    // A range larger than the whole bound is not kept.
+    cache.put_bytes("huge", &[9; 40_000]).unwrap();
+    reader.refresh().unwrap();
+    store.take();
+    for _ in 0..2 {
+        assert_eq!(reader.get_bytes("huge").unwrap().unwrap(), [9; 40_000]);
+    }
+    assert_eq!(store.take(), counts(&[("GET", 2)]));
+    assert!(local_size(local.path()) <= max_bytes);
+}
+
+#[test]
+fn a_damaged_local_file_is_read_again_never_returned() {
+    let store = Counting::new();
+    let local = tempfile::tempdir().unwrap();
+    let options = LocalCache::new(local.path(), 1 << 30);
+    let cache = open(&store);
+    cache.put("pair", &pair(3)).unwrap();
+    let reader = open_with(&store, Some(options));
+    assert!(reader.get::<Pair>("pair").unwrap() == Some(pair(3)));
+    let [file] = local_files(local.path()).try_into().unwrap();
+    let good = std::fs::read(&file).unwrap();
+
+    let mut flipped = good.clone();
+    flipped[1_000] ^= 0x10;
+    let damages = [
+        flipped,
+        good[..good.len() - 1].to_vec(), // its end cut off
+        good[..250_000].to_vec(),        // half of it
+        Vec::new(),
+    ];
+    for damaged in damages {
+        std::fs::write(&file, &damaged).unwrap();
+        store.take();
+        assert!(reader.get::<Pair>("pair").unwrap() == Some(pair(3)));
+        assert_eq!(store.take(), counts(&[("GET", 1)]), "read again");
+        assert!(std::fs::read(&file).unwrap() == good, "and kept again");
+        assert!(reader.get::<Pair>("pair").unwrap() == Some(pair(3)));
+        assert_eq!(store.take(), counts(&[]));
+    }
+}
+
+#[test]
+fn the_local_cache_is_not_used_on_a_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let local = tempfile::tempdir().unwrap();
+    let options = CacheOptions {
+        local_cache: Some(LocalCache::new(local.path().join("objects"), 1 << 30)),
+        ..CacheOptions::default()
+    };
+    let cache = Cache::open_with(dir.path(), options).unwrap();
+    cache.put("pair", &pair(2)).unwrap();
+    cache.put_bytes("shared", &[5; 5_000]).unwrap();
+    cache.put_array("table", &table()).unwrap();
+    assert!(cache.get::<Pair>("pair").unwrap() == Some(pair(2)));
+    assert_eq!(cache.get_bytes("shared").unwrap().unwrap(), [5; 5_000]);
+    let rows = cache.get_array_rows::<f32>("table", 1..3).unwrap().unwrap();
+    assert_eq!(rows.view(), table().slice(s![1..3, ..]).into_dyn());
+    assert!(!local.path().join("objects").exists());
+}
+
+#[test]
+fn handles_sharing_a_local_cache_under_eviction_read_right_values() {
+    let store = Counting::new();
+    let local = tempfile::tempdir().unwrap();
+    let cache = open(&store);
+    let value = |i: usize| vec![i as u8; 10_000 + i];
+    for i in 0..20 {
+        cache.put_bytes(&format!("v/{i}"), &value(i)).unwrap();
+    }
+    // Room for five values: files are written, replaced and evicted while
+    // the other handles read them.
+    let options = LocalCache::new(local.path(), 55_000);
+    let handles: Vec<Cache> = (0..2)
+        .map(|_| open_with(&store, Some(options.clone())))
+        .collect();
+    std::thread::scope(|s| {
+        for t in 0..4 {
+            let handle = &handles[t % 2];
+            s.spawn(move || {
+                for n in 0..300 {
+                    let i = (n * 7 + t * 3) % 20;
+                    let got = handle.get_bytes(&format!("v/{i}")).unwrap().unwrap();
+                    assert!(got == value(i), "v/{i}");
+                }
+            });
+        }
+    });
+    // Each handle keeps the folder under the bound by what it saw: two of
+    // them, under twice the bound at most.
+    assert!(local_size(local.path()) <= 2 * 55_000);
+    // Every file left is whole and named right: a fresh handle (with room
+    // for all, so that it evicts none) reads the values they hold without
+    // a request.
+    let files = local_files(local.path());
+    assert!(
+        files.iter().all(|f| f.extension().unwrap() == "bin"),
+        "{files:?}"
+    );
+    let fresh = open_with(&store, Some(LocalCache::new(local.path(), 1 << 30)));
+    store.take();
+    for i in 0..20 {
+        assert!(fresh.get_bytes(&format!("v/{i}")).unwrap().unwrap() == value(i));
+    }
+    assert_eq!(store.take(), counts(&[("GET", 20 - files.len())]));
+}
