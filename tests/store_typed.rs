@@ -1,8 +1,12 @@
 //! Handlers that take values, per-type default handlers, handler aliases,
-//! the store's default mode, raw mode and `pop`.
+//! the store's default mode, raw mode and `pop`, on every backend.
 
-use std::io::Write;
+#[path = "common/backends.rs"]
+mod backends;
+
 use std::sync::Arc;
+
+use backends::{each_backend, Store};
 
 use codec::store::{
     DumpContext, FilePerEntry, Info, InfoValue, LoadContext, Mode, Typed, TypedHandler,
@@ -49,10 +53,8 @@ impl TypedHandler<Page> for TextPages {
     }
 
     fn dump(&self, page: &Page, ctx: &mut DumpContext<'_>) -> Result<Info, StoreError> {
-        let (name, mut file) = ctx.allocate_file("txt")?;
-        for line in &page.lines {
-            writeln!(file, "{line}").map_err(|e| ctx.io_error(&name, e))?;
-        }
+        let text: String = page.lines.iter().map(|line| format!("{line}\n")).collect();
+        let name = ctx.write_file("txt", text.as_bytes())?;
         Ok(Info::from([("file".to_owned(), name.into())]))
     }
 
@@ -66,32 +68,22 @@ impl TypedHandler<Page> for TextPages {
     }
 
     fn delete(&self, info: &Info, ctx: &LoadContext<'_>) -> Result<(), StoreError> {
-        let path = ctx.path(file_of(info, ctx)?)?;
-        std::fs::remove_file(&path).map_err(|e| ctx.corrupt(format!("{}: {e}", path.display())))
+        ctx.delete_file(file_of(info, ctx)?)
     }
 }
 
-/// The names of the files under `data/`.
-fn data_files(dir: &std::path::Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir.join("data"))
-        .unwrap()
-        .map(|e| e.unwrap().file_name().into_string().unwrap())
-        .collect();
-    names.sort();
-    names
-}
-
-fn text_files(dir: &std::path::Path) -> Vec<String> {
-    data_files(dir)
-        .into_iter()
-        .filter(|n| n.ends_with(".txt"))
-        .collect()
+/// The text files of the handler, under `data/`.
+fn text_files(store: &Store) -> Vec<String> {
+    store.objects("data", ".txt")
 }
 
 #[test]
 fn a_typed_handler_writes_the_value_with_its_own_format_and_reads_it_back() {
-    let dir = tempfile::tempdir().unwrap();
-    let cache = Cache::open(dir.path()).unwrap();
+    each_backend(a_typed_handler_writes_the_value_with_its_own_format_and_reads_it_back_on);
+}
+
+fn a_typed_handler_writes_the_value_with_its_own_format_and_reads_it_back_on(store: &Store) {
+    let cache = store.open();
     cache.register_handler(Typed::new(text_pages("text-pages", &[])));
     let options = PutOptions {
         handler: Some("text-pages".into()),
@@ -99,9 +91,9 @@ fn a_typed_handler_writes_the_value_with_its_own_format_and_reads_it_back() {
     };
     cache.put_with("p", &page(), &options).unwrap();
 
-    let files = text_files(dir.path());
-    assert_eq!(files.len(), 1);
-    let text = std::fs::read_to_string(dir.path().join("data").join(&files[0])).unwrap();
+    let files = text_files(store);
+    assert_eq!(files.len(), 1, "{}", store.name);
+    let text = String::from_utf8(store.read(&files[0]).unwrap()).unwrap();
     assert_eq!(text, "first line\nsecond line\n");
     assert_eq!(cache.get::<Page>("p").unwrap(), Some(page()));
 
@@ -110,19 +102,22 @@ fn a_typed_handler_writes_the_value_with_its_own_format_and_reads_it_back() {
     assert_eq!(codec::from_msgpack::<Page>(&bytes).unwrap(), page());
 
     // Another handle that registered the handler reads it too.
-    let reader = Cache::open(dir.path()).unwrap();
+    let reader = store.open();
     reader.register_handler(Typed::new(text_pages("text-pages", &[])));
     assert_eq!(reader.get::<Page>("p").unwrap(), Some(page()));
 
     // Removing the entry lets the handler delete its file.
     assert!(cache.remove("p").unwrap());
-    assert!(text_files(dir.path()).is_empty());
+    assert!(text_files(store).is_empty());
 }
 
 #[test]
 fn a_default_handler_is_chosen_by_type_without_naming_it() {
-    let dir = tempfile::tempdir().unwrap();
-    let cache = Cache::open(dir.path()).unwrap();
+    each_backend(a_default_handler_is_chosen_by_type_without_naming_it_on);
+}
+
+fn a_default_handler_is_chosen_by_type_without_naming_it_on(store: &Store) {
+    let cache = store.open();
     cache.register_default_handler::<Page>(Typed::new(text_pages("text-pages", &[])));
     cache.put("p", &page()).unwrap();
     cache.put("n", &7u32).unwrap();
@@ -141,7 +136,7 @@ fn a_default_handler_is_chosen_by_type_without_naming_it() {
         ]
     );
     assert_eq!(cache.get::<Page>("p").unwrap(), Some(page()));
-    assert_eq!(text_files(dir.path()).len(), 1);
+    assert_eq!(text_files(store).len(), 1);
 }
 
 /// A value of its own type, for a built-in default handler.
@@ -153,8 +148,11 @@ struct Blob {
 
 #[test]
 fn a_built_in_handler_may_be_a_types_default() {
-    let dir = tempfile::tempdir().unwrap();
-    let cache = Cache::open(dir.path()).unwrap();
+    each_backend(a_built_in_handler_may_be_a_types_default_on);
+}
+
+fn a_built_in_handler_may_be_a_types_default_on(store: &Store) {
+    let cache = store.open();
     cache.register_default_handler::<Blob>(Arc::new(FilePerEntry));
     let blob = Blob { bytes: vec![1, 2] };
     cache.put("b", &blob).unwrap();
@@ -187,12 +185,15 @@ fn a_renamed_handler_reads_entries_written_under_its_alias() {
 
 #[test]
 fn a_reader_without_the_handler_gets_an_error_naming_it_and_the_fix() {
-    let dir = tempfile::tempdir().unwrap();
-    let cache = Cache::open(dir.path()).unwrap();
+    each_backend(a_reader_without_the_handler_gets_an_error_naming_it_and_the_fix_on);
+}
+
+fn a_reader_without_the_handler_gets_an_error_naming_it_and_the_fix_on(store: &Store) {
+    let cache = store.open();
     cache.register_default_handler::<Page>(Typed::new(text_pages("text-pages", &[])));
     cache.put("p", &page()).unwrap();
 
-    let reader = Cache::open(dir.path()).unwrap();
+    let reader = store.open();
     let err = reader.get::<Page>("p").unwrap_err();
     assert!(
         matches!(&err, StoreError::UnknownHandler { key, handler } if key == "p" && handler == "text-pages"),
@@ -215,8 +216,11 @@ fn a_reader_without_the_handler_gets_an_error_naming_it_and_the_fix() {
 
 #[test]
 fn raw_mode_refuses_a_value_that_is_not_bytes() {
-    let dir = tempfile::tempdir().unwrap();
-    let cache = Cache::open(dir.path()).unwrap();
+    each_backend(raw_mode_refuses_a_value_that_is_not_bytes_on);
+}
+
+fn raw_mode_refuses_a_value_that_is_not_bytes_on(store: &Store) {
+    let cache = store.open();
     let raw = PutOptions {
         mode: Mode::Raw,
         ..PutOptions::default()
@@ -241,12 +245,15 @@ fn raw_mode_refuses_a_value_that_is_not_bytes() {
 
 #[test]
 fn the_stores_default_mode_applies_to_put() {
-    let dir = tempfile::tempdir().unwrap();
+    each_backend(the_stores_default_mode_applies_to_put_on);
+}
+
+fn the_stores_default_mode_applies_to_put_on(store: &Store) {
     let options = CacheOptions {
         mode: Mode::Json,
         ..CacheOptions::default()
     };
-    let cache = Cache::open_with(dir.path(), options).unwrap();
+    let cache = store.open_with(options);
     cache.put("p", &page()).unwrap();
     assert_eq!(cache.entries().unwrap()[0].mode, Mode::Json);
     assert_eq!(
@@ -259,7 +266,7 @@ fn the_stores_default_mode_applies_to_put() {
         mode: Mode::Raw,
         ..CacheOptions::default()
     };
-    let cache = Cache::open_with(dir.path(), raw).unwrap();
+    let cache = store.open_with(raw);
     assert!(matches!(
         cache.put("q", &page()),
         Err(StoreError::NotBytes { .. })
@@ -270,19 +277,22 @@ fn the_stores_default_mode_applies_to_put() {
 
 #[test]
 fn pop_removes_and_returns_the_value() {
-    let dir = tempfile::tempdir().unwrap();
-    let cache = Cache::open(dir.path()).unwrap();
+    each_backend(pop_removes_and_returns_the_value_on);
+}
+
+fn pop_removes_and_returns_the_value_on(store: &Store) {
+    let cache = store.open();
     cache.put("n", &5u64).unwrap();
     assert_eq!(cache.pop::<u64>("n").unwrap(), Some(5));
     assert_eq!(cache.pop::<u64>("n").unwrap(), None);
     assert!(!cache.contains("n").unwrap());
-    assert!(!Cache::open(dir.path()).unwrap().contains("n").unwrap());
+    assert!(!store.open().contains("n").unwrap());
 
     // An entry of a typed handler: its file goes with it.
     cache.register_default_handler::<Page>(Typed::new(text_pages("text-pages", &[])));
     cache.put("p", &page()).unwrap();
     assert_eq!(cache.pop::<Page>("p").unwrap(), Some(page()));
-    assert!(text_files(dir.path()).is_empty());
+    assert!(text_files(store).is_empty());
 
     // A value that does not read as the type asked for stays.
     cache.put("s", &"text".to_owned()).unwrap();

@@ -279,6 +279,15 @@ impl LoadContext<'_> {
         }
     }
 
+    /// Deletes a file named in info (relative to `data/`), on every
+    /// backend: what a handler's [`Handler::delete`] calls for the files
+    /// it wrote with [`DumpContext::write_file`] or
+    /// [`DumpContext::allocate_file`]. Deleting a missing file is no error.
+    pub fn delete_file(&self, name: &str) -> Result<(), StoreError> {
+        let object = self.object(name)?;
+        Ok(self.backend.delete(&object)?)
+    }
+
     /// The object name of a data file named in info (relative to `data/`).
     pub(super) fn object(&self, name: &str) -> Result<String, StoreError> {
         if name.contains('/') || name.contains('\\') || name.starts_with('.') {
@@ -473,7 +482,6 @@ impl Handler for FilePerEntry {
     }
 
     fn delete(&self, info: &Info, ctx: &LoadContext<'_>) -> Result<(), StoreError> {
-        let object = ctx.object(text(info, "file", ctx)?)?;
-        Ok(ctx.backend.delete(&object)?)
+        ctx.delete_file(text(info, "file", ctx)?)
     }
 }
