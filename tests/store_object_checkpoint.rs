@@ -461,3 +461,33 @@ fn a_reader_open_across_a_compaction_reads_right_after_a_refresh() {
         assert!(reader.warnings().is_empty(), "{:?}", reader.warnings());
     }
 }
+
+#[test]
+fn the_grace_period_runs_from_a_compactions_commit_not_its_start() {
+    for backend in backends() {
+        let writer = open(&backend, manual());
+        for i in 0..10 {
+            writer.put(&format!("b/{i}"), &big(i)).unwrap();
+        }
+        drop(writer);
+        let grace = Duration::from_millis(300);
+        // Its copies' data is what the next one replaces.
+        Cache::compact_backend(backend.clone(), &[], grace, |_, _| {}).unwrap();
+        let reader = open(&backend, manual());
+        // A compaction that takes longer than the grace period; the reader
+        // refreshes just before it commits.
+        Cache::compact_backend(backend.clone(), &[], grace, |done, all| {
+            if done == all {
+                std::thread::sleep(grace * 2);
+                reader.refresh().unwrap();
+            }
+        })
+        .unwrap();
+        // One right after: what the one before replaced is not old enough.
+        Cache::compact_backend(backend.clone(), &[], grace, |_, _| {}).unwrap();
+        for i in 0..10 {
+            assert_eq!(reader.get(&format!("b/{i}")).unwrap(), Some(big(i)));
+        }
+        assert!(reader.warnings().is_empty(), "{:?}", reader.warnings());
+    }
+}

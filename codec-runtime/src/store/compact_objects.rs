@@ -20,7 +20,10 @@
 //!
 //! The snapshot's segments and data are garbage from then on, but a
 //! reader that opened before may still read them: they are deleted by a
-//! later compaction once this one is older than its grace period. Then
+//! later compaction once this one's commit is older than its grace period
+//! (counted from the commit, not the start: a reader may have read the
+//! manifest before it just before the commit, however long the copies
+//! took). Then
 //! every log segment the snapshot had of each writer is deleted, and the
 //! shared data segments the snapshot had of the writers that wrote no
 //! line after it. A put whose data went in before the snapshot and whose
@@ -54,7 +57,7 @@ impl Cache {
     /// copied into one new writer and the space of removed and overwritten
     /// ones comes back, while other handles go on writing and reading.
     /// The objects the compaction replaces are deleted by a later
-    /// compaction once this one is older than `grace` (a handle that has
+    /// compaction once this one's commit is older than `grace` (a handle that has
     /// not refreshed for longer than that may find an entry's data gone;
     /// zero deletes them at once, for a store no other handle has open).
     /// `handlers` and `progress` are as for [`Cache::compact`], which a
@@ -185,6 +188,9 @@ fn compact_online(
         })?;
     }
 
+    // Stamped when committed: a handle that read the manifest before
+    // then may read what they name until `grace` after.
+    let retiring = retired.len();
     retired.extend(snapshot.iter().map(|w| {
         Retired {
             id: w.id.clone(),
@@ -195,7 +201,7 @@ fn compact_online(
                 .map(|&(_, n, _)| n + 1)
                 .max()
                 .unwrap_or(0),
-            at: started,
+            at: 0,
         }
     }));
     let mut next = Checkpoint {
@@ -205,7 +211,7 @@ fn compact_online(
         ..manifest.clone()
     };
     next.tables.clear();
-    commit(&*backend, next.clone(), &manifest, &mut version)?;
+    let next = commit(&*backend, next, retiring, &manifest, &mut version)?;
     if grace.is_zero() {
         freed += collect(&*backend, &next.retired, grace, now_nanos())?.0;
     }
@@ -221,16 +227,25 @@ fn compact_online(
 
 /// Commits the compaction's manifest `next`, built on `manifest` read at
 /// `version`: again from a newer version if a checkpoint came in between;
-/// an error if a compaction did.
+/// an error if a compaction did. What it retires (`next.retired` from
+/// `retiring` on) is stamped with the time of each try, so that its grace
+/// period runs from the commit: a handle that read the manifest before
+/// may read the objects retired until then. Returns the manifest
+/// committed.
 fn commit(
     backend: &dyn Backend,
     mut next: Checkpoint,
+    retiring: usize,
     manifest: &Checkpoint,
     version: &mut Option<super::backend::Version>,
-) -> Result<(), StoreError> {
+) -> Result<Checkpoint, StoreError> {
     for _ in 0..TRIES {
+        let now = now_nanos();
+        for r in &mut next.retired[retiring..] {
+            r.at = now;
+        }
         if build_from(backend, Start::bare(next.clone(), version.clone()), true)?.is_some() {
-            return Ok(());
+            return Ok(next);
         }
         let (now, now_version) = read_manifest(backend)?;
         if now.compactions != manifest.compactions {
