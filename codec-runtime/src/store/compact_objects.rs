@@ -140,18 +140,23 @@ fn compact_online(
     let data_snapshot = data_segments(&*backend)?;
     let (mut freed, mut retired) = collect(&*backend, &manifest.retired, grace, started)?;
 
-    let open = || -> Result<Cache, StoreError> {
+    // The copies are written by a handle that reads nothing: one that
+    // read the store is enough.
+    let open = |read: bool| -> Result<Cache, StoreError> {
         let options = CacheOptions {
             checkpoint_bytes: 0,
             ..CacheOptions::default()
         };
-        let cache = Cache::open_backend(backend.clone(), options)?;
+        let cache = match read {
+            true => Cache::open_backend(backend.clone(), options)?,
+            false => Cache::open_unread(backend.clone(), options)?,
+        };
         for h in handlers {
             cache.register_handler(h.clone());
         }
         Ok(cache)
     };
-    let old = open()?;
+    let old = open(true)?;
     let entries = live_entries(&old)?;
     if let Some((e, _)) = entries
         .iter()
@@ -162,7 +167,7 @@ fn compact_online(
             handler: e.handler.clone(),
         });
     }
-    let new = open()?;
+    let new = open(false)?;
     let mut dropped = Vec::new();
     let mut done = 0;
     // The copies' lines go in a few large appends: on object storage, one
