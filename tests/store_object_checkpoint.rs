@@ -136,6 +136,33 @@ fn checkpoints_build_by_themselves_past_the_threshold() {
     assert!(reader.warnings().is_empty(), "{:?}", reader.warnings());
 }
 
+#[test]
+fn small_puts_bring_checkpoints_too_so_a_fresh_open_reads_few_segments() {
+    let store = Counting::new();
+    // The default threshold: 5,000 small lines are about 700 KB, under it.
+    let options = CacheOptions {
+        checkpoint_bytes: 4 << 20,
+        ..CacheOptions::default()
+    };
+    let writer = open_counting(&store, options.clone());
+    for i in 0..5000 {
+        writer.put(&format!("c/{i}"), &chunk(i)).unwrap();
+    }
+    drop(writer); // waits for a build in progress
+    store.take();
+    let reader = open_counting(&store, options);
+    let opened = store.take();
+    // Each segment counts 8 KiB at least: a build every 512 segments. The
+    // open reads those after the last build began (512 and what was put
+    // during that build) besides the manifest and its tables, not 5,000.
+    assert!(opened["GET"] <= 2 * 512 + 10, "{opened:?}");
+    assert_eq!(reader.len().unwrap(), 5000);
+    for i in (0..5000).step_by(97) {
+        assert_eq!(reader.get(&format!("c/{i}")).unwrap(), Some(chunk(i)));
+    }
+    assert!(reader.warnings().is_empty(), "{:?}", reader.warnings());
+}
+
 /// Flips a byte of object `name`, `at` bytes from its start (from its end
 /// if negative).
 fn flip(backend: &dyn Backend, name: &str, at: i64) {

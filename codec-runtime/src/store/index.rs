@@ -267,11 +267,16 @@ impl Index {
         self.listed_manifest = None;
     }
 
-    /// Bytes of the logs this handle read (or wrote) that no checkpoint covers.
-    pub fn uncovered(&self) -> u64 {
+    /// Bytes of the logs this handle read (or wrote) that no checkpoint
+    /// covers, each log counting `at_least` bytes if any of it is not
+    /// covered (where each is a segment that costs a request to read).
+    pub fn uncovered(&self, at_least: u64) -> u64 {
         self.writers
             .iter()
-            .map(|w| w.read_to.saturating_sub(w.covered))
+            .map(|w| match w.read_to.saturating_sub(w.covered) {
+                0 => 0,
+                bytes => bytes.max(at_least),
+            })
             .sum()
     }
 
