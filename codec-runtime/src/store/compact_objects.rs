@@ -35,7 +35,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::backend::Backend;
-use super::checkpoint::objects::{build_from, Start};
+use super::checkpoint::objects::{build_from, Known, Sources, Start};
 use super::checkpoint::parse_manifest;
 use super::compact::{read_entry, write_entry};
 use super::index::{logs, EntryInfo};
@@ -249,7 +249,8 @@ fn commit(
         for r in &mut next.retired[retiring..] {
             r.at = now;
         }
-        if build_from(backend, Start::bare(next.clone(), version.clone()), true)?.is_some() {
+        let start = Start::bare(next.clone(), version.clone());
+        if build_from(backend, start, true, Sources::Listed(&Known::new()))?.is_some() {
             return Ok(next);
         }
         let (now, now_version) = read_manifest(backend)?;

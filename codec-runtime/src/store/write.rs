@@ -228,10 +228,14 @@ impl Cache {
             }
             index.wrote_to(log_writer, appended.end);
             // Where a log is one object per append, each segment counts
-            // as a request of a fresh open.
+            // as a request of a fresh open, and this handle's builds
+            // cover those it wrote without reading them again.
             let at_least = match self.backend.folder() {
                 Some(_) => 0,
-                None => checkpoint::SEGMENT_BYTES,
+                None => {
+                    index.wrote_segment(&appended.name, bytes);
+                    checkpoint::SEGMENT_BYTES
+                }
             };
             index.uncovered(at_least)
         };
