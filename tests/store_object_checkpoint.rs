@@ -149,6 +149,7 @@ fn small_puts_bring_checkpoints_too_so_a_fresh_open_reads_few_segments() {
         writer.put(&format!("c/{i}"), &chunk(i)).unwrap();
     }
     drop(writer); // waits for a build in progress
+
     // The builds (a dozen or so) cover the segments the handle wrote
     // without reading them again: a GET of the manifest and of each
     // table, per build.
