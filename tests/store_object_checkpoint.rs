@@ -136,6 +136,38 @@ fn checkpoints_build_by_themselves_past_the_threshold() {
     assert!(reader.warnings().is_empty(), "{:?}", reader.warnings());
 }
 
+#[test]
+fn small_puts_bring_checkpoints_too_so_a_fresh_open_reads_few_segments() {
+    let store = Counting::new();
+    // The default threshold: 5,000 small lines are about 700 KB, under it.
+    let options = CacheOptions {
+        checkpoint_bytes: 4 << 20,
+        ..CacheOptions::default()
+    };
+    let writer = open_counting(&store, options.clone());
+    for i in 0..5000 {
+        writer.put(&format!("c/{i}"), &chunk(i)).unwrap();
+    }
+    drop(writer); // waits for a build in progress
+
+    // The builds (a dozen or so) cover the segments the handle wrote
+    // without reading them again: a GET of the manifest and of each
+    // table, per build.
+    let wrote = store.take();
+    assert!(wrote["GET"] < 250, "{wrote:?}");
+    let reader = open_counting(&store, options);
+    let opened = store.take();
+    // Each segment counts 8 KiB at least: a build every 512 segments. The
+    // open reads those after the last build began (512 and what was put
+    // during that build) besides the manifest and its tables, not 5,000.
+    assert!(opened["GET"] <= 2 * 512 + 10, "{opened:?}");
+    assert_eq!(reader.len().unwrap(), 5000);
+    for i in (0..5000).step_by(97) {
+        assert_eq!(reader.get(&format!("c/{i}")).unwrap(), Some(chunk(i)));
+    }
+    assert!(reader.warnings().is_empty(), "{:?}", reader.warnings());
+}
+
 /// Flips a byte of object `name`, `at` bytes from its start (from its end
 /// if negative).
 fn flip(backend: &dyn Backend, name: &str, at: i64) {
@@ -455,6 +487,36 @@ fn a_reader_open_across_a_compaction_reads_right_after_a_refresh() {
         // Deletes the data the reader's view points at.
         Cache::compact_backend(backend.clone(), &[], Duration::ZERO, |_, _| {}).unwrap();
         reader.refresh().unwrap();
+        for i in 0..10 {
+            assert_eq!(reader.get(&format!("b/{i}")).unwrap(), Some(big(i)));
+        }
+        assert!(reader.warnings().is_empty(), "{:?}", reader.warnings());
+    }
+}
+
+#[test]
+fn the_grace_period_runs_from_a_compactions_commit_not_its_start() {
+    for backend in backends() {
+        let writer = open(&backend, manual());
+        for i in 0..10 {
+            writer.put(&format!("b/{i}"), &big(i)).unwrap();
+        }
+        drop(writer);
+        let grace = Duration::from_millis(300);
+        // Its copies' data is what the next one replaces.
+        Cache::compact_backend(backend.clone(), &[], grace, |_, _| {}).unwrap();
+        let reader = open(&backend, manual());
+        // A compaction that takes longer than the grace period; the reader
+        // refreshes just before it commits.
+        Cache::compact_backend(backend.clone(), &[], grace, |done, all| {
+            if done == all {
+                std::thread::sleep(grace * 2);
+                reader.refresh().unwrap();
+            }
+        })
+        .unwrap();
+        // One right after: what the one before replaced is not old enough.
+        Cache::compact_backend(backend.clone(), &[], grace, |_, _| {}).unwrap();
         for i in 0..10 {
             assert_eq!(reader.get(&format!("b/{i}")).unwrap(), Some(big(i)));
         }

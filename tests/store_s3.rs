@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use codec::store::backend::object::Objects;
-use codec::store::backend::{Backend, Created, Replaced};
+use codec::store::backend::{Backend, Created, Replaced, Retries};
 use codec::{Cache, CacheOptions, Codec};
 use moto::{moto, store_at, Mode, Proxy};
 
@@ -202,4 +202,85 @@ fn a_storm_of_503s_is_retried_a_bounded_number_of_times_then_reported() {
     proxy.set(Mode::Up);
     cache.put("k/7", &value(7)).unwrap();
     check_after(&bucket, &[0, 1, 2, 3, 4, 5, 7], &[6]);
+}
+
+/// Opens `CODEC_URL` with `open_url_with`, retrying at most
+/// `CODEC_RETRIES` times (`open_url` if unset), and prints `opened <len>`
+/// or `failed <milliseconds> <error>`: the store's settings come from the
+/// environment the parent gives it, as for users.
+#[test]
+#[ignore = "a child process of the test below"]
+fn child_open_url() {
+    let Some(url) = std::env::var("CODEC_URL").ok() else {
+        return;
+    };
+    let start = Instant::now();
+    let opened = match std::env::var("CODEC_RETRIES") {
+        Ok(retries) => {
+            let options = CacheOptions {
+                retries: Retries {
+                    max_retries: retries.parse().unwrap(),
+                    retry_timeout: Duration::from_secs(30),
+                },
+                ..CacheOptions::default()
+            };
+            Cache::open_url_with(&url, options)
+        }
+        Err(_) => Cache::open_url(&url),
+    };
+    match opened {
+        Ok(cache) => println!("opened {}", cache.len().unwrap()),
+        Err(e) => println!("failed {} {e}", start.elapsed().as_millis()),
+    }
+}
+
+/// What `child_open_url` printed, opening `bucket` through `proxy`.
+fn open_url_in_a_child(proxy: &Proxy, bucket: &str, retries: Option<usize>) -> String {
+    let mut child = std::process::Command::new(std::env::current_exe().unwrap());
+    child
+        .args(["--ignored", "--exact", "child_open_url", "--nocapture"])
+        .env("CODEC_URL", format!("s3://{bucket}/p"))
+        .env("AWS_ENDPOINT", format!("http://127.0.0.1:{}", proxy.port))
+        .env("AWS_ALLOW_HTTP", "true")
+        .env("AWS_REGION", "us-east-1")
+        .env("AWS_ACCESS_KEY_ID", "test")
+        .env("AWS_SECRET_ACCESS_KEY", "test");
+    if let Some(retries) = retries {
+        child.env("CODEC_RETRIES", retries.to_string());
+    }
+    let out = child.output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let out = String::from_utf8(out.stdout).unwrap();
+    let printed = out
+        .lines()
+        .find(|l| l.starts_with("opened ") || l.starts_with("failed "));
+    printed.unwrap_or_else(|| panic!("{out}")).to_owned()
+}
+
+#[test]
+fn open_url_retries_a_storm_of_503s_as_many_times_as_its_options_say() {
+    let bucket = moto().bucket("url-storm");
+    let proxy = Proxy::start(moto().port);
+    let cache = through(&proxy, &bucket, 3);
+    for n in 0..3 {
+        cache.put(&format!("k/{n}"), &value(n)).unwrap();
+    }
+    // Settings from the environment, as users give them.
+    assert_eq!(open_url_in_a_child(&proxy, &bucket, None), "opened 3");
+    proxy.set(Mode::Storm);
+    let failed = open_url_in_a_child(&proxy, &bucket, Some(2));
+    assert_eq!(
+        proxy.refused.load(Ordering::SeqCst),
+        3,
+        "one request and 2 retries: {failed}"
+    );
+    let (ms, err) = failed["failed ".len()..].split_once(' ').unwrap();
+    assert!(ms.parse::<u64>().unwrap() < 5000, "{ms} ms: {err}");
+    assert!(
+        err.contains(&format!("s3://{bucket}/p/codec-store.json")),
+        "{err}"
+    );
+    assert!(err.contains("503"), "{err}");
+    proxy.set(Mode::Up);
+    assert_eq!(open_url_in_a_child(&proxy, &bucket, Some(2)), "opened 3");
 }

@@ -6,6 +6,8 @@
 
 #[path = "common/moto.rs"]
 mod moto;
+#[path = "common/stop_at.rs"]
+mod stop_at;
 #[path = "common/venv.rs"]
 mod venv;
 
@@ -13,11 +15,13 @@ use std::collections::HashMap;
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Mutex;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use codec::store::backend::object::Objects;
 use codec::{Cache, CacheOptions, Codec};
 use moto::{moto, store_at};
+use stop_at::{Point, StopAt};
 
 #[derive(Codec, Debug, Clone, PartialEq)]
 #[codec(name = "test.Entry")]
@@ -49,7 +53,12 @@ fn now() -> u128 {
 }
 
 fn child(test: &str, bucket: &str, writer: u32, count: u32) -> Child {
-    Command::new(std::env::current_exe().unwrap())
+    command(test, bucket, writer, count).spawn().unwrap()
+}
+
+fn command(test: &str, bucket: &str, writer: u32, count: u32) -> Command {
+    let mut command = Command::new(std::env::current_exe().unwrap());
+    command
         .args(["--ignored", "--exact", test, "--nocapture"])
         .env("CODEC_CHILD", "1")
         .env("CODEC_PORT", moto().port.to_string())
@@ -57,9 +66,8 @@ fn child(test: &str, bucket: &str, writer: u32, count: u32) -> Child {
         .env("CODEC_WRITER", writer.to_string())
         .env("CODEC_COUNT", count.to_string())
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap()
+        .stderr(Stdio::null());
+    command
 }
 
 fn child_env() -> Option<(u16, String, u32, u32)> {
@@ -121,8 +129,9 @@ struct Put {
 #[test]
 fn four_processes_put_2000_entries_each_and_the_latest_write_wins() {
     let bucket = moto().bucket("four");
-    // About a minute of moto's time to write (150 PUTs/s here), and as
-    // long to open: the reader GETs each of the 8,000 log segments.
+    // About half a minute of moto's time to write (150 PUTs/s here), and
+    // about 10 s to open: each writer's checkpoints (every 512 segments)
+    // leave the reader to GET the segments put since its last one only.
     let count = 2000;
     let mut children: Vec<_> = (0..4)
         .map(|w| child("child_shared_writer", &bucket, w, count))
@@ -233,4 +242,147 @@ fn a_writer_killed_at_20_points_loses_no_acknowledged_entry() {
     // At most the put being written when killed, once per writer.
     assert!(reader.len().unwrap() <= acked.len() + 20);
     reader.put("after", &entry(99, 0)).unwrap();
+}
+
+/// The grace period of the compactions below: what one retires is deleted
+/// by the first to start that long after its commit.
+const GRACE: Duration = Duration::from_millis(600);
+
+/// Where the compactions below are killed (`common/stop_at.rs`), through
+/// each phase of one on a store compacted before: its snapshot, the
+/// deletion of what the one before retired, reading the store, the
+/// copies, the commit of its checkpoint, the end.
+const KILL_POINTS: [&str; 20] = [
+    // The snapshot: the store's size, the manifest, the segments.
+    "LIST p$ 1 before",
+    "GET p/checkpoint.json$ 1 after",
+    "LIST p$ 2 after",
+    // Deleting the log segments and data the compaction before replaced.
+    "DELETE -info.jsonl$ 1 before",
+    "DELETE -info.jsonl$ 3 after",
+    "DELETE p/data/ 1 before",
+    "DELETE p/data/ 2 after",
+    // Reading the store: its checkpoint and the segments after it.
+    "GET p/codec-store.json$ 1 after",
+    "GET p/index/ 1 after",
+    "GET -info.jsonl$ 2 after",
+    // The copies: their data, then their lines.
+    "PUT p/data/ 1 before",
+    "PUT p/data/ 4 after",
+    "PUT -info.jsonl$ 1 before",
+    "PUT -info.jsonl$ 1 after",
+    // The commit: its table, then the manifest (done but not answered).
+    "PUT p/index/ 1 before",
+    "PUT p/index/ 1 after",
+    "PUT p/checkpoint.json$ 1 before",
+    "PUT p/checkpoint.json$ 1 after",
+    // After it: the tables it replaced deleted, the store's size.
+    "DELETE p/index/ 1 after",
+    "LIST p/schemas$ 2 before",
+];
+
+/// Compacts the store, stopping at the point `CODEC_POINT` names; prints
+/// `done` if it never got there.
+#[test]
+#[ignore = "a child process of the tests below"]
+fn child_compactor() {
+    let Some((port, bucket, _, _)) = child_env() else {
+        return;
+    };
+    let point = Point::parse(&std::env::var("CODEC_POINT").unwrap());
+    let store = StopAt::new(store_at(port, &bucket, 3), point);
+    let backend = Objects::new(store, "p", format!("s3://{bucket}/p")).unwrap();
+    Cache::compact_backend(Arc::new(backend), &[], GRACE, |_, _| {}).unwrap();
+    println!("done");
+}
+
+/// Runs a compaction in a child process and kills it at `point`.
+fn kill_a_compaction_at(bucket: &str, point: &str) {
+    let mut compactor = command("child_compactor", bucket, 0, 0)
+        .env("CODEC_POINT", point)
+        .spawn()
+        .unwrap();
+    let lines = BufReader::new(compactor.stdout.take().unwrap()).lines();
+    let last = lines
+        .map_while(Result::ok)
+        .find(|l| l.starts_with("stopped ") || l.starts_with("done"));
+    compactor.kill().unwrap();
+    compactor.wait().unwrap();
+    match last {
+        Some(line) if line.starts_with("stopped ") => {}
+        other => panic!("the compaction never reached {point}: {other:?}"),
+    }
+}
+
+#[test]
+fn a_compaction_killed_at_20_points_loses_no_acknowledged_entry() {
+    const KEYS: u32 = 120;
+    let bucket = moto().bucket("compact-kill");
+    // The last acknowledged put of each key.
+    let acked: Mutex<HashMap<u32, u32>> = Mutex::default();
+    let done = AtomicBool::new(false);
+    std::thread::scope(|s| {
+        let _stop = Stop(&done);
+        // A writer all along, overwriting its keys.
+        let writer = s.spawn(|| {
+            let cache = open(moto().port, &bucket);
+            for n in 0.. {
+                if done.load(Ordering::SeqCst) {
+                    return;
+                }
+                cache.put(&format!("k/{}", n % KEYS), &entry(0, n)).unwrap();
+                acked.lock().unwrap().insert(n % KEYS, n);
+                std::thread::sleep(Duration::from_millis(40));
+            }
+        });
+        // A reader all along: no error, and no acknowledged put lost. Its
+        // gets go on for a while after each refresh, well within the
+        // grace period.
+        let reader = s.spawn(|| {
+            let cache = open(moto().port, &bucket);
+            for i in 0usize.. {
+                if done.load(Ordering::SeqCst) {
+                    break;
+                }
+                let known: Vec<(u32, u32)> = acked.lock().unwrap().clone().into_iter().collect();
+                cache.refresh().unwrap();
+                let refreshed = Instant::now();
+                for j in 0..known.len() {
+                    if refreshed.elapsed() > GRACE / 2 {
+                        break;
+                    }
+                    let (key, n) = known[(i * known.len() + j) * 7919 % known.len()];
+                    let got: Entry = cache.get(&format!("k/{key}")).unwrap().unwrap();
+                    assert!(got.n >= n, "k/{key}: put {n} acknowledged, {} read", got.n);
+                    assert_eq!(got, entry(0, got.n), "k/{key}");
+                }
+            }
+            assert!(cache.warnings().is_empty(), "{:?}", cache.warnings());
+        });
+        let backend = Arc::new(Objects::new(moto().store(&bucket), "p", "s3://kill").unwrap());
+        while acked.lock().unwrap().len() < KEYS as usize {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        for point in KILL_POINTS {
+            // A compaction that completes; one killed while it deletes
+            // what that one retired starts past the grace period.
+            Cache::compact_backend(backend.clone(), &[], GRACE, |_, _| {}).unwrap();
+            if point.starts_with("DELETE -info") || point.starts_with("DELETE p/data") {
+                std::thread::sleep(GRACE + Duration::from_millis(100));
+            }
+            kill_a_compaction_at(&bucket, point);
+        }
+        Cache::compact_backend(backend.clone(), &[], GRACE, |_, _| {}).unwrap();
+        done.store(true, Ordering::SeqCst);
+        writer.join().unwrap();
+        reader.join().unwrap();
+    });
+    let reader = open(moto().port, &bucket);
+    assert!(reader.warnings().is_empty(), "{:?}", reader.warnings());
+    let acked = acked.into_inner().unwrap();
+    assert_eq!(reader.len().unwrap(), acked.len());
+    for (key, n) in acked {
+        let got = reader.get::<Entry>(&format!("k/{key}")).unwrap();
+        assert_eq!(got, Some(entry(0, n)), "k/{key}");
+    }
 }

@@ -20,7 +20,10 @@
 //!
 //! The snapshot's segments and data are garbage from then on, but a
 //! reader that opened before may still read them: they are deleted by a
-//! later compaction once this one is older than its grace period. Then
+//! later compaction once this one's commit is older than its grace period
+//! (counted from the commit, not the start: a reader may have read the
+//! manifest before it just before the commit, however long the copies
+//! took). Then
 //! every log segment the snapshot had of each writer is deleted, and the
 //! shared data segments the snapshot had of the writers that wrote no
 //! line after it. A put whose data went in before the snapshot and whose
@@ -32,7 +35,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::backend::Backend;
-use super::checkpoint::objects::{build_from, Start};
+use super::checkpoint::objects::{build_from, Known, Sources, Start};
 use super::checkpoint::parse_manifest;
 use super::compact::{read_entry, write_entry};
 use super::index::{logs, EntryInfo};
@@ -54,7 +57,7 @@ impl Cache {
     /// copied into one new writer and the space of removed and overwritten
     /// ones comes back, while other handles go on writing and reading.
     /// The objects the compaction replaces are deleted by a later
-    /// compaction once this one is older than `grace` (a handle that has
+    /// compaction once this one's commit is older than `grace` (a handle that has
     /// not refreshed for longer than that may find an entry's data gone;
     /// zero deletes them at once, for a store no other handle has open).
     /// `handlers` and `progress` are as for [`Cache::compact`], which a
@@ -137,18 +140,23 @@ fn compact_online(
     let data_snapshot = data_segments(&*backend)?;
     let (mut freed, mut retired) = collect(&*backend, &manifest.retired, grace, started)?;
 
-    let open = || -> Result<Cache, StoreError> {
+    // The copies are written by a handle that reads nothing: one that
+    // read the store is enough.
+    let open = |read: bool| -> Result<Cache, StoreError> {
         let options = CacheOptions {
             checkpoint_bytes: 0,
             ..CacheOptions::default()
         };
-        let cache = Cache::open_backend(backend.clone(), options)?;
+        let cache = match read {
+            true => Cache::open_backend(backend.clone(), options)?,
+            false => Cache::open_unread(backend.clone(), options)?,
+        };
         for h in handlers {
             cache.register_handler(h.clone());
         }
         Ok(cache)
     };
-    let old = open()?;
+    let old = open(true)?;
     let entries = live_entries(&old)?;
     if let Some((e, _)) = entries
         .iter()
@@ -159,7 +167,7 @@ fn compact_online(
             handler: e.handler.clone(),
         });
     }
-    let new = open()?;
+    let new = open(false)?;
     let mut dropped = Vec::new();
     let mut done = 0;
     // The copies' lines go in a few large appends: on object storage, one
@@ -185,6 +193,9 @@ fn compact_online(
         })?;
     }
 
+    // Stamped when committed: a handle that read the manifest before
+    // then may read what they name until `grace` after.
+    let retiring = retired.len();
     retired.extend(snapshot.iter().map(|w| {
         Retired {
             id: w.id.clone(),
@@ -195,7 +206,7 @@ fn compact_online(
                 .map(|&(_, n, _)| n + 1)
                 .max()
                 .unwrap_or(0),
-            at: started,
+            at: 0,
         }
     }));
     let mut next = Checkpoint {
@@ -205,7 +216,7 @@ fn compact_online(
         ..manifest.clone()
     };
     next.tables.clear();
-    commit(&*backend, next.clone(), &manifest, &mut version)?;
+    let next = commit(&*backend, next, retiring, &manifest, &mut version)?;
     if grace.is_zero() {
         freed += collect(&*backend, &next.retired, grace, now_nanos())?.0;
     }
@@ -221,16 +232,26 @@ fn compact_online(
 
 /// Commits the compaction's manifest `next`, built on `manifest` read at
 /// `version`: again from a newer version if a checkpoint came in between;
-/// an error if a compaction did.
+/// an error if a compaction did. What it retires (`next.retired` from
+/// `retiring` on) is stamped with the time of each try, so that its grace
+/// period runs from the commit: a handle that read the manifest before
+/// may read the objects retired until then. Returns the manifest
+/// committed.
 fn commit(
     backend: &dyn Backend,
     mut next: Checkpoint,
+    retiring: usize,
     manifest: &Checkpoint,
     version: &mut Option<super::backend::Version>,
-) -> Result<(), StoreError> {
+) -> Result<Checkpoint, StoreError> {
     for _ in 0..TRIES {
-        if build_from(backend, Start::bare(next.clone(), version.clone()), true)?.is_some() {
-            return Ok(());
+        let now = now_nanos();
+        for r in &mut next.retired[retiring..] {
+            r.at = now;
+        }
+        let start = Start::bare(next.clone(), version.clone());
+        if build_from(backend, start, true, Sources::Listed(&Known::new()))?.is_some() {
+            return Ok(next);
         }
         let (now, now_version) = read_manifest(backend)?;
         if now.compactions != manifest.compactions {

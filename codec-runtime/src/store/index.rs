@@ -102,6 +102,9 @@ pub struct Index {
     /// Where logs are segments: how many segments of each writer the
     /// checkpoint covers.
     segments: HashMap<Box<str>, u64>,
+    /// Where logs are segments: those this handle wrote or read that the
+    /// checkpoint does not cover, for its builds.
+    known: checkpoint::objects::Known,
     /// A damaged checkpoint was found: read the logs alone until a new
     /// one is built.
     distrusted: bool,
@@ -141,6 +144,9 @@ impl Index {
             let Some(buf) = read_complete_lines(backend, &log.name, from)? else {
                 continue;
             };
+            if backend.folder().is_none() && from == 0 {
+                self.known.insert(log.name.clone(), Arc::from(&buf[..]));
+            }
             self.apply_lines(&buf, writer, &backend.address(&log.name), from);
             self.writers[writer as usize].read_to = from + buf.len() as u64;
         }
@@ -224,6 +230,12 @@ impl Index {
                     self.writers[n].covered = u64::MAX;
                 }
             }
+            let mut known = std::mem::take(&mut self.known);
+            known.retain(|name, _| {
+                let writer = layout::log_writer(name).unwrap_or_default();
+                !self.covers_segment(writer)
+            });
+            self.known = known;
         } else {
             for (covered, &n) in base.manifest.writers.iter().zip(&self.base_writers) {
                 let file = &mut self.writers[n as usize];
@@ -248,6 +260,7 @@ impl Index {
         self.base = None;
         self.base_writers.clear();
         self.segments.clear();
+        self.known.clear();
         self.entries.clear();
         for file in &mut self.writers {
             file.read_to = 0;
@@ -267,12 +280,28 @@ impl Index {
         self.listed_manifest = None;
     }
 
-    /// Bytes of the logs this handle read (or wrote) that no checkpoint covers.
-    pub fn uncovered(&self) -> u64 {
+    /// Bytes of the logs this handle read (or wrote) that no checkpoint
+    /// covers, each log counting `at_least` bytes if any of it is not
+    /// covered (where each is a segment that costs a request to read).
+    pub fn uncovered(&self, at_least: u64) -> u64 {
         self.writers
             .iter()
-            .map(|w| w.read_to.saturating_sub(w.covered))
+            .map(|w| match w.read_to.saturating_sub(w.covered) {
+                0 => 0,
+                bytes => bytes.max(at_least),
+            })
             .sum()
+    }
+
+    /// Where logs are segments: records that this handle wrote segment
+    /// `name`, whole.
+    pub fn wrote_segment(&mut self, name: &str, bytes: &[u8]) {
+        self.known.insert(name.to_owned(), Arc::from(bytes));
+    }
+
+    /// The segments this handle wrote or read that no checkpoint covers.
+    pub fn known_segments(&self) -> checkpoint::objects::Known {
+        self.known.clone()
     }
 
     /// Records that this handle appended its writer's log up to `end`.

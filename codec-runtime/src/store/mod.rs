@@ -150,6 +150,11 @@ pub struct CacheOptions {
     /// `CODEC_STORE_CHECKPOINT_BYTES` sets the default (tests run the
     /// store's suite with a tiny one).
     pub checkpoint_bytes: u64,
+    /// How a failed request to object storage is retried where
+    /// `Cache::open_url_with` builds the store from its URL (default:
+    /// at most 10 retries within 3 minutes, `object_store`'s): see
+    /// [`backend::Retries`].
+    pub retries: backend::Retries,
     /// The mode [`Cache::put`] stores values in (default: MessagePack);
     /// [`Cache::put_with`] takes its own. In raw mode only byte buffers
     /// are put, as their bytes.
@@ -175,6 +180,7 @@ impl Default for CacheOptions {
                 .ok()
                 .and_then(|v| v.parse().ok())
                 .unwrap_or(4 << 20),
+            retries: backend::Retries::default(),
             mode: Mode::MsgPack,
             local_cache: None,
         }

@@ -87,6 +87,29 @@ impl Cache {
         options: CacheOptions,
         lock: Option<File>,
     ) -> Result<Cache, StoreError> {
+        let cache = Self::unread(backend, dir, options, lock)?;
+        cache.refresh()?;
+        Ok(cache)
+    }
+
+    /// A handle on the store `backend` holds (a cache already, not a
+    /// folder) that has read nothing of it yet: for writing only, as a
+    /// compaction's copies are written (reading the store is a request per
+    /// segment there).
+    pub(super) fn open_unread(
+        backend: Arc<dyn Backend>,
+        options: CacheOptions,
+    ) -> Result<Cache, StoreError> {
+        let dir = PathBuf::from(backend.location());
+        Self::unread(backend, dir, options, None)
+    }
+
+    fn unread(
+        backend: Arc<dyn Backend>,
+        dir: PathBuf,
+        options: CacheOptions,
+        lock: Option<File>,
+    ) -> Result<Cache, StoreError> {
         let mut writer = Writer::default();
         // Take up the log of a handle that is gone, if any (a compaction
         // writes a log of its own).
@@ -135,7 +158,6 @@ impl Cache {
                 ArrowBatchesHandler,
             ));
         }
-        cache.refresh()?;
         Ok(cache)
     }
 }

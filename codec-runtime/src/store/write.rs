@@ -6,7 +6,7 @@ use std::sync::{MutexGuard, OnceLock};
 use super::handler::DumpContext;
 use super::index::Stamp;
 use super::records::{IndexLine, Info, Mode};
-use super::{layout, line, now_nanos, writers, Cache, StoreError, Writer};
+use super::{checkpoint, layout, line, now_nanos, writers, Cache, StoreError, Writer};
 use crate::msgpack::LargeBin;
 use crate::schema;
 
@@ -227,7 +227,17 @@ impl Cache {
                 index.apply(&line.key, stamp, appended.offset + start as u64, live);
             }
             index.wrote_to(log_writer, appended.end);
-            index.uncovered()
+            // Where a log is one object per append, each segment counts
+            // as a request of a fresh open, and this handle's builds
+            // cover those it wrote without reading them again.
+            let at_least = match self.backend.folder() {
+                Some(_) => 0,
+                None => {
+                    index.wrote_segment(&appended.name, bytes);
+                    checkpoint::SEGMENT_BYTES
+                }
+            };
+            index.uncovered(at_least)
         };
         drop(guard);
         self.after_write(uncovered);

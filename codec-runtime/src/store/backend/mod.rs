@@ -151,6 +151,47 @@ pub struct Listed {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Version(pub String);
 
+/// How often a failed request to object storage is retried, and for how
+/// long, where codec builds the store from a URL
+/// (`Cache::open_url_with` with the `object-store` feature, through
+/// [`CacheOptions::retries`](crate::store::CacheOptions::retries)). A
+/// request that fails with a timeout, a connection error or a server
+/// error (a 5xx, such as S3's `503 Slow Down`) is sent again after a
+/// backoff (100 ms at first, growing up to 15 s) until it succeeds, it
+/// was retried `max_retries` times, or `retry_timeout` passed since it was
+/// first sent; then the call returns the error.
+///
+/// The default is `object_store`'s: at most 10 retries within 3 minutes.
+/// A store you build yourself for `Cache::open_store` keeps the retries
+/// of its builder (`with_retry`).
+///
+/// ```
+/// use std::time::Duration;
+/// use codec::store::backend::Retries;
+/// let options = codec::CacheOptions {
+///     retries: Retries { max_retries: 3, retry_timeout: Duration::from_secs(20) },
+///     ..Default::default()
+/// };
+/// # let _ = options;
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Retries {
+    /// How many times a failed request is sent again at most (0: never).
+    pub max_retries: usize,
+    /// No request is sent again once this long passed since it was first
+    /// sent.
+    pub retry_timeout: std::time::Duration,
+}
+
+impl Default for Retries {
+    fn default() -> Self {
+        Retries {
+            max_retries: 10,
+            retry_timeout: std::time::Duration::from_secs(180),
+        }
+    }
+}
+
 /// What [`Backend::create`] did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Created {

@@ -21,7 +21,8 @@ use object_store::{ObjectStore, PutMode, PutOptions, PutPayload, UpdateVersion};
 use crate::store::StoreError;
 
 use super::{
-    checked_name, Appender, Backend, BackendError, Created, Listed, Replaced, Segments, Version,
+    checked_name, Appender, Backend, BackendError, Created, Listed, Replaced, Retries, Segments,
+    Version,
 };
 
 /// A store under a prefix of an [`ObjectStore`].
@@ -88,8 +89,15 @@ impl Objects {
     /// Where `url` points: a folder (`file:///path`) or objects (`s3://`,
     /// `gs://`, `az://` with their features, `memory://`), credentials,
     /// region and endpoint from the usual environment variables (`AWS_*`,
-    /// `GOOGLE_*`, `AZURE_*`). Nothing is read or written yet.
+    /// `GOOGLE_*`, `AZURE_*`), failed requests retried as
+    /// `object_store` does by default. Nothing is read or written yet.
     pub fn from_url(url: &str) -> Result<At, StoreError> {
+        Self::from_url_with(url, &Retries::default())
+    }
+
+    /// [`from_url`](Self::from_url), failed requests retried as `retries`
+    /// says.
+    pub fn from_url_with(url: &str, retries: &Retries) -> Result<At, StoreError> {
         let refused = |why: String| StoreError::Custom {
             message: format!("cannot open the cache at {url}: {why}"),
         };
@@ -107,7 +115,7 @@ impl Objects {
                     .any(|p| k.starts_with(p))
             })
             .map(|(k, v)| (k.to_ascii_lowercase(), v));
-        let (store, prefix) = object_store::parse_url_opts(&parsed, env).map_err(|e| {
+        let (store, prefix) = store_of_url(&parsed, env, retries).map_err(|e| {
             refused(format!(
                 "{e} (s3://, gs:// and az:// need the `aws`, `gcp` or `azure` feature of codec)"
             ))
@@ -173,6 +181,55 @@ pub enum At {
     Folder(std::path::PathBuf),
     /// Objects in an object store.
     Objects(Objects),
+}
+
+/// The store `url` names and the path in it, as `object_store`'s
+/// `parse_url_opts` builds it (`options` are its builder's settings by
+/// name), retrying failed requests as `retries` says.
+// Without a cloud's feature, the store is in memory: nothing to retry.
+#[allow(unused_variables)]
+fn store_of_url(
+    url: &url::Url,
+    options: impl IntoIterator<Item = (String, String)>,
+    retries: &Retries,
+) -> object_store::Result<(Box<dyn ObjectStore>, ObjectPath)> {
+    #[allow(unused_macros)]
+    macro_rules! build {
+        ($builder:ty, $path:expr) => {{
+            let retry = object_store::RetryConfig {
+                max_retries: retries.max_retries,
+                retry_timeout: retries.retry_timeout,
+                ..Default::default()
+            };
+            let builder = options.into_iter().fold(
+                <$builder>::new().with_url(url.to_string()),
+                |builder, (key, value)| match key.parse() {
+                    Ok(key) => builder.with_config(key, value),
+                    Err(_) => builder,
+                },
+            );
+            let store = Box::new(builder.with_retry(retry).build()?) as Box<dyn ObjectStore>;
+            Ok((store, ObjectPath::parse($path)?))
+        }};
+    }
+    let (scheme, path) = object_store::ObjectStoreScheme::parse(url)?;
+    match scheme {
+        #[cfg(feature = "aws")]
+        object_store::ObjectStoreScheme::AmazonS3 => {
+            build!(object_store::aws::AmazonS3Builder, path)
+        }
+        #[cfg(feature = "gcp")]
+        object_store::ObjectStoreScheme::GoogleCloudStorage => {
+            build!(object_store::gcp::GoogleCloudStorageBuilder, path)
+        }
+        #[cfg(feature = "azure")]
+        object_store::ObjectStoreScheme::MicrosoftAzure => {
+            build!(object_store::azure::MicrosoftAzureBuilder, path)
+        }
+        // In memory (no requests to retry), or a scheme whose feature is
+        // off: `object_store` says which.
+        _ => object_store::parse_url_opts(url, options),
+    }
 }
 
 /// What a conditional PUT did.
@@ -344,7 +401,7 @@ impl crate::store::Cache {
         url: &str,
         options: crate::store::CacheOptions,
     ) -> Result<crate::store::Cache, crate::store::StoreError> {
-        match Objects::from_url(url)? {
+        match Objects::from_url_with(url, &options.retries)? {
             At::Folder(path) => Self::open_with(path, options),
             At::Objects(backend) => Self::open_backend(Arc::new(backend), options),
         }

@@ -12,11 +12,17 @@ use super::super::{Cache, StoreError};
 use super::{build, objects, Built};
 
 /// Builds a checkpoint of the store `backend` holds, in the shape its
-/// backend takes: see [`build`] and [`objects::build`].
-fn build_on(backend: &dyn Backend, wait: bool, full: bool) -> Result<Option<Built>, StoreError> {
+/// backend takes: see [`build`] and [`objects::build`] (which reads the
+/// segments `sources` gives).
+fn build_on(
+    backend: &dyn Backend,
+    wait: bool,
+    full: bool,
+    sources: objects::Sources<'_>,
+) -> Result<Option<Built>, StoreError> {
     match backend.folder() {
         Some(dir) => build(dir, wait, full),
-        None => objects::build(backend, wait, full),
+        None => objects::build(backend, wait, full, sources),
     }
 }
 
@@ -30,7 +36,8 @@ impl Cache {
     pub fn checkpoint(&self) -> Result<(), StoreError> {
         self.join_checkpoint();
         let full = self.index_read().is_distrusted();
-        let built = build_on(&*self.backend, true, full)?;
+        let known = self.index_read().known_segments();
+        let built = build_on(&*self.backend, true, full, objects::Sources::Listed(&known))?;
         self.record(built);
         if full {
             self.index_write().trust_again();
@@ -78,6 +85,8 @@ impl Cache {
         }
         self.join_checkpoint_thread();
         let full = self.index_read().is_distrusted();
+        // What this handle wrote or read: other handles build from theirs.
+        let known = self.index_read().known_segments();
         let (backend, running, ended, warnings) = (
             self.backend.clone(),
             c.running.clone(),
@@ -89,7 +98,7 @@ impl Cache {
             .name("codec-checkpoint".into())
             .spawn(move || {
                 lower_priority();
-                match build_on(&*backend, false, full) {
+                match build_on(&*backend, false, full, objects::Sources::Known(&known)) {
                     Ok(Some(built)) => {
                         rebuilt.store(full, Ordering::Relaxed);
                         push_warnings(&warnings, built.warnings);

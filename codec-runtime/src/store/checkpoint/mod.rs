@@ -54,6 +54,14 @@ const FORMAT: u32 = 1;
 /// times larger.
 const RATIO: usize = 4;
 
+/// Where a log is one object per append (object storage, memory), what
+/// each segment no checkpoint covers counts towards
+/// [`CacheOptions::checkpoint_bytes`](crate::store::CacheOptions::checkpoint_bytes)
+/// at least: a fresh open reads each with a request of its own, so small
+/// puts must bring a checkpoint too (at the default 4 MiB, one every 512
+/// segments at most, however small their lines).
+pub const SEGMENT_BYTES: u64 = 8 * 1024;
+
 /// The checkpoint a handle reads: its manifest and its tables (mapped, or
 /// read whole where the backend has no maps).
 pub struct Base {

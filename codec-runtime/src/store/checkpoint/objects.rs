@@ -14,8 +14,14 @@
 //! builds from an older generation, which can never commit. A reader that
 //! read the old manifest and finds a table gone reads the manifest again
 //! ([`Base::load`]).
+//!
+//! A handle holds the bytes of the segments it wrote or read that no
+//! checkpoint covers ([`Known`]): its builds in the background cover
+//! those, with no request for a segment, rather than reading every segment
+//! of every writer again (handles writing at once would each read them all).
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use super::super::backend::{Backend, Created, Replaced, Version};
 use super::super::index::logs;
@@ -30,13 +36,37 @@ use super::{checked, encode_manifest, parse_manifest, Built, FORMAT, RATIO};
 /// to wait.
 const TRIES: usize = 8;
 
+/// Segments a handle holds, by object name: their bytes, whole lines.
+pub type Known = HashMap<String, Arc<[u8]>>;
+
+/// The segments a build reads.
+#[derive(Clone, Copy)]
+pub enum Sources<'a> {
+    /// Every segment listed: those known from there, the others by a
+    /// request each.
+    Listed(&'a Known),
+    /// The known ones only (no request), each writer's up to its first
+    /// segment not known.
+    Known(&'a Known),
+}
+
 /// Builds a checkpoint of the store in `backend` from the segments after
-/// the last one (all of them if `full`). If another build commits first,
-/// tries again when `wait`, else returns `Ok(None)`.
-pub fn build(backend: &dyn Backend, wait: bool, full: bool) -> Result<Option<Built>, StoreError> {
+/// the last one (all of them if `full`) that `sources` gives. If another
+/// build commits first, tries again when `wait`, else returns `Ok(None)`.
+pub fn build(
+    backend: &dyn Backend,
+    wait: bool,
+    full: bool,
+    sources: Sources<'_>,
+) -> Result<Option<Built>, StoreError> {
     let mut warnings = Vec::new();
+    // A build from scratch reads every segment.
+    let sources = match (full, sources) {
+        (true, Sources::Known(known)) => Sources::Listed(known),
+        _ => sources,
+    };
     for _ in 0..TRIES {
-        if let Some(mut built) = attempt(backend, full, &mut warnings)? {
+        if let Some(mut built) = attempt(backend, full, sources, &mut warnings)? {
             built.warnings = warnings;
             return Ok(Some(built));
         }
@@ -75,12 +105,13 @@ impl Start {
 fn attempt(
     backend: &dyn Backend,
     full: bool,
+    sources: Sources<'_>,
     warnings: &mut Vec<String>,
 ) -> Result<Option<Built>, StoreError> {
     let Some(start) = read_start(backend, full, warnings)? else {
         return Ok(None);
     };
-    build_from(backend, start, full)
+    build_from(backend, start, full, sources)
 }
 
 /// A build from `start`: the segments it does not cover read, merged
@@ -90,6 +121,7 @@ pub(in crate::store) fn build_from(
     backend: &dyn Backend,
     start: Start,
     full: bool,
+    sources: Sources<'_>,
 ) -> Result<Option<Built>, StoreError> {
     let Start {
         mut manifest,
@@ -100,7 +132,7 @@ pub(in crate::store) fn build_from(
     // Every line the build handles, each followed by a newline: entries
     // point into it until the table is written.
     let mut text = Vec::new();
-    let (fresh, lines) = read_new_segments(backend, &mut manifest, &mut text)?;
+    let (fresh, lines) = read_new_segments(backend, &mut manifest, &mut text, sources)?;
     let mut built = Built {
         lines,
         ..Built::default()
@@ -206,20 +238,37 @@ fn read_start(
 }
 
 /// The newest line of each key among the segments the manifest does not
-/// cover, as entries sorted by hash pointing into `text`; moves the
-/// manifest's coverage past them. Also returns the lines read.
+/// cover that `sources` gives, as entries sorted by hash pointing into
+/// `text`; moves the manifest's coverage past them. Also returns the lines
+/// read.
 fn read_new_segments(
     backend: &dyn Backend,
     manifest: &mut Checkpoint,
     text: &mut Vec<u8>,
+    sources: Sources<'_>,
 ) -> Result<(Vec<Entry>, u64), StoreError> {
+    let (mut names, known, listed) = match sources {
+        Sources::Listed(known) => {
+            let listed = logs(backend)?.into_iter().map(|log| (log.writer, log.name));
+            (listed.collect::<Vec<_>>(), known, true)
+        }
+        Sources::Known(known) => {
+            let names = known
+                .keys()
+                .filter_map(|name| Some((layout::log_writer(name)?.to_owned(), name.clone())));
+            (names.collect(), known, false)
+        }
+    };
+    // By writer, then segment number: coverage moves over each segment in
+    // turn.
+    names.sort_by_cached_key(|(writer, _)| {
+        let (id, n) = layout::segment_of(writer);
+        (id.to_owned(), n)
+    });
     let mut newest: HashMap<Box<str>, Entry> = HashMap::new();
     let mut lines = 0;
-    // Segments are listed by name, not by number: coverage moves once all
-    // are read.
-    let mut reached: Vec<u64> = manifest.writers.iter().map(|w| w.to).collect();
-    for log in logs(backend)? {
-        let (id, n) = layout::segment_of(&log.writer);
+    for (writer, name) in names {
+        let (id, n) = layout::segment_of(&writer);
         let w = match manifest.writers.iter().position(|c| c.id == id) {
             Some(w) => w,
             None => {
@@ -228,28 +277,32 @@ fn read_new_segments(
                     to: 0,
                     tail: 0,
                 });
-                reached.push(0);
                 manifest.writers.len() - 1
             }
         };
-        if n < manifest.writers[w].to {
+        let to = manifest.writers[w].to;
+        // Known segments cover a writer's log up to the first one missing;
+        // listed ones are all there is.
+        if n < to || (!listed && n > to) {
             continue;
         }
-        // A segment gone since the listing went with a compaction, which
-        // replaced the manifest too: this build will not commit.
-        let Some(mut bytes) = backend.read(&log.name)? else {
-            continue;
+        let bytes = match known.get(&name) {
+            Some(bytes) => bytes.to_vec(),
+            None if listed => match backend.read(&name)? {
+                Some(bytes) => bytes,
+                // A segment gone since the listing went with a
+                // compaction, which replaced the manifest too: this build
+                // will not commit.
+                None => continue,
+            },
+            None => continue,
         };
         // A segment is one append of whole lines.
         let complete = memchr::memrchr(b'\n', &bytes).map_or(0, |i| i + 1);
-        bytes.truncate(complete);
         let from = text.len() as u64;
-        text.extend_from_slice(&bytes);
-        lines += add_lines(&mut newest, &bytes, from, w, &manifest.writers);
-        reached[w] = reached[w].max(n + 1);
-    }
-    for (covered, to) in manifest.writers.iter_mut().zip(reached) {
-        covered.to = to;
+        text.extend_from_slice(&bytes[..complete]);
+        lines += add_lines(&mut newest, &bytes[..complete], from, w, &manifest.writers);
+        manifest.writers[w].to = n + 1;
     }
     let mut entries: Vec<Entry> = newest.into_values().collect();
     entries.sort_unstable_by_key(|e| (e.hash, e.writer, e.offset));
