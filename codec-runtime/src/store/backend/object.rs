@@ -115,11 +115,8 @@ impl Objects {
                     .any(|p| k.starts_with(p))
             })
             .map(|(k, v)| (k.to_ascii_lowercase(), v));
-        let (store, prefix) = store_of_url(&parsed, env, retries).map_err(|e| {
-            refused(format!(
-                "{e} (s3://, gs:// and az:// need the `aws`, `gcp` or `azure` feature of codec)"
-            ))
-        })?;
+        let (store, prefix) = store_of_url(&parsed, env, retries)
+            .map_err(|e| refused(format!("{e} ({})", url_hint(&parsed))))?;
         let objects = Objects::new(Arc::from(store), prefix.as_ref(), url)
             .map_err(|e| refused(e.to_string()))?;
         Ok(At::Objects(objects))
@@ -229,6 +226,26 @@ fn store_of_url(
         // In memory (no requests to retry), or a scheme whose feature is
         // off: `object_store` says which.
         _ => object_store::parse_url_opts(url, options),
+    }
+}
+
+/// What to say after an error of building the store of `url`: the cargo
+/// feature its scheme needs when that feature is off, else where the
+/// settings come from.
+fn url_hint(url: &url::Url) -> String {
+    use object_store::ObjectStoreScheme as Scheme;
+    let (feature, compiled, vars) = match Scheme::parse(url) {
+        Ok((Scheme::AmazonS3, _)) => ("aws", cfg!(feature = "aws"), "AWS_*"),
+        Ok((Scheme::GoogleCloudStorage, _)) => ("gcp", cfg!(feature = "gcp"), "GOOGLE_*"),
+        Ok((Scheme::MicrosoftAzure, _)) => ("azure", cfg!(feature = "azure"), "AZURE_*"),
+        Ok(_) => return "memory:// needs no settings".to_owned(),
+        Err(_) => return "codec opens s3://, gs://, az://, memory:// and file:// URLs".to_owned(),
+    };
+    match compiled {
+        false => format!("{}:// needs the `{feature}` feature of codec", url.scheme()),
+        true => {
+            format!("credentials, region and endpoint come from the {vars} environment variables")
+        }
     }
 }
 
@@ -444,5 +461,30 @@ fn without_final_slash(url: String) -> String {
     match url.trim_end_matches('/') {
         short if short.ends_with(':') => url,
         short => short.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::url_hint;
+
+    #[test]
+    fn a_url_error_names_the_missing_feature_or_where_settings_come_from() {
+        let hint = |u: &str| url_hint(&url::Url::parse(u).unwrap());
+        let s3 = hint("s3://bucket/p");
+        match cfg!(feature = "aws") {
+            true => assert!(s3.contains("AWS_* environment variables"), "{s3}"),
+            false => assert_eq!(s3, "s3:// needs the `aws` feature of codec"),
+        }
+        let gs = hint("gs://bucket/p");
+        match cfg!(feature = "gcp") {
+            true => assert!(gs.contains("GOOGLE_*"), "{gs}"),
+            false => assert_eq!(gs, "gs:// needs the `gcp` feature of codec"),
+        }
+        assert!(
+            hint("ftp://host/p").contains("codec opens s3://"),
+            "{}",
+            hint("ftp://host/p")
+        );
     }
 }
