@@ -136,3 +136,19 @@ fn raw_values_keep_their_exact_bytes() {
     assert_eq!(held.first.as_bytes(), value);
     assert_eq!(held.second, 2);
 }
+
+/// Integers of every width cut short: the slow path, taken near the end of
+/// the input, says the input ended (not that something else was found).
+#[test]
+fn a_truncated_integer_is_the_end_of_input() {
+    for marker in 0xccu8..=0xd3 {
+        let width = 1usize << ((marker - 0xcc) & 3);
+        for cut in 0..width {
+            let bytes = [&[marker][..], &vec![0xff; cut]].concat();
+            for err in [msgpack_err::<u64>(&bytes), msgpack_err::<i64>(&bytes)] {
+                assert_eq!(err.kind(), &eof("an integer"), "{bytes:x?}");
+                assert_eq!(err.offset(), Some(1), "{bytes:x?}");
+            }
+        }
+    }
+}
