@@ -152,3 +152,14 @@ fn a_truncated_integer_is_the_end_of_input() {
         }
     }
 }
+
+/// A sequence whose input holds all its elements is allocated once, at its
+/// length: the reader's capacity hint is the length, not a guess to grow from.
+#[test]
+fn a_sequence_is_allocated_once_at_its_length() {
+    let values: Vec<u16> = (0..100).collect();
+    let bytes = codec::to_msgpack(&values).unwrap();
+    let decoded: Vec<u16> = codec::from_msgpack(&bytes).unwrap();
+    assert_eq!(decoded, values);
+    assert_eq!(decoded.capacity(), 100);
+}
