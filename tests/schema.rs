@@ -894,6 +894,18 @@ fn diff_rules_breaking_and_compatible() {
             &["$: integer -> any value (compatible)"],
         ),
         (
+            "an optional value becomes required",
+            serde_json::json!({"anyOf": [{"type": "integer"}, {"type": "null"}]}),
+            serde_json::json!({"type": "integer"}),
+            &["$: Option<integer> -> integer: stored nulls no longer decode (breaking)"],
+        ),
+        (
+            "a value changes kind",
+            serde_json::json!({"type": "integer"}),
+            serde_json::json!({"type": "array", "items": {"type": "integer"}}),
+            &["$: integer -> array (breaking)"],
+        ),
+        (
             "a minimum is raised",
             serde_json::json!({"type": "integer", "minimum": 0}),
             serde_json::json!({"type": "integer", "minimum": 1}),

@@ -136,3 +136,30 @@ fn raw_values_keep_their_exact_bytes() {
     assert_eq!(held.first.as_bytes(), value);
     assert_eq!(held.second, 2);
 }
+
+/// Integers of every width cut short: the slow path, taken near the end of
+/// the input, says the input ended (not that something else was found).
+#[test]
+fn a_truncated_integer_is_the_end_of_input() {
+    for marker in 0xccu8..=0xd3 {
+        let width = 1usize << ((marker - 0xcc) & 3);
+        for cut in 0..width {
+            let bytes = [&[marker][..], &vec![0xff; cut]].concat();
+            for err in [msgpack_err::<u64>(&bytes), msgpack_err::<i64>(&bytes)] {
+                assert_eq!(err.kind(), &eof("an integer"), "{bytes:x?}");
+                assert_eq!(err.offset(), Some(1), "{bytes:x?}");
+            }
+        }
+    }
+}
+
+/// A sequence whose input holds all its elements is allocated once, at its
+/// length: the reader's capacity hint is the length, not a guess to grow from.
+#[test]
+fn a_sequence_is_allocated_once_at_its_length() {
+    let values: Vec<u16> = (0..100).collect();
+    let bytes = codec::to_msgpack(&values).unwrap();
+    let decoded: Vec<u16> = codec::from_msgpack(&bytes).unwrap();
+    assert_eq!(decoded, values);
+    assert_eq!(decoded.capacity(), 100);
+}
