@@ -3,18 +3,11 @@
 //! `object-store` feature, `object_store`'s in-memory store, and with the
 //! `aws` feature, S3 (a moto server, `common/moto.rs`).
 
-#[cfg(feature = "aws")]
-#[path = "common/moto.rs"]
-mod moto;
-#[cfg(feature = "aws")]
-#[path = "common/venv.rs"]
-mod venv;
+#[path = "common/backends.rs"]
+mod backends;
 
 use std::sync::Arc;
 
-use codec::store::backend::folder::Folder;
-use codec::store::backend::memory::Memory;
-use codec::store::backend::Backend;
 use codec::store::{DumpContext, Info, InfoValue, LoadContext, PutOptions, Typed, TypedHandler};
 use codec::{Cache, CacheOptions, Codec, StoreError};
 
@@ -41,31 +34,7 @@ fn each_backend(check: impl Fn(&dyn Fn() -> Cache)) {
 
 /// [`each_backend`], the handles opened with `options`.
 fn each_backend_with(options: CacheOptions, check: impl Fn(&dyn Fn() -> Cache)) {
-    let dir = tempfile::tempdir().unwrap();
-    let folder: Arc<dyn Backend> = Arc::new(Folder::new(dir.path()));
-    let memory: Arc<dyn Backend> = Arc::new(Memory::new());
-    #[allow(unused_mut)]
-    let mut backends = vec![folder, memory];
-    #[cfg(feature = "object-store")]
-    {
-        use codec::store::backend::object::Objects;
-        let store = Arc::new(object_store::memory::InMemory::new());
-        backends.push(Arc::new(Objects::new(store, "p", "memory:///p").unwrap()));
-    }
-    #[cfg(feature = "aws")]
-    {
-        use codec::store::backend::object::Objects;
-        let moto = moto::moto();
-        let bucket = moto.bucket("backends");
-        let url = format!("s3://{bucket}/p");
-        backends.push(Arc::new(
-            Objects::new(moto.store(&bucket), "p", url).unwrap(),
-        ));
-    }
-    for backend in backends {
-        let open = || Cache::open_backend(backend.clone(), options.clone()).unwrap();
-        check(&open);
-    }
+    backends::each_backend(|store| check(&|| store.open_with(options.clone())));
 }
 
 #[test]
