@@ -524,10 +524,6 @@ impl Cache {
     }
 
     fn load_context<'a>(&'a self, key: &'a str) -> LoadContext<'a> {
-        let local = self.options.local_cache.as_ref();
-        self.resources
-            .local
-            .get_or_init(|| local_cache::LocalFiles::new(local, &*self.backend));
         LoadContext {
             backend: &*self.backend,
             resources: &self.resources,

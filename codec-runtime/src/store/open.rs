@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex, RwLock};
 use super::backend::folder::Folder;
 use super::backend::Backend;
 use super::index::Index;
+use super::local_cache::LocalFiles;
 use super::records::{StoreMeta, STORE_FORMAT};
 #[cfg(feature = "ndarray")]
 use super::ArrayHandler;
@@ -141,6 +142,8 @@ impl Cache {
             checkpoints: Checkpoints::default(),
             _lock: lock,
         };
+        let local = LocalFiles::new(cache.options.local_cache.as_ref(), &*cache.backend);
+        let _ = cache.resources.local.set(local);
         for h in [
             Arc::new(Inline) as Arc<dyn Handler>,
             Arc::new(Shared),
