@@ -18,9 +18,12 @@ fn variant_index_fn(cont: &Container, variants: &[Variant], fmt: Fmt) -> TokenSt
     let reader = fmt.reader(&p);
     let known = known_tags(variants);
     let int_tags = matches!(variants.first().map(|v| &v.tag), Some(TagValue::Int(_)));
-    let (read, matched, shown) = if int_tags {
+    // The unknown tag's error is built out of line, so the read inlines.
+    let (read, matched, ty, passed, shown) = if int_tags {
         (
             quote!(let __t: i64 = __r.read_int("an integer tag")?;),
+            quote!(__t),
+            quote!(i64),
             quote!(__t),
             quote!(#p::ToString::to_string(&__t)),
         )
@@ -29,12 +32,16 @@ fn variant_index_fn(cont: &Container, variants: &[Variant], fmt: Fmt) -> TokenSt
             Fmt::MsgPack => (
                 quote!(let __t = __r.read_str_bytes()?;),
                 quote!(__t),
+                quote!(&[u8]),
+                quote!(__t),
                 quote!(#p::String::from_utf8_lossy(__t).into_owned()),
             ),
             Fmt::Json => (
                 quote!(let __t = __r.read_str()?;),
                 quote!(__t.as_bytes()),
-                quote!(<#p::String as #p::From<&str>>::from(&*__t)),
+                quote!(&str),
+                quote!(&*__t),
+                quote!(<#p::String as #p::From<&str>>::from(__t)),
             ),
         }
     };
@@ -43,17 +50,25 @@ fn variant_index_fn(cont: &Container, variants: &[Variant], fmt: Fmt) -> TokenSt
         quote!(#(#pats)|* => #p::Ok(#i),)
     });
     quote! {
-        #[inline]
+        #[inline(always)]
         fn __variant_index(__r: &mut #reader) -> #p::Result<usize, #p::DecodeError> {
             let __start = __r.position();
             #read
             match #matched {
                 #(#arms)*
-                _ => {
-                    __r.seek(__start);
-                    #p::Err(__r.locate(#p::DecodeError::unknown_tag(#shown, #known)))
-                }
+                _ => __unknown_tag(__r, __start, #passed),
             }
+        }
+
+        #[cold]
+        #[inline(never)]
+        fn __unknown_tag(
+            __r: &mut #reader,
+            __start: usize,
+            __t: #ty,
+        ) -> #p::Result<usize, #p::DecodeError> {
+            __r.seek(__start);
+            #p::Err(__r.locate(#p::DecodeError::unknown_tag(#shown, #known)))
         }
     }
 }

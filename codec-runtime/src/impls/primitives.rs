@@ -242,7 +242,7 @@ impl Codec for String {
 
     #[inline]
     fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
-        r.read_str().map(String::from)
+        r.read_string()
     }
 
     #[inline]

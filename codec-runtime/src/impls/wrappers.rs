@@ -26,7 +26,7 @@ impl<T: Codec> Codec for Option<T> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
         if r.try_read_nil() {
             Ok(None)

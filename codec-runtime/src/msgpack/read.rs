@@ -11,7 +11,7 @@
 
 use super::marker::{describe_marker, marker_kind};
 use super::out_of_band::OutOfBand;
-use super::text::utf8;
+use super::text::{owned_utf8, utf8};
 use crate::error::{DecodeError, DecodeErrorKind, Format};
 
 /// The depth limit readers start with: as serde_json's recursion limit.
@@ -276,7 +276,7 @@ impl<'de> MsgpackReader<'de> {
     }
 
     /// Reads an integer and converts it to `T`, failing if it does not fit.
-    #[inline]
+    #[inline(always)]
     pub fn read_int<T>(&mut self, target: &'static str) -> Result<T, DecodeError>
     where
         T: TryFrom<u64> + TryFrom<i64>,
@@ -287,13 +287,10 @@ impl<'de> MsgpackReader<'de> {
             Integer::Pos(v) => T::try_from(v).ok(),
             Integer::Neg(v) => T::try_from(v).ok(),
         };
-        converted.ok_or_else(|| {
-            DecodeError::new(DecodeErrorKind::IntOutOfRange {
-                value: value.to_string(),
-                target,
-            })
-            .at(Format::MsgPack, start)
-        })
+        match converted {
+            Some(v) => Ok(v),
+            None => Err(int_out_of_range(value, target, start)),
+        }
     }
 
     /// Reads a float; integers are accepted and converted, as msgspec does.
@@ -382,6 +379,16 @@ impl<'de> MsgpackReader<'de> {
         })
     }
 
+    /// Reads a UTF-8 string into an owned `String`.
+    #[inline]
+    pub fn read_string(&mut self) -> Result<String, DecodeError> {
+        let start = self.pos;
+        let bytes = self.read_str_bytes()?;
+        owned_utf8(bytes).ok_or_else(|| {
+            DecodeError::new(DecodeErrorKind::InvalidUtf8).at(Format::MsgPack, start)
+        })
+    }
+
     /// Reads a `bin` byte buffer.
     #[inline]
     pub fn read_bin(&mut self) -> Result<&'de [u8], DecodeError> {
@@ -399,6 +406,18 @@ impl<'de> MsgpackReader<'de> {
     /// Reads an array header: the number of elements that follow.
     #[inline]
     pub fn read_array_len(&mut self) -> Result<usize, DecodeError> {
+        // The one-byte header inlines; longer ones and errors do not.
+        if let Some(&m) = self.buf.get(self.pos) {
+            if m & 0xf0 == 0x90 {
+                self.pos += 1;
+                return Ok((m & 0x0f) as usize);
+            }
+        }
+        self.read_array_len_slow()
+    }
+
+    #[inline(never)]
+    fn read_array_len_slow(&mut self) -> Result<usize, DecodeError> {
         let m = self.peek()?;
         match m {
             0x90..=0x9f => {
@@ -420,6 +439,18 @@ impl<'de> MsgpackReader<'de> {
     /// Reads a map header: the number of entries that follow.
     #[inline]
     pub fn read_map_len(&mut self) -> Result<usize, DecodeError> {
+        // The one-byte header inlines; longer ones and errors do not.
+        if let Some(&m) = self.buf.get(self.pos) {
+            if m & 0xf0 == 0x80 {
+                self.pos += 1;
+                return Ok((m & 0x0f) as usize);
+            }
+        }
+        self.read_map_len_slow()
+    }
+
+    #[inline(never)]
+    fn read_map_len_slow(&mut self) -> Result<usize, DecodeError> {
         let m = self.peek()?;
         match m {
             0x80..=0x8f => {
@@ -605,6 +636,17 @@ impl<'de> MsgpackReader<'de> {
             message: "the reserved marker 0xc1 is never valid MessagePack".into(),
         })
     }
+}
+
+/// The error of [`MsgpackReader::read_int`]: out of line, so the read inlines.
+#[cold]
+#[inline(never)]
+fn int_out_of_range(value: Integer, target: &'static str, start: usize) -> DecodeError {
+    DecodeError::new(DecodeErrorKind::IntOutOfRange {
+        value: value.to_string(),
+        target,
+    })
+    .at(Format::MsgPack, start)
 }
 
 #[inline]
