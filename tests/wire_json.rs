@@ -90,6 +90,34 @@ fn integers_at_the_limits_of_64_bits_decode() {
 }
 
 #[test]
+fn integers_of_every_digit_count_decode_alone_and_in_arrays() {
+    // Digits are read eight at a time where they can be: every count from
+    // 1 to 26 meets that read at each of its boundaries; past 19 digits,
+    // each must be checked for overflow.
+    let digits = "98765432109876543210987654";
+    for n in 1..=26 {
+        let text = &digits[..n];
+        let expected: u64 = text.parse().unwrap_or(0);
+        if n < 20 {
+            assert_eq!(codec::from_json::<u64>(text).unwrap(), expected, "{text}");
+            let array = format!("[{text},{text}1,-{text}]");
+            if n < 18 {
+                let decoded = codec::from_json::<Vec<i64>>(&array).unwrap();
+                let e = expected as i64;
+                assert_eq!(decoded, [e, e * 10 + 1, -e], "{array}");
+            }
+            let mut followed = text.to_owned();
+            followed.push_str("12345678x");
+            assert!(codec::from_json::<u64>(&followed).is_err(), "{followed}");
+        } else {
+            assert!(codec::from_json::<u64>(text).is_err(), "{text} is past u64");
+        }
+        let float = format!("{text}.5");
+        assert!(codec::from_json::<u64>(&float).is_err(), "{float}");
+    }
+}
+
+#[test]
 fn integers_past_64_bits_are_out_of_range_with_their_text() {
     for (text, target) in [
         ("18446744073709551616", "u64"),

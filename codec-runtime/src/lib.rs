@@ -37,6 +37,7 @@ pub mod store;
 mod memoized;
 #[doc(hidden)]
 pub mod time;
+mod text;
 mod value;
 
 #[doc(hidden)]

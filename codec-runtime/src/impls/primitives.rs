@@ -253,7 +253,10 @@ impl Codec for String {
 
     #[inline]
     fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
-        r.read_str().map(|s| s.into_owned())
+        r.read_str().map(|s| match s {
+            std::borrow::Cow::Borrowed(s) => crate::text::owned_str(s),
+            std::borrow::Cow::Owned(s) => s,
+        })
     }
 
     fn json_schema(_: &mut SchemaGenerator) -> Schema {

@@ -53,3 +53,51 @@ pub fn check_syntax(buf: &[u8], start: usize, end: usize) -> Result<(), DecodeEr
         .at(Format::Json, start))
     }
 }
+
+/// Whether the 8 bytes of `chunk` (loaded little-endian) are all ASCII digits.
+#[inline]
+pub fn eight_digits(chunk: u64) -> bool {
+    const HIGH: u64 = 0xf0f0_f0f0_f0f0_f0f0;
+    // A digit is 0x30..=0x39: high nibble 3, and adding 6 keeps it 3.
+    (chunk & HIGH) | (((chunk.wrapping_add(0x0606_0606_0606_0606)) & HIGH) >> 4)
+        == 0x3333_3333_3333_3333
+}
+
+/// The value of 8 ASCII digits (loaded little-endian, first digit lowest),
+/// combined pairwise: 2, 4, then 8 digits per lane.
+#[inline]
+pub fn parse_eight_digits(chunk: u64) -> u64 {
+    let v = chunk - 0x3030_3030_3030_3030;
+    let v = (v * 10 + (v >> 8)) & 0x00ff_00ff_00ff_00ff;
+    let v = (v * 100 + (v >> 16)) & 0x0000_ffff_0000_ffff;
+    (v * 10_000 + (v >> 32)) & 0xffff_ffff
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn load(text: &[u8]) -> u64 {
+        u64::from_le_bytes(text.try_into().unwrap())
+    }
+
+    #[test]
+    fn eight_digits_are_recognised_and_parsed() {
+        for n in [0u64, 1, 9, 10, 12_345_678, 99_999_999, 10_000_000, 70_000_007] {
+            let text = format!("{n:08}");
+            assert!(eight_digits(load(text.as_bytes())), "{text}");
+            assert_eq!(parse_eight_digits(load(text.as_bytes())), n, "{text}");
+        }
+    }
+
+    #[test]
+    fn a_chunk_with_any_non_digit_is_refused() {
+        for at in 0..8 {
+            for b in (0u8..=255).filter(|b| !b.is_ascii_digit()) {
+                let mut text = *b"12345678";
+                text[at] = b;
+                assert!(!eight_digits(load(&text)), "{text:?}");
+            }
+        }
+    }
+}

@@ -5,7 +5,6 @@
 mod marker;
 mod out_of_band;
 pub(crate) mod read;
-mod text;
 pub(crate) mod write;
 
 pub use marker::{describe_marker, marker_kind};

@@ -11,7 +11,7 @@
 
 use super::marker::{describe_marker, marker_kind};
 use super::out_of_band::OutOfBand;
-use super::text::{owned_utf8, utf8};
+use crate::text::{owned_utf8, utf8};
 use crate::error::{DecodeError, DecodeErrorKind, Format};
 
 /// The depth limit readers start with: as serde_json's recursion limit.
