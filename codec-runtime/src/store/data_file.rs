@@ -53,6 +53,10 @@ impl SharedFile {
         let align = align.max(1);
         let pad = vec![0u8; ((align - self.end % align) % align) as usize];
         let offset = self.end + pad.len() as u64;
+        #[cfg(target_os = "linux")]
+        if bytes.len() >= PREALLOCATE_MIN {
+            preallocate(&self.file, offset, bytes.len() as u64);
+        }
         write_all_vectored(
             &mut self.file,
             &mut [IoSlice::new(&pad), IoSlice::new(bytes)],
@@ -65,6 +69,29 @@ impl SharedFile {
     pub fn sync_data(&self) -> io::Result<()> {
         self.file.sync_data()
     }
+}
+
+/// Payloads from this size on have their blocks allocated before they are
+/// written. On ext4, a buffered write into blocks not yet allocated reserves
+/// them page by page (a third of a 1 MiB write's time in the kernel);
+/// allocated in one call first, 1 MiB writes ran 1.3x as fast and 256 KiB
+/// ones 1.2x, while 64 KiB ones ran slower (2,000 appends of each size,
+/// one file, 2-core VM).
+#[cfg(target_os = "linux")]
+const PREALLOCATE_MIN: usize = 256 << 10;
+
+/// Allocates the blocks of `len` bytes at `offset` of `file`, keeping its
+/// size: a hint, so a file system that cannot (tmpfs, some network ones)
+/// is no error, and the write that follows allocates them as usual.
+#[cfg(target_os = "linux")]
+fn preallocate(file: &File, offset: u64, len: u64) {
+    use std::os::fd::AsRawFd;
+    let (Ok(offset), Ok(len)) = (libc::off_t::try_from(offset), libc::off_t::try_from(len)) else {
+        return;
+    };
+    // SAFETY: `fallocate` reads no memory of ours; the descriptor is open
+    // for as long as `file` is borrowed.
+    let _ = unsafe { libc::fallocate(file.as_raw_fd(), libc::FALLOC_FL_KEEP_SIZE, offset, len) };
 }
 
 /// Writes every byte of `bufs`, in as few system calls as the OS allows.
@@ -184,6 +211,29 @@ mod tests {
             .iter()
             .filter(|&&page| page & 1 == 1)
             .count()
+    }
+
+    #[test]
+    fn preallocated_payloads_land_at_their_offsets_and_the_file_keeps_its_length() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("shared.data");
+        let mut shared = SharedFile::open(&path).unwrap();
+        let mut expected = Vec::new();
+        for (i, len) in [5, PREALLOCATE_MIN, 3, PREALLOCATE_MIN + 4097, 1 << 20, 7]
+            .into_iter()
+            .enumerate()
+        {
+            let payload: Vec<u8> = (0..len).map(|j| (i * 31 + j % 253) as u8).collect();
+            let offset = shared.append(&path, &payload, 8).unwrap();
+            assert_eq!(offset % 8, 0);
+            expected.push((offset as usize, payload));
+            // The blocks allocated ahead are not part of the file.
+            assert_eq!(std::fs::metadata(&path).unwrap().len(), shared.end);
+        }
+        let data = std::fs::read(&path).unwrap();
+        for (offset, payload) in expected {
+            assert!(data[offset..offset + payload.len()] == payload[..], "at {offset}");
+        }
     }
 
     #[test]
