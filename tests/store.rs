@@ -468,8 +468,22 @@ fn later_write_wins_across_writers_on(store: &Store) {
 
 #[test]
 fn a_line_read_half_written_is_read_whole_on_the_next_refresh() {
-    // A line as another writer appends it, in two writes.
+    read_half_written_then_whole(0);
+}
+
+#[test]
+fn a_line_read_half_written_after_a_long_log_is_read_whole_on_the_next_refresh() {
+    // Past 64 KiB of unread log, a refresh maps the log rather than reading it.
+    read_half_written_then_whole(1000);
+}
+
+/// A line as another writer appends it, in two writes, after `before` other
+/// entries.
+fn read_half_written_then_whole(before: u32) {
     let (source_dir, source) = open();
+    for i in 0..before {
+        source.put(&format!("before {i}"), &chunk(i)).unwrap();
+    }
     source.put("a", &chunk(1)).unwrap();
     source.put("k", &chunk(3)).unwrap();
     let source_index = source_dir
@@ -488,13 +502,23 @@ fn a_line_read_half_written_is_read_whole_on_the_next_refresh() {
         .unwrap();
     }
     let index = dir.path().join("other-info.jsonl");
-    // The first line whole, the second cut in its middle.
-    let second = lines.iter().position(|&b| b == b'\n').unwrap() + 1;
-    let (first, rest) = lines.split_at(second + (lines.len() - second) / 2);
+    // Every line but the last whole, the last cut in its middle.
+    let last = lines[..lines.len() - 1]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .unwrap()
+        + 1;
+    let (first, rest) = lines.split_at(last + (lines.len() - last) / 2);
     std::fs::write(&index, first).unwrap();
     reader.refresh().unwrap();
     assert_eq!(reader.get::<Chunk>("a").unwrap(), Some(chunk(1)));
     assert_eq!(reader.get::<Chunk>("k").unwrap(), None);
+    for i in 0..before {
+        assert_eq!(
+            reader.get::<Chunk>(&format!("before {i}")).unwrap(),
+            Some(chunk(i))
+        );
+    }
     let mut file = std::fs::OpenOptions::new()
         .append(true)
         .open(&index)

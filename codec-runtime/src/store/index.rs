@@ -141,13 +141,26 @@ impl Index {
             if log.size <= from {
                 continue;
             }
-            let Some(buf) = read_complete_lines(backend, &log.name, from)? else {
-                continue;
+            // Where the backend maps files (a folder), a long read is mapped.
+            let read = match (log.size - from >= MAP_MIN).then(|| backend.map(&log.name)) {
+                Some(Some(map)) => Some(LogBytes::Mapped(map?)),
+                _ => None,
             };
-            if backend.folder().is_none() && from == 0 {
-                self.known.insert(log.name.clone(), Arc::from(&buf[..]));
+            let read = match read {
+                Some(read) => read,
+                None => match read_complete_lines(backend, &log.name, from)? {
+                    Some(buf) => LogBytes::Read(buf),
+                    None => continue,
+                },
+            };
+            let buf = read.complete_lines(from);
+            if buf.is_empty() {
+                continue;
             }
-            self.apply_lines(&buf, writer, &backend.address(&log.name), from);
+            if backend.folder().is_none() && from == 0 {
+                self.known.insert(log.name.clone(), Arc::from(buf));
+            }
+            self.apply_lines(buf, writer, &backend.address(&log.name), from);
             self.writers[writer as usize].read_to = from + buf.len() as u64;
         }
         Ok(())
@@ -574,6 +587,32 @@ pub(super) fn read_complete_lines(
             Ok(Some(buf))
         }
         None => Ok(None),
+    }
+}
+
+/// From this many unread bytes on, a log is mapped rather than read: a
+/// fresh open of 1,000 entries (290 KB of log) spent 180 µs reading it
+/// into fresh memory, most of it in page faults, and 20 µs mapping it.
+const MAP_MIN: u64 = 64 << 10;
+
+/// A log's bytes from where a refresh starts: mapped, or read.
+enum LogBytes {
+    Mapped(memmap2::Mmap),
+    Read(Vec<u8>),
+}
+
+impl LogBytes {
+    /// The complete lines from byte `from` of the log (a read starts there
+    /// already): up to the last newline, empty if there is none.
+    fn complete_lines(&self, from: u64) -> &[u8] {
+        let bytes = match self {
+            LogBytes::Mapped(map) => map.get(from as usize..).unwrap_or_default(),
+            LogBytes::Read(buf) => buf,
+        };
+        match memchr::memrchr(b'\n', bytes) {
+            Some(i) => &bytes[..=i],
+            None => &[],
+        }
     }
 }
 

@@ -287,9 +287,10 @@ impl Backend for Folder {
         let map = || {
             let path = self.checked("map", name)?;
             let file = File::open(&path).map_err(|e| self.error("map", &path, e))?;
-            // SAFETY: data files are append-only: codec never rewrites or
-            // truncates bytes that an index line points at, and every
-            // access checks its range against the mapping's length. A file
+            // SAFETY: data files and logs are append-only: codec never
+            // rewrites or truncates bytes that an index line points at or
+            // a log holds, and every access checks its range against the
+            // mapping's length. A file
             // truncated by another program while mapped could still fault,
             // as with any memory map.
             unsafe { Mmap::map(&file) }.map_err(|e| self.error("map", &path, e))
