@@ -26,6 +26,7 @@ pub(crate) mod registry;
 
 use std::any::TypeId;
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::{Arc, OnceLock, RwLock};
 
 use schemars::{Schema, SchemaGenerator};
@@ -106,7 +107,8 @@ impl SchemaInfo {
 
 /// The schema facts of `T`, computed on first use and cached for the process.
 pub(crate) fn info<T: Codec + 'static>() -> Arc<SchemaInfo> {
-    static CACHE: OnceLock<RwLock<HashMap<TypeId, Arc<SchemaInfo>>>> = OnceLock::new();
+    type Infos = HashMap<TypeId, Arc<SchemaInfo>, BuildHasherDefault<TypeIdHasher>>;
+    static CACHE: OnceLock<RwLock<Infos>> = OnceLock::new();
     let cache = CACHE.get_or_init(Default::default);
     let id = TypeId::of::<T>();
     if let Some(info) = cache.read().unwrap_or_else(|e| e.into_inner()).get(&id) {
@@ -119,6 +121,29 @@ pub(crate) fn info<T: Codec + 'static>() -> Arc<SchemaInfo> {
         .entry(id)
         .or_insert(info)
         .clone()
+}
+
+/// A `TypeId` is a hash already: the map of them in [`info`] uses it as
+/// is rather than hashing it again with SipHash (looked up on every `get`
+/// of the store).
+#[derive(Default)]
+struct TypeIdHasher(u64);
+
+impl Hasher for TypeIdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        // Whatever else a `TypeId` writes, folded in whole.
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 ^= n;
+    }
 }
 
 /// The schema of a value of type `T` inside another schema: a `$ref` for

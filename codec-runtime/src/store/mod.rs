@@ -209,7 +209,7 @@ pub struct Cache {
     options: CacheOptions,
     writer: Mutex<Writer>,
     index: RwLock<Index>,
-    handlers: RwLock<HashMap<String, Arc<dyn Handler>>>,
+    handlers: RwLock<HashMap<String, Arc<dyn Handler>, foldhash::fast::RandomState>>,
     registry: typed::Registry,
     resources: Resources,
     memo: memo::Memo,
@@ -415,7 +415,9 @@ impl Cache {
         if !same {
             self.check_schema(&line, &info)?;
         }
-        if let Some(value) = self.get_typed::<T>(&line)? {
+        // One lookup of the handler serves a typed one and the others.
+        let handler = self.handler(line.handler.as_deref().unwrap_or_default());
+        if let Some(value) = self.get_typed::<T>(handler.clone(), &line)? {
             return Ok(Some(value));
         }
         let decoded = if line.mode == Mode::MsgPack && line.handler.as_deref() == Some(layout::AUTO)
@@ -423,7 +425,7 @@ impl Cache {
             let info = line.info().map_err(|e| corrupt_line(key, e))?;
             apart::Parts::load(&info, &self.load_context(key))?.decode()
         } else {
-            let payload = self.load_payload(&line)?;
+            let payload = self.load_payload_with(handler, &line)?;
             match line.mode {
                 Mode::Json => crate::from_json_slice(&payload),
                 _ => crate::from_msgpack(&payload),
@@ -601,13 +603,20 @@ impl Cache {
     }
 
     fn load_payload(&self, line: &LineView<'_>) -> Result<Vec<u8>, StoreError> {
-        let name = line.handler.as_deref().unwrap_or_default();
-        let handler = self
-            .handler(name)
-            .ok_or_else(|| StoreError::UnknownHandler {
-                key: line.key.clone().into_owned(),
-                handler: name.to_owned(),
-            })?;
+        let handler = self.handler(line.handler.as_deref().unwrap_or_default());
+        self.load_payload_with(handler, line)
+    }
+
+    /// [`Cache::load_payload`] with the line's handler looked up already.
+    fn load_payload_with(
+        &self,
+        handler: Option<Arc<dyn Handler>>,
+        line: &LineView<'_>,
+    ) -> Result<Vec<u8>, StoreError> {
+        let handler = handler.ok_or_else(|| StoreError::UnknownHandler {
+            key: line.key.clone().into_owned(),
+            handler: line.handler.as_deref().unwrap_or_default().to_owned(),
+        })?;
         handler.load_ref(line.info_ref(), &self.load_context(&line.key))
     }
 

@@ -135,7 +135,7 @@ impl Cache {
             options,
             writer: Mutex::new(writer),
             index: RwLock::new(Index::default()),
-            handlers: RwLock::new(HashMap::new()),
+            handlers: RwLock::new(HashMap::default()),
             registry: typed::Registry::default(),
             resources: Resources::default(),
             memo: memo::Memo::default(),

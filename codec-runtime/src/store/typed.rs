@@ -228,13 +228,11 @@ impl Cache {
     /// stored by a [`Typed`] handler of `T`.
     pub(super) fn get_typed<T: Codec + 'static>(
         &self,
+        handler: Option<Arc<dyn Handler>>,
         line: &super::line::LineView<'_>,
     ) -> Result<Option<T>, StoreError> {
-        let Some(typed) = line
-            .handler
-            .as_deref()
-            .and_then(|name| self.typed_handler::<T>(name))
-        else {
+        let handler: Option<Arc<dyn Any + Send + Sync>> = handler.map(|h| h as _);
+        let Some(typed) = handler.and_then(|h| h.downcast::<Typed<T>>().ok()) else {
             return Ok(None);
         };
         let info = line.info().map_err(|e| corrupt_line(&line.key, e))?;
