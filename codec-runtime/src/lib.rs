@@ -22,6 +22,8 @@ mod hash;
 mod impls;
 mod json;
 mod kind;
+#[cfg(feature = "store")]
+mod memoized;
 pub mod msgpack;
 mod name;
 mod raw;
@@ -31,13 +33,11 @@ pub mod serde_traits;
 pub mod snapshot;
 #[cfg(feature = "store")]
 pub mod store;
+mod text;
 // Calendar arithmetic and RFC 3339 / ISO 8601 text, shared with the `codec`
 // command; not part of the library's interface.
-#[cfg(feature = "store")]
-mod memoized;
 #[doc(hidden)]
 pub mod time;
-mod text;
 mod value;
 
 #[doc(hidden)]

@@ -83,7 +83,9 @@ mod tests {
 
     #[test]
     fn eight_digits_are_recognised_and_parsed() {
-        for n in [0u64, 1, 9, 10, 12_345_678, 99_999_999, 10_000_000, 70_000_007] {
+        for n in [
+            0u64, 1, 9, 10, 12_345_678, 99_999_999, 10_000_000, 70_000_007,
+        ] {
             let text = format!("{n:08}");
             assert!(eight_digits(load(text.as_bytes())), "{text}");
             assert_eq!(parse_eight_digits(load(text.as_bytes())), n, "{text}");

@@ -11,8 +11,8 @@
 
 use super::marker::{describe_marker, marker_kind};
 use super::out_of_band::OutOfBand;
-use crate::text::{owned_utf8, utf8};
 use crate::error::{DecodeError, DecodeErrorKind, Format};
+use crate::text::{owned_utf8, utf8};
 
 /// The depth limit readers start with: as serde_json's recursion limit.
 pub const DEFAULT_DEPTH_LIMIT: u32 = 128;

@@ -232,7 +232,10 @@ mod tests {
         }
         let data = std::fs::read(&path).unwrap();
         for (offset, payload) in expected {
-            assert!(data[offset..offset + payload.len()] == payload[..], "at {offset}");
+            assert!(
+                data[offset..offset + payload.len()] == payload[..],
+                "at {offset}"
+            );
         }
     }
 

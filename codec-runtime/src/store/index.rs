@@ -329,7 +329,8 @@ impl Index {
         // it rehashes a dozen times (a sixth of a fresh open's time). Later
         // reads mostly update keys it holds.
         if self.entries.is_empty() {
-            self.entries.reserve(memchr::memchr_iter(b'\n', buf).count());
+            self.entries
+                .reserve(memchr::memchr_iter(b'\n', buf).count());
         }
         let mut start = 0;
         for end in memchr::memchr_iter(b'\n', buf) {

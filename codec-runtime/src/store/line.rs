@@ -386,10 +386,20 @@ mod tests {
         for (i, name) in KEY_ORDER.iter().enumerate() {
             for (j, other) in KEY_ORDER.iter().enumerate() {
                 let quoted = format!("\"{other}\":1");
-                assert_eq!(quoted_key_is(quoted.as_bytes(), i), i == j, "{name} / {other}");
+                assert_eq!(
+                    quoted_key_is(quoted.as_bytes(), i),
+                    i == j,
+                    "{name} / {other}"
+                );
             }
-            assert!(!quoted_key_is(format!("\"{name}\"").as_bytes(), i), "no colon");
-            assert!(!quoted_key_is(format!("{name}\":").as_bytes(), i), "no quote");
+            assert!(
+                !quoted_key_is(format!("\"{name}\"").as_bytes(), i),
+                "no colon"
+            );
+            assert!(
+                !quoted_key_is(format!("{name}\":").as_bytes(), i),
+                "no quote"
+            );
         }
         assert!(!quoted_key_is(b"\"seq\":", KEY_ORDER.len()));
     }
