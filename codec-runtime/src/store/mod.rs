@@ -536,7 +536,11 @@ impl Cache {
     /// The text of the live line of `key`, refreshing the index once if
     /// the key is unknown.
     fn lookup(&self, key: &str) -> Result<Option<Found>, StoreError> {
-        if self.checkpoints.ended.swap(false, Ordering::Relaxed) {
+        // Read first: a swap would write the flag's cache line on every get,
+        // which threads getting at once would pass back and forth.
+        if self.checkpoints.ended.load(Ordering::Relaxed)
+            && self.checkpoints.ended.swap(false, Ordering::Relaxed)
+        {
             self.take_up_checkpoint();
         }
         if let Some(known) = self.index_get(key)? {
