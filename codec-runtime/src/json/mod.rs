@@ -1,6 +1,6 @@
 //! JSON: the secondary wire format, same shape as the MessagePack encoding.
 
-mod number;
+pub(crate) mod number;
 mod read;
 mod scan;
 mod write;

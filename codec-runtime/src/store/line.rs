@@ -13,6 +13,8 @@ use crate::codec::Codec;
 use crate::error::DecodeError;
 use crate::json::JsonReader;
 
+mod canonical;
+
 const SUFFIX_LEN: usize = r#","crc":"00000000"}"#.len();
 
 /// Appends the bytes of one index line, newline included, to `out`.
@@ -79,6 +81,14 @@ impl<'a> LineView<'a> {
     /// required fields and defaults, duplicate fields refused, unknown ones
     /// (the checksum) skipped.
     pub fn parse(text: &'a str) -> Result<LineView<'a>, DecodeError> {
+        match canonical::read(text) {
+            Some(view) => Ok(view),
+            None => Self::parse_any(text),
+        }
+    }
+
+    /// [`parse`](Self::parse) of a line in any shape JSON allows.
+    fn parse_any(text: &'a str) -> Result<LineView<'a>, DecodeError> {
         let mut r = JsonReader::new(text);
         Self::read(&mut r, text)
             .and_then(|view| r.finish().map(|()| view))
