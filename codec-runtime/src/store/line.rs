@@ -200,6 +200,11 @@ pub struct InfoRef<'a> {
 impl<'a> InfoRef<'a> {
     /// The string under `key`; `None` if absent or not a string.
     pub fn text(&self, key: &str) -> Option<Cow<'a, str>> {
+        match canonical::flat_value(self.json, key) {
+            Some(Some(canonical::Flat::Text(text))) => return Some(Cow::Borrowed(text)),
+            Some(_) => return None,
+            None => {}
+        }
         let mut r = self.find(key)?;
         if r.peek().ok()? == b'"' {
             r.read_str().ok()
@@ -210,6 +215,11 @@ impl<'a> InfoRef<'a> {
 
     /// The integer under `key`; `None` if absent or not an integer.
     pub fn int(&self, key: &str) -> Option<i64> {
+        match canonical::flat_value(self.json, key) {
+            Some(Some(canonical::Flat::Int(n))) => return Some(n),
+            Some(_) => return None,
+            None => {}
+        }
         let mut r = self.find(key)?;
         if r.peek().ok()? == b'"' {
             None

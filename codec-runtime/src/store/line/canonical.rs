@@ -112,30 +112,67 @@ fn natural(s: &str) -> Option<(u64, &str)> {
 /// An object of plain strings and integers that fit an `i64` (a handler's
 /// info), as its text, and what follows it.
 fn flat_object(s: &str) -> Option<(&str, &str)> {
+    let (_, after) = flat_find(s, None)?;
+    Some((&s[..s.len() - after.len()], after))
+}
+
+/// A value of a flat object: a plain string's text, or an integer.
+#[derive(Debug, PartialEq)]
+pub(super) enum Flat<'a> {
+    Text(&'a str),
+    Int(i64),
+}
+
+/// The value under `key` in `json`, a flat object (as [`flat_object`] reads
+/// it): `Some(None)` if absent, `None` if `json` has another shape.
+pub(super) fn flat_value<'a>(json: &'a str, key: &str) -> Option<Option<Flat<'a>>> {
+    let (found, after) = flat_find(json, Some(key))?;
+    match found {
+        Some(value) => Some(Some(value)),
+        None if after.is_empty() => Some(None),
+        None => None,
+    }
+}
+
+/// Walks the flat object at the start of `s` to its end, or to the first
+/// value under `key`: that value, if found, and what follows the object
+/// (or the value).
+fn flat_find<'a>(s: &'a str, key: Option<&str>) -> Option<(Option<Flat<'a>>, &'a str)> {
     let mut rest = s.strip_prefix('{')?;
     if let Some(after) = rest.strip_prefix('}') {
-        return Some((&s[..2], after));
+        return Some((None, after));
     }
     loop {
-        let (_, after_key) = plain_str(rest.strip_prefix('"')?)?;
+        let (name, after_key) = plain_str(rest.strip_prefix('"')?)?;
         let value = after_key.strip_prefix(':')?;
-        rest = match value.strip_prefix('"') {
-            Some(text) => plain_str(text)?.1,
+        let flat;
+        (flat, rest) = match value.strip_prefix('"') {
+            Some(text) => {
+                let (text, after) = plain_str(text)?;
+                (Flat::Text(text), after)
+            }
             None => {
                 let (negative, digits) = match value.strip_prefix('-') {
                     Some(digits) => (true, digits),
                     None => (false, value),
                 };
                 let (n, after) = natural(digits)?;
-                if n > i64::MAX as u64 + negative as u64 {
-                    return None;
-                }
-                after
+                let n = match negative {
+                    false => i64::try_from(n).ok()?,
+                    true if n == i64::MAX as u64 + 1 => i64::MIN,
+                    true => -i64::try_from(n).ok()?,
+                };
+                (Flat::Int(n), after)
             }
         };
+        if !rest.starts_with([',', '}']) {
+            return None;
+        }
+        if key == Some(name) {
+            return Some((Some(flat), rest));
+        }
         if let Some(after) = rest.strip_prefix('}') {
-            let len = s.len() - after.len();
-            return Some((&s[..len], after));
+            return Some((None, after));
         }
         rest = rest.strip_prefix(',')?;
     }
@@ -235,6 +272,40 @@ mod tests {
         assert_eq!(super::natural("00,"), None);
         assert_eq!(super::natural("012345678,"), None);
         assert_eq!(super::natural(",1"), None);
+    }
+
+    #[test]
+    fn flat_values_are_what_the_whole_map_holds() {
+        use super::{flat_value, Flat};
+        let objects = [
+            "{}",
+            r#"{"data":"g6JpZAA="}"#,
+            r#"{"file":"w.bin","offset":-3,"len":0,"max":9223372036854775807}"#,
+            "{\"min\":-9223372036854775808,\"name\":\"caf\u{e9}\"}",
+        ];
+        for json in objects {
+            let info: crate::store::records::Info = crate::from_json(json).unwrap();
+            for key in [
+                "data", "file", "offset", "len", "max", "min", "name", "absent",
+            ] {
+                let expected = info.get(key).map(|v| match v {
+                    InfoValue::Text(t) => Flat::Text(t),
+                    InfoValue::Int(n) => Flat::Int(*n),
+                });
+                assert_eq!(flat_value(json, key), Some(expected), "{json} {key}");
+            }
+        }
+        for other in [
+            r#"{"a":"x\"y"}"#,
+            r#"{"a":1.5}"#,
+            r#"{"a":9223372036854775808}"#,
+            r#"{"a":-9223372036854775809}"#,
+            r#"{ "a":1}"#,
+            r#"{"a":[1]}"#,
+            r#"{"a":1"#,
+        ] {
+            assert_eq!(flat_value(other, "a"), None, "{other}");
+        }
     }
 
     #[test]
