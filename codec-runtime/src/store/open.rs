@@ -58,8 +58,8 @@ impl Cache {
     }
 
     /// Opens the cache whose objects `backend` holds (creating it if
-    /// needed): a folder ([`backend::folder::Folder`], as [`Cache::open_with`]
-    /// does), memory ([`backend::memory::Memory`]) or one of your own.
+    /// needed): a folder ([`backend::folder::Folder`](super::backend::folder::Folder), as [`Cache::open_with`]
+    /// does), memory ([`backend::memory::Memory`](super::backend::memory::Memory)) or one of your own.
     pub fn open_backend(
         backend: Arc<dyn Backend>,
         options: CacheOptions,

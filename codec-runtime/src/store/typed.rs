@@ -291,7 +291,7 @@ impl Cache {
     }
 }
 
-/// What an entry of the `arrow` handlers holds: [`EntryInfo::table`].
+/// What an entry of the `arrow` handlers holds: [`EntryInfo::table`](super::EntryInfo::table).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TableInfo {
     /// The number of rows, over every batch.

@@ -282,7 +282,7 @@ pub fn content_version(bytes: &[u8]) -> Version {
 /// A writer's log or data as immutable objects, one per append, each
 /// created if absent: the first under the name asked for, the next ones
 /// under it with `.<n>` before the suffix that names its kind
-/// ([`layout::segment_name`]). For backends without appends.
+/// (`layout::segment_name`). For backends without appends.
 pub struct Segments<B> {
     backend: B,
     name: String,
