@@ -175,3 +175,41 @@ fn malformed_sub_value_tokens_are_typed_errors_on(store: &Store) {
         );
     }
 }
+
+/// Reads inline entries as the built-in handler does, then reverses the
+/// payload's bytes: a replacement the test below can tell apart.
+struct ReversedInline;
+
+impl Handler for ReversedInline {
+    fn name(&self) -> &str {
+        "inline"
+    }
+
+    fn dump(&self, payload: &[u8], ctx: &mut DumpContext<'_>) -> Result<Info, StoreError> {
+        codec::store::Inline.dump(payload, ctx)
+    }
+
+    fn load(&self, info: &Info, ctx: &LoadContext<'_>) -> Result<Vec<u8>, StoreError> {
+        let mut payload = codec::store::Inline.load(info, ctx)?;
+        payload.reverse();
+        Ok(payload)
+    }
+}
+
+#[test]
+fn a_handler_registered_under_a_built_in_name_replaces_it_for_gets() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = Cache::open(dir.path()).unwrap();
+    // A raw entry: its payload is its bytes, so the reversal shows as is.
+    cache.put_bytes("k", b"abc").unwrap();
+    assert_eq!(cache.get_bytes("k").unwrap().as_deref(), Some(&b"abc"[..]));
+    cache.put("typed", &7u32).unwrap();
+    assert_eq!(cache.get::<u32>("typed").unwrap(), Some(7));
+    cache.register_handler(Arc::new(ReversedInline));
+    assert_eq!(cache.get_bytes("k").unwrap().as_deref(), Some(&b"cba"[..]));
+    // A one-byte payload reads the same reversed: the handler was used.
+    assert_eq!(cache.get::<u32>("typed").unwrap(), Some(7));
+    cache.put("s", &String::from("ab")).unwrap();
+    // "ab" is 0xa2 'a' 'b': reversed, 'b' 'a' 0xa2 is not a string.
+    assert!(cache.get::<String>("s").is_err());
+}

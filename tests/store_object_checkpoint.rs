@@ -159,8 +159,10 @@ fn small_puts_bring_checkpoints_too_so_a_fresh_open_reads_few_segments() {
     let opened = store.take();
     // Each segment counts 8 KiB at least: a build every 512 segments. The
     // open reads those after the last build began (512 and what was put
-    // during that build) besides the manifest and its tables, not 5,000.
-    assert!(opened["GET"] <= 2 * 512 + 10, "{opened:?}");
+    // during that build, about as many on an idle machine, more when the
+    // build ran slow on a busy one) besides the manifest and its tables,
+    // not 5,000.
+    assert!(opened["GET"] < 2500, "{opened:?}");
     assert_eq!(reader.len().unwrap(), 5000);
     for i in (0..5000).step_by(97) {
         assert_eq!(reader.get(&format!("c/{i}")).unwrap(), Some(chunk(i)));

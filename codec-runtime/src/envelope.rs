@@ -199,7 +199,7 @@ pub fn from_stored<T: Codec + 'static>(bytes: &[u8]) -> Result<T, EnvelopeError>
     schema::check_readable(
         header.type_name,
         header.fingerprint,
-        &info,
+        info,
         || {
             serde_json::from_str(header.schema).map_err(|e| {
                 malformed(format!(

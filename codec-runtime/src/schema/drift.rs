@@ -24,7 +24,6 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -39,7 +38,7 @@ pub const UPDATE_ENV: &str = "CODEC_UPDATE_SCHEMAS";
 pub struct DriftCheck {
     dir: PathBuf,
     /// Each type: its Rust name and schema facts.
-    entries: Vec<(&'static str, Arc<SchemaInfo>)>,
+    entries: Vec<(&'static str, &'static SchemaInfo)>,
     update: Option<bool>,
 }
 
@@ -111,7 +110,7 @@ impl DriftCheck {
         self
     }
 
-    fn push(&mut self, rust_name: &'static str, info: Arc<SchemaInfo>) {
+    fn push(&mut self, rust_name: &'static str, info: &'static SchemaInfo) {
         if !self.entries.iter().any(|(r, _)| *r == rust_name) {
             self.entries.push((rust_name, info));
         }

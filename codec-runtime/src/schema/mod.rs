@@ -25,9 +25,10 @@ mod readable;
 pub(crate) mod registry;
 
 use std::any::TypeId;
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
-use std::sync::{Arc, OnceLock, RwLock};
+use std::sync::{OnceLock, RwLock};
 
 use schemars::{Schema, SchemaGenerator};
 use serde_json::Value;
@@ -105,22 +106,37 @@ impl SchemaInfo {
     }
 }
 
-/// The schema facts of `T`, computed on first use and cached for the process.
-pub(crate) fn info<T: Codec + 'static>() -> Arc<SchemaInfo> {
-    type Infos = HashMap<TypeId, Arc<SchemaInfo>, BuildHasherDefault<TypeIdHasher>>;
-    static CACHE: OnceLock<RwLock<Infos>> = OnceLock::new();
-    let cache = CACHE.get_or_init(Default::default);
-    let id = TypeId::of::<T>();
-    if let Some(info) = cache.read().unwrap_or_else(|e| e.into_inner()).get(&id) {
-        return info.clone();
+/// The schema facts of `T`, computed on first use and kept for the
+/// process (one allocation per type, never freed: a schema is as static as
+/// its type). Each thread keeps the ones it looked up, so a lookup (on
+/// every `get` of the store) takes no lock and no reference count, which
+/// threads getting at once would pass back and forth.
+pub(crate) fn info<T: Codec + 'static>() -> &'static SchemaInfo {
+    type Infos = HashMap<TypeId, &'static SchemaInfo, BuildHasherDefault<TypeIdHasher>>;
+    thread_local! {
+        static SEEN: RefCell<Infos> =
+            const { RefCell::new(HashMap::with_hasher(BuildHasherDefault::new())) };
     }
-    let info = Arc::new(SchemaInfo::compute::<T>());
-    cache
-        .write()
+    static ALL: OnceLock<RwLock<Infos>> = OnceLock::new();
+    let id = TypeId::of::<T>();
+    if let Some(info) = SEEN.with(|seen| seen.borrow().get(&id).copied()) {
+        return info;
+    }
+    let all = ALL.get_or_init(Default::default);
+    let known = all
+        .read()
         .unwrap_or_else(|e| e.into_inner())
-        .entry(id)
-        .or_insert(info)
-        .clone()
+        .get(&id)
+        .copied();
+    let info = known.unwrap_or_else(|| {
+        let computed = SchemaInfo::compute::<T>();
+        *all.write()
+            .unwrap_or_else(|e| e.into_inner())
+            .entry(id)
+            .or_insert_with(|| Box::leak(Box::new(computed)))
+    });
+    SEEN.with(|seen| seen.borrow_mut().insert(id, info));
+    info
 }
 
 /// A `TypeId` is a hash already: the map of them in [`info`] uses it as

@@ -4,15 +4,13 @@
 //! `inventory` crate, so a type cannot be left out of the check by
 //! forgetting to list it.
 
-use std::sync::Arc;
-
 use super::SchemaInfo;
 use crate::codec::Codec;
 
 /// A type the derive registered. Not built by hand: the derive emits it.
 pub struct Registered {
     /// The type's schema facts.
-    pub(crate) info: fn() -> Arc<SchemaInfo>,
+    pub(crate) info: fn() -> &'static SchemaInfo,
     /// The type's Rust path, for messages.
     pub(crate) rust_name: fn() -> &'static str,
     /// `module_path!()` where the type is defined.

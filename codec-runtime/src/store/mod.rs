@@ -86,6 +86,7 @@ mod typed;
 mod write;
 mod writers;
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -127,6 +128,12 @@ pub struct Cache {
     writer: Mutex<Writer>,
     index: RwLock<Index>,
     handlers: RwLock<HashMap<String, Arc<dyn Handler>, foldhash::fast::RandomState>>,
+    /// The built-in inline handler, which most small values use: a get
+    /// reaches it without the lock of `handlers` and without a reference
+    /// count, which threads getting at once would pass back and forth.
+    inline: Arc<dyn Handler>,
+    /// Another handler was registered under the inline handler's name.
+    inline_replaced: AtomicBool,
     registry: typed::Registry,
     resources: Resources,
     memo: memo::Memo,
@@ -202,6 +209,9 @@ impl Cache {
     pub fn register_handler(&self, handler: Arc<dyn Handler>) {
         self.registry.add_aliases(&*handler);
         let name = handler.name().to_owned();
+        if name == layout::INLINE && !Arc::ptr_eq(&handler, &self.inline) {
+            self.inline_replaced.store(true, Ordering::Relaxed);
+        }
         self.handlers
             .write()
             .unwrap_or_else(|e| e.into_inner())
@@ -283,7 +293,7 @@ impl Cache {
             _ => crate::convert::to_msgpack_tracking(value, self.options.apart_min)?,
         };
         let info = schema::info::<T>();
-        self.write_schema(&info)?;
+        self.write_schema(info)?;
         self.write_entry(
             key,
             Some(info.name.clone()),
@@ -330,11 +340,11 @@ impl Cache {
         let info = schema::info::<T>();
         let same = line.fingerprint.as_deref() == Some(info.fingerprint_hex.as_str());
         if !same {
-            self.check_schema(&line, &info)?;
+            self.check_schema(&line, info)?;
         }
         // One lookup of the handler serves a typed one and the others.
-        let handler = self.handler(line.handler.as_deref().unwrap_or_default());
-        if let Some(value) = self.get_typed::<T>(handler.clone(), &line)? {
+        let handler = self.handler_ref(line.handler.as_deref().unwrap_or_default());
+        if let Some(value) = self.get_typed::<T>(handler.as_deref(), &line)? {
             return Ok(Some(value));
         }
         let decoded = if line.mode == Mode::MsgPack && line.handler.as_deref() == Some(layout::AUTO)
@@ -342,7 +352,7 @@ impl Cache {
             let info = line.info().map_err(|e| corrupt_line(key, e))?;
             apart::Parts::load(&info, &self.load_context(key))?.decode()
         } else {
-            let payload = self.load_payload_with(handler, &line)?;
+            let payload = self.load_payload_with(handler.as_deref(), &line)?;
             match line.mode {
                 Mode::Json => crate::from_json_slice(&payload),
                 _ => crate::from_msgpack(&payload),
@@ -434,6 +444,15 @@ impl Cache {
     }
 
     /// The handler `name`, or the one that has it as an alias.
+    /// The handler registered under `name`, borrowed where it can be
+    /// (the built-in inline handler).
+    fn handler_ref(&self, name: &str) -> Option<Cow<'_, Arc<dyn Handler>>> {
+        if name == layout::INLINE && !self.inline_replaced.load(Ordering::Relaxed) {
+            return Some(Cow::Borrowed(&self.inline));
+        }
+        self.handler(name).map(Cow::Owned)
+    }
+
     fn handler(&self, name: &str) -> Option<Arc<dyn Handler>> {
         let handlers = self.handlers.read().unwrap_or_else(|e| e.into_inner());
         match handlers.get(name) {
@@ -524,14 +543,14 @@ impl Cache {
     }
 
     fn load_payload(&self, line: &LineView<'_>) -> Result<Vec<u8>, StoreError> {
-        let handler = self.handler(line.handler.as_deref().unwrap_or_default());
-        self.load_payload_with(handler, line)
+        let handler = self.handler_ref(line.handler.as_deref().unwrap_or_default());
+        self.load_payload_with(handler.as_deref(), line)
     }
 
     /// [`Cache::load_payload`] with the line's handler looked up already.
     fn load_payload_with(
         &self,
-        handler: Option<Arc<dyn Handler>>,
+        handler: Option<&Arc<dyn Handler>>,
         line: &LineView<'_>,
     ) -> Result<Vec<u8>, StoreError> {
         let handler = handler.ok_or_else(|| StoreError::UnknownHandler {

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
 use super::backend::folder::Folder;
@@ -16,7 +16,7 @@ use super::records::{StoreMeta, STORE_FORMAT};
 use super::ArrayHandler;
 use super::{
     apart, compact, layout, memo, now_nanos, typed, writers, Cache, CacheOptions, Checkpoints,
-    FilePerEntry, Handler, Inline, Resources, Shared, StoreError, Writer,
+    FilePerEntry, Inline, Resources, Shared, StoreError, Writer,
 };
 #[cfg(feature = "arrow")]
 use super::{ArrowBatchesHandler, ArrowHandler, Typed};
@@ -136,6 +136,8 @@ impl Cache {
             writer: Mutex::new(writer),
             index: RwLock::new(Index::default()),
             handlers: RwLock::new(HashMap::default()),
+            inline: Arc::new(Inline),
+            inline_replaced: AtomicBool::new(false),
             registry: typed::Registry::default(),
             resources: Resources::default(),
             memo: memo::Memo::default(),
@@ -145,7 +147,7 @@ impl Cache {
         let local = LocalFiles::new(cache.options.local_cache.as_ref(), &*cache.backend);
         let _ = cache.resources.local.set(local);
         for h in [
-            Arc::new(Inline) as Arc<dyn Handler>,
+            cache.inline.clone(),
             Arc::new(Shared),
             Arc::new(FilePerEntry),
             Arc::new(apart::Auto),

@@ -228,11 +228,11 @@ impl Cache {
     /// stored by a [`Typed`] handler of `T`.
     pub(super) fn get_typed<T: Codec + 'static>(
         &self,
-        handler: Option<Arc<dyn Handler>>,
+        handler: Option<&Arc<dyn Handler>>,
         line: &super::line::LineView<'_>,
     ) -> Result<Option<T>, StoreError> {
-        let handler: Option<Arc<dyn Any + Send + Sync>> = handler.map(|h| h as _);
-        let Some(typed) = handler.and_then(|h| h.downcast::<Typed<T>>().ok()) else {
+        let handler: Option<&(dyn Any + Send + Sync)> = handler.map(|h| &**h as _);
+        let Some(typed) = handler.and_then(|h| h.downcast_ref::<Typed<T>>()) else {
             return Ok(None);
         };
         let info = line.info().map_err(|e| corrupt_line(&line.key, e))?;
@@ -249,7 +249,7 @@ impl Cache {
         typed: &Typed<T>,
     ) -> Result<(), StoreError> {
         let schema = crate::schema::info::<T>();
-        self.write_schema(&schema)?;
+        self.write_schema(schema)?;
         let info = self.dump_with(key, &[], |ctx| typed.dump_value(value, ctx))?;
         // The size of what the handler wrote, when its info says (`len`).
         let size = match info.get("len") {
