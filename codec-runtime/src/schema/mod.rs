@@ -119,7 +119,9 @@ pub(crate) fn info<T: Codec + 'static>() -> &'static SchemaInfo {
     }
     static ALL: OnceLock<RwLock<Infos>> = OnceLock::new();
     let id = TypeId::of::<T>();
-    if let Some(info) = SEEN.with(|seen| seen.borrow().get(&id).copied()) {
+    // `try_with`: in a thread's teardown the thread's copy is gone, and the
+    // shared map serves.
+    if let Ok(Some(info)) = SEEN.try_with(|seen| seen.borrow().get(&id).copied()) {
         return info;
     }
     let all = ALL.get_or_init(Default::default);
@@ -135,7 +137,7 @@ pub(crate) fn info<T: Codec + 'static>() -> &'static SchemaInfo {
             .entry(id)
             .or_insert_with(|| Box::leak(Box::new(computed)))
     });
-    SEEN.with(|seen| seen.borrow_mut().insert(id, info));
+    let _ = SEEN.try_with(|seen| seen.borrow_mut().insert(id, info));
     info
 }
 
@@ -166,4 +168,32 @@ impl Hasher for TypeIdHasher {
 /// derived types, the schema itself for the others.
 pub fn subschema<T: Codec>(generator: &mut SchemaGenerator) -> Schema {
     generator.subschema_for::<CodecSchema<T>>()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::info;
+
+    #[test]
+    fn schema_facts_are_found_in_a_threads_teardown() {
+        struct GetsOnDrop;
+        impl Drop for GetsOnDrop {
+            fn drop(&mut self) {
+                assert_eq!(info::<String>().fingerprint, info::<String>().fingerprint);
+                assert!(!info::<Vec<u8>>().name.is_empty());
+            }
+        }
+        thread_local! {
+            static GUARD: GetsOnDrop = const { GetsOnDrop };
+        }
+        std::thread::spawn(|| {
+            // The guard's destructor is registered first, so it runs after
+            // the thread's copy of the facts is gone (destructors run last
+            // registered, first run).
+            GUARD.with(|_| ());
+            let _ = info::<String>();
+        })
+        .join()
+        .unwrap();
+    }
 }
