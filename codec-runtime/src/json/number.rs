@@ -54,6 +54,28 @@ pub fn check_syntax(buf: &[u8], start: usize, end: usize) -> Result<(), DecodeEr
     }
 }
 
+/// The leading digits of `bytes` read eight at a time, while 19 digits
+/// (which always fit a `u64`) cannot be passed: their value, and how many
+/// were read (0, 8 or 16). The digits after them are the caller's to read,
+/// checking for overflow.
+#[inline]
+pub fn eight_digit_chunks(bytes: &[u8]) -> (u64, usize) {
+    let mut value = 0;
+    let mut len = 0;
+    while len + 8 <= 19 {
+        let Some(chunk) = bytes.get(len..len + 8) else {
+            break;
+        };
+        let chunk = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
+        if !eight_digits(chunk) {
+            break;
+        }
+        value = value * 100_000_000 + parse_eight_digits(chunk);
+        len += 8;
+    }
+    (value, len)
+}
+
 /// Whether the 8 bytes of `chunk` (loaded little-endian) are all ASCII digits.
 #[inline]
 pub fn eight_digits(chunk: u64) -> bool {

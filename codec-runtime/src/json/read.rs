@@ -231,20 +231,9 @@ impl<'de> JsonReader<'de> {
         let negative = first == b'-';
         let mut i = start + negative as usize;
         let digits_start = i;
-        let mut value: u64 = 0;
+        let (mut value, chunked) = number::eight_digit_chunks(&self.buf[i..]);
+        i += chunked;
         let mut overflow = false;
-        // Eight digits at a time while 19 cannot be passed (no overflow check).
-        while i - digits_start <= 11 {
-            let Some(chunk) = self.buf.get(i..i + 8) else {
-                break;
-            };
-            let chunk = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
-            if !number::eight_digits(chunk) {
-                break;
-            }
-            value = value * 100_000_000 + number::parse_eight_digits(chunk);
-            i += 8;
-        }
         while let Some(&d) = self.buf.get(i) {
             if !d.is_ascii_digit() {
                 break;

@@ -85,20 +85,7 @@ fn optional_str(s: &str) -> Option<(Option<&str>, &str)> {
 /// A number without sign, fraction or leading zero that fits a `u64`.
 fn natural(s: &str) -> Option<(u64, &str)> {
     let bytes = s.as_bytes();
-    let mut value: u64 = 0;
-    let mut len = 0;
-    // Eight digits at a time while 19 (which always fit) cannot be passed.
-    while len + 8 <= 19 {
-        let Some(chunk) = bytes.get(len..len + 8) else {
-            break;
-        };
-        let chunk = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
-        if !number::eight_digits(chunk) {
-            break;
-        }
-        value = value * 100_000_000 + number::parse_eight_digits(chunk);
-        len += 8;
-    }
+    let (mut value, mut len) = number::eight_digit_chunks(bytes);
     while let Some(&d) = bytes.get(len).filter(|d| d.is_ascii_digit()) {
         value = value.checked_mul(10)?.checked_add(u64::from(d - b'0'))?;
         len += 1;
