@@ -329,9 +329,9 @@ impl Index {
 
     /// Applies the complete lines of `buf`, read from `path` at byte `from`.
     fn apply_lines(&mut self, buf: &[u8], writer: u32, address: &str, from: u64) {
-        // A first read sizes the map for every line once: grown line by line
-        // it rehashes a dozen times (a sixth of a fresh open's time). Later
-        // reads mostly update keys it holds.
+        // A first read sizes the map for every line once, rather than
+        // rehashing it at each doubling. Later reads mostly update keys it
+        // holds.
         if self.entries.is_empty() {
             self.entries
                 .reserve(memchr::memchr_iter(b'\n', buf).count());

@@ -79,6 +79,7 @@ mod local_cache;
 mod memo;
 mod open;
 mod options;
+mod payload;
 mod ranged;
 pub mod records;
 mod table;
@@ -86,7 +87,6 @@ mod typed;
 mod write;
 mod writers;
 
-use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -443,32 +443,6 @@ impl Cache {
         }
     }
 
-    /// The handler `name`, or the one that has it as an alias.
-    /// The handler registered under `name`, borrowed where it can be
-    /// (the built-in inline handler).
-    fn handler_ref(&self, name: &str) -> Option<Cow<'_, Arc<dyn Handler>>> {
-        if name == layout::INLINE && !self.inline_replaced.load(Ordering::Relaxed) {
-            return Some(Cow::Borrowed(&self.inline));
-        }
-        self.handler(name).map(Cow::Owned)
-    }
-
-    fn handler(&self, name: &str) -> Option<Arc<dyn Handler>> {
-        let handlers = self.handlers.read().unwrap_or_else(|e| e.into_inner());
-        match handlers.get(name) {
-            Some(handler) => Some(handler.clone()),
-            None => handlers.get(&self.registry.resolve(name)?).cloned(),
-        }
-    }
-
-    fn load_context<'a>(&'a self, key: &'a str) -> LoadContext<'a> {
-        LoadContext {
-            backend: &*self.backend,
-            resources: &self.resources,
-            key,
-        }
-    }
-
     /// The text of the live line of `key`, refreshing the index once if
     /// the key is unknown.
     fn lookup(&self, key: &str) -> Result<Option<Found>, StoreError> {
@@ -540,24 +514,6 @@ impl Cache {
             index.distrust(&self.dir, why);
         }
         index.refresh(&*self.backend)
-    }
-
-    fn load_payload(&self, line: &LineView<'_>) -> Result<Vec<u8>, StoreError> {
-        let handler = self.handler_ref(line.handler.as_deref().unwrap_or_default());
-        self.load_payload_with(handler.as_deref(), line)
-    }
-
-    /// [`Cache::load_payload`] with the line's handler looked up already.
-    fn load_payload_with(
-        &self,
-        handler: Option<&Arc<dyn Handler>>,
-        line: &LineView<'_>,
-    ) -> Result<Vec<u8>, StoreError> {
-        let handler = handler.ok_or_else(|| StoreError::UnknownHandler {
-            key: line.key.clone().into_owned(),
-            handler: line.handler.as_deref().unwrap_or_default().to_owned(),
-        })?;
-        handler.load_ref(line.info_ref(), &self.load_context(&line.key))
     }
 
     /// An entry written with another schema: decodable only if every change

@@ -28,7 +28,7 @@ pub(in crate::store) fn read_complete_lines(
 
 /// From this many unread bytes on, a log is mapped rather than read: a
 /// fresh open of 1,000 entries (290 KB of log) spent 180 µs reading it
-/// into fresh memory, most of it in page faults, and 20 µs mapping it.
+/// into fresh memory, most of it in page faults, and 8 µs mapping it.
 pub(super) const MAP_MIN: u64 = 64 << 10;
 
 /// A log's bytes from where a refresh starts: mapped, or read.
