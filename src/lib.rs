@@ -27,6 +27,37 @@
 
 pub use codec_derive::Codec;
 
+#[doc(hidden)]
+pub use codec_derive::__link_package_library;
+
+/// The drift check of every stored type of your program, for a test:
+/// [`schema::DriftCheck::all`] on the folder `$dir`, with your library's
+/// types linked into the test.
+///
+/// In an integration test (`tests/*.rs`), the library's types register
+/// themselves only if the test binary links the library, which it does
+/// only when the test names an item of it. This macro names your package's
+/// library for you, so the check cannot pass while checking nothing. (Where
+/// the types are linked anyway, in the library's own unit tests or a
+/// binary, it is `DriftCheck::all($dir)`.)
+///
+/// ```no_run
+/// #[test]
+/// fn stored_types_have_not_drifted() {
+///     codec::drift_check!("schemas").run().unwrap();
+/// }
+/// ```
+///
+/// The result is a [`schema::DriftCheck`]: add generic instantiations with
+/// `.add::<Wrapper<u8>>()` before `.run()`.
+#[macro_export]
+macro_rules! drift_check {
+    ($dir:expr $(,)?) => {{
+        $crate::__link_package_library!();
+        $crate::schema::DriftCheck::all($dir)
+    }};
+}
+
 /// Memoizes a function in a [`Cache`]: a call with arguments seen before
 /// returns the stored result instead of running the body.
 ///

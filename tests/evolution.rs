@@ -445,6 +445,67 @@ mod breaking {
             "{err}"
         );
     }
+
+    #[test]
+    fn standard_types_widen_as_fields_do() {
+        assert_eq!(read::<u32, u64>(&7).unwrap(), 7);
+        assert_eq!(read::<u32, Option<u32>>(&7).unwrap(), Some(7));
+        assert_eq!(read::<u32, Option<u64>>(&7).unwrap(), Some(7));
+        assert_eq!(read::<f32, f64>(&1.5).unwrap(), 1.5);
+        assert_eq!(read::<u8, f64>(&3).unwrap(), 3.0);
+        assert_eq!(read::<Vec<u16>, Vec<i64>>(&vec![1, 2]).unwrap(), [1, 2]);
+        assert_eq!(
+            read::<(u32, String), (u64, String)>(&(1, "a".into())).unwrap(),
+            (1, "a".to_string())
+        );
+    }
+
+    #[test]
+    fn standard_types_that_narrow_are_refused_without_advice_to_rename() {
+        fn refused<W: codec::Codec + 'static, R: codec::Codec + std::fmt::Debug + 'static>(
+            value: &W,
+        ) -> String {
+            let err = read::<W, R>(value).unwrap_err();
+            assert!(
+                matches!(
+                    err,
+                    EnvelopeError::WrongType {
+                        renamable: false,
+                        ..
+                    }
+                ),
+                "{err}"
+            );
+            let message = err.to_string();
+            assert!(!message.contains("alias"), "{message}");
+            message
+        }
+        assert_eq!(
+            refused::<u32, u8>(&7),
+            "stored value is a `u32`, not a `u8`; read it as `u32`"
+        );
+        refused::<Option<u32>, u32>(&Some(7));
+        refused::<String, u64>(&"7".into());
+        #[derive(codec::Codec, Debug)]
+        struct Derived {
+            x: u8,
+        }
+        // A derived type read as a standard one that cannot hold it.
+        refused::<Derived, u8>(&Derived { x: 1 });
+        // A standard type read as a derived one: the derived type may have
+        // been renamed, so the advice stays.
+        let err = read::<u8, Derived>(&1).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                EnvelopeError::WrongType {
+                    renamable: true,
+                    ..
+                }
+            ),
+            "{err}"
+        );
+    }
 }
 
 mod envelopes {

@@ -54,18 +54,13 @@ static LOGGED: Recorder = Recorder(Mutex::new(Vec::new()));
 
 #[test]
 fn an_entry_written_before_a_breaking_change_is_recomputed_and_warned() {
-    log::set_logger(&LOGGED).unwrap();
-    log::set_max_level(log::LevelFilter::Warn);
+    set_logger();
     each_backend(an_entry_written_before_a_breaking_change_is_recomputed_and_warned_on);
 }
 
 fn an_entry_written_before_a_breaking_change_is_recomputed_and_warned_on(store: &Store) {
     // The lines of the backends before this one.
-    LOGGED
-        .0
-        .lock()
-        .unwrap()
-        .retain(|l| !l.contains("entry `k`"));
+    LOGGED.0.lock().unwrap().retain(|l| !l.contains("(`k`)"));
     let cache = store.open();
     cache
         .put("k", &v1::Embedding { values: vec![0.5] })
@@ -82,7 +77,9 @@ fn an_entry_written_before_a_breaking_change_is_recomputed_and_warned_on(store: 
     let warnings = cache.warnings();
     assert_eq!(warnings.len(), 1, "{warnings:?}");
     assert!(
-        warnings[0].starts_with("entry `k` cannot be read as `memo.Embedding`, computed again:"),
+        warnings[0].starts_with(
+            "1 entry (`k`) could not be read as `memo.Embedding` and was computed again:"
+        ),
         "{warnings:?}"
     );
     assert!(warnings[0].contains("breaking"), "{warnings:?}");
@@ -92,7 +89,7 @@ fn an_entry_written_before_a_breaking_change_is_recomputed_and_warned_on(store: 
         .lock()
         .unwrap()
         .iter()
-        .filter(|l| l.contains("entry `k`"))
+        .filter(|l| l.contains("(`k`)"))
         .cloned()
         .collect();
     assert_eq!(logged, [format!("WARN codec::store: {}", warnings[0])]);
@@ -100,6 +97,59 @@ fn an_entry_written_before_a_breaking_change_is_recomputed_and_warned_on(store: 
     // Now readable: computed no more.
     let again: v2::Embedding = cache.get_or_insert_with("k", || unreachable!()).unwrap();
     assert_eq!(again, fresh());
+}
+
+/// Tests that read the log set the logger, whichever runs first.
+fn set_logger() {
+    let _ = log::set_logger(&LOGGED);
+    log::set_max_level(log::LevelFilter::Warn);
+}
+
+#[test]
+fn entries_recomputed_for_one_change_make_one_warning_with_the_memo_fix() {
+    set_logger();
+    let dir = tempfile::tempdir().unwrap();
+    let cache = Cache::open(dir.path()).unwrap();
+    for i in 0..10 {
+        let key = format!("grouped/{i}");
+        cache
+            .put(&key, &v1::Embedding { values: vec![0.5] })
+            .unwrap();
+        cache.get_or_insert_with(&key, fresh).unwrap();
+    }
+    // Another type, another group.
+    cache.put("grouped/n", &"text".to_string()).unwrap();
+    cache.get_or_insert_with("grouped/n", || 1u32).unwrap();
+    let warnings = cache.warnings();
+    assert_eq!(warnings.len(), 2, "{warnings:#?}");
+    let w = &warnings[0];
+    assert!(
+        w.starts_with(
+            "10 entries (`grouped/0`, `grouped/1`, `grouped/2`, 7 more) could not be read as `memo.Embedding` and were computed again: stored `memo.Embedding` was written with schema"
+        ),
+        "{w}"
+    );
+    // The change once, and the fixes of a stored value and of a memo.
+    assert_eq!(w.matches("(breaking)").count(), 1, "{w}");
+    assert!(
+        w.contains("raise the version (#[codec::memoize(version = N)]"),
+        "{w}"
+    );
+    assert!(w.contains("make the change compatible"), "{w}");
+    assert!(
+        warnings[1].starts_with("1 entry (`grouped/n`) could not be read as `u32`"),
+        "{}",
+        warnings[1]
+    );
+    // Logged once per group, not once per entry.
+    let logged = LOGGED
+        .0
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|l| l.contains("`grouped/"))
+        .count();
+    assert_eq!(logged, 2);
 }
 
 #[test]
@@ -127,7 +177,7 @@ fn a_damaged_entry_is_recomputed_too_on(store: &Store) {
         .unwrap();
     assert_eq!(value, fresh());
     assert_eq!(cache.get::<v2::Embedding>("big").unwrap(), Some(fresh()));
-    assert!(cache.warnings()[0].contains("entry `big` cannot be read"));
+    assert!(cache.warnings()[0].starts_with("1 entry (`big`) could not be read"));
 }
 
 #[test]

@@ -366,6 +366,7 @@ fn committed_schemas_have_not_drifted() {
 fn drift_check_refuses_a_breaking_change_unless_the_version_was_raised() {
     let dir = std::env::temp_dir().join(format!("codec-drift-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
     mod v1 {
         #[derive(codec::Codec)]
         #[codec(name = "Drifting", version = 1)]

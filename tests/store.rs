@@ -145,6 +145,52 @@ fn keys_len_contains_remove_and_overwrite_on(store: &Store) {
 }
 
 #[test]
+fn keys_the_cache_does_not_store_are_refused_by_every_write() {
+    let (_dir, cache) = open();
+    let long = "k".repeat(4097);
+    for key in [
+        "",
+        "a\nb",
+        "tab\there",
+        "nul\0",
+        "esc\u{1b}[31m",
+        "\u{85}",
+        &long,
+    ] {
+        let refusals = [
+            cache.put(key, &1u32),
+            cache.put_bytes(key, b"x"),
+            cache.put_many([(key, &1u32)]),
+            cache.get_or_insert_with(key, || 1u32).map(drop),
+        ];
+        for err in refusals.map(Result::unwrap_err) {
+            let StoreError::InvalidKey { key: ref shown, .. } = err else {
+                panic!("{key:?}: {err}");
+            };
+            let message = err.to_string();
+            assert!(message.contains(&format!("key \"{shown}\"")), "{message}");
+            assert!(!message.contains('\n'), "{message}");
+        }
+    }
+    // A batch with one refused key stores none of its entries.
+    let err = cache.put_many([("fine", &1u32), ("a\rb", &2)]).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("key \"a\\rb\" is not a cache key: it holds a control character"),
+        "{err}"
+    );
+    assert!(cache.is_empty().unwrap());
+
+    // Spaces, any script, slashes and the longest key are keys.
+    let longest = "k".repeat(4096);
+    for key in ["a b", " lead", "ключ/é/𝄞", "\"quoted\"", &longest] {
+        cache.put(key, &2u32).unwrap();
+        assert_eq!(cache.get::<u32>(key).unwrap(), Some(2), "{key}");
+    }
+    assert_eq!(cache.len().unwrap(), 5);
+}
+
+#[test]
 fn memoization_keyed_by_content_hash() {
     each_backend(memoization_keyed_by_content_hash_on);
 }
@@ -394,6 +440,19 @@ impl Handler for Reserved {
     fn load(&self, _: &Info, ctx: &LoadContext<'_>) -> Result<Vec<u8>, StoreError> {
         Err(ctx.corrupt("never stored"))
     }
+}
+
+#[test]
+fn a_standard_type_reads_widened_and_a_narrowed_one_is_refused_plainly() {
+    let (_dir, cache) = open();
+    cache.put("n", &7u32).unwrap();
+    cache.put("f", &1.5f32).unwrap();
+    assert_eq!(cache.get::<u64>("n").unwrap(), Some(7));
+    assert_eq!(cache.get::<Option<u32>>("n").unwrap(), Some(Some(7)));
+    assert_eq!(cache.get::<f64>("f").unwrap(), Some(1.5));
+    let err = cache.get::<u16>("n").unwrap_err().to_string();
+    assert!(err.contains("not a `u16`; read it as `u32`"), "{err}");
+    assert!(!err.contains("alias"), "{err}");
 }
 
 #[test]

@@ -11,9 +11,27 @@ use crate::{open, warn, Outcome};
 
 const HEADERS: [&str; 6] = ["key", "type", "handler", "mode", "bytes", "fingerprint"];
 
+/// A key as the table shows it: as is when that is unambiguous, else
+/// quoted and escaped as Rust writes a string (`" lead"`, `"a\u{200b}b"`,
+/// `"a\nb"` for a key stored before control characters were refused), so
+/// that no key reads as another, as blank, or as two lines.
+pub fn shown_key(key: &str) -> String {
+    let plain = !key.is_empty()
+        && !key.starts_with([' ', '"'])
+        && !key.ends_with(' ')
+        && key
+            .chars()
+            .all(|c| matches!(c, '"' | '\'' | '\\') || c.escape_debug().len() == 1);
+    if plain {
+        key.to_owned()
+    } else {
+        format!("\"{}\"", key.escape_debug())
+    }
+}
+
 fn cells(e: &EntryInfo) -> [String; 6] {
     [
-        e.key.clone(),
+        shown_key(&e.key),
         e.type_name.clone().unwrap_or_else(|| "-".into()),
         e.handler.clone(),
         format!("{:?}", e.mode).to_lowercase(),
@@ -84,4 +102,27 @@ fn table(out: &mut impl Write, entries: &[EntryInfo]) -> std::io::Result<()> {
     }
     let total: u64 = entries.iter().map(|e| e.size).sum();
     writeln!(out, "{} entries, {total} bytes of payload", entries.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shown_key;
+
+    #[test]
+    fn keys_are_shown_as_is_unless_they_could_be_misread() {
+        for key in ["chunk/42", "a b", "ключ", "it's", "a\"b", "C:\\x"] {
+            assert_eq!(shown_key(key), key);
+        }
+        for (key, shown) in [
+            ("", r#""""#),
+            (" lead", r#"" lead""#),
+            ("trail ", r#""trail ""#),
+            ("\"q\"", r#""\"q\"""#),
+            ("a\nb", r#""a\nb""#),
+            ("a\u{200b}b", r#""a\u{200b}b""#),
+            ("rtl\u{202e}", r#""rtl\u{202e}""#),
+        ] {
+            assert_eq!(shown_key(key), shown, "{key:?}");
+        }
+    }
 }

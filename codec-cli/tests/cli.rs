@@ -353,6 +353,33 @@ fn inspect_sizes_its_columns_filters_by_prefix_and_speaks_json() {
 }
 
 #[test]
+fn inspect_shows_keys_that_could_be_misread_quoted() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = Cache::open(dir.path()).unwrap();
+    for key in ["plain", " lead", "zero\u{200b}width", "\"q\""] {
+        cache.put(key, &1u8).unwrap();
+    }
+    let (ok, out, _) = run(&["inspect", dir.path().to_str().unwrap()]);
+    assert!(ok);
+    let keys: Vec<&str> = out
+        .lines()
+        .skip(1)
+        .take(4)
+        .map(|l| l.split("  ").next().unwrap().trim_end())
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            r#"" lead""#,
+            r#""\"q\"""#,
+            "plain",
+            r#""zero\u{200b}width""#
+        ],
+        "{out}"
+    );
+}
+
+#[test]
 fn remove_and_clear_edit_the_folder() {
     let dir = folder();
     let d = dir.path().to_str().unwrap();

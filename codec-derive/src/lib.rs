@@ -18,6 +18,7 @@ mod decode;
 mod encode;
 mod encoded;
 mod expand;
+mod link;
 mod memoize;
 mod register;
 mod schema;
@@ -47,4 +48,14 @@ pub fn derive_codec(input: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn memoize(args: TokenStream, item: TokenStream) -> TokenStream {
     memoize::expand(args.into(), item.into()).into()
+}
+
+/// Names the library of the package being compiled when the crate is one of
+/// its integration tests, so that the library's types register themselves
+/// in the test. Used by `codec::drift_check!`; not meant to be called.
+#[doc(hidden)]
+#[proc_macro]
+pub fn __link_package_library(input: TokenStream) -> TokenStream {
+    let _ = input;
+    link::expand().into()
 }

@@ -45,6 +45,9 @@ pub enum EnvelopeError {
         found: String,
         /// The wire name of the type asked for.
         expected: String,
+        /// Whether the type asked for is a derived type, which an alias
+        /// can rename (a standard type cannot be renamed).
+        renamable: bool,
     },
     /// The value was written with a schema whose changes to the reader's are
     /// not all compatible.
@@ -65,11 +68,26 @@ pub enum EnvelopeError {
 impl fmt::Display for EnvelopeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            EnvelopeError::Malformed { message } => write!(f, "not a readable stored value: {message}"),
-            EnvelopeError::WrongType { found, expected } => write!(
-                f,
-                "stored value is a `{found}`, not a `{expected}`; read it as `{found}`, or add #[codec(alias = \"{found}\")] to `{expected}` if it was renamed"
-            ),
+            EnvelopeError::Malformed { message } => {
+                write!(f, "not a readable stored value: {message}")
+            }
+            EnvelopeError::WrongType {
+                found,
+                expected,
+                renamable,
+            } => {
+                write!(
+                    f,
+                    "stored value is a `{found}`, not a `{expected}`; read it as `{found}`"
+                )?;
+                if *renamable {
+                    write!(
+                        f,
+                        ", or add #[codec(alias = \"{found}\")] to `{expected}` if it was renamed"
+                    )?;
+                }
+                Ok(())
+            }
             EnvelopeError::Incompatible {
                 type_name,
                 writer,
@@ -86,7 +104,8 @@ impl fmt::Display for EnvelopeError {
                 // The fix each breaking change admits; restoring the old
                 // shape is the only one for the others.
                 let breaking = changes.iter().filter(|c| c.is_breaking());
-                let mut fixes: Vec<&str> = breaking.clone().filter_map(|c| c.fix.as_deref()).collect();
+                let mut fixes: Vec<&str> =
+                    breaking.clone().filter_map(|c| c.fix.as_deref()).collect();
                 if breaking.clone().any(|c| c.fix.is_none()) {
                     fixes.push("restore the changed types");
                 }

@@ -96,6 +96,11 @@ impl DriftCheck {
     /// // In a test: checks Settings, and every other named type.
     /// codec::schema::DriftCheck::all("schemas").run().unwrap();
     /// ```
+    ///
+    /// A program has the types of the crates it links: an integration test
+    /// (`tests/*.rs`) links its package's library only if it names an item
+    /// of it. There, use `codec::drift_check!("schemas")`, which names the
+    /// library. A check that finds no type fails rather than pass unchecked.
     pub fn all(dir: impl AsRef<Path>) -> Self {
         let mut check = Self::new(dir);
         for r in registry::registered().filter(|r| !r.is_codecs_own()) {
@@ -136,6 +141,11 @@ impl DriftCheck {
         let update = self
             .update
             .unwrap_or_else(|| update_requested(std::env::var_os(UPDATE_ENV)));
+        if let Some(problem) = self.nothing_to_check(update) {
+            return Err(DriftError {
+                problems: vec![problem],
+            });
+        }
         let mut problems = self.same_names();
         for (_, info) in &self.entries {
             if let Err(problem) = self.check_one(info, update) {
@@ -148,6 +158,33 @@ impl DriftCheck {
         } else {
             Err(DriftError { problems })
         }
+    }
+
+    /// Why this check would pass without checking anything, if it would: it
+    /// has no type, or (unless it may write files) no folder. A check that
+    /// finds nothing fails, so that CI never stays green on a check that no
+    /// longer runs.
+    fn nothing_to_check(&self, update: bool) -> Option<String> {
+        let dir = self.dir.display();
+        if self.entries.is_empty() {
+            return Some(format!(
+                "no type to check against {dir}: this program has no type with a #[codec(name = \"...\")] \
+                 or #[codec(version = N)], or does not link them. In an integration test (tests/), \
+                 use codec::drift_check!(\"{dir}\"), which links your library's types into the test; \
+                 or list the types with DriftCheck::new(\"{dir}\").add::<T>()"
+            ));
+        }
+        if !update && !self.dir.is_dir() {
+            let here = std::env::current_dir()
+                .map(|d| format!(" (relative to {})", d.display()))
+                .unwrap_or_default();
+            return Some(format!(
+                "the schema folder {dir} does not exist{here}: run the test with {UPDATE_ENV}=1 \
+                 to create it with the schemas of the {} checked type(s), then commit it",
+                self.entries.len()
+            ));
+        }
+        None
     }
 
     /// Two Rust types under one wire name: their stored values would mix.

@@ -65,6 +65,10 @@ pub(crate) struct SchemaInfo {
     /// The name earlier versions wrote for a standard type or a generic
     /// one: `std::any::type_name`, still read.
     pub legacy_name: &'static str,
+    /// Whether the type has a wire name of its own (a derived type), which
+    /// a stored value must carry; a standard type's name only describes its
+    /// schema.
+    pub nominal: bool,
 }
 
 impl SchemaInfo {
@@ -80,6 +84,7 @@ impl SchemaInfo {
             schema,
             canonical,
             legacy_name: std::any::type_name::<T>(),
+            nominal: T::__wire_name().is_some(),
         }
     }
 

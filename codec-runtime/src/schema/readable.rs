@@ -9,11 +9,12 @@ use crate::envelope::EnvelopeError;
 
 /// Checks that a value written as the type `found` (its wire name), with
 /// the schema fingerprint `writer`, can be read as the type `reader`
-/// describes: same name (or an alias), then, when the fingerprints differ,
-/// no breaking change from the writer's schema to the reader's.
+/// describes: when the fingerprints differ, the same name (or an alias)
+/// for a derived type, then no breaking change from the writer's schema to
+/// the reader's.
 ///
 /// `writer_schema` gives the writer's schema, asked for only when the
-/// fingerprints differ and the name matches; `unreadable` turns the reason
+/// fingerprints differ; `unreadable` turns the reason
 /// a value cannot be read into the caller's error.
 pub fn check_readable<E>(
     found: &str,
@@ -26,10 +27,24 @@ pub fn check_readable<E>(
         return Ok(());
     }
     if !reader.accepts_name(found) {
-        return Err(unreadable(EnvelopeError::WrongType {
-            found: found.to_owned(),
-            expected: reader.name.clone(),
-        }));
+        // A standard type (`u64`, `Option<T>`, `Vec<T>`) has no name of its
+        // own to keep, and widens as a field does: `u32` -> `u64`, `f32` ->
+        // `f64`, `T` -> `Option<T>`. Its schema decides.
+        let wrong = || {
+            unreadable(EnvelopeError::WrongType {
+                found: found.to_owned(),
+                expected: reader.name.clone(),
+                renamable: reader.nominal,
+            })
+        };
+        if reader.nominal {
+            return Err(wrong());
+        }
+        let changes = diff(&writer_schema()?, &reader.schema);
+        return match changes.iter().any(Change::is_breaking) {
+            true => Err(wrong()),
+            false => Ok(()),
+        };
     }
     let changes = diff(&writer_schema()?, &reader.schema);
     if changes.iter().any(Change::is_breaking) {

@@ -36,6 +36,7 @@ impl Cache {
         key: &str,
         array: &ndarray::Array<T, D>,
     ) -> Result<(), StoreError> {
+        super::keys::check_key(key)?;
         let bytes = crate::impls::ndarray::raw_bytes(array);
         let name = format!("ndarray<{}>{:?}", T::DTYPE, array.shape());
         self.write_entry(

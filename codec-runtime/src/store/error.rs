@@ -104,6 +104,29 @@ pub enum StoreError {
         /// The folder.
         dir: PathBuf,
     },
+    /// [`Cache::open`](super::Cache::open) was given a folder that holds
+    /// other files and no cache: it writes nothing there unless asked to
+    /// ([`CacheOptions::adopt_folder`](super::CacheOptions::adopt_folder)).
+    NotACache {
+        /// The folder.
+        dir: PathBuf,
+        /// One of the files or folders found there.
+        found: String,
+    },
+    /// A location that looks like a URL but is not one (`s3:/bucket`,
+    /// `s3:bucket`): taken for a path, it would become a folder of that name.
+    NotAUrl {
+        /// The location as given.
+        location: String,
+    },
+    /// A key the cache does not store: empty, too long, or holding a
+    /// control character (a newline, a tab, NUL...).
+    InvalidKey {
+        /// The key, escaped as Rust would write it in a string literal.
+        key: String,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
     /// A user-supplied serialization function failed.
     Custom {
         /// Its message.
@@ -198,6 +221,28 @@ impl fmt::Display for StoreError {
                 f,
                 "{} is open in another cache handle or process; compact it when they have closed it",
                 dir.display()
+            ),
+            StoreError::NotACache { dir, found } => write!(
+                f,
+                "{} holds other files ({found}, ...) and no cache, and codec writes nothing there: \
+                 open a new or empty folder (such as {}), or, to make this folder a cache beside its files \
+                 on purpose, open it with CacheOptions {{ adopt_folder: true, ..Default::default() }}",
+                dir.display(),
+                dir.join("cache").display()
+            ),
+            StoreError::NotAUrl { location } => {
+                let (scheme, rest) = location.split_once(':').unwrap_or((location, ""));
+                write!(
+                    f,
+                    "{location:?} looks like a URL but is not one: write {scheme}://{}, or ./{location} for a folder of that name",
+                    rest.trim_start_matches('/')
+                )
+            }
+            StoreError::InvalidKey { key, reason } => write!(
+                f,
+                "key \"{key}\" is not a cache key: {reason}; keys are 1 to {} bytes of text without control characters \
+                 (encode other data, such as a path with newlines, in the key: as hex, or its codec::content_hash)",
+                super::keys::MAX_KEY_LEN
             ),
             StoreError::Custom { message } => f.write_str(message),
         }

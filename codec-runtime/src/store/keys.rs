@@ -5,6 +5,34 @@ use super::line::LineView;
 use super::{Cache, StoreError};
 use crate::codec::Codec;
 
+/// The longest key a cache stores, in bytes.
+pub const MAX_KEY_LEN: usize = 4096;
+
+/// Refuses a key the cache does not store: an empty one, one longer than
+/// [`MAX_KEY_LEN`], or one holding a control character (a newline, a tab,
+/// NUL, an escape...), which would read as two lines, or as nothing, in a
+/// listing. The JSON index holds any text; the rule is for the people who
+/// read keys. Keys stored before the rule still read, list and remove.
+pub(super) fn check_key(key: &str) -> Result<(), StoreError> {
+    let reason = if key.is_empty() {
+        "it is empty"
+    } else if key.len() > MAX_KEY_LEN {
+        "it is too long"
+    } else if key.chars().any(char::is_control) {
+        "it holds a control character"
+    } else {
+        return Ok(());
+    };
+    let mut shown: String = key.chars().take(200).collect();
+    if shown.len() < key.len() {
+        shown.push_str("...");
+    }
+    Err(StoreError::InvalidKey {
+        key: shown.escape_debug().to_string(),
+        reason,
+    })
+}
+
 impl Cache {
     /// Whether `key` has a value.
     pub fn contains(&self, key: &str) -> Result<bool, StoreError> {

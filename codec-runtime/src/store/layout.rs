@@ -81,6 +81,19 @@ pub fn log_name(id: &str) -> String {
     format!("{id}{LOG_SUFFIX}")
 }
 
+/// Whether a folder holding an entry of this name holds a cache: its
+/// layout file, or a writer's index log (the one file every cache has).
+pub fn marks_a_cache(name: &str) -> bool {
+    name == META || name.ends_with(LOG_SUFFIX)
+}
+
+/// Whether an entry of a folder that holds no cache yet may be the
+/// beginning of one (another handle creating it at this moment): the lock,
+/// a file being written aside, or an empty `data/` or `schemas/`.
+pub fn may_begin_a_cache(name: &str, empty_folder: bool) -> bool {
+    name == LOCK || name.ends_with(TMP_SUFFIX) || (empty_folder && [DATA, SCHEMAS].contains(&name))
+}
+
 /// The writer of an index log's file name.
 pub fn log_writer(name: &str) -> Option<&str> {
     name.strip_suffix(LOG_SUFFIX)

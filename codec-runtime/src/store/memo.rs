@@ -28,15 +28,109 @@ use sha2::{Digest, Sha256};
 use super::{layout, Cache, StoreError};
 use crate::codec::Codec;
 
-/// Memo warnings kept for [`Cache::warnings`]; later ones go to `log` only.
+/// Groups of recomputed entries kept for [`Cache::warnings`]; entries of
+/// later groups go to `log` only.
 const MAX_WARNINGS: usize = 1000;
+
+/// The keys a warning names of its group; it counts the others.
+const KEYS_SHOWN: usize = 3;
 
 /// The memo state of one handle: keys being computed, and warnings.
 #[derive(Default)]
 pub(super) struct Memo {
     computing: Mutex<Computing>,
     done: Condvar,
-    pub(super) warnings: Mutex<Vec<String>>,
+    warnings: Mutex<Vec<Recomputed>>,
+}
+
+/// Entries of one type recomputed for one reason (a schema change, damaged
+/// data): one warning, however many entries.
+struct Recomputed {
+    type_name: String,
+    /// Why they could not be read, without their keys: the schema change
+    /// and its fix, or the first entry's error for other reasons.
+    cause: String,
+    /// What tells the group apart: the schema change, or the kind of error.
+    group: Group,
+    keys: Vec<String>,
+    count: usize,
+}
+
+/// What entries of one type have in common to share a warning.
+#[derive(PartialEq)]
+enum Group {
+    /// The same schema change (the writer's fingerprint and the changes).
+    Schema(String),
+    /// The same kind of error (damaged data, a missing file).
+    Other(std::mem::Discriminant<StoreError>),
+}
+
+impl Recomputed {
+    fn message(&self) -> String {
+        let mut keys: Vec<String> = self.keys.iter().map(|k| format!("`{k}`")).collect();
+        if self.count > self.keys.len() {
+            keys.push(format!("{} more", self.count - self.keys.len()));
+        }
+        let entries = match self.count {
+            1 => "1 entry".to_owned(),
+            n => format!("{n} entries"),
+        };
+        let were = if self.count == 1 { "was" } else { "were" };
+        format!(
+            "{entries} ({}) could not be read as `{}` and {were} computed again: {}\n\
+             for a memo: to recompute without this warning, raise the version \
+             (#[codec::memoize(version = N)], or a version in the key); \
+             to reuse the stored values instead, make the change compatible (the fix above)",
+            keys.join(", "),
+            self.type_name,
+            self.cause,
+        )
+    }
+}
+
+impl Memo {
+    /// One warning per group of entries recomputed for the same reason.
+    pub(super) fn warnings(&self) -> Vec<String> {
+        let groups = self.warnings.lock().unwrap_or_else(|e| e.into_inner());
+        groups.iter().map(Recomputed::message).collect()
+    }
+
+    /// Counts `key` in its group; the group's message when it is new.
+    fn recomputed(&self, type_name: &str, key: &str, e: &StoreError) -> Option<String> {
+        let (group, cause) = match e {
+            StoreError::Schema { source, .. } => {
+                let cause = source.to_string();
+                (Group::Schema(cause.clone()), cause)
+            }
+            other => (
+                Group::Other(std::mem::discriminant(other)),
+                other.to_string(),
+            ),
+        };
+        let mut groups = self.warnings.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(g) = groups
+            .iter_mut()
+            .find(|g| g.type_name == type_name && g.group == group)
+        {
+            g.count += 1;
+            if g.keys.len() < KEYS_SHOWN {
+                g.keys.push(key.to_owned());
+            }
+            return None;
+        }
+        let new = Recomputed {
+            type_name: type_name.to_owned(),
+            cause,
+            group,
+            keys: vec![key.to_owned()],
+            count: 1,
+        };
+        let message = new.message();
+        if groups.len() < MAX_WARNINGS {
+            groups.push(new);
+        }
+        Some(message)
+    }
 }
 
 /// The keys being computed, and the tasks waiting for one of them to end.
@@ -177,6 +271,8 @@ impl Cache {
         if let Some(v) = self.memo_get(key)?.hit() {
             return Ok(v);
         }
+        // Before the computation, which a key the cache refuses would waste.
+        super::keys::check_key(key)?;
         let _claim = match self.claim(key, self.memo.enter(key))? {
             Claimed::Stored(v) => return Ok(v),
             Claimed::Compute(claim) => claim,
@@ -224,6 +320,8 @@ impl Cache {
         if let Some(v) = self.memo_get(key)?.hit() {
             return Ok(v);
         }
+        // Before the computation, which a key the cache refuses would waste.
+        super::keys::check_key(key)?;
         let _claim = match self.claim(key, self.memo.enter_async(key).await)? {
             Claimed::Stored(v) => return Ok(v),
             Claimed::Compute(claim) => claim,
@@ -298,13 +396,18 @@ impl Cache {
         }
     }
 
+    /// Records an entry `T` could not read, computed again: the first of
+    /// its group is a warning to the `log` crate (or, where no logger is
+    /// set, to stderr: a memo that recomputes silently looks like a slow
+    /// program), the others count in [`Cache::warnings`].
     fn warn_recomputed<T: Codec>(&self, key: &str, e: &StoreError) {
         let name = crate::schema::wire_name::<T>();
-        let warning = format!("entry `{key}` cannot be read as `{name}`, computed again: {e}");
-        log::warn!(target: "codec::store", "{warning}");
-        let mut warnings = self.memo.warnings.lock().unwrap_or_else(|e| e.into_inner());
-        if warnings.len() < MAX_WARNINGS {
-            warnings.push(warning);
+        match self.memo.recomputed(&name, key, e) {
+            Some(warning) if log::max_level() == log::LevelFilter::Off => {
+                eprintln!("codec: warning: {warning}");
+            }
+            Some(warning) => log::warn!(target: "codec::store", "{warning}"),
+            None => log::debug!(target: "codec::store", "entry `{key}` recomputed as `{name}`"),
         }
     }
 

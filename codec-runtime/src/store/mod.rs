@@ -231,9 +231,10 @@ impl Cache {
             .refresh(&*self.backend)
     }
 
-    /// Lines skipped while reading the index (torn or corrupt), then
-    /// entries [`Cache::get_or_insert_with`] could not read and computed
-    /// again: one message each.
+    /// Lines skipped while reading the index (torn or corrupt), one
+    /// message each; then the entries [`Cache::get_or_insert_with`] could
+    /// not read and computed again, one message per type and reason (a
+    /// schema change, damaged data), with their count and a few keys.
     pub fn warnings(&self) -> Vec<String> {
         let mut warnings = self
             .index
@@ -249,14 +250,7 @@ impl Cache {
                 .iter()
                 .cloned(),
         );
-        warnings.extend(
-            self.memo
-                .warnings
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .iter()
-                .cloned(),
-        );
+        warnings.extend(self.memo.warnings());
         warnings
     }
 
@@ -278,6 +272,7 @@ impl Cache {
         value: &T,
         options: &PutOptions,
     ) -> Result<(), StoreError> {
+        keys::check_key(key)?;
         if options.mode == Mode::Raw {
             return self.put_raw(key, value);
         }
@@ -309,6 +304,7 @@ impl Cache {
 
     /// Stores raw bytes under `key`.
     pub fn put_bytes(&self, key: &str, bytes: &[u8]) -> Result<(), StoreError> {
+        keys::check_key(key)?;
         self.write_entry(key, None, None, Mode::Raw, Payload::plain(bytes), None)
     }
 

@@ -46,6 +46,14 @@ impl Cache {
                 ),
             });
         }
+        if let Some(location) = dir.to_str().filter(|d| looks_like_url(d)) {
+            return Err(StoreError::NotAUrl {
+                location: location.to_owned(),
+            });
+        }
+        if !options.adopt_folder {
+            refuse_foreign_folder(dir)?;
+        }
         create_folder(dir)?;
         // Where there is no lock to take (a read-only folder without one, a
         // file system without locks), go on without: only compaction relies
@@ -196,6 +204,44 @@ fn is_url(location: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
 }
 
+/// Whether `location`, not a URL, would be one but for its slashes:
+/// `s3:/bucket`, `s3:bucket`, `memory:`. A folder of such a name is more
+/// likely a mistyped URL than meant (`./s3:bucket` opens it).
+fn looks_like_url(location: &str) -> bool {
+    let Some((scheme, _)) = location.split_once(':') else {
+        return false;
+    };
+    !is_url(location) && scheme.len() >= 2 && is_url(&format!("{scheme}://"))
+}
+
+/// Refuses a folder that holds files and no cache: opening it would write
+/// the cache's files among them.
+fn refuse_foreign_folder(dir: &Path) -> Result<(), StoreError> {
+    // A folder that does not exist yet (or cannot be listed: creating it
+    // says why) holds nothing of anyone's.
+    let Ok(listing) = std::fs::read_dir(dir) else {
+        return Ok(());
+    };
+    let mut foreign = None;
+    for entry in listing.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if layout::marks_a_cache(&name) {
+            return Ok(());
+        }
+        let empty_folder = std::fs::read_dir(entry.path()).is_ok_and(|mut d| d.next().is_none());
+        if foreign.is_none() && !layout::may_begin_a_cache(&name, empty_folder) {
+            foreign = Some(name);
+        }
+    }
+    match foreign {
+        Some(found) => Err(StoreError::NotACache {
+            dir: dir.to_owned(),
+            found,
+        }),
+        None => Ok(()),
+    }
+}
+
 /// Creates the folder and its subfolders if needed, and checks its layout.
 pub(super) fn create_folder(dir: &Path) -> Result<(), StoreError> {
     // Creating the subfolders creates `dir`.
@@ -233,7 +279,32 @@ fn check_meta(backend: &dyn Backend) -> Result<(), StoreError> {
 
 #[cfg(test)]
 mod tests {
-    use super::is_url;
+    use super::{is_url, looks_like_url};
+
+    #[test]
+    fn mistyped_urls_are_told_from_folders() {
+        for mistyped in [
+            "s3:/bucket/x",
+            "s3:bucket/x",
+            "gs:b",
+            "memory:",
+            "file:/tmp/x",
+        ] {
+            assert!(looks_like_url(mistyped), "{mistyped}");
+        }
+        for path in [
+            "s3://bucket/x",
+            "cache",
+            "./s3:/x",
+            "dir/s3:x",
+            "C:/x",
+            "C:x",
+            "/tmp/a:b",
+            "a b:c",
+        ] {
+            assert!(!looks_like_url(path), "{path}");
+        }
+    }
 
     #[test]
     fn urls_are_told_from_paths() {

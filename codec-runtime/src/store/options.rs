@@ -55,6 +55,13 @@ pub struct CacheOptions {
     /// no request. Ignored on a folder, whose data is local already. See
     /// [`LocalCache`].
     pub local_cache: Option<LocalCache>,
+    /// Open a folder that holds other files and no cache as a new cache,
+    /// its files kept beside the cache's (default: off). Without it such a
+    /// folder is refused with [`StoreError::NotACache`] and nothing is
+    /// written there, so that a mistyped path (`"."`, `"src"`) never
+    /// scatters the cache's files among a project's. A new, empty or
+    /// missing folder, or one that holds a cache, opens either way.
+    pub adopt_folder: bool,
 }
 
 impl Default for CacheOptions {
@@ -72,6 +79,7 @@ impl Default for CacheOptions {
             retries: backend::Retries::default(),
             mode: Mode::MsgPack,
             local_cache: None,
+            adopt_folder: false,
         }
     }
 }
