@@ -476,6 +476,40 @@ fn a_writer_that_goes_on_after_a_compaction_keeps_its_new_data() {
     }
 }
 
+#[test]
+fn a_log_segment_ending_in_a_cut_line_reads_the_same_with_a_checkpoint_or_without() {
+    for backend in backends() {
+        let writer = open(&backend, manual());
+        writer
+            .put_many([("a", &chunk(1)), ("k", &chunk(3))])
+            .unwrap();
+        drop(writer);
+        // Its one segment, the last line cut in the middle (a segment is
+        // written whole: only another program leaves one so).
+        let [segment] = logs(&*backend).try_into().unwrap();
+        let lines = backend.read(&segment).unwrap().unwrap();
+        let last = lines[..lines.len() - 1]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .unwrap()
+            + 1;
+        let cut = &lines[..last + (lines.len() - last) / 2];
+        backend.write(&segment, cut, false).unwrap();
+
+        let reader = open(&backend, manual());
+        assert_eq!(reader.get("a").unwrap(), Some(chunk(1)));
+        assert_eq!(reader.get::<Chunk>("k").unwrap(), None);
+        reader.checkpoint().unwrap();
+        let later = open(&backend, manual());
+        later.put("later", &chunk(5)).unwrap();
+        let fresh = open(&backend, manual());
+        assert_eq!(fresh.get("a").unwrap(), Some(chunk(1)));
+        assert_eq!(fresh.get::<Chunk>("k").unwrap(), None);
+        assert_eq!(fresh.get("later").unwrap(), Some(chunk(5)));
+        assert_eq!(fresh.keys().unwrap(), ["a", "later"]);
+    }
+}
+
 /// Stores payloads in the writer's shared data, then runs `meanwhile`
 /// (once) before the put's line is written.
 struct DataThenLine {
