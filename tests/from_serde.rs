@@ -288,3 +288,32 @@ fn omit_defaults_leaves_out_fields_equal_to_their_default() {
     assert_eq!(bytes[0], 0x82, "the tag and one field");
     assert_eq!(codec::from_msgpack::<Request>(&bytes).unwrap(), m);
 }
+
+#[test]
+fn skip_serializing_if_and_omit_defaults_each_leave_a_field_out() {
+    fn is_big(n: &u32) -> bool {
+        *n > 100
+    }
+    #[derive(Codec, Debug, PartialEq)]
+    #[codec(omit_defaults)]
+    struct S {
+        a: u8,
+        #[codec(default, skip_serializing_if = "is_big")]
+        n: u32,
+    }
+    // Left out when it equals its default, and when the function says so.
+    for n in [0, 1000] {
+        let s = S { a: 1, n };
+        assert_eq!(codec::to_json(&s).unwrap(), r#"{"a":1}"#, "n = {n}");
+        assert_eq!(codec::to_msgpack(&s).unwrap(), b"\x81\xa1a\x01", "n = {n}");
+    }
+    let s = S { a: 1, n: 5 };
+    assert_eq!(codec::to_json(&s).unwrap(), r#"{"a":1,"n":5}"#);
+    assert_eq!(
+        codec::from_msgpack::<S>(&codec::to_msgpack(&s).unwrap()).unwrap(),
+        s
+    );
+    // Read back, a field left out is its default (not what was written).
+    let big = codec::to_json(&S { a: 1, n: 1000 }).unwrap();
+    assert_eq!(codec::from_json::<S>(&big).unwrap(), S { a: 1, n: 0 });
+}

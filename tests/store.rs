@@ -8,6 +8,7 @@ mod common;
 use std::sync::Arc;
 
 use backends::{each_backend, Store};
+use codec::store::records::STORE_FORMAT;
 use codec::store::{DumpContext, Handler, Info, InfoValue, LoadContext, Mode};
 use codec::{Cache, Codec, PutOptions, StoreError};
 
@@ -496,13 +497,19 @@ fn user_handlers_and_reserved_info_keys_on(store: &Store) {
 #[test]
 fn a_newer_folder_layout_is_refused() {
     each_backend(|store| {
-        store.write("codec-store.json", br#"{"format":99}"#);
-        let err = store.try_open(Default::default()).err().unwrap();
-        assert!(
-            matches!(err, StoreError::Format { found: 99 }),
-            "{}: {err}",
-            store.name
-        );
+        // The next layout version, and one far ahead.
+        for format in [STORE_FORMAT + 1, 99] {
+            let meta = format!(r#"{{"format":{format}}}"#);
+            store.write("codec-store.json", meta.as_bytes());
+            let Err(err) = store.try_open(Default::default()) else {
+                panic!("{}: layout version {format} opened", store.name);
+            };
+            assert!(
+                matches!(err, StoreError::Format { found } if found == format),
+                "{}, format {format}: {err}",
+                store.name
+            );
+        }
     });
 }
 

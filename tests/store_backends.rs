@@ -216,6 +216,47 @@ fn a_failed_put_many_acknowledges_none() {
 }
 
 #[test]
+fn a_failed_put_many_drops_only_its_own_entries_not_another_threads() {
+    each_backend(|open| {
+        let cache = open();
+        cache.register_default_handler::<Chunk>(Typed::new(Refusing));
+        let (b1, b2, a1, a2) = (chunk(1, 10), chunk(13, 10), chunk(2, 10), chunk(3, 10));
+        let (paused_tx, paused) = std::sync::mpsc::channel();
+        let (go, go_rx) = std::sync::mpsc::channel::<()>();
+        std::thread::scope(|s| {
+            let b = s.spawn(|| {
+                // Its first entry is put, then its iterator waits while the
+                // other thread writes, then its second entry is refused.
+                let mut entries = [("b/1", &b1), ("b/2", &b2)].into_iter();
+                let paused_tx = paused_tx;
+                let between = std::iter::from_fn(move || {
+                    let next = entries.next();
+                    if next.is_some_and(|(key, _)| key == "b/2") {
+                        paused_tx.send(()).unwrap();
+                        go_rx.recv().unwrap();
+                    }
+                    next
+                });
+                cache.put_many(between)
+            });
+            paused.recv().unwrap();
+            cache.put_many([("a/1", &a1)]).unwrap();
+            cache.put("a/2", &a2).unwrap();
+            go.send(()).unwrap();
+            let err = b.join().unwrap().unwrap_err();
+            assert!(err.to_string().contains("13 is refused"), "{err}");
+        });
+        let reader = open();
+        reader.register_default_handler::<Chunk>(Typed::new(Refusing));
+        for handle in [&cache, &reader] {
+            let got = handle.get_many::<Chunk>(&["a/1", "a/2", "b/1"]).unwrap();
+            let want = [Some(a1.clone()), Some(a2.clone()), None];
+            assert_eq!(got, want, "{}", cache.location());
+        }
+    });
+}
+
+#[test]
 fn values_with_several_buffers_kept_apart_read_back() {
     #[derive(Codec, Debug, Clone, PartialEq)]
     #[codec(name = "test.Two")]

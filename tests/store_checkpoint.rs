@@ -166,6 +166,49 @@ fn a_damaged_checkpoint_is_never_trusted_and_is_rebuilt_with_a_warning() {
 }
 
 #[test]
+fn a_checkpoint_built_while_a_line_is_half_written_covers_it_once_whole() {
+    // Another writer's log, as it appends "a" then "k": its last line cut
+    // in the middle, then completed.
+    let source_dir = tempfile::tempdir().unwrap();
+    let source = Cache::open_with(source_dir.path(), manual()).unwrap();
+    source.put("a", &chunk(1)).unwrap();
+    source.put("k", &chunk(3)).unwrap();
+    let source_log = source_dir
+        .path()
+        .join(format!("{}-info.jsonl", source.writer_id()));
+    let lines = std::fs::read(source_log).unwrap();
+    drop(source);
+    let dir = tempfile::tempdir().unwrap();
+    let reader = Cache::open_with(dir.path(), manual()).unwrap();
+    for schema in std::fs::read_dir(source_dir.path().join("schemas")).unwrap() {
+        let schema = schema.unwrap();
+        let to = dir.path().join("schemas").join(schema.file_name());
+        std::fs::copy(schema.path(), to).unwrap();
+    }
+    let last = lines[..lines.len() - 1]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .unwrap()
+        + 1;
+    let (first, rest) = lines.split_at(last + (lines.len() - last) / 2);
+    let log = dir.path().join("other-info.jsonl");
+    std::fs::write(&log, first).unwrap();
+    reader.refresh().unwrap();
+    assert_eq!(reader.get::<Chunk>("a").unwrap(), Some(chunk(1)));
+    assert_eq!(reader.get::<Chunk>("k").unwrap(), None);
+    reader.checkpoint().unwrap();
+    let mut file = std::fs::OpenOptions::new().append(true).open(&log).unwrap();
+    std::io::Write::write_all(&mut file, rest).unwrap();
+
+    let fresh = Cache::open_with(dir.path(), manual()).unwrap();
+    assert_eq!(fresh.get::<Chunk>("a").unwrap(), Some(chunk(1)));
+    assert_eq!(fresh.get::<Chunk>("k").unwrap(), Some(chunk(3)));
+    assert!(fresh.warnings().is_empty(), "{:?}", fresh.warnings());
+    reader.refresh().unwrap();
+    assert_eq!(reader.get::<Chunk>("k").unwrap(), Some(chunk(3)));
+}
+
+#[test]
 fn rebuild_index_starts_again_from_the_logs() {
     let dir = tempfile::tempdir().unwrap();
     let cache = Cache::open_with(dir.path(), manual()).unwrap();

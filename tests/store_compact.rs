@@ -174,6 +174,68 @@ fn compaction_refuses_open_folders_and_unknown_handlers() {
     }
 }
 
+/// Stores payloads in the writer's shared data file; the first time, tries
+/// to compact the folder before the put's line is written.
+struct CompactingMeanwhile {
+    dir: std::path::PathBuf,
+    tried: std::sync::Mutex<Option<Result<usize, StoreError>>>,
+}
+
+impl Handler for CompactingMeanwhile {
+    fn name(&self) -> &str {
+        "compacting-meanwhile"
+    }
+
+    fn dump(&self, payload: &[u8], ctx: &mut DumpContext<'_>) -> Result<Info, StoreError> {
+        let bytes = ctx.dump_bytes(payload)?;
+        let mut tried = self.tried.lock().unwrap();
+        if tried.is_none() {
+            *tried = Some(Cache::compact(&self.dir, &[], |_, _| {}).map(|done| done.kept));
+        }
+        Ok([("bytes".to_owned(), bytes)].into_iter().collect())
+    }
+
+    fn load(&self, info: &Info, ctx: &LoadContext<'_>) -> Result<Vec<u8>, StoreError> {
+        ctx.load_bytes(&info["bytes"])
+    }
+}
+
+#[test]
+fn a_compaction_never_runs_between_a_puts_data_and_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let handler = Arc::new(CompactingMeanwhile {
+        dir: dir.path().to_owned(),
+        tried: Default::default(),
+    });
+    let cache = Cache::open(dir.path()).unwrap();
+    cache.put("before", &"b".repeat(3000)).unwrap();
+    cache.register_handler(handler.clone());
+    let options = PutOptions {
+        handler: Some("compacting-meanwhile".into()),
+        ..PutOptions::default()
+    };
+    cache.put_with("k", &"v".repeat(3000), &options).unwrap();
+    drop(cache);
+
+    let handlers: Vec<Arc<dyn Handler>> = vec![handler.clone()];
+    let done = Cache::compact(dir.path(), &handlers, |_, _| {}).unwrap();
+    assert_eq!((done.kept, done.dropped.len()), (2, 0), "{done:?}");
+    let cache = Cache::open(dir.path()).unwrap();
+    cache.register_handler(handler.clone());
+    assert_eq!(cache.get::<String>("k").unwrap(), Some("v".repeat(3000)));
+    assert_eq!(
+        cache.get::<String>("before").unwrap(),
+        Some("b".repeat(3000))
+    );
+    // The handle writing held the folder: the compaction tried meanwhile
+    // was refused.
+    let tried = handler.tried.lock().unwrap();
+    assert!(
+        matches!(*tried, Some(Err(StoreError::InUse { .. }))),
+        "{tried:?}"
+    );
+}
+
 /// Compacts `CODEC_DIR`, saying how far it got.
 #[test]
 #[ignore = "a child process of a_compaction_killed_at_any_moment_leaves_every_value"]

@@ -7,13 +7,14 @@
 #[path = "common/counting.rs"]
 mod counting;
 
-use std::sync::{Arc, Barrier};
+use std::sync::{Arc, Barrier, Mutex};
 use std::time::Duration;
 
 use codec::store::backend::memory::Memory;
 use codec::store::backend::object::Objects;
 use codec::store::backend::Backend;
-use codec::{Cache, CacheOptions, Codec};
+use codec::store::{DumpContext, Handler, Info, LoadContext};
+use codec::{Cache, CacheOptions, Codec, PutOptions, StoreError};
 use counting::{counts, Counting};
 
 #[derive(Codec, Debug, Clone, PartialEq)]
@@ -471,6 +472,101 @@ fn a_writer_that_goes_on_after_a_compaction_keeps_its_new_data() {
         assert_eq!(reader.get("b/new").unwrap(), Some(big(77)));
         assert_eq!(reader.get("b/3").unwrap(), Some(big(33)));
         assert_eq!(reader.get("b/4").unwrap(), Some(big(4)));
+        assert!(reader.warnings().is_empty(), "{:?}", reader.warnings());
+    }
+}
+
+#[test]
+fn a_log_segment_ending_in_a_cut_line_reads_the_same_with_a_checkpoint_or_without() {
+    for backend in backends() {
+        let writer = open(&backend, manual());
+        writer
+            .put_many([("a", &chunk(1)), ("k", &chunk(3))])
+            .unwrap();
+        drop(writer);
+        // Its one segment, the last line cut in the middle (a segment is
+        // written whole: only another program leaves one so).
+        let [segment] = logs(&*backend).try_into().unwrap();
+        let lines = backend.read(&segment).unwrap().unwrap();
+        let last = lines[..lines.len() - 1]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .unwrap()
+            + 1;
+        let cut = &lines[..last + (lines.len() - last) / 2];
+        backend.write(&segment, cut, false).unwrap();
+
+        let reader = open(&backend, manual());
+        assert_eq!(reader.get("a").unwrap(), Some(chunk(1)));
+        assert_eq!(reader.get::<Chunk>("k").unwrap(), None);
+        reader.checkpoint().unwrap();
+        let later = open(&backend, manual());
+        later.put("later", &chunk(5)).unwrap();
+        let fresh = open(&backend, manual());
+        assert_eq!(fresh.get("a").unwrap(), Some(chunk(1)));
+        assert_eq!(fresh.get::<Chunk>("k").unwrap(), None);
+        assert_eq!(fresh.get("later").unwrap(), Some(chunk(5)));
+        assert_eq!(fresh.keys().unwrap(), ["a", "later"]);
+    }
+}
+
+/// Stores payloads in the writer's shared data, then runs `meanwhile`
+/// (once) before the put's line is written.
+struct DataThenLine {
+    meanwhile: Mutex<Option<Box<dyn FnOnce() + Send>>>,
+}
+
+impl Handler for DataThenLine {
+    fn name(&self) -> &str {
+        "data-then-line"
+    }
+
+    fn dump(&self, payload: &[u8], ctx: &mut DumpContext<'_>) -> Result<Info, StoreError> {
+        let bytes = ctx.dump_bytes(payload)?;
+        if let Some(meanwhile) = self.meanwhile.lock().unwrap().take() {
+            meanwhile();
+        }
+        Ok(Info::from([("bytes".to_owned(), bytes)]))
+    }
+
+    fn load(&self, info: &Info, ctx: &LoadContext<'_>) -> Result<Vec<u8>, StoreError> {
+        ctx.load_bytes(&info["bytes"])
+    }
+}
+
+#[test]
+fn a_compaction_keeps_the_data_of_a_put_whose_line_came_after_its_snapshot() {
+    for backend in backends() {
+        let writer = open(&backend, manual());
+        writer.put("before", &chunk(0)).unwrap(); // the writer's log is in the snapshot
+        let compaction = {
+            let backend = backend.clone();
+            move || {
+                let grace = Duration::from_secs(3600);
+                Cache::compact_backend(backend, &[], grace, |_, _| {}).unwrap();
+            }
+        };
+        let handler = Arc::new(DataThenLine {
+            meanwhile: Mutex::new(Some(Box::new(compaction))),
+        });
+        writer.register_handler(handler.clone());
+        let options = PutOptions {
+            handler: Some("data-then-line".into()),
+            ..PutOptions::default()
+        };
+        // Its data goes in before the compaction's snapshot, its line after.
+        writer.put_with("slow", &big(1), &options).unwrap();
+
+        // With no grace period, the next compaction deletes what the first
+        // replaced.
+        let handlers: Vec<Arc<dyn Handler>> = vec![handler];
+        let done = Cache::compact_backend(backend.clone(), &handlers, Duration::ZERO, |_, _| {});
+        let done = done.unwrap();
+        assert_eq!((done.kept, done.dropped.len()), (2, 0), "{done:?}");
+        let reader = open(&backend, manual());
+        reader.register_handler(handlers[0].clone());
+        assert_eq!(reader.get("slow").unwrap(), Some(big(1)));
+        assert_eq!(reader.get("before").unwrap(), Some(chunk(0)));
         assert!(reader.warnings().is_empty(), "{:?}", reader.warnings());
     }
 }

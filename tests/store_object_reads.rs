@@ -10,6 +10,7 @@ mod counting;
 use std::ops::Range;
 use std::path::Path;
 use std::sync::Arc;
+use std::time::{Duration, SystemTime};
 
 use ndarray::{s, Array1, Array2};
 
@@ -312,6 +313,42 @@ fn the_local_cache_keeps_the_ranges_read_last_under_its_bound() {
     }
     assert_eq!(store.take(), counts(&[("GET", 2)]));
     assert!(local_size(local.path()) <= max_bytes);
+}
+
+#[test]
+fn the_local_cache_evicts_the_ranges_read_least_recently_not_those_written_first() {
+    let store = Counting::new();
+    let local = tempfile::tempdir().unwrap();
+    let cache = open(&store);
+    for i in 0..4 {
+        cache.put_bytes(&format!("v/{i}"), &[i; 10_000]).unwrap();
+    }
+    // Room for three ranges of 10,000 bytes and their trailers.
+    let reader = open_with(&store, Some(LocalCache::new(local.path(), 31_000)));
+    let an_hour_ago = SystemTime::now() - Duration::from_secs(3600);
+    for i in 0..3 {
+        let before = local_files(local.path());
+        let got = reader.get_bytes(&format!("v/{i}")).unwrap().unwrap();
+        assert_eq!(got, [i; 10_000]);
+        let mut new = local_files(local.path());
+        new.retain(|f| !before.contains(f));
+        let [file] = new.try_into().unwrap();
+        // Written a minute apart, v/0 first (writes this close together
+        // may get the same file time).
+        let written = an_hour_ago + Duration::from_secs(60 * u64::from(i));
+        let file = std::fs::File::options().write(true).open(file).unwrap();
+        file.set_modified(written).unwrap();
+    }
+    store.take();
+    assert_eq!(reader.get_bytes("v/0").unwrap().unwrap(), [0; 10_000]);
+    assert_eq!(store.take(), counts(&[]));
+    // A fourth range: the two read least recently go, v/1 and v/2.
+    assert_eq!(reader.get_bytes("v/3").unwrap().unwrap(), [3; 10_000]);
+    store.take();
+    assert_eq!(reader.get_bytes("v/0").unwrap().unwrap(), [0; 10_000]);
+    assert_eq!(store.take(), counts(&[]), "v/0, written first, read again");
+    assert_eq!(reader.get_bytes("v/1").unwrap().unwrap(), [1; 10_000]);
+    assert_eq!(store.take(), counts(&[("GET", 1)]));
 }
 
 #[test]

@@ -508,4 +508,29 @@ mod tests {
         assert!(crate::from_json::<OffsetTime>(r#""01:02:03""#).is_err());
         assert!(crate::from_json::<NaiveTime>(r#""01:02:03Z""#).is_err());
     }
+
+    #[test]
+    fn a_leap_second_is_an_encode_error_in_both_formats() {
+        fn refused<T: crate::Codec + std::fmt::Debug>(value: &T) {
+            let (json, msgpack) = (crate::to_json(value), crate::to_msgpack(value));
+            for error in [json.as_ref().err(), msgpack.as_ref().err()] {
+                assert!(
+                    matches!(error, Some(EncodeError::InvalidValue { message })
+                        if message.contains("leap second")),
+                    "{value:?}: JSON {json:?}, MessagePack {msgpack:?}"
+                );
+            }
+        }
+        // chrono's leap second: nanoseconds past a billion.
+        let leap = NaiveTime::from_hms_nano_opt(23, 59, 59, 1_500_000_000).unwrap();
+        let at = NaiveDate::from_ymd_opt(2016, 12, 31)
+            .unwrap()
+            .and_time(leap);
+        let offset = FixedOffset::east_opt(3600).unwrap();
+        refused(&leap);
+        refused(&OffsetTime { time: leap, offset });
+        refused(&at);
+        refused(&at.and_utc());
+        refused(&at.and_utc().with_timezone(&offset));
+    }
 }
