@@ -141,6 +141,11 @@ fn entries_recomputed_for_one_change_make_one_warning_with_the_memo_fix() {
         "{}",
         warnings[1]
     );
+    assert!(
+        warnings[1].contains("its keys hold values of another type"),
+        "{}",
+        warnings[1]
+    );
     // Logged once per group, not once per entry.
     let logged = LOGGED
         .0

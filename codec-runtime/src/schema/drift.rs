@@ -48,11 +48,18 @@ pub struct DriftCheck {
 pub struct DriftError {
     /// Each problem, in words.
     pub problems: Vec<String>,
+    /// Whether the check had nothing to compare (no type, no folder),
+    /// rather than found types that drifted.
+    pub checked_nothing: bool,
 }
 
 impl fmt::Display for DriftError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "schema drift in {} type(s):", self.problems.len())?;
+        if self.checked_nothing {
+            writeln!(f, "the schema drift check checks nothing:")?;
+        } else {
+            writeln!(f, "schema drift in {} type(s):", self.problems.len())?;
+        }
         for p in &self.problems {
             writeln!(f, "- {p}")?;
         }
@@ -144,6 +151,7 @@ impl DriftCheck {
         if let Some(problem) = self.nothing_to_check(update) {
             return Err(DriftError {
                 problems: vec![problem],
+                checked_nothing: true,
             });
         }
         let mut problems = self.same_names();
@@ -156,7 +164,10 @@ impl DriftCheck {
         if problems.is_empty() {
             Ok(())
         } else {
-            Err(DriftError { problems })
+            Err(DriftError {
+                problems,
+                checked_nothing: false,
+            })
         }
     }
 

@@ -27,6 +27,7 @@ use sha2::{Digest, Sha256};
 
 use super::{layout, Cache, StoreError};
 use crate::codec::Codec;
+use crate::envelope::EnvelopeError;
 
 /// Groups of recomputed entries kept for [`Cache::warnings`]; entries of
 /// later groups go to `log` only.
@@ -59,8 +60,10 @@ struct Recomputed {
 /// What entries of one type have in common to share a warning.
 #[derive(PartialEq)]
 enum Group {
-    /// The same schema change (the writer's fingerprint and the changes).
-    Schema(String),
+    /// The same schema change (the writer's fingerprint and the changes),
+    /// and whether the stored type is the same type, changed (rather than
+    /// another type).
+    Schema(String, bool),
     /// The same kind of error (damaged data, a missing file).
     Other(std::mem::Discriminant<StoreError>),
 }
@@ -76,11 +79,20 @@ impl Recomputed {
             n => format!("{n} entries"),
         };
         let were = if self.count == 1 { "was" } else { "were" };
+        let advice = match &self.group {
+            Group::Schema(_, true) => {
+                "\nfor a memo: to recompute without this warning, raise the version \
+                 (#[codec::memoize(version = N)], or a version in the key); \
+                 to reuse the stored values instead, make the change compatible (the fix above)"
+            }
+            Group::Schema(_, false) => {
+                "\nfor a memo: its keys hold values of another type; raise the version \
+                 (#[codec::memoize(version = N)], or a version in the key) so that they differ"
+            }
+            Group::Other(_) => "",
+        };
         format!(
-            "{entries} ({}) could not be read as `{}` and {were} computed again: {}\n\
-             for a memo: to recompute without this warning, raise the version \
-             (#[codec::memoize(version = N)], or a version in the key); \
-             to reuse the stored values instead, make the change compatible (the fix above)",
+            "{entries} ({}) could not be read as `{}` and {were} computed again: {}{advice}",
             keys.join(", "),
             self.type_name,
             self.cause,
@@ -100,7 +112,8 @@ impl Memo {
         let (group, cause) = match e {
             StoreError::Schema { source, .. } => {
                 let cause = source.to_string();
-                (Group::Schema(cause.clone()), cause)
+                let changed = !matches!(source, EnvelopeError::WrongType { .. });
+                (Group::Schema(cause.clone(), changed), cause)
             }
             other => (
                 Group::Other(std::mem::discriminant(other)),

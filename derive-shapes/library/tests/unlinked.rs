@@ -7,6 +7,10 @@ use codec::schema::DriftCheck;
 fn a_check_that_finds_no_type_fails_and_says_how_to_link_them() {
     let dir = tempfile::tempdir().unwrap();
     let err = DriftCheck::all(dir.path()).run().unwrap_err().to_string();
+    assert!(
+        err.starts_with("the schema drift check checks nothing:"),
+        "{err}"
+    );
     assert!(err.contains("no type to check"), "{err}");
     assert!(err.contains("codec::drift_check!"), "{err}");
 }
