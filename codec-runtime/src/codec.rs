@@ -27,7 +27,8 @@ use serde_json::Value;
 #[diagnostic::on_unimplemented(
     message = "`{Self}` has no codec encoding",
     label = "`{Self}` does not implement `Codec`",
-    note = "add #[derive(Codec)] to `{Self}`; for a foreign type with serde support, use `codec::Serde<{Self}>` or #[codec(with = \"codec::serde_bridge\")] (feature `serde`; the type also needs `schemars::JsonSchema`, which schemars' features give common crates: `url2`, `uuid1`, `chrono04`, `bytes1`, `indexmap2`, ...)",
+    note = "if `{Self}` is from uuid, chrono, rust_decimal, ndarray, num-complex or arrow, enable codec's feature of that name (`decimal` for rust_decimal) in Cargo.toml: `codec = {{ version = \"..\", features = [\"chrono\"] }}` for chrono",
+    note = "else, for a type of this crate, add #[derive(Codec)] to `{Self}`; for another foreign type with serde support, use `codec::Serde<{Self}>` or #[codec(with = \"codec::serde_bridge\")] (feature `serde`; the type also needs `schemars::JsonSchema`, which schemars' features give common crates: `url2`, `uuid1`, `chrono04`, `bytes1`, `indexmap2`, ...)",
     note = "a reference (`&'a str`, `&'a [T]`) cannot be decoded into: a field holds `String`, `Vec<T>` or `Cow<'a, str>`; `to_json`, `to_msgpack` and `ContentHash::part` take `&str` and `&[T]` as they are"
 )]
 pub trait Codec: Sized {

@@ -24,7 +24,8 @@ use crate::msgpack::MsgpackWriter;
 #[diagnostic::on_unimplemented(
     message = "`{Self}` has no codec encoding",
     label = "`{Self}` does not implement `Codec`",
-    note = "add #[derive(Codec)] to `{Self}`; borrowed values encode as `&str` and `&[T]`, else pass the owned value"
+    note = "if `{Self}` is from uuid, chrono, rust_decimal, ndarray, num-complex or arrow, enable codec's feature of that name (`decimal` for rust_decimal) in Cargo.toml: `codec = {{ version = \"..\", features = [\"chrono\"] }}` for chrono",
+    note = "else add #[derive(Codec)] to `{Self}`; borrowed values encode as `&str` and `&[T]`, else pass the owned value"
 )]
 pub trait Encode {
     /// Appends the MessagePack encoding of `self`.
