@@ -184,7 +184,10 @@ fn a_folder_written_by_an_earlier_version_opens_and_reads_every_entry() {
     // and `gone`, removed after it.
     assert_eq!(cache.verify_index().unwrap(), expected().len() - 2 + 1);
     let mapped = cache.get_array::<f64>("array/put_array").unwrap().unwrap();
-    assert!(mapped.is_mapped(), "an array in the data file reads from its map");
+    assert!(
+        mapped.is_mapped(),
+        "an array in the data file reads from its map"
+    );
 }
 
 #[test]
