@@ -3,7 +3,8 @@
 
 use std::future::Future;
 
-use crate::{Cache, StoreError};
+use crate::cache::Cache;
+use crate::error::StoreError;
 use codec_runtime::Codec;
 use codec_runtime::ContentHash;
 use codec_runtime::Encode;

@@ -74,7 +74,7 @@ pub enum StoreError {
         type_name: String,
     },
     /// An array was asked for with another element type than the one it
-    /// was stored with ([`Cache::get_array`](super::Cache)).
+    /// was stored with ([`Cache::get_array`](crate::cache::Cache)).
     ArrayType {
         /// The entry's key.
         key: String,
@@ -84,7 +84,7 @@ pub enum StoreError {
         asked: String,
     },
     /// Rows past an array's end, or of an array of no dimension, were asked
-    /// for ([`Cache::get_array_rows`](super::Cache)).
+    /// for ([`Cache::get_array_rows`](crate::cache::Cache)).
     RowsOutOfRange {
         /// The entry's key.
         key: String,
@@ -104,9 +104,9 @@ pub enum StoreError {
         /// The folder.
         dir: PathBuf,
     },
-    /// [`Cache::open`](super::Cache::open) was given a folder that holds
+    /// [`Cache::open`](crate::cache::Cache::open) was given a folder that holds
     /// other files and no cache: it writes nothing there unless asked to
-    /// ([`CacheOptions::adopt_folder`](super::CacheOptions::adopt_folder)).
+    /// ([`CacheOptions::adopt_folder`](crate::CacheOptions::adopt_folder)).
     NotACache {
         /// The folder.
         dir: PathBuf,
@@ -180,7 +180,7 @@ impl fmt::Display for StoreError {
                 f,
                 "handler `{handler}` returned info key `{key}`, which the index reserves; rename that info key"
             ),
-            StoreError::UnknownHandler { key, handler } => match super::layout::handler_feature(handler) {
+            StoreError::UnknownHandler { key, handler } => match crate::layout::handler_feature(handler) {
                 Some(feature) => write!(
                     f,
                     "entry `{key}` was stored by handler `{handler}`, which this build of codec lacks; enable codec's `{feature}` feature"
@@ -215,7 +215,7 @@ impl fmt::Display for StoreError {
             StoreError::Format { found } => write!(
                 f,
                 "the cache folder has layout version {found}, newer than the version {} this codec reads; upgrade codec",
-                super::records::STORE_FORMAT
+                crate::layout::STORE_FORMAT
             ),
             StoreError::InUse { dir } => write!(
                 f,
@@ -242,7 +242,7 @@ impl fmt::Display for StoreError {
                 f,
                 "key \"{key}\" is not a cache key: {reason}; keys are 1 to {} bytes of text without control characters \
                  (encode other data, such as a path with newlines, in the key: as hex, or its codec::content_hash)",
-                super::keys::MAX_KEY_LEN
+                crate::layout::MAX_KEY_LEN
             ),
             StoreError::Custom { message } => f.write_str(message),
         }
@@ -267,8 +267,8 @@ impl std::error::Error for StoreError {
     }
 }
 
-impl From<super::backend::BackendError> for StoreError {
-    fn from(e: super::backend::BackendError) -> Self {
+impl From<crate::backend::BackendError> for StoreError {
+    fn from(e: crate::backend::BackendError) -> Self {
         // An error of the OS says what failed on the file; any other (a
         // request's) gets its operation.
         let source = match e.address.contains("://") || e.source.raw_os_error().is_none() {

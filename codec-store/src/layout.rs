@@ -182,3 +182,13 @@ pub fn table_number(name: &str) -> Option<u64> {
 pub fn table_path(dir: &Path, n: u64) -> PathBuf {
     dir.join(TABLES).join(format!("{n:016x}{TABLE_SUFFIX}"))
 }
+
+/// The longest key a cache stores, in bytes.
+pub const MAX_KEY_LEN: usize = 4096;
+
+/// Where buffers, arrays and Arrow files start in a shared data file:
+/// enough for any element type, and for SIMD loads.
+pub const ALIGN: u64 = 64;
+
+/// The version of the folder layout, in `codec-store.json`.
+pub const STORE_FORMAT: u32 = 1;

@@ -1,10 +1,10 @@
 //! The options of a cache handle and of one put.
 
-use super::{backend, LocalCache, Mode};
-#[cfg(doc)]
-use super::{Cache, StoreError, Typed};
+use crate::backend;
+use crate::content::local_cache::LocalCache;
+use crate::index::records::Mode;
 
-/// Options of a [`Cache`] handle.
+/// Options of a [`Cache`](crate::Cache) handle.
 #[derive(Debug, Clone)]
 pub struct CacheOptions {
     /// Sync data and index files to disk on every write (default: off).
@@ -18,12 +18,12 @@ pub struct CacheOptions {
     /// (default: 64 KiB; values below 4 KiB count as 4 KiB). The rest of
     /// the value is stored as usual.
     pub apart_min: usize,
-    /// [`Cache::get_or_insert_with`] and [`Cache::get_or_try_insert_with`]
+    /// [`Cache::get_or_insert_with`](crate::Cache::get_or_insert_with) and [`Cache::get_or_try_insert_with`](crate::Cache::get_or_try_insert_with)
     /// return the error of an entry they cannot read as their type (a
-    /// breaking change of the type, damaged data), as [`Cache::get`] does,
+    /// breaking change of the type, damaged data), as [`Cache::get`](crate::Cache::get) does,
     /// instead of computing the value again (default: off).
     pub memo_strict: bool,
-    /// [`Cache::get_or_insert_with`] and [`Cache::get_or_try_insert_with`]
+    /// [`Cache::get_or_insert_with`](crate::Cache::get_or_insert_with) and [`Cache::get_or_try_insert_with`](crate::Cache::get_or_try_insert_with)
     /// take a lock file per key (`locks/<hash>.lock`) while they compute,
     /// so that handles in other processes wait and compute each entry once
     /// (default: off; within a handle, one computation per key is always
@@ -35,7 +35,7 @@ pub struct CacheOptions {
     /// Build a checkpoint (in a background thread) once this many bytes
     /// of the logs are not covered by one: opening the folder reads that
     /// much at most (default: 4 MiB, about 12,000 lines of small values;
-    /// 0: only [`Cache::checkpoint`] builds one). The environment variable
+    /// 0: only [`Cache::checkpoint`](crate::Cache::checkpoint) builds one). The environment variable
     /// `CODEC_STORE_CHECKPOINT_BYTES` sets the default (tests run the
     /// store's suite with a tiny one).
     pub checkpoint_bytes: u64,
@@ -44,8 +44,8 @@ pub struct CacheOptions {
     /// at most 10 retries within 3 minutes, `object_store`'s): see
     /// [`backend::Retries`].
     pub retries: backend::Retries,
-    /// The mode [`Cache::put`] stores values in (default: MessagePack);
-    /// [`Cache::put_with`] takes its own. In raw mode only byte buffers
+    /// The mode [`Cache::put`](crate::Cache::put) stores values in (default: MessagePack);
+    /// [`Cache::put_with`](crate::Cache::put_with) takes its own. In raw mode only byte buffers
     /// are put, as their bytes.
     pub mode: Mode,
     /// A folder on the local disk keeping the data a cache on object
@@ -57,7 +57,7 @@ pub struct CacheOptions {
     pub local_cache: Option<LocalCache>,
     /// Open a folder that holds other files and no cache as a new cache,
     /// its files kept beside the cache's (default: off). Without it such a
-    /// folder is refused with [`StoreError::NotACache`] and nothing is
+    /// folder is refused with [`StoreError::NotACache`](crate::StoreError::NotACache) and nothing is
     /// written there, so that a mistyped path (`"."`, `"src"`) never
     /// scatters the cache's files among a project's. A new, empty or
     /// missing folder, or one that holds a cache, opens either way.
@@ -90,7 +90,7 @@ impl Default for CacheOptions {
 pub struct PutOptions {
     /// The serialization. Raw mode stores a byte buffer (`Vec<u8>`,
     /// `codec::Bytes`) as its bytes and refuses any other value
-    /// ([`StoreError::NotBytes`]). A [`Typed`] handler writes the value in
+    /// ([`StoreError::NotBytes`](crate::StoreError::NotBytes)). A [`Typed`](crate::Typed) handler writes the value in
     /// its own format, whatever the mode.
     pub mode: Mode,
     /// A handler by name, instead of choosing by size.

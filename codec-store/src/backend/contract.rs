@@ -2,9 +2,9 @@
 
 use std::sync::{Arc, Barrier};
 
-use super::folder::Folder;
-use super::memory::Memory;
-use super::{Backend, Created, Replaced};
+use crate::backend::folder::Folder;
+use crate::backend::memory::Memory;
+use crate::backend::{Backend, Created, Replaced};
 
 /// Runs `check` against a fresh store of every backend.
 pub(crate) fn each_backend(check: impl Fn(&dyn Backend)) {
@@ -19,7 +19,7 @@ fn each_shared_backend(check: impl Fn(Arc<dyn Backend>)) {
     #[cfg(feature = "object-store")]
     {
         let store = Arc::new(object_store::memory::InMemory::new());
-        let objects = super::object::Objects::new(store, "a/prefix", "memory:///a/prefix");
+        let objects = crate::backend::object::Objects::new(store, "a/prefix", "memory:///a/prefix");
         check(Arc::new(objects.unwrap()));
     }
 }

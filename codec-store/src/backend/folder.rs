@@ -13,10 +13,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use memmap2::Mmap;
 
-use super::{
+use crate::backend::data_file::SharedFile;
+use crate::backend::{
     checked_name, Appended, Appender, Backend, BackendError, Created, Listed, Replaced, Version,
 };
-use crate::data_file::SharedFile;
 use crate::layout;
 
 /// A store in a folder of the local file system (or a shared one).
@@ -436,4 +436,18 @@ impl Appender for DataFile {
     fn end(&self) -> (String, u64) {
         (self.name.clone(), 0)
     }
+}
+
+/// The folder's lock file, open (read-only where the folder is: a lock
+/// does not need write access). Handles hold it shared; a compaction holds
+/// it alone.
+pub(crate) fn lock_file(dir: &Path) -> io::Result<File> {
+    let path = dir.join(layout::LOCK);
+    OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&path)
+        .or_else(|_| File::open(&path))
 }

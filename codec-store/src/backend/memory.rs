@@ -9,7 +9,7 @@ use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use super::{
+use crate::backend::{
     checked_name, Appender, Backend, BackendError, Created, Listed, Replaced, Segments, Version,
 };
 

@@ -18,6 +18,7 @@
 //! their lines and are committed by [`Backend::replace`], and compaction
 //! runs online.
 
+pub(crate) mod data_file;
 pub mod folder;
 pub mod memory;
 #[cfg(feature = "object-store")]
@@ -33,7 +34,7 @@ use std::path::Path;
 
 use memmap2::Mmap;
 
-use super::layout;
+use crate::layout;
 
 /// Where a store's objects live: a folder, memory, an object store.
 ///

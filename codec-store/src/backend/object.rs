@@ -18,9 +18,9 @@ use std::sync::Arc;
 use object_store::path::Path as ObjectPath;
 use object_store::{ObjectStore, PutMode, PutOptions, PutPayload, UpdateVersion};
 
-use crate::StoreError;
+use crate::error::StoreError;
 
-use super::{
+use crate::backend::{
     checked_name, Appender, Backend, BackendError, Created, Listed, Replaced, Retries, Segments,
     Version,
 };
@@ -402,47 +402,10 @@ impl Backend for Objects {
     }
 }
 
-impl crate::Cache {
-    /// Opens (creating if needed) the cache at `url`: `s3://bucket/prefix`,
-    /// `gs://bucket/prefix`, `az://container/prefix` (with the `aws`,
-    /// `gcp` or `azure` feature; credentials, region and endpoint from
-    /// the usual environment variables, `AWS_*`, `GOOGLE_*`, `AZURE_*`),
-    /// `memory://` (a new empty store in memory) or `file:///path` (a
-    /// folder, as [`Cache::open`](crate::Cache::open)).
-    pub fn open_url(url: &str) -> Result<crate::Cache, crate::StoreError> {
-        Self::open_url_with(url, crate::CacheOptions::default())
-    }
-
-    /// [`open_url`](Self::open_url) with options.
-    pub fn open_url_with(
-        url: &str,
-        options: crate::CacheOptions,
-    ) -> Result<crate::Cache, crate::StoreError> {
-        match Objects::from_url_with(url, &options.retries)? {
-            At::Folder(path) => Self::open_with(path, options),
-            At::Objects(backend) => Self::open_backend(Arc::new(backend), options),
-        }
-    }
-
-    /// Opens (creating if needed) the cache under `prefix` of an object
-    /// store you configured.
-    pub fn open_store(
-        store: Arc<dyn ObjectStore>,
-        prefix: &str,
-        options: crate::CacheOptions,
-    ) -> Result<crate::Cache, crate::StoreError> {
-        let url = format!("{}/{}", store_url(&*store), prefix.trim_matches('/'));
-        let backend = Objects::new(store, prefix, url).map_err(|e| crate::StoreError::Custom {
-            message: format!("cannot start the runtime of an object store: {e}"),
-        })?;
-        Self::open_backend(Arc::new(backend), options)
-    }
-}
-
 /// The URL of a store a user configured, for messages: `s3://bucket` and
 /// `gs://bucket` read from the store's `Display` (object_store keeps the
 /// URL it was built from to itself), else that `Display`.
-fn store_url(store: &dyn ObjectStore) -> String {
+pub(crate) fn store_url(store: &dyn ObjectStore) -> String {
     let shown = store.to_string();
     let bucket = |kind: &str| {
         let rest = shown.strip_prefix(kind)?.strip_prefix('(')?;

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use crate::backend::folder::Folder;
 use crate::backend::Backend;
 use crate::error::StoreError;
+use crate::index::records::Compacting;
 use crate::layout;
 
 /// The complete lines of log `name` after byte `from`; `None` if there
@@ -87,7 +88,7 @@ pub(super) fn listing(backend: &dyn Backend) -> Result<Listing, StoreError> {
                 size: listed.size,
             });
         } else if listed.name == layout::COMPACT_MARKER {
-            replaced = crate::compact::read_marker(backend)?.replaced;
+            replaced = read_marker(backend)?.replaced;
         } else if listed.name == layout::CHECKPOINT {
             manifest = Some(listed.size);
         }
@@ -105,4 +106,16 @@ pub fn index_files(dir: &Path) -> Result<Vec<(String, PathBuf)>, StoreError> {
         .into_iter()
         .map(|log| (log.writer, dir.join(log.name)))
         .collect())
+}
+
+/// The record of the compaction under way (`compacting.json`).
+pub(crate) fn read_marker(backend: &dyn Backend) -> Result<Compacting, StoreError> {
+    let bytes = backend.read(layout::COMPACT_MARKER)?.ok_or_else(|| {
+        let gone = std::io::Error::from(std::io::ErrorKind::NotFound);
+        StoreError::io(backend.address(layout::COMPACT_MARKER), gone)
+    })?;
+    codec_runtime::from_json_slice(&bytes).map_err(|e| StoreError::Corrupt {
+        key: layout::COMPACT_MARKER.into(),
+        message: e.to_string(),
+    })
 }

@@ -2,7 +2,8 @@
 //! one append (one object on object storage), [`Cache::get_many`] reads
 //! many entries at once (concurrently where each read is a request).
 
-use super::{Cache, StoreError};
+use crate::cache::Cache;
+use crate::error::StoreError;
 use codec_runtime::Codec;
 
 /// At most this many reads at a time in [`Cache::get_many`].
@@ -11,7 +12,7 @@ const CONCURRENT_GETS: usize = 16;
 impl Cache {
     /// Stores each `(key, value)` as [`Cache::put`] would, with the index
     /// lines of all in one append: in a folder one write (and one sync
-    /// with [`CacheOptions::fsync`](super::CacheOptions::fsync)), on object
+    /// with [`CacheOptions::fsync`](crate::CacheOptions::fsync)), on object
     /// storage one request for all the values small enough to go inline,
     /// where [`Cache::put`] makes one each. Values that go to data files
     /// cost their data's write each, as with `put`.
@@ -45,7 +46,7 @@ impl Cache {
 
     /// Runs `writes`, the index lines of this thread's writes in it gathered
     /// and then appended in one write; none is appended if `writes` fails.
-    pub(super) fn in_one_append(
+    pub(crate) fn in_one_append(
         &self,
         writes: impl FnOnce() -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {

@@ -1,19 +1,19 @@
 //! The keys of a cache: membership, listing, iteration, clearing.
 
-use super::index::{corrupt_line, EntryInfo};
-use super::line::LineView;
-use super::{Cache, StoreError};
+use crate::cache::Cache;
+use crate::error::StoreError;
+use crate::index::line::LineView;
+use crate::index::{corrupt_line, EntryInfo};
 use codec_runtime::Codec;
 
-/// The longest key a cache stores, in bytes.
-pub const MAX_KEY_LEN: usize = 4096;
+use crate::layout::MAX_KEY_LEN;
 
 /// Refuses a key the cache does not store: an empty one, one longer than
 /// [`MAX_KEY_LEN`], or one holding a control character (a newline, a tab,
 /// NUL, an escape...), which would read as two lines, or as nothing, in a
 /// listing. The JSON index holds any text; the rule is for the people who
 /// read keys. Keys stored before the rule still read, list and remove.
-pub(super) fn check_key(key: &str) -> Result<(), StoreError> {
+pub(crate) fn check_key(key: &str) -> Result<(), StoreError> {
     let reason = if key.is_empty() {
         "it is empty"
     } else if key.len() > MAX_KEY_LEN {

@@ -14,15 +14,19 @@ use std::sync::{Arc, OnceLock};
 
 use foldhash::fast::RandomState;
 
-use super::backend::Backend;
-use super::checkpoint::{self, Base};
-use super::error::StoreError;
-use super::layout;
-use super::line::{check_line, LineView, Spans};
-use super::records::{Info, Mode};
-use super::table::Damaged;
+use crate::backend::Backend;
+use crate::error::StoreError;
+use crate::index::line::{check_line, LineView, Spans};
+use crate::index::records::{Info, Mode};
+use crate::index::table::Damaged;
+use crate::layout;
+use checkpoint::Base;
 
-mod logs;
+pub(crate) mod checkpoint;
+pub(crate) mod line;
+pub(crate) mod logs;
+pub mod records;
+pub(crate) mod table;
 pub(super) use logs::read_complete_lines;
 pub use logs::{index_files, logs};
 use logs::{listing, LogBytes, MAP_MIN};

@@ -9,11 +9,13 @@ use std::sync::Arc;
 
 use ndarray::{Axis, Dimension, Slice};
 
-use super::apart::REF_EXT;
-use super::array::MappedArray;
-use super::handler::range_ref;
-use super::line::LineView;
-use super::{layout, Cache, StoreError};
+use crate::cache::Cache;
+use crate::content::apart::REF_EXT;
+use crate::content::array::MappedArray;
+use crate::content::handler::range_ref;
+use crate::error::StoreError;
+use crate::index::line::LineView;
+use crate::layout;
 use codec_runtime::__store::ndarray::Element;
 use codec_runtime::__store::OutOfBand;
 use codec_runtime::Codec;
@@ -37,15 +39,15 @@ impl Cache {
         key: &str,
         array: &ndarray::Array<T, D>,
     ) -> Result<(), StoreError> {
-        super::keys::check_key(key)?;
+        crate::cache::keys::check_key(key)?;
         let bytes = codec_runtime::__store::ndarray::raw_bytes(array);
         let name = format!("ndarray<{}>{:?}", T::DTYPE, array.shape());
         self.write_entry(
             key,
             Some(name),
             None,
-            super::Mode::Raw,
-            super::write::Payload::plain(&bytes),
+            crate::index::records::Mode::Raw,
+            crate::cache::write::Payload::plain(&bytes),
             Some("array"),
         )
     }
@@ -54,10 +56,10 @@ impl Cache {
     /// file: constant time whatever its size. Elsewhere (object storage,
     /// memory), which has no maps, its bytes are read by one ranged read
     /// into a buffer the array owns (none when the
-    /// [local cache](super::CacheOptions::local_cache) has them). An array
+    /// [local cache](crate::CacheOptions::local_cache) has them). An array
     /// stored with [`Cache::put`] reads too, as `get::<MappedArray<T>>`
     /// reads it (viewing the data where it was read when it was kept
-    /// apart, see [`CacheOptions::apart_min`](super::CacheOptions::apart_min)).
+    /// apart, see [`CacheOptions::apart_min`](crate::CacheOptions::apart_min)).
     ///
     /// An array of another element type is [`StoreError::ArrayType`].
     pub fn get_array<T: Element + 'static>(
@@ -68,7 +70,7 @@ impl Cache {
         let Some(found) = self.lookup(key)? else {
             return Ok(None);
         };
-        let line = super::view(key, &found)?;
+        let line = crate::index::view(key, &found)?;
         if line.handler.as_deref() != Some(layout::ARRAY) {
             return self.get::<MappedArray<T>>(key);
         }
@@ -88,10 +90,10 @@ impl Cache {
     ///
     /// For an array of [`Cache::put_array`], or of [`Cache::put`] whose
     /// data was kept apart (from
-    /// [`CacheOptions::apart_min`](super::CacheOptions::apart_min) bytes),
+    /// [`CacheOptions::apart_min`](crate::CacheOptions::apart_min) bytes),
     /// only those rows' bytes are read: viewed in the memory map in a
     /// folder; elsewhere one ranged read of exactly those bytes (none when
-    /// the [local cache](super::CacheOptions::local_cache) has them), into
+    /// the [local cache](crate::CacheOptions::local_cache) has them), into
     /// a buffer the result owns. A smaller array stored with `put` is read
     /// whole (it is in its entry's payload), then its rows copied.
     ///
@@ -120,14 +122,14 @@ impl Cache {
         let Some(found) = self.lookup(key)? else {
             return Ok(None);
         };
-        let line = super::view(key, &found)?;
+        let line = crate::index::view(key, &found)?;
         let stored = match line.handler.as_deref() {
             Some(layout::ARRAY) => Some(self.stored_array::<T>(&line)?),
-            Some(layout::AUTO) if line.mode == super::Mode::MsgPack => {
+            Some(layout::AUTO) if line.mode == crate::index::records::Mode::MsgPack => {
                 let info = line
                     .info()
-                    .map_err(|e| super::index::corrupt_line(key, e))?;
-                match super::apart::array_apart(&info, &self.load_context(key))? {
+                    .map_err(|e| crate::index::corrupt_line(key, e))?;
+                match crate::content::apart::array_apart(&info, &self.load_context(key))? {
                     Some(a) => {
                         let shape = a.shape.into_iter().map(|d| d as usize).collect();
                         Some(checked_array::<T>(
@@ -176,7 +178,7 @@ impl Cache {
     fn stored_array<T: Element>(&self, line: &LineView<'_>) -> Result<StoredArray, StoreError> {
         let key = &line.key;
         let (dtype, shape) =
-            super::index::parse_array_type(line.type_name.as_deref().unwrap_or_default())
+            crate::index::parse_array_type(line.type_name.as_deref().unwrap_or_default())
                 .ok_or_else(|| corrupt(key, "array entry without its dtype and shape".into()))?;
         let (file, offset, len) = range_ref(line.info_ref(), &self.load_context(key))?;
         checked_array::<T>(key, dtype, shape, file.into_owned(), offset, len)
@@ -187,10 +189,10 @@ impl Cache {
     /// by one ranged read), so a [`MappedArray`] views it there, and an
     /// `ndarray::Array` of the same dtype and a dimension that fits its
     /// shape copies it.
-    pub(super) fn get_array_entry<T: Codec>(&self, line: &LineView<'_>) -> Result<T, StoreError> {
+    pub(crate) fn get_array_entry<T: Codec>(&self, line: &LineView<'_>) -> Result<T, StoreError> {
         let key = &line.key;
         let (dtype, shape) =
-            super::index::parse_array_type(line.type_name.as_deref().unwrap_or_default())
+            crate::index::parse_array_type(line.type_name.as_deref().unwrap_or_default())
                 .ok_or_else(|| corrupt(key, "array entry without its dtype and shape".into()))?;
         let ctx = self.load_context(key);
         let (file, offset, len) = range_ref(line.info_ref(), &ctx)?;

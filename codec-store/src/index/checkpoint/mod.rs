@@ -30,7 +30,6 @@
 //!   commits; the other deletes its table.
 
 mod build;
-mod handle;
 pub mod objects;
 
 use std::collections::HashMap;
@@ -42,11 +41,11 @@ use memmap2::Mmap;
 
 pub use build::{build, remove, tail_crc, Built};
 
-use super::backend::{Backend, Version};
-use super::layout;
-use super::line::{check_line, LineView, Spans};
-use super::records::{Checkpoint, Covered};
-use super::table::{key_hash, Damaged, Entry, Table};
+use crate::backend::{Backend, Version};
+use crate::index::line::{check_line, LineView, Spans};
+use crate::index::records::{Checkpoint, Covered};
+use crate::index::table::{key_hash, Damaged, Entry, Table};
+use crate::layout;
 
 /// The checkpoint format this codec writes and reads.
 const FORMAT: u32 = 1;

@@ -7,19 +7,37 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
-use super::backend::folder::Folder;
-use super::backend::Backend;
-use super::index::Index;
-use super::local_cache::LocalFiles;
-use super::records::{StoreMeta, STORE_FORMAT};
+use crate::backend::folder::lock_file;
+use crate::backend::folder::Folder;
+#[cfg(feature = "object-store")]
+use crate::backend::object;
+use crate::backend::Backend;
+use crate::cache::memo;
+use crate::cache::now_nanos;
+use crate::cache::writers;
+use crate::cache::Cache;
+use crate::cache::Checkpoints;
+use crate::cache::Writer;
+use crate::content::apart;
 #[cfg(feature = "ndarray")]
-use super::ArrayHandler;
-use super::{
-    apart, compact, layout, memo, now_nanos, typed, writers, Cache, CacheOptions, Checkpoints,
-    FilePerEntry, Inline, Resources, Shared, StoreError, Writer,
-};
+use crate::content::array::ArrayHandler;
+use crate::content::handler::FilePerEntry;
+use crate::content::handler::Inline;
+use crate::content::handler::Resources;
+use crate::content::handler::Shared;
+use crate::content::local_cache::LocalFiles;
+use crate::content::typed;
 #[cfg(feature = "arrow")]
-use super::{ArrowBatchesHandler, ArrowHandler, Typed};
+use crate::content::{
+    arrow::{ArrowBatchesHandler, ArrowHandler},
+    typed::Typed,
+};
+use crate::error::StoreError;
+use crate::index::records::StoreMeta;
+use crate::index::Index;
+use crate::layout;
+use crate::layout::STORE_FORMAT;
+use crate::options::CacheOptions;
 
 impl Cache {
     /// Opens (creating if needed) the cache folder `dir`. A URL
@@ -58,7 +76,7 @@ impl Cache {
         // Where there is no lock to take (a read-only folder without one, a
         // file system without locks), go on without: only compaction relies
         // on it, and it refuses to run there.
-        let lock = compact::lock_file(dir).ok();
+        let lock = lock_file(dir).ok();
         if let Some(lock) = &lock {
             let _ = lock.lock_shared();
         }
@@ -66,8 +84,8 @@ impl Cache {
     }
 
     /// Opens the cache whose objects `backend` holds (creating it if
-    /// needed): a folder ([`backend::folder::Folder`](super::backend::folder::Folder), as [`Cache::open_with`]
-    /// does), memory ([`backend::memory::Memory`](super::backend::memory::Memory)) or one of your own.
+    /// needed): a folder ([`backend::folder::Folder`](crate::backend::folder::Folder), as [`Cache::open_with`]
+    /// does), memory ([`backend::memory::Memory`](crate::backend::memory::Memory)) or one of your own.
     pub fn open_backend(
         backend: Arc<dyn Backend>,
         options: CacheOptions,
@@ -82,7 +100,7 @@ impl Cache {
 
     /// Opens `dir` (created already) holding `lock` (`None` under the
     /// exclusive lock of a compaction, or where there is no lock to take).
-    pub(super) fn open_locked(
+    pub(crate) fn open_locked(
         dir: &Path,
         options: CacheOptions,
         lock: Option<File>,
@@ -105,7 +123,7 @@ impl Cache {
     /// folder) that has read nothing of it yet: for writing only, as a
     /// compaction's copies are written (reading the store is a request per
     /// segment there).
-    pub(super) fn open_unread(
+    pub(crate) fn open_unread(
         backend: Arc<dyn Backend>,
         options: CacheOptions,
     ) -> Result<Cache, StoreError> {
@@ -247,7 +265,7 @@ fn refuse_foreign_folder(dir: &Path) -> Result<(), StoreError> {
 }
 
 /// Creates the folder and its subfolders if needed, and checks its layout.
-pub(super) fn create_folder(dir: &Path) -> Result<(), StoreError> {
+pub(crate) fn create_folder(dir: &Path) -> Result<(), StoreError> {
     // Creating the subfolders creates `dir`.
     for d in [&dir.join(layout::DATA), &dir.join(layout::SCHEMAS)] {
         std::fs::create_dir_all(d).map_err(|e| StoreError::io(d, e))?;
@@ -278,6 +296,45 @@ fn check_meta(backend: &dyn Backend) -> Result<(), StoreError> {
             backend.create(layout::META, &meta, false)?;
             Ok(())
         }
+    }
+}
+
+#[cfg(feature = "object-store")]
+impl Cache {
+    /// Opens (creating if needed) the cache at `url`: `s3://bucket/prefix`,
+    /// `gs://bucket/prefix`, `az://container/prefix` (with the `aws`,
+    /// `gcp` or `azure` feature; credentials, region and endpoint from
+    /// the usual environment variables, `AWS_*`, `GOOGLE_*`, `AZURE_*`),
+    /// `memory://` (a new empty store in memory) or `file:///path` (a
+    /// folder, as [`Cache::open`](Cache::open)).
+    pub fn open_url(url: &str) -> Result<Cache, StoreError> {
+        Self::open_url_with(url, CacheOptions::default())
+    }
+
+    /// [`open_url`](Self::open_url) with options.
+    pub fn open_url_with(url: &str, options: CacheOptions) -> Result<Cache, StoreError> {
+        match object::Objects::from_url_with(url, &options.retries)? {
+            object::At::Folder(path) => Self::open_with(path, options),
+            object::At::Objects(backend) => Self::open_backend(Arc::new(backend), options),
+        }
+    }
+
+    /// Opens (creating if needed) the cache under `prefix` of an object
+    /// store you configured.
+    pub fn open_store(
+        store: Arc<dyn object_store::ObjectStore>,
+        prefix: &str,
+        options: CacheOptions,
+    ) -> Result<Cache, StoreError> {
+        let url = format!(
+            "{}/{}",
+            object::store_url(&*store),
+            prefix.trim_matches('/')
+        );
+        let backend = object::Objects::new(store, prefix, url).map_err(|e| StoreError::Custom {
+            message: format!("cannot start the runtime of an object store: {e}"),
+        })?;
+        Self::open_backend(Arc::new(backend), options)
     }
 }
 

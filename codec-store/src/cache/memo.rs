@@ -4,12 +4,12 @@
 //! - An entry today's type cannot read (a breaking change of the type,
 //!   damaged data) is a miss: the value is computed again and overwrites
 //!   it, and a warning goes to [`Cache::warnings`] and to the `log` crate.
-//!   [`CacheOptions::memo_strict`](super::CacheOptions::memo_strict)
+//!   [`CacheOptions::memo_strict`](crate::CacheOptions::memo_strict)
 //!   returns the error instead.
 //! - One computation per key at a time: callers of a key that is being
 //!   computed by another thread of the same handle wait for it and get its
 //!   value (single flight). With
-//!   [`CacheOptions::memo_lock`](super::CacheOptions::memo_lock), the same
+//!   [`CacheOptions::memo_lock`](crate::CacheOptions::memo_lock), the same
 //!   holds across handles and processes, through a lock file per key.
 //! - [`Cache::get_or_try_insert_with_async`] is the same for a computation
 //!   that is a future: a task waiting for another one's computation of its
@@ -25,7 +25,9 @@ use std::task::{Context, Poll, Waker};
 
 use sha2::{Digest, Sha256};
 
-use super::{layout, Cache, StoreError};
+use crate::cache::Cache;
+use crate::error::StoreError;
+use crate::layout;
 use codec_runtime::Codec;
 use codec_runtime::EnvelopeError;
 
@@ -38,7 +40,7 @@ const KEYS_SHOWN: usize = 3;
 
 /// The memo state of one handle: keys being computed, and warnings.
 #[derive(Default)]
-pub(super) struct Memo {
+pub(crate) struct Memo {
     computing: Mutex<Computing>,
     done: Condvar,
     warnings: Mutex<Vec<Recomputed>>,
@@ -102,7 +104,7 @@ impl Recomputed {
 
 impl Memo {
     /// One warning per group of entries recomputed for the same reason.
-    pub(super) fn warnings(&self) -> Vec<String> {
+    pub(crate) fn warnings(&self) -> Vec<String> {
         let groups = self.warnings.lock().unwrap_or_else(|e| e.into_inner());
         groups.iter().map(Recomputed::message).collect()
     }
@@ -219,7 +221,7 @@ impl Drop for Flight<'_> {
 }
 
 /// The right to compute a key: its flight, and its lock file with
-/// [`CacheOptions::memo_lock`](super::CacheOptions::memo_lock).
+/// [`CacheOptions::memo_lock`](crate::CacheOptions::memo_lock).
 struct Claim<'a> {
     _lock: Option<File>,
     _flight: Flight<'a>,
@@ -256,7 +258,7 @@ impl Cache {
     /// An entry that cannot be read as `T` (written before a breaking change
     /// of `T`, or damaged) counts as absent: it is computed again and
     /// overwritten, with a warning in [`Cache::warnings`] (unless
-    /// [`CacheOptions::memo_strict`](super::CacheOptions::memo_strict)).
+    /// [`CacheOptions::memo_strict`](crate::CacheOptions::memo_strict)).
     /// Concurrent callers of one key wait for the first one's computation
     /// and get its value; so `make` must not ask this handle for the same
     /// key (it would wait for itself).
@@ -285,7 +287,7 @@ impl Cache {
             return Ok(v);
         }
         // Before the computation, which a key the cache refuses would waste.
-        super::keys::check_key(key)?;
+        crate::cache::keys::check_key(key)?;
         let _claim = match self.claim(key, self.memo.enter(key))? {
             Claimed::Stored(v) => return Ok(v),
             Claimed::Compute(claim) => claim,
@@ -300,7 +302,7 @@ impl Cache {
     /// thread's) computation of the same key is woken when it ends, not
     /// blocked. The store's reads and writes, and the wait for another
     /// process's lock file with
-    /// [`CacheOptions::memo_lock`](super::CacheOptions::memo_lock), block the
+    /// [`CacheOptions::memo_lock`](crate::CacheOptions::memo_lock), block the
     /// thread that polls, as file I/O does (wrap the call in your runtime's
     /// `spawn_blocking` if that matters; a hit costs about a microsecond).
     ///
@@ -334,7 +336,7 @@ impl Cache {
             return Ok(v);
         }
         // Before the computation, which a key the cache refuses would waste.
-        super::keys::check_key(key)?;
+        crate::cache::keys::check_key(key)?;
         let _claim = match self.claim(key, self.memo.enter_async(key).await)? {
             Claimed::Stored(v) => return Ok(v),
             Claimed::Compute(claim) => claim,

@@ -6,13 +6,13 @@ use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use super::super::backend::folder::Folder;
-use super::super::index::{index_files, read_complete_lines};
-use super::super::layout;
-use super::super::records::{Checkpoint, Covered};
-use super::super::table::{self, key_hash, Damaged, Entry};
-use super::super::StoreError;
-use super::{checked, encode_manifest, Base, Logs, FORMAT, RATIO};
+use crate::backend::folder::Folder;
+use crate::error::StoreError;
+use crate::index::checkpoint::{checked, encode_manifest, Base, Logs, FORMAT, RATIO};
+use crate::index::records::{Checkpoint, Covered};
+use crate::index::table::{self, key_hash, Damaged, Entry};
+use crate::index::{index_files, read_complete_lines};
+use crate::layout;
 
 /// What a build did.
 #[derive(Debug, Default)]

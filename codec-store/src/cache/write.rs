@@ -3,16 +3,23 @@
 
 use std::sync::{MutexGuard, OnceLock};
 
-use super::handler::DumpContext;
-use super::index::Stamp;
-use super::records::{IndexLine, Info, Mode};
-use super::{checkpoint, layout, line, now_nanos, writers, Cache, StoreError, Writer};
+use crate::cache::now_nanos;
+use crate::cache::writers;
+use crate::cache::Cache;
+use crate::cache::Writer;
+use crate::content::handler::DumpContext;
+use crate::error::StoreError;
+use crate::index::checkpoint;
+use crate::index::line;
+use crate::index::records::{IndexLine, Info, Mode};
+use crate::index::Stamp;
+use crate::layout;
 use codec_runtime::__store::schema;
 use codec_runtime::__store::LargeBin;
 
 /// An entry's encoded bytes, with where their large `bin` values are (for
 /// the `auto` handler; none for other encodings).
-pub(super) struct Payload<'a> {
+pub(crate) struct Payload<'a> {
     pub bytes: &'a [u8],
     pub large: &'a [LargeBin],
 }
@@ -24,7 +31,7 @@ impl<'a> Payload<'a> {
 }
 
 impl Cache {
-    pub(super) fn write_schema(&self, info: &schema::SchemaInfo) -> Result<(), StoreError> {
+    pub(crate) fn write_schema(&self, info: &schema::SchemaInfo) -> Result<(), StoreError> {
         let mut writer = self.writer.lock().unwrap_or_else(|e| e.into_inner());
         if writer.schemas_written.contains(&info.fingerprint) {
             return Ok(());
@@ -40,7 +47,7 @@ impl Cache {
         Ok(())
     }
 
-    pub(super) fn write_entry(
+    pub(crate) fn write_entry(
         &self,
         key: &str,
         type_name: Option<String>,
@@ -79,7 +86,7 @@ impl Cache {
     }
 
     /// Runs `dump` with the dump context of an entry of `key`.
-    pub(super) fn dump_with(
+    pub(crate) fn dump_with(
         &self,
         key: &str,
         large: &[LargeBin],
@@ -102,7 +109,7 @@ impl Cache {
 
     /// Appends the line of an entry that `handler` stored, described by `info`.
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn append_entry(
+    pub(crate) fn append_entry(
         &self,
         key: &str,
         type_name: Option<String>,
@@ -136,7 +143,7 @@ impl Cache {
     /// Appends a line to this writer's index (one write), stamping its time
     /// and sequence, and records it in the in-memory index; inside
     /// [`Cache::put_many`] on this thread, keeps it for the batch's write.
-    pub(super) fn append_line(&self, mut line: IndexLine) -> Result<(), StoreError> {
+    pub(crate) fn append_line(&self, mut line: IndexLine) -> Result<(), StoreError> {
         let mut guard = self.writer.lock().unwrap_or_else(|e| e.into_inner());
         // A compaction's copy keeps the time of the line it copies.
         if let Some(time) = guard.pinned_time {
@@ -154,7 +161,7 @@ impl Cache {
 
     /// Appends `lines` to this writer's index in one write (and one sync),
     /// as [`Cache::append_line`] does one.
-    pub(super) fn append_lines(&self, mut lines: Vec<IndexLine>) -> Result<(), StoreError> {
+    pub(crate) fn append_lines(&self, mut lines: Vec<IndexLine>) -> Result<(), StoreError> {
         if lines.is_empty() {
             return Ok(());
         }

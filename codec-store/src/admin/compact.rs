@@ -12,19 +12,26 @@
 //! - the next compaction finishes deleting them before it starts.
 
 use std::collections::HashSet;
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
 
-use super::backend::Backend;
-use super::records::Compacting;
-use super::write::Payload;
-use super::{apart, create_folder, Cache, CacheOptions, EntryInfo, Handler, StoreError};
+use crate::backend::folder::lock_file;
+use crate::cache::open::create_folder;
+use crate::cache::write::Payload;
+use crate::cache::Cache;
+use crate::content::apart;
+use crate::content::handler::Handler;
+use crate::error::StoreError;
+use crate::index::logs::read_marker;
+use crate::index::records::Compacting;
+use crate::index::EntryInfo;
+use crate::options::CacheOptions;
 use codec_runtime::__store::LargeBin;
 
 /// The marker of a compaction that has copied every live entry.
-use super::layout::{self, COMPACT_MARKER as MARKER, LOCK};
+use crate::layout::{self, COMPACT_MARKER as MARKER, LOCK};
 
 /// What [`Cache::compact`] did.
 #[derive(Debug)]
@@ -47,23 +54,9 @@ pub struct Compacted {
     pub size_after: u64,
 }
 
-/// The folder's lock file, open (read-only where the folder is: a lock
-/// does not need write access).
-pub(super) fn lock_file(dir: &Path) -> Result<File, StoreError> {
-    let path = dir.join(LOCK);
-    OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(&path)
-        .or_else(|_| File::open(&path))
-        .map_err(|e| StoreError::io(&path, e))
-}
-
 /// An error unless `dir` is a cache folder already: what works on one
 /// (compaction, rebuilding the index) never makes one of another folder.
-pub(super) fn require_cache_folder(dir: &Path) -> Result<(), StoreError> {
+pub(crate) fn require_cache_folder(dir: &Path) -> Result<(), StoreError> {
     if dir.join(layout::META).exists() {
         return Ok(());
     }
@@ -73,17 +66,6 @@ pub(super) fn require_cache_folder(dir: &Path) -> Result<(), StoreError> {
             dir.display(),
             layout::META
         ),
-    })
-}
-
-pub(super) fn read_marker(backend: &dyn Backend) -> Result<Compacting, StoreError> {
-    let bytes = backend.read(MARKER)?.ok_or_else(|| {
-        let gone = std::io::Error::from(std::io::ErrorKind::NotFound);
-        StoreError::io(backend.address(MARKER), gone)
-    })?;
-    codec_runtime::from_json_slice(&bytes).map_err(|e| StoreError::Corrupt {
-        key: MARKER.into(),
-        message: e.to_string(),
     })
 }
 
@@ -109,7 +91,7 @@ impl Cache {
         let dir = dir.as_ref();
         require_cache_folder(dir)?;
         create_folder(dir)?;
-        let lock = lock_file(dir)?;
+        let lock = lock_file(dir).map_err(|e| StoreError::io(dir.join(LOCK), e))?;
         // A handle closing at this moment is not one in use, nor is a child
         // process between its fork and its exec, which holds a copy of its
         // parent's descriptors (and so of their locks) for that instant:
@@ -136,7 +118,7 @@ impl Cache {
         let (kept, dropped, writer_id) = copy_live_entries(dir, handlers, &mut progress)?;
         // The checkpoint points into logs the compaction deletes: the
         // folder reads from the logs until the next one.
-        super::checkpoint::remove(dir)?;
+        crate::index::checkpoint::remove(dir)?;
         mark_replaced(dir, &writer_id)?;
         freed += finish(dir)?;
         let schemas_removed = remove_unused_schemas(dir)?;
@@ -206,7 +188,7 @@ fn copy_live_entries(
 
 /// An entry's payload, and where the buffers its `auto` handler kept apart
 /// are in it (so that the copy keeps exactly those apart).
-pub(super) fn read_entry(
+pub(crate) fn read_entry(
     cache: &Cache,
     entry: &EntryInfo,
 ) -> Result<(Vec<u8>, Vec<LargeBin>), StoreError> {
@@ -219,7 +201,7 @@ pub(super) fn read_entry(
 
 /// Stores `payload` as `entry` describes it: its type, fingerprint, mode
 /// and handler (a built-in one chosen again by size).
-pub(super) fn write_entry(
+pub(crate) fn write_entry(
     cache: &Cache,
     entry: &EntryInfo,
     payload: &[u8],
@@ -301,7 +283,7 @@ fn finish(dir: &Path) -> Result<u64, StoreError> {
     if !dir.join(MARKER).exists() {
         return Ok(0);
     }
-    let marker = read_marker(&super::backend::folder::Folder::new(dir))?;
+    let marker = read_marker(&crate::backend::folder::Folder::new(dir))?;
     let mut freed = 0;
     for name in &marker.replaced {
         if name.contains("..") || name.starts_with('/') {
@@ -411,7 +393,7 @@ mod tests {
         assert_eq!(done.kept, 2);
         assert!(done.freed > 5000, "{done:?}");
         assert!(!dir.join(MARKER).exists());
-        let indexes = super::super::index::index_files(dir).unwrap();
+        let indexes = crate::index::index_files(dir).unwrap();
         assert_eq!(indexes.len(), 1, "{indexes:?}");
         let reader = Cache::open(dir).unwrap();
         assert_eq!(reader.keys().unwrap(), ["big", "kept"]);

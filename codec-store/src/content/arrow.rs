@@ -36,11 +36,12 @@ use arrow_buffer::Buffer;
 use arrow_schema::{ArrowError, Schema};
 use codec_runtime::__store::arrow::{decode_ipc_file, ipc_file};
 
-use super::apart::ALIGN;
-use super::handler::{range_info, DumpContext, LoadContext};
-use super::records::{Info, InfoValue};
-use super::typed::TypedHandler;
-use super::{layout, StoreError};
+use crate::content::handler::{range_info, DumpContext, LoadContext};
+use crate::content::typed::TypedHandler;
+use crate::error::StoreError;
+use crate::index::records::{Info, InfoValue};
+use crate::layout;
+use crate::layout::ALIGN;
 
 /// The handler named `arrow`: one `RecordBatch` as an Arrow IPC file.
 pub struct ArrowHandler;

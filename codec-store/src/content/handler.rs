@@ -11,19 +11,19 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use base64::Engine as _;
 
-use super::backend::{Appender, Backend, Created};
-use super::error::StoreError;
-use super::layout;
-use super::line::InfoRef;
-use super::local_cache::LocalFiles;
-use super::records::{Info, InfoValue};
+use crate::backend::{Appender, Backend, Created};
+use crate::content::local_cache::LocalFiles;
+use crate::error::StoreError;
+use crate::index::line::InfoRef;
+use crate::index::records::{Info, InfoValue};
+use crate::layout;
 
 /// Stores and loads payloads for a cache.
 ///
 /// `dump` returns the info the index line keeps (where the payload went);
 /// `load` gets it back. Info keys `#key` and `#type` are reserved. A
 /// handler that takes values rather than bytes is a
-/// [`TypedHandler`](super::TypedHandler).
+/// [`TypedHandler`](crate::content::typed::TypedHandler).
 pub trait Handler: Any + Send + Sync {
     /// The name written in index lines; unique among a cache's handlers.
     fn name(&self) -> &str;
@@ -249,7 +249,7 @@ impl DumpContext<'_> {
 pub struct Resources {
     map: Mutex<HashMap<String, Arc<dyn Any + Send + Sync>>>,
     /// The local cache of data objects, set up at the first load.
-    pub(super) local: OnceLock<Option<LocalFiles>>,
+    pub(crate) local: OnceLock<Option<LocalFiles>>,
 }
 
 /// What a handler can do while loading one entry.
@@ -292,7 +292,7 @@ impl LoadContext<'_> {
     }
 
     /// The object name of a data file named in info (relative to `data/`).
-    pub(super) fn object(&self, name: &str) -> Result<String, StoreError> {
+    pub(crate) fn object(&self, name: &str) -> Result<String, StoreError> {
         if name.contains('/') || name.contains('\\') || name.starts_with('.') {
             return Err(self.corrupt(format!("data file name `{name}` leaves the data folder")));
         }
@@ -387,7 +387,7 @@ fn int(info: &Info, key: &str, ctx: &LoadContext<'_>) -> Result<u64, StoreError>
 
 /// The file, offset and length of a payload [`range_info`] described,
 /// read in place.
-pub(super) fn range_ref<'a>(
+pub(crate) fn range_ref<'a>(
     info: InfoRef<'a>,
     ctx: &LoadContext<'_>,
 ) -> Result<(std::borrow::Cow<'a, str>, u64, u64), StoreError> {
@@ -400,7 +400,7 @@ pub(super) fn range_ref<'a>(
 }
 
 /// The info of a payload at `offset` of a shared data file.
-pub(super) fn range_info(file: String, offset: u64, len: usize) -> Info {
+pub(crate) fn range_info(file: String, offset: u64, len: usize) -> Info {
     [
         ("file".to_owned(), InfoValue::Text(file)),
         ("offset".to_owned(), InfoValue::Int(offset as i64)),

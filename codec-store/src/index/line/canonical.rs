@@ -1,6 +1,6 @@
 //! Index lines in the shape codec writes them, read by direct scanning.
 //!
-//! [`encode_line`](super::encode_line) writes every field, in declaration
+//! [`encode_line`](crate::index::line::encode_line) writes every field, in declaration
 //! order, with no whitespace; keys, names and payload text rarely need an
 //! escape. A line of that shape is read here in one pass of prefix checks
 //! and byte scans; any other shape (escapes, fields in another order, a
@@ -10,8 +10,8 @@
 
 use std::borrow::Cow;
 
-use super::LineView;
-use crate::records::Mode;
+use crate::index::line::LineView;
+use crate::index::records::Mode;
 use codec_runtime::__store::number;
 
 /// The view of `text` if it has the shape `encode_line` writes.
@@ -168,7 +168,7 @@ fn flat_find<'a>(s: &'a str, key: Option<&str>) -> Option<(Option<Flat<'a>>, &'a
 #[cfg(test)]
 mod tests {
     use super::super::{check_line, encode_line, LineView};
-    use crate::records::{IndexLine, InfoValue, Mode};
+    use crate::index::records::{IndexLine, InfoValue, Mode};
 
     fn text(line: &IndexLine) -> String {
         let mut bytes = Vec::new();
@@ -271,7 +271,7 @@ mod tests {
             "{\"min\":-9223372036854775808,\"name\":\"caf\u{e9}\"}",
         ];
         for json in objects {
-            let info: crate::records::Info = codec_runtime::from_json(json).unwrap();
+            let info: crate::index::records::Info = codec_runtime::from_json(json).unwrap();
             for key in [
                 "data", "file", "offset", "len", "max", "min", "name", "absent",
             ] {

@@ -129,7 +129,7 @@ mod direct {
     pub struct DirectWriter {
         file: Option<File>,
         /// The file system refused a direct write: write through the cache.
-        pub(super) unsupported: bool,
+        pub(crate) unsupported: bool,
         /// `CHUNK` bytes at a `BLOCK` boundary somewhere in this buffer.
         buf: Vec<u8>,
     }

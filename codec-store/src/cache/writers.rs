@@ -5,11 +5,11 @@
 //! time (plus one per compaction), however many short runs write to it.
 //! Backends without locks never take a log up: each handle starts its own.
 
-use super::backend::{Appender, Backend};
-use super::index::logs;
-use super::layout;
-use super::line::{check_line, LineView};
-use super::StoreError;
+use crate::backend::{Appender, Backend};
+use crate::error::StoreError;
+use crate::index::line::{check_line, LineView};
+use crate::index::logs;
+use crate::layout;
 
 /// A log this handle appends to (locked, in a folder).
 pub struct Log {

@@ -1,5 +1,5 @@
 //! A local read-through cache of the data objects of a store on object
-//! storage ([`CacheOptions::local_cache`](super::CacheOptions::local_cache)).
+//! storage ([`CacheOptions::local_cache`](crate::CacheOptions::local_cache)).
 //!
 //! Data objects there are immutable and their names never reused (each is
 //! created once, under its writer's id and a sequence number), so a range
@@ -28,11 +28,11 @@ use std::time::{Duration, SystemTime};
 
 use sha2::Digest as _;
 
-use super::backend::Backend;
+use crate::backend::Backend;
 
 /// A folder on the local disk keeping the ranges of data objects that a
 /// cache on object storage reads, up to a size: see
-/// [`CacheOptions::local_cache`](super::CacheOptions::local_cache).
+/// [`CacheOptions::local_cache`](crate::CacheOptions::local_cache).
 ///
 /// ```
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {

@@ -34,16 +34,21 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::backend::Backend;
-use super::checkpoint::objects::{build_from, Known, Sources, Start};
-use super::checkpoint::parse_manifest;
-use super::compact::{read_entry, write_entry};
-use super::index::{logs, EntryInfo};
-use super::layout;
-use super::line::LineView;
-use super::records::{Checkpoint, Covered, Retired};
-use super::table::Damaged;
-use super::{now_nanos, Cache, CacheOptions, Compacted, Handler, StoreError};
+use crate::admin::compact::Compacted;
+use crate::admin::compact::{read_entry, write_entry};
+use crate::backend::Backend;
+use crate::cache::now_nanos;
+use crate::cache::Cache;
+use crate::content::handler::Handler;
+use crate::error::StoreError;
+use crate::index::checkpoint::objects::{build_from, Known, Sources, Start};
+use crate::index::checkpoint::parse_manifest;
+use crate::index::line::LineView;
+use crate::index::records::{Checkpoint, Covered, Retired};
+use crate::index::table::Damaged;
+use crate::index::{logs, EntryInfo};
+use crate::layout;
+use crate::options::CacheOptions;
 
 /// Copies whose lines a compaction appends at once.
 const COPIES_PER_APPEND: usize = 1000;
@@ -242,7 +247,7 @@ fn commit(
     mut next: Checkpoint,
     retiring: usize,
     manifest: &Checkpoint,
-    version: &mut Option<super::backend::Version>,
+    version: &mut Option<crate::backend::Version>,
 ) -> Result<Checkpoint, StoreError> {
     for _ in 0..TRIES {
         let now = now_nanos();
@@ -280,7 +285,7 @@ fn commit(
 /// damaged (a compaction rebuilds it whole).
 fn read_manifest(
     backend: &dyn Backend,
-) -> Result<(Checkpoint, Option<super::backend::Version>), StoreError> {
+) -> Result<(Checkpoint, Option<crate::backend::Version>), StoreError> {
     let empty = Checkpoint {
         format: 1,
         ..Checkpoint::default()
@@ -329,7 +334,7 @@ fn data_segments(backend: &dyn Backend) -> Result<Vec<(String, u64, u64)>, Store
 fn live_entries(cache: &Cache) -> Result<Vec<(EntryInfo, u64)>, StoreError> {
     let mut out = Vec::new();
     for (key, text) in cache.live_lines()? {
-        let line = LineView::parse(&text).map_err(|e| super::index::corrupt_line(&key, e))?;
+        let line = LineView::parse(&text).map_err(|e| crate::index::corrupt_line(&key, e))?;
         if let Some(entry) = EntryInfo::of_line(&line)? {
             out.push((entry, line.time));
         }

@@ -7,8 +7,8 @@
 
 use std::borrow::Cow;
 
-use super::error::StoreError;
-use super::records::{IndexLine, Info, Mode};
+use crate::error::StoreError;
+use crate::index::records::{IndexLine, Info, Mode};
 use codec_runtime::Codec;
 use codec_runtime::DecodeError;
 use codec_runtime::JsonReader;
@@ -190,7 +190,7 @@ impl<'a> LineView<'a> {
 }
 
 /// A handler's info as its index line holds it, read field by field
-/// without building an [`Info`] map: see [`Handler::load_ref`](super::Handler::load_ref).
+/// without building an [`Info`] map: see [`Handler::load_ref`](crate::Handler::load_ref).
 #[derive(Debug, Clone, Copy)]
 pub struct InfoRef<'a> {
     /// A JSON object of integers and strings, checked when the line was read.
@@ -423,7 +423,7 @@ mod tests {
         }
         assert!(!quoted_key_is(b"\"seq\":", KEY_ORDER.len()));
     }
-    use crate::records::InfoValue;
+    use crate::index::records::InfoValue;
 
     fn line() -> IndexLine {
         IndexLine {

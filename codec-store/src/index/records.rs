@@ -5,8 +5,7 @@ use std::collections::BTreeMap;
 
 use codec_derive::Codec;
 
-/// The version of the folder layout, in `codec-store.json`.
-pub const STORE_FORMAT: u32 = 1;
+pub use crate::layout::STORE_FORMAT;
 
 /// `codec-store.json`: what a reader checks before anything else.
 #[derive(Codec, Debug, Clone, PartialEq)]

@@ -3,9 +3,9 @@
 //! exca's Auto.
 //!
 //! A MessagePack payload is encoded with its `bin` values of at least
-//! [`CacheOptions::apart_min`](super::CacheOptions::apart_min) bytes listed
+//! [`CacheOptions::apart_min`](crate::CacheOptions::apart_min) bytes listed
 //! (however deep in the value they sit). Each goes to the writer's shared
-//! data file at a 64-byte boundary, as [`Cache::put_array`](super::Cache)
+//! data file at a 64-byte boundary, as [`Cache::put_array`](crate::cache::Cache)
 //! writes arrays, and an extension value takes its place in the payload:
 //! type [`REF_EXT`], the buffer's offset and length (8 bytes each,
 //! big-endian). The rest of the value goes in the line or the shared file
@@ -18,10 +18,11 @@
 //! bytes, the `codec` command, compaction) get the payload put back
 //! together.
 
-use super::handler::{DumpContext, Handler, Inline, LoadContext, Shared};
-use super::ranged::Window;
-use super::records::{Info, InfoValue};
-use super::{layout, StoreError};
+use crate::content::handler::{DumpContext, Handler, Inline, LoadContext, Shared};
+use crate::content::ranged::Window;
+use crate::error::StoreError;
+use crate::index::records::{Info, InfoValue};
+use crate::layout::{self, ALIGN};
 use codec_runtime::__store::{LargeBin, OutOfBand};
 use codec_runtime::MsgpackReader;
 
@@ -29,9 +30,6 @@ use codec_runtime::MsgpackReader;
 pub const REF_EXT: i8 = 98;
 /// A reference: ext8 marker, length 16, type, offset, length.
 const REF_LEN: usize = 19;
-/// Where buffers and arrays start in the data file: enough for any element
-/// type, and for SIMD loads.
-pub(super) const ALIGN: u64 = 64;
 
 /// The handler named `auto`: large byte buffers of a value apart, the rest
 /// in the line or the shared data file.
@@ -109,7 +107,7 @@ struct Apart<'i> {
 /// An `auto` entry as stored: the rest of the value, and its buffers in a
 /// memory-mapped data file, or where the backend has no maps, the range of
 /// the data file that holds them, read (checked to lie within it).
-pub(super) struct Parts {
+pub(crate) struct Parts {
     rest: Vec<u8>,
     window: Option<Window>,
     refs: Vec<Ref>,
@@ -241,7 +239,7 @@ fn check_apart(refs: &[Ref], ctx: &LoadContext<'_>) -> Result<(), StoreError> {
 /// An array stored with `put` whose data was kept apart: its dtype and
 /// shape, and where its data is (`len` bytes at `offset` of data file `file`).
 #[cfg(feature = "ndarray")]
-pub(super) struct ArrayApart {
+pub(crate) struct ArrayApart {
     pub dtype: String,
     pub shape: Vec<u64>,
     pub file: String,
@@ -253,7 +251,7 @@ pub(super) struct ArrayApart {
 /// (`dtype`, `shape`, `data`) and its data the entry's one buffer; `None`
 /// for any other value.
 #[cfg(feature = "ndarray")]
-pub(super) fn array_apart(
+pub(crate) fn array_apart(
     info: &Info,
     ctx: &LoadContext<'_>,
 ) -> Result<Option<ArrayApart>, StoreError> {
@@ -324,7 +322,7 @@ mod tests {
     use base64::Engine as _;
 
     use super::*;
-    use crate::handler::Resources;
+    use crate::content::handler::Resources;
 
     #[test]
     fn damaged_references_are_typed_errors() {

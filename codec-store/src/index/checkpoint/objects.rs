@@ -1,6 +1,6 @@
 //! Building a checkpoint where the backend has neither memory maps nor
 //! appends (object storage, memory): a writer's log is one object per
-//! append ([`Segments`](super::super::backend::Segments)), so a table holds
+//! append ([`Segments`](crate::backend::Segments)), so a table holds
 //! the lines it points at and is read whole, and the manifest counts the
 //! segments of each writer it covers.
 //!
@@ -23,14 +23,14 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use super::super::backend::{Backend, Created, Replaced, Version};
-use super::super::index::logs;
-use super::super::layout;
-use super::super::records::{Checkpoint, Covered};
-use super::super::table::{self, Damaged, Entry, Table};
-use super::super::StoreError;
-use super::build::{add_lines, merge};
-use super::{checked, encode_manifest, parse_manifest, Built, FORMAT, RATIO};
+use crate::backend::{Backend, Created, Replaced, Version};
+use crate::error::StoreError;
+use crate::index::checkpoint::build::{add_lines, merge};
+use crate::index::checkpoint::{checked, encode_manifest, parse_manifest, Built, FORMAT, RATIO};
+use crate::index::logs;
+use crate::index::records::{Checkpoint, Covered};
+use crate::index::table::{self, Damaged, Entry, Table};
+use crate::layout;
 
 /// How often a build that lost the race to commit tries again, when asked
 /// to wait.

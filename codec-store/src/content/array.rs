@@ -9,10 +9,11 @@ use std::sync::Arc;
 
 use ndarray::{ArrayView, Dimension, IxDyn};
 
-use super::apart::ALIGN;
-use super::handler::{range_info, DumpContext, Handler, LoadContext};
-use super::records::Info;
-use super::{layout, StoreError};
+use crate::content::handler::{range_info, DumpContext, Handler, LoadContext};
+use crate::error::StoreError;
+use crate::index::records::Info;
+use crate::layout;
+use crate::layout::ALIGN;
 use codec_runtime::__store::ndarray::{
     checked_shape, read_msgpack_parts, write_json_parts, write_msgpack_parts, Element,
 };
@@ -24,7 +25,7 @@ use codec_runtime::{DecodeError, EncodeError};
 use codec_runtime::{JsonReader, JsonWriter};
 use codec_runtime::{MsgpackReader, MsgpackWriter};
 
-/// The handler named `array`: see [`Cache::put_array`](super::Cache::put_array).
+/// The handler named `array`: see [`Cache::put_array`](crate::cache::Cache::put_array).
 pub struct ArrayHandler;
 
 impl Handler for ArrayHandler {
@@ -39,21 +40,21 @@ impl Handler for ArrayHandler {
 
     fn load(&self, info: &Info, ctx: &LoadContext<'_>) -> Result<Vec<u8>, StoreError> {
         // Laid out as the shared handler lays out its payloads.
-        super::Shared.load(info, ctx)
+        crate::content::handler::Shared.load(info, ctx)
     }
 }
 
 /// An array read from the store, viewed where it lies in the memory-mapped
 /// data file (a cache in a folder), or in the buffer one ranged read of its
 /// bytes filled (other backends, which have no maps):
-/// [`Cache::get_array`](super::Cache::get_array),
-/// [`Cache::get_array_rows`](super::Cache::get_array_rows), or a field of a
+/// [`Cache::get_array`](crate::cache::Cache::get_array),
+/// [`Cache::get_array_rows`](crate::cache::Cache::get_array_rows), or a field of a
 /// stored value.
 ///
 /// As a field (`Codec`, encoded as an [`ndarray::Array`] is), a value read
-/// from the store with [`Cache::get`](super::Cache::get) views its data
+/// from the store with [`Cache::get`](crate::cache::Cache::get) views its data
 /// there whatever its size, when the store kept it apart (arrays of at least
-/// [`CacheOptions::apart_min`](super::CacheOptions::apart_min) bytes); read
+/// [`CacheOptions::apart_min`](crate::CacheOptions::apart_min) bytes); read
 /// any other way (a smaller array, `from_msgpack`, JSON), it holds a copy.
 ///
 /// ```
@@ -93,7 +94,7 @@ enum Storage<T> {
 
 impl<T> MappedArray<T> {
     /// An array of its own, `items` in C order.
-    pub(super) fn owned(items: Arc<[T]>, shape: Vec<usize>) -> Self {
+    pub(crate) fn owned(items: Arc<[T]>, shape: Vec<usize>) -> Self {
         MappedArray {
             storage: Storage::Owned(items),
             shape,
@@ -111,7 +112,7 @@ impl<T: Element> MappedArray<T> {
     }
 
     /// `len` bytes at `offset` of `map` as an array of `shape`, checked.
-    pub(super) fn mapped(
+    pub(crate) fn mapped(
         map: Backing,
         offset: usize,
         len: usize,

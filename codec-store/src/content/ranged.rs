@@ -12,10 +12,10 @@ use std::sync::Arc;
 
 use memmap2::Mmap;
 
-use super::apart::ALIGN;
-use super::handler::LoadContext;
-use super::local_cache::LocalFiles;
-use super::StoreError;
+use crate::content::handler::LoadContext;
+use crate::content::local_cache::LocalFiles;
+use crate::error::StoreError;
+use crate::layout::ALIGN;
 
 /// Bytes of a data file around a range: `bytes[i]` is byte `origin + i`
 /// of the file, and `origin` is a multiple of 64 (so are the addresses of

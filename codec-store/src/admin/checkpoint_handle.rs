@@ -5,11 +5,12 @@ use std::path::Path;
 use std::sync::atomic::Ordering;
 use std::sync::Mutex;
 
-use super::super::backend::Backend;
-use super::super::layout;
-use super::super::table::Damaged;
-use super::super::{Cache, StoreError};
-use super::{build, objects, Built};
+use crate::backend::Backend;
+use crate::cache::Cache;
+use crate::error::StoreError;
+use crate::index::checkpoint::{build, objects, Built};
+use crate::index::table::Damaged;
+use crate::layout;
 
 /// Builds a checkpoint of the store `backend` holds, in the shape its
 /// backend takes: see [`build`] and [`objects::build`] (which reads the
@@ -53,7 +54,7 @@ impl Cache {
     /// --rebuild-index`). Returns the lines read.
     pub fn rebuild_index(dir: impl AsRef<Path>) -> Result<u64, StoreError> {
         let dir = dir.as_ref();
-        super::super::compact::require_cache_folder(dir)?;
+        crate::admin::compact::require_cache_folder(dir)?;
         Ok(build(dir, true, true)?.map_or(0, |b| b.lines))
     }
 

@@ -1,0 +1,151 @@
+//! The handlers of a handle: which one reads an entry (by name, or the
+//! one a name is an alias of), a type's default handler, and values put and
+//! got through a typed handler or as raw bytes.
+
+use std::any::Any;
+use std::borrow::Cow;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use codec_runtime::{Bytes, Codec, WireKind};
+
+use crate::cache::Cache;
+use crate::content::handler::{Handler, LoadContext};
+use crate::content::typed::Typed;
+use crate::error::StoreError;
+use crate::index::corrupt_line;
+use crate::index::line::LineView;
+use crate::index::records::{InfoValue, Mode};
+use crate::layout;
+
+impl Cache {
+    /// The handler registered under `name`, borrowed where it can be
+    /// (the built-in inline handler).
+    pub(crate) fn handler_ref(&self, name: &str) -> Option<Cow<'_, Arc<dyn Handler>>> {
+        if name == layout::INLINE && !self.inline_replaced.load(Ordering::Relaxed) {
+            return Some(Cow::Borrowed(&self.inline));
+        }
+        self.handler(name).map(Cow::Owned)
+    }
+
+    /// The handler `name`, or the one that has it as an alias.
+    pub(crate) fn handler(&self, name: &str) -> Option<Arc<dyn Handler>> {
+        let handlers = self.handlers.read().unwrap_or_else(|e| e.into_inner());
+        match handlers.get(name) {
+            Some(handler) => Some(handler.clone()),
+            None => handlers.get(&self.registry.resolve(name)?).cloned(),
+        }
+    }
+
+    pub(crate) fn load_context<'a>(&'a self, key: &'a str) -> LoadContext<'a> {
+        LoadContext {
+            backend: &*self.backend,
+            resources: &self.resources,
+            key,
+        }
+    }
+
+    /// The payload of the entry of `line`, read by its handler.
+    pub(crate) fn load_payload(&self, line: &LineView<'_>) -> Result<Vec<u8>, StoreError> {
+        let handler = self.handler_ref(line.handler.as_deref().unwrap_or_default());
+        self.load_payload_with(handler.as_deref(), line)
+    }
+
+    /// [`Cache::load_payload`] with the line's handler looked up already.
+    pub(crate) fn load_payload_with(
+        &self,
+        handler: Option<&Arc<dyn Handler>>,
+        line: &LineView<'_>,
+    ) -> Result<Vec<u8>, StoreError> {
+        let handler = handler.ok_or_else(|| StoreError::UnknownHandler {
+            key: line.key.clone().into_owned(),
+            handler: line.handler.as_deref().unwrap_or_default().to_owned(),
+        })?;
+        handler.load_ref(line.info_ref(), &self.load_context(&line.key))
+    }
+
+    /// Registers `handler` and makes it the one that stores every `T` put
+    /// through this handle without a handler named in [`PutOptions`]
+    /// (exca's `register(default_for=T)`). Any handler may be a type's
+    /// default: a [`Typed`] one, or a built-in one such as
+    /// [`FilePerEntry`](crate::content::handler::FilePerEntry) for large values kept alone.
+    ///
+    /// [`PutOptions`]: crate::options::PutOptions
+    pub fn register_default_handler<T: Codec + 'static>(&self, handler: Arc<dyn Handler>) {
+        let name = handler.name().to_owned();
+        self.register_handler(handler);
+        self.registry.set_default::<T>(&name);
+    }
+
+    /// The handler `name` (or the one it is an alias of) if it is a
+    /// [`Typed`] handler of `T`.
+    pub(crate) fn typed_handler<T: Codec + 'static>(&self, name: &str) -> Option<Arc<Typed<T>>> {
+        let handler: Arc<dyn Any + Send + Sync> = self.handler(name)?;
+        handler.downcast::<Typed<T>>().ok()
+    }
+
+    /// The value of `key` through its typed handler, if its entry was
+    /// stored by a [`Typed`] handler of `T`.
+    pub(crate) fn get_typed<T: Codec + 'static>(
+        &self,
+        handler: Option<&Arc<dyn Handler>>,
+        line: &LineView<'_>,
+    ) -> Result<Option<T>, StoreError> {
+        let handler: Option<&(dyn Any + Send + Sync)> = handler.map(|h| &**h as _);
+        let Some(typed) = handler.and_then(|h| h.downcast_ref::<Typed<T>>()) else {
+            return Ok(None);
+        };
+        let info = line.info().map_err(|e| corrupt_line(&line.key, e))?;
+        typed
+            .load_value(&info, &self.load_context(&line.key))
+            .map(Some)
+    }
+
+    /// Stores `value` through `typed`.
+    pub(crate) fn put_typed<T: Codec + 'static>(
+        &self,
+        key: &str,
+        value: &T,
+        typed: &Typed<T>,
+    ) -> Result<(), StoreError> {
+        let schema = codec_runtime::schema::info::<T>();
+        self.write_schema(schema)?;
+        let info = self.dump_with(key, &[], |ctx| typed.dump_value(value, ctx))?;
+        // The size of what the handler wrote, when its info says (`len`).
+        let size = match info.get("len") {
+            Some(InfoValue::Int(len)) => u64::try_from(*len).unwrap_or(0),
+            _ => 0,
+        };
+        self.append_entry(
+            key,
+            Some(schema.name.clone()),
+            Some(schema.fingerprint_hex.clone()),
+            typed.name(),
+            Mode::MsgPack,
+            info,
+            size,
+        )
+    }
+
+    /// Stores a byte buffer `value` (a type whose encoding is bytes) as its
+    /// bytes, as [`Cache::put_bytes`] does: raw mode. Any other type is
+    /// refused: raw mode does not say how to turn it into bytes.
+    pub(crate) fn put_raw<T: Codec + 'static>(
+        &self,
+        key: &str,
+        value: &T,
+    ) -> Result<(), StoreError> {
+        if T::KIND != WireKind::BYTES {
+            return Err(StoreError::NotBytes {
+                key: key.to_owned(),
+                type_name: codec_runtime::schema::info::<T>().name.clone(),
+            });
+        }
+        let bytes = codec_runtime::from_msgpack::<Bytes>(&codec_runtime::to_msgpack(value)?)
+            .map_err(|source| StoreError::Decode {
+                key: key.to_owned(),
+                source,
+            })?;
+        self.put_bytes(key, &bytes)
+    }
+}
