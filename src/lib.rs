@@ -23,8 +23,8 @@
 //! # }
 //! ```
 //!
-//! See the README for the wire conventions, and the [`guide`] for the rest:
-//! every sample of it is a doc test.
+//! The README has the wire conventions; the [`guide`] has the rest, every
+//! sample of it a doc test.
 
 pub use codec_derive::Codec;
 
@@ -86,6 +86,11 @@ pub mod guide {
     #[doc = include_str!("../docs/guide/tested.md")]
     pub mod tested {}
 }
+
+/// The README's samples, run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
 
 #[doc(hidden)]
 pub use codec_derive::__link_package_library;
