@@ -23,9 +23,74 @@
 //! # }
 //! ```
 //!
-//! See the README for the attributes and the wire conventions.
+//! The README has the wire conventions; the [`guide`] has the rest, every
+//! sample of it a doc test.
 
 pub use codec_derive::Codec;
+
+/// The guide: how to use codec, chapter by chapter. Its samples run as doc
+/// tests (`cargo test --doc`); the chapters are the files of `docs/guide/`.
+///
+/// - [`attributes`](guide::attributes): `#[codec(..)]` on types, variants
+///   and fields; constraints; untagged unions; generic types' wire names.
+/// - [`serde`](guide::serde): `#[serde(..)]` attributes, serde's traits for
+///   codec types and serde types inside codec types.
+/// - [`types`](guide::types): the types that implement `Codec`, borrowed
+///   values, what msgspec has that codec does not, hostile input.
+/// - [`schemas`](guide::schemas): JSON Schemas, fingerprints, stored values,
+///   how types evolve, the drift check in CI, encoding snapshots.
+/// - [`store`](guide::store): the cache store, memo caches,
+///   `#[codec::memoize]`, handlers of values.
+/// - [`arrays`](guide::arrays): ndarray arrays and Arrow tables in the store.
+/// - [`store_layout`](guide::store_layout): what a cache folder holds, the
+///   writers' logs, the index and its checkpoints, backends.
+/// - [`object_storage`](guide::object_storage): the store in a bucket.
+/// - [`maintenance`](guide::maintenance): compaction and the `codec` command.
+/// - [`tested`](guide::tested): where each promise is tested.
+///
+/// Coming from Python (msgspec, CocoIndex, anystore, exca): `docs/from-python.md`.
+pub mod guide {
+    #[doc = include_str!("../docs/guide/attributes.md")]
+    pub mod attributes {}
+
+    #[doc = include_str!("../docs/guide/serde.md")]
+    #[cfg(any(doc, feature = "serde"))]
+    pub mod serde {}
+
+    #[doc = include_str!("../docs/guide/types.md")]
+    pub mod types {}
+
+    #[doc = include_str!("../docs/guide/schemas.md")]
+    pub mod schemas {}
+
+    #[doc = include_str!("../docs/guide/store.md")]
+    #[cfg(any(doc, feature = "store"))]
+    pub mod store {}
+
+    #[doc = include_str!("../docs/guide/arrays.md")]
+    #[cfg(any(doc, all(feature = "ndarray", feature = "arrow")))]
+    pub mod arrays {}
+
+    #[doc = include_str!("../docs/guide/store_layout.md")]
+    #[cfg(any(doc, feature = "store"))]
+    pub mod store_layout {}
+
+    #[doc = include_str!("../docs/guide/object_storage.md")]
+    #[cfg(any(doc, feature = "object-store"))]
+    pub mod object_storage {}
+
+    #[doc = include_str!("../docs/guide/maintenance.md")]
+    #[cfg(any(doc, feature = "store"))]
+    pub mod maintenance {}
+
+    #[doc = include_str!("../docs/guide/tested.md")]
+    pub mod tested {}
+}
+
+/// The README's samples, run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
 
 #[doc(hidden)]
 pub use codec_derive::__link_package_library;

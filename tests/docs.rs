@@ -1,6 +1,8 @@
-//! The guides under `docs/` name only APIs that exist: each codec name in
-//! backticks is looked up in the sources (a rename that leaves a guide
-//! behind fails here, as a broken intra-doc link fails `cargo doc`).
+//! The README and the guides under `docs/` name only APIs that exist: each
+//! codec name in backticks is looked up in the sources (a rename that leaves
+//! a guide behind fails here, as a broken intra-doc link fails `cargo doc`),
+//! each test they cite is looked up in its file, and the README's commands
+//! are the project's. (Their samples are doc tests: `cargo test --doc`.)
 
 use std::path::Path;
 
@@ -43,6 +45,7 @@ fn item_exists(code: &[String], name: &str) -> bool {
         .map(|kind| format!("pub {kind} {name}"));
     code.iter().any(|file| {
         has_line(file, &declared)
+            || has_line(file, &[format!("macro_rules! {name}")])
             || file.lines().any(|line| {
                 line.trim_start().starts_with("pub use ") && words(line).any(|w| w == name)
             })
@@ -134,6 +137,10 @@ fn check_span(span: &str, code: &[String], derive: &str, missing: &mut Vec<Strin
             .chars()
             .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
             .collect();
+        // Another crate's type, or a type parameter (`I::Item`).
+        if not_codecs(ty) || ty.len() == 1 {
+            continue;
+        }
         if ty == "codec" {
             if member != "store" && !item_exists(code, &member) {
                 missing.push(format!("codec::{member} (in `{span}`)"));
@@ -158,7 +165,13 @@ fn check_span(span: &str, code: &[String], derive: &str, missing: &mut Vec<Strin
         }
         checked += 1;
     }
-    if !span.contains("::") && span.starts_with(|c: char| c.is_ascii_uppercase()) && is_ident(span)
+    // A type's name (`Cache`), not a constant (`O_DIRECT`), a letter (`T`)
+    // or another crate's name.
+    if !span.contains("::")
+        && span.starts_with(|c: char| c.is_ascii_uppercase())
+        && span.contains(|c: char| c.is_ascii_lowercase())
+        && is_ident(span)
+        && !not_codecs(span)
     {
         if !item_exists(code, span) {
             missing.push(span.to_owned());
@@ -168,17 +181,23 @@ fn check_span(span: &str, code: &[String], derive: &str, missing: &mut Vec<Strin
     checked
 }
 
-#[test]
-fn the_python_guide_names_only_apis_that_exist() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+/// The sources of codec's crates, and the keys `#[codec(..)]` takes (not
+/// the serde keys it reports).
+fn codec_sources(root: &Path) -> (Vec<String>, String) {
     let mut code = Vec::new();
     sources(&root.join("codec-runtime/src"), &mut code);
     sources(&root.join("codec-store/src"), &mut code);
     sources(&root.join("src"), &mut code);
-    // The keys `#[codec(..)]` takes (not the serde keys it reports).
     let derive = ["attr.rs", "constraints.rs"]
         .map(|f| std::fs::read_to_string(root.join("codec-derive/src").join(f)).unwrap())
         .concat();
+    (code, derive)
+}
+
+#[test]
+fn the_python_guide_names_only_apis_that_exist() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let (code, derive) = codec_sources(root);
 
     let guide = std::fs::read_to_string(root.join("docs/from-python.md")).unwrap();
     let mut missing = Vec::new();
@@ -205,4 +224,234 @@ fn the_python_guide_names_only_apis_that_exist() {
         "docs/from-python.md names what codec does not have:\n{}",
         missing.join("\n")
     );
+}
+
+/// The README, then the guide's chapters (`docs/guide/*.md`), by name.
+fn readme_and_guide(root: &Path) -> Vec<(String, String)> {
+    let mut chapters: Vec<_> = std::fs::read_dir(root.join("docs/guide"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|e| e == "md"))
+        .map(|path| {
+            let name = format!("docs/guide/{}", path.file_name().unwrap().to_string_lossy());
+            (name, std::fs::read_to_string(&path).unwrap())
+        })
+        .collect();
+    chapters.sort();
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    // A guide that lost its chapters would pass every check below.
+    assert!(
+        chapters.len() >= 8,
+        "only {} chapters in docs/guide",
+        chapters.len()
+    );
+    [("README.md".to_owned(), readme)]
+        .into_iter()
+        .chain(chapters)
+        .collect()
+}
+
+/// The lines of a markdown text outside its fenced code blocks (the
+/// samples, which `cargo test --doc` compiles).
+fn prose(text: &str) -> String {
+    let mut fenced = false;
+    let mut out = String::new();
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+        } else if !fenced {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// The code spans of `prose` (in backticks), each with the text before it
+/// back to the span before.
+fn spans(prose: &str) -> Vec<(&str, String)> {
+    let parts: Vec<&str> = prose.split('`').collect();
+    (1..parts.len())
+        .step_by(2)
+        .map(|i| (parts[i - 1], parts[i].replace('\n', " ")))
+        .collect()
+}
+
+/// Names of std's types, which the guide names in backticks beside codec's.
+const STD: &str = "\
+    Arc Box BTreeMap BTreeSet Cow Default Duration HashMap HashSet IpAddr \
+    Ipv4Addr Ipv6Addr NonZero Option PathBuf PhantomData Rc Result SocketAddr \
+    String SystemTime Vec VecDeque";
+
+/// Names of other crates' items (serde, chrono, ndarray, arrow, polars,
+/// object_store, msgspec...).
+const OTHER_CRATES: &str = "\
+    Any Array DataFrame DateTime Decimal Deserialize FixedOffset InMemory Json \
+    JsonSchema LargeList Meta NaiveDate NaiveDateTime NaiveTime ObjectStore \
+    PutMode RecordBatch Serialize TimeDelta Utc Utf8View Uuid";
+
+/// Names of the types the samples declare.
+const SAMPLES: &str = "\
+    Blob Chunk Client Event Job Model MyError Page Settings TextPages Value \
+    Wrapper";
+
+/// Whether `name` is not one of codec's items, but one of std, of another
+/// crate or of a sample.
+fn not_codecs(name: &str) -> bool {
+    [STD, OTHER_CRATES, SAMPLES]
+        .iter()
+        .any(|names| names.split_whitespace().any(|n| n == name))
+}
+
+#[test]
+fn the_readme_and_the_guide_name_only_apis_that_exist() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let (code, derive) = codec_sources(root);
+    let mut missing = Vec::new();
+    for (file, text) in readme_and_guide(root) {
+        let mut checked = 0;
+        for (_, span) in spans(&prose(&text)) {
+            let mut found = Vec::new();
+            checked += check_span(&span, &code, &derive, &mut found);
+            missing.extend(found.into_iter().map(|m| format!("{file}: {m}")));
+        }
+        // A chapter whose names all go unchecked would pass: each names some.
+        assert!(checked >= 3, "only {checked} names checked in {file}");
+    }
+    assert!(
+        missing.is_empty(),
+        "the README and the guide name what codec does not have:\n{}",
+        missing.join("\n")
+    );
+}
+
+/// Whether `name` is a snake_case identifier, as test functions are named.
+fn is_test_name(name: &str) -> bool {
+    name.contains('_')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+}
+
+/// Files the guide tells users to write in their own package.
+const USERS_FILES: &[&str] = &["tests/schema_drift.rs"];
+
+#[test]
+fn the_tests_the_readme_and_the_guide_cite_exist() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut missing = Vec::new();
+    let mut checked = 0;
+    for (file, text) in readme_and_guide(root) {
+        // `tests/x.rs` `a_test`, `another`: the test functions that follow a
+        // test file, separated by commas or spaces only.
+        let mut current: Option<String> = None;
+        for (before, span) in spans(&prose(&text)) {
+            let path = span.trim();
+            if path.ends_with(".rs") && path.contains("tests/") {
+                if USERS_FILES.contains(&path) {
+                    current = None;
+                    continue;
+                }
+                if let Some((dir, _)) = path.split_once('*') {
+                    // A pattern (`ui/fail/memoize-*.rs`): its folder exists.
+                    assert!(
+                        root.join(dir).parent().unwrap().is_dir(),
+                        "{file} cites {path}"
+                    );
+                    current = None;
+                    continue;
+                }
+                assert!(
+                    root.join(path).is_file(),
+                    "{file} cites {path}, which does not exist"
+                );
+                current = Some(std::fs::read_to_string(root.join(path)).unwrap());
+                continue;
+            }
+            let follows = before.chars().all(|c| c == ',' || c.is_whitespace());
+            match &current {
+                Some(source) if follows && is_test_name(path) => {
+                    if !has_line(
+                        source,
+                        &[
+                            format!("fn {path}"),
+                            format!("pub fn {path}"),
+                            format!("async fn {path}"),
+                        ],
+                    ) {
+                        missing.push(format!("{file}: {path}"));
+                    }
+                    checked += 1;
+                }
+                _ => current = None,
+            }
+        }
+    }
+    assert!(checked >= 30, "only {checked} cited tests found");
+    assert!(
+        missing.is_empty(),
+        "the README and the guide cite tests that do not exist:\n{}",
+        missing.join("\n")
+    );
+}
+
+#[test]
+fn the_readme_s_two_commands_are_the_project_s() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let section = readme.split("## Two commands").nth(1).unwrap();
+    let block = section
+        .split("```sh")
+        .nth(1)
+        .unwrap()
+        .split("```")
+        .next()
+        .unwrap();
+    let commands: Vec<&str> = block
+        .lines()
+        .map(|line| line.split('#').next().unwrap().trim())
+        .filter(|line| !line.is_empty())
+        .collect();
+    let [run, test] = commands[..] else {
+        panic!("the README's first block holds {commands:?}, not two commands")
+    };
+    let example = run.strip_prefix("cargo run --example ").unwrap();
+    assert!(
+        root.join("examples")
+            .join(format!("{example}.rs"))
+            .is_file(),
+        "{run}"
+    );
+    let ci = std::fs::read_to_string(root.join(".ci/run")).unwrap();
+    assert!(test.starts_with("cargo test"), "{test}");
+    assert!(
+        ci.lines().any(|line| line.trim() == test),
+        ".ci/run does not run `{test}`"
+    );
+    assert!(
+        ci.contains(&format!("/examples/{example}\"")),
+        ".ci/run does not run the example {example}"
+    );
+}
+
+#[test]
+fn every_guide_chapter_is_a_doc_tested_module_linked_from_the_readme() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let lib = std::fs::read_to_string(root.join("src/lib.rs")).unwrap();
+    let chapters = readme_and_guide(root);
+    let readme = &chapters[0].1;
+    assert!(
+        lib.contains("#[doc = include_str!(\"../README.md\")]"),
+        "the README's samples are not doc tests"
+    );
+    for (file, _) in &chapters[1..] {
+        assert!(
+            lib.contains(&format!("#[doc = include_str!(\"../{file}\")]")),
+            "{file} is no module of codec::guide in src/lib.rs: its samples would not run"
+        );
+        assert!(
+            readme.contains(&format!("]({file})")),
+            "the README does not link {file}"
+        );
+    }
 }

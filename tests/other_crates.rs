@@ -1,5 +1,5 @@
 //! codec values where other crates take them: a type deriving
-//! `schemars::JsonSchema` holds codec types, and the README's polars recipe
+//! `schemars::JsonSchema` holds codec types, and the guide's polars recipe
 //! (a frame through Arrow IPC into the store and back). polars is too large
 //! a build for this workspace, so the recipe's other side is Python's
 //! polars (the same Rust core writes and reads the IPC bytes), installed
