@@ -39,6 +39,7 @@ mod text;
 #[doc(hidden)]
 pub mod time;
 mod value;
+mod wire;
 
 #[doc(hidden)]
 pub mod __private;

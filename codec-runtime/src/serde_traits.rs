@@ -101,23 +101,25 @@ impl Tree {
             0xc4..=0xc6 => Tree::Bytes(r.read_bin()?.to_vec()),
             0x90..=0x9f | 0xdc | 0xdd => {
                 let len = r.read_array_len()?;
-                r.enter()?;
-                let mut items = Vec::with_capacity(r.capacity_hint(len));
-                for _ in 0..len {
-                    items.push(Tree::read_msgpack(r)?);
-                }
-                r.leave();
+                let items = r.nested(|r| {
+                    let mut items = Vec::with_capacity(r.capacity_hint(len));
+                    for _ in 0..len {
+                        items.push(Tree::read_msgpack(r)?);
+                    }
+                    Ok(items)
+                })?;
                 Tree::Array(items)
             }
             0x80..=0x8f | 0xde | 0xdf => {
                 let len = r.read_map_len()?;
-                r.enter()?;
-                let mut entries = Vec::with_capacity(r.capacity_hint(len));
-                for _ in 0..len {
-                    let key = Tree::read_msgpack(r)?;
-                    entries.push((key, Tree::read_msgpack(r)?));
-                }
-                r.leave();
+                let entries = r.nested(|r| {
+                    let mut entries = Vec::with_capacity(r.capacity_hint(len));
+                    for _ in 0..len {
+                        let key = Tree::read_msgpack(r)?;
+                        entries.push((key, Tree::read_msgpack(r)?));
+                    }
+                    Ok(entries)
+                })?;
                 Tree::Map(entries)
             }
             0xc7..=0xc9 | 0xd4..=0xd8 => {

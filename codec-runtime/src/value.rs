@@ -134,23 +134,25 @@ fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Value, DecodeError> {
         Value::Bytes(r.read_bin()?.to_vec())
     } else if kind.is(WireKind::ARRAY) {
         let len = r.read_array_len()?;
-        r.enter()?;
-        let mut items = Vec::with_capacity(r.capacity_hint(len).min(PREALLOCATE));
-        for i in 0..len {
-            items.push(decode_msgpack(r).map_err(|e| e.in_index(i))?);
-        }
-        r.leave();
+        let items = r.nested(|r| {
+            let mut items = Vec::with_capacity(r.capacity_hint(len).min(PREALLOCATE));
+            for i in 0..len {
+                items.push(decode_msgpack(r).map_err(|e| e.in_index(i))?);
+            }
+            Ok(items)
+        })?;
         Value::Array(items)
     } else if kind.is(WireKind::MAP) {
         let len = r.read_map_len()?;
-        r.enter()?;
-        let mut entries = Vec::with_capacity(r.capacity_hint(len).min(PREALLOCATE));
-        for i in 0..len {
-            let key = decode_msgpack(r).map_err(|e| e.in_index(i))?;
-            let value = decode_msgpack(r).map_err(|e| e.in_index(i))?;
-            entries.push((key, value));
-        }
-        r.leave();
+        let entries = r.nested(|r| {
+            let mut entries = Vec::with_capacity(r.capacity_hint(len).min(PREALLOCATE));
+            for i in 0..len {
+                let key = decode_msgpack(r).map_err(|e| e.in_index(i))?;
+                let value = decode_msgpack(r).map_err(|e| e.in_index(i))?;
+                entries.push((key, value));
+            }
+            Ok(entries)
+        })?;
         Value::Map(entries)
     } else if kind.is(WireKind::EXT) {
         let start = r.position();

@@ -89,10 +89,7 @@ macro_rules! pointer_impl {
 
             #[inline]
             fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
-                r.enter()?;
-                let v = T::decode_msgpack(r)?;
-                r.leave();
-                Ok($ptr::new(v))
+                r.nested(T::decode_msgpack).map($ptr::new)
             }
 
             #[inline]
@@ -102,10 +99,7 @@ macro_rules! pointer_impl {
 
             #[inline]
             fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
-                r.enter()?;
-                let v = T::decode_json(r)?;
-                r.leave();
-                Ok($ptr::new(v))
+                r.nested(T::decode_json).map($ptr::new)
             }
 
             fn json_schema(g: &mut SchemaGenerator) -> Schema {

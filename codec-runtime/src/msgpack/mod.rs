@@ -7,11 +7,11 @@ mod out_of_band;
 pub(crate) mod read;
 pub(crate) mod write;
 
+pub use crate::wire::{Integer, DEFAULT_DEPTH_LIMIT};
 pub use marker::{describe_marker, marker_kind};
 #[cfg(feature = "ndarray")]
 pub(crate) use out_of_band::Backing;
 #[cfg_attr(not(feature = "store"), allow(unused_imports))]
 pub(crate) use out_of_band::{LargeBin, OutOfBand};
 pub(crate) use read::MsgpackReader;
-pub use read::{Integer, DEFAULT_DEPTH_LIMIT};
 pub(crate) use write::MsgpackWriter;
