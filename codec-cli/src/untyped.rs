@@ -145,7 +145,7 @@ fn map(entries: Vec<(Json, Json)>) -> Json {
 fn from_json(r: &mut JsonReader<'_>) -> Result<Json, DecodeError> {
     let kind = r.peek_kind()?;
     Ok(if kind.is(WireKind::NIL) {
-        r.read_null()?;
+        r.read_nil()?;
         Json::Null
     } else if kind.is(WireKind::BOOL) {
         Json::Bool(r.read_bool()?)

@@ -163,13 +163,13 @@ impl Tree {
 
     fn write_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
         match self {
-            Tree::Nil => w.write_null(),
+            Tree::Nil => w.write_nil(),
             Tree::Bool(v) => w.write_bool(*v),
             Tree::Pos(v) => w.write_u64(*v),
             Tree::Neg(v) => w.write_i64(*v),
-            Tree::F32(v) => w.write_f32(*v)?,
-            Tree::F64(v) => w.write_f64(*v)?,
-            Tree::Str(s) => w.write_str(s),
+            Tree::F32(v) => w.write_f32(*v),
+            Tree::F64(v) => w.write_f64(*v),
+            Tree::Str(s) => w.write_str(s)?,
             Tree::Bytes(b) => w.write_base64(b),
             Tree::Array(items) => {
                 w.write_byte(b'[');
@@ -210,13 +210,10 @@ impl Tree {
             Tree::Pos(v) => w.write_str(&v.to_string()),
             Tree::Neg(v) => w.write_str(&v.to_string()),
             Tree::Bool(v) => w.write_str(if *v { "true" } else { "false" }),
-            _ => {
-                return Err(EncodeError::custom(
-                    "a map key that is not a string, integer or boolean has no JSON form",
-                ))
-            }
+            _ => Err(EncodeError::custom(
+                "a map key that is not a string, integer or boolean has no JSON form",
+            )),
         }
-        Ok(())
     }
 }
 

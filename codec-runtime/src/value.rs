@@ -205,7 +205,7 @@ fn encode_msgpack(v: &Value, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
 fn decode_json(r: &mut JsonReader<'_>) -> Result<Value, DecodeError> {
     Ok(match r.peek()? {
         b'n' => {
-            r.read_null()?;
+            r.read_nil()?;
             Value::Nil
         }
         b't' | b'f' => Value::Bool(r.read_bool()?),
@@ -238,7 +238,7 @@ fn decode_json(r: &mut JsonReader<'_>) -> Result<Value, DecodeError> {
 
 fn encode_json(v: &Value, w: &mut JsonWriter) -> Result<(), EncodeError> {
     match v {
-        Value::Nil => w.write_null(),
+        Value::Nil => w.write_nil(),
         Value::Bool(b) => w.write_bool(*b),
         Value::Int(i) => {
             if let Ok(n) = i64::try_from(*i) {
@@ -247,8 +247,8 @@ fn encode_json(v: &Value, w: &mut JsonWriter) -> Result<(), EncodeError> {
                 w.write_u64(u64::try_from(*i).map_err(|_| out_of_range(*i))?);
             }
         }
-        Value::Float(f) => w.write_f64(*f)?,
-        Value::Str(s) => w.write_str(s),
+        Value::Float(f) => w.write_f64(*f),
+        Value::Str(s) => w.write_str(s)?,
         Value::Bytes(b) => w.write_base64(b),
         Value::Array(items) => {
             w.write_byte(b'[');
@@ -267,7 +267,7 @@ fn encode_json(v: &Value, w: &mut JsonWriter) -> Result<(), EncodeError> {
                     w.write_byte(b',');
                 }
                 match k {
-                    Value::Str(s) => w.write_str(s),
+                    Value::Str(s) => w.write_str(s)?,
                     Value::Int(_) => {
                         w.write_byte(b'"');
                         encode_json(k, w)?;
@@ -289,7 +289,7 @@ fn encode_json(v: &Value, w: &mut JsonWriter) -> Result<(), EncodeError> {
         Value::Timestamp { secs, nanos } => {
             let text = time::format_rfc3339(*secs, *nanos)
                 .map_err(|message| EncodeError::InvalidValue { message })?;
-            w.write_str(&text);
+            w.write_str(&text)?;
         }
         Value::Ext(ty, _) => {
             return Err(EncodeError::InvalidValue {

@@ -375,8 +375,7 @@ pub(super) fn untagged(cont: &Container, variants: &[Variant], fmt: Fmt) -> Toke
         let path = quote!(Self::#ident);
         let name = &names[i];
         let body = match (v.style, fmt) {
-            (Style::Unit, Fmt::MsgPack) => quote!(__r.read_nil().map(|()| #path)),
-            (Style::Unit, Fmt::Json) => quote!(__r.read_null().map(|()| #path)),
+            (Style::Unit, _) => quote!(__r.read_nil().map(|()| #path)),
             (Style::Newtype, _) => {
                 let value = field_value(cont, &v.fields[0], fmt);
                 quote!(#value.map(#path))

@@ -74,15 +74,10 @@ pub fn struct_items(cont: &Container, style: Style, fields: &[Field]) -> TokenSt
                 },
             )
         }
-        Style::Unit => decoders(
-            &p,
-            quote! {
-                __r.read_nil().map(|()| Self)
-            },
-            quote! {
-                __r.read_null().map(|()| Self)
-            },
-        ),
+        Style::Unit => {
+            let nil = quote!(__r.read_nil().map(|()| Self));
+            decoders(&p, nil.clone(), nil)
+        }
     }
 }
 

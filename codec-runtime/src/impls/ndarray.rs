@@ -210,7 +210,7 @@ pub(crate) fn write_json_parts<T: Element>(
     w: &mut JsonWriter,
 ) -> Result<(), EncodeError> {
     w.write_raw(b"{\"dtype\":");
-    w.write_str(T::DTYPE);
+    w.write_str(T::DTYPE)?;
     w.write_raw(b",\"shape\":");
     shape
         .iter()

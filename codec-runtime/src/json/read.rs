@@ -214,7 +214,7 @@ impl<'de> JsonReader<'de> {
 
     /// Consumes `null` (nil, in JSON) if it comes next; true if it did.
     #[inline]
-    pub fn try_read_null(&mut self) -> bool {
+    pub fn try_read_nil(&mut self) -> bool {
         self.skip_ws();
         if self.buf[self.pos..].starts_with(b"null") {
             self.pos += 4;
@@ -224,9 +224,17 @@ impl<'de> JsonReader<'de> {
         }
     }
 
-    /// Reads `null`.
-    pub fn read_null(&mut self) -> Result<(), DecodeError> {
-        if self.try_read_null() {
+    /// The former name of [`try_read_nil`](Self::try_read_nil).
+    #[doc(hidden)]
+    #[deprecated(note = "renamed `try_read_nil`, as in `MsgpackReader`")]
+    #[inline]
+    pub fn try_read_null(&mut self) -> bool {
+        self.try_read_nil()
+    }
+
+    /// Reads `null` (nil, in JSON).
+    pub fn read_nil(&mut self) -> Result<(), DecodeError> {
+        if self.try_read_nil() {
             Ok(())
         } else {
             Err(self.unexpected("null"))
@@ -523,7 +531,7 @@ impl<'de> JsonReader<'de> {
                 Ok(())
             }
             b'"' => self.read_str().map(drop),
-            b'n' => self.read_null(),
+            b'n' => self.read_nil(),
             b't' | b'f' => self.read_bool().map(drop),
             b'-' | b'0'..=b'9' => self.read_number_text().map(drop),
             _ => Err(self.syntax("expected a JSON value")),
