@@ -81,15 +81,17 @@ impl<'de> MsgpackReader<'de> {
     ///
     /// ```
     /// # use codec::{DecodeError, MsgpackReader};
-    /// fn read_pairs(r: &mut MsgpackReader<'_>) -> Result<Vec<(u64, u64)>, DecodeError> {
+    /// fn read_list(r: &mut MsgpackReader<'_>) -> Result<Vec<u64>, DecodeError> {
     ///     let len = r.read_array_len()?;
     ///     r.nested(|r| {
-    ///         (0..len)
-    ///             .map(|_| Ok((r.read_int("u64")?, r.read_int("u64")?)))
-    ///             .collect()
+    ///         let mut items = Vec::with_capacity(r.capacity_hint(len));
+    ///         for _ in 0..len {
+    ///             items.push(r.read_int("u64")?);
+    ///         }
+    ///         Ok(items)
     ///     })
     /// }
-    /// assert_eq!(read_pairs(&mut MsgpackReader::new(&[0x92, 1, 2]))?, [(1, 2)]);
+    /// assert_eq!(read_list(&mut MsgpackReader::new(&[0x92, 1, 2]))?, [1, 2]);
     /// # Ok::<(), DecodeError>(())
     /// ```
     #[inline(always)]
