@@ -175,7 +175,7 @@ fn the_python_guide_names_only_apis_that_exist() {
     sources(&root.join("codec-runtime/src"), &mut code);
     sources(&root.join("src"), &mut code);
     // The keys `#[codec(..)]` takes (not the serde keys it reports).
-    let derive = ["attr.rs", "constraints.rs"]
+    let derive = ["attr/mod.rs", "attr/constraints.rs"]
         .map(|f| std::fs::read_to_string(root.join("codec-derive/src").join(f)).unwrap())
         .concat();
 
