@@ -56,7 +56,10 @@ fn expect_key(r: &mut MsgpackReader<'_>, key: &[u8]) -> Result<(), DecodeError> 
 }
 
 fn kind<'a>(r: &mut MsgpackReader<'a>) -> Result<Kind<'a>, DecodeError> {
-    r.enter()?;
+    r.nested(kind_map)
+}
+
+fn kind_map<'a>(r: &mut MsgpackReader<'a>) -> Result<Kind<'a>, DecodeError> {
     let len = r.read_map_len()?;
     expect_key(r, key!("type"))?;
     let kind = match r.read_str_bytes()? {
@@ -76,12 +79,14 @@ fn kind<'a>(r: &mut MsgpackReader<'a>) -> Result<Kind<'a>, DecodeError> {
         }
         _ => return Err(r.unexpected("a known variant")),
     };
-    r.leave();
     Ok(kind)
 }
 
 fn record<'a>(r: &mut MsgpackReader<'a>) -> Result<Record<'a>, DecodeError> {
-    r.enter()?;
+    r.nested(record_map)
+}
+
+fn record_map<'a>(r: &mut MsgpackReader<'a>) -> Result<Record<'a>, DecodeError> {
     if r.read_map_len()? != 7 {
         return Err(r.unexpected("a map of 7 fields"));
     }
@@ -99,16 +104,16 @@ fn record<'a>(r: &mut MsgpackReader<'a>) -> Result<Record<'a>, DecodeError> {
         false => Some(r.read_str()?),
     };
     expect_key(r, key!("tags"))?;
-    r.enter()?;
-    let n = r.read_array_len()?;
-    let mut tags = Vec::with_capacity(r.capacity_hint(n));
-    for _ in 0..n {
-        tags.push(r.read_int("u32")?);
-    }
-    r.leave();
+    let tags = r.nested(|r| {
+        let n = r.read_array_len()?;
+        let mut tags = Vec::with_capacity(r.capacity_hint(n));
+        for _ in 0..n {
+            tags.push(r.read_int("u32")?);
+        }
+        Ok(tags)
+    })?;
     expect_key(r, key!("kind"))?;
     let kind = kind(r)?;
-    r.leave();
     Ok(Record {
         service,
         path,
@@ -123,13 +128,14 @@ fn record<'a>(r: &mut MsgpackReader<'a>) -> Result<Record<'a>, DecodeError> {
 /// Decodes a MessagePack array of log records, borrowing their strings.
 pub fn decode(buf: &[u8]) -> Result<Vec<Record<'_>>, DecodeError> {
     let mut r = MsgpackReader::new(buf);
-    r.enter()?;
-    let n = r.read_array_len()?;
-    let mut out = Vec::with_capacity(r.capacity_hint(n));
-    for _ in 0..n {
-        out.push(record(&mut r)?);
-    }
-    r.leave();
+    let out = r.nested(|r| {
+        let n = r.read_array_len()?;
+        let mut out = Vec::with_capacity(r.capacity_hint(n));
+        for _ in 0..n {
+            out.push(record(r)?);
+        }
+        Ok(out)
+    })?;
     r.finish()?;
     Ok(out)
 }

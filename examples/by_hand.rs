@@ -60,8 +60,7 @@ impl Codec for Semver {
     }
 
     fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
-        w.write_str(&self.text());
-        Ok(())
+        w.write_str(&self.text())
     }
 
     fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {

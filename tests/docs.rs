@@ -188,7 +188,7 @@ fn codec_sources(root: &Path) -> (Vec<String>, String) {
     sources(&root.join("codec-runtime/src"), &mut code);
     sources(&root.join("codec-store/src"), &mut code);
     sources(&root.join("src"), &mut code);
-    let derive = ["attr.rs", "constraints.rs"]
+    let derive = ["attr/mod.rs", "attr/constraints.rs"]
         .map(|f| std::fs::read_to_string(root.join("codec-derive/src").join(f)).unwrap())
         .concat();
     (code, derive)

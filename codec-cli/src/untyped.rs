@@ -80,21 +80,23 @@ fn from_msgpack(r: &mut MsgpackReader<'_>) -> Result<Json, DecodeError> {
         Json::Str(base64(r.read_bin()?))
     } else if kind.is(WireKind::ARRAY) {
         let len = r.read_array_len()?;
-        r.enter()?;
-        let mut items = Vec::with_capacity(r.capacity_hint(len));
-        for _ in 0..len {
-            items.push(from_msgpack(r)?);
-        }
-        r.leave();
+        let items = r.nested(|r| {
+            let mut items = Vec::with_capacity(r.capacity_hint(len));
+            for _ in 0..len {
+                items.push(from_msgpack(r)?);
+            }
+            Ok(items)
+        })?;
         Json::Array(items)
     } else if kind.is(WireKind::MAP) {
         let len = r.read_map_len()?;
-        r.enter()?;
-        let mut entries = Vec::with_capacity(r.capacity_hint(len));
-        for _ in 0..len {
-            entries.push((from_msgpack(r)?, from_msgpack(r)?));
-        }
-        r.leave();
+        let entries = r.nested(|r| {
+            let mut entries = Vec::with_capacity(r.capacity_hint(len));
+            for _ in 0..len {
+                entries.push((from_msgpack(r)?, from_msgpack(r)?));
+            }
+            Ok(entries)
+        })?;
         map(entries)
     } else if kind.is(WireKind::EXT) {
         let start = r.position();
@@ -143,7 +145,7 @@ fn map(entries: Vec<(Json, Json)>) -> Json {
 fn from_json(r: &mut JsonReader<'_>) -> Result<Json, DecodeError> {
     let kind = r.peek_kind()?;
     Ok(if kind.is(WireKind::NIL) {
-        r.read_null()?;
+        r.read_nil()?;
         Json::Null
     } else if kind.is(WireKind::BOOL) {
         Json::Bool(r.read_bool()?)

@@ -9,7 +9,7 @@ pub fn check(cx: &Ctxt, cont: &Container) {
     check_container_level(cx, cont);
     check_serde_layouts(cx, cont);
     check_omitted_fields(cx, cont);
-    crate::constraints::check(cx, cont);
+    check_constraints(cx, cont);
     check_serde_feature(cx, cont);
     match &cont.data {
         Data::Struct(style, fields) => {
@@ -514,6 +514,56 @@ fn check_serde_feature(cx: &Ctxt, cont: &Container) {
                 span,
                 "#[codec(serde)] implements serde's traits through codec's `serde` feature; enable it: codec = { version = \"..\", features = [\"serde\"] }",
             ));
+        }
+    }
+}
+
+/// Constraints that contradict each other or cannot be checked.
+///
+/// ```ignore
+/// #[codec(min_length = 5, max_length = 2)] name: String,
+/// #[codec(ge = 10, lt = 10)] n: u32,
+/// #[codec(skip, ge = 0)] n: u32,
+/// ```
+fn check_constraints(cx: &Ctxt, cont: &Container) {
+    let fields: Vec<&Field> = match &cont.data {
+        Data::Struct(_, fields) => fields.iter().collect(),
+        Data::Enum(variants) => variants.iter().flat_map(|v| &v.fields).collect(),
+    };
+    for field in fields {
+        let c = &field.attrs.constraints;
+        if let (Some((_, min)), Some((span, max))) = (c.min_length, c.max_length) {
+            if min > max {
+                cx.syn_error(syn::Error::new(
+                    span,
+                    format!("`max_length = {max}` is below `min_length = {min}`: no value fits; swap or fix them"),
+                ));
+            }
+        }
+        for (lower, lower_key, lower_strict) in [(c.ge, "ge", false), (c.gt, "gt", true)] {
+            for (upper, upper_key, upper_strict) in [(c.le, "le", false), (c.lt, "lt", true)] {
+                if let (Some((_, lo)), Some((span, hi))) = (lower, upper) {
+                    let empty = if lower_strict || upper_strict {
+                        lo.as_f64() >= hi.as_f64()
+                    } else {
+                        lo.as_f64() > hi.as_f64()
+                    };
+                    if empty {
+                        cx.syn_error(syn::Error::new(
+                            span,
+                            format!("`{lower_key} = {lo}` and `{upper_key} = {hi}` leave no value; fix the bounds"),
+                        ));
+                    }
+                }
+            }
+        }
+        if let Some(skip) = field.attrs.skip.span() {
+            if !c.is_empty() {
+                cx.syn_error(syn::Error::new(
+                    skip,
+                    "a `skip` field is never decoded, so its constraints would never be checked; remove them or `skip`",
+                ));
+            }
         }
     }
 }

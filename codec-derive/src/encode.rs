@@ -54,17 +54,13 @@ pub fn struct_items(cont: &Container, style: Style, fields: &[Field]) -> TokenSt
                 },
             )
         }
-        Style::Unit => encoders(
-            &p,
-            quote! {
+        Style::Unit => {
+            let nil = quote! {
                 __w.write_nil();
                 #p::Ok(())
-            },
-            quote! {
-                __w.write_null();
-                #p::Ok(())
-            },
-        ),
+            };
+            encoders(&p, nil.clone(), nil)
+        }
     }
 }
 
@@ -393,7 +389,7 @@ fn untagged_variant(cont: &Container, variant: &Variant) -> (TokenStream, TokenS
     let live: Vec<&Field> = variant.fields.iter().filter(|f| !f.is_skipped()).collect();
     let access = |f: &Field| binding(variant, f);
     match variant.style {
-        Style::Unit => (quote!(__w.write_nil();), quote!(__w.write_null();)),
+        Style::Unit => (quote!(__w.write_nil();), quote!(__w.write_nil();)),
         Style::Newtype => {
             let f = &variant.fields[0];
             (

@@ -167,13 +167,13 @@ pub trait Codec: Encode + Sized {
     #[doc(hidden)]
     fn __decode_msgpack_vec(r: &mut MsgpackReader<'_>) -> Result<Vec<Self>, DecodeError> {
         let len = r.read_array_len()?;
-        r.enter()?;
-        let mut out = Vec::with_capacity(r.capacity_hint(len));
-        for i in 0..len {
-            out.push(Self::decode_msgpack(r).map_err(|e| e.in_index(i))?);
-        }
-        r.leave();
-        Ok(out)
+        r.nested(|r| {
+            let mut out = Vec::with_capacity(r.capacity_hint(len));
+            for i in 0..len {
+                out.push(Self::decode_msgpack(r).map_err(|e| e.in_index(i))?);
+            }
+            Ok(out)
+        })
     }
 
     /// Decodes a JSON sequence of `Self`.

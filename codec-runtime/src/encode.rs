@@ -146,8 +146,7 @@ impl Encode for str {
 
     #[inline]
     fn write_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
-        w.write_str(self);
-        Ok(())
+        w.write_str(self)
     }
 }
 

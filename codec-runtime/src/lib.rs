@@ -36,6 +36,7 @@ mod text;
 #[doc(hidden)]
 pub mod time;
 mod value;
+mod wire;
 
 #[doc(hidden)]
 pub mod __private;

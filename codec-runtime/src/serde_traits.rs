@@ -101,23 +101,25 @@ impl Tree {
             0xc4..=0xc6 => Tree::Bytes(r.read_bin()?.to_vec()),
             0x90..=0x9f | 0xdc | 0xdd => {
                 let len = r.read_array_len()?;
-                r.enter()?;
-                let mut items = Vec::with_capacity(r.capacity_hint(len));
-                for _ in 0..len {
-                    items.push(Tree::read_msgpack(r)?);
-                }
-                r.leave();
+                let items = r.nested(|r| {
+                    let mut items = Vec::with_capacity(r.capacity_hint(len));
+                    for _ in 0..len {
+                        items.push(Tree::read_msgpack(r)?);
+                    }
+                    Ok(items)
+                })?;
                 Tree::Array(items)
             }
             0x80..=0x8f | 0xde | 0xdf => {
                 let len = r.read_map_len()?;
-                r.enter()?;
-                let mut entries = Vec::with_capacity(r.capacity_hint(len));
-                for _ in 0..len {
-                    let key = Tree::read_msgpack(r)?;
-                    entries.push((key, Tree::read_msgpack(r)?));
-                }
-                r.leave();
+                let entries = r.nested(|r| {
+                    let mut entries = Vec::with_capacity(r.capacity_hint(len));
+                    for _ in 0..len {
+                        let key = Tree::read_msgpack(r)?;
+                        entries.push((key, Tree::read_msgpack(r)?));
+                    }
+                    Ok(entries)
+                })?;
                 Tree::Map(entries)
             }
             0xc7..=0xc9 | 0xd4..=0xd8 => {
@@ -161,13 +163,13 @@ impl Tree {
 
     fn write_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
         match self {
-            Tree::Nil => w.write_null(),
+            Tree::Nil => w.write_nil(),
             Tree::Bool(v) => w.write_bool(*v),
             Tree::Pos(v) => w.write_u64(*v),
             Tree::Neg(v) => w.write_i64(*v),
-            Tree::F32(v) => w.write_f32(*v)?,
-            Tree::F64(v) => w.write_f64(*v)?,
-            Tree::Str(s) => w.write_str(s),
+            Tree::F32(v) => w.write_f32(*v),
+            Tree::F64(v) => w.write_f64(*v),
+            Tree::Str(s) => w.write_str(s)?,
             Tree::Bytes(b) => w.write_base64(b),
             Tree::Array(items) => {
                 w.write_byte(b'[');
@@ -208,13 +210,10 @@ impl Tree {
             Tree::Pos(v) => w.write_str(&v.to_string()),
             Tree::Neg(v) => w.write_str(&v.to_string()),
             Tree::Bool(v) => w.write_str(if *v { "true" } else { "false" }),
-            _ => {
-                return Err(EncodeError::custom(
-                    "a map key that is not a string, integer or boolean has no JSON form",
-                ))
-            }
+            _ => Err(EncodeError::custom(
+                "a map key that is not a string, integer or boolean has no JSON form",
+            )),
         }
-        Ok(())
     }
 }
 

@@ -134,23 +134,25 @@ fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Value, DecodeError> {
         Value::Bytes(r.read_bin()?.to_vec())
     } else if kind.is(WireKind::ARRAY) {
         let len = r.read_array_len()?;
-        r.enter()?;
-        let mut items = Vec::with_capacity(r.capacity_hint(len).min(PREALLOCATE));
-        for i in 0..len {
-            items.push(decode_msgpack(r).map_err(|e| e.in_index(i))?);
-        }
-        r.leave();
+        let items = r.nested(|r| {
+            let mut items = Vec::with_capacity(r.capacity_hint(len).min(PREALLOCATE));
+            for i in 0..len {
+                items.push(decode_msgpack(r).map_err(|e| e.in_index(i))?);
+            }
+            Ok(items)
+        })?;
         Value::Array(items)
     } else if kind.is(WireKind::MAP) {
         let len = r.read_map_len()?;
-        r.enter()?;
-        let mut entries = Vec::with_capacity(r.capacity_hint(len).min(PREALLOCATE));
-        for i in 0..len {
-            let key = decode_msgpack(r).map_err(|e| e.in_index(i))?;
-            let value = decode_msgpack(r).map_err(|e| e.in_index(i))?;
-            entries.push((key, value));
-        }
-        r.leave();
+        let entries = r.nested(|r| {
+            let mut entries = Vec::with_capacity(r.capacity_hint(len).min(PREALLOCATE));
+            for i in 0..len {
+                let key = decode_msgpack(r).map_err(|e| e.in_index(i))?;
+                let value = decode_msgpack(r).map_err(|e| e.in_index(i))?;
+                entries.push((key, value));
+            }
+            Ok(entries)
+        })?;
         Value::Map(entries)
     } else if kind.is(WireKind::EXT) {
         let start = r.position();
@@ -203,7 +205,7 @@ fn encode_msgpack(v: &Value, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
 fn decode_json(r: &mut JsonReader<'_>) -> Result<Value, DecodeError> {
     Ok(match r.peek()? {
         b'n' => {
-            r.read_null()?;
+            r.read_nil()?;
             Value::Nil
         }
         b't' | b'f' => Value::Bool(r.read_bool()?),
@@ -236,7 +238,7 @@ fn decode_json(r: &mut JsonReader<'_>) -> Result<Value, DecodeError> {
 
 fn encode_json(v: &Value, w: &mut JsonWriter) -> Result<(), EncodeError> {
     match v {
-        Value::Nil => w.write_null(),
+        Value::Nil => w.write_nil(),
         Value::Bool(b) => w.write_bool(*b),
         Value::Int(i) => {
             if let Ok(n) = i64::try_from(*i) {
@@ -245,8 +247,8 @@ fn encode_json(v: &Value, w: &mut JsonWriter) -> Result<(), EncodeError> {
                 w.write_u64(u64::try_from(*i).map_err(|_| out_of_range(*i))?);
             }
         }
-        Value::Float(f) => w.write_f64(*f)?,
-        Value::Str(s) => w.write_str(s),
+        Value::Float(f) => w.write_f64(*f),
+        Value::Str(s) => w.write_str(s)?,
         Value::Bytes(b) => w.write_base64(b),
         Value::Array(items) => {
             w.write_byte(b'[');
@@ -265,7 +267,7 @@ fn encode_json(v: &Value, w: &mut JsonWriter) -> Result<(), EncodeError> {
                     w.write_byte(b',');
                 }
                 match k {
-                    Value::Str(s) => w.write_str(s),
+                    Value::Str(s) => w.write_str(s)?,
                     Value::Int(_) => {
                         w.write_byte(b'"');
                         encode_json(k, w)?;
@@ -287,7 +289,7 @@ fn encode_json(v: &Value, w: &mut JsonWriter) -> Result<(), EncodeError> {
         Value::Timestamp { secs, nanos } => {
             let text = time::format_rfc3339(*secs, *nanos)
                 .map_err(|message| EncodeError::InvalidValue { message })?;
-            w.write_str(&text);
+            w.write_str(&text)?;
         }
         Value::Ext(ty, _) => {
             return Err(EncodeError::InvalidValue {

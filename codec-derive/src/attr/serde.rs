@@ -8,10 +8,8 @@ use proc_macro2::Span;
 use syn::meta::ParseNestedMeta;
 use syn::spanned::Spanned;
 
-use super::{
-    flag, for_each_meta, parse_default, parse_fn_path, parse_lit_path, parse_rule, parse_string,
-    path_key,
-};
+use super::lit::{flag, parse_fn_path, parse_lit_path, parse_string, path_key};
+use super::{for_each_meta, parse_default, parse_rule};
 use super::{Attr, Container, Field, Variant};
 use crate::ctxt::Ctxt;
 

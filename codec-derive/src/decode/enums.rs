@@ -151,43 +151,42 @@ fn tagged_map_msgpack(cont: &Container, index_fn: TokenStream, arms: TokenStream
         #index_fn
         let __start = __r.position();
         let __map_len = __r.read_map_len()?;
-        __r.enter()?;
-        let __tag: &[u8] = #tag;
-        let __body = __r.position();
-        let mut __found = #p::None;
-        if __map_len > 0 && __r.next_key_is(#encoded_tag) {
-            __found = #p::Some((__variant_index(__r)?, __map_len - 1));
-        }
-        let (__variant, __len) = match __found {
-            #p::Some(__found) => __found,
-            #p::None => {
-                // The tag is not first: find it, then read the map again.
-                __r.seek(__body);
-                let mut __index = #p::None;
-                for _ in 0..__map_len {
-                    if __r.read_str_bytes()? == __tag {
-                        __index = #p::Some(__variant_index(__r)?);
-                        break;
-                    }
-                    __r.skip_value()?;
-                }
-                match __index {
-                    #p::Some(__index) => {
-                        __r.seek(__body);
-                        (__index, __map_len)
-                    }
-                    #p::None => {
-                        __r.seek(__start);
-                        return #p::Err(__r.locate(#p::DecodeError::missing_tag(#tag_field)));
-                    }
-                }
+        __r.nested(|__r| {
+            let __tag: &[u8] = #tag;
+            let __body = __r.position();
+            let mut __found = #p::None;
+            if __map_len > 0 && __r.next_key_is(#encoded_tag) {
+                __found = #p::Some((__variant_index(__r)?, __map_len - 1));
             }
-        };
-        let __value = match __variant {
-            #arms
-        };
-        __r.leave();
-        __value
+            let (__variant, __len) = match __found {
+                #p::Some(__found) => __found,
+                #p::None => {
+                    // The tag is not first: find it, then read the map again.
+                    __r.seek(__body);
+                    let mut __index = #p::None;
+                    for _ in 0..__map_len {
+                        if __r.read_str_bytes()? == __tag {
+                            __index = #p::Some(__variant_index(__r)?);
+                            break;
+                        }
+                        __r.skip_value()?;
+                    }
+                    match __index {
+                        #p::Some(__index) => {
+                            __r.seek(__body);
+                            (__index, __map_len)
+                        }
+                        #p::None => {
+                            __r.seek(__start);
+                            return #p::Err(__r.locate(#p::DecodeError::missing_tag(#tag_field)));
+                        }
+                    }
+                }
+            };
+            match __variant {
+                #arms
+            }
+        })
     }
 }
 
@@ -329,14 +328,13 @@ pub(super) fn tagged_array(cont: &Container, variants: &[Variant], fmt: Fmt) -> 
             if __len == 0 {
                 return #p::Err(__r.locate(#p::DecodeError::invalid_length("an array starting with a tag", 0)));
             }
-            __r.enter()?;
-            let __variant = __variant_index(__r)?;
-            let __value = match __variant {
-                #(#arms)*
-                #fallback
-            };
-            __r.leave();
-            __value
+            __r.nested(|__r| {
+                let __variant = __variant_index(__r)?;
+                match __variant {
+                    #(#arms)*
+                    #fallback
+                }
+            })
         },
         Fmt::Json => quote! {
             #index_fn
@@ -377,8 +375,7 @@ pub(super) fn untagged(cont: &Container, variants: &[Variant], fmt: Fmt) -> Toke
         let path = quote!(Self::#ident);
         let name = &names[i];
         let body = match (v.style, fmt) {
-            (Style::Unit, Fmt::MsgPack) => quote!(__r.read_nil().map(|()| #path)),
-            (Style::Unit, Fmt::Json) => quote!(__r.read_null().map(|()| #path)),
+            (Style::Unit, _) => quote!(__r.read_nil().map(|()| #path)),
             (Style::Newtype, _) => {
                 let value = field_value(cont, &v.fields[0], fmt);
                 quote!(#value.map(#path))

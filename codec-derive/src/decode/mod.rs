@@ -65,28 +65,19 @@ pub fn struct_items(cont: &Container, style: Style, fields: &[Field]) -> TokenSt
             decoders(
                 &p,
                 quote! {
-                    __r.enter()?;
-                    let __value = #msgpack?;
-                    __r.leave();
+                    let __value = __r.nested(|__r| #msgpack)?;
                     #p::Ok(Self(__value))
                 },
                 quote! {
-                    __r.enter()?;
-                    let __value = #json?;
-                    __r.leave();
+                    let __value = __r.nested(|__r| #json)?;
                     #p::Ok(Self(__value))
                 },
             )
         }
-        Style::Unit => decoders(
-            &p,
-            quote! {
-                __r.read_nil().map(|()| Self)
-            },
-            quote! {
-                __r.read_null().map(|()| Self)
-            },
-        ),
+        Style::Unit => {
+            let nil = quote!(__r.read_nil().map(|()| Self));
+            decoders(&p, nil.clone(), nil)
+        }
     }
 }
 
@@ -132,10 +123,7 @@ fn map_struct_items(cont: &Container, fields: &[Field]) -> TokenStream {
             __len: usize,
             __tag: &[u8],
         ) -> #p::Result<Self, #p::DecodeError> {
-            __r.enter()?;
-            let __value = #msgpack;
-            __r.leave();
-            __value
+            __r.nested(|__r| #msgpack)
         }
 
         #[inline]
@@ -206,10 +194,7 @@ fn in_array(body: TokenStream, fmt: Fmt) -> TokenStream {
     match fmt {
         Fmt::MsgPack => quote!({
             let __len = __r.read_array_len()?;
-            __r.enter()?;
-            let __value = #body;
-            __r.leave();
-            __value
+            __r.nested(|__r| #body)
         }),
         Fmt::Json => quote!({
             __r.begin_array()?;
@@ -225,10 +210,7 @@ fn in_map(body: TokenStream, fmt: Fmt) -> TokenStream {
         Fmt::MsgPack => quote!({
             let __len = __r.read_map_len()?;
             let __tag: &[u8] = b"";
-            __r.enter()?;
-            let __value = #body;
-            __r.leave();
-            __value
+            __r.nested(|__r| #body)
         }),
         Fmt::Json => quote!({
             __r.begin_object()?;

@@ -86,8 +86,7 @@ impl Codec for DateTime<Utc> {
     fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
         let text = time::format_rfc3339(self.timestamp(), nanos(self.timestamp_subsec_nanos())?)
             .map_err(|message| EncodeError::InvalidValue { message })?;
-        w.write_str(&text);
-        Ok(())
+        w.write_str(&text)
     }
 
     fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
@@ -119,8 +118,7 @@ impl Codec for DateTime<FixedOffset> {
     }
 
     fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
-        w.write_str(&rfc3339(self)?);
-        Ok(())
+        w.write_str(&rfc3339(self)?)
     }
 
     fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
@@ -301,8 +299,7 @@ macro_rules! text_impl {
             fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
                 let $v = self;
                 let text: Result<String, EncodeError> = $to;
-                w.write_str(&text?);
-                Ok(())
+                w.write_str(&text?)
             }
 
             fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
@@ -405,8 +402,7 @@ impl Codec for TimeDelta {
     }
 
     fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
-        w.write_str(&time_delta_text(self));
-        Ok(())
+        w.write_str(&time_delta_text(self))
     }
 
     fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {

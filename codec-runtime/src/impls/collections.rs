@@ -148,13 +148,13 @@ macro_rules! seq_impl {
 
             fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
                 let len = r.read_array_len()?;
-                r.enter()?;
-                let mut out = Self::default();
-                for i in 0..len {
-                    out.$insert(T::decode_msgpack(r).map_err(|e| e.in_index(i))?);
-                }
-                r.leave();
-                Ok(out)
+                r.nested(|r| {
+                    let mut out = Self::default();
+                    for i in 0..len {
+                        out.$insert(T::decode_msgpack(r).map_err(|e| e.in_index(i))?);
+                    }
+                    Ok(out)
+                })
             }
 
             fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
@@ -234,14 +234,14 @@ fn decode_map_msgpack<K: Codec, V: Codec>(
     mut insert: impl FnMut(K, V),
 ) -> Result<(), DecodeError> {
     let len = r.read_map_len()?;
-    r.enter()?;
-    for i in 0..len {
-        let k = K::decode_msgpack(r).map_err(|e| e.in_index(i))?;
-        let v = V::decode_msgpack(r).map_err(|e| e.in_index(i))?;
-        insert(k, v);
-    }
-    r.leave();
-    Ok(())
+    r.nested(|r| {
+        for i in 0..len {
+            let k = K::decode_msgpack(r).map_err(|e| e.in_index(i))?;
+            let v = V::decode_msgpack(r).map_err(|e| e.in_index(i))?;
+            insert(k, v);
+        }
+        Ok(())
+    })
 }
 
 fn decode_map_json<K: Codec, V: Codec>(
@@ -386,10 +386,7 @@ macro_rules! tuple_impl {
                         found: len,
                     }));
                 }
-                r.enter()?;
-                let out = ($($name::decode_msgpack(r).map_err(|e| e.in_index($idx))?,)+);
-                r.leave();
-                Ok(out)
+                r.nested(|r| Ok(($($name::decode_msgpack(r).map_err(|e| e.in_index($idx))?,)+)))
             }
 
             fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {

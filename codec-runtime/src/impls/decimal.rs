@@ -84,8 +84,7 @@ impl Codec for Decimal {
     }
 
     fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
-        w.write_str(&text(self));
-        Ok(())
+        w.write_str(&text(self))
     }
 
     fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {

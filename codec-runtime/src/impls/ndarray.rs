@@ -165,19 +165,20 @@ pub fn read_msgpack_parts<'de, B>(
     mut read_data: impl FnMut(&mut MsgpackReader<'de>) -> Result<B, DecodeError>,
 ) -> Result<(&'de str, Vec<u64>, B), DecodeError> {
     let len = r.read_map_len()?;
-    r.enter()?;
-    let (mut dtype, mut shape, mut data) = (None, None, None);
-    for _ in 0..len {
-        match r.read_str_bytes()? {
-            b"dtype" => dtype = Some(r.read_str()?),
-            b"shape" => {
-                shape = Some(Vec::<u64>::decode_msgpack(r).map_err(|e| e.in_field("shape"))?)
+    let (dtype, shape, data) = r.nested(|r| {
+        let (mut dtype, mut shape, mut data) = (None, None, None);
+        for _ in 0..len {
+            match r.read_str_bytes()? {
+                b"dtype" => dtype = Some(r.read_str()?),
+                b"shape" => {
+                    shape = Some(Vec::<u64>::decode_msgpack(r).map_err(|e| e.in_field("shape"))?)
+                }
+                b"data" => data = Some(read_data(r)?),
+                other => return Err(r.locate(DecodeError::unknown_field(other, FIELDS))),
             }
-            b"data" => data = Some(read_data(r)?),
-            other => return Err(r.locate(DecodeError::unknown_field(other, FIELDS))),
         }
-    }
-    r.leave();
+        Ok((dtype, shape, data))
+    })?;
     let dtype = dtype.ok_or_else(|| r.locate(DecodeError::missing_field("dtype")))?;
     let shape = shape.ok_or_else(|| r.locate(DecodeError::missing_field("shape")))?;
     let data = data.ok_or_else(|| r.locate(DecodeError::missing_field("data")))?;
@@ -209,7 +210,7 @@ pub fn write_json_parts<T: Element>(
     w: &mut JsonWriter,
 ) -> Result<(), EncodeError> {
     w.write_raw(b"{\"dtype\":");
-    w.write_str(T::DTYPE);
+    w.write_str(T::DTYPE)?;
     w.write_raw(b",\"shape\":");
     shape
         .iter()

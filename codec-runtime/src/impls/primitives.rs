@@ -166,7 +166,8 @@ impl Codec for f64 {
 
     #[inline]
     fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
-        w.write_f64(*self)
+        w.write_f64(*self);
+        Ok(())
     }
 
     #[inline]
@@ -197,7 +198,8 @@ impl Codec for f32 {
 
     #[inline]
     fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
-        w.write_f32(*self)
+        w.write_f32(*self);
+        Ok(())
     }
 
     #[inline]
@@ -259,8 +261,7 @@ impl Codec for String {
 
     #[inline]
     fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
-        w.write_str(self);
-        Ok(())
+        w.write_str(self)
     }
 
     #[inline]
@@ -276,8 +277,7 @@ impl Codec for String {
     }
 
     fn __encode_json_key(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
-        w.write_str(self);
-        Ok(())
+        w.write_str(self)
     }
 
     fn __decode_json_key(_r: &mut JsonReader<'_>, key: &str) -> Result<Self, DecodeError> {
@@ -297,8 +297,7 @@ impl Codec for Box<str> {
     }
 
     fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
-        w.write_str(self);
-        Ok(())
+        w.write_str(self)
     }
 
     fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
@@ -310,8 +309,7 @@ impl Codec for Box<str> {
     }
 
     fn __encode_json_key(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
-        w.write_str(self);
-        Ok(())
+        w.write_str(self)
     }
 
     fn __decode_json_key(_r: &mut JsonReader<'_>, key: &str) -> Result<Self, DecodeError> {
@@ -349,8 +347,7 @@ impl Codec for char {
     }
 
     fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
-        w.write_str(self.encode_utf8(&mut [0; 4]));
-        Ok(())
+        w.write_str(self.encode_utf8(&mut [0; 4]))
     }
 
     fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
@@ -386,12 +383,12 @@ impl Codec for () {
     }
 
     fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
-        w.write_null();
+        w.write_nil();
         Ok(())
     }
 
     fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
-        r.read_null()
+        r.read_nil()
     }
 
     fn json_schema(_: &mut SchemaGenerator) -> Schema {
@@ -414,12 +411,12 @@ impl<T: ?Sized> Codec for std::marker::PhantomData<T> {
     }
 
     fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
-        w.write_null();
+        w.write_nil();
         Ok(())
     }
 
     fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
-        r.read_null().map(|_| std::marker::PhantomData)
+        r.read_nil().map(|_| std::marker::PhantomData)
     }
 
     fn json_schema(_: &mut SchemaGenerator) -> Schema {

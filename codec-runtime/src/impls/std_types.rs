@@ -45,8 +45,7 @@ macro_rules! string_impl {
 
             fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
                 let text: Result<_, EncodeError> = $to_text(self);
-                w.write_str(text?.as_ref());
-                Ok(())
+                w.write_str(text?.as_ref())
             }
 
             fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
@@ -168,8 +167,7 @@ impl Codec for Duration {
             false,
             self.as_secs(),
             self.subsec_nanos(),
-        ));
-        Ok(())
+        ))
     }
 
     fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
@@ -227,8 +225,7 @@ impl Codec for SystemTime {
         let (secs, nanos) = since_epoch(self)?;
         let text = time::format_rfc3339(secs, nanos)
             .map_err(|message| EncodeError::InvalidValue { message })?;
-        w.write_str(&text);
-        Ok(())
+        w.write_str(&text)
     }
 
     fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {

@@ -53,8 +53,7 @@ impl Codec for uuid::Uuid {
         w.write_str(
             self.hyphenated()
                 .encode_lower(&mut uuid::Uuid::encode_buffer()),
-        );
-        Ok(())
+        )
     }
 
     fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {

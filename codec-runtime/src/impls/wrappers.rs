@@ -31,7 +31,7 @@ impl<T: Encode> Encode for Option<T> {
         match self {
             Some(v) => v.write_json(w),
             None => {
-                w.write_null();
+                w.write_nil();
                 Ok(())
             }
         }
@@ -66,7 +66,7 @@ impl<T: Codec> Codec for Option<T> {
 
     #[inline]
     fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
-        if r.try_read_null() {
+        if r.try_read_nil() {
             Ok(None)
         } else {
             T::decode_json(r).map(Some)
@@ -89,10 +89,7 @@ macro_rules! pointer_impl {
 
             #[inline]
             fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
-                r.enter()?;
-                let v = T::decode_msgpack(r)?;
-                r.leave();
-                Ok($ptr::new(v))
+                r.nested(T::decode_msgpack).map($ptr::new)
             }
 
             #[inline]
@@ -102,10 +99,7 @@ macro_rules! pointer_impl {
 
             #[inline]
             fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
-                r.enter()?;
-                let v = T::decode_json(r)?;
-                r.leave();
-                Ok($ptr::new(v))
+                r.nested(T::decode_json).map($ptr::new)
             }
 
             fn json_schema(g: &mut SchemaGenerator) -> Schema {
@@ -131,8 +125,7 @@ impl Codec for Cow<'_, str> {
     }
 
     fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
-        w.write_str(self);
-        Ok(())
+        w.write_str(self)
     }
 
     fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
@@ -144,8 +137,7 @@ impl Codec for Cow<'_, str> {
     }
 
     fn __encode_json_key(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
-        w.write_str(self);
-        Ok(())
+        w.write_str(self)
     }
 
     fn __decode_json_key(_r: &mut JsonReader<'_>, key: &str) -> Result<Self, DecodeError> {

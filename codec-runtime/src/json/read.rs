@@ -13,20 +13,22 @@ mod escape;
 use super::number;
 use super::scan::plain_run;
 use crate::error::{DecodeError, DecodeErrorKind, Format};
-use crate::msgpack::{Integer, DEFAULT_DEPTH_LIMIT};
+use crate::wire::{Depth, Integer, DEFAULT_DEPTH_LIMIT};
 
 /// Reads JSON text, borrowing strings from it when they hold no escapes.
 ///
 /// The input is checked to be UTF-8 once, up front; every string read from it
-/// is then known valid. Nesting is bounded like [`crate::MsgpackReader`]'s.
+/// is then known valid. Nesting is bounded like [`crate::MsgpackReader`]'s:
+/// an object or array counts one level from [`begin_object`](Self::begin_object)
+/// or [`begin_array`](Self::begin_array) to the bracket that closes it, and
+/// [`nested`](Self::nested) counts one around anything else.
 #[derive(Debug, Clone)]
 pub struct JsonReader<'de> {
     /// The input, as text for slicing strings out of it and as bytes for scanning.
     text: &'de str,
     buf: &'de [u8],
     pos: usize,
-    depth: u32,
-    limit: u32,
+    depth: Depth,
 }
 
 impl<'de> JsonReader<'de> {
@@ -41,8 +43,7 @@ impl<'de> JsonReader<'de> {
             text,
             buf: text.as_bytes(),
             pos: 0,
-            depth: limit,
-            limit,
+            depth: Depth::new(limit),
         }
     }
 
@@ -114,20 +115,38 @@ impl<'de> JsonReader<'de> {
         }
     }
 
-    /// Enters one level of nesting; fails past the depth limit.
-    #[inline]
-    pub fn enter(&mut self) -> Result<(), DecodeError> {
-        if self.depth == 0 {
-            return Err(self.error(DecodeErrorKind::DepthLimitExceeded { limit: self.limit }));
-        }
-        self.depth -= 1;
-        Ok(())
+    /// Runs `read` one level of nesting deeper: fails past the depth limit,
+    /// and gives the level back when `read` returns, with a value or an error.
+    ///
+    /// Objects and arrays count their level themselves, from `begin_object`
+    /// or `begin_array` to their closing bracket; `nested` is for what nests
+    /// without brackets of its own, such as a wrapper around another value.
+    #[inline(always)]
+    pub fn nested<T>(
+        &mut self,
+        read: impl FnOnce(&mut Self) -> Result<T, DecodeError>,
+    ) -> Result<T, DecodeError> {
+        self.enter()?;
+        let out = read(self);
+        self.depth.leave();
+        out
     }
 
-    /// Leaves a level entered with [`enter`](Self::enter).
-    #[inline]
-    pub fn leave(&mut self) {
-        self.depth += 1;
+    /// Takes the level of an object or array opened here.
+    #[inline(always)]
+    fn enter(&mut self) -> Result<(), DecodeError> {
+        if self.depth.enter() {
+            Ok(())
+        } else {
+            Err(self.too_deep())
+        }
+    }
+
+    #[cold]
+    fn too_deep(&self) -> DecodeError {
+        self.error(DecodeErrorKind::DepthLimitExceeded {
+            limit: self.depth.limit(),
+        })
     }
 
     #[inline]
@@ -193,9 +212,9 @@ impl<'de> JsonReader<'de> {
         }
     }
 
-    /// Consumes `null` if it comes next; true if it did.
+    /// Consumes `null` (nil, in JSON) if it comes next; true if it did.
     #[inline]
-    pub fn try_read_null(&mut self) -> bool {
+    pub fn try_read_nil(&mut self) -> bool {
         self.skip_ws();
         if self.buf[self.pos..].starts_with(b"null") {
             self.pos += 4;
@@ -205,9 +224,9 @@ impl<'de> JsonReader<'de> {
         }
     }
 
-    /// Reads `null`.
-    pub fn read_null(&mut self) -> Result<(), DecodeError> {
-        if self.try_read_null() {
+    /// Reads `null` (nil, in JSON).
+    pub fn read_nil(&mut self) -> Result<(), DecodeError> {
+        if self.try_read_nil() {
             Ok(())
         } else {
             Err(self.unexpected("null"))
@@ -398,7 +417,7 @@ impl<'de> JsonReader<'de> {
         let b = self.peek()?;
         if b == b'}' {
             self.pos += 1;
-            self.leave();
+            self.depth.leave();
             return Ok(None);
         }
         if !*first {
@@ -468,7 +487,7 @@ impl<'de> JsonReader<'de> {
         let b = self.peek()?;
         if b == b']' {
             self.pos += 1;
-            self.leave();
+            self.depth.leave();
             return Ok(false);
         }
         if !*first {
@@ -504,7 +523,7 @@ impl<'de> JsonReader<'de> {
                 Ok(())
             }
             b'"' => self.read_str().map(drop),
-            b'n' => self.read_null(),
+            b'n' => self.read_nil(),
             b't' | b'f' => self.read_bool().map(drop),
             b'-' | b'0'..=b'9' => self.read_number_text().map(drop),
             _ => Err(self.syntax("expected a JSON value")),
@@ -517,16 +536,6 @@ impl<'de> JsonReader<'de> {
         let start = self.pos;
         self.skip_value()?;
         Ok(self.text(start, self.pos))
-    }
-}
-
-impl Integer {
-    #[inline]
-    fn normalize(self) -> Integer {
-        match self {
-            Integer::Neg(0) => Integer::Pos(0),
-            other => other,
-        }
     }
 }
 

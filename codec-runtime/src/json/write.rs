@@ -78,9 +78,10 @@ impl JsonWriter {
         self.buf.push(b'}');
     }
 
-    /// `null`.
+    /// `null`: the JSON spelling of nil, as [`crate::MsgpackWriter::write_nil`]
+    /// writes it in MessagePack.
     #[inline]
-    pub fn write_null(&mut self) {
+    pub fn write_nil(&mut self) {
         self.buf.extend_from_slice(b"null");
     }
 
@@ -108,31 +109,34 @@ impl JsonWriter {
     /// A float in its shortest round-tripping form; NaN and infinities are
     /// `null`, as msgspec and serde_json write them.
     #[inline]
-    pub fn write_f64(&mut self, v: f64) -> Result<(), EncodeError> {
+    pub fn write_f64(&mut self, v: f64) {
         if !v.is_finite() {
-            self.write_null();
-            return Ok(());
+            self.write_nil();
+            return;
         }
         self.buf
             .extend_from_slice(ryu::Buffer::new().format_finite(v).as_bytes());
-        Ok(())
     }
 
     /// A 32-bit float in its shortest round-tripping form.
     #[inline]
-    pub fn write_f32(&mut self, v: f32) -> Result<(), EncodeError> {
+    pub fn write_f32(&mut self, v: f32) {
         if !v.is_finite() {
-            self.write_null();
-            return Ok(());
+            self.write_nil();
+            return;
         }
         self.buf
             .extend_from_slice(ryu::Buffer::new().format_finite(v).as_bytes());
-        Ok(())
     }
 
     /// A quoted, escaped string. Non-ASCII text is written as UTF-8.
+    ///
+    /// Never fails: it returns a `Result` as
+    /// [`MsgpackWriter::write_str`](crate::MsgpackWriter::write_str) does
+    /// (a MessagePack string has a length limit), so that an encoder reads
+    /// the same in both formats.
     #[inline]
-    pub fn write_str(&mut self, s: &str) {
+    pub fn write_str(&mut self, s: &str) -> Result<(), EncodeError> {
         let bytes = s.as_bytes();
         self.buf.reserve(bytes.len() + 2);
         self.buf.push(b'"');
@@ -159,6 +163,7 @@ impl JsonWriter {
         }
         self.buf.extend_from_slice(&bytes[start..]);
         self.buf.push(b'"');
+        Ok(())
     }
 
     /// A byte buffer as a standard base64 string (with padding, as msgspec writes it).

@@ -7,8 +7,8 @@ pub(crate) mod out_of_band;
 pub(crate) mod read;
 pub(crate) mod write;
 
+pub use crate::wire::{Integer, DEFAULT_DEPTH_LIMIT};
 pub use marker::{describe_marker, marker_kind};
 pub(crate) use out_of_band::LargeBin;
 pub(crate) use read::MsgpackReader;
-pub use read::{Integer, DEFAULT_DEPTH_LIMIT};
 pub(crate) use write::MsgpackWriter;

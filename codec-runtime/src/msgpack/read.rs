@@ -13,39 +13,19 @@ use super::marker::{describe_marker, marker_kind};
 use super::out_of_band::OutOfBand;
 use crate::error::{DecodeError, DecodeErrorKind, Format};
 use crate::text::{owned_utf8, utf8};
-
-/// The depth limit readers start with: as serde_json's recursion limit.
-pub const DEFAULT_DEPTH_LIMIT: u32 = 128;
-
-/// An integer as read from the wire, before conversion to the target type.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Integer {
-    /// A non-negative integer.
-    Pos(u64),
-    /// A negative integer.
-    Neg(i64),
-}
-
-impl std::fmt::Display for Integer {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Integer::Pos(v) => write!(f, "{v}"),
-            Integer::Neg(v) => write!(f, "{v}"),
-        }
-    }
-}
+use crate::wire::{Depth, Integer, DEFAULT_DEPTH_LIMIT};
 
 /// Reads MessagePack from a byte slice, borrowing strings and buffers from it.
 ///
 /// Every method that fails returns a [`DecodeError`] carrying the byte offset.
-/// Nesting is bounded by a depth limit that generated decoders and container
-/// impls count with [`enter`](Self::enter) and [`leave`](Self::leave).
+/// Nesting is bounded by a depth limit: generated decoders and container
+/// impls read what is inside an array, a map or a wrapper through
+/// [`nested`](Self::nested), which counts one level.
 #[derive(Debug, Clone)]
 pub struct MsgpackReader<'de> {
     buf: &'de [u8],
     pub(super) pos: usize,
-    depth: u32,
-    limit: u32,
+    depth: Depth,
     /// Byte buffers kept out of band: see [`with_out_of_band`](Self::with_out_of_band).
     pub(super) out_of_band: Option<&'de OutOfBand<'de>>,
 }
@@ -61,8 +41,7 @@ impl<'de> MsgpackReader<'de> {
         MsgpackReader {
             buf,
             pos: 0,
-            depth: limit,
-            limit,
+            depth: Depth::new(limit),
             out_of_band: None,
         }
     }
@@ -93,20 +72,46 @@ impl<'de> MsgpackReader<'de> {
         }
     }
 
-    /// Enters one level of nesting; fails past the depth limit.
-    #[inline]
-    pub fn enter(&mut self) -> Result<(), DecodeError> {
-        if self.depth == 0 {
-            return Err(self.error(DecodeErrorKind::DepthLimitExceeded { limit: self.limit }));
+    /// Runs `read` one level of nesting deeper: fails past the depth limit,
+    /// and gives the level back when `read` returns, with a value or an error.
+    ///
+    /// Decoders of containers read their contents through it, after the
+    /// header, so that input nested deeper than the limit is an error rather
+    /// than a stack overflow:
+    ///
+    /// ```
+    /// # use codec::{DecodeError, MsgpackReader};
+    /// fn read_list(r: &mut MsgpackReader<'_>) -> Result<Vec<u64>, DecodeError> {
+    ///     let len = r.read_array_len()?;
+    ///     r.nested(|r| {
+    ///         let mut items = Vec::with_capacity(r.capacity_hint(len));
+    ///         for _ in 0..len {
+    ///             items.push(r.read_int("u64")?);
+    ///         }
+    ///         Ok(items)
+    ///     })
+    /// }
+    /// assert_eq!(read_list(&mut MsgpackReader::new(&[0x92, 1, 2]))?, [1, 2]);
+    /// # Ok::<(), DecodeError>(())
+    /// ```
+    #[inline(always)]
+    pub fn nested<T>(
+        &mut self,
+        read: impl FnOnce(&mut Self) -> Result<T, DecodeError>,
+    ) -> Result<T, DecodeError> {
+        if !self.depth.enter() {
+            return Err(self.too_deep());
         }
-        self.depth -= 1;
-        Ok(())
+        let out = read(self);
+        self.depth.leave();
+        out
     }
 
-    /// Leaves a level entered with [`enter`](Self::enter).
-    #[inline]
-    pub fn leave(&mut self) {
-        self.depth += 1;
+    #[cold]
+    fn too_deep(&self) -> DecodeError {
+        self.error(DecodeErrorKind::DepthLimitExceeded {
+            limit: self.depth.limit(),
+        })
     }
 
     /// An error at the current offset.

@@ -16,7 +16,6 @@
 //! assert_eq!(schema["required"], serde_json::json!(["port"]));
 //! ```
 
-mod bounds;
 pub(crate) mod build;
 mod diff;
 mod drift;

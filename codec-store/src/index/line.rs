@@ -373,7 +373,7 @@ fn required<T>(value: Option<T>, field: &'static str) -> Result<T, DecodeError> 
 }
 
 fn optional_str<'a>(r: &mut JsonReader<'a>) -> Result<Option<Cow<'a, str>>, DecodeError> {
-    if r.try_read_null() {
+    if r.try_read_nil() {
         Ok(None)
     } else {
         r.read_str().map(Some)

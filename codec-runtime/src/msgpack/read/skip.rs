@@ -1,7 +1,7 @@
 //! Skipping values: unknown fields, and values kept as their raw bytes.
 
 use super::MsgpackReader;
-use crate::error::{DecodeError, DecodeErrorKind};
+use crate::error::DecodeError;
 
 impl<'de> MsgpackReader<'de> {
     /// Skips one complete value of any type, without recursion.
@@ -25,10 +25,8 @@ impl<'de> MsgpackReader<'de> {
             left -= 1;
             pending -= 1;
             if let Some(items) = self.skip_one()? {
-                if outer.len() as u64 >= self.depth as u64 {
-                    return Err(
-                        self.error(DecodeErrorKind::DepthLimitExceeded { limit: self.limit })
-                    );
+                if outer.len() as u64 >= self.depth.remaining() as u64 {
+                    return Err(self.too_deep());
                 }
                 outer.push(left);
                 left = items;

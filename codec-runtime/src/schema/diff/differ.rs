@@ -1,61 +1,15 @@
-//! Differences between two versions of a schema, each classified as
-//! compatible (values written with the old schema decode with the new one)
-//! or breaking.
-//!
-//! Compatible: a field added with a default, a field removed (unless the new
-//! type denies unknown fields), int -> float, `T` -> `Option<T>`, a variant
-//! added, a field, variant or type renamed with an alias of the old name, an
-//! integer range or a constraint (`maxLength`, `pattern`, ...) widened or
-//! removed. Anything else is breaking.
+//! The walk over two schemas side by side, from their roots through `$ref`s,
+//! that records each difference with its path.
 
 use std::collections::HashSet;
-use std::fmt;
 
 use serde_json::{Map, Value};
 
-use super::build::enum_value_key;
-use super::{ALIASES, VALUE_ALIASES};
-
-/// Whether values written under the old schema still decode under the new one.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Compatibility {
-    /// Old values decode.
-    Compatible,
-    /// Old values may not decode, or may decode to something else.
-    Breaking,
-}
-
-/// One difference between two schemas.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Change {
-    /// Where: the type's name, then fields, `[i]` elements, `<Variant>`s.
-    pub path: String,
-    /// What changed, in words (`integer -> string`).
-    pub description: String,
-    /// Whether old values still decode.
-    pub compatibility: Compatibility,
-    /// For a breaking change that an attribute can make compatible, that
-    /// attribute (`give `port` a #[codec(default)]`). `None` when only
-    /// restoring the old shape (or raising the type's version) helps.
-    pub fix: Option<String>,
-}
-
-impl Change {
-    /// Whether old values still decode.
-    pub fn is_breaking(&self) -> bool {
-        self.compatibility == Compatibility::Breaking
-    }
-}
-
-impl fmt::Display for Change {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let tag = match self.compatibility {
-            Compatibility::Compatible => "compatible",
-            Compatibility::Breaking => "breaking",
-        };
-        write!(f, "{}: {} ({tag})", self.path, self.description)
-    }
-}
+use super::bounds;
+use super::change::{Change, Compatibility};
+use super::shape::{aliases, describe, describe_map, shape, string_list, Shape};
+use crate::schema::build::enum_value_key;
+use crate::schema::{canonical_json, VALUE_ALIASES};
 
 /// The changes from `old` to `new`, two root schemas as [`crate::schema_of`]
 /// gives them. Empty when the wire shapes are equal.
@@ -81,90 +35,6 @@ struct Differ<'a> {
     new_root: &'a Value,
     seen: HashSet<(String, String)>,
     changes: Vec<Change>,
-}
-
-/// What a schema node describes, as far as compatibility goes.
-enum Shape<'a> {
-    Nullable(&'a Value),
-    TaggedMap(&'a str, Vec<&'a Value>),
-    TaggedArray(Vec<&'a Value>),
-    Untagged(&'a Vec<Value>),
-    Enum(&'a Vec<Value>),
-    Const(&'a Value),
-    Object(&'a Map<String, Value>),
-    Map(&'a Value),
-    Array(&'a Map<String, Value>),
-    Scalar(&'a str, &'a Map<String, Value>),
-    Any,
-}
-
-fn shape(v: &Value) -> Shape<'_> {
-    let Some(obj) = v.as_object() else {
-        return Shape::Any;
-    };
-    if let Some(Value::Array(any)) = obj.get("anyOf") {
-        let null = any
-            .iter()
-            .position(|s| s.get("type") == Some(&Value::from("null")));
-        if let (2, Some(i)) = (any.len(), null) {
-            return Shape::Nullable(&any[1 - i]);
-        }
-        return Shape::Untagged(any);
-    }
-    if let Some(Value::Array(variants)) = obj.get("oneOf") {
-        let tag = obj
-            .get("discriminator")
-            .and_then(|d| d.get("propertyName"))
-            .and_then(Value::as_str);
-        return match tag {
-            Some(tag) => Shape::TaggedMap(tag, variants.iter().collect()),
-            None => Shape::TaggedArray(variants.iter().collect()),
-        };
-    }
-    if let Some(Value::Array(values)) = obj.get("enum") {
-        return Shape::Enum(values);
-    }
-    if let Some(c) = obj.get("const") {
-        return Shape::Const(c);
-    }
-    match obj.get("type").and_then(Value::as_str) {
-        Some("object") if obj.contains_key("properties") => Shape::Object(obj),
-        Some("object") => match obj.get("additionalProperties") {
-            Some(values) => Shape::Map(values),
-            None => Shape::Object(obj),
-        },
-        Some("array") => Shape::Array(obj),
-        Some(ty) => Shape::Scalar(ty, obj),
-        None => Shape::Any,
-    }
-}
-
-fn describe(v: &Value) -> String {
-    match shape(v) {
-        Shape::Nullable(inner) => format!("Option<{}>", describe(inner)),
-        Shape::TaggedMap(..) | Shape::TaggedArray(_) => "tagged union".into(),
-        Shape::Untagged(_) => "untagged union".into(),
-        Shape::Enum(_) => "enum".into(),
-        Shape::Const(c) => format!("constant {c}"),
-        Shape::Object(_) => "object".into(),
-        Shape::Map(_) => "map".into(),
-        Shape::Array(_) => "array".into(),
-        Shape::Scalar(ty, obj) => describe_map(ty, obj),
-        Shape::Any => "any value".into(),
-    }
-}
-
-fn aliases(v: &Value) -> Vec<&str> {
-    v.get(ALIASES)
-        .and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default()
-}
-
-fn string_list(v: Option<&Value>) -> Vec<&str> {
-    v.and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default()
 }
 
 impl<'a> Differ<'a> {
@@ -229,11 +99,11 @@ impl<'a> Differ<'a> {
                 return; // a recursive type, already compared on this path
             }
         }
-        if super::canonical_json(old) == super::canonical_json(new) {
+        if canonical_json(old) == canonical_json(new) {
             return;
         }
         if let (Some(o), Some(n)) = (old.as_object(), new.as_object()) {
-            for (description, compatibility) in super::bounds::changes(o, n) {
+            for (description, compatibility) in bounds::changes(o, n) {
                 self.push(path, description, compatibility, None);
             }
         }
@@ -349,9 +219,9 @@ impl<'a> Differ<'a> {
 
     /// Untagged unions: every old variant must still be there, unchanged.
     fn untagged(&mut self, old: &[Value], new: &[Value], path: &str) {
-        let new_forms: Vec<String> = new.iter().map(super::canonical_json).collect();
+        let new_forms: Vec<String> = new.iter().map(canonical_json).collect();
         for variant in old {
-            if !new_forms.contains(&super::canonical_json(variant)) {
+            if !new_forms.contains(&canonical_json(variant)) {
                 self.breaking(
                     path,
                     format!("untagged variant {} changed or removed", describe(variant)),
@@ -445,7 +315,7 @@ impl<'a> Differ<'a> {
         // A removed field of the same shape: likely a rename.
         let renamed_from = old_props.iter().find(|(old_name, old_schema)| {
             !new_props.contains_key(*old_name)
-                && super::canonical_json(old_schema) == super::canonical_json(new_schema)
+                && canonical_json(old_schema) == canonical_json(new_schema)
         });
         let (hint, fix) = match renamed_from {
             Some((old_name, _)) => (
@@ -629,23 +499,6 @@ impl<'a> Differ<'a> {
                 return;
             }
         }
-    }
-}
-
-/// A scalar's name in diff text: strings that carry bytes, times or ids are
-/// named for what they hold, with their JSON form.
-fn describe_map(ty: &str, m: &Map<String, Value>) -> String {
-    if m.get("contentEncoding").and_then(Value::as_str) == Some("base64") {
-        return "bytes (base64 string)".to_owned();
-    }
-    match (ty, m.get("format").and_then(Value::as_str)) {
-        ("string", Some("date-time")) => "timestamp (RFC 3339 string)".to_owned(),
-        ("string", Some("date")) => "date (ISO 8601 string)".to_owned(),
-        ("string", Some("time")) => "time of day (ISO 8601 string)".to_owned(),
-        ("string", Some("duration")) => "duration (ISO 8601 string)".to_owned(),
-        ("string", Some("uuid")) => "uuid (string)".to_owned(),
-        (ty, Some(f)) => format!("{ty} ({f})"),
-        (ty, None) => ty.to_owned(),
     }
 }
 

@@ -5,7 +5,7 @@
 
 use serde_json::{Map, Value};
 
-use super::diff::Compatibility;
+use super::change::Compatibility;
 
 /// Lower bounds: a larger new value narrows.
 const LOWER: &[&str] = &["exclusiveMinimum", "minLength", "minItems", "minProperties"];

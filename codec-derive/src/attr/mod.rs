@@ -1,13 +1,21 @@
 //! Reads `#[codec(..)]` attributes, then the `#[serde(..)]` ones codec
 //! honours (`serde`), into plain values. The only module that looks at
-//! `syn::Attribute`s.
+//! `syn::Attribute`s. A field's constraint keys are read by `constraints`;
+//! the values of all keys, from their literals, by `lit`. Neither reads the
+//! parsed model (`crate::ast`), which is built from this one.
 
+pub(crate) mod constraints;
+mod lit;
 mod serde;
 
 use proc_macro2::Span;
 use syn::meta::ParseNestedMeta;
 use syn::spanned::Spanned;
 
+use self::lit::{
+    flag, parse_bound, parse_fn_path, parse_int, parse_lit_path, parse_lit_str, parse_string,
+    parse_version, path_key,
+};
 use crate::case::{RenameRule, RULES};
 use crate::ctxt::Ctxt;
 
@@ -130,7 +138,7 @@ pub struct Field {
     pub required: Attr<()>,
     /// A function of `&T` returning true when the field is left out.
     pub skip_serializing_if: Attr<syn::ExprPath>,
-    pub constraints: crate::constraints::Constraints,
+    pub constraints: constraints::Constraints,
 }
 
 impl Container {
@@ -224,7 +232,7 @@ impl Field {
             with: Attr::none("with"),
             required: Attr::none("required"),
             skip_serializing_if: Attr::none("skip_serializing_if"),
-            constraints: crate::constraints::Constraints::default(),
+            constraints: constraints::Constraints::default(),
         };
         for_each_meta(cx, attrs, "codec", |meta| {
             let span = meta.path.span();
@@ -239,9 +247,9 @@ impl Field {
                 "skip_serializing_if" => {
                     f.skip_serializing_if.set(cx, span, parse_fn_path(&meta)?);
                 }
-                k if crate::constraints::KEYS.contains(&k) => f.constraints.parse(cx, &meta, k)?,
+                k if constraints::KEYS.contains(&k) => f.constraints.parse(cx, &meta, k)?,
                 _ => {
-                    let keys = crate::constraints::with_field_keys(FIELD_KEYS);
+                    let keys = constraints::with_field_keys(FIELD_KEYS);
                     return Err(unknown_key(&meta, &key, "a field", &keys));
                 }
             }
@@ -283,12 +291,6 @@ fn for_each_meta(
     }
 }
 
-fn path_key(path: &syn::Path) -> String {
-    path.get_ident()
-        .map(ToString::to_string)
-        .unwrap_or_else(|| quote::quote!(#path).to_string().replace(' ', ""))
-}
-
 fn unknown_key(meta: &ParseNestedMeta, key: &str, level: &str, keys: &[&str]) -> syn::Error {
     // Consume a value, if any, so parsing resumes at the next key.
     if meta.input.peek(syn::Token![=]) {
@@ -296,7 +298,7 @@ fn unknown_key(meta: &ParseNestedMeta, key: &str, level: &str, keys: &[&str]) ->
     } else if meta.input.peek(syn::token::Paren) {
         let _ = meta.parse_nested_meta(|_| Ok(()));
     }
-    let field_keys = crate::constraints::with_field_keys(FIELD_KEYS);
+    let field_keys = constraints::with_field_keys(FIELD_KEYS);
     let elsewhere = [
         ("a type", CONTAINER_KEYS),
         ("a variant", VARIANT_KEYS),
@@ -346,34 +348,6 @@ fn edit_distance(a: &str, b: &str) -> usize {
     prev[b.len()]
 }
 
-fn parse_lit_str(meta: &ParseNestedMeta) -> syn::Result<syn::LitStr> {
-    let key = path_key(&meta.path);
-    let expr: syn::Expr = meta
-        .value()
-        .map_err(|_| meta.error(format!("expected a value: #[codec({key} = \"...\")]")))?
-        .parse()?;
-    match ungroup(expr) {
-        syn::Expr::Lit(syn::ExprLit {
-            lit: syn::Lit::Str(s),
-            ..
-        }) => Ok(s),
-        other => Err(syn::Error::new_spanned(
-            other,
-            format!("expected a string literal: #[codec({key} = \"...\")]"),
-        )),
-    }
-}
-
-fn parse_string(meta: &ParseNestedMeta) -> syn::Result<String> {
-    parse_lit_str(meta).map(|s| s.value())
-}
-
-fn parse_lit_path(meta: &ParseNestedMeta) -> syn::Result<syn::Path> {
-    let lit = parse_lit_str(meta)?;
-    lit.parse::<syn::Path>()
-        .map_err(|_| syn::Error::new(lit.span(), "expected a path, like \"my_crate::module\""))
-}
-
 fn parse_rule(meta: &ParseNestedMeta) -> syn::Result<RenameRule> {
     let lit = parse_lit_str(meta)?;
     RenameRule::from_str(&lit.value()).ok_or_else(|| {
@@ -389,32 +363,6 @@ fn parse_rule(meta: &ParseNestedMeta) -> syn::Result<RenameRule> {
     })
 }
 
-/// `"path::to::function"`.
-fn parse_fn_path(meta: &ParseNestedMeta) -> syn::Result<syn::ExprPath> {
-    let lit = parse_lit_str(meta)?;
-    lit.parse::<syn::ExprPath>().map_err(|_| {
-        syn::Error::new(
-            lit.span(),
-            "expected the path of a function, like \"Vec::is_empty\"",
-        )
-    })
-}
-
-/// `"T: Trait, U: Other"`: where predicates.
-fn parse_bound(meta: &ParseNestedMeta) -> syn::Result<Vec<syn::WherePredicate>> {
-    let lit = parse_lit_str(meta)?;
-    let parser =
-        syn::punctuated::Punctuated::<syn::WherePredicate, syn::Token![,]>::parse_terminated;
-    syn::parse::Parser::parse_str(parser, &lit.value())
-        .map(|p| p.into_iter().collect())
-        .map_err(|e| {
-            syn::Error::new(
-                lit.span(),
-                format!("expected where predicates, like \"T: codec::Codec\": {e}"),
-            )
-        })
-}
-
 fn parse_default(meta: &ParseNestedMeta) -> syn::Result<Default> {
     if !meta.input.peek(syn::Token![=]) {
         return Ok(Default::Default);
@@ -428,94 +376,4 @@ fn parse_default(meta: &ParseNestedMeta) -> syn::Result<Default> {
                 "expected the path of a function, like \"default_port\"",
             )
         })
-}
-
-fn parse_int(meta: &ParseNestedMeta) -> syn::Result<i64> {
-    let expr: syn::Expr = meta
-        .value()
-        .map_err(|_| meta.error("expected an integer tag: #[codec(tag = 1)]"))?
-        .parse()?;
-    let expr = ungroup(expr);
-    let (negative, lit) = match &expr {
-        syn::Expr::Lit(syn::ExprLit { lit, .. }) => (false, lit),
-        syn::Expr::Unary(syn::ExprUnary {
-            op: syn::UnOp::Neg(_),
-            expr: inner,
-            ..
-        }) => match ungroup_ref(inner) {
-            syn::Expr::Lit(syn::ExprLit { lit, .. }) => (true, lit),
-            _ => {
-                return Err(syn::Error::new_spanned(
-                    expr,
-                    "expected an integer tag: #[codec(tag = 1)]",
-                ))
-            }
-        },
-        _ => {
-            return Err(syn::Error::new_spanned(
-                expr,
-                "expected an integer tag: #[codec(tag = 1)]",
-            ))
-        }
-    };
-    match lit {
-        syn::Lit::Int(i) => {
-            let v: i64 = i.base10_parse()?;
-            Ok(if negative { -v } else { v })
-        }
-        syn::Lit::Str(s) => Err(syn::Error::new(
-            s.span(),
-            "a variant's `tag` is an integer; for a string tag write #[codec(rename = \"...\")]",
-        )),
-        _ => Err(syn::Error::new_spanned(
-            lit,
-            "expected an integer tag: #[codec(tag = 1)]",
-        )),
-    }
-}
-
-fn parse_version(meta: &ParseNestedMeta) -> syn::Result<u32> {
-    let expr: syn::Expr = meta
-        .value()
-        .map_err(|_| meta.error("expected a version number: #[codec(version = 2)]"))?
-        .parse()?;
-    match ungroup_ref(&expr) {
-        syn::Expr::Lit(syn::ExprLit {
-            lit: syn::Lit::Int(i),
-            ..
-        }) => i.base10_parse(),
-        _ => Err(syn::Error::new_spanned(
-            expr,
-            "expected a version number: #[codec(version = 2)]",
-        )),
-    }
-}
-
-/// The expression inside the invisible groups a `macro_rules!` fragment
-/// (`$v:literal`, `$v:expr`) leaves around a value.
-fn ungroup(mut expr: syn::Expr) -> syn::Expr {
-    while let syn::Expr::Group(group) = expr {
-        expr = *group.expr;
-    }
-    expr
-}
-
-fn ungroup_ref(mut expr: &syn::Expr) -> &syn::Expr {
-    while let syn::Expr::Group(group) = expr {
-        expr = &group.expr;
-    }
-    expr
-}
-
-/// A key that takes no value, like `#[codec(skip)]`.
-fn flag(meta: &ParseNestedMeta) -> syn::Result<()> {
-    if meta.input.peek(syn::Token![=]) || meta.input.peek(syn::token::Paren) {
-        let key = path_key(&meta.path);
-        let _ = meta.value().and_then(|v| v.parse::<syn::Expr>());
-        return Err(syn::Error::new_spanned(
-            &meta.path,
-            format!("`{key}` takes no value: write #[codec({key})], or leave it out"),
-        ));
-    }
-    Ok(())
 }
