@@ -8,7 +8,7 @@
 //! (the trait, encoding and decoding, schemas and fingerprints of types,
 //! stored values, the cache), a module for the rest: [`schema`] (drift checks,
 //! diffs, names), [`snapshot`], [`store`], [`msgpack`] (markers and
-//! integers), [`constraints`].
+//! integers), [`constraints`], [`python`] (msgspec classes).
 
 #![warn(missing_docs)]
 
@@ -26,6 +26,7 @@ mod kind;
 mod memoized;
 pub mod msgpack;
 mod name;
+pub mod python;
 mod raw;
 pub mod schema;
 #[cfg(feature = "serde")]

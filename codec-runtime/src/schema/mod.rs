@@ -38,6 +38,7 @@ use crate::codec::{Codec, CodecSchema};
 pub use crate::codec::wire_name;
 pub use crate::name::structural_name;
 pub use diff::{diff, Change, Compatibility};
+pub(crate) use drift::update_requested;
 pub use drift::{DriftCheck, DriftError, UPDATE_ENV};
 pub use fingerprint::canonical_json;
 pub(crate) use readable::check_readable;

@@ -1,0 +1,542 @@
+//! The Python classes codec generates (`codec::python::Module`): for a set
+//! of shapes, msgspec decodes codec's bytes into instances of the generated
+//! classes, writes them back byte for byte, and encodes values built in
+//! Python that codec decodes to equal values. Uses the msgspec venv of
+//! tests/msgspec_interop.rs.
+
+#[path = "common/venv.rs"]
+mod venv;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::process::Command;
+use std::time::{Duration, UNIX_EPOCH};
+
+use codec::python::Module;
+use codec::Codec;
+use serde_json::{json, Value};
+
+#[derive(Codec, Debug, PartialEq)]
+struct Point {
+    x: i64,
+    y: i64,
+}
+
+/// Renamed keys, one of them a Python keyword, and narrow integers.
+#[derive(Codec, Debug, PartialEq)]
+#[codec(rename_all = "camelCase")]
+struct Account {
+    user_id: u32,
+    display_name: String,
+    #[codec(rename = "class")]
+    class_name: String,
+    r#from: u8,
+}
+
+#[derive(Codec, Debug, PartialEq)]
+#[codec(array_like)]
+struct Row {
+    id: i64,
+    name: String,
+}
+
+#[derive(Codec, Debug, PartialEq)]
+#[codec(array_like)]
+enum Op {
+    Add { a: i64, b: i64 },
+    Stop {},
+}
+
+#[derive(Codec, Debug, PartialEq)]
+#[codec(deny_unknown_fields)]
+struct Strict {
+    on: bool,
+}
+
+#[derive(Codec, Debug, PartialEq)]
+struct KeyData {
+    code: String,
+}
+
+/// Every kind of variant: struct, newtype of a struct (merged), other
+/// newtype and tuple (under `value`), unit.
+#[derive(Codec, Debug, PartialEq)]
+#[codec(tag = "kind")]
+enum Event {
+    Click { x: i64, y: i64 },
+    Key(KeyData),
+    Scroll(i64),
+    Move(i64, i64),
+    Quit,
+}
+
+#[derive(Codec, Debug, PartialEq)]
+enum Level {
+    #[codec(tag = 1)]
+    Low {},
+    #[codec(tag = 2)]
+    High { level: u8 },
+}
+
+#[derive(Codec, Debug, PartialEq)]
+enum Color {
+    Red,
+    #[codec(rename = "dark_green")]
+    Green,
+}
+
+/// Optional fields before and after a required one, out of sorted order.
+#[derive(Codec, Debug, PartialEq)]
+struct Opts {
+    note: Option<String>,
+    count: i64,
+    at: Option<Point>,
+}
+
+#[derive(Codec, Debug, PartialEq)]
+struct Bag {
+    ints: Vec<i64>,
+    pair: (i64, String),
+    scores: BTreeMap<String, i64>,
+    tags: BTreeSet<String>,
+    data: Vec<u8>,
+    color: Color,
+    colors: Vec<Color>,
+}
+
+/// msgspec cannot sort maps with integer keys: built in order in Python.
+#[derive(Codec, Debug, PartialEq)]
+struct IntKeys {
+    by_id: BTreeMap<u32, String>,
+}
+
+#[derive(Codec, Debug, PartialEq)]
+enum Tree {
+    Leaf(i64),
+    Node { children: Vec<Tree> },
+}
+
+macro_rules! declare {
+    ($name:ident) => {
+        #[derive(Codec, Debug, PartialEq)]
+        struct $name {
+            label: String,
+        }
+    };
+}
+
+declare!(Label);
+
+#[derive(Codec, Debug, PartialEq)]
+struct Page<T> {
+    items: Vec<T>,
+    next: Option<u32>,
+}
+
+#[derive(Codec, Debug, PartialEq)]
+struct Times {
+    at: std::time::SystemTime,
+    took: Duration,
+    any: codec::Value,
+}
+
+#[derive(Codec, Debug, PartialEq)]
+struct UserId(u64);
+
+#[derive(Codec, Debug, PartialEq)]
+struct Owned {
+    id: UserId,
+}
+
+#[derive(Codec, Debug, PartialEq)]
+#[codec(omit_defaults)]
+struct Sparse {
+    name: String,
+    #[codec(default)]
+    note: Option<String>,
+}
+
+/// The module of every shape above.
+fn module() -> Module {
+    Module::new()
+        .add::<Point>()
+        .add::<Account>()
+        .add::<Row>()
+        .add::<Op>()
+        .add::<Strict>()
+        .add::<Event>()
+        .add::<Level>()
+        .add::<Color>()
+        .add::<Opts>()
+        .add::<Bag>()
+        .add::<IntKeys>()
+        .add::<Tree>()
+        .add::<Label>()
+        .add::<Page<Point>>()
+        .add::<Times>()
+        .add::<Owned>()
+        .add::<Sparse>()
+}
+
+/// Decodes bytes written in Python back into the case's type.
+type DecodesBack = Box<dyn Fn(&[u8], &str) -> Result<(), String>>;
+
+/// One value: codec's encodings, the Python type to decode them as, the
+/// class expected, and a Python expression building the same value.
+struct Case {
+    name: &'static str,
+    ty: &'static str,
+    class: &'static str,
+    python: &'static str,
+    msgpack: Vec<u8>,
+    json: String,
+    decodes_back: DecodesBack,
+}
+
+fn case<T: Codec + PartialEq + std::fmt::Debug + 'static>(
+    name: &'static str,
+    value: T,
+    (ty, class): (&'static str, &'static str),
+    python: &'static str,
+) -> Case {
+    Case {
+        name,
+        ty,
+        class,
+        python,
+        msgpack: codec::to_msgpack(&value).unwrap(),
+        json: codec::to_json(&value).unwrap(),
+        decodes_back: Box::new(move |mp, js| {
+            let a: T = codec::from_msgpack(mp).map_err(|e| e.to_string())?;
+            let b: T = codec::from_json(js).map_err(|e| e.to_string())?;
+            if a == value && b == value {
+                Ok(())
+            } else {
+                Err(format!("decoded {a:?} / {b:?}, expected {value:?}"))
+            }
+        }),
+    }
+}
+
+fn cases() -> Vec<Case> {
+    vec![
+        case("struct", Point { x: 1, y: -2 }, ("Point", "Point"), "Point(x=1, y=-2)"),
+        case(
+            "renamed_and_keyword_fields",
+            Account {
+                user_id: 7,
+                display_name: "Ann".into(),
+                class_name: "admin".into(),
+                r#from: 255,
+            },
+            ("Account", "Account"),
+            "Account(user_id=7, display_name='Ann', class_='admin', from_=255)",
+        ),
+        case(
+            "array_like",
+            Row {
+                id: 3,
+                name: "r".into(),
+            },
+            ("Row", "Row"),
+            "Row(id=3, name='r')",
+        ),
+        case("array_like_variant", Op::Add { a: 1, b: -2 }, ("Op", "Add"), "Add(a=1, b=-2)"),
+        case("array_like_empty_variant", Op::Stop {}, ("Op", "Stop"), "Stop()"),
+        case("deny_unknown_fields", Strict { on: true }, ("Strict", "Strict"), "Strict(on=True)"),
+        case(
+            "struct_variant",
+            Event::Click { x: 1, y: 2 },
+            ("Event", "Click"),
+            "Click(x=1, y=2)",
+        ),
+        case(
+            "merged_newtype_variant",
+            Event::Key(KeyData {
+                code: "Enter".into(),
+            }),
+            ("Event", "Key"),
+            "Key(code='Enter')",
+        ),
+        case("newtype_variant", Event::Scroll(-3), ("Event", "Scroll"), "Scroll(value=-3)"),
+        case("tuple_variant", Event::Move(4, 5), ("Event", "Move"), "Move(value=(4, 5))"),
+        case("unit_variant", Event::Quit, ("Event", "Quit"), "Quit()"),
+        case("int_tag_empty", Level::Low {}, ("Level", "Level1"), "Level1()"),
+        case("int_tag", Level::High { level: 9 }, ("Level", "Level2"), "Level2(level=9)"),
+        case("unit_only_enum", Color::Green, ("Color", "str"), "'dark_green'"),
+        case(
+            "options_missing",
+            Opts {
+                note: None,
+                count: 2,
+                at: None,
+            },
+            ("Opts", "Opts"),
+            "Opts(count=2)",
+        ),
+        case(
+            "options_present",
+            Opts {
+                note: Some("n".into()),
+                count: 0,
+                at: Some(Point { x: 0, y: 1 }),
+            },
+            ("Opts", "Opts"),
+            "Opts(note='n', count=0, at=Point(x=0, y=1))",
+        ),
+        case(
+            "collections",
+            Bag {
+                ints: vec![1, -1, 300],
+                pair: (1, "one".into()),
+                scores: [("b".to_owned(), 2), ("a".to_owned(), 1)].into(),
+                tags: ["y".to_owned(), "x".to_owned()].into(),
+                data: vec![0, 1, 255],
+                color: Color::Red,
+                colors: vec![Color::Green, Color::Red],
+            },
+            ("Bag", "Bag"),
+            "Bag(ints=[1, -1, 300], pair=(1, 'one'), scores={'b': 2, 'a': 1}, \
+             tags={'y', 'x'}, data=b'\\x00\\x01\\xff', \
+             color='Red', colors=['dark_green', 'Red'])",
+        ),
+        case(
+            "integer_keys",
+            IntKeys {
+                by_id: [(10, "ten".to_owned()), (2, "two".to_owned())].into(),
+            },
+            ("IntKeys", "IntKeys"),
+            "IntKeys(by_id={2: 'two', 10: 'ten'})",
+        ),
+        case(
+            "recursive",
+            Tree::Node {
+                children: vec![Tree::Leaf(1), Tree::Node { children: vec![] }],
+            },
+            ("Tree", "Node"),
+            "Node(children=[Leaf(value=1), Node(children=[])])",
+        ),
+        case(
+            "declared_by_macro",
+            Label {
+                label: "hi".into(),
+            },
+            ("Label", "Label"),
+            "Label(label='hi')",
+        ),
+        case(
+            "generic_instantiation",
+            Page {
+                items: vec![Point { x: 1, y: 2 }],
+                next: Some(2),
+            },
+            ("PagePoint", "PagePoint"),
+            "PagePoint(items=[Point(x=1, y=2)], next=2)",
+        ),
+        case(
+            "times_and_any",
+            Times {
+                at: UNIX_EPOCH + Duration::from_millis(1_767_323_045_500),
+                took: Duration::from_millis(1500),
+                any: codec::Value::Array(vec![codec::Value::Int(1), codec::Value::Str("a".into())]),
+            },
+            ("Times", "Times"),
+            "Times(at=datetime.datetime(2026, 1, 2, 3, 4, 5, 500000, tzinfo=datetime.timezone.utc), \
+             took=datetime.timedelta(seconds=1.5), any=[1, 'a'])",
+        ),
+        case("newtype", Owned { id: UserId(5) }, ("Owned", "Owned"), "Owned(id=5)"),
+        case(
+            "omit_defaults",
+            Sparse {
+                name: "s".into(),
+                note: None,
+            },
+            ("Sparse", "Sparse"),
+            "Sparse(name='s')",
+        ),
+        case(
+            "omit_defaults_present",
+            Sparse {
+                name: "s".into(),
+                note: Some("n".into()),
+            },
+            ("Sparse", "Sparse"),
+            "Sparse(name='s', note='n')",
+        ),
+    ]
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn unhex(s: &str) -> Vec<u8> {
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+        .collect()
+}
+
+#[test]
+fn generated_classes_read_and_write_codecs_bytes() {
+    let python = venv::python("msgspec-venv", "msgspec-0.22.0.ready", &["msgspec==0.22.0"]);
+    let dir = tempfile::tempdir().unwrap();
+    let models = dir.path().join("models.py");
+    std::fs::write(&models, module().render().unwrap()).unwrap();
+    let cases = cases();
+    let manifest = dir.path().join("manifest.jsonl");
+    let results = dir.path().join("results.jsonl");
+    let lines: Vec<String> = cases
+        .iter()
+        .map(|c| {
+            json!({
+                "case": c.name, "type": c.ty, "class": c.class, "python": c.python,
+                "msgpack": hex(&c.msgpack), "json": c.json,
+            })
+            .to_string()
+        })
+        .collect();
+    std::fs::write(&manifest, lines.join("\n") + "\n").unwrap();
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/python/python_classes.py"
+    );
+    venv::run(
+        Command::new(&python)
+            .arg(script)
+            .arg(&models)
+            .arg(&manifest)
+            .arg(&results),
+        "the generated classes' script",
+    );
+    let results: Vec<Value> = std::fs::read_to_string(&results)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(results.len(), cases.len());
+    let mut failures = Vec::new();
+    for (c, r) in cases.iter().zip(&results) {
+        assert_eq!(r["case"], c.name);
+        for p in r["problems"].as_array().unwrap() {
+            failures.push(format!("{}: Python: {}", c.name, p.as_str().unwrap()));
+        }
+        for (what, mp, js) in [
+            ("re-encoded", "msgpack", "json"),
+            ("built", "built_msgpack", "built_json"),
+        ] {
+            let (Some(mp), Some(js)) = (r[mp].as_str(), r[js].as_str()) else {
+                continue; // reported as a problem
+            };
+            let mp = unhex(mp);
+            if mp != c.msgpack {
+                failures.push(format!(
+                    "{}: MessagePack {what} in Python differs\n  codec:   {}\n  msgspec: {}",
+                    c.name,
+                    hex(&c.msgpack),
+                    hex(&mp)
+                ));
+            }
+            if js != c.json {
+                failures.push(format!(
+                    "{}: JSON {what} in Python differs\n  codec:   {}\n  msgspec: {js}",
+                    c.name, c.json
+                ));
+            }
+            if let Err(e) = (c.decodes_back)(&mp, js) {
+                failures.push(format!(
+                    "{}: codec cannot read what Python {what}: {e}",
+                    c.name
+                ));
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn rendered_module_snapshot() {
+    let text = module().render().unwrap();
+    insta::with_settings!({
+        description => "the Python module of every shape tests/python_classes.rs checks against msgspec",
+        omit_expression => true,
+    }, {
+        insta::assert_snapshot!("python_module", text);
+    });
+}
+
+#[test]
+fn check_passes_on_an_up_to_date_file_fails_on_a_stale_one_and_rewrites_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("python").join("models.py");
+    let module = Module::new().add::<Point>().add::<Event>();
+    let missing = module.clone().update(false).check(&path).unwrap_err();
+    assert!(
+        missing.to_string().contains("no Python module at"),
+        "{missing}"
+    );
+    assert!(
+        missing.to_string().contains("CODEC_UPDATE_SCHEMAS=1"),
+        "{missing}"
+    );
+    module.clone().update(true).check(&path).unwrap();
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        module.render().unwrap()
+    );
+    module.clone().update(false).check(&path).unwrap();
+
+    let stale = Module::new().add::<Point>();
+    let err = stale.clone().update(false).check(&path).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("models.py is not what the types generate"),
+        "{err}"
+    );
+    assert!(err.to_string().contains("CODEC_UPDATE_SCHEMAS=1"), "{err}");
+    stale.clone().update(true).check(&path).unwrap();
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        stale.render().unwrap()
+    );
+    stale.update(false).check(&path).unwrap();
+}
+
+#[derive(Codec, Debug, PartialEq)]
+#[codec(untagged)]
+enum Scalar {
+    Int(i64),
+    Text(String),
+}
+
+#[derive(Codec, Debug, PartialEq)]
+struct HoldsScalar {
+    value: Scalar,
+}
+
+#[derive(Codec, Debug, PartialEq)]
+struct Counted {
+    name: String,
+    #[codec(default)]
+    count: i64,
+}
+
+#[test]
+fn shapes_without_a_python_spelling_are_errors_naming_type_and_field() {
+    let err = Module::new().add::<HoldsScalar>().render().unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "`Scalar`: an untagged union; untagged enums are not supported yet"
+    );
+    let err = Module::new().add::<Counted>().render().unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "`Counted`, field `count`: optional on the wire, but its schema gives no `default` to write in Python"
+    );
+    let err = Module::new().add::<Vec<i64>>().render().unwrap_err();
+    assert!(err.to_string().contains("is not a derived type"), "{err}");
+}
