@@ -19,6 +19,7 @@
 //! whose default the schema does not give, ...) is an [`Error`] naming the
 //! type and the field, never a class that reads other bytes.
 
+mod defs;
 mod names;
 mod render;
 
