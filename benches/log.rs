@@ -2,7 +2,7 @@
 //! the log workload, in one run. `python3 benches/ratios.py` turns the
 //! results into the table of ratios against the goals. sonic-rs takes its
 //! SIMD paths only in a native build:
-//! `RUSTFLAGS="-C target-cpu=native" cargo bench --bench log`.
+//! `RUSTFLAGS="-C target-cpu=native" cargo bench -p codec-benches --bench log`.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use std::hint::black_box;
@@ -290,7 +290,7 @@ fn bench(c: &mut Criterion) {
         "zerompk-map": zmp.len() as f64 / n,
         "zerompk-array": zmp_array.len() as f64 / n,
     });
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/criterion");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/criterion");
     let _ = std::fs::create_dir_all(&dir);
     let _ = std::fs::write(dir.join("log_bytes.json"), sizes.to_string());
     // For benches/msgspec_log.py, which checks msgspec writes the same bytes.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""msgspec 0.22 on the log workload, for comparison with `cargo bench --bench log`.
+"""msgspec 0.22 on the log workload, for comparison with `cargo bench -p codec-benches --bench log`.
 
 Generates the same 10,000 records (splitmix64 seeded 0x5eed1234, fields in
 the dataset's order), checks that msgspec's MessagePack bytes equal codec's
@@ -102,7 +102,7 @@ def main():
     data = enc.encode(records)
     theirs = os.path.join(os.path.dirname(__file__), "..", "target", "criterion", "log.msgpack")
     if not os.path.exists(theirs):
-        sys.exit(f"{theirs} is missing: run `cargo bench --bench log` first")
+        sys.exit(f"{theirs} is missing: run `cargo bench -p codec-benches --bench log` first")
     with open(theirs, "rb") as f:
         ours = f.read()
     if ours != data:

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Prints the table of ratios of the last `cargo bench --bench log` run.
+"""Prints the table of ratios of the last `cargo bench -p codec-benches --bench log` run.
 
 Reads criterion's estimates under target/criterion/<group>/<id>/new/ and the
 bytes per record the bench wrote to target/criterion/log_bytes.json. Another
@@ -40,7 +40,7 @@ def main():
     ] for i in ids]
     t = {(g, i): v for g, i, v in rows}
     if any(v is None for v in t.values()):
-        sys.exit("run `cargo bench --bench log` first")
+        sys.exit("run `cargo bench -p codec-benches --bench log` first")
     print("| group | library | ns/record |\n|---|---|---|")
     for g, i, v in rows:
         print(f"| {g} | {i} | {v:.1f} |")

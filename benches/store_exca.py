@@ -109,7 +109,7 @@ def venv_python():
 def codec_binary():
     """Builds codec's round in release and returns its path."""
     out = subprocess.run(
-        ["cargo", "bench", "--bench", "store_exca", "--features", "ndarray",
+        ["cargo", "bench", "-p", "codec-benches", "--bench", "store_exca", "--features", "ndarray",
          "--no-run", "--message-format=json"],
         cwd=ROOT, check=True, stdout=subprocess.PIPE, text=True,
     ).stdout

@@ -1,7 +1,7 @@
 //! One round of the store's comparison with exca's CacheDict, in the shapes
 //! `benches/store_exca.py` measures exca in: that script builds this binary,
 //! alternates its rounds with exca's and prints the ratios. Run on its own,
-//! `cargo bench --bench store_exca --features ndarray -- <dir>` prints one
+//! `cargo bench -p codec-benches --bench store_exca --features ndarray -- <dir>` prints one
 //! round's rates as JSON (operations per second; seconds for the first load).
 //!
 //! Every round works in a fresh folder under `<dir>`, except the 1 GiB array,

@@ -1,12 +1,14 @@
-//! Implementing `Codec` by hand, for a type from another crate that has no
-//! serde support: a local newtype gives it an encoding, here a string
-//! `"1.2.3"` in both formats. Derived types then hold it like any field.
+//! Implementing `Codec` (and `Encode`, which it requires) by hand, for a
+//! type from another crate that has no serde support: a local newtype gives
+//! it an encoding, here a string `"1.2.3"` in both formats. Derived types
+//! then hold it like any field.
 //!
 //! Run with `cargo run --example by_hand`.
 
 use codec::schemars::{json_schema, Schema, SchemaGenerator};
 use codec::{
-    Codec, DecodeError, EncodeError, JsonReader, JsonWriter, MsgpackReader, MsgpackWriter, WireKind,
+    Codec, DecodeError, Encode, EncodeError, JsonReader, JsonWriter, MsgpackReader, MsgpackWriter,
+    WireKind,
 };
 
 /// Stands for a crate that knows nothing of codec (nor of serde).
@@ -69,6 +71,18 @@ impl Codec for Semver {
 
     fn json_schema(_: &mut SchemaGenerator) -> Schema {
         json_schema!({ "type": "string", "pattern": "^[0-9]+\\.[0-9]+\\.[0-9]+$" })
+    }
+}
+
+/// What the encoding entry points (`to_json`, keys of memoized functions...)
+/// take: for a `Codec` type, its `Codec` encoders.
+impl Encode for Semver {
+    fn write_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
+        self.encode_msgpack(w)
+    }
+
+    fn write_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+        self.encode_json(w)
     }
 }
 

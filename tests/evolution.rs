@@ -580,6 +580,68 @@ mod envelopes {
         );
     }
 
+    /// The envelope `bytes` with `name` as the type's name in its header.
+    fn named(bytes: &[u8], name: &str) -> Vec<u8> {
+        let header = codec::envelope_header(bytes).unwrap();
+        let mut w = codec::MsgpackWriter::new(bytes[..5].to_vec());
+        w.write_str(name).unwrap();
+        w.write_bin(&header.fingerprint.0).unwrap();
+        w.write_bin(header.schema.as_bytes()).unwrap();
+        w.write_raw(&bytes[header.payload_offset..]);
+        w.into_inner()
+    }
+
+    /// `value` stored as earlier versions of codec named its type:
+    /// `std::any::type_name` (`alloc::vec::Vec<u32>`).
+    fn stored_by_an_earlier_version<T: codec::Codec + 'static>(value: &T) -> Vec<u8> {
+        named(
+            &codec::to_stored(value).unwrap(),
+            std::any::type_name::<T>(),
+        )
+    }
+
+    #[test]
+    fn names_written_by_earlier_versions_still_read() {
+        #[derive(codec::Codec, Debug, PartialEq)]
+        struct Page<T> {
+            items: Vec<T>,
+        }
+        #[derive(codec::Codec, Debug, PartialEq)]
+        struct Other<T> {
+            items: Vec<T>,
+        }
+        // Read as a widened type: another fingerprint, so the name is checked.
+        assert_ne!(
+            codec::fingerprint_of::<Vec<u32>>(),
+            codec::fingerprint_of::<Vec<u64>>()
+        );
+        let bytes = stored_by_an_earlier_version(&vec![1u32, 2]);
+        assert!(codec::envelope_header(&bytes)
+            .unwrap()
+            .type_name
+            .starts_with("alloc::vec::Vec<"));
+        assert_eq!(codec::from_stored::<Vec<u64>>(&bytes).unwrap(), vec![1, 2]);
+
+        let bytes = stored_by_an_earlier_version(&Page { items: vec![3u32] });
+        assert_eq!(
+            codec::from_stored::<Page<u64>>(&bytes).unwrap(),
+            Page { items: vec![3] }
+        );
+        let bytes = stored_by_an_earlier_version(&Some(4u32));
+        assert_eq!(codec::from_stored::<Option<u64>>(&bytes).unwrap(), Some(4));
+
+        // The name still tells types apart.
+        let bytes = stored_by_an_earlier_version(&Page { items: vec![3u32] });
+        let err = codec::from_stored::<Other<u64>>(&bytes).unwrap_err();
+        assert!(matches!(err, EnvelopeError::WrongType { .. }), "{err}");
+        let bytes = named(
+            &codec::to_stored(&vec![1u32]).unwrap(),
+            "alloc::collections::vec_deque::VecDeque<u32>",
+        );
+        let err = codec::from_stored::<Vec<u64>>(&bytes).unwrap_err();
+        assert!(matches!(err, EnvelopeError::WrongType { .. }), "{err}");
+    }
+
     #[test]
     fn trailing_bytes_after_the_payload_are_refused() {
         let mut bytes = stored();

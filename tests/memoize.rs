@@ -189,6 +189,26 @@ fn area(cache: &Cache, (w, h): (u32, u32)) -> Result<u32, StoreError> {
     Ok(w * h)
 }
 
+/// Arguments that borrow: a tuple of references, an `Option` of one.
+#[codec::memoize(cache = cache, name = "tests.label", ignore(cache))]
+fn label(cache: &Cache, key: (&str, u8), suffix: Option<&str>) -> Result<String, StoreError> {
+    Ok(format!("{}{}{}", key.0, key.1, suffix.unwrap_or_default()))
+}
+
+#[test]
+fn borrowed_arguments_are_hashed_as_the_owned_values() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = Cache::open(dir.path()).unwrap();
+    assert_eq!(label(&cache, ("x", 1), Some("!")).unwrap(), "x1!");
+    let hash = codec::ContentHash::new()
+        .part(&("x".to_string(), 1u8))
+        .part(&Some("!".to_string()))
+        .finish()
+        .unwrap();
+    let key = format!("tests.label/v0/{hash}");
+    assert_eq!(cache.get::<String>(&key).unwrap().as_deref(), Some("x1!"));
+}
+
 #[test]
 fn a_pattern_argument_is_hashed_whole() {
     let dir = tempfile::tempdir().unwrap();

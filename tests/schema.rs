@@ -316,6 +316,123 @@ fn fingerprints_ignore_descriptions_and_key_order_but_not_array_like_order() {
     );
 }
 
+fn default_port() -> u16 {
+    8080
+}
+
+#[derive(Codec, Debug, Clone, PartialEq)]
+pub struct Retry {
+    pub times: u8,
+}
+
+impl Default for Retry {
+    fn default() -> Self {
+        Retry { times: 3 }
+    }
+}
+
+#[derive(Codec, Debug, Clone, PartialEq)]
+pub struct Settings {
+    pub host: String,
+    #[codec(default = "default_port")]
+    pub port: u16,
+    #[codec(default)]
+    pub tags: Vec<String>,
+    #[codec(default)]
+    pub retry: Retry,
+    /// Left out when it is its default, so the default is not written (as schemars).
+    #[codec(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// Every missing field takes its value from the type's `Default`.
+#[derive(Codec, Debug, Clone, PartialEq)]
+#[codec(default)]
+pub struct Limits {
+    pub max: u32,
+    pub ratio: f64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max: 10,
+            ratio: 0.5,
+        }
+    }
+}
+
+#[test]
+fn a_field_with_a_default_carries_it_in_the_schema() {
+    let schema = codec::schema_of::<Settings>();
+    let properties = &schema["properties"];
+    assert_eq!(properties["port"]["default"], 8080);
+    assert_eq!(properties["tags"]["default"], serde_json::json!([]));
+    // Beside the `$ref` of a derived type: its JSON encoding.
+    assert_eq!(
+        properties["retry"]["default"],
+        serde_json::json!({"times": 3})
+    );
+    assert!(properties["retry"]["$ref"].is_string());
+    assert_eq!(properties["note"].get("default"), None);
+    assert_eq!(properties["host"].get("default"), None);
+
+    let schema = codec::schema_of::<Limits>();
+    assert_eq!(schema["properties"]["max"]["default"], 10);
+    assert_eq!(schema["properties"]["ratio"]["default"], 0.5);
+
+    // An `array_like` element: `corpus.Row`'s trailing `note`.
+    let schema = codec::schema_of::<Row>();
+    assert_eq!(schema["prefixItems"][2]["default"], Value::Null);
+    assert_eq!(schema["prefixItems"][0].get("default"), None);
+
+    assert_valid(&Settings {
+        host: "h".into(),
+        port: 1,
+        tags: vec!["a".into()],
+        retry: Retry { times: 1 },
+        note: Some("n".into()),
+    });
+    assert_valid(&Limits { max: 1, ratio: 2.0 });
+    // What a reader fills in validates too.
+    let filled: Settings = codec::from_json(r#"{"host": "h"}"#).unwrap();
+    assert_valid(&filled);
+}
+
+#[test]
+fn defaults_do_not_count_in_the_fingerprint() {
+    mod a {
+        fn one() -> u8 {
+            1
+        }
+        #[derive(codec::Codec)]
+        #[codec(name = "T")]
+        pub struct T {
+            #[codec(default = "one")]
+            pub x: u8,
+        }
+    }
+    mod b {
+        fn two() -> u8 {
+            2
+        }
+        #[derive(codec::Codec)]
+        #[codec(name = "T")]
+        pub struct T {
+            #[codec(default = "two")]
+            pub x: u8,
+        }
+    }
+    let (a, b) = (codec::schema_of::<a::T>(), codec::schema_of::<b::T>());
+    assert_eq!(a["properties"]["x"]["default"], 1);
+    assert_eq!(b["properties"]["x"]["default"], 2);
+    assert_eq!(
+        codec::fingerprint_of::<a::T>(),
+        codec::fingerprint_of::<b::T>()
+    );
+    assert!(codec::schema::diff(&a, &b).is_empty());
+}
+
 #[test]
 fn diff_lists_changes_with_their_compatibility() {
     let old = codec::schema_of::<Point>();

@@ -417,3 +417,103 @@ fn a_codec_type_without_the_impls_goes_through_serde_with() {
     assert_eq!(json, r#"{"plain":{"at":7}}"#);
     assert_eq!(serde_json::from_str::<Holder>(&json).unwrap(), h);
 }
+
+/// A value of most shapes: tagged unions, bytes, maps, sets, options,
+/// 32-bit floats and an `array_like` row.
+#[derive(Codec, Debug, PartialEq)]
+#[codec(serde)]
+struct Mixed {
+    doc: Doc,
+    blob: Blob,
+    maps: Maps,
+    options: Options,
+    floats: Floats,
+    row: Row,
+    loose: Vec<Loose>,
+}
+
+fn mixed() -> Mixed {
+    Mixed {
+        doc: Doc {
+            shapes: vec![Shape::Circle { r: 1.5 }, Shape::Rect { w: 2.0, h: 3.0 }],
+            event: Event::KeyPress {
+                code: "Enter".into(),
+            },
+            outer: vec![
+                Outer::Wrap {
+                    inner: Shape::Circle { r: 0.5 },
+                },
+                Outer::Empty,
+            ],
+        },
+        blob: Blob {
+            data: vec![0, 1, 255],
+            maybe: Some(codec::Bytes::from(vec![7u8; 3])),
+        },
+        maps: Maps {
+            scores: HashMap::from([("a".to_string(), 1), ("b".to_string(), -2)]),
+            ids: BTreeSet::from([3, 1, 2]),
+            names: HashSet::from(["x".to_string()]),
+            by_id: BTreeMap::from([(7, "seven".to_string())]),
+        },
+        options: Options {
+            a: None,
+            b: Some("b".into()),
+        },
+        floats: Floats {
+            a: 0.1,
+            b: -1e300,
+            small: 0.25,
+        },
+        row: Row {
+            id: 9,
+            name: "row".into(),
+        },
+        loose: vec![Loose::Int(1), Loose::Text("t".into()), Loose::Pair(2, 3)],
+    }
+}
+
+#[test]
+fn yaml_and_cbor_read_back_what_they_write_bincode_and_postcard_cannot() {
+    // YAML is human-readable: it gets codec's JSON tree, in YAML's syntax.
+    let yaml = serde_yaml::to_string(&mixed()).unwrap();
+    let tree: serde_json::Value = serde_yaml::from_str(&yaml).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&codec::to_json(&mixed()).unwrap()).unwrap();
+    assert_eq!(tree, json, "{yaml}");
+    assert_eq!(serde_yaml::from_str::<Mixed>(&yaml).unwrap(), mixed());
+
+    let times = || Times {
+        at: UNIX_EPOCH + Duration::new(1_700_000_000, 500_000_000),
+        took: Duration::from_millis(1500),
+    };
+    let yaml = serde_yaml::to_string(&times()).unwrap();
+    assert!(yaml.contains("2023-11-14T22:13:20.500000Z"), "{yaml}");
+    assert_eq!(serde_yaml::from_str::<Times>(&yaml).unwrap(), times());
+
+    // CBOR is not: it gets codec's MessagePack tree (bytes as bytes).
+    let mut cbor = Vec::new();
+    ciborium::into_writer(&mixed(), &mut cbor).unwrap();
+    assert_eq!(
+        ciborium::from_reader::<Mixed, _>(&cbor[..]).unwrap(),
+        mixed()
+    );
+    // Except a timestamp: MessagePack's extension has no CBOR form, it is
+    // written as a `[type, data]` array, and reading that back is an error.
+    let mut cbor = Vec::new();
+    ciborium::into_writer(&times(), &mut cbor).unwrap();
+    let err = ciborium::from_reader::<Times, _>(&cbor[..]).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("at $.at: expected an extension, found an array"),
+        "{err}"
+    );
+
+    // bincode and postcard write the tree too, but their input does not say
+    // what it holds, which codec's decoding needs: reading is an error.
+    let bytes = bincode::serialize(&mixed()).unwrap();
+    let err = bincode::deserialize::<Mixed>(&bytes).unwrap_err();
+    assert!(err.to_string().contains("deserialize_any"), "{err}");
+    let bytes = postcard::to_allocvec(&mixed()).unwrap();
+    let err = postcard::from_bytes::<Mixed>(&bytes).unwrap_err();
+    assert_eq!(err, postcard::Error::WontImplement, "{err}");
+}

@@ -79,6 +79,11 @@ fn new_empty_and_cache_folders_open() {
     }
     std::fs::write(starting.join("codec-store.lock"), "").unwrap();
     Cache::open(&starting).unwrap();
+    // Kept empty for the cache in version control.
+    let kept = root.path().join("kept");
+    std::fs::create_dir(&kept).unwrap();
+    std::fs::write(kept.join(".gitignore"), "*\n").unwrap();
+    Cache::open(&kept).unwrap();
 }
 
 #[test]

@@ -308,6 +308,67 @@ fn borrowed_text_and_slices_encode_as_the_owned_values() {
     );
 }
 
+/// Both encodings of `borrowed` equal those of `owned`.
+#[track_caller]
+fn encodes_as<B: codec::Encode + ?Sized, O: Codec>(borrowed: &B, owned: &O) {
+    assert_eq!(
+        hex(&codec::to_msgpack(borrowed).unwrap()),
+        hex(&codec::to_msgpack(owned).unwrap())
+    );
+    assert_eq!(
+        codec::to_json(borrowed).unwrap(),
+        codec::to_json(owned).unwrap()
+    );
+}
+
+#[test]
+fn tuples_and_containers_of_references_encode_as_the_owned_values() {
+    assert_eq!(codec::to_json(&("x", 1u8)).unwrap(), r#"["x",1]"#);
+    encodes_as(&("x", 1u8), &("x".to_string(), 1u8));
+
+    let model = Tagged::A { x: 3 };
+    let words: &[&str] = &["a", "bc"];
+    encodes_as(&words, &vec!["a".to_string(), "bc".to_string()]);
+    encodes_as(
+        &(&model, words, 2u64),
+        &(
+            Tagged::A { x: 3 },
+            vec!["a".to_string(), "bc".to_string()],
+            2u64,
+        ),
+    );
+    // References to references, boxes of borrowed text, `Option`s, `Vec`s
+    // and arrays of references.
+    let text: &&&str = &&"t";
+    encodes_as(&text, &"t".to_string());
+    encodes_as(&(&&model,), &(Tagged::A { x: 3 },));
+    encodes_as(&Some("t"), &Some("t".to_string()));
+    encodes_as(
+        &(None::<&str>, [Some(&1u8)]),
+        &(None::<String>, [Some(1u8)]),
+    );
+    encodes_as(&vec!["a", "b"], &vec!["a".to_string(), "b".to_string()]);
+    encodes_as(&["a", "b"], &["a".to_string(), "b".to_string()]);
+    let boxed: Box<str> = "t".into();
+    encodes_as(
+        &(&boxed, std::rc::Rc::<str>::from("u")),
+        &("t".to_string(), "u".to_string()),
+    );
+
+    // Borrowed bytes stay `bin` / base64, inside a tuple too.
+    let bytes: &[u8] = b"\x00\xff";
+    encodes_as(&(bytes, "k"), &(vec![0u8, 0xff], "k".to_string()));
+    assert_eq!(hex(&codec::to_msgpack(&(bytes,)).unwrap()), "91c40200ff");
+
+    let mut buf = Vec::new();
+    codec::to_msgpack_into(&("x", 1u8), &mut buf).unwrap();
+    assert_eq!(buf, codec::to_msgpack(&("x".to_string(), 1u8)).unwrap());
+    assert_eq!(
+        codec::content_hash(&("x", words)).unwrap(),
+        codec::content_hash(&("x".to_string(), vec!["a".to_string(), "bc".to_string()])).unwrap()
+    );
+}
+
 #[test]
 fn content_hashes_take_borrowed_text_as_the_owned_text() {
     let text: &str = "some text";

@@ -5,7 +5,6 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use crate::ast::{Container, EnumRepr, Field, Style, TagValue, Variant};
-use crate::attr;
 use crate::encoded;
 
 /// Methods encoding a struct.
@@ -475,21 +474,16 @@ fn omit_condition(cont: &Container, field: &Field, access: &TokenStream) -> Opti
         .skip_serializing_if
         .get()
         .map(|path| quote!(#path(#access)));
-    let by_default = cont.attrs.omit_defaults.is_set().then(|| {
-        let default = match field.attrs.default.get() {
-            Some(attr::Default::Default) => {
-                Some(quote_spanned!(ty.span()=> <#ty as #p::DefaultForMissing>::default_for_missing()))
-            }
-            Some(attr::Default::Path(path)) => Some(quote!(#path())),
-            None if cont.attrs.default.is_set() => {
-                let member = &field.member;
-                Some(quote!(__default.#member))
-            }
-            None => None,
-        }?;
-        let eq = quote_spanned!(ty.span()=> <#ty as #p::PartialEq>::eq);
-        Some(quote!(#eq(#access, &#default)))
-    }).flatten();
+    let by_default = cont
+        .attrs
+        .omit_defaults
+        .is_set()
+        .then(|| {
+            let default = crate::default::value(cont, field, &quote!(__default))?;
+            let eq = quote_spanned!(ty.span()=> <#ty as #p::PartialEq>::eq);
+            Some(quote!(#eq(#access, &#default)))
+        })
+        .flatten();
     match (by_fn, by_default) {
         (Some(a), Some(b)) => Some(quote!((#a || #b))),
         (a, b) => a.or(b),
@@ -563,7 +557,8 @@ fn msgpack_value(cont: &Container, field: &Field, access: TokenStream) -> TokenS
     }
 }
 
-fn json_value(cont: &Container, field: &Field, access: TokenStream) -> TokenStream {
+/// `field`'s value at `access` (a reference) written to the JSON writer `__w`.
+pub fn json_value(cont: &Container, field: &Field, access: TokenStream) -> TokenStream {
     let krate = &cont.krate;
     match field.attrs.with.get() {
         Some(path) => quote!(#path::encode_json(#access, __w)?;),

@@ -77,6 +77,25 @@ fn wrap(cont: &Container, items: TokenStream) -> TokenStream {
                 #items
             }
 
+            #[automatically_derived]
+            impl #impl_generics #krate::__private::Encode for #ident #ty_generics #where_clause {
+                #[inline]
+                fn write_msgpack(
+                    &self,
+                    __w: &mut #krate::__private::MsgpackWriter,
+                ) -> #krate::__private::Result<(), #krate::__private::EncodeError> {
+                    <Self as #krate::__private::Codec>::encode_msgpack(self, __w)
+                }
+
+                #[inline]
+                fn write_json(
+                    &self,
+                    __w: &mut #krate::__private::JsonWriter,
+                ) -> #krate::__private::Result<(), #krate::__private::EncodeError> {
+                    <Self as #krate::__private::Codec>::encode_json(self, __w)
+                }
+            }
+
             #schemars_impl
         };
     }

@@ -15,6 +15,7 @@ mod check;
 mod constraints;
 mod ctxt;
 mod decode;
+mod default;
 mod encode;
 mod encoded;
 mod expand;

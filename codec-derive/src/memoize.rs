@@ -9,7 +9,7 @@
 //! fn embed(model: &Model, text: &str) -> Result<Vec<f32>, E> {
 //!     let __cache: &::codec::Cache = &(CACHE);
 //!     let __key = key(concat!(module_path!(), "::embed"), 1, ContentHash::new().part(model).part(text));
-//!     call::<Result<Vec<f32>, E>>(__cache, __key, move || -> Result<Vec<f32>, E> { body })
+//!     call::<Result<Vec<f32>, E>>(__cache, __key, move || -> Result<Vec<f32>, E> { /* the body */ })
 //! }
 //! ```
 
@@ -228,7 +228,7 @@ fn generate(func: &syn::ItemFn, cache: &syn::Expr, options: &Options) -> TokenSt
 
     // Arguments bound by a pattern are renamed, hashed whole, and taken
     // apart again at the start of the body.
-    let mut unpack = Vec::new();
+    let mut unpack: Vec<syn::Stmt> = Vec::new();
     let mut parts = Vec::new();
     for (i, input) in func.sig.inputs.iter_mut().enumerate() {
         let syn::FnArg::Typed(arg) = input else {
@@ -239,7 +239,7 @@ fn generate(func: &syn::ItemFn, cache: &syn::Expr, options: &Options) -> TokenSt
             None => {
                 let ident = format_ident!("__codec_arg{}", i, span = Span::mixed_site());
                 let pat = std::mem::replace(&mut *arg.pat, ident_pat(&ident));
-                unpack.push(quote!(let #pat = #ident;));
+                unpack.push(syn::parse_quote!(let #pat = #ident;));
                 ident
             }
         };
@@ -252,7 +252,9 @@ fn generate(func: &syn::ItemFn, cache: &syn::Expr, options: &Options) -> TokenSt
             _ => quote!(&#ident),
         };
         let at = respan(&krate, arg.ty.span());
+        // The key hashes the arguments the body leaves unused too (`_model`).
         parts.push(quote_spanned! {arg.ty.span()=>
+            #[allow(clippy::used_underscore_binding)]
             let #hash_local = #at::__private::memoize::part(#hash_local, #value);
         });
     }
@@ -266,19 +268,22 @@ fn generate(func: &syn::ItemFn, cache: &syn::Expr, options: &Options) -> TokenSt
         }
     };
     let version = options.version.unwrap_or(0);
-    let block = &func.block;
+    // The body is the closure's, with the arguments' patterns first: not a
+    // block in a block, which `unused_braces` would flag.
+    let mut block = (*func.block).clone();
+    block.stmts.splice(0..0, unpack);
     // Spanned on the return type: an unmet bound of `call` points at it.
     let at = respan(&krate, ret_span);
     let call = if func.sig.asyncness.is_some() {
         quote_spanned! {ret_span=>
             #at::__private::memoize::call_async::<#ret, _>(
-                #cache_local, #key_local, move || async move { #(#unpack)* #block }
+                #cache_local, #key_local, move || async move #block
             ).await
         }
     } else {
         quote_spanned! {ret_span=>
             #at::__private::memoize::call::<#ret>(
-                #cache_local, #key_local, move || -> #ret { #(#unpack)* #block }
+                #cache_local, #key_local, move || -> #ret #block
             )
         }
     };

@@ -92,6 +92,34 @@ fn field_schema(cont: &Container, field: &Field) -> TokenStream {
     crate::constraints::schema(cont, field, schema)
 }
 
+/// The schema of a field of an object or an array: with a default, the
+/// default's JSON encoding under `"default"`, as schemars writes it (not
+/// when `skip_serializing_if` leaves the default value out).
+fn member_schema(cont: &Container, field: &Field) -> TokenStream {
+    let p = cont.private();
+    let schema = field_schema(cont, field);
+    let Some(value) = crate::default::value(cont, field, &quote!(<Self as #p::Default>::default()))
+    else {
+        return schema;
+    };
+    let skip = field.attrs.skip_serializing_if.get().map(|path| {
+        quote! {
+            if #path(&__v) {
+                return #p::Ok(());
+            }
+        }
+    });
+    let write = crate::encode::json_value(cont, field, quote!(&__v));
+    quote! {
+        #p::schema::with_default(#schema, #p::schema::default_json(|__w| {
+            let __v = #value;
+            #skip
+            #write
+            #p::Ok(())
+        }))
+    }
+}
+
 fn has_default(cont: &Container, field: &Field) -> bool {
     field.attrs.default.is_set() || cont.attrs.default.is_set()
 }
@@ -101,7 +129,7 @@ fn object(cont: &Container, fields: &[Field]) -> TokenStream {
     let entries = fields.iter().filter(|f| !f.is_skipped()).map(|f| {
         let name = &f.wire_name;
         let aliases = &f.attrs.aliases;
-        let schema = field_schema(cont, f);
+        let schema = member_schema(cont, f);
         let required = if has_default(cont, f) {
             quote!(false)
         } else if f.attrs.required.is_set() || f.attrs.with.is_set() {
@@ -136,7 +164,7 @@ fn elements(cont: &Container, fields: &[Field]) -> (Vec<TokenStream>, usize) {
         .rposition(|f| !has_default(cont, f))
         .map_or(0, |i| i + 1);
     (
-        live.iter().map(|f| field_schema(cont, f)).collect(),
+        live.iter().map(|f| member_schema(cont, f)).collect(),
         required,
     )
 }

@@ -3,6 +3,7 @@
 pub use crate::__forward_hooks as forward_hooks;
 pub use crate::codec::{Codec, CodecSchema};
 pub use crate::constraints::{self, Bound, Bounds, CheckLength, CheckNumber, CheckPattern};
+pub use crate::encode::Encode;
 pub use crate::error::{DecodeError, DecodeErrorKind, EncodeError};
 pub use crate::kind::WireKind;
 pub use crate::{JsonReader, JsonWriter};

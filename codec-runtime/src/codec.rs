@@ -1,6 +1,7 @@
 //! The [`Codec`] trait, and how schemars sees a `Codec` type: its wire name,
 //! and `$defs` for derived types.
 
+use crate::encode::Encode;
 use crate::error::{DecodeError, EncodeError};
 use crate::json::{JsonReader, JsonWriter};
 use crate::kind::WireKind;
@@ -21,16 +22,18 @@ use serde_json::Value;
 ///
 /// The items documented here are all a type implemented by hand defines: the
 /// kinds its encoding starts with, the four encode and decode methods and its
-/// schema (see the `by_hand` example). The hidden items whose names start
+/// schema, and [`Encode`] by the two encode methods (see the `by_hand`
+/// example). The hidden items whose names start
 /// with `__` are hooks for generated code and the standard impls, with
 /// defaults that are right for such a type: not part of the stable interface.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` has no codec encoding",
     label = "`{Self}` does not implement `Codec`",
-    note = "add #[derive(Codec)] to `{Self}`; for a foreign type with serde support, use `codec::Serde<{Self}>` or #[codec(with = \"codec::serde_bridge\")] (feature `serde`; the type also needs `schemars::JsonSchema`, which schemars' features give common crates: `url2`, `uuid1`, `chrono04`, `bytes1`, `indexmap2`, ...)",
-    note = "a reference (`&'a str`, `&'a [T]`) cannot be decoded into: a field holds `String`, `Vec<T>` or `Cow<'a, str>`; `to_json`, `to_msgpack` and `ContentHash::part` take `&str` and `&[T]` as they are"
+    note = "if `{Self}` is from uuid, chrono, rust_decimal, ndarray, num-complex or arrow, enable codec's feature of that name (`decimal` for rust_decimal) in Cargo.toml: `codec = {{ version = \"..\", features = [\"chrono\"] }}` for chrono",
+    note = "else, for a type of this crate, add #[derive(Codec)] to `{Self}`; for another foreign type with serde support, use `codec::Serde<{Self}>` or #[codec(with = \"codec::serde_bridge\")] (feature `serde`; the type also needs `schemars::JsonSchema`, which schemars' features give common crates: `url2`, `uuid1`, `chrono04`, `bytes1`, `indexmap2`, ...)",
+    note = "a reference (`&'a str`, `&'a [T]`) cannot be decoded into: a field holds `String`, `Vec<T>` or `Cow<'a, str>`; `to_json`, `to_msgpack` and `ContentHash::part` take references (`&str`, `&[T]`, `&T`, tuples of them) as they are"
 )]
-pub trait Codec: Sized {
+pub trait Codec: Encode + Sized {
     /// The kinds this type's encoding can start with: [`WireKind::MAP`] for a
     /// struct-like type, [`WireKind::STR`] for a string-like one, ...
     const KIND: WireKind;
@@ -152,23 +155,13 @@ pub trait Codec: Sized {
     }
 
     // 4. Sequences of `Self`: `u8` overrides them so that `Vec<u8>`, `[u8; N]`
-    //    and `Box<[u8]>` are byte buffers. Never forwarded: a sequence of
-    //    newtypes of `u8` stays an array.
+    //    and `Box<[u8]>` are byte buffers (and `Encode`'s, which encode them).
+    //    Never forwarded: a sequence of newtypes of `u8` stays an array.
 
     /// The kinds of a sequence of `Self`; [`WireKind::BYTES`] makes its schema
     /// a base64 string (`crate::schema::sequence`).
     #[doc(hidden)]
     const __SEQ_KIND: WireKind = WireKind::ARRAY;
-
-    /// Encodes a slice of `Self`.
-    #[doc(hidden)]
-    fn __encode_msgpack_slice(items: &[Self], w: &mut MsgpackWriter) -> Result<(), EncodeError> {
-        w.write_array_len(items.len())?;
-        for item in items {
-            item.encode_msgpack(w)?;
-        }
-        Ok(())
-    }
 
     /// Decodes a sequence of `Self`.
     #[doc(hidden)]
@@ -181,20 +174,6 @@ pub trait Codec: Sized {
         }
         r.leave();
         Ok(out)
-    }
-
-    /// Encodes a slice of `Self` as JSON.
-    #[doc(hidden)]
-    fn __encode_json_slice(items: &[Self], w: &mut JsonWriter) -> Result<(), EncodeError> {
-        w.write_byte(b'[');
-        for (i, item) in items.iter().enumerate() {
-            if i > 0 {
-                w.write_byte(b',');
-            }
-            item.encode_json(w)?;
-        }
-        w.write_byte(b']');
-        Ok(())
     }
 
     /// Decodes a JSON sequence of `Self`.

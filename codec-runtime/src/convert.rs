@@ -209,6 +209,8 @@ mod tests {
     /// Encodes a `u32` through a nested `to_msgpack` call, as a `with` module might.
     struct Nested(u32);
 
+    crate::encode::encode_by_codec!(Nested);
+
     impl Codec for Nested {
         const KIND: crate::WireKind = crate::WireKind::BYTES;
 

@@ -75,8 +75,8 @@ impl ContentHash {
     }
 
     /// Adds the next input: any [`Encode`] value (a [`crate::Codec`] value,
-    /// a `str`, a slice, or a reference to either), encoded as the owned
-    /// value would be.
+    /// a `str`, a slice, a reference, a tuple of them...), encoded as the
+    /// owned value would be.
     pub fn part<T: Encode + ?Sized>(mut self, value: &T) -> Self {
         if self.error.is_none() {
             self.error = value.write_msgpack(&mut self.parts).err();

@@ -102,6 +102,8 @@ impl Raw {
     }
 }
 
+crate::encode::encode_by_codec!(Raw);
+
 impl Codec for Raw {
     const KIND: WireKind = WireKind::ANY;
 

@@ -300,6 +300,8 @@ fn encode_json(v: &Value, w: &mut JsonWriter) -> Result<(), EncodeError> {
     Ok(())
 }
 
+crate::encode::encode_by_codec!(Value);
+
 impl Codec for Value {
     const KIND: WireKind = WireKind::ANY;
 

@@ -271,30 +271,19 @@ fn field_value(cont: &Container, field: &Field, fmt: Fmt) -> TokenStream {
 fn missing_value(cont: &Container, field: &Field) -> TokenStream {
     let p = cont.private();
     let name = &field.wire_name;
-    match field.attrs.default.get() {
-        Some(attr::Default::Default) => {
-            let ty = field.ty;
-            quote_spanned!(ty.span()=> <#ty as #p::DefaultForMissing>::default_for_missing())
+    let container = quote!(<Self as #p::Default>::default());
+    if let Some(value) = crate::default::value(cont, field, &container) {
+        return value;
+    }
+    if field.attrs.required.is_set() || field.attrs.with.is_set() {
+        return quote!(return #p::Err(__r.locate(#p::DecodeError::missing_field(#name))));
+    }
+    let ty = field.ty;
+    quote! {
+        match #p::decode_missing::<#ty>() {
+            #p::Some(__v) => __v,
+            #p::None => return #p::Err(__r.locate(#p::DecodeError::missing_field(#name))),
         }
-        Some(attr::Default::Path(path)) => quote!(#path()),
-        None => match cont.attrs.default.get() {
-            Some(_) => {
-                let member = &field.member;
-                quote!(<Self as #p::Default>::default().#member)
-            }
-            None if field.attrs.required.is_set() || field.attrs.with.is_set() => {
-                quote!(return #p::Err(__r.locate(#p::DecodeError::missing_field(#name))))
-            }
-            None => {
-                let ty = field.ty;
-                quote! {
-                    match #p::decode_missing::<#ty>() {
-                        #p::Some(__v) => __v,
-                        #p::None => return #p::Err(__r.locate(#p::DecodeError::missing_field(#name))),
-                    }
-                }
-            }
-        },
     }
 }
 

@@ -1,15 +1,38 @@
 //! Byte buffers: MessagePack `bin`, base64 strings in JSON, never arrays of ints.
 //!
-//! `u8` overrides the sequence hooks of [`Codec`], so `Vec<u8>`, `[u8; N]`,
+//! `u8` overrides the sequence hooks of [`Codec`] and [`Encode`], so `Vec<u8>`, `[u8; N]`,
 //! `Box<[u8]>` and [`Bytes`] all take the byte-buffer encoding.
 
 use crate::codec::Codec;
+use crate::encode::Encode;
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError};
 use crate::json::{JsonReader, JsonWriter};
 use crate::kind::WireKind;
 use crate::msgpack::{MsgpackReader, MsgpackWriter};
 use crate::schema;
 use schemars::{Schema, SchemaGenerator};
+
+/// An integer alone; sequences of `u8` are byte buffers.
+impl Encode for u8 {
+    #[inline]
+    fn write_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
+        self.encode_msgpack(w)
+    }
+
+    #[inline]
+    fn write_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+        self.encode_json(w)
+    }
+
+    fn __encode_msgpack_slice(items: &[Self], w: &mut MsgpackWriter) -> Result<(), EncodeError> {
+        w.write_bin(items)
+    }
+
+    fn __encode_json_slice(items: &[Self], w: &mut JsonWriter) -> Result<(), EncodeError> {
+        w.write_base64(items);
+        Ok(())
+    }
+}
 
 impl Codec for u8 {
     const KIND: WireKind = WireKind::INT;
@@ -41,17 +64,8 @@ impl Codec for u8 {
         schema::integer(0, 255)
     }
 
-    fn __encode_msgpack_slice(items: &[Self], w: &mut MsgpackWriter) -> Result<(), EncodeError> {
-        w.write_bin(items)
-    }
-
     fn __decode_msgpack_vec(r: &mut MsgpackReader<'_>) -> Result<Vec<Self>, DecodeError> {
         r.read_bin().map(<[u8]>::to_vec)
-    }
-
-    fn __encode_json_slice(items: &[Self], w: &mut JsonWriter) -> Result<(), EncodeError> {
-        w.write_base64(items);
-        Ok(())
     }
 
     fn __decode_json_vec(r: &mut JsonReader<'_>) -> Result<Vec<Self>, DecodeError> {
@@ -149,6 +163,8 @@ impl AsRef<[u8]> for Bytes {
         &self.0
     }
 }
+
+crate::encode::encode_by_codec!(Bytes);
 
 impl Codec for Bytes {
     const KIND: WireKind = WireKind::BYTES;

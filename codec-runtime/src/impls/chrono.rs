@@ -67,6 +67,8 @@ fn rfc3339(v: &DateTime<FixedOffset>) -> Result<String, EncodeError> {
         .map_err(|message| EncodeError::InvalidValue { message })
 }
 
+crate::encode::encode_by_codec!(DateTime<Utc>);
+
 impl Codec for DateTime<Utc> {
     const KIND: WireKind = WireKind::EXT.union(WireKind::STR);
 
@@ -99,6 +101,8 @@ impl Codec for DateTime<Utc> {
         schema::typed("string", json!({ "format": "date-time" }))
     }
 }
+
+crate::encode::encode_by_codec!(DateTime<FixedOffset>);
 
 /// An aware datetime, as msgspec writes one: the timestamp extension in
 /// MessagePack (the offset is lost), RFC 3339 with the offset in JSON.
@@ -197,6 +201,8 @@ pub mod keep_offset {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct KeepOffset(pub DateTime<FixedOffset>);
 
+crate::encode::encode_by_codec!(KeepOffset);
+
 impl Codec for KeepOffset {
     const KIND: WireKind = WireKind::EXT.union(WireKind::STR);
 
@@ -274,6 +280,8 @@ fn time_of_day(s: &str, aware: bool) -> Result<(NaiveTime, Option<i32>), String>
 /// Types written as one string in both formats.
 macro_rules! text_impl {
     ($ty:ty, $format:literal, |$v:ident| $to:expr, |$s:ident| $from:expr) => {
+        crate::encode::encode_by_codec!($ty);
+
         impl Codec for $ty {
             const KIND: WireKind = WireKind::STR;
 
@@ -379,6 +387,8 @@ fn time_delta_text(v: &TimeDelta) -> String {
         abs.subsec_nanos().unsigned_abs(),
     )
 }
+
+crate::encode::encode_by_codec!(TimeDelta);
 
 /// msgspec's `timedelta`: an ISO 8601 duration, `-` first when negative.
 /// Decodes also from a number of seconds.

@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 use std::hash::{BuildHasher, Hash};
 
 use crate::codec::Codec;
+use crate::encode::{encode_by_codec, Encode};
 use crate::error::{DecodeError, EncodeError};
 use crate::json::{JsonReader, JsonWriter};
 use crate::kind::WireKind;
@@ -14,12 +15,25 @@ use crate::msgpack::{MsgpackReader, MsgpackWriter};
 use crate::schema;
 use schemars::{Schema, SchemaGenerator};
 
+/// As the slice it holds.
+impl<T: Encode> Encode for Vec<T> {
+    #[inline]
+    fn write_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
+        T::__encode_msgpack_slice(self, w)
+    }
+
+    #[inline]
+    fn write_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+        T::__encode_json_slice(self, w)
+    }
+}
+
 impl<T: Codec> Codec for Vec<T> {
     const KIND: WireKind = T::__SEQ_KIND;
 
     #[inline]
     fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
-        T::__encode_msgpack_slice(self, w)
+        self.write_msgpack(w)
     }
 
     #[inline]
@@ -29,7 +43,7 @@ impl<T: Codec> Codec for Vec<T> {
 
     #[inline]
     fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
-        T::__encode_json_slice(self, w)
+        self.write_json(w)
     }
 
     #[inline]
@@ -66,11 +80,22 @@ impl<T: Codec> Codec for Box<[T]> {
     }
 }
 
+/// As the slice it holds.
+impl<T: Encode, const N: usize> Encode for [T; N] {
+    fn write_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
+        T::__encode_msgpack_slice(self, w)
+    }
+
+    fn write_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+        T::__encode_json_slice(self, w)
+    }
+}
+
 impl<T: Codec, const N: usize> Codec for [T; N] {
     const KIND: WireKind = T::__SEQ_KIND;
 
     fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
-        T::__encode_msgpack_slice(self, w)
+        self.write_msgpack(w)
     }
 
     fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
@@ -80,7 +105,7 @@ impl<T: Codec, const N: usize> Codec for [T; N] {
     }
 
     fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
-        T::__encode_json_slice(self, w)
+        self.write_json(w)
     }
 
     fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
@@ -104,6 +129,8 @@ fn fixed<T, const N: usize>(items: Vec<T>) -> Result<[T; N], DecodeError> {
 /// Shared by the collections that encode as an array of their items in order.
 macro_rules! seq_impl {
     ([$($generics:tt)*] $ty:ty, $encode_iter:expr, $insert:ident, $unique:expr) => {
+        encode_by_codec!([$($generics)*] $ty);
+
         impl<$($generics)*> Codec for $ty {
             const KIND: WireKind = WireKind::ARRAY;
 
@@ -231,6 +258,8 @@ fn decode_map_json<K: Codec, V: Codec>(
     Ok(())
 }
 
+encode_by_codec!([K: Codec + Ord, V: Codec] BTreeMap<K, V>);
+
 impl<K: Codec + Ord, V: Codec> Codec for BTreeMap<K, V> {
     const KIND: WireKind = WireKind::MAP;
 
@@ -268,6 +297,13 @@ fn sorted_entries<K: Ord, V, S>(map: &HashMap<K, V, S>) -> Vec<(&K, &V)> {
     entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
     entries
 }
+
+encode_by_codec!([K, V, S] HashMap<K, V, S>
+where
+    K: Codec + Ord + Hash + Eq,
+    V: Codec,
+    S: BuildHasher + Default,
+);
 
 impl<K, V, S> Codec for HashMap<K, V, S>
 where
@@ -308,6 +344,27 @@ where
 
 macro_rules! tuple_impl {
     ($($len:literal => ($($name:ident $idx:tt),+);)*) => {$(
+        /// An array of the elements, each as it encodes (borrowed ones too).
+        impl<$($name: Encode),+> Encode for ($($name,)+) {
+            fn write_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
+                w.write_array_len($len)?;
+                $(self.$idx.write_msgpack(w)?;)+
+                Ok(())
+            }
+
+            fn write_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+                w.write_byte(b'[');
+                $(
+                    if $idx > 0 {
+                        w.write_byte(b',');
+                    }
+                    self.$idx.write_json(w)?;
+                )+
+                w.write_byte(b']');
+                Ok(())
+            }
+        }
+
         impl<$($name: Codec),+> Codec for ($($name,)+) {
             const KIND: WireKind = WireKind::ARRAY;
 
@@ -316,9 +373,7 @@ macro_rules! tuple_impl {
             }
 
             fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
-                w.write_array_len($len)?;
-                $(self.$idx.encode_msgpack(w)?;)+
-                Ok(())
+                self.write_msgpack(w)
             }
 
             fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
@@ -338,15 +393,7 @@ macro_rules! tuple_impl {
             }
 
             fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
-                w.write_byte(b'[');
-                $(
-                    if $idx > 0 {
-                        w.write_byte(b',');
-                    }
-                    self.$idx.encode_json(w)?;
-                )+
-                w.write_byte(b']');
-                Ok(())
+                self.write_json(w)
             }
 
             fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {

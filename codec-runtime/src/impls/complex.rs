@@ -11,6 +11,8 @@ use crate::msgpack::{MsgpackReader, MsgpackWriter};
 
 macro_rules! complex_impl {
     ($($t:ty),*) => {$(
+        crate::encode::encode_by_codec!(Complex<$t>);
+
         impl Codec for Complex<$t> {
             const KIND: WireKind = WireKind::ARRAY;
 

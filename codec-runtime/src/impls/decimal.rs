@@ -61,6 +61,8 @@ fn from_f64(v: f64) -> Result<Decimal, String> {
     parse(ryu::Buffer::new().format_finite(v))
 }
 
+crate::encode::encode_by_codec!(Decimal);
+
 impl Codec for Decimal {
     const KIND: WireKind = WireKind::STR;
 

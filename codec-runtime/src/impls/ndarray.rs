@@ -224,6 +224,8 @@ pub(crate) fn write_json_parts<T: Element>(
 
 const FIELDS: &[&str] = &["dtype", "shape", "data"];
 
+crate::encode::encode_by_codec!([T: Element, D: Dimension] Array<T, D>);
+
 impl<T: Element, D: Dimension> Codec for Array<T, D> {
     const KIND: WireKind = WireKind::MAP;
 

@@ -31,6 +31,8 @@ fn parse_key<T: std::str::FromStr>(
 /// state 64 bits on every platform, so fingerprints do not depend on it.
 macro_rules! int_impl {
     ($($t:ty, $write:ident, $as:ty, $range:ty;)*) => {$(
+        crate::encode::encode_by_codec!($t);
+
         impl Codec for $t {
             const KIND: WireKind = WireKind::INT;
 
@@ -86,6 +88,8 @@ int_impl! {
 
 macro_rules! wide_int_impl {
     ($($t:ty;)*) => {$(
+        crate::encode::encode_by_codec!($t);
+
         impl Codec for $t {
             const KIND: WireKind = WireKind::INT;
 
@@ -144,6 +148,8 @@ macro_rules! wide_int_impl {
 
 wide_int_impl! { i128; u128; }
 
+crate::encode::encode_by_codec!(f64);
+
 impl Codec for f64 {
     const KIND: WireKind = WireKind::FLOAT;
 
@@ -172,6 +178,8 @@ impl Codec for f64 {
         schema::typed("number", json!({}))
     }
 }
+
+crate::encode::encode_by_codec!(f32);
 
 impl Codec for f32 {
     const KIND: WireKind = WireKind::FLOAT;
@@ -202,6 +210,8 @@ impl Codec for f32 {
     }
 }
 
+crate::encode::encode_by_codec!(bool);
+
 impl Codec for bool {
     const KIND: WireKind = WireKind::BOOL;
 
@@ -231,6 +241,8 @@ impl Codec for bool {
         schema::typed("boolean", json!({}))
     }
 }
+
+crate::encode::encode_by_codec!(String);
 
 impl Codec for String {
     const KIND: WireKind = WireKind::STR;
@@ -322,6 +334,8 @@ fn char_error(s: &str) -> DecodeError {
     )
 }
 
+crate::encode::encode_by_codec!(char);
+
 impl Codec for char {
     const KIND: WireKind = WireKind::STR;
 
@@ -357,6 +371,8 @@ impl Codec for char {
     }
 }
 
+crate::encode::encode_by_codec!(());
+
 impl Codec for () {
     const KIND: WireKind = WireKind::NIL;
 
@@ -382,6 +398,8 @@ impl Codec for () {
         schema::typed("null", json!({}))
     }
 }
+
+crate::encode::encode_by_codec!([T: ?Sized] std::marker::PhantomData<T>);
 
 impl<T: ?Sized> Codec for std::marker::PhantomData<T> {
     const KIND: WireKind = WireKind::NIL;

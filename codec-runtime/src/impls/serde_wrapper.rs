@@ -16,6 +16,8 @@ use crate::msgpack::{MsgpackReader, MsgpackWriter};
 #[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Serde<T>(pub T);
 
+crate::encode::encode_by_codec!([T: Serialize + DeserializeOwned + JsonSchema] Serde<T>);
+
 impl<T: Serialize + DeserializeOwned + JsonSchema> Codec for Serde<T> {
     const KIND: WireKind = WireKind::ANY;
 

@@ -25,6 +25,8 @@ use crate::time;
 /// `to_text` and a `from_text` function; such types can also be JSON map keys.
 macro_rules! string_impl {
     ($ty:ty, $schema:expr, $to_text:expr, $from_text:expr) => {
+        crate::encode::encode_by_codec!($ty);
+
         impl Codec for $ty {
             const KIND: WireKind = WireKind::STR;
 
@@ -139,6 +141,8 @@ fn from_epoch(secs: i64, nanos: u32) -> Option<SystemTime> {
     t.checked_add(Duration::from_nanos(nanos as u64))
 }
 
+crate::encode::encode_by_codec!(Duration);
+
 /// msgspec's `timedelta`: an ISO 8601 duration (`P1DT30S`, `PT1.5S`, `P0D`)
 /// in both formats. Decodes also from a number of seconds; a negative
 /// duration is an error.
@@ -198,6 +202,8 @@ fn duration((negative, secs, nanos): times::SignedDuration) -> Result<Duration, 
     Ok(Duration::new(secs, 0) + Duration::from_nanos(u64::from(nanos)))
 }
 
+crate::encode::encode_by_codec!(SystemTime);
+
 /// MessagePack: the timestamp extension (-1). JSON: RFC 3339 in UTC. Decodes
 /// also from an RFC 3339 string with any offset in MessagePack.
 impl Codec for SystemTime {
@@ -241,6 +247,8 @@ impl Codec for SystemTime {
 
 macro_rules! nonzero_impl {
     ($($nz:ty => $int:ty;)*) => {$(
+        crate::encode::encode_by_codec!($nz);
+
         impl Codec for $nz {
             const KIND: WireKind = WireKind::INT;
 

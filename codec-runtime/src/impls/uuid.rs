@@ -21,6 +21,8 @@ fn parse(s: &str) -> Result<uuid::Uuid, String> {
     uuid::Uuid::parse_str(s).map_err(|e| format!("`{s}` is not a UUID: {e}"))
 }
 
+crate::encode::encode_by_codec!(uuid::Uuid);
+
 impl Codec for uuid::Uuid {
     const KIND: WireKind = WireKind::STR;
 

@@ -5,6 +5,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use crate::codec::Codec;
+use crate::encode::Encode;
 use crate::error::{DecodeError, EncodeError};
 use crate::json::{JsonReader, JsonWriter};
 use crate::kind::WireKind;
@@ -12,18 +13,37 @@ use crate::msgpack::{MsgpackReader, MsgpackWriter};
 use crate::schema;
 use schemars::{Schema, SchemaGenerator};
 
-impl<T: Codec> Codec for Option<T> {
-    const KIND: WireKind = WireKind::NIL.union(T::KIND);
-
+/// Nil or the value.
+impl<T: Encode> Encode for Option<T> {
     #[inline]
-    fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
+    fn write_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
         match self {
-            Some(v) => v.encode_msgpack(w),
+            Some(v) => v.write_msgpack(w),
             None => {
                 w.write_nil();
                 Ok(())
             }
         }
+    }
+
+    #[inline]
+    fn write_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+        match self {
+            Some(v) => v.write_json(w),
+            None => {
+                w.write_null();
+                Ok(())
+            }
+        }
+    }
+}
+
+impl<T: Codec> Codec for Option<T> {
+    const KIND: WireKind = WireKind::NIL.union(T::KIND);
+
+    #[inline]
+    fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
+        self.write_msgpack(w)
     }
 
     #[inline(always)]
@@ -37,13 +57,7 @@ impl<T: Codec> Codec for Option<T> {
 
     #[inline]
     fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
-        match self {
-            Some(v) => v.encode_json(w),
-            None => {
-                w.write_null();
-                Ok(())
-            }
-        }
+        self.write_json(w)
     }
 
     fn json_schema(g: &mut SchemaGenerator) -> Schema {
@@ -60,7 +74,8 @@ impl<T: Codec> Codec for Option<T> {
     }
 }
 
-/// Pointers encode as their pointee. Decoding counts one level of nesting, so
+/// Pointers encode as their pointee (their `Encode` impls are beside the
+/// references', in `encode.rs`). Decoding counts one level of nesting, so
 /// recursive types through a pointer stay within the depth limit.
 macro_rules! pointer_impl {
     ($($ptr:ident),*) => {$(

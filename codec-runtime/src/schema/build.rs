@@ -7,6 +7,8 @@ use serde_json::{json, Map, Value};
 
 use super::subschema;
 use crate::codec::Codec;
+use crate::error::EncodeError;
+use crate::json::JsonWriter;
 use crate::kind::WireKind;
 
 /// The schema of a sequence of `T` (`len` for fixed-size arrays): an array of
@@ -64,6 +66,35 @@ pub struct FieldSchema {
     pub schema: Schema,
     /// Whether encoded values always have it and decoding requires it.
     pub required: bool,
+}
+
+/// The JSON of a field's default value, as `write` encodes it: `None` when
+/// `write` writes nothing (the field is left out at its default) or fails.
+pub fn default_json(
+    write: impl FnOnce(&mut JsonWriter) -> Result<(), EncodeError>,
+) -> Option<Value> {
+    let mut w = JsonWriter::new(Vec::new());
+    write(&mut w).ok()?;
+    serde_json::from_slice(&w.into_inner()).ok()
+}
+
+/// `schema` with a `"default"` annotation, when there is one. It does not
+/// count in the fingerprint (`IGNORED` in `fingerprint.rs`): a default is read
+/// only where the value is missing, and changing it changes no wire shape.
+pub fn with_default(schema: Schema, default: Option<Value>) -> Schema {
+    let Some(default) = default else {
+        return schema;
+    };
+    let mut value = schema.to_value();
+    match &mut value {
+        Value::Object(obj) => {
+            obj.insert("default".into(), default);
+        }
+        // `true` accepts anything, as `{}` does; `false` has no value to default to.
+        Value::Bool(true) => value = json!({ "default": default }),
+        _ => {}
+    }
+    self::schema(value)
 }
 
 /// Adds the decoding aliases of a field as an annotation.

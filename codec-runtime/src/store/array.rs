@@ -214,6 +214,8 @@ impl<T: Element + PartialEq> PartialEq for MappedArray<T> {
     }
 }
 
+crate::encode::encode_by_codec!([T: Element] MappedArray<T>);
+
 impl<T: Element> Codec for MappedArray<T> {
     const KIND: WireKind = WireKind::MAP;
 

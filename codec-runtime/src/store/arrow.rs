@@ -232,6 +232,8 @@ fn decode_checked(buffer: &Buffer) -> Result<Vec<RecordBatch>, String> {
     Ok(batches)
 }
 
+crate::encode::encode_by_codec!(RecordBatch);
+
 /// A `RecordBatch` is encoded as the bytes of an Arrow IPC file holding
 /// it (MessagePack `bin`, base64 in JSON). This is its form where codec
 /// needs an entry's bytes (`get_bytes`, compaction, `codec get`) and

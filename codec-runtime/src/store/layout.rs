@@ -89,9 +89,14 @@ pub fn marks_a_cache(name: &str) -> bool {
 
 /// Whether an entry of a folder that holds no cache yet may be the
 /// beginning of one (another handle creating it at this moment): the lock,
-/// a file being written aside, or an empty `data/` or `schemas/`.
+/// a file being written aside, or an empty `data/` or `schemas/`. Hidden
+/// files (`.gitignore` in a folder kept empty for the cache) count as
+/// nothing.
 pub fn may_begin_a_cache(name: &str, empty_folder: bool) -> bool {
-    name == LOCK || name.ends_with(TMP_SUFFIX) || (empty_folder && [DATA, SCHEMAS].contains(&name))
+    name == LOCK
+        || name.ends_with(TMP_SUFFIX)
+        || name.starts_with('.')
+        || (empty_folder && [DATA, SCHEMAS].contains(&name))
 }
 
 /// The writer of an index log's file name.

@@ -69,19 +69,20 @@ macro_rules! memoized {
 
 memoized!(echo, value: i64);
 
+/// Polls a future that never waits (the memoized shapes' bodies do not).
+#[cfg(test)]
+pub(crate) fn ready<F: ::core::future::Future>(future: F) -> F::Output {
+    let mut future = ::core::pin::pin!(future);
+    let mut cx = ::core::task::Context::from_waker(::core::task::Waker::noop());
+    match future.as_mut().poll(&mut cx) {
+        ::core::task::Poll::Ready(v) => v,
+        ::core::task::Poll::Pending => ::core::panic!("the shape's body does not wait"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Polls a future that never waits (the shapes' bodies do not).
-    fn ready<F: ::core::future::Future>(future: F) -> F::Output {
-        let mut future = ::core::pin::pin!(future);
-        let mut cx = ::core::task::Context::from_waker(::core::task::Waker::noop());
-        match future.as_mut().poll(&mut cx) {
-            ::core::task::Poll::Ready(v) => v,
-            ::core::task::Poll::Pending => ::core::panic!("the shape's body does not wait"),
-        }
-    }
 
     #[test]
     fn memoized_functions_compile_and_run_once_per_key() {

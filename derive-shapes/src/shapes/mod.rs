@@ -5,6 +5,7 @@ pub mod attrs;
 pub mod generics;
 pub mod macros;
 pub mod memoize;
+pub mod memoize_bodies;
 pub mod names;
 pub mod no_prelude;
 #[cfg(feature = "serde")]

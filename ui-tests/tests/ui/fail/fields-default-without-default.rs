@@ -21,6 +21,15 @@ impl Codec for NoDefault {
     }
 }
 
+impl codec::Encode for NoDefault {
+    fn write_msgpack(&self, w: &mut codec::MsgpackWriter) -> Result<(), codec::EncodeError> {
+        self.encode_msgpack(w)
+    }
+    fn write_json(&self, w: &mut codec::JsonWriter) -> Result<(), codec::EncodeError> {
+        self.encode_json(w)
+    }
+}
+
 #[derive(Codec)]
 struct S {
     #[codec(default)]
