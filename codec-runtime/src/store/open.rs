@@ -217,6 +217,10 @@ fn looks_like_url(location: &str) -> bool {
 /// Refuses a folder that holds files and no cache: opening it would write
 /// the cache's files among them.
 fn refuse_foreign_folder(dir: &Path) -> Result<(), StoreError> {
+    // A cache's own folder: one stat, not a listing.
+    if dir.join(layout::META).exists() {
+        return Ok(());
+    }
     // A folder that does not exist yet (or cannot be listed: creating it
     // says why) holds nothing of anyone's.
     let Ok(listing) = std::fs::read_dir(dir) else {
