@@ -155,6 +155,95 @@ struct Sparse {
     note: Option<String>,
 }
 
+#[derive(Codec, Debug, PartialEq, Default)]
+struct Origin {
+    x: i64,
+    y: i64,
+}
+
+fn half() -> f64 {
+    0.5
+}
+
+fn one() -> f64 {
+    1.0
+}
+
+fn two_tags() -> Vec<String> {
+    vec!["a".into(), "b".into()]
+}
+
+fn epoch_and_a_half() -> std::time::SystemTime {
+    UNIX_EPOCH + Duration::from_millis(1500)
+}
+
+/// Quotes of both kinds, a backslash, a newline, a control character and
+/// non-ASCII text, in a Python string literal.
+fn tricky() -> String {
+    "it's \"q\" \\ \n \u{1} é✓".into()
+}
+
+fn answer() -> Option<i64> {
+    Some(42)
+}
+
+impl Default for Color {
+    fn default() -> Color {
+        Color::Green
+    }
+}
+
+/// Defaults of every kind: literals, a float written without a fraction,
+/// empty and non-empty collections, a struct, a time, bytes, a tuple.
+#[derive(Codec, Debug, PartialEq)]
+struct Defaults {
+    #[codec(default)]
+    count: u8,
+    #[codec(default = "half")]
+    ratio: f64,
+    #[codec(default = "one")]
+    whole: f64,
+    #[codec(default = "tricky")]
+    name: String,
+    #[codec(default)]
+    color: Color,
+    #[codec(default = "answer")]
+    maybe: Option<i64>,
+    #[codec(default)]
+    empty: Vec<String>,
+    #[codec(default = "two_tags")]
+    tags: Vec<String>,
+    #[codec(default)]
+    unique: BTreeSet<i64>,
+    #[codec(default)]
+    scores: BTreeMap<String, i64>,
+    #[codec(default)]
+    at: Origin,
+    #[codec(default = "epoch_and_a_half")]
+    when: std::time::SystemTime,
+    #[codec(default)]
+    data: Vec<u8>,
+    #[codec(default)]
+    pair: (i64, String),
+}
+
+/// Every field at its default is left out, on both sides.
+#[derive(Codec, Debug, PartialEq)]
+#[codec(omit_defaults)]
+struct SparseDefaults {
+    name: String,
+    #[codec(default)]
+    count: i64,
+    #[codec(default = "half")]
+    ratio: f64,
+    #[codec(default)]
+    tags: Vec<String>,
+    #[codec(default)]
+    color: Color,
+    #[codec(default = "epoch_and_a_half")]
+    when: std::time::SystemTime,
+}
+
 /// The module of every shape above.
 fn module() -> Module {
     Module::new()
@@ -175,6 +264,8 @@ fn module() -> Module {
         .add::<Times>()
         .add::<Owned>()
         .add::<Sparse>()
+        .add::<Defaults>()
+        .add::<SparseDefaults>()
 }
 
 /// Decodes bytes written in Python back into the case's type.
@@ -362,6 +453,54 @@ fn cases() -> Vec<Case> {
             ("Sparse", "Sparse"),
             "Sparse(name='s', note='n')",
         ),
+        case(
+            "defaults",
+            Defaults {
+                count: 0,
+                ratio: 0.5,
+                whole: 1.0,
+                name: tricky(),
+                color: Color::Green,
+                maybe: Some(42),
+                empty: vec![],
+                tags: two_tags(),
+                unique: BTreeSet::new(),
+                scores: BTreeMap::new(),
+                at: Origin::default(),
+                when: epoch_and_a_half(),
+                data: vec![],
+                pair: (0, String::new()),
+            },
+            ("Defaults", "Defaults"),
+            "Defaults()",
+        ),
+        case(
+            "omit_defaults_all_at_default",
+            SparseDefaults {
+                name: "s".into(),
+                count: 0,
+                ratio: 0.5,
+                tags: vec![],
+                color: Color::Green,
+                when: epoch_and_a_half(),
+            },
+            ("SparseDefaults", "SparseDefaults"),
+            "SparseDefaults(name='s')",
+        ),
+        case(
+            "omit_defaults_none_at_default",
+            SparseDefaults {
+                name: "s".into(),
+                count: 1,
+                ratio: 1.5,
+                tags: vec!["t".into()],
+                color: Color::Red,
+                when: UNIX_EPOCH,
+            },
+            ("SparseDefaults", "SparseDefaults"),
+            "SparseDefaults(name='s', count=1, ratio=1.5, tags=['t'], color='Red', \
+             when=datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc))",
+        ),
     ]
 }
 
@@ -518,11 +657,20 @@ struct HoldsScalar {
     value: Scalar,
 }
 
+/// A default that `skip_serializing_if` leaves out of the schema.
 #[derive(Codec, Debug, PartialEq)]
 struct Counted {
     name: String,
+    #[codec(default, skip_serializing_if = "Vec::is_empty")]
+    counts: Vec<i64>,
+}
+
+/// A default from a factory, which msgspec's `omit_defaults` never leaves out.
+#[derive(Codec, Debug, PartialEq)]
+#[codec(omit_defaults)]
+struct SparseOrigin {
     #[codec(default)]
-    count: i64,
+    at: Origin,
 }
 
 #[test]
@@ -535,7 +683,13 @@ fn shapes_without_a_python_spelling_are_errors_naming_type_and_field() {
     let err = Module::new().add::<Counted>().render().unwrap_err();
     assert_eq!(
         err.to_string(),
-        "`Counted`, field `count`: optional on the wire, but its schema gives no `default` to write in Python"
+        "`Counted`, field `counts`: optional on the wire, but its schema gives no `default` to write in Python"
+    );
+    let err = Module::new().add::<SparseOrigin>().render().unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "`SparseOrigin`, field `at`: the default {\"x\":0,\"y\":0} comes from a factory, which msgspec's \
+         omit_defaults never leaves out; drop #[codec(omit_defaults)] or make the default empty"
     );
     let err = Module::new().add::<Vec<i64>>().render().unwrap_err();
     assert!(err.to_string().contains("is not a derived type"), "{err}");

@@ -15,9 +15,11 @@
 //! enums with data tagged Structs and their `typing.Union`, unit-only enums
 //! `typing.Literal`s, newtypes aliases of what they wrap, `Option<T>`
 //! `T | None` (defaulting to `None`, as codec reads a missing `Option`).
-//! What has no exact msgspec spelling yet (untagged enums, defaulted fields
-//! whose default the schema does not give, ...) is an [`Error`] naming the
-//! type and the field, never a class that reads other bytes.
+//! A field's default is the value msgspec decodes from the JSON the schema
+//! gives under `"default"` (a literal, or a factory for mutable values).
+//! What has no exact msgspec spelling yet (untagged enums, a default the
+//! schema does not give, ...) is an [`Error`] naming the type and the field,
+//! never a class that reads other bytes.
 
 mod defs;
 mod names;

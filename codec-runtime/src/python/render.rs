@@ -181,6 +181,7 @@ impl Renderer<'_> {
             .unwrap_or_default();
         let tag_field = tag.map(|(field, _)| field);
         let order = field_order(obj, properties, &required);
+        let omit_defaults = obj.get(crate::schema::OMIT_DEFAULTS) == Some(&Value::Bool(true));
         let mut fields = Vec::new();
         for wire in order.iter().filter(|f| Some(**f) != tag_field) {
             let schema = &properties[*wire];
@@ -188,7 +189,8 @@ impl Renderer<'_> {
                 ty: at.ty,
                 field: Some(wire),
             };
-            fields.push(self.field(wire, schema, required.contains(wire), &field_at)?);
+            let required = required.contains(wire);
+            fields.push(self.field(wire, schema, required, omit_defaults, &field_at)?);
         }
         let mut options = Vec::new();
         if let Some((field, tag)) = tag {
@@ -202,7 +204,7 @@ impl Renderer<'_> {
                 return Err(at.error("a struct that also takes other keys (`additionalProperties`)"))
             }
         }
-        if obj.get(crate::schema::OMIT_DEFAULTS) == Some(&Value::Bool(true)) {
+        if omit_defaults {
             options.push("omit_defaults=True".into());
         }
         check_keys(
@@ -278,7 +280,7 @@ impl Renderer<'_> {
                 ty: at.ty,
                 field: Some(&wire),
             };
-            let mut field = self.field(&wire, schema, i < min, &field_at)?;
+            let mut field = self.field(&wire, schema, i < min, false, &field_at)?;
             // Elements are told apart by position: the name is Python's only.
             field.rename = None;
             fields.push(field);
@@ -291,13 +293,15 @@ impl Renderer<'_> {
         wire: &str,
         schema: &Value,
         required: bool,
+        omit_defaults: bool,
         at: &At<'_>,
     ) -> Result<Field, Error> {
-        let annotation = self.annotation(schema, at)?.written();
+        let annotation = self.annotation(schema, at)?;
         let default = if required {
             None
         } else if let Some(value) = schema.get("default") {
-            Some(python_default(value, at)?)
+            let kind = default_kind(schema, self.defs);
+            Some(python_default(value, kind, &annotation, omit_defaults, at)?)
         } else if takes_none(schema, self.defs) {
             Some(Default::Literal("None".into()))
         } else {
@@ -310,7 +314,7 @@ impl Renderer<'_> {
         Ok(Field {
             attr,
             rename,
-            annotation,
+            annotation: annotation.written(),
             default,
         })
     }
@@ -565,20 +569,139 @@ enum Default {
     Factory(String),
 }
 
-fn python_default(value: &Value, at: &At<'_>) -> Result<Default, Error> {
-    Ok(match value {
-        Value::Array(a) if a.is_empty() => Default::Factory("list".into()),
-        Value::Object(o) if o.is_empty() => Default::Factory("dict".into()),
-        Value::Array(_) | Value::Object(_) => {
-            return Err(at.error(format!("the default {value} has no Python literal yet")))
+/// How a default value of a field's type is written in Python.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum DefaultKind {
+    /// Its JSON is its Python literal: `bool`, `int`, `str`, a `Literal`.
+    Literal,
+    /// A `float` (codec writes its JSON with a point, as Python does).
+    Float,
+    /// An immutable value msgspec decodes from its JSON: a time, `bytes`, a
+    /// tuple, a `uuid.UUID`.
+    Decoded,
+    /// A `list`, `set` or `dict`: from a factory, as msgspec wants mutable
+    /// defaults.
+    Collection(&'static str),
+    /// A Struct or a union of them: mutable too, from a factory.
+    Struct,
+}
+
+/// The kind of the values of a field's schema, through references and
+/// aliases.
+fn default_kind(schema: &Value, defs: &BTreeMap<String, Value>) -> DefaultKind {
+    let Some(obj) = schema.as_object() else {
+        return DefaultKind::Decoded;
+    };
+    if let Some(name) = obj.get("$ref").and_then(Value::as_str).and_then(ref_name) {
+        return match defs.get(&name).map(shape_of) {
+            Some(Shape::Alias(inner)) => default_kind(inner, defs),
+            _ => DefaultKind::Struct,
+        };
+    }
+    if let Some(Value::Array(options)) = obj.get("anyOf") {
+        let inner = options
+            .iter()
+            .find(|o| o.get("type") != Some(&"null".into()));
+        return inner.map_or(DefaultKind::Literal, |o| default_kind(o, defs));
+    }
+    if obj.contains_key("enum") {
+        return DefaultKind::Literal;
+    }
+    match obj.get("type").and_then(Value::as_str) {
+        Some("boolean" | "integer") => DefaultKind::Literal,
+        Some("number") => DefaultKind::Float,
+        Some("string") if !obj.contains_key("format") && !obj.contains_key("contentEncoding") => {
+            DefaultKind::Literal
         }
-        scalar => Default::Literal(python_literal(scalar)),
+        Some("array") if obj.contains_key("prefixItems") => DefaultKind::Decoded,
+        Some("array") if obj.get("uniqueItems") == Some(&Value::Bool(true)) => {
+            DefaultKind::Collection("set")
+        }
+        Some("array") => DefaultKind::Collection("list"),
+        Some("object") => DefaultKind::Collection("dict"),
+        // `typing.Any`: the default's JSON says what it holds.
+        None => match schema.get("default") {
+            Some(Value::Array(_)) => DefaultKind::Collection("list"),
+            Some(Value::Object(_)) => DefaultKind::Collection("dict"),
+            _ => DefaultKind::Literal,
+        },
+        Some(_) => DefaultKind::Decoded,
+    }
+}
+
+/// The Python default of a field whose default value has the JSON `value`:
+/// the value msgspec decodes from that JSON, so that both sides hold (and
+/// write) the same value.
+fn python_default(
+    value: &Value,
+    kind: DefaultKind,
+    annotation: &Annotation,
+    omit_defaults: bool,
+    at: &At<'_>,
+) -> Result<Default, Error> {
+    // The default, decoded by msgspec from its JSON when the class is used.
+    let decoded = || {
+        format!(
+            "msgspec.json.decode({}, type={})",
+            python_str(&value.to_string()),
+            annotation.text
+        )
+    };
+    let empty = match value {
+        Value::Array(a) => a.is_empty(),
+        Value::Object(o) => o.is_empty(),
+        _ => false,
+    };
+    Ok(match (kind, value) {
+        (DefaultKind::Float, Value::Null) => {
+            return Err(
+                at.error("a default that is not a finite number, which msgspec writes otherwise")
+            )
+        }
+        (_, Value::Null) => Default::Literal("None".into()),
+        (DefaultKind::Literal | DefaultKind::Float, scalar) => {
+            Default::Literal(python_literal(scalar))
+        }
+        // A forward reference is not defined yet where the class is: decoded
+        // on first use instead.
+        (DefaultKind::Decoded, _) if !annotation.forward => Default::Literal(decoded()),
+        (DefaultKind::Collection(factory), _) if empty => Default::Factory(factory.into()),
+        (_, _) if omit_defaults => {
+            return Err(at.error(format!(
+                "the default {value} comes from a factory, which msgspec's omit_defaults never \
+                 leaves out; drop #[codec(omit_defaults)] or make the default empty"
+            )))
+        }
+        _ => Default::Factory(format!("lambda: {}", decoded())),
     })
 }
 
-/// A Python string literal.
+/// A Python string literal: in double quotes, unless the text holds some
+/// and no single quote (as black writes them).
 fn python_str(s: &str) -> String {
-    python_literal(&Value::from(s))
+    let quote = if s.contains('"') && !s.contains('\'') {
+        '\''
+    } else {
+        '"'
+    };
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push(quote);
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c == quote => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if c.is_control() => out.push_str(&format!("\\u{:04x}", u32::from(c))),
+            c => out.push(c),
+        }
+    }
+    out.push(quote);
+    out
 }
 
 /// A JSON scalar as a Python literal.
@@ -587,8 +710,7 @@ fn python_literal(value: &Value) -> String {
         Value::Null => "None".into(),
         Value::Bool(true) => "True".into(),
         Value::Bool(false) => "False".into(),
-        // JSON's string escapes are Python's, but for `\/`, which serde_json
-        // does not write.
+        Value::String(s) => python_str(s),
         other => other.to_string(),
     }
 }
