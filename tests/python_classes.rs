@@ -244,6 +244,37 @@ struct SparseDefaults {
     when: std::time::SystemTime,
 }
 
+/// msgspec's constraints and integer widths, as `msgspec.Meta`.
+#[derive(Codec, Debug, PartialEq)]
+struct Limits {
+    #[codec(ge = 0, le = 100)]
+    percent: i64,
+    #[codec(gt = 0.0, lt = 1.0)]
+    ratio: f64,
+    #[codec(multiple_of = 5)]
+    step: u32,
+    #[codec(ge = 1)]
+    small: u8,
+    tiny: i8,
+    wide: u64,
+    #[codec(min_length = 1, max_length = 3)]
+    name: String,
+    #[codec(pattern = "^[a-z]+[0-9]?$")]
+    login: String,
+    #[codec(max_length = 2)]
+    tags: Vec<String>,
+    #[codec(min_length = 1)]
+    scores: BTreeMap<String, i64>,
+    #[codec(max_length = 2)]
+    ids: BTreeSet<u8>,
+    #[codec(ge = 1)]
+    maybe: Option<i64>,
+    port: Port,
+}
+
+#[derive(Codec, Debug, PartialEq)]
+struct Port(#[codec(ge = 1, le = 1000)] u16);
+
 /// The module of every shape above.
 fn module() -> Module {
     Module::new()
@@ -266,13 +297,15 @@ fn module() -> Module {
         .add::<Sparse>()
         .add::<Defaults>()
         .add::<SparseDefaults>()
+        .add::<Limits>()
 }
 
 /// Decodes bytes written in Python back into the case's type.
 type DecodesBack = Box<dyn Fn(&[u8], &str) -> Result<(), String>>;
 
 /// One value: codec's encodings, the Python type to decode them as, the
-/// class expected, and a Python expression building the same value.
+/// class expected, and a Python expression building the same value. Or
+/// bytes codec refuses, which msgspec must refuse too (`refused`).
 struct Case {
     name: &'static str,
     ty: &'static str,
@@ -281,6 +314,7 @@ struct Case {
     msgpack: Vec<u8>,
     json: String,
     decodes_back: DecodesBack,
+    refused: bool,
 }
 
 fn case<T: Codec + PartialEq + std::fmt::Debug + 'static>(
@@ -305,6 +339,58 @@ fn case<T: Codec + PartialEq + std::fmt::Debug + 'static>(
                 Err(format!("decoded {a:?} / {b:?}, expected {value:?}"))
             }
         }),
+        refused: false,
+    }
+}
+
+/// A valid value of `T` with one field replaced by `bad` (as JSON), which
+/// codec refuses in both formats: msgspec must refuse it too.
+fn refused<T: Codec + std::fmt::Debug + 'static>(
+    name: &'static str,
+    valid: T,
+    ty: &'static str,
+    field: &str,
+    bad: Value,
+) -> Case {
+    let mut doc: Value = serde_json::from_str(&codec::to_json(&valid).unwrap()).unwrap();
+    doc[field] = bad;
+    let json = doc.to_string();
+    // The same document in MessagePack, through codec's dynamic value.
+    let dynamic: codec::Value = codec::from_json(&json).unwrap();
+    let msgpack = codec::to_msgpack(&dynamic).unwrap();
+    let from_json = codec::from_json::<T>(&json);
+    let from_msgpack = codec::from_msgpack::<T>(&msgpack);
+    assert!(
+        from_json.is_err() && from_msgpack.is_err(),
+        "{name}: codec reads {json}: {from_json:?} / {from_msgpack:?}"
+    );
+    Case {
+        name,
+        ty,
+        class: "",
+        python: "",
+        msgpack,
+        json,
+        decodes_back: Box::new(|_, _| Ok(())),
+        refused: true,
+    }
+}
+
+fn limits() -> Limits {
+    Limits {
+        percent: 100,
+        ratio: 0.5,
+        step: 15,
+        small: 1,
+        tiny: -128,
+        wide: u64::MAX,
+        name: "éé✓".into(),
+        login: "ada1".into(),
+        tags: vec!["a".into(), "b".into()],
+        scores: [("x".to_owned(), 1)].into(),
+        ids: [0, 255].into(),
+        maybe: None,
+        port: Port(1000),
     }
 }
 
@@ -501,6 +587,33 @@ fn cases() -> Vec<Case> {
             "SparseDefaults(name='s', count=1, ratio=1.5, tags=['t'], color='Red', \
              when=datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc))",
         ),
+        case(
+            "constraints_at_their_bounds",
+            limits(),
+            ("Limits", "Limits"),
+            "Limits(percent=100, ratio=0.5, step=15, small=1, tiny=-128, \
+             wide=18446744073709551615, name='éé✓', login='ada1', tags=['a', 'b'], \
+             scores={'x': 1}, ids={0, 255}, port=1000)",
+        ),
+        refused("above_le", limits(), "Limits", "percent", json!(101)),
+        refused("below_ge", limits(), "Limits", "percent", json!(-1)),
+        refused("at_gt", limits(), "Limits", "ratio", json!(0.0)),
+        refused("at_lt", limits(), "Limits", "ratio", json!(1.0)),
+        refused("not_a_multiple", limits(), "Limits", "step", json!(12)),
+        refused("below_ge_in_width", limits(), "Limits", "small", json!(0)),
+        refused("above_u8", limits(), "Limits", "small", json!(256)),
+        refused("below_i8", limits(), "Limits", "tiny", json!(-129)),
+        refused("negative_u64", limits(), "Limits", "wide", json!(-1)),
+        refused("above_u32", limits(), "Limits", "step", json!(4_294_967_300_u64)),
+        refused("too_short", limits(), "Limits", "name", json!("")),
+        refused("too_long_in_characters", limits(), "Limits", "name", json!("abcd")),
+        refused("no_match", limits(), "Limits", "login", json!("Ada")),
+        refused("too_many_items", limits(), "Limits", "tags", json!(["a", "b", "c"])),
+        refused("too_few_entries", limits(), "Limits", "scores", json!({})),
+        refused("too_many_in_a_set", limits(), "Limits", "ids", json!([1, 2, 3])),
+        refused("element_above_u8", limits(), "Limits", "ids", json!([256])),
+        refused("optional_below_ge", limits(), "Limits", "maybe", json!(0)),
+        refused("newtype_above_le", limits(), "Limits", "port", json!(1001)),
     ]
 }
 
@@ -529,7 +642,7 @@ fn generated_classes_read_and_write_codecs_bytes() {
         .map(|c| {
             json!({
                 "case": c.name, "type": c.ty, "class": c.class, "python": c.python,
-                "msgpack": hex(&c.msgpack), "json": c.json,
+                "msgpack": hex(&c.msgpack), "json": c.json, "refused": c.refused,
             })
             .to_string()
         })
@@ -673,6 +786,12 @@ struct SparseOrigin {
     at: Origin,
 }
 
+#[derive(Codec, Debug, PartialEq)]
+struct ShortBytes {
+    #[codec(max_length = 4)]
+    data: codec::Bytes,
+}
+
 #[test]
 fn shapes_without_a_python_spelling_are_errors_naming_type_and_field() {
     let err = Module::new().add::<HoldsScalar>().render().unwrap_err();
@@ -690,6 +809,11 @@ fn shapes_without_a_python_spelling_are_errors_naming_type_and_field() {
         err.to_string(),
         "`SparseOrigin`, field `at`: the default {\"x\":0,\"y\":0} comes from a factory, which msgspec's \
          omit_defaults never leaves out; drop #[codec(omit_defaults)] or make the default empty"
+    );
+    let err = Module::new().add::<ShortBytes>().render().unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "`ShortBytes`, field `data`: length bounds on bytes, which the schema gives in base64 characters, not bytes"
     );
     let err = Module::new().add::<Vec<i64>>().render().unwrap_err();
     assert!(err.to_string().contains("is not a derived type"), "{err}");

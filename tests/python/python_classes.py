@@ -5,7 +5,9 @@ tests/python_classes.rs (case name, the type to decode as, the class
 expected, codec's MessagePack as hex and JSON, a Python expression building
 the same value), and the results file. For each case: decodes codec's bytes
 into the generated type, re-encodes them (deterministic order), and encodes
-the value built in Python. Writes one JSON line per case.
+the value built in Python. A case marked `refused` holds bytes codec
+refuses: both decodes must raise msgspec.ValidationError. Writes one JSON
+line per case.
 """
 
 import importlib.util
@@ -46,6 +48,18 @@ with open(sys.argv[2]) as manifest, open(sys.argv[3], "w") as results:
         out = {"case": case["case"], "problems": []}
         try:
             ty = eval(case["type"], vars(models))
+            if case["refused"]:
+                for fmt, data in (
+                    (msgspec.msgpack, bytes.fromhex(case["msgpack"])),
+                    (msgspec.json, case["json"]),
+                ):
+                    try:
+                        got = fmt.decode(data, type=ty)
+                        out["problems"].append(f"{fmt.__name__} read {got!r}")
+                    except msgspec.ValidationError:
+                        pass
+                results.write(json.dumps(out) + "\n")
+                continue
             from_mp = msgspec.msgpack.decode(bytes.fromhex(case["msgpack"]), type=ty)
             from_json = msgspec.json.decode(case["json"], type=ty)
             for got in (from_mp, from_json):

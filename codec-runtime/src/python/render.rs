@@ -390,6 +390,14 @@ impl Renderer<'_> {
             "object" => self.map_annotation(obj, at)?,
             _ => return Err(at.error(format!("a schema without a known `type`: {schema}"))),
         };
+        let base64 = obj.get("contentEncoding") == Some(&Value::from("base64"));
+        if base64 && (obj.contains_key("minLength") || obj.contains_key("maxLength")) {
+            // msgspec's schemas, and codec's, bound the base64 text: 5 and 6
+            // bytes both take 8 characters.
+            return Err(at.error(
+                "length bounds on bytes, which the schema gives in base64 characters, not bytes",
+            ));
+        }
         // A tuple's length is its type's: no `Meta`.
         let meta = match obj.contains_key("prefixItems") {
             true => None,
