@@ -110,6 +110,7 @@ struct IntKeys {
 }
 
 #[derive(Codec, Debug, PartialEq)]
+#[codec(version = 1)]
 enum Tree {
     Leaf(i64),
     Node { children: Vec<Tree> },
@@ -118,6 +119,7 @@ enum Tree {
 macro_rules! declare {
     ($name:ident) => {
         #[derive(Codec, Debug, PartialEq)]
+        #[codec(name = "shapes.Label")]
         struct $name {
             label: String,
         }
@@ -756,6 +758,29 @@ fn check_passes_on_an_up_to_date_file_fails_on_a_stale_one_and_rewrites_it() {
         stale.render().unwrap()
     );
     stale.update(false).check(&path).unwrap();
+}
+
+/// `Module::all` holds the named and versioned types (here `shapes.Label`
+/// and `Tree`), and what they contain.
+#[test]
+fn all_holds_every_named_or_versioned_type() {
+    let all = Module::all().render().unwrap();
+    let classes: Vec<&str> = all
+        .lines()
+        .filter_map(|l| l.strip_prefix("class "))
+        .collect();
+    assert_eq!(
+        classes,
+        // By wire name: `Tree`, then `shapes.Label`.
+        [
+            "Leaf(msgspec.Struct, tag_field=\"type\", tag=\"Leaf\"):",
+            "Node(msgspec.Struct, tag_field=\"type\", tag=\"Node\"):",
+            "Label(msgspec.Struct):",
+        ]
+    );
+    assert!(all.contains("\nTree = typing.Union[Leaf, Node]\n"), "{all}");
+    let err = Module::new().render().unwrap_err().to_string();
+    assert!(err.contains("codec::python_module!()"), "{err}");
 }
 
 #[derive(Codec, Debug, PartialEq)]

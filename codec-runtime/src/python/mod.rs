@@ -32,7 +32,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::codec::Codec;
-use crate::schema::UPDATE_ENV;
+use crate::schema::{SchemaInfo, UPDATE_ENV};
 
 /// The Python module of a set of codec types and the types they contain.
 #[derive(Debug, Default, Clone)]
@@ -53,9 +53,29 @@ impl Module {
         Module::default()
     }
 
+    /// The module of every type of the program that has a
+    /// `#[codec(name = "...")]` or a `#[codec(version = N)]` (the types
+    /// [`DriftCheck::all`](crate::schema::DriftCheck::all) checks), by wire
+    /// name; add generic instantiations with [`Module::add`].
+    ///
+    /// In an integration test (`tests/*.rs`), use `codec::python_module!()`,
+    /// which links your library's types into the test. A module with no
+    /// type fails to render rather than check nothing.
+    pub fn all() -> Module {
+        let mut infos: Vec<&SchemaInfo> = crate::schema::registry::registered()
+            .filter(|r| !r.is_codecs_own())
+            .map(|r| (r.info)())
+            .collect();
+        infos.sort_by(|a, b| a.name.cmp(&b.name));
+        infos.into_iter().fold(Module::new(), Module::push)
+    }
+
     /// Adds `T` and the types it contains.
-    pub fn add<T: Codec + 'static>(mut self) -> Module {
-        let info = crate::schema::info::<T>();
+    pub fn add<T: Codec + 'static>(self) -> Module {
+        self.push(crate::schema::info::<T>())
+    }
+
+    fn push(mut self, info: &SchemaInfo) -> Module {
         if !info.nominal {
             self.refused.push(info.name.clone());
             return self;
@@ -93,6 +113,15 @@ impl Module {
             return Err(Error::new(format!(
                 "`{name}` is not a derived type; add the types that hold it instead"
             )));
+        }
+        if self.roots.is_empty() {
+            return Err(Error::new(
+                "no type in the Python module: this program has no type with a \
+                 #[codec(name = \"...\")] or #[codec(version = N)], or does not link them. \
+                 In an integration test (tests/), use codec::python_module!(), which links your \
+                 library's types into the test; or list the types with Module::new().add::<T>()"
+                    .into(),
+            ));
         }
         render::module(&self.defs, &self.roots)
     }
@@ -179,8 +208,9 @@ fn first_difference(committed: &str, generated: &str) -> String {
 }
 
 /// A type that has no Python spelling yet, or a module file that cannot be
-/// read or written: the message names the type and field, or the path.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// read or written: the message names the type and field, or the path. Its
+/// `Debug` is its message, so `check(..).unwrap()` in a test prints it as is.
+#[derive(Clone, PartialEq, Eq)]
 pub struct Error {
     message: String,
 }
@@ -192,6 +222,12 @@ impl Error {
 }
 
 impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl fmt::Debug for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.message)
     }
