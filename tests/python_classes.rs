@@ -317,6 +317,11 @@ struct Case {
     json: String,
     decodes_back: DecodesBack,
     refused: bool,
+    /// The value as `codec::to_stored` writes it, which the module's
+    /// `from_stored` reads; or, with `stored_error`, bytes it refuses with
+    /// a message holding that text.
+    stored: Vec<u8>,
+    stored_error: Option<String>,
 }
 
 fn case<T: Codec + PartialEq + std::fmt::Debug + 'static>(
@@ -332,6 +337,8 @@ fn case<T: Codec + PartialEq + std::fmt::Debug + 'static>(
         python,
         msgpack: codec::to_msgpack(&value).unwrap(),
         json: codec::to_json(&value).unwrap(),
+        stored: codec::to_stored(&value).unwrap(),
+        stored_error: None,
         decodes_back: Box::new(move |mp, js| {
             let a: T = codec::from_msgpack(mp).map_err(|e| e.to_string())?;
             let b: T = codec::from_json(js).map_err(|e| e.to_string())?;
@@ -375,6 +382,35 @@ fn refused<T: Codec + std::fmt::Debug + 'static>(
         json,
         decodes_back: Box::new(|_, _| Ok(())),
         refused: true,
+        stored: Vec::new(),
+        stored_error: None,
+    }
+}
+
+/// A stored value the module's `from_stored` refuses as `ty`, saying `error`.
+fn stored_refused(name: &'static str, stored: Vec<u8>, ty: &'static str, error: String) -> Case {
+    Case {
+        name,
+        ty,
+        class: "",
+        python: "",
+        msgpack: Vec::new(),
+        json: String::new(),
+        decodes_back: Box::new(|_, _| Ok(())),
+        refused: false,
+        stored,
+        stored_error: Some(error),
+    }
+}
+
+/// `Point` as a later version of the program writes it: another schema
+/// under the same wire name.
+mod later {
+    #[derive(codec::Codec)]
+    pub struct Point {
+        pub x: i64,
+        pub y: i64,
+        pub z: i64,
     }
 }
 
@@ -616,6 +652,34 @@ fn cases() -> Vec<Case> {
         refused("element_above_u8", limits(), "Limits", "ids", json!([256])),
         refused("optional_below_ge", limits(), "Limits", "maybe", json!(0)),
         refused("newtype_above_le", limits(), "Limits", "port", json!(1001)),
+        stored_refused(
+            "stored_with_another_schema",
+            codec::to_stored(&later::Point { x: 1, y: 2, z: 3 }).unwrap(),
+            "Point",
+            format!(
+                "stored `Point` was written with schema {}, and this module's `Point` has schema {}",
+                codec::fingerprint_of::<later::Point>(),
+                codec::fingerprint_of::<Point>()
+            ),
+        ),
+        stored_refused(
+            "stored_as_another_type",
+            codec::to_stored(&Event::Quit).unwrap(),
+            "Point",
+            "stored value is a `Event`, not a `Point`".into(),
+        ),
+        stored_refused(
+            "stored_as_a_type_the_module_only_contains",
+            codec::to_stored(&Origin::default()).unwrap(),
+            "Origin",
+            "is not one of the types this module was generated for".into(),
+        ),
+        stored_refused(
+            "not_stored",
+            codec::to_msgpack(&Point { x: 1, y: 2 }).unwrap(),
+            "Point",
+            "these bytes were not written by codec::to_stored".into(),
+        ),
     ]
 }
 
@@ -645,6 +709,7 @@ fn generated_classes_read_and_write_codecs_bytes() {
             json!({
                 "case": c.name, "type": c.ty, "class": c.class, "python": c.python,
                 "msgpack": hex(&c.msgpack), "json": c.json, "refused": c.refused,
+                "stored": hex(&c.stored), "stored_error": c.stored_error,
             })
             .to_string()
         })
@@ -768,6 +833,7 @@ fn all_holds_every_named_or_versioned_type() {
     let classes: Vec<&str> = all
         .lines()
         .filter_map(|l| l.strip_prefix("class "))
+        .filter(|l| l.contains("msgspec.Struct"))
         .collect();
     assert_eq!(
         classes,

@@ -5,9 +5,11 @@ tests/python_classes.rs (case name, the type to decode as, the class
 expected, codec's MessagePack as hex and JSON, a Python expression building
 the same value), and the results file. For each case: decodes codec's bytes
 into the generated type, re-encodes them (deterministic order), and encodes
-the value built in Python. A case marked `refused` holds bytes codec
-refuses: both decodes must raise msgspec.ValidationError. Writes one JSON
-line per case.
+the value built in Python, and reads the value as codec::to_stored wrote it
+with the module's from_stored. A case marked `refused` holds bytes codec
+refuses: both decodes must raise msgspec.ValidationError. A case with a
+`stored_error` holds stored bytes from_stored must refuse with that text.
+Writes one JSON line per case.
 """
 
 import importlib.util
@@ -48,6 +50,15 @@ with open(sys.argv[2]) as manifest, open(sys.argv[3], "w") as results:
         out = {"case": case["case"], "problems": []}
         try:
             ty = eval(case["type"], vars(models))
+            if case["stored_error"] is not None:
+                try:
+                    got = models.from_stored(bytes.fromhex(case["stored"]), ty)
+                    out["problems"].append(f"from_stored read {got!r}")
+                except (models.StoredValueError, TypeError) as e:
+                    if case["stored_error"] not in str(e):
+                        out["problems"].append(f"from_stored said: {e}")
+                results.write(json.dumps(out) + "\n")
+                continue
             if case["refused"]:
                 for fmt, data in (
                     (msgspec.msgpack, bytes.fromhex(case["msgpack"])),
@@ -74,6 +85,9 @@ with open(sys.argv[2]) as manifest, open(sys.argv[3], "w") as results:
                 out["problems"].append(f"built {built!r}, decoded {from_mp!r}")
             out["built_msgpack"] = mp_encode(built).hex()
             out["built_json"] = json_encode(built).decode()
+            stored = models.from_stored(bytes.fromhex(case["stored"]), ty)
+            if stored != from_mp:
+                out["problems"].append(f"from_stored read {stored!r}, expected {from_mp!r}")
         except Exception as e:  # reported per case, with the others
             out["problems"].append(f"{type(e).__name__}: {e}")
         results.write(json.dumps(out) + "\n")

@@ -24,6 +24,7 @@
 mod defs;
 mod names;
 mod render;
+mod stored;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -32,7 +33,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::codec::Codec;
-use crate::schema::{SchemaInfo, UPDATE_ENV};
+use crate::schema::{Fingerprint, SchemaInfo, UPDATE_ENV};
 
 /// The Python module of a set of codec types and the types they contain.
 #[derive(Debug, Default, Clone)]
@@ -41,6 +42,8 @@ pub struct Module {
     roots: Vec<String>,
     /// Every definition, by wire name.
     defs: BTreeMap<String, Value>,
+    /// The schema fingerprint (hex) of each type added, by wire name.
+    fingerprints: BTreeMap<String, String>,
     /// Rewrite files in [`Module::check`], overriding [`UPDATE_ENV`].
     update: Option<bool>,
     /// Types that cannot be roots (standard types have no class).
@@ -75,12 +78,29 @@ impl Module {
         self.push(crate::schema::info::<T>())
     }
 
+    /// Adds the type whose schema (as `codec::schema_of` gives it, or a
+    /// drift check's file holds it) is `schema`, and the types it contains:
+    /// a module from committed schema files, without the Rust types.
+    pub fn add_schema(self, schema: &Value) -> Result<Module, Error> {
+        let Some(name) = schema.get("title").and_then(Value::as_str) else {
+            return Err(Error::new(
+                "a schema without a \"title\", which names its type; give the schema as codec writes it".into(),
+            ));
+        };
+        let fingerprint = Fingerprint::of_schema(schema);
+        Ok(self.push_schema(name, schema, fingerprint))
+    }
+
     fn push(mut self, info: &SchemaInfo) -> Module {
         if !info.nominal {
             self.refused.push(info.name.clone());
             return self;
         }
-        let mut schema = info.schema.clone();
+        self.push_schema(&info.name, &info.schema, info.fingerprint)
+    }
+
+    fn push_schema(mut self, name: &str, schema: &Value, fingerprint: Fingerprint) -> Module {
+        let mut schema = schema.clone();
         if let Some(obj) = schema.as_object_mut() {
             if let Some(Value::Object(defs)) = obj.remove("$defs") {
                 self.defs.extend(defs);
@@ -88,14 +108,13 @@ impl Module {
             obj.remove("$schema");
             obj.remove("title");
         }
-        let pointer = format!(
-            "#/$defs/{}",
-            info.name.replace('~', "~0").replace('/', "~1")
-        );
+        let pointer = format!("#/$defs/{}", name.replace('~', "~0").replace('/', "~1"));
         point_root_at(&mut schema, &pointer);
-        self.defs.insert(info.name.clone(), schema);
-        if !self.roots.contains(&info.name) {
-            self.roots.push(info.name.clone());
+        self.defs.insert(name.to_owned(), schema);
+        self.fingerprints
+            .insert(name.to_owned(), fingerprint.to_string());
+        if !self.roots.iter().any(|r| r == name) {
+            self.roots.push(name.to_owned());
         }
         self
     }
@@ -123,7 +142,7 @@ impl Module {
                     .into(),
             ));
         }
-        render::module(&self.defs, &self.roots)
+        render::module(&self.defs, &self.roots, &self.fingerprints)
     }
 
     /// Fails when the file at `path` is not what [`Module::render`] gives
