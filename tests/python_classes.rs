@@ -696,7 +696,7 @@ fn unhex(s: &str) -> Vec<u8> {
 
 #[test]
 fn generated_classes_read_and_write_codecs_bytes() {
-    let python = venv::python("msgspec-venv", "msgspec-0.22.0.ready", &["msgspec==0.22.0"]);
+    let python = venv::msgspec();
     let dir = tempfile::tempdir().unwrap();
     let models = dir.path().join("models.py");
     std::fs::write(&models, module().render().unwrap()).unwrap();
@@ -774,6 +774,49 @@ fn generated_classes_read_and_write_codecs_bytes() {
         "{} failures:\n{}",
         failures.len(),
         failures.join("\n")
+    );
+}
+
+/// The generated module, `from_stored` included, and a use of it pass
+/// `mypy --strict`: Python users type-check against these classes.
+#[test]
+fn generated_module_passes_mypy_strict() {
+    let python = venv::msgspec();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("models.py"), module().render().unwrap()).unwrap();
+    std::fs::write(
+        dir.path().join("use_models.py"),
+        "from models import Event, Point, Sparse, from_stored\n\
+         \n\
+         \n\
+         def x_of(data: bytes) -> int:\n\
+         \x20   point: Point = from_stored(data, Point)\n\
+         \x20   return point.x\n\
+         \n\
+         \n\
+         def event(data: bytes) -> Event:\n\
+         \x20   value: Event = from_stored(data, Event)\n\
+         \x20   return value\n\
+         \n\
+         \n\
+         sparse = Sparse(name=\"s\")\n\
+         note: str | None = sparse.note\n",
+    )
+    .unwrap();
+    let cache = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("mypy-cache");
+    venv::run(
+        Command::new(&python)
+            .args([
+                "-m",
+                "mypy",
+                "--strict",
+                "--no-error-summary",
+                "--cache-dir",
+            ])
+            .arg(&cache)
+            .args(["models.py", "use_models.py"])
+            .current_dir(dir.path()),
+        "mypy --strict on the generated module",
     );
 }
 
