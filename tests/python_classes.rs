@@ -277,6 +277,28 @@ struct Limits {
 #[derive(Codec, Debug, PartialEq)]
 struct Port(#[codec(ge = 1, le = 1000)] u16);
 
+/// Untagged unions: one variant per wire kind, as in msgspec's unions.
+#[derive(Codec, Debug, PartialEq)]
+#[codec(untagged)]
+enum Scalar {
+    Int(i64),
+    Text(String),
+}
+
+#[derive(Codec, Debug, PartialEq)]
+struct HoldsScalar {
+    value: Scalar,
+}
+
+#[derive(Codec, Debug, PartialEq)]
+#[codec(untagged)]
+enum Loose {
+    Nothing,
+    Flag(bool),
+    At(Point),
+    Many(Vec<i64>),
+}
+
 /// The module of every shape above.
 fn module() -> Module {
     Module::new()
@@ -300,6 +322,8 @@ fn module() -> Module {
         .add::<Defaults>()
         .add::<SparseDefaults>()
         .add::<Limits>()
+        .add::<HoldsScalar>()
+        .add::<Loose>()
 }
 
 /// Decodes bytes written in Python back into the case's type.
@@ -633,6 +657,31 @@ fn cases() -> Vec<Case> {
              wide=18446744073709551615, name='éé✓', login='ada1', tags=['a', 'b'], \
              scores={'x': 1}, ids={0, 255}, port=1000)",
         ),
+        case(
+            "untagged_int",
+            HoldsScalar {
+                value: Scalar::Int(-3),
+            },
+            ("HoldsScalar", "HoldsScalar"),
+            "HoldsScalar(value=-3)",
+        ),
+        case(
+            "untagged_string",
+            HoldsScalar {
+                value: Scalar::Text("t".into()),
+            },
+            ("HoldsScalar", "HoldsScalar"),
+            "HoldsScalar(value='t')",
+        ),
+        case("untagged_unit", Loose::Nothing, ("Loose", "NoneType"), "None"),
+        case("untagged_bool", Loose::Flag(true), ("Loose", "bool"), "True"),
+        case(
+            "untagged_struct",
+            Loose::At(Point { x: 1, y: 2 }),
+            ("Loose", "Point"),
+            "Point(x=1, y=2)",
+        ),
+        case("untagged_array", Loose::Many(vec![1, 2]), ("Loose", "list"), "[1, 2]"),
         refused("above_le", limits(), "Limits", "percent", json!(101)),
         refused("below_ge", limits(), "Limits", "percent", json!(-1)),
         refused("at_gt", limits(), "Limits", "ratio", json!(0.0)),
@@ -892,16 +941,12 @@ fn all_holds_every_named_or_versioned_type() {
     assert!(err.contains("codec::python_module!()"), "{err}");
 }
 
+/// Untagged recursion goes through aliases only: Python cannot spell it.
 #[derive(Codec, Debug, PartialEq)]
 #[codec(untagged)]
-enum Scalar {
+enum Nested {
     Int(i64),
-    Text(String),
-}
-
-#[derive(Codec, Debug, PartialEq)]
-struct HoldsScalar {
-    value: Scalar,
+    List(Vec<Nested>),
 }
 
 /// A default that `skip_serializing_if` leaves out of the schema.
@@ -928,10 +973,10 @@ struct ShortBytes {
 
 #[test]
 fn shapes_without_a_python_spelling_are_errors_naming_type_and_field() {
-    let err = Module::new().add::<HoldsScalar>().render().unwrap_err();
+    let err = Module::new().add::<Nested>().render().unwrap_err();
     assert_eq!(
         err.to_string(),
-        "`Scalar`: an untagged union; untagged enums are not supported yet"
+        "`Nested` is recursive through type aliases only, which Python cannot spell; make one of them a struct"
     );
     let err = Module::new().add::<Counted>().render().unwrap_err();
     assert_eq!(

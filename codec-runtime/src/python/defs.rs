@@ -264,5 +264,5 @@ pub(super) fn variant_tag<'a>(
             return Ok((Some(field), tag));
         }
     }
-    Err(at.error("a variant without a constant tag; untagged enums are not supported yet"))
+    Err(at.error("a variant of a tagged union without a constant tag"))
 }

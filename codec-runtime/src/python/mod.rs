@@ -17,9 +17,11 @@
 //! `T | None` (defaulting to `None`, as codec reads a missing `Option`).
 //! A field's default is the value msgspec decodes from the JSON the schema
 //! gives under `"default"` (a literal, or a factory for mutable values).
-//! What has no exact msgspec spelling yet (untagged enums, a default the
-//! schema does not give, ...) is an [`Error`] naming the type and the field,
-//! never a class that reads other bytes.
+//! Untagged enums are unions of their variants' types (`int | str`), which
+//! codec, like msgspec, allows one per wire kind. What has no exact msgspec
+//! spelling (recursion through aliases only, a default the schema does not
+//! give, ...) is an [`Error`] naming the type and the field, never a class
+//! that reads other bytes.
 
 mod defs;
 mod names;

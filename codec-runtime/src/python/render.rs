@@ -367,19 +367,21 @@ impl Renderer<'_> {
                 forward,
             });
         }
+        // `Option<T>` (`T | None`) and untagged unions: codec allows one
+        // variant per wire kind, as msgspec's unions do.
         if let Some(Value::Array(options)) = obj.get("anyOf") {
             check_keys(obj, &["anyOf"], at)?;
-            let null = serde_json::json!({ "type": "null" });
-            return match options.as_slice() {
-                [inner, n] if *n == null => {
-                    let inner = self.annotation(inner, at)?;
-                    Ok(Annotation {
-                        text: format!("{} | None", inner.text),
-                        forward: inner.forward,
-                    })
-                }
-                _ => Err(at.error("an untagged union; untagged enums are not supported yet")),
-            };
+            let mut forward = false;
+            let mut parts = Vec::new();
+            for option in options {
+                let a = self.annotation(option, at)?;
+                forward |= a.forward;
+                parts.push(a.text);
+            }
+            return Ok(Annotation {
+                text: parts.join(" | "),
+                forward,
+            });
         }
         if let Some(Value::Array(values)) = obj.get("enum") {
             check_keys(obj, &["enum"], at)?;
