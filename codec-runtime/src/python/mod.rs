@@ -23,6 +23,7 @@
 //! give, ...) is an [`Error`] naming the type and the field, never a class
 //! that reads other bytes.
 
+mod defaults;
 mod defs;
 mod names;
 mod render;

@@ -1,5 +1,7 @@
-//! Python spellings of wire names: classes from type names and tags,
-//! attributes from field keys.
+//! Python spellings: classes from type names and tags, attributes from
+//! field keys, literals from JSON values.
+
+use serde_json::Value;
 
 /// Python's keywords, which a field may be named on the wire but not in a class.
 const KEYWORDS: &[&str] = &[
@@ -73,6 +75,45 @@ fn snake_case(s: &str) -> String {
     out
 }
 
+/// A Python string literal: in double quotes, unless the text holds some
+/// and no single quote (as black writes them).
+pub(super) fn python_str(s: &str) -> String {
+    let quote = if s.contains('"') && !s.contains('\'') {
+        '\''
+    } else {
+        '"'
+    };
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push(quote);
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c == quote => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if c.is_control() => out.push_str(&format!("\\u{:04x}", u32::from(c))),
+            c => out.push(c),
+        }
+    }
+    out.push(quote);
+    out
+}
+
+/// A JSON scalar as a Python literal.
+pub(super) fn python_literal(value: &Value) -> String {
+    match value {
+        Value::Null => "None".into(),
+        Value::Bool(true) => "True".into(),
+        Value::Bool(false) => "False".into(),
+        Value::String(s) => python_str(s),
+        other => other.to_string(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -88,5 +129,13 @@ mod tests {
         assert_eq!(attribute_name("x"), "x");
         assert_eq!(attribute_name("two words"), "two_words");
         assert_eq!(attribute_name("1st"), "field_1st");
+    }
+
+    #[test]
+    fn string_literals_take_the_quote_that_needs_no_escape() {
+        assert_eq!(python_str("plain"), "\"plain\"");
+        assert_eq!(python_str(r#"{"x":0}"#), r#"'{"x":0}'"#);
+        assert_eq!(python_str("it's \"q\""), r#""it's \"q\"""#);
+        assert_eq!(python_str("a\\b\n\u{1}é"), r#""a\\b\n\u0001é""#);
     }
 }

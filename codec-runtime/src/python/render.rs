@@ -11,8 +11,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Map, Value};
 
+use super::defaults::{default_kind, python_default, takes_none, Default};
 use super::defs::{dependency_order, ref_name, shape_of, variant_tag, At, Names, Shape};
-use super::names::attribute_name;
+use super::names::{attribute_name, python_literal, python_str};
 use super::stored::{self, Identity};
 use super::Error;
 
@@ -327,7 +328,14 @@ impl Renderer<'_> {
             None
         } else if let Some(value) = schema.get("default") {
             let kind = default_kind(schema, self.defs);
-            Some(python_default(value, kind, &annotation, omit_defaults, at)?)
+            Some(python_default(
+                value,
+                kind,
+                &annotation.text,
+                annotation.forward,
+                omit_defaults,
+                at,
+            )?)
         } else if takes_none(schema, self.defs) {
             Some(Default::Literal("None".into()))
         } else {
@@ -554,27 +562,6 @@ fn meta(obj: &Map<String, Value>, ty: &str) -> Option<String> {
     (!args.is_empty()).then(|| args.join(", "))
 }
 
-/// Whether a missing value reads as `None`: the schema takes null.
-fn takes_none(schema: &Value, defs: &BTreeMap<String, Value>) -> bool {
-    match schema {
-        Value::Bool(true) => true,
-        Value::Object(obj) if obj.is_empty() => true,
-        Value::Object(obj) => {
-            if obj.get("type").and_then(Value::as_str) == Some("null") {
-                return true;
-            }
-            if let Some(Value::Array(options)) = obj.get("anyOf") {
-                return options.iter().any(|o| takes_none(o, defs));
-            }
-            match obj.get("$ref").and_then(Value::as_str).and_then(ref_name) {
-                Some(name) => defs.get(&name).is_some_and(|d| takes_none(d, defs)),
-                None => false,
-            }
-        }
-        _ => false,
-    }
-}
-
 /// The order of an object's fields: codec's `x-codec-order` when the
 /// declaration order differs from the sorted one, else the required fields
 /// in their order when all are, else sorted (which then is the declaration
@@ -598,157 +585,6 @@ struct Field {
     rename: Option<String>,
     annotation: String,
     default: Option<Default>,
-}
-
-enum Default {
-    Literal(String),
-    Factory(String),
-}
-
-/// How a default value of a field's type is written in Python.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum DefaultKind {
-    /// Its JSON is its Python literal: `bool`, `int`, `str`, a `Literal`.
-    Literal,
-    /// A `float` (codec writes its JSON with a point, as Python does).
-    Float,
-    /// An immutable value msgspec decodes from its JSON: a time, `bytes`, a
-    /// tuple, a `uuid.UUID`.
-    Decoded,
-    /// A `list`, `set` or `dict`: from a factory, as msgspec wants mutable
-    /// defaults.
-    Collection(&'static str),
-    /// A Struct or a union of them: mutable too, from a factory.
-    Struct,
-}
-
-/// The kind of the values of a field's schema, through references and
-/// aliases.
-fn default_kind(schema: &Value, defs: &BTreeMap<String, Value>) -> DefaultKind {
-    let Some(obj) = schema.as_object() else {
-        return DefaultKind::Decoded;
-    };
-    if let Some(name) = obj.get("$ref").and_then(Value::as_str).and_then(ref_name) {
-        return match defs.get(&name).map(shape_of) {
-            Some(Shape::Alias(inner)) => default_kind(inner, defs),
-            _ => DefaultKind::Struct,
-        };
-    }
-    if let Some(Value::Array(options)) = obj.get("anyOf") {
-        let inner = options
-            .iter()
-            .find(|o| o.get("type") != Some(&"null".into()));
-        return inner.map_or(DefaultKind::Literal, |o| default_kind(o, defs));
-    }
-    if obj.contains_key("enum") {
-        return DefaultKind::Literal;
-    }
-    match obj.get("type").and_then(Value::as_str) {
-        Some("boolean" | "integer") => DefaultKind::Literal,
-        Some("number") => DefaultKind::Float,
-        Some("string") if !obj.contains_key("format") && !obj.contains_key("contentEncoding") => {
-            DefaultKind::Literal
-        }
-        Some("array") if obj.contains_key("prefixItems") => DefaultKind::Decoded,
-        Some("array") if obj.get("uniqueItems") == Some(&Value::Bool(true)) => {
-            DefaultKind::Collection("set")
-        }
-        Some("array") => DefaultKind::Collection("list"),
-        Some("object") => DefaultKind::Collection("dict"),
-        // `typing.Any`: the default's JSON says what it holds.
-        None => match schema.get("default") {
-            Some(Value::Array(_)) => DefaultKind::Collection("list"),
-            Some(Value::Object(_)) => DefaultKind::Collection("dict"),
-            _ => DefaultKind::Literal,
-        },
-        Some(_) => DefaultKind::Decoded,
-    }
-}
-
-/// The Python default of a field whose default value has the JSON `value`:
-/// the value msgspec decodes from that JSON, so that both sides hold (and
-/// write) the same value.
-fn python_default(
-    value: &Value,
-    kind: DefaultKind,
-    annotation: &Annotation,
-    omit_defaults: bool,
-    at: &At<'_>,
-) -> Result<Default, Error> {
-    // The default, decoded by msgspec from its JSON when the class is used.
-    let decoded = || {
-        format!(
-            "msgspec.json.decode({}, type={})",
-            python_str(&value.to_string()),
-            annotation.text
-        )
-    };
-    let empty = match value {
-        Value::Array(a) => a.is_empty(),
-        Value::Object(o) => o.is_empty(),
-        _ => false,
-    };
-    Ok(match (kind, value) {
-        (DefaultKind::Float, Value::Null) => {
-            return Err(
-                at.error("a default that is not a finite number, which msgspec writes otherwise")
-            )
-        }
-        (_, Value::Null) => Default::Literal("None".into()),
-        (DefaultKind::Literal | DefaultKind::Float, scalar) => {
-            Default::Literal(python_literal(scalar))
-        }
-        // A forward reference is not defined yet where the class is: decoded
-        // on first use instead.
-        (DefaultKind::Decoded, _) if !annotation.forward => Default::Literal(decoded()),
-        (DefaultKind::Collection(factory), _) if empty => Default::Factory(factory.into()),
-        (_, _) if omit_defaults => {
-            return Err(at.error(format!(
-                "the default {value} comes from a factory, which msgspec's omit_defaults never \
-                 leaves out; drop #[codec(omit_defaults)] or make the default empty"
-            )))
-        }
-        _ => Default::Factory(format!("lambda: {}", decoded())),
-    })
-}
-
-/// A Python string literal: in double quotes, unless the text holds some
-/// and no single quote (as black writes them).
-pub(super) fn python_str(s: &str) -> String {
-    let quote = if s.contains('"') && !s.contains('\'') {
-        '\''
-    } else {
-        '"'
-    };
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push(quote);
-    for c in s.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c == quote => {
-                out.push('\\');
-                out.push(c);
-            }
-            c if c.is_control() => out.push_str(&format!("\\u{:04x}", u32::from(c))),
-            c => out.push(c),
-        }
-    }
-    out.push(quote);
-    out
-}
-
-/// A JSON scalar as a Python literal.
-fn python_literal(value: &Value) -> String {
-    match value {
-        Value::Null => "None".into(),
-        Value::Bool(true) => "True".into(),
-        Value::Bool(false) => "False".into(),
-        Value::String(s) => python_str(s),
-        other => other.to_string(),
-    }
 }
 
 /// A Struct's source; `identity` for the class of a definition (not of a

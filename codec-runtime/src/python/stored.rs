@@ -5,7 +5,7 @@
 //! contain has a definition among theirs, but not its own schema, so no
 //! fingerprint.)
 
-use super::render::python_str;
+use super::names::python_str;
 
 /// A definition's wire name and schema fingerprint, as an envelope holds them.
 pub(super) struct Identity {
