@@ -150,6 +150,23 @@ macro_rules! python_module {
 #[cfg(feature = "store")]
 pub use codec_derive::memoize;
 pub use codec_runtime::*;
+#[cfg(feature = "store")]
+pub use codec_store::{Cache, CacheOptions, PutOptions, StoreError};
+
+/// The cache store: see [`Cache`].
+#[cfg(feature = "store")]
+pub use codec_store as store;
+
+#[doc(hidden)]
+pub mod __private {
+    pub use codec_runtime::__private::*;
+
+    /// What `#[codec::memoize]` functions call.
+    #[cfg(feature = "store")]
+    pub mod memoize {
+        pub use codec_store::__memoized::*;
+    }
+}
 
 #[cfg(feature = "insta")]
 #[doc(hidden)]

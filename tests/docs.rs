@@ -173,6 +173,7 @@ fn the_python_guide_names_only_apis_that_exist() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut code = Vec::new();
     sources(&root.join("codec-runtime/src"), &mut code);
+    sources(&root.join("codec-store/src"), &mut code);
     sources(&root.join("src"), &mut code);
     // The keys `#[codec(..)]` takes (not the serde keys it reports).
     let derive = ["attr.rs", "constraints.rs"]

@@ -22,12 +22,6 @@ pub use std::sync::LazyLock;
 #[cfg(feature = "serde")]
 pub use {crate::serde_traits, serde};
 
-/// What `#[codec::memoize]` functions call.
-#[cfg(feature = "store")]
-pub mod memoize {
-    pub use crate::memoized::*;
-}
-
 /// The pieces of schemas that generated code assembles.
 pub mod schema {
     pub use crate::schema::build::*;

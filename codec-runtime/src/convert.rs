@@ -54,8 +54,7 @@ fn encode_fresh(
 
 /// The MessagePack encoding of `value`, and where its `bin` values of at
 /// least `min` bytes are (see [`MsgpackWriter::tracking_large_bins`]).
-#[cfg_attr(not(feature = "store"), allow(dead_code))]
-pub(crate) fn to_msgpack_tracking<T: Codec>(
+pub fn to_msgpack_tracking<T: Codec>(
     value: &T,
     min: usize,
 ) -> Result<(Vec<u8>, Vec<crate::msgpack::LargeBin>), EncodeError> {

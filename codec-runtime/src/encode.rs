@@ -107,32 +107,35 @@ pub trait Encode {
 
 /// `Encode` for a [`crate::Codec`] type, by its `Codec` methods:
 /// `encode_by_codec!(Type)`, or `encode_by_codec!([T: Codec] Type<T>)`
-/// for a generic one.
-macro_rules! encode_by_codec {
+/// for a generic one. Exported for the store's types; not a public
+/// interface.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __encode_by_codec {
     ([$($generics:tt)*] $ty:ty $(where $($bounds:tt)*)?) => {
-        impl<$($generics)*> $crate::encode::Encode for $ty $(where $($bounds)*)? {
+        impl<$($generics)*> $crate::Encode for $ty $(where $($bounds)*)? {
             #[inline]
             fn write_msgpack(
                 &self,
-                w: &mut $crate::msgpack::MsgpackWriter,
-            ) -> ::core::result::Result<(), $crate::error::EncodeError> {
-                $crate::codec::Codec::encode_msgpack(self, w)
+                w: &mut $crate::MsgpackWriter,
+            ) -> ::core::result::Result<(), $crate::EncodeError> {
+                $crate::Codec::encode_msgpack(self, w)
             }
 
             #[inline]
             fn write_json(
                 &self,
-                w: &mut $crate::json::JsonWriter,
-            ) -> ::core::result::Result<(), $crate::error::EncodeError> {
-                $crate::codec::Codec::encode_json(self, w)
+                w: &mut $crate::JsonWriter,
+            ) -> ::core::result::Result<(), $crate::EncodeError> {
+                $crate::Codec::encode_json(self, w)
             }
         }
     };
     ($ty:ty) => {
-        $crate::encode::encode_by_codec!([] $ty);
+        $crate::__encode_by_codec!([] $ty);
     };
 }
-pub(crate) use encode_by_codec;
+pub(crate) use crate::__encode_by_codec as encode_by_codec;
 
 /// As a `String`.
 impl Encode for str {

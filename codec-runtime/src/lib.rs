@@ -2,13 +2,14 @@
 //! MessagePack and JSON readers and writers, and the errors.
 //!
 //! Users depend on the `codec` crate, which re-exports this one together with
-//! `#[derive(Codec)]`.
+//! `#[derive(Codec)]` and the cache store (the `codec-store` crate, which
+//! builds on this one and which this one never reaches into).
 //!
 //! Each public item has one path: the crate root for what most code uses
 //! (the trait, encoding and decoding, schemas and fingerprints of types,
-//! stored values, the cache), a module for the rest: [`schema`] (drift checks,
-//! diffs, names), [`snapshot`], [`store`], [`msgpack`] (markers and
-//! integers), [`constraints`], [`python`] (msgspec classes).
+//! stored values), a module for the rest: [`schema`] (drift checks,
+//! diffs, names), [`snapshot`], [`msgpack`] (markers and integers),
+//! [`constraints`], [`python`] (msgspec classes).
 
 #![warn(missing_docs)]
 
@@ -22,8 +23,6 @@ mod hash;
 mod impls;
 mod json;
 mod kind;
-#[cfg(feature = "store")]
-mod memoized;
 pub mod msgpack;
 mod name;
 pub mod python;
@@ -32,8 +31,6 @@ pub mod schema;
 #[cfg(feature = "serde")]
 pub mod serde_traits;
 pub mod snapshot;
-#[cfg(feature = "store")]
-pub mod store;
 mod text;
 // Calendar arithmetic and RFC 3339 / ISO 8601 text, shared with the `codec`
 // command; not part of the library's interface.
@@ -43,6 +40,8 @@ mod value;
 
 #[doc(hidden)]
 pub mod __private;
+#[doc(hidden)]
+pub mod __store;
 
 pub use crate::codec::schema_of;
 pub use crate::codec::Codec;
@@ -61,8 +60,6 @@ pub use crate::msgpack::read::MsgpackReader;
 pub use crate::msgpack::write::MsgpackWriter;
 pub use crate::raw::Raw;
 pub use crate::schema::fingerprint::{fingerprint_of, Fingerprint};
-#[cfg(feature = "store")]
-pub use crate::store::{Cache, CacheOptions, PutOptions, StoreError};
 pub use crate::value::Value;
 pub use schemars;
 

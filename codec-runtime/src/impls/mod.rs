@@ -1,5 +1,7 @@
 //! `Codec` for the standard library's types.
 
+#[cfg(feature = "arrow")]
+pub mod arrow;
 pub mod bytes;
 #[cfg(feature = "chrono")]
 pub(crate) mod chrono;

@@ -95,7 +95,7 @@ impl Element for bool {
 
 /// The array's little-endian bytes in C order: its own memory when that
 /// holds them (a standard-layout array of a built-in type), else a copy.
-pub(crate) fn raw_bytes<T: Element, D: Dimension>(a: &Array<T, D>) -> Cow<'_, [u8]> {
+pub fn raw_bytes<T: Element, D: Dimension>(a: &Array<T, D>) -> Cow<'_, [u8]> {
     if let Some(bytes) = a.as_slice().and_then(T::as_le_bytes) {
         return Cow::Borrowed(bytes);
     }
@@ -108,7 +108,7 @@ pub(crate) fn raw_bytes<T: Element, D: Dimension>(a: &Array<T, D>) -> Cow<'_, [u
 
 /// The shape of an array of `T` with `ndim` dimensions (any if `None`),
 /// checked against its dtype and its `data_len` bytes of data.
-pub(crate) fn checked_shape<T: Element>(
+pub fn checked_shape<T: Element>(
     dtype: &str,
     shape: &[u64],
     ndim: Option<usize>,
@@ -160,7 +160,7 @@ fn build<T: Element, D: Dimension>(
 
 /// Reads the map of an array: its dtype, its shape, and its data through
 /// `read_data`.
-pub(crate) fn read_msgpack_parts<'de, B>(
+pub fn read_msgpack_parts<'de, B>(
     r: &mut MsgpackReader<'de>,
     mut read_data: impl FnMut(&mut MsgpackReader<'de>) -> Result<B, DecodeError>,
 ) -> Result<(&'de str, Vec<u64>, B), DecodeError> {
@@ -185,7 +185,7 @@ pub(crate) fn read_msgpack_parts<'de, B>(
 }
 
 /// Writes the map of an array of `T`.
-pub(crate) fn write_msgpack_parts<T: Element>(
+pub fn write_msgpack_parts<T: Element>(
     shape: &[usize],
     data: &[u8],
     w: &mut MsgpackWriter,
@@ -203,7 +203,7 @@ pub(crate) fn write_msgpack_parts<T: Element>(
 }
 
 /// Writes the object of an array of `T`.
-pub(crate) fn write_json_parts<T: Element>(
+pub fn write_json_parts<T: Element>(
     shape: &[usize],
     data: &[u8],
     w: &mut JsonWriter,

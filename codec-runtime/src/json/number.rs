@@ -32,6 +32,8 @@ pub fn scan(b: &[u8], start: usize) -> (usize, bool) {
     (i, is_float)
 }
 
+/// Checks that `buf[start..end]`, which [`scan`] took for a number, is
+/// one by JSON's grammar.
 pub fn check_syntax(buf: &[u8], start: usize, end: usize) -> Result<(), DecodeError> {
     let text = &buf[start..end];
     let digits = text.strip_prefix(b"-").unwrap_or(text);

@@ -3,15 +3,12 @@
 //! they share with tools that walk MessagePack: markers and integers.
 
 mod marker;
-mod out_of_band;
+pub(crate) mod out_of_band;
 pub(crate) mod read;
 pub(crate) mod write;
 
 pub use marker::{describe_marker, marker_kind};
-#[cfg(feature = "ndarray")]
-pub(crate) use out_of_band::Backing;
-#[cfg_attr(not(feature = "store"), allow(unused_imports))]
-pub(crate) use out_of_band::{LargeBin, OutOfBand};
+pub(crate) use out_of_band::LargeBin;
 pub(crate) use read::MsgpackReader;
 pub use read::{Integer, DEFAULT_DEPTH_LIMIT};
 pub(crate) use write::MsgpackWriter;

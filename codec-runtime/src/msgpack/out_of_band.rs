@@ -25,11 +25,11 @@ use crate::error::DecodeError;
 /// The shortest `bin` a tracking writer lists (see
 /// [`MsgpackWriter::tracking_large_bins`]): shorter ones cost `write_bin`
 /// one comparison, nothing more.
-pub(crate) const LARGE_BIN_FLOOR: usize = 4096;
+pub const LARGE_BIN_FLOOR: usize = 4096;
 
 /// Where [`MsgpackWriter::write_bin`] put a large buffer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct LargeBin {
+pub struct LargeBin {
     /// Offset of the `bin` marker.
     pub start: usize,
     /// Offset of the first byte of the buffer.
@@ -56,8 +56,8 @@ impl MsgpackWriter {
     /// keeps such buffers (arrays' data) apart from the rest of a value.
     /// Buffers written by other writers meanwhile (a nested encoding) are
     /// not listed.
-    #[cfg_attr(not(feature = "store"), allow(dead_code))]
-    pub(crate) fn tracking_large_bins<R>(
+    #[doc(hidden)]
+    pub fn tracking_large_bins<R>(
         &mut self,
         min: usize,
         encode: impl FnOnce(&mut Self) -> R,
@@ -100,14 +100,14 @@ impl MsgpackWriter {
 /// What every buffer kept out of band lies in (for the cache store, a
 /// memory map of its data file), shared with values that view their bytes
 /// in place.
-pub(crate) type Backing = Arc<dyn Deref<Target = [u8]> + Send + Sync>;
+pub type Backing = Arc<dyn Deref<Target = [u8]> + Send + Sync>;
 
 /// Where the bytes of a buffer kept out of band lie: its backing, and their
 /// offset in it.
-pub(crate) type Place = (Backing, usize);
+pub type Place = (Backing, usize);
 
 /// The buffers a payload keeps out of band, for its reader.
-pub(crate) struct OutOfBand<'de> {
+pub struct OutOfBand<'de> {
     /// `(at, bytes)`: the extension value at offset `at` of the payload
     /// stands for `bytes`; sorted by `at`.
     pub refs: Vec<(usize, &'de [u8])>,
@@ -127,8 +127,8 @@ impl<'de> MsgpackReader<'de> {
     /// Reads the payload with the buffers it keeps out of band:
     /// [`read_bin`](Self::read_bin) returns each in place of its reference
     /// and [`peek_kind`](Self::peek_kind) reports bytes there.
-    #[cfg_attr(not(feature = "store"), allow(dead_code))]
-    pub(crate) fn with_out_of_band(mut self, out_of_band: &'de OutOfBand<'de>) -> Self {
+    #[doc(hidden)]
+    pub fn with_out_of_band(mut self, out_of_band: &'de OutOfBand<'de>) -> Self {
         self.out_of_band = Some(out_of_band);
         self
     }
@@ -146,9 +146,8 @@ impl<'de> MsgpackReader<'de> {
     /// a buffer kept out of band: its backing and their offset in it, for a
     /// value that views them in place rather than copying them.
     #[cfg_attr(not(feature = "ndarray"), allow(dead_code))]
-    pub(crate) fn read_bin_in_backing(
-        &mut self,
-    ) -> Result<(&'de [u8], Option<Place>), DecodeError> {
+    #[doc(hidden)]
+    pub fn read_bin_in_backing(&mut self) -> Result<(&'de [u8], Option<Place>), DecodeError> {
         if let (Some(out_of_band), Some(bytes)) = (self.out_of_band, self.out_of_band_here()) {
             self.read_ext()?; // the reference itself
             let offset = bytes.as_ptr() as usize - out_of_band.backing.as_ptr() as usize;

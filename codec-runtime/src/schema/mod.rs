@@ -41,15 +41,17 @@ pub use diff::{diff, Change, Compatibility};
 pub(crate) use drift::update_requested;
 pub use drift::{DriftCheck, DriftError, UPDATE_ENV};
 pub use fingerprint::canonical_json;
-pub(crate) use readable::check_readable;
+#[doc(hidden)]
+pub use readable::check_readable;
 
 pub(crate) use crate::codec::schema_of;
 pub(crate) use build::*;
 pub(crate) use fingerprint::Fingerprint;
 
 /// What a stored value's reader needs about a type, computed once per type.
+#[doc(hidden)]
 #[derive(Debug)]
-pub(crate) struct SchemaInfo {
+pub struct SchemaInfo {
     /// The wire name.
     pub name: String,
     /// Other wire names the type accepts (`#[codec(alias = "...")]` on the type).
@@ -61,7 +63,6 @@ pub(crate) struct SchemaInfo {
     /// The fingerprint.
     pub fingerprint: Fingerprint,
     /// The fingerprint as hex, as index lines and file names spell it.
-    #[cfg_attr(not(feature = "store"), allow(dead_code))]
     pub fingerprint_hex: String,
     /// The name earlier versions wrote for a standard type or a generic
     /// one: `std::any::type_name`, still read.
@@ -117,7 +118,8 @@ impl SchemaInfo {
 /// its type). Each thread keeps the ones it looked up, so a lookup (on
 /// every `get` of the store) takes no lock and no reference count, which
 /// threads getting at once would pass back and forth.
-pub(crate) fn info<T: Codec + 'static>() -> &'static SchemaInfo {
+#[doc(hidden)]
+pub fn info<T: Codec + 'static>() -> &'static SchemaInfo {
     type Infos = HashMap<TypeId, &'static SchemaInfo, BuildHasherDefault<TypeIdHasher>>;
     thread_local! {
         static SEEN: RefCell<Infos> =

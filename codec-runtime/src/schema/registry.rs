@@ -31,7 +31,11 @@ impl Registered {
     /// Whether the type is one of codec's own (the store's records), which
     /// codec's tests check against its own files.
     pub(crate) fn is_codecs_own(&self) -> bool {
-        self.module == "codec_runtime" || self.module.starts_with("codec_runtime::")
+        ["codec_runtime", "codec_store"].iter().any(|own| {
+            self.module
+                .strip_prefix(own)
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with("::"))
+        })
     }
 }
 

@@ -1,0 +1,31 @@
+//! What the store (the `codec-store` crate) builds on below the public
+//! interface: byte buffers kept apart from a value's MessagePack (out of
+//! band), the arrays' parts, and the JSON number scanner of the index
+//! lines. Not a public interface.
+
+pub use crate::convert::to_msgpack_tracking;
+/// The JSON number scanner.
+pub mod number {
+    pub use crate::json::number::*;
+}
+pub use crate::msgpack::out_of_band::{Backing, LargeBin, OutOfBand};
+
+/// What the store asks of a type's schema.
+pub mod schema {
+    pub use crate::schema::{check_readable, info, wire_name, SchemaInfo};
+}
+
+/// The parts of an ndarray array on the wire.
+#[cfg(feature = "ndarray")]
+pub mod ndarray {
+    pub use crate::impls::ndarray::{
+        checked_shape, raw_bytes, read_msgpack_parts, write_json_parts, write_msgpack_parts,
+        Element,
+    };
+}
+
+/// Arrow IPC files of record batches.
+#[cfg(feature = "arrow")]
+pub mod arrow {
+    pub use crate::impls::arrow::{decode_ipc_file, ipc_file};
+}

@@ -1,0 +1,113 @@
+//! What the functions `#[codec::memoize]` writes call: the key of a call,
+//! and the memo of [`Cache`]. Not a public interface.
+
+use std::future::Future;
+
+use crate::{Cache, StoreError};
+use codec_runtime::Codec;
+use codec_runtime::ContentHash;
+use codec_runtime::Encode;
+
+/// The key of one call: `<function>/v<version>/<content hash of the arguments>`.
+pub fn key(name: &str, version: u64, args: ContentHash) -> Result<String, StoreError> {
+    Ok(format!("{name}/v{version}/{}", args.finish()?))
+}
+
+/// An argument the key hashes: any [`Encode`] value. A trait of its own for
+/// the message, which names the way out a memoized function has.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` has no codec encoding, so a memoized function cannot hash it into its key",
+    label = "`{Self}` does not implement `Codec`",
+    note = "if `{Self}` is from uuid, chrono, rust_decimal, ndarray, num-complex or arrow, enable codec's feature of that name (`decimal` for rust_decimal) in Cargo.toml: `codec = {{ version = \"..\", features = [\"chrono\"] }}` for chrono",
+    note = "else add #[derive(Codec)] to `{Self}` (or implement `Codec` for it); or, if the result does not depend on this argument, leave it out of the key: #[codec::memoize(.., ignore(<the argument>))]"
+)]
+pub trait Arg: Encode {}
+
+impl<T: Encode + ?Sized> Arg for T {}
+
+/// Adds an argument to the hash of a call's arguments.
+#[inline]
+pub fn part<T: Arg + ?Sized>(hash: ContentHash, value: &T) -> ContentHash {
+    hash.part(value)
+}
+
+/// The error of a memoized function: it holds the store's errors. A trait
+/// of its own for the message.
+#[diagnostic::on_unimplemented(
+    message = "the error of a memoized function must hold the cache's errors: `{Self}` does not implement `From<codec::StoreError>`",
+    label = "`{Self}` does not convert from `codec::StoreError`",
+    note = "implement `From<codec::StoreError>` for `{Self}` (thiserror: a variant with `#[from] codec::StoreError`), or return `Result<T, codec::StoreError>`, `Box<dyn Error>` or `anyhow::Error`"
+)]
+pub trait Error: From<StoreError> {}
+
+impl<E: From<StoreError>> Error for E {}
+
+/// What a memoized function returns: a `Result`. Its value must be
+/// [`Codec`] and its error an [`Error`], bounds [`call`] states apart so
+/// that each unmet one has its own message.
+#[diagnostic::on_unimplemented(
+    message = "a memoized function returns `Result<T, E>` with `T: Codec` and `E: From<codec::StoreError>`, not `{Self}`",
+    label = "the cache's reads and writes can fail: return a `Result`",
+    note = "return `Result<T, codec::StoreError>`, or `Result<T, E>` with an error that converts from `codec::StoreError` (`Box<dyn Error>`, `anyhow::Error`, an enum with a `From<codec::StoreError>` impl); only `Ok` values are stored"
+)]
+pub trait Output: Sized {
+    /// The value stored.
+    type Value;
+    /// The error.
+    type Error;
+    /// `self` as the `Result` it is.
+    fn into_result(self) -> Result<Self::Value, Self::Error>;
+    /// The `Result` as `Self`.
+    fn from_result(result: Result<Self::Value, Self::Error>) -> Self;
+}
+
+impl<T, E> Output for Result<T, E> {
+    type Value = T;
+    type Error = E;
+
+    #[inline]
+    fn into_result(self) -> Self {
+        self
+    }
+
+    #[inline]
+    fn from_result(result: Self) -> Self {
+        result
+    }
+}
+
+/// A memoized call: [`Cache::get_or_try_insert_with`] under `key`.
+pub fn call<R: Output>(
+    cache: &Cache,
+    key: Result<String, StoreError>,
+    make: impl FnOnce() -> R,
+) -> R
+where
+    R::Value: Codec + 'static,
+    R::Error: Error,
+{
+    R::from_result(match key {
+        Ok(key) => cache.get_or_try_insert_with(&key, || make().into_result()),
+        Err(e) => Err(e.into()),
+    })
+}
+
+/// A memoized `async` call: [`Cache::get_or_try_insert_with_async`] under `key`.
+pub async fn call_async<R: Output, F: Future<Output = R>>(
+    cache: &Cache,
+    key: Result<String, StoreError>,
+    make: impl FnOnce() -> F,
+) -> R
+where
+    R::Value: Codec + 'static,
+    R::Error: Error,
+{
+    R::from_result(match key {
+        Ok(key) => {
+            cache
+                .get_or_try_insert_with_async(&key, || async { make().await.into_result() })
+                .await
+        }
+        Err(e) => Err(e.into()),
+    })
+}

@@ -1,0 +1,439 @@
+//! The folder backend: objects are files under the store's folder.
+//!
+//! Beyond the seam it offers memory maps of its files, file locks (a live
+//! writer holds its log's; a log nobody holds is taken up by the next
+//! handle) and, through the shared data file, direct writes of large
+//! payloads.
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use memmap2::Mmap;
+
+use super::{
+    checked_name, Appended, Appender, Backend, BackendError, Created, Listed, Replaced, Version,
+};
+use crate::data_file::SharedFile;
+use crate::layout;
+
+/// A store in a folder of the local file system (or a shared one).
+#[derive(Debug, Clone)]
+pub struct Folder {
+    root: PathBuf,
+}
+
+impl Folder {
+    /// The store in folder `root` (not created here).
+    pub fn new(root: impl Into<PathBuf>) -> Folder {
+        Folder { root: root.into() }
+    }
+
+    /// The path of object `name`.
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.root.join(name)
+    }
+
+    fn checked(&self, op: &'static str, name: &str) -> Result<PathBuf, BackendError> {
+        checked_name(self, op, name)?;
+        Ok(self.path(name))
+    }
+
+    fn error(&self, op: &'static str, path: &Path, e: io::Error) -> BackendError {
+        BackendError::new(op, path.display().to_string(), e)
+    }
+
+    /// A name of its own for a file written aside before it takes its name.
+    fn aside(path: &Path) -> PathBuf {
+        static COUNTER: AtomicU64 = AtomicU64::new(0);
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let mut name = path.as_os_str().to_owned();
+        name.push(format!(".{}-{n}{}", std::process::id(), layout::TMP_SUFFIX));
+        PathBuf::from(name)
+    }
+
+    /// Writes `bytes` to a new file beside `path`, returning its path.
+    fn write_aside(&self, path: &Path, bytes: &[u8], sync: bool) -> io::Result<PathBuf> {
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        let tmp = Self::aside(path);
+        let written = File::create(&tmp).and_then(|mut file| {
+            file.write_all(bytes)?;
+            if sync {
+                file.sync_all()?;
+            }
+            Ok(())
+        });
+        match written {
+            Ok(()) => Ok(tmp),
+            Err(e) => {
+                let _ = std::fs::remove_file(&tmp);
+                Err(e)
+            }
+        }
+    }
+}
+
+/// A file's version: its inode, modification time and length (a file is
+/// replaced by renaming a new one onto it, so its inode changes).
+fn version_of(file: &File) -> io::Result<Version> {
+    let meta = file.metadata()?;
+    #[cfg(unix)]
+    let id = {
+        use std::os::unix::fs::MetadataExt;
+        format!("{}-{}.{}", meta.ino(), meta.mtime(), meta.mtime_nsec())
+    };
+    #[cfg(not(unix))]
+    let id = format!("{:?}", meta.modified()?);
+    Ok(Version(format!("{id}-{}", meta.len())))
+}
+
+impl Backend for Folder {
+    fn location(&self) -> String {
+        self.root.display().to_string()
+    }
+
+    fn address(&self, name: &str) -> String {
+        self.path(name).display().to_string()
+    }
+
+    fn read(&self, name: &str) -> Result<Option<Vec<u8>>, BackendError> {
+        let path = self.checked("read", name)?;
+        match std::fs::read(&path) {
+            Ok(bytes) => Ok(Some(bytes)),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(self.error("read", &path, e)),
+        }
+    }
+
+    fn read_range(&self, name: &str, range: Range<u64>) -> Result<Vec<u8>, BackendError> {
+        let path = self.checked("read", name)?;
+        let read = || -> io::Result<Vec<u8>> {
+            let mut file = File::open(&path)?;
+            file.seek(SeekFrom::Start(range.start))?;
+            // Never more than the file holds: a length from a damaged
+            // line must not allocate what is not there.
+            let size = file.metadata()?.len();
+            let len = range.end.min(size).saturating_sub(range.start);
+            let mut buf = Vec::with_capacity(len as usize);
+            file.take(len).read_to_end(&mut buf)?;
+            Ok(buf)
+        };
+        read().map_err(|e| self.error("read", &path, e))
+    }
+
+    fn list(&self, prefix: &str) -> Result<Vec<Listed>, BackendError> {
+        let (folder, start) = match prefix.rsplit_once('/') {
+            Some((folder, start)) => (self.root.join(folder), start),
+            None => (self.root.clone(), prefix),
+        };
+        let listing = match std::fs::read_dir(&folder) {
+            Ok(listing) => listing,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(self.error("list", &folder, e)),
+        };
+        let mut out = Vec::new();
+        for entry in listing {
+            let entry = entry.map_err(|e| self.error("list", &folder, e))?;
+            let file_name = entry.file_name();
+            let Some(file_name) = file_name.to_str() else {
+                continue;
+            };
+            if !file_name.starts_with(start) || file_name.starts_with('.') {
+                continue;
+            }
+            let Ok(meta) = entry.metadata() else {
+                continue; // deleted meanwhile
+            };
+            if !meta.is_file() {
+                continue;
+            }
+            let name = match prefix.rsplit_once('/') {
+                Some((folder, _)) => format!("{folder}/{file_name}"),
+                None => file_name.to_owned(),
+            };
+            out.push(Listed {
+                name,
+                size: meta.len(),
+            });
+        }
+        out.sort_by(|a, b| a.name.cmp(&b.name));
+        Ok(out)
+    }
+
+    fn write(&self, name: &str, bytes: &[u8], sync: bool) -> Result<(), BackendError> {
+        let path = self.checked("write", name)?;
+        let tmp = self
+            .write_aside(&path, bytes, sync)
+            .map_err(|e| self.error("write", &path, e))?;
+        std::fs::rename(&tmp, &path).map_err(|e| {
+            let _ = std::fs::remove_file(&tmp);
+            self.error("write", &path, e)
+        })
+    }
+
+    fn create(&self, name: &str, bytes: &[u8], sync: bool) -> Result<Created, BackendError> {
+        let path = self.checked("create", name)?;
+        let tmp = self
+            .write_aside(&path, bytes, sync)
+            .map_err(|e| self.error("create", &path, e))?;
+        // A hard link fails if the name exists: one creator wins, and the
+        // file is whole when it appears.
+        let linked = std::fs::hard_link(&tmp, &path);
+        let _ = std::fs::remove_file(&tmp);
+        let created = match linked {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Err(e),
+            // A file system without hard links: still one creator, but a
+            // reader may see the file before it is whole.
+            Err(_) => OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&path)
+                .and_then(|mut file| {
+                    file.write_all(bytes)?;
+                    if sync {
+                        file.sync_all()?;
+                    }
+                    Ok(())
+                }),
+        };
+        match created {
+            Ok(()) => Ok(Created::Yes),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(Created::Exists),
+            Err(e) => Err(self.error("create", &path, e)),
+        }
+    }
+
+    fn read_versioned(&self, name: &str) -> Result<Option<(Vec<u8>, Version)>, BackendError> {
+        let path = self.checked("read", name)?;
+        let read = || -> io::Result<(Vec<u8>, Version)> {
+            let mut file = File::open(&path)?;
+            let version = version_of(&file)?;
+            let mut bytes = Vec::new();
+            file.read_to_end(&mut bytes)?;
+            Ok((bytes, version))
+        };
+        match read() {
+            Ok(read) => Ok(Some(read)),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(self.error("read", &path, e)),
+        }
+    }
+
+    fn replace(
+        &self,
+        name: &str,
+        bytes: &[u8],
+        version: &Version,
+    ) -> Result<Replaced, BackendError> {
+        let path = self.checked("replace", name)?;
+        let fail = |e| self.error("replace", &path, e);
+        // Replacers of one object take turns on its lock file; each checks
+        // the version under it, so only one replaces from a version.
+        let mut lock_name = path.as_os_str().to_owned();
+        lock_name.push(".lock");
+        let lock = OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(PathBuf::from(lock_name))
+            .map_err(fail)?;
+        lock.lock().map_err(fail)?;
+        let current = match File::open(&path) {
+            Ok(file) => Some(version_of(&file).map_err(fail)?),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+            Err(e) => return Err(fail(e)),
+        };
+        if current.as_ref() != Some(version) {
+            return Ok(Replaced::Changed);
+        }
+        let tmp = self.write_aside(&path, bytes, true).map_err(fail)?;
+        std::fs::rename(&tmp, &path).map_err(fail)?;
+        let file = File::open(&path).map_err(fail)?;
+        Ok(Replaced::Yes(version_of(&file).map_err(fail)?))
+    }
+
+    fn delete(&self, name: &str) -> Result<(), BackendError> {
+        let path = self.checked("delete", name)?;
+        match std::fs::remove_file(&path) {
+            Err(e) if e.kind() != io::ErrorKind::NotFound => Err(self.error("delete", &path, e)),
+            _ => Ok(()),
+        }
+    }
+
+    fn append_to(&self, name: &str) -> Result<Box<dyn Appender>, BackendError> {
+        let path = self.checked("append", name)?;
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| self.error("append", &path, e))?;
+        }
+        if layout::log_writer(name).is_some() {
+            return Ok(Box::new(
+                new_log(name, &path).map_err(|e| self.error("append", &path, e))?,
+            ));
+        }
+        let file = SharedFile::open(&path).map_err(|e| self.error("append", &path, e))?;
+        Ok(Box::new(DataFile {
+            name: name.to_owned(),
+            path,
+            file: Some(file),
+        }))
+    }
+
+    fn map(&self, name: &str) -> Option<Result<Mmap, BackendError>> {
+        let map = || {
+            let path = self.checked("map", name)?;
+            let file = File::open(&path).map_err(|e| self.error("map", &path, e))?;
+            // SAFETY: data files and logs are append-only: codec never
+            // rewrites or truncates bytes that an index line points at or
+            // a log holds, and every access checks its range against the
+            // mapping's length. A file
+            // truncated by another program while mapped could still fault,
+            // as with any memory map.
+            unsafe { Mmap::map(&file) }.map_err(|e| self.error("map", &path, e))
+        };
+        Some(map())
+    }
+
+    fn folder(&self) -> Option<&Path> {
+        Some(&self.root)
+    }
+
+    fn take_up_log(&self, logs: &[String]) -> Result<Option<Box<dyn Appender>>, BackendError> {
+        for name in logs {
+            let path = self.path(name);
+            let Ok(file) = OpenOptions::new().read(true).append(true).open(&path) else {
+                continue; // read-only, or deleted meanwhile
+            };
+            if file.try_lock().is_err() {
+                continue; // its writer lives (or locks are not to be had)
+            }
+            // Deleted (by a compaction) between the listing and the lock?
+            if !path.exists() {
+                continue;
+            }
+            let end = file
+                .metadata()
+                .map_err(|e| self.error("append", &path, e))?
+                .len();
+            return Ok(Some(Box::new(Log {
+                name: name.clone(),
+                path,
+                file,
+                end,
+            })));
+        }
+        Ok(None)
+    }
+}
+
+/// A writer's log, locked while this handle lives.
+struct Log {
+    name: String,
+    path: PathBuf,
+    file: File,
+    end: u64,
+}
+
+/// Creates the log `name` at `path`, locked before any other handle can
+/// see it.
+fn new_log(name: &str, path: &Path) -> io::Result<Log> {
+    let id = layout::log_writer(name).unwrap_or(name);
+    let new = path.with_file_name(format!("{id}{}", layout::NEW_LOG_SUFFIX));
+    let file = OpenOptions::new()
+        .read(true)
+        .append(true)
+        .create(true)
+        .truncate(false)
+        .open(&new)?;
+    // Where there are no locks, go on: the log is then never taken up.
+    let _ = file.try_lock();
+    std::fs::rename(&new, path)?;
+    let end = file.metadata()?.len();
+    Ok(Log {
+        name: name.to_owned(),
+        path: path.to_owned(),
+        file,
+        end,
+    })
+}
+
+impl Appender for Log {
+    fn append(&mut self, bytes: &[u8], _align: u64) -> Result<Appended, BackendError> {
+        let offset = self.end;
+        if let Err(e) = self.file.write_all(bytes) {
+            // Part of the bytes may be there: find the log's end again.
+            self.end = self.file.metadata().map_or(self.end, |m| m.len());
+            return Err(BackendError::new(
+                "append",
+                self.path.display().to_string(),
+                e,
+            ));
+        }
+        self.end += bytes.len() as u64;
+        Ok(Appended {
+            name: self.name.clone(),
+            offset,
+            end: self.end,
+        })
+    }
+
+    fn sync(&mut self) -> Result<(), BackendError> {
+        self.file
+            .sync_data()
+            .map_err(|e| BackendError::new("sync", self.path.display().to_string(), e))
+    }
+
+    fn end(&self) -> (String, u64) {
+        (self.name.clone(), self.end)
+    }
+}
+
+/// A writer's shared data file.
+struct DataFile {
+    name: String,
+    path: PathBuf,
+    /// `None` after a failed append, until the file's end is found again.
+    file: Option<SharedFile>,
+}
+
+impl DataFile {
+    fn fail(&self, e: io::Error) -> BackendError {
+        BackendError::new("append", self.path.display().to_string(), e)
+    }
+}
+
+impl Appender for DataFile {
+    fn append(&mut self, bytes: &[u8], align: u64) -> Result<Appended, BackendError> {
+        if self.file.is_none() {
+            self.file = Some(SharedFile::open(&self.path).map_err(|e| self.fail(e))?);
+        }
+        let file = self.file.as_mut().expect("opened above");
+        match file.append(&self.path, bytes, align) {
+            Ok(offset) => Ok(Appended {
+                name: self.name.clone(),
+                offset,
+                end: offset + bytes.len() as u64,
+            }),
+            Err(e) => {
+                // The file may hold part of the bytes: find its real end again.
+                self.file = None;
+                Err(self.fail(e))
+            }
+        }
+    }
+
+    fn sync(&mut self) -> Result<(), BackendError> {
+        match &self.file {
+            Some(file) => file.sync_data().map_err(|e| self.fail(e)),
+            None => Ok(()),
+        }
+    }
+
+    fn end(&self) -> (String, u64) {
+        (self.name.clone(), 0)
+    }
+}

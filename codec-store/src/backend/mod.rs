@@ -1,0 +1,330 @@
+//! The seam between the store's core and where its bytes live.
+//!
+//! The core (index, lines, handlers, schema checks, buffers kept apart,
+//! checkpoints, compaction) speaks of objects named relative to the
+//! store's root (`data/<writer>.bin`, `<writer>-info.jsonl`) and asks a
+//! [`Backend`] for a few things only: append to a writer's log or data
+//! object, write an object whole, read an object or a range of it, list
+//! by prefix, create an object if it is absent, replace one if it did not
+//! change since it was read. A folder is the first backend
+//! ([`folder::Folder`]); [`memory::Memory`] keeps objects in memory, for
+//! tests. Every backend passes the same contract tests.
+//!
+//! What only a folder can do is a capability the core asks for and does
+//! without where it is missing: memory maps of data objects
+//! ([`Backend::map`]), and the folder itself ([`Backend::folder`]) for
+//! file locks (a live writer's log, the folder lock of compaction) and
+//! checkpoints that point into mapped logs. Elsewhere checkpoints hold
+//! their lines and are committed by [`Backend::replace`], and compaction
+//! runs online.
+
+pub mod folder;
+pub mod memory;
+#[cfg(feature = "object-store")]
+pub mod object;
+
+#[cfg(test)]
+mod contract;
+
+use std::fmt;
+use std::io;
+use std::ops::Range;
+use std::path::Path;
+
+use memmap2::Mmap;
+
+use super::layout;
+
+/// Where a store's objects live: a folder, memory, an object store.
+///
+/// Names are relative to the store's root, `/`-separated, never starting
+/// with `/` or `.`.
+pub trait Backend: Send + Sync {
+    /// Where the store is, for messages: a folder's path or a URL.
+    fn location(&self) -> String;
+
+    /// The full address of object `name`, for messages.
+    fn address(&self, name: &str) -> String;
+
+    /// The whole object `name`; `None` if there is none.
+    fn read(&self, name: &str) -> Result<Option<Vec<u8>>, BackendError>;
+
+    /// The bytes of `range` of object `name`, fewer if the object ends
+    /// before the range does (none if it ends before the range starts).
+    fn read_range(&self, name: &str, range: Range<u64>) -> Result<Vec<u8>, BackendError>;
+
+    /// The objects whose names start with `prefix` and hold no `/` after
+    /// it (one level of a folder), sorted by name; none if the prefix's
+    /// folder does not exist.
+    fn list(&self, prefix: &str) -> Result<Vec<Listed>, BackendError>;
+
+    /// Writes object `name` whole, replacing any: readers see the old
+    /// bytes or the new ones, never a part.
+    fn write(&self, name: &str, bytes: &[u8], sync: bool) -> Result<(), BackendError>;
+
+    /// Writes object `name` only if there is none: of several creators of
+    /// one name, exactly one gets [`Created::Yes`]. Readers never see a
+    /// part of it.
+    fn create(&self, name: &str, bytes: &[u8], sync: bool) -> Result<Created, BackendError>;
+
+    /// The whole object `name` and its version, for [`Backend::replace`].
+    fn read_versioned(&self, name: &str) -> Result<Option<(Vec<u8>, Version)>, BackendError>;
+
+    /// Replaces object `name` with `bytes` only if it is still at
+    /// `version`: of several replacers from one version, exactly one
+    /// gets [`Replaced::Yes`].
+    fn replace(
+        &self,
+        name: &str,
+        bytes: &[u8],
+        version: &Version,
+    ) -> Result<Replaced, BackendError>;
+
+    /// Deletes object `name`; deleting a missing object is no error.
+    fn delete(&self, name: &str) -> Result<(), BackendError>;
+
+    /// Starts a log or data object that only this handle appends to:
+    /// `name` is its first object's name.
+    fn append_to(&self, name: &str) -> Result<Box<dyn Appender>, BackendError>;
+
+    /// A memory map of object `name`, where the backend has them (a
+    /// folder); `None` elsewhere, where the core reads ranges instead.
+    fn map(&self, name: &str) -> Option<Result<Mmap, BackendError>> {
+        let _ = name;
+        None
+    }
+
+    /// The folder the store lives in, for what only a folder offers (file
+    /// locks, mapped checkpoint tables, compaction with the folder to
+    /// itself); `None` on other backends.
+    fn folder(&self) -> Option<&Path> {
+        None
+    }
+
+    /// Takes up the log of a handle that is gone, among `logs` (names of
+    /// writers' logs): the writer id's log, ready to append to at its end.
+    /// Only backends that can tell a live writer from a gone one (a
+    /// folder, by file locks) take logs up; others start new ones.
+    fn take_up_log(&self, logs: &[String]) -> Result<Option<Box<dyn Appender>>, BackendError> {
+        let _ = logs;
+        Ok(None)
+    }
+}
+
+/// Appends to the objects of one writer (its log, its shared data).
+pub trait Appender: Send + Sync {
+    /// Appends `bytes` at the next multiple of `align` (zeros before
+    /// them); returns the object they went to and where in it. After an
+    /// error the object may hold part of the bytes: the next append
+    /// starts after them.
+    fn append(&mut self, bytes: &[u8], align: u64) -> Result<Appended, BackendError>;
+
+    /// Makes what was appended durable.
+    fn sync(&mut self) -> Result<(), BackendError>;
+
+    /// The name of the object the next append goes to, and its length.
+    fn end(&self) -> (String, u64);
+}
+
+/// Where [`Appender::append`] put bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Appended {
+    /// The object's name.
+    pub name: String,
+    /// The bytes' offset in it.
+    pub offset: u64,
+    /// The object's length after them.
+    pub end: u64,
+}
+
+/// One object of a listing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Listed {
+    /// Its name, relative to the store's root.
+    pub name: String,
+    /// Its length in bytes.
+    pub size: u64,
+}
+
+/// An object's version, as [`Backend::read_versioned`] saw it (a content
+/// hash, an ETag).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Version(pub String);
+
+/// How often a failed request to object storage is retried, and for how
+/// long, where codec builds the store from a URL
+/// (`Cache::open_url_with` with the `object-store` feature, through
+/// [`CacheOptions::retries`](crate::CacheOptions::retries)). A
+/// request that fails with a timeout, a connection error or a server
+/// error (a 5xx, such as S3's `503 Slow Down`) is sent again after a
+/// backoff (100 ms at first, growing up to 15 s) until it succeeds, it
+/// was retried `max_retries` times, or `retry_timeout` passed since it was
+/// first sent; then the call returns the error.
+///
+/// The default is `object_store`'s: at most 10 retries within 3 minutes.
+/// A store you build yourself for `Cache::open_store` keeps the retries
+/// of its builder (`with_retry`).
+///
+/// ```
+/// use std::time::Duration;
+/// use codec::store::backend::Retries;
+/// let options = codec::CacheOptions {
+///     retries: Retries { max_retries: 3, retry_timeout: Duration::from_secs(20) },
+///     ..Default::default()
+/// };
+/// # let _ = options;
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Retries {
+    /// How many times a failed request is sent again at most (0: never).
+    pub max_retries: usize,
+    /// No request is sent again once this long passed since it was first
+    /// sent.
+    pub retry_timeout: std::time::Duration,
+}
+
+impl Default for Retries {
+    fn default() -> Self {
+        Retries {
+            max_retries: 10,
+            retry_timeout: std::time::Duration::from_secs(180),
+        }
+    }
+}
+
+/// What [`Backend::create`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Created {
+    /// The object is this caller's.
+    Yes,
+    /// An object of that name was there already; nothing was written.
+    Exists,
+}
+
+/// What [`Backend::replace`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Replaced {
+    /// The object is replaced; its new version.
+    Yes(Version),
+    /// The object changed (or went) since that version; nothing was written.
+    Changed,
+}
+
+/// A backend operation failed: which, on which object, and why.
+#[derive(Debug)]
+pub struct BackendError {
+    /// The operation (`read`, `write`, `list`, ...).
+    pub op: &'static str,
+    /// The object's full address (a path, a URL).
+    pub address: String,
+    /// The cause; its kind tells a missing object (`NotFound`) apart.
+    pub source: io::Error,
+}
+
+impl BackendError {
+    /// An error of `op` on the object at `address`.
+    pub fn new(op: &'static str, address: impl Into<String>, source: io::Error) -> Self {
+        BackendError {
+            op,
+            address: address.into(),
+            source,
+        }
+    }
+}
+
+impl fmt::Display for BackendError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} of {}: {}", self.op, self.address, self.source)
+    }
+}
+
+impl std::error::Error for BackendError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.source)
+    }
+}
+
+/// Checks an object name: relative, `/`-separated, no part that is empty
+/// or starts with `.` (no way out of the store's root).
+pub fn check_name(name: &str) -> Result<(), io::Error> {
+    let bad = name.is_empty()
+        || name.contains('\\')
+        || name
+            .split('/')
+            .any(|part| part.is_empty() || part.starts_with('.'));
+    if bad {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("`{name}` is not an object name of the store"),
+        ));
+    }
+    Ok(())
+}
+
+/// Checks object name `name` ([`check_name`]) before operation `op` of
+/// `backend`; the error names both.
+pub fn checked_name<B: Backend + ?Sized>(
+    backend: &B,
+    op: &'static str,
+    name: &str,
+) -> Result<(), BackendError> {
+    check_name(name).map_err(|e| BackendError::new(op, backend.address(name), e))
+}
+
+/// The version of bytes, where the backend has no version of its own: a
+/// hash of the content (SHA-256, so two contents never share one).
+pub fn content_version(bytes: &[u8]) -> Version {
+    use sha2::Digest as _;
+    let hash = sha2::Sha256::digest(bytes);
+    Version(hash.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// A writer's log or data as immutable objects, one per append, each
+/// created if absent: the first under the name asked for, the next ones
+/// under it with `.<n>` before the suffix that names its kind
+/// (`layout::segment_name`). For backends without appends.
+pub struct Segments<B> {
+    backend: B,
+    name: String,
+    next: u64,
+}
+
+impl<B: Backend> Segments<B> {
+    /// The segments of `name` in `backend`, from the first.
+    pub fn new(backend: B, name: &str) -> Self {
+        Segments {
+            backend,
+            name: name.to_owned(),
+            next: 0,
+        }
+    }
+}
+
+impl<B: Backend> Appender for Segments<B> {
+    fn append(&mut self, bytes: &[u8], _align: u64) -> Result<Appended, BackendError> {
+        loop {
+            let name = layout::segment_name(&self.name, self.next);
+            self.next += 1;
+            // A name taken already: by this very append if a request was
+            // retried after it succeeded (the same bytes: a line holds its
+            // writer's time and sequence), else by a handle that had this
+            // writer id before, and then the next name.
+            let created = self.backend.create(&name, bytes, false)? == Created::Yes;
+            if created || self.backend.read(&name)?.as_deref() == Some(bytes) {
+                return Ok(Appended {
+                    name,
+                    offset: 0,
+                    end: bytes.len() as u64,
+                });
+            }
+        }
+    }
+
+    fn sync(&mut self) -> Result<(), BackendError> {
+        Ok(()) // each segment is whole and durable once created
+    }
+
+    fn end(&self) -> (String, u64) {
+        (layout::segment_name(&self.name, self.next), 0)
+    }
+}

@@ -1,0 +1,175 @@
+//! What a handle does with checkpoints: build one now, in the background
+//! past a threshold, take up the one built, check it.
+
+use std::path::Path;
+use std::sync::atomic::Ordering;
+use std::sync::Mutex;
+
+use super::super::backend::Backend;
+use super::super::layout;
+use super::super::table::Damaged;
+use super::super::{Cache, StoreError};
+use super::{build, objects, Built};
+
+/// Builds a checkpoint of the store `backend` holds, in the shape its
+/// backend takes: see [`build`] and [`objects::build`] (which reads the
+/// segments `sources` gives).
+fn build_on(
+    backend: &dyn Backend,
+    wait: bool,
+    full: bool,
+    sources: objects::Sources<'_>,
+) -> Result<Option<Built>, StoreError> {
+    match backend.folder() {
+        Some(dir) => build(dir, wait, full),
+        None => objects::build(backend, wait, full, sources),
+    }
+}
+
+impl Cache {
+    /// Builds a checkpoint of the store now, from the lines written since
+    /// the last one (waiting for a build in progress in a folder; on object
+    /// storage, building again if another handle commits first), and takes
+    /// it up. Checkpoints also build by themselves, in the background, once
+    /// [`CacheOptions::checkpoint_bytes`](crate::CacheOptions::checkpoint_bytes)
+    /// of the logs are not covered.
+    pub fn checkpoint(&self) -> Result<(), StoreError> {
+        self.join_checkpoint();
+        let full = self.index_read().is_distrusted();
+        let known = self.index_read().known_segments();
+        let built = build_on(&*self.backend, true, full, objects::Sources::Listed(&known))?;
+        self.record(built);
+        if full {
+            self.index_write().trust_again();
+        }
+        if self.backend.folder().is_none() {
+            self.index_write().adopt_objects(&*self.backend);
+        }
+        self.refresh()
+    }
+
+    /// Builds the checkpoint of the folder `dir` again from the logs
+    /// alone, whatever state the last one is in (`codec verify
+    /// --rebuild-index`). Returns the lines read.
+    pub fn rebuild_index(dir: impl AsRef<Path>) -> Result<u64, StoreError> {
+        let dir = dir.as_ref();
+        super::super::compact::require_cache_folder(dir)?;
+        Ok(build(dir, true, true)?.map_or(0, |b| b.lines))
+    }
+
+    /// Checks the checkpoint this handle reads whole: every block of its
+    /// tables, every line they point at. Returns the keys it holds
+    /// (0 without a checkpoint); a damage is a [`StoreError::Corrupt`].
+    pub fn verify_index(&self) -> Result<usize, StoreError> {
+        self.refresh()?;
+        self.index_read()
+            .verify_checkpoint()
+            .map_err(|Damaged(why)| StoreError::Corrupt {
+                key: layout::CHECKPOINT.into(),
+                message: format!(
+                    "{why}; rebuild it from the logs with `codec verify --rebuild-index`"
+                ),
+            })
+    }
+
+    /// After a write: a checkpoint in the background if the logs not
+    /// covered by one passed the threshold; the one that ended taken up.
+    pub(crate) fn after_write(&self, uncovered: u64) {
+        let c = &self.checkpoints;
+        if c.ended.swap(false, Ordering::Relaxed) {
+            self.take_up_checkpoint();
+        }
+        let threshold = self.options.checkpoint_bytes;
+        if threshold == 0 || uncovered < threshold || c.running.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        self.join_checkpoint_thread();
+        let full = self.index_read().is_distrusted();
+        // What this handle wrote or read: other handles build from theirs.
+        let known = self.index_read().known_segments();
+        let (backend, running, ended, warnings) = (
+            self.backend.clone(),
+            c.running.clone(),
+            c.ended.clone(),
+            c.warnings.clone(),
+        );
+        let rebuilt = c.rebuilt.clone();
+        let spawned = std::thread::Builder::new()
+            .name("codec-checkpoint".into())
+            .spawn(move || {
+                lower_priority();
+                match build_on(&*backend, false, full, objects::Sources::Known(&known)) {
+                    Ok(Some(built)) => {
+                        rebuilt.store(full, Ordering::Relaxed);
+                        push_warnings(&warnings, built.warnings);
+                    }
+                    Ok(None) => {}
+                    Err(e) => push_warnings(&warnings, vec![format!("a checkpoint failed: {e}")]),
+                }
+                ended.store(true, Ordering::Release);
+                running.store(false, Ordering::Release);
+            });
+        match spawned {
+            Ok(handle) => {
+                *c.thread.lock().unwrap_or_else(|e| e.into_inner()) = Some(handle);
+            }
+            Err(_) => c.running.store(false, Ordering::Release),
+        }
+    }
+
+    /// Takes up the checkpoint a background build made.
+    pub(crate) fn take_up_checkpoint(&self) {
+        let mut index = self.index_write();
+        if self.checkpoints.rebuilt.swap(false, Ordering::Relaxed) {
+            index.trust_again();
+        }
+        match self.backend.folder() {
+            Some(dir) => index.adopt(dir),
+            None => index.adopt_objects(&*self.backend),
+        }
+    }
+
+    /// Waits for the background build, if one runs.
+    pub(crate) fn join_checkpoint(&self) {
+        self.join_checkpoint_thread();
+        if self.checkpoints.ended.swap(false, Ordering::Relaxed) {
+            self.take_up_checkpoint();
+        }
+    }
+
+    pub(crate) fn join_checkpoint_thread(&self) {
+        let handle = self
+            .checkpoints
+            .thread
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+        if let Some(handle) = handle {
+            let _ = handle.join();
+        }
+    }
+
+    fn record(&self, built: Option<Built>) {
+        if let Some(built) = built {
+            push_warnings(&self.checkpoints.warnings, built.warnings);
+        }
+    }
+}
+
+/// Background builds yield the processor to the handle's writers.
+fn lower_priority() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: plain system calls on the calling thread.
+    unsafe {
+        let _ = libc::setpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t, 10);
+    }
+}
+
+fn push_warnings(to: &Mutex<Vec<String>>, warnings: Vec<String>) {
+    for w in &warnings {
+        log::warn!("{w}");
+    }
+    to.lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .extend(warnings);
+}

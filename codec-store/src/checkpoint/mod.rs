@@ -1,0 +1,422 @@
+//! Checkpoints: the store's index as sorted tables, so that opening a
+//! store reads only the log lines written after the last one.
+//!
+//! A checkpoint is derived data. The writers' logs stay the source of
+//! truth; `checkpoint.json` (the manifest) names the tables and how far
+//! into each writer's log they reach, and is replaced only after every
+//! table it names is in place. A process killed at any point leaves the
+//! previous checkpoint, or the new one, and perhaps tables no checkpoint
+//! names, which a later build deletes. Writers go on appending during a
+//! build, readers go on reading the tables they hold.
+//!
+//! Each build turns the lines after the last checkpoint into a new table,
+//! then merges the newest tables while one is not at least four times the
+//! size of the next: a store of `n` entries has about `log4(n / lines per
+//! checkpoint)` tables, and each entry is rewritten that many times at most.
+//!
+//! Two shapes, by what the backend offers:
+//! - in a folder ([`build`]), tables are memory-mapped and point into the
+//!   mapped logs; coverage is bytes of each log, with a checksum of the
+//!   last bytes covered (the logs are not synced for a checkpoint: where a
+//!   power loss took the end of a log, its tail no longer matches and the
+//!   checkpoint is put aside). One handle builds at a time
+//!   (`checkpoint.lock`, taken without waiting: another handle busy with
+//!   one is as good); the manifest is written aside, synced and renamed.
+//! - elsewhere (object storage, memory: [`objects`]), a log is one object
+//!   per append, so tables hold the lines themselves and are read whole,
+//!   one request each; coverage is the number of segments of each writer.
+//!   There is no lock: the manifest is committed by compare-and-swap on
+//!   the version read, and of two builds from one version exactly one
+//!   commits; the other deletes its table.
+
+mod build;
+mod handle;
+pub mod objects;
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, RwLock};
+
+use memmap2::Mmap;
+
+pub use build::{build, remove, tail_crc, Built};
+
+use super::backend::{Backend, Version};
+use super::layout;
+use super::line::{check_line, LineView, Spans};
+use super::records::{Checkpoint, Covered};
+use super::table::{key_hash, Damaged, Entry, Table};
+
+/// The checkpoint format this codec writes and reads.
+const FORMAT: u32 = 1;
+/// A table is merged into the one before it unless that one is this many
+/// times larger.
+const RATIO: usize = 4;
+
+/// Where a log is one object per append (object storage, memory), what
+/// each segment no checkpoint covers counts towards
+/// [`CacheOptions::checkpoint_bytes`](crate::CacheOptions::checkpoint_bytes)
+/// at least: a fresh open reads each with a request of its own, so small
+/// puts must bring a checkpoint too (at the default 4 MiB, one every 512
+/// segments at most, however small their lines).
+pub const SEGMENT_BYTES: u64 = 8 * 1024;
+
+/// The checkpoint a handle reads: its manifest and its tables (mapped, or
+/// read whole where the backend has no maps).
+pub struct Base {
+    pub manifest: Checkpoint,
+    /// Oldest first.
+    tables: Vec<Table>,
+    logs: Logs,
+    /// The manifest's version, where it was read through a backend.
+    pub version: Option<Version>,
+}
+
+/// The live line of a key in a checkpoint.
+pub struct Hit {
+    pub time: u64,
+    /// The writer, by position in the manifest.
+    pub writer: u32,
+    /// The line's text; `None` for a removal.
+    pub text: Option<Arc<str>>,
+    /// Where the line's fields are in `text`.
+    pub spans: Option<Spans>,
+    pub seq: u64,
+}
+
+/// The writers' logs, mapped for reading the lines tables point at (in a
+/// folder; elsewhere tables hold their lines, and `dir` is `None`).
+struct Logs {
+    dir: Option<PathBuf>,
+    ids: Vec<String>,
+    maps: RwLock<Vec<Option<Arc<Mmap>>>>,
+}
+
+impl Logs {
+    fn new(dir: Option<&Path>, writers: &[Covered]) -> Logs {
+        Logs {
+            dir: dir.map(Path::to_owned),
+            ids: writers.iter().map(|w| w.id.clone()).collect(),
+            maps: RwLock::new(vec![None; writers.len()]),
+        }
+    }
+
+    /// The text of the line `e` points at, checked.
+    fn line(&self, e: &Entry) -> Result<(Arc<Mmap>, usize, usize), Damaged> {
+        let w = e.writer as usize;
+        let id = self
+            .ids
+            .get(w)
+            .ok_or_else(|| Damaged(format!("an entry names writer {w}, unknown")))?;
+        let start = e.offset as usize;
+        let end = start + e.len as usize;
+        let cached = self.maps.read().unwrap_or_else(|p| p.into_inner())[w].clone();
+        let map = match cached {
+            Some(map) if map.len() > end => map,
+            _ => {
+                let Some(dir) = &self.dir else {
+                    return Err(Damaged(
+                        "a table without its lines, where logs are not mapped".into(),
+                    ));
+                };
+                let path = dir.join(layout::log_name(id));
+                let file =
+                    File::open(&path).map_err(|e| Damaged(format!("{}: {e}", path.display())))?;
+                // SAFETY: logs are append-only: no byte a checkpoint covers
+                // is ever rewritten or truncated (compaction deletes whole
+                // files, with no handle open), and reads are bounds-checked.
+                let map = Arc::new(
+                    unsafe { Mmap::map(&file) }
+                        .map_err(|e| Damaged(format!("{}: {e}", path.display())))?,
+                );
+                self.maps.write().unwrap_or_else(|p| p.into_inner())[w] = Some(map.clone());
+                map
+            }
+        };
+        if map.len() <= end || map[end] != b'\n' {
+            return Err(Damaged(format!(
+                "an entry points past the end of {}",
+                layout::log_name(id)
+            )));
+        }
+        Ok((map, start, end))
+    }
+}
+
+/// A table the manifest names is not there.
+struct Missing(String);
+
+/// A line's text, checked, and its view.
+fn checked(bytes: &[u8]) -> Result<(&str, LineView<'_>), Damaged> {
+    let text = check_line(bytes).map_err(|why| Damaged(format!("a line it points at: {why}")))?;
+    let view = LineView::parse(text).map_err(|e| Damaged(format!("a line it points at: {e}")))?;
+    Ok((text, view))
+}
+
+impl Base {
+    /// The checkpoint of `dir`; `Ok(None)` if it has none.
+    pub fn open(dir: &Path) -> Result<Option<Base>, Damaged> {
+        // A build that merged tables deletes them after replacing the
+        // manifest: a table gone missing means a newer manifest to read.
+        let mut tries = 0;
+        loop {
+            match Self::open_once(dir) {
+                Err(Missing(why)) if tries < 5 => {
+                    tries += 1;
+                    let _ = why;
+                }
+                Err(Missing(why)) => return Err(Damaged(why)),
+                Ok(result) => return result,
+            }
+        }
+    }
+
+    fn open_once(dir: &Path) -> Result<Result<Option<Base>, Damaged>, Missing> {
+        let manifest = match read_manifest(dir) {
+            Ok(Some(manifest)) => manifest,
+            Ok(None) => return Ok(Ok(None)),
+            Err(e) => return Ok(Err(e)),
+        };
+        let mut tables = Vec::with_capacity(manifest.tables.len());
+        for &n in &manifest.tables {
+            let path = layout::table_path(dir, n);
+            let table = match Table::open(&path) {
+                Ok(Ok(table)) => table,
+                Ok(Err(Damaged(why))) => {
+                    return Ok(Err(Damaged(format!("{}: {why}", path.display()))))
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                    return Err(Missing(format!("{}: {e}", path.display())))
+                }
+                Err(e) => return Ok(Err(Damaged(format!("{}: {e}", path.display())))),
+            };
+            tables.push(table);
+        }
+        Ok(Ok(Some(Base {
+            logs: Logs::new(Some(dir), &manifest.writers),
+            manifest,
+            tables,
+            version: None,
+        })))
+    }
+
+    /// The checkpoint of a backend without maps (its tables hold their
+    /// lines): one request for the manifest, one per table. `Ok(None)` if
+    /// it has none.
+    pub fn load(backend: &dyn Backend) -> Result<Option<Base>, Damaged> {
+        let mut tries = 0;
+        loop {
+            match Self::load_once(backend) {
+                Err(Missing(why)) if tries < 5 => {
+                    tries += 1;
+                    let _ = why;
+                }
+                Err(Missing(why)) => return Err(Damaged(why)),
+                Ok(result) => return result,
+            }
+        }
+    }
+
+    fn load_once(backend: &dyn Backend) -> Result<Result<Option<Base>, Damaged>, Missing> {
+        let read = backend.read_versioned(layout::CHECKPOINT);
+        let (bytes, version) = match read {
+            Ok(Some(read)) => read,
+            Ok(None) => return Ok(Ok(None)),
+            Err(e) => return Ok(Err(Damaged(e.to_string()))),
+        };
+        let manifest = match parse_manifest(&bytes) {
+            Ok(manifest) => manifest,
+            Err(e) => return Ok(Err(e)),
+        };
+        let mut tables = Vec::with_capacity(manifest.tables.len());
+        for &n in &manifest.tables {
+            let name = layout::table_object(n);
+            let table = match backend.read(&name) {
+                Ok(Some(bytes)) => Table::from_bytes(bytes),
+                Ok(None) => return Err(Missing(format!("{name} is missing"))),
+                Err(e) => return Ok(Err(Damaged(e.to_string()))),
+            };
+            match table {
+                Ok(table) => tables.push(table),
+                Err(Damaged(why)) => {
+                    return Ok(Err(Damaged(format!("{}: {why}", backend.address(&name)))))
+                }
+            }
+        }
+        Ok(Ok(Some(Base {
+            logs: Logs::new(None, &manifest.writers),
+            manifest,
+            tables,
+            version: Some(version),
+        })))
+    }
+
+    /// Runs `f` on the line entry `e` of table `t` points at.
+    fn with_line<R>(
+        &self,
+        t: usize,
+        e: &Entry,
+        f: impl FnOnce(&[u8]) -> Result<R, Damaged>,
+    ) -> Result<R, Damaged> {
+        match self.tables[t].own_line(e) {
+            Some(line) => f(line?),
+            None => {
+                let (map, start, end) = self.logs.line(e)?;
+                f(&map[start..end])
+            }
+        }
+    }
+
+    /// The writer ids, by position.
+    pub fn writer_ids(&self) -> &[String] {
+        &self.logs.ids
+    }
+
+    /// The newest line of `key` in the tables.
+    pub fn lookup(&self, key: &str) -> Result<Option<Hit>, Damaged> {
+        let hash = key_hash(key);
+        let mut found = Vec::new();
+        let mut best: Option<Hit> = None;
+        for (t, table) in self.tables.iter().enumerate() {
+            found.clear();
+            table.find(hash, &mut found)?;
+            for e in &found {
+                let newer = best.as_ref().is_none_or(|b| {
+                    (e.time, &self.logs.ids[e.writer as usize])
+                        > (b.time, &self.logs.ids[b.writer as usize])
+                });
+                if !newer {
+                    continue;
+                }
+                let hit = self.with_line(t, e, |line| {
+                    let (text, view) = checked(line)?;
+                    if view.key != key {
+                        return Ok(None); // another key with the same hash
+                    }
+                    check_entry(e, &view)?;
+                    Ok(Some(Hit {
+                        time: e.time,
+                        writer: e.writer,
+                        text: (!e.removed).then(|| Arc::from(text)),
+                        spans: view.spans(text),
+                        seq: view.seq,
+                    }))
+                })?;
+                if hit.is_some() {
+                    best = hit;
+                }
+            }
+        }
+        Ok(best)
+    }
+
+    /// Every key's newest line in the tables, removals included.
+    pub fn all(&self) -> Result<HashMap<String, Hit>, Damaged> {
+        let mut out: HashMap<String, Hit> = HashMap::new();
+        for (t, table) in self.tables.iter().enumerate() {
+            for e in table.iter() {
+                let e = e?;
+                self.with_line(t, &e, |line| {
+                    let (text, view) = checked(line)?;
+                    check_entry(&e, &view)?;
+                    let ids = &self.logs.ids;
+                    let newer = out.get(&*view.key).is_none_or(|b| {
+                        (e.time, &ids[e.writer as usize]) > (b.time, &ids[b.writer as usize])
+                    });
+                    if newer {
+                        let hit = Hit {
+                            time: e.time,
+                            writer: e.writer,
+                            text: (!e.removed).then(|| Arc::from(text)),
+                            spans: None,
+                            seq: view.seq,
+                        };
+                        out.insert(view.key.into_owned(), hit);
+                    }
+                    Ok(())
+                })?;
+            }
+        }
+        Ok(out)
+    }
+
+    /// Checks every table block and every line the tables point at.
+    pub fn verify(&self) -> Result<usize, Damaged> {
+        for table in &self.tables {
+            table.verify()?;
+        }
+        Ok(self.all()?.len())
+    }
+}
+
+fn check_entry(e: &Entry, view: &LineView<'_>) -> Result<(), Damaged> {
+    if view.time != e.time || view.handler.is_none() != e.removed {
+        return Err(Damaged(format!(
+            "the entry of `{}` does not match its line",
+            view.key
+        )));
+    }
+    Ok(())
+}
+
+/// The manifest of `dir`, checked; `Ok(None)` if there is none.
+pub fn read_manifest(dir: &Path) -> Result<Option<Checkpoint>, Damaged> {
+    let path = dir.join(layout::CHECKPOINT);
+    let bytes = match std::fs::read(&path) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(Damaged(format!("{}: {e}", path.display()))),
+    };
+    parse_manifest(&bytes).map(Some)
+}
+
+/// A manifest's bytes, checked: `<json>\n<crc32 hex>\n`.
+pub fn parse_manifest(bytes: &[u8]) -> Result<Checkpoint, Damaged> {
+    let damaged = |why: String| Damaged(format!("{}: {why}", layout::CHECKPOINT));
+    let text = bytes.strip_suffix(b"\n").unwrap_or(bytes);
+    let split = memchr::memrchr(b'\n', text).ok_or_else(|| damaged("no checksum".into()))?;
+    let (json, crc) = (&text[..split], &text[split + 1..]);
+    let crc = std::str::from_utf8(crc)
+        .ok()
+        .and_then(|c| u32::from_str_radix(c, 16).ok())
+        .ok_or_else(|| damaged("malformed checksum".into()))?;
+    if crc32fast::hash(json) != crc {
+        return Err(damaged("checksum mismatch".into()));
+    }
+    let manifest: Checkpoint =
+        codec_runtime::from_json_slice(json).map_err(|e| damaged(e.to_string()))?;
+    if manifest.format != FORMAT {
+        return Err(damaged(format!("unknown format {}", manifest.format)));
+    }
+    Ok(manifest)
+}
+
+/// A manifest's bytes: `<json>\n<crc32 hex>\n`.
+fn encode_manifest(manifest: &Checkpoint) -> Result<Vec<u8>, codec_runtime::EncodeError> {
+    let mut bytes = codec_runtime::to_json_vec(manifest)?;
+    let crc = crc32fast::hash(&bytes);
+    bytes.extend_from_slice(format!("\n{crc:08x}\n").as_bytes());
+    Ok(bytes)
+}
+
+/// Identifies a version of the manifest file without reading it.
+pub fn manifest_stamp(dir: &Path) -> Option<(u64, u64, i64, i64)> {
+    let meta = std::fs::metadata(dir.join(layout::CHECKPOINT)).ok()?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        Some((meta.ino(), meta.len(), meta.mtime(), meta.mtime_nsec()))
+    }
+    #[cfg(not(unix))]
+    {
+        let modified = meta.modified().ok()?;
+        let since = modified.duration_since(std::time::UNIX_EPOCH).ok()?;
+        Some((
+            0,
+            meta.len(),
+            since.as_secs() as i64,
+            since.subsec_nanos() as i64,
+        ))
+    }
+}

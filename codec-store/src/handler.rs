@@ -1,0 +1,490 @@
+//! Handlers put an entry's payload somewhere and find it again. The built-in
+//! ones: `inline` (in the index line), `shared` (appended to the writer's
+//! data file), `file` (one file per entry). Users add their own through the
+//! [`Handler`] trait.
+
+use std::any::Any;
+use std::collections::HashMap;
+use std::fs::{File, OpenOptions};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use base64::Engine as _;
+
+use super::backend::{Appender, Backend, Created};
+use super::error::StoreError;
+use super::layout;
+use super::line::InfoRef;
+use super::local_cache::LocalFiles;
+use super::records::{Info, InfoValue};
+
+/// Stores and loads payloads for a cache.
+///
+/// `dump` returns the info the index line keeps (where the payload went);
+/// `load` gets it back. Info keys `#key` and `#type` are reserved. A
+/// handler that takes values rather than bytes is a
+/// [`TypedHandler`](super::TypedHandler).
+pub trait Handler: Any + Send + Sync {
+    /// The name written in index lines; unique among a cache's handlers.
+    fn name(&self) -> &str;
+
+    /// Former names: entries written under them are read by this handler
+    /// (and compaction rewrites them under its name).
+    fn aliases(&self) -> &[&str] {
+        &[]
+    }
+
+    /// Stores `payload`, returning where.
+    fn dump(&self, payload: &[u8], ctx: &mut DumpContext<'_>) -> Result<Info, StoreError>;
+
+    /// Loads the payload that `dump` described with `info`.
+    fn load(&self, info: &Info, ctx: &LoadContext<'_>) -> Result<Vec<u8>, StoreError>;
+
+    /// [`load`](Self::load), with the info read in place from the index
+    /// line. The default builds the [`Info`] map and calls `load`; handlers
+    /// of small payloads override it to skip that.
+    fn load_ref(&self, info: InfoRef<'_>, ctx: &LoadContext<'_>) -> Result<Vec<u8>, StoreError> {
+        let info = info
+            .to_info()
+            .map_err(|e| ctx.corrupt(format!("index info: {e}")))?;
+        self.load(&info, ctx)
+    }
+
+    /// Called when the entry is removed: free what only this entry uses.
+    fn delete(&self, _info: &Info, _ctx: &LoadContext<'_>) -> Result<(), StoreError> {
+        Ok(())
+    }
+}
+
+/// What a handler can do while storing one entry.
+pub struct DumpContext<'a> {
+    pub(crate) backend: &'a dyn Backend,
+    pub(crate) writer_id: &'a str,
+    pub(crate) seq: u64,
+    pub(crate) shared: &'a mut Option<Box<dyn Appender>>,
+    pub(crate) fsync: bool,
+    pub(crate) key: &'a str,
+    /// The payload's large `bin` values, for the `auto` handler.
+    pub(crate) large: &'a [codec_runtime::__store::LargeBin],
+    pub(crate) inline_limit: usize,
+}
+
+impl DumpContext<'_> {
+    /// The key of the entry being stored.
+    pub fn key(&self) -> &str {
+        self.key
+    }
+
+    /// Creates a new file for this entry under `data/`; returns its name
+    /// (relative to `data/`, for the info) and the open file. Only a
+    /// cache in a folder has files: elsewhere use
+    /// [`write_file`](Self::write_file).
+    pub fn allocate_file(&mut self, extension: &str) -> Result<(String, File), StoreError> {
+        let Some(dir) = self.backend.folder() else {
+            return Err(StoreError::Custom {
+                message: format!(
+                    "entry `{}`: the cache at {} has no files to allocate; \
+                     write the payload with DumpContext::write_file",
+                    self.key,
+                    self.backend.location()
+                ),
+            });
+        };
+        let data_dir = dir.join(layout::DATA);
+        // A writer taken up from a handle that is gone may find the file
+        // of an entry whose line was never written under the same name.
+        let mut seq = self.seq;
+        loop {
+            let name = layout::entry_file_name(self.writer_id, seq, extension);
+            let path = data_dir.join(&name);
+            match OpenOptions::new().write(true).create_new(true).open(&path) {
+                Ok(file) => return Ok((name, file)),
+                Err(e)
+                    if e.kind() == std::io::ErrorKind::AlreadyExists && seq < self.seq + 1000 =>
+                {
+                    seq += 1;
+                }
+                Err(e) => return Err(StoreError::io(&path, e)),
+            }
+        }
+    }
+
+    /// Writes `bytes` as a new data object of this entry, whole (readers
+    /// never see a part of it); returns its name (relative to `data/`,
+    /// for the info).
+    pub fn write_file(&mut self, extension: &str, bytes: &[u8]) -> Result<String, StoreError> {
+        // A writer taken up from a handle that is gone may find the file
+        // of an entry whose line was never written under the same name.
+        for seq in self.seq..self.seq + 1000 {
+            let name = layout::entry_file_name(self.writer_id, seq, extension);
+            let object = layout::data_object(&name);
+            if self.backend.create(&object, bytes, self.fsync)? == Created::Yes {
+                return Ok(name);
+            }
+        }
+        let name = layout::entry_file_name(self.writer_id, self.seq, extension);
+        Err(StoreError::io(
+            self.backend.address(&layout::data_object(&name)),
+            std::io::ErrorKind::AlreadyExists.into(),
+        ))
+    }
+
+    /// Appends `bytes` to this writer's shared data file; returns the file's
+    /// name (relative to `data/`) and the offset of the bytes.
+    pub fn append_shared(&mut self, bytes: &[u8]) -> Result<(String, u64), StoreError> {
+        self.append_shared_aligned(bytes, 1)
+    }
+
+    /// Like [`append_shared`](Self::append_shared), with zeros before `bytes`
+    /// so that they start at a multiple of `align`, in the same write.
+    pub fn append_shared_aligned(
+        &mut self,
+        bytes: &[u8],
+        align: u64,
+    ) -> Result<(String, u64), StoreError> {
+        if self.shared.is_none() {
+            let name = layout::data_object(&layout::shared_name(self.writer_id));
+            *self.shared = Some(self.backend.append_to(&name)?);
+        }
+        let file = self.shared.as_mut().expect("opened above");
+        let appended = file.append(bytes, align)?;
+        if self.fsync {
+            file.sync()?;
+        }
+        let name = appended
+            .name
+            .strip_prefix(layout::DATA)
+            .unwrap_or(&appended.name);
+        Ok((name.trim_start_matches('/').to_owned(), appended.offset))
+    }
+
+    /// Appends `parts` to this writer's shared data, each at a multiple of
+    /// `align`, all in one data object; returns its name (relative to
+    /// `data/`) and each part's offset. In a folder each part is its own
+    /// write to the one shared file; where each append is an object of its
+    /// own (object storage), the parts are joined into one append, so one
+    /// name finds them all and they cost one request.
+    pub(crate) fn append_shared_parts(
+        &mut self,
+        parts: &[&[u8]],
+        align: u64,
+    ) -> Result<(String, Vec<u64>), StoreError> {
+        let mut offsets = Vec::with_capacity(parts.len());
+        if self.backend.folder().is_some() || parts.len() == 1 {
+            let mut file = String::new();
+            for part in parts {
+                let (name, offset) = self.append_shared_aligned(part, align)?;
+                file = name;
+                offsets.push(offset);
+            }
+            return Ok((file, offsets));
+        }
+        let align = align.max(1);
+        let mut joined = Vec::with_capacity(
+            parts.iter().map(|p| p.len()).sum::<usize>() + parts.len() * align as usize,
+        );
+        for part in parts {
+            let pad = (align - joined.len() as u64 % align) % align;
+            joined.resize(joined.len() + pad as usize, 0);
+            offsets.push(joined.len() as u64);
+            joined.extend_from_slice(part);
+        }
+        let (file, base) = self.append_shared_aligned(&joined, align)?;
+        Ok((file, offsets.into_iter().map(|o| base + o).collect()))
+    }
+
+    /// Stores `bytes` as a sub-value of this entry, as the cache stores
+    /// payloads by default: in the returned token itself when small, else
+    /// appended to the shared data file. Keep the token in the handler's
+    /// info and give it to [`LoadContext::load_bytes`].
+    pub fn dump_bytes(&mut self, bytes: &[u8]) -> Result<InfoValue, StoreError> {
+        let engine = &base64::engine::general_purpose::STANDARD;
+        if bytes.len() <= self.inline_limit {
+            return Ok(InfoValue::Text(format!("b64:{}", engine.encode(bytes))));
+        }
+        let (file, offset) = self.append_shared(bytes)?;
+        Ok(InfoValue::Text(format!(
+            "at:{file}:{offset}:{}",
+            bytes.len()
+        )))
+    }
+
+    /// Stores a value (its MessagePack encoding) as a sub-value of this
+    /// entry: see [`dump_bytes`](Self::dump_bytes) and
+    /// [`LoadContext::load_value`]. The entry's schema check does not cover
+    /// it: a handler that changes what it stores changes its name.
+    pub fn dump_value<T: codec_runtime::Codec>(
+        &mut self,
+        value: &T,
+    ) -> Result<InfoValue, StoreError> {
+        self.dump_bytes(&codec_runtime::to_msgpack(value)?)
+    }
+
+    /// Whether data must reach the disk before the index line (the cache's
+    /// durability option): handlers writing their own files call `sync_data`.
+    pub fn fsync(&self) -> bool {
+        self.fsync
+    }
+
+    /// The path of a file [`allocate_file`](Self::allocate_file) named,
+    /// for libraries that write to a path; on a store that is not a folder,
+    /// its address (for messages: there is no file to write).
+    pub fn path(&self, name: &str) -> PathBuf {
+        match self.backend.folder() {
+            Some(dir) => dir.join(layout::DATA).join(name),
+            None => PathBuf::from(self.backend.address(&format!("{}/{name}", layout::DATA))),
+        }
+    }
+
+    /// The error of a failed read or write of the file `name` (relative
+    /// to `data/`).
+    pub fn io_error(&self, name: &str, source: std::io::Error) -> StoreError {
+        StoreError::io(self.path(name), source)
+    }
+}
+
+/// Read-side resources a handler keeps open between loads (an open map, a
+/// file handle), by name.
+#[derive(Default)]
+pub struct Resources {
+    map: Mutex<HashMap<String, Arc<dyn Any + Send + Sync>>>,
+    /// The local cache of data objects, set up at the first load.
+    pub(super) local: OnceLock<Option<LocalFiles>>,
+}
+
+/// What a handler can do while loading one entry.
+pub struct LoadContext<'a> {
+    pub(crate) backend: &'a dyn Backend,
+    pub(crate) resources: &'a Resources,
+    pub(crate) key: &'a str,
+}
+
+impl LoadContext<'_> {
+    /// The key of the entry being loaded.
+    pub fn key(&self) -> &str {
+        self.key
+    }
+
+    /// The path of a file named in info (relative to `data/`), in a
+    /// cache in a folder.
+    pub fn path(&self, name: &str) -> Result<PathBuf, StoreError> {
+        let object = self.object(name)?;
+        match self.backend.folder() {
+            Some(dir) => Ok(dir.join(object)),
+            None => Err(StoreError::Custom {
+                message: format!(
+                    "entry `{}`: the cache at {} has no files; read the data with \
+                     LoadContext::read_file or read_range",
+                    self.key,
+                    self.backend.location()
+                ),
+            }),
+        }
+    }
+
+    /// Deletes a file named in info (relative to `data/`), on every
+    /// backend: what a handler's [`Handler::delete`] calls for the files
+    /// it wrote with [`DumpContext::write_file`] or
+    /// [`DumpContext::allocate_file`]. Deleting a missing file is no error.
+    pub fn delete_file(&self, name: &str) -> Result<(), StoreError> {
+        let object = self.object(name)?;
+        Ok(self.backend.delete(&object)?)
+    }
+
+    /// The object name of a data file named in info (relative to `data/`).
+    pub(super) fn object(&self, name: &str) -> Result<String, StoreError> {
+        if name.contains('/') || name.contains('\\') || name.starts_with('.') {
+            return Err(self.corrupt(format!("data file name `{name}` leaves the data folder")));
+        }
+        Ok(layout::data_object(name))
+    }
+
+    /// An error about this entry's data.
+    pub fn corrupt(&self, message: impl Into<String>) -> StoreError {
+        StoreError::Corrupt {
+            key: self.key.to_owned(),
+            message: message.into(),
+        }
+    }
+
+    /// The bytes of a sub-value, from the token
+    /// [`DumpContext::dump_bytes`] returned.
+    pub fn load_bytes(&self, token: &InfoValue) -> Result<Vec<u8>, StoreError> {
+        let bad = || self.corrupt(format!("`{token:?}` is not a sub-value token"));
+        let InfoValue::Text(token) = token else {
+            return Err(bad());
+        };
+        if let Some(data) = token.strip_prefix("b64:") {
+            return decode_inline(data, self);
+        }
+        let mut parts = token.strip_prefix("at:").ok_or_else(bad)?.rsplitn(3, ':');
+        let (Some(len), Some(offset), Some(file)) = (parts.next(), parts.next(), parts.next())
+        else {
+            return Err(bad());
+        };
+        let (Ok(offset), Ok(len)) = (offset.parse(), len.parse()) else {
+            return Err(bad());
+        };
+        self.read_range(file, offset, len)
+    }
+
+    /// A sub-value stored by [`DumpContext::dump_value`].
+    pub fn load_value<T: codec_runtime::Codec>(&self, token: &InfoValue) -> Result<T, StoreError> {
+        codec_runtime::from_msgpack(&self.load_bytes(token)?).map_err(|source| StoreError::Decode {
+            key: self.key.to_owned(),
+            source,
+        })
+    }
+
+    /// A resource kept between loads, created by `init` on first use.
+    pub fn resource<R: Any + Send + Sync>(
+        &self,
+        name: &str,
+        init: impl FnOnce() -> Result<R, StoreError>,
+    ) -> Result<Arc<R>, StoreError> {
+        let mut map = self.resources.map.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(found) = map.get(name).and_then(|r| r.clone().downcast::<R>().ok()) {
+            return Ok(found);
+        }
+        let created = Arc::new(init()?);
+        map.insert(name.to_owned(), created.clone());
+        Ok(created)
+    }
+
+    /// Drops a resource, so the next load creates it again (after a file changed).
+    pub fn invalidate(&self, name: &str) {
+        self.resources
+            .map
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(name);
+    }
+}
+
+fn lacks(key: &str, ctx: &LoadContext<'_>) -> StoreError {
+    ctx.corrupt(format!("index info lacks `{key}`"))
+}
+
+fn decode_inline(data: &str, ctx: &LoadContext<'_>) -> Result<Vec<u8>, StoreError> {
+    base64::engine::general_purpose::STANDARD
+        .decode(data)
+        .map_err(|e| ctx.corrupt(format!("inline data is not base64: {e}")))
+}
+
+fn text<'a>(info: &'a Info, key: &str, ctx: &LoadContext<'_>) -> Result<&'a str, StoreError> {
+    match info.get(key) {
+        Some(InfoValue::Text(s)) => Ok(s),
+        _ => Err(lacks(key, ctx)),
+    }
+}
+
+fn int(info: &Info, key: &str, ctx: &LoadContext<'_>) -> Result<u64, StoreError> {
+    match info.get(key) {
+        Some(InfoValue::Int(i)) if *i >= 0 => Ok(*i as u64),
+        _ => Err(lacks(key, ctx)),
+    }
+}
+
+/// The file, offset and length of a payload [`range_info`] described,
+/// read in place.
+pub(super) fn range_ref<'a>(
+    info: InfoRef<'a>,
+    ctx: &LoadContext<'_>,
+) -> Result<(std::borrow::Cow<'a, str>, u64, u64), StoreError> {
+    let int = |key| match info.int(key) {
+        Some(i) if i >= 0 => Ok(i as u64),
+        _ => Err(lacks(key, ctx)),
+    };
+    let file = info.text("file").ok_or_else(|| lacks("file", ctx))?;
+    Ok((file, int("offset")?, int("len")?))
+}
+
+/// The info of a payload at `offset` of a shared data file.
+pub(super) fn range_info(file: String, offset: u64, len: usize) -> Info {
+    [
+        ("file".to_owned(), InfoValue::Text(file)),
+        ("offset".to_owned(), InfoValue::Int(offset as i64)),
+        ("len".to_owned(), InfoValue::Int(len as i64)),
+    ]
+    .into_iter()
+    .collect()
+}
+
+/// Payloads kept in the index line itself, base64-encoded: for small values.
+pub struct Inline;
+
+impl Handler for Inline {
+    fn name(&self) -> &str {
+        layout::INLINE
+    }
+
+    fn dump(&self, payload: &[u8], _ctx: &mut DumpContext<'_>) -> Result<Info, StoreError> {
+        let data = base64::engine::general_purpose::STANDARD.encode(payload);
+        Ok([("data".to_owned(), InfoValue::Text(data))]
+            .into_iter()
+            .collect())
+    }
+
+    fn load(&self, info: &Info, ctx: &LoadContext<'_>) -> Result<Vec<u8>, StoreError> {
+        decode_inline(text(info, "data", ctx)?, ctx)
+    }
+
+    fn load_ref(&self, info: InfoRef<'_>, ctx: &LoadContext<'_>) -> Result<Vec<u8>, StoreError> {
+        let data = info.text("data").ok_or_else(|| lacks("data", ctx))?;
+        decode_inline(&data, ctx)
+    }
+}
+
+/// Payloads appended to the writer's shared data file: `(file, offset, len)`.
+pub struct Shared;
+
+impl Handler for Shared {
+    fn name(&self) -> &str {
+        layout::SHARED
+    }
+
+    fn dump(&self, payload: &[u8], ctx: &mut DumpContext<'_>) -> Result<Info, StoreError> {
+        let (file, offset) = ctx.append_shared(payload)?;
+        Ok(range_info(file, offset, payload.len()))
+    }
+
+    fn load(&self, info: &Info, ctx: &LoadContext<'_>) -> Result<Vec<u8>, StoreError> {
+        ctx.read_range(
+            text(info, "file", ctx)?,
+            int(info, "offset", ctx)?,
+            int(info, "len", ctx)?,
+        )
+    }
+
+    fn load_ref(&self, info: InfoRef<'_>, ctx: &LoadContext<'_>) -> Result<Vec<u8>, StoreError> {
+        let (file, offset, len) = range_ref(info, ctx)?;
+        ctx.read_range(&file, offset, len)
+    }
+}
+
+/// One file per entry under `data/`: for large payloads kept and deleted alone.
+pub struct FilePerEntry;
+
+impl Handler for FilePerEntry {
+    fn name(&self) -> &str {
+        layout::FILE
+    }
+
+    fn dump(&self, payload: &[u8], ctx: &mut DumpContext<'_>) -> Result<Info, StoreError> {
+        let name = ctx.write_file("bin", payload)?;
+        Ok([
+            ("file".to_owned(), InfoValue::Text(name)),
+            ("len".to_owned(), InfoValue::Int(payload.len() as i64)),
+        ]
+        .into_iter()
+        .collect())
+    }
+
+    fn load(&self, info: &Info, ctx: &LoadContext<'_>) -> Result<Vec<u8>, StoreError> {
+        ctx.read_range(text(info, "file", ctx)?, 0, int(info, "len", ctx)?)
+    }
+
+    fn delete(&self, info: &Info, ctx: &LoadContext<'_>) -> Result<(), StoreError> {
+        ctx.delete_file(text(info, "file", ctx)?)
+    }
+}

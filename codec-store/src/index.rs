@@ -1,0 +1,578 @@
+//! The in-memory index: the latest line of each key, from every writer's
+//! index file. Readers skip a torn last line (it may still be being
+//! written) and a corrupt middle line (with a warning), never the folder.
+//!
+//! Lines are kept as checked text and decoded when their entry is read, so
+//! opening a folder builds no records. Lines a checkpoint covers stay on
+//! disk: the index holds the checkpoint's tables, mapped, and in memory
+//! only the lines written after it. On object storage the tables are read
+//! whole, and the log segments they cover are never read.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::{Arc, OnceLock};
+
+use foldhash::fast::RandomState;
+
+use super::backend::Backend;
+use super::checkpoint::{self, Base};
+use super::error::StoreError;
+use super::layout;
+use super::line::{check_line, LineView, Spans};
+use super::records::{Info, Mode};
+use super::table::Damaged;
+
+mod logs;
+pub(super) use logs::read_complete_lines;
+pub use logs::{index_files, logs};
+use logs::{listing, LogBytes, MAP_MIN};
+
+/// Where a line stands in the order of writes: later time wins, then the
+/// writer id, then the writer's sequence.
+#[derive(Debug, Clone, Copy)]
+pub struct Stamp {
+    pub time: u64,
+    pub writer: u32,
+    pub seq: u64,
+}
+
+/// The latest line of one key.
+struct Slot {
+    stamp: Stamp,
+    /// The line's text; `None` once the key is removed, so an older write
+    /// read later cannot resurrect it.
+    line: Option<Arc<str>>,
+    /// Where its fields are: found when the line is read from disk, or on
+    /// the first get of a line this handle wrote (most are never read back);
+    /// `None` if the line has escapes and must be parsed each time.
+    spans: OnceLock<Option<Spans>>,
+    /// The line's offset in its writer's log: a checkpoint that covers it
+    /// takes its place.
+    at: u64,
+}
+
+/// The live line of a key, as [`Index::get`] finds it.
+pub struct Found {
+    pub text: Arc<str>,
+    pub spans: Option<Spans>,
+    pub time: u64,
+    pub seq: u64,
+}
+
+impl Found {
+    /// The line's fields, without parsing it again where its spans are known.
+    pub fn view<'a>(&'a self, key: &'a str) -> Result<LineView<'a>, codec_runtime::DecodeError> {
+        match &self.spans {
+            Some(spans) => Ok(LineView::from_spans(
+                key, &self.text, spans, self.time, self.seq,
+            )),
+            None => LineView::parse(&self.text),
+        }
+    }
+}
+
+/// A live key and the text of its line.
+pub type LiveLine = (Box<str>, Arc<str>);
+
+/// One writer's index file, read up to `read_to`.
+struct WriterFile {
+    id: Box<str>,
+    read_to: u64,
+    /// The bytes of it the checkpoint covers.
+    covered: u64,
+}
+
+/// The live entry of each key: the latest line by [`Stamp`].
+#[derive(Default)]
+pub struct Index {
+    /// foldhash, seeded per process: several times faster than SipHash on
+    /// short keys, which every put, get and load hashes.
+    entries: HashMap<Box<str>, Slot, RandomState>,
+    writers: Vec<WriterFile>,
+    writer_ids: HashMap<Box<str>, u32>,
+    pub warnings: Vec<String>,
+    /// The checkpoint, if the folder has one that checked.
+    base: Option<Base>,
+    /// The writer number of each writer of the checkpoint, by position.
+    base_writers: Vec<u32>,
+    /// The version of the manifest the base was read from.
+    manifest_stamp: Option<(u64, u64, i64, i64)>,
+    /// Where logs are segments (object storage): the manifest's size when
+    /// last listed, a cheap sign that it changed, and how many segments
+    /// were listed (fewer: a compaction's garbage was deleted, so a newer
+    /// manifest replaced what this index holds, whatever its size).
+    listed_manifest: Option<u64>,
+    listed_logs: usize,
+    /// Where logs are segments: how many segments of each writer the
+    /// checkpoint covers.
+    segments: HashMap<Box<str>, u64>,
+    /// Where logs are segments: those this handle wrote or read that the
+    /// checkpoint does not cover, for its builds.
+    known: checkpoint::objects::Known,
+    /// A damaged checkpoint was found: read the logs alone until a new
+    /// one is built.
+    distrusted: bool,
+}
+
+impl Index {
+    /// Reads whatever was appended to the folder's index files since last
+    /// time, after taking up a newer checkpoint if there is one.
+    pub fn refresh(&mut self, backend: &dyn Backend) -> Result<(), StoreError> {
+        let listing = match backend.folder() {
+            Some(dir) => {
+                self.adopt(dir);
+                listing(backend)?
+            }
+            None => {
+                let listing = listing(backend)?;
+                let fewer = listing.logs.len() < self.listed_logs;
+                if listing.manifest != self.listed_manifest || fewer {
+                    self.listed_manifest = listing.manifest;
+                    self.adopt_objects(backend);
+                }
+                self.listed_logs = listing.logs.len();
+                listing
+            }
+        };
+        for log in listing.logs {
+            if self.covers_segment(&log.writer) {
+                continue;
+            }
+            let writer = self.writer(&log.writer);
+            let file = &self.writers[writer as usize];
+            let from = file.read_to.max(file.covered);
+            // The listing's size spares reading a log with nothing new.
+            if log.size <= from {
+                continue;
+            }
+            // Where the backend maps files (a folder), a long read is mapped.
+            let read = match (log.size - from >= MAP_MIN).then(|| backend.map(&log.name)) {
+                Some(Some(map)) => Some(LogBytes::Mapped(map?)),
+                _ => None,
+            };
+            let read = match read {
+                Some(read) => read,
+                None => match read_complete_lines(backend, &log.name, from)? {
+                    Some(buf) => LogBytes::Read(buf),
+                    None => continue,
+                },
+            };
+            let buf = read.complete_lines(from);
+            if buf.is_empty() {
+                continue;
+            }
+            if backend.folder().is_none() && from == 0 {
+                self.known.insert(log.name.clone(), Arc::from(buf));
+            }
+            self.apply_lines(buf, writer, &backend.address(&log.name), from);
+            self.writers[writer as usize].read_to = from + buf.len() as u64;
+        }
+        Ok(())
+    }
+
+    /// Takes up the folder's checkpoint if it changed since last time: its
+    /// tables replace the lines it covers. A damaged one is not used (with
+    /// a warning): the logs are read whole instead.
+    pub fn adopt(&mut self, dir: &Path) {
+        if self.distrusted {
+            return;
+        }
+        let stamp = checkpoint::manifest_stamp(dir);
+        if stamp.is_none() || stamp == self.manifest_stamp {
+            // No checkpoint (or it was deleted: the tables mapped stay good).
+            return;
+        }
+        match Base::open(dir) {
+            Ok(Some(base)) => {
+                // A log that lost its end (to a power loss, say) and was
+                // written again has other lines where the checkpoint
+                // expects its own.
+                let changed = base.manifest.writers.iter().find(|w| {
+                    let path = dir.join(layout::log_name(&w.id));
+                    checkpoint::tail_crc(&path, w.to).map_or(true, |crc| crc != w.tail)
+                });
+                match changed {
+                    Some(w) => {
+                        let why = format!(
+                            "{} does not end as it did when covered",
+                            layout::log_name(&w.id)
+                        );
+                        self.distrust(dir, &why);
+                    }
+                    None => self.install(base, stamp),
+                }
+            }
+            Ok(None) => {}
+            Err(Damaged(why)) => self.distrust(dir, &why),
+        }
+    }
+
+    /// Takes up the checkpoint of a backend without maps, read through it
+    /// (its manifest and every table: one request each), unless it is the
+    /// one this index has. A damaged one is not used (with a warning).
+    pub fn adopt_objects(&mut self, backend: &dyn Backend) {
+        if self.distrusted {
+            return;
+        }
+        match Base::load(backend) {
+            Ok(Some(base)) => {
+                let have = self.base.as_ref().and_then(|b| b.version.as_ref());
+                if have.is_none() || have != base.version.as_ref() {
+                    self.install(base, None);
+                }
+            }
+            Ok(None) => {}
+            Err(Damaged(why)) => self.distrust(Path::new(&backend.location()), &why),
+        }
+    }
+
+    /// Whether the log `id` is a segment the checkpoint covers.
+    fn covers_segment(&self, id: &str) -> bool {
+        if self.segments.is_empty() {
+            return false;
+        }
+        let (writer, n) = layout::segment_of(id);
+        self.segments.get(writer).is_some_and(|&to| n < to)
+    }
+
+    fn install(&mut self, base: Base, stamp: Option<(u64, u64, i64, i64)>) {
+        self.base_writers = base.writer_ids().iter().map(|id| self.writer(id)).collect();
+        if base.version.is_some() {
+            // Coverage counts segments, each read whole or not at all.
+            self.segments = (base.manifest.writers.iter())
+                .map(|w| (w.id.as_str().into(), w.to))
+                .collect();
+            for n in 0..self.writers.len() {
+                if self.covers_segment(&self.writers[n].id) {
+                    self.writers[n].covered = u64::MAX;
+                }
+            }
+            let mut known = std::mem::take(&mut self.known);
+            known.retain(|name, _| {
+                let writer = layout::log_writer(name).unwrap_or_default();
+                !self.covers_segment(writer)
+            });
+            self.known = known;
+        } else {
+            for (covered, &n) in base.manifest.writers.iter().zip(&self.base_writers) {
+                let file = &mut self.writers[n as usize];
+                file.covered = file.covered.max(covered.to);
+            }
+        }
+        let writers = &self.writers;
+        self.entries
+            .retain(|_, slot| slot.at >= writers[slot.stamp.writer as usize].covered);
+        self.base = Some(base);
+        self.manifest_stamp = stamp;
+    }
+
+    /// Stops using the checkpoint and reads every log from its start.
+    pub fn distrust(&mut self, dir: &Path, why: &str) {
+        self.warnings.push(format!(
+            "{}: the checkpoint is damaged ({why}); reading the logs instead \
+             (the next checkpoint rebuilds it; or run `codec verify --rebuild-index`)",
+            dir.display()
+        ));
+        self.distrusted = true;
+        self.base = None;
+        self.base_writers.clear();
+        self.segments.clear();
+        self.known.clear();
+        self.entries.clear();
+        for file in &mut self.writers {
+            file.read_to = 0;
+            file.covered = 0;
+        }
+    }
+
+    /// Whether a damaged checkpoint was found.
+    pub fn is_distrusted(&self) -> bool {
+        self.distrusted
+    }
+
+    /// Trusts the folder's checkpoint again, once rebuilt.
+    pub fn trust_again(&mut self) {
+        self.distrusted = false;
+        self.manifest_stamp = None;
+        self.listed_manifest = None;
+    }
+
+    /// Bytes of the logs this handle read (or wrote) that no checkpoint
+    /// covers, each log counting `at_least` bytes if any of it is not
+    /// covered (where each is a segment that costs a request to read).
+    pub fn uncovered(&self, at_least: u64) -> u64 {
+        self.writers
+            .iter()
+            .map(|w| match w.read_to.saturating_sub(w.covered) {
+                0 => 0,
+                bytes => bytes.max(at_least),
+            })
+            .sum()
+    }
+
+    /// Where logs are segments: records that this handle wrote segment
+    /// `name`, whole.
+    pub fn wrote_segment(&mut self, name: &str, bytes: &[u8]) {
+        self.known.insert(name.to_owned(), Arc::from(bytes));
+    }
+
+    /// The segments this handle wrote or read that no checkpoint covers.
+    pub fn known_segments(&self) -> checkpoint::objects::Known {
+        self.known.clone()
+    }
+
+    /// Records that this handle appended its writer's log up to `end`.
+    pub fn wrote_to(&mut self, writer: u32, end: u64) {
+        let file = &mut self.writers[writer as usize];
+        file.read_to = file.read_to.max(end);
+    }
+
+    /// Applies the complete lines of `buf`, read from `path` at byte `from`.
+    fn apply_lines(&mut self, buf: &[u8], writer: u32, address: &str, from: u64) {
+        // A first read sizes the map for every line once, rather than
+        // rehashing it at each doubling. Later reads mostly update keys it
+        // holds.
+        if self.entries.is_empty() {
+            self.entries
+                .reserve(memchr::memchr_iter(b'\n', buf).count());
+        }
+        let mut start = 0;
+        for end in memchr::memchr_iter(b'\n', buf) {
+            let raw = &buf[start..end];
+            let at = from + start as u64;
+            start = end + 1;
+            if raw.is_empty() {
+                continue; // the separator written after a torn line
+            }
+            let checked = check_line(raw).and_then(|text| {
+                LineView::parse(text)
+                    .map(|view| (text, view))
+                    .map_err(|e| e.to_string())
+            });
+            match checked {
+                Ok((text, view)) => {
+                    let stamp = Stamp {
+                        time: view.time,
+                        writer,
+                        seq: view.seq,
+                    };
+                    let spans = || OnceLock::from(view.spans(text));
+                    let live = view.handler.is_some().then(|| (text, spans()));
+                    self.apply(&view.key, stamp, at, live);
+                }
+                Err(why) => self
+                    .warnings
+                    .push(format!("{address}: skipped the line at byte {at}: {why}")),
+            }
+        }
+    }
+
+    /// The number of a writer id, for [`Stamp`]s.
+    pub fn writer(&mut self, id: &str) -> u32 {
+        if let Some(&n) = self.writer_ids.get(id) {
+            return n;
+        }
+        let n = self.writers.len() as u32;
+        self.writers.push(WriterFile {
+            id: id.into(),
+            read_to: 0,
+            covered: 0,
+        });
+        self.writer_ids.insert(id.into(), n);
+        n
+    }
+
+    /// Records a line of `key` if it is newer than the key's current one;
+    /// `line` is the text of an entry and where its fields are (if found
+    /// yet), `None` for a removal.
+    pub fn apply(
+        &mut self,
+        key: &str,
+        stamp: Stamp,
+        at: u64,
+        line: Option<(&str, OnceLock<Option<Spans>>)>,
+    ) {
+        let slot = |line: Option<(&str, OnceLock<Option<Spans>>)>| match line {
+            Some((text, spans)) => Slot {
+                stamp,
+                line: Some(Arc::from(text)),
+                spans,
+                at,
+            },
+            None => Slot {
+                stamp,
+                line: None,
+                spans: OnceLock::new(),
+                at,
+            },
+        };
+        match self.entries.get_mut(key) {
+            Some(current) => {
+                if newer(&self.writers, stamp, current.stamp) {
+                    *current = slot(line);
+                }
+            }
+            None => {
+                self.entries.insert(key.into(), slot(line));
+            }
+        }
+    }
+
+    /// The live line of a key: `None` if no line of it was read,
+    /// `Some(None)` if the latest one removed it.
+    pub fn get(&self, key: &str) -> Result<Option<Option<Found>>, Damaged> {
+        let slot = self.entries.get(key);
+        let hit = match &self.base {
+            Some(base) => base.lookup(key)?,
+            None => None,
+        };
+        if let Some(hit) = hit {
+            let stamp = Stamp {
+                time: hit.time,
+                writer: self.base_writers[hit.writer as usize],
+                seq: hit.seq,
+            };
+            if slot.is_none_or(|slot| newer(&self.writers, stamp, slot.stamp)) {
+                return Ok(Some(hit.text.map(|text| Found {
+                    text,
+                    spans: hit.spans,
+                    time: hit.time,
+                    seq: hit.seq,
+                })));
+            }
+        }
+        let Some(slot) = slot else {
+            return Ok(None);
+        };
+        Ok(Some(slot.line.clone().map(|text| {
+            let spans = *slot
+                .spans
+                .get_or_init(|| LineView::parse(&text).ok()?.spans(&text));
+            Found {
+                text,
+                spans,
+                time: slot.stamp.time,
+                seq: slot.stamp.seq,
+            }
+        })))
+    }
+
+    /// Every live key with the text of its line, unordered: the
+    /// checkpoint's lines read from the logs, then the newer ones.
+    pub fn lines(&self) -> Result<Vec<LiveLine>, Damaged> {
+        let mut all: HashMap<Box<str>, (Stamp, Option<Arc<str>>)> = HashMap::new();
+        if let Some(base) = &self.base {
+            for (key, hit) in base.all()? {
+                let stamp = Stamp {
+                    time: hit.time,
+                    writer: self.base_writers[hit.writer as usize],
+                    seq: hit.seq,
+                };
+                all.insert(key.into(), (stamp, hit.text));
+            }
+        }
+        for (key, slot) in &self.entries {
+            match all.get_mut(key) {
+                Some(current) if !newer(&self.writers, slot.stamp, current.0) => {}
+                Some(current) => *current = (slot.stamp, slot.line.clone()),
+                None => {
+                    all.insert(key.clone(), (slot.stamp, slot.line.clone()));
+                }
+            }
+        }
+        Ok(all
+            .into_iter()
+            .filter_map(|(key, (_, line))| Some((key, line?)))
+            .collect())
+    }
+
+    /// Checks the checkpoint whole: every table block, every line it
+    /// points at. Returns the keys it holds.
+    pub fn verify_checkpoint(&self) -> Result<usize, Damaged> {
+        match &self.base {
+            Some(base) => base.verify(),
+            None => Ok(0),
+        }
+    }
+}
+
+/// What the index says about one live entry.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EntryInfo {
+    /// The key.
+    pub key: String,
+    /// The value's type wire name (none for raw bytes).
+    pub type_name: Option<String>,
+    /// The writer's schema fingerprint.
+    pub fingerprint: Option<String>,
+    /// The handler holding the payload.
+    pub handler: String,
+    /// The serialization.
+    pub mode: Mode,
+    /// The payload size in bytes.
+    pub size: u64,
+    /// The handler's info.
+    pub info: Info,
+}
+
+impl EntryInfo {
+    /// The dtype and shape of an array stored with `put_array`.
+    pub fn array_type(&self) -> Option<(String, Vec<usize>)> {
+        match self.handler.as_str() {
+            layout::ARRAY => parse_array_type(self.type_name.as_deref()?),
+            _ => None,
+        }
+    }
+
+    /// The entry a live index line describes; `None` for a removal.
+    pub(super) fn of_line(line: &LineView<'_>) -> Result<Option<EntryInfo>, StoreError> {
+        let Some(handler) = &line.handler else {
+            return Ok(None);
+        };
+        let owned = |s: &Option<std::borrow::Cow<'_, str>>| s.as_deref().map(str::to_owned);
+        Ok(Some(EntryInfo {
+            key: line.key.clone().into_owned(),
+            type_name: owned(&line.type_name),
+            fingerprint: owned(&line.fingerprint),
+            handler: handler.clone().into_owned(),
+            mode: line.mode,
+            size: line.size,
+            info: line.info().map_err(|e| corrupt_line(&line.key, e))?,
+        }))
+    }
+}
+
+/// `ndarray<<f8>[2, 3]` -> (`<f8`, [2, 3]): the type name `put_array` writes.
+pub(super) fn parse_array_type(name: &str) -> Option<(String, Vec<usize>)> {
+    let rest = name.strip_prefix("ndarray<")?;
+    let (dtype, shape) = rest.split_once('>')?;
+    let shape = shape.strip_prefix('[')?.strip_suffix(']')?;
+    let dims = if shape.trim().is_empty() {
+        Vec::new()
+    } else {
+        shape
+            .split(',')
+            .map(|d| d.trim().parse().ok())
+            .collect::<Option<Vec<usize>>>()?
+    };
+    Some((dtype.to_owned(), dims))
+}
+
+/// A checked index line that does not read as one (an impossible state
+/// unless memory is damaged: lines are parsed when read from disk).
+pub(super) fn corrupt_line(key: &str, e: codec_runtime::DecodeError) -> StoreError {
+    StoreError::Corrupt {
+        key: key.to_owned(),
+        message: format!("index line: {e}"),
+    }
+}
+
+/// The view of a line the index returned for `key`.
+pub(super) fn view<'a>(key: &'a str, found: &'a Found) -> Result<LineView<'a>, StoreError> {
+    found.view(key).map_err(|e| corrupt_line(key, e))
+}
+
+fn newer(writers: &[WriterFile], a: Stamp, b: Stamp) -> bool {
+    let id = |s: Stamp| &*writers[s.writer as usize].id;
+    (a.time, id(a), a.seq) > (b.time, id(b), b.seq)
+}

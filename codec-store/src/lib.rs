@@ -1,0 +1,565 @@
+//! The cache store: typed values in a folder, written safely by many threads
+//! and processes.
+//!
+//! ```
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! #[derive(codec::Codec, Debug, PartialEq)]
+//! struct Chunk { text: String, start: u32 }
+//!
+//! let dir = tempfile::tempdir()?;
+//! let cache = codec::Cache::open(dir.path())?;
+//! cache.put("chunk/42", &Chunk { text: "hi".into(), start: 0 })?;
+//! let chunk: Option<Chunk> = cache.get("chunk/42")?;
+//! assert_eq!(chunk.unwrap().text, "hi");
+//! cache.remove("chunk/42")?;
+//! assert!(!cache.contains("chunk/42")?);
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! # Layout
+//! - `codec-store.json`: the layout version.
+//! - `<writer>-info.jsonl`: one index file (log) per writer (per [`Cache`]
+//!   handle writing at a time), one JSON line per entry: `#key`, `#type`, the schema
+//!   fingerprint, the handler and its info, and a CRC-32.
+//! - `data/`: payloads the handlers put in files. Large byte buffers inside
+//!   a value (arrays' data) are kept there apart from the rest of it and
+//!   read back from a memory map ([`CacheOptions::apart_min`]); on
+//!   backends without maps, by a ranged read of exactly their bytes.
+//! - `schemas/<fingerprint>.json`: each writer schema, once.
+//! - `checkpoint.json` and `index/*.idx`: the index checkpoint, sorted
+//!   memory-mapped tables of the live line of each key, and how far into
+//!   each log they reach. Derived data: always rebuilt from the logs when
+//!   damaged ([`Cache::checkpoint`], [`Cache::rebuild_index`]).
+//!
+//! Opening a folder maps the checkpoint and reads only the log lines
+//! written after it; checkpoints build in the background past
+//! [`CacheOptions::checkpoint_bytes`]. A handle holds a lock on its log;
+//! a new handle takes up the log of one that is gone, so a folder has at
+//! most as many logs as handles that wrote to it at the same time.
+//!
+//! Other backends than a folder (memory, your own) go through
+//! [`Cache::open_backend`]: see [`backend`]. They have no memory maps:
+//! each get reads exactly the bytes its value needs, one ranged read
+//! (`Cache::get_array_rows`, with the `ndarray` feature, reads part of an
+//! array), and [`CacheOptions::local_cache`] keeps what was read on the
+//! local disk.
+//!
+//! # Safety under concurrency and crashes
+//! A writer appends only to its own files. Data is written before the index
+//! line that points at it, and each line is one `write`. Readers skip a torn
+//! last line and corrupt lines (see [`Cache::warnings`]). The latest write of
+//! a key wins (by time, then writer id, then sequence); a removal is a line
+//! too, so it hides the key from every reader.
+//!
+//! Durability: by default nothing is fsynced, so a process crash loses at most
+//! the entry being written, but an OS crash or power loss may lose recent
+//! entries. [`CacheOptions::fsync`] syncs data and index on every write.
+
+#[doc(hidden)]
+pub mod __memoized;
+mod apart;
+#[cfg(feature = "ndarray")]
+mod array;
+#[cfg(feature = "ndarray")]
+mod array_entry;
+#[cfg(feature = "arrow")]
+mod arrow;
+pub mod backend;
+mod batch;
+mod checkpoint;
+mod compact;
+mod compact_objects;
+mod data_file;
+mod error;
+mod handler;
+mod index;
+mod keys;
+mod layout;
+mod line;
+mod local_cache;
+mod memo;
+mod open;
+mod options;
+mod payload;
+mod ranged;
+pub mod records;
+mod table;
+mod typed;
+mod write;
+mod writers;
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+use std::thread::JoinHandle;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+#[cfg(feature = "ndarray")]
+pub use array::{ArrayHandler, MappedArray};
+#[cfg(feature = "arrow")]
+pub use arrow::{ArrowBatchesHandler, ArrowHandler};
+pub use error::StoreError;
+pub use handler::{DumpContext, FilePerEntry, Handler, Inline, LoadContext, Resources, Shared};
+pub use line::InfoRef;
+pub use local_cache::LocalCache;
+pub use options::{CacheOptions, PutOptions};
+pub use records::{IndexLine, Info, InfoValue, Mode};
+pub use typed::{TableInfo, Typed, TypedHandler};
+
+use backend::{Appender, Backend};
+use codec_runtime::__store::schema;
+pub use codec_runtime::content_hash;
+use codec_runtime::Codec;
+use codec_runtime::Fingerprint;
+pub use compact::Compacted;
+pub use index::EntryInfo;
+use index::{corrupt_line, view, Found, Index};
+use line::LineView;
+use open::create_folder;
+use write::Payload;
+
+/// A folder of typed values: see the [module documentation](self).
+pub struct Cache {
+    dir: PathBuf,
+    /// Where the objects live: the folder `dir`, or another backend.
+    backend: Arc<dyn Backend>,
+    writer_id: String,
+    options: CacheOptions,
+    writer: Mutex<Writer>,
+    index: RwLock<Index>,
+    handlers: RwLock<HashMap<String, Arc<dyn Handler>, foldhash::fast::RandomState>>,
+    /// The built-in inline handler, which most small values use: a get
+    /// reaches it without the lock of `handlers` and without a reference
+    /// count, which threads getting at once would pass back and forth.
+    inline: Arc<dyn Handler>,
+    /// Another handler was registered under the inline handler's name.
+    inline_replaced: AtomicBool,
+    registry: typed::Registry,
+    resources: Resources,
+    memo: memo::Memo,
+    checkpoints: Checkpoints,
+    /// A shared lock on `codec-store.lock` while the handle lives, so that
+    /// a compaction never deletes files under it.
+    _lock: Option<File>,
+}
+
+/// The checkpoints this handle builds in the background.
+#[derive(Default)]
+struct Checkpoints {
+    /// A build runs.
+    running: Arc<AtomicBool>,
+    /// A build ended: take up its checkpoint.
+    ended: Arc<AtomicBool>,
+    /// The build that ended read the logs whole (the checkpoint was damaged).
+    rebuilt: Arc<AtomicBool>,
+    /// What builds had to say (a damaged checkpoint rebuilt).
+    warnings: Arc<Mutex<Vec<String>>>,
+    thread: Mutex<Option<JoinHandle<()>>>,
+}
+
+#[derive(Default)]
+struct Writer {
+    /// This handle's log, locked, once it has one.
+    log: Option<writers::Log>,
+    /// The last index write failed: the file may end in a partial line.
+    torn: bool,
+    shared: Option<Box<dyn Appender>>,
+    seq: u64,
+    last_time: u64,
+    /// The time of the next lines instead of the clock's: a compaction's
+    /// copies keep the time of the lines they copy.
+    pinned_time: Option<u64>,
+    schemas_written: Vec<Fingerprint>,
+    /// The bytes of the line being written, reused between lines.
+    line_buf: Vec<u8>,
+    /// Where each line of the write being made starts in `line_buf` (and
+    /// where the last ends), reused between writes.
+    line_starts: Vec<usize>,
+    /// The lines of each thread's [`Cache::put_many`] under way.
+    batches: Vec<(std::thread::ThreadId, Vec<IndexLine>)>,
+}
+
+fn now_nanos() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0)
+}
+
+impl Cache {
+    /// The folder of a cache in a folder. A cache on another backend has
+    /// none: this is then its location as a path, which names no folder
+    /// (use [`Cache::location`]).
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Where the cache is: the folder's path, or a URL (`s3://bucket/prefix`).
+    pub fn location(&self) -> String {
+        self.backend.location()
+    }
+
+    /// This handle's writer id: its index file is `<id>-info.jsonl`.
+    pub fn writer_id(&self) -> &str {
+        &self.writer_id
+    }
+
+    /// Adds a handler, replacing one of the same name; entries written
+    /// under its [aliases](Handler::aliases) are read by it too.
+    pub fn register_handler(&self, handler: Arc<dyn Handler>) {
+        self.registry.add_aliases(&*handler);
+        let name = handler.name().to_owned();
+        if name == layout::INLINE && !Arc::ptr_eq(&handler, &self.inline) {
+            self.inline_replaced.store(true, Ordering::Relaxed);
+        }
+        self.handlers
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(name, handler);
+    }
+
+    /// Reads what other writers appended since the last refresh. Lookups of
+    /// a missing key refresh on their own; call this to see overwrites by
+    /// other writers of keys this handle already knows.
+    pub fn refresh(&self) -> Result<(), StoreError> {
+        if self.checkpoints.ended.swap(false, Ordering::Relaxed) {
+            self.take_up_checkpoint();
+        }
+        self.index
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .refresh(&*self.backend)
+    }
+
+    /// Lines skipped while reading the index (torn or corrupt), one
+    /// message each; then the entries [`Cache::get_or_insert_with`] could
+    /// not read and computed again, one message per type and reason (a
+    /// schema change, damaged data), with their count and a few keys.
+    pub fn warnings(&self) -> Vec<String> {
+        let mut warnings = self
+            .index
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .warnings
+            .clone();
+        warnings.extend(
+            self.checkpoints
+                .warnings
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .iter()
+                .cloned(),
+        );
+        warnings.extend(self.memo.warnings());
+        warnings
+    }
+
+    /// Stores `value` under `key`, replacing any previous value: in the
+    /// mode of [`CacheOptions::mode`], by the handler registered for `T`
+    /// ([`Cache::register_default_handler`]) if any.
+    pub fn put<T: Codec + 'static>(&self, key: &str, value: &T) -> Result<(), StoreError> {
+        let options = PutOptions {
+            mode: self.options.mode,
+            handler: None,
+        };
+        self.put_with(key, value, &options)
+    }
+
+    /// Stores `value` under `key` with a chosen mode or handler.
+    pub fn put_with<T: Codec + 'static>(
+        &self,
+        key: &str,
+        value: &T,
+        options: &PutOptions,
+    ) -> Result<(), StoreError> {
+        keys::check_key(key)?;
+        if options.mode == Mode::Raw {
+            return self.put_raw(key, value);
+        }
+        let handler = match &options.handler {
+            Some(name) => Some(name.clone()),
+            None => self.registry.default_for::<T>(),
+        };
+        if let Some(typed) = handler.as_deref().and_then(|h| self.typed_handler::<T>(h)) {
+            return self.put_typed(key, value, &typed);
+        }
+        let (payload, large) = match options.mode {
+            Mode::Json => (codec_runtime::to_json_vec(value)?, Vec::new()),
+            _ => codec_runtime::__store::to_msgpack_tracking(value, self.options.apart_min)?,
+        };
+        let info = schema::info::<T>();
+        self.write_schema(info)?;
+        self.write_entry(
+            key,
+            Some(info.name.clone()),
+            Some(info.fingerprint_hex.clone()),
+            options.mode,
+            Payload {
+                bytes: &payload,
+                large: &large,
+            },
+            handler.as_deref(),
+        )
+    }
+
+    /// Stores raw bytes under `key`.
+    pub fn put_bytes(&self, key: &str, bytes: &[u8]) -> Result<(), StoreError> {
+        keys::check_key(key)?;
+        self.write_entry(key, None, None, Mode::Raw, Payload::plain(bytes), None)
+    }
+
+    /// Stores `value` as the bytes `serialize` makes of it (a custom format for one call).
+    pub fn put_with_fn<T, E: std::fmt::Display>(
+        &self,
+        key: &str,
+        value: &T,
+        serialize: impl FnOnce(&T) -> Result<Vec<u8>, E>,
+    ) -> Result<(), StoreError> {
+        let bytes = serialize(value).map_err(|e| StoreError::Custom {
+            message: format!("serializing `{key}`: {e}"),
+        })?;
+        self.put_bytes(key, &bytes)
+    }
+
+    /// The value under `key`, if any. Written by another version of `T`, it
+    /// decodes if every schema change is compatible, else it is an error
+    /// listing the changes.
+    pub fn get<T: Codec + 'static>(&self, key: &str) -> Result<Option<T>, StoreError> {
+        let Some(found) = self.lookup(key)? else {
+            return Ok(None);
+        };
+        let line = view(key, &found)?;
+        #[cfg(feature = "ndarray")]
+        if line.handler.as_deref() == Some(layout::ARRAY) {
+            return self.get_array_entry::<T>(&line).map(Some);
+        }
+        let info = schema::info::<T>();
+        let same = line.fingerprint.as_deref() == Some(info.fingerprint_hex.as_str());
+        if !same {
+            self.check_schema(&line, info)?;
+        }
+        // One lookup of the handler serves a typed one and the others.
+        let handler = self.handler_ref(line.handler.as_deref().unwrap_or_default());
+        if let Some(value) = self.get_typed::<T>(handler.as_deref(), &line)? {
+            return Ok(Some(value));
+        }
+        let decoded = if line.mode == Mode::MsgPack && line.handler.as_deref() == Some(layout::AUTO)
+        {
+            let info = line.info().map_err(|e| corrupt_line(key, e))?;
+            apart::Parts::load(&info, &self.load_context(key))?.decode()
+        } else {
+            let payload = self.load_payload_with(handler.as_deref(), &line)?;
+            match line.mode {
+                Mode::Json => codec_runtime::from_json_slice(&payload),
+                _ => codec_runtime::from_msgpack(&payload),
+            }
+        };
+        decoded.map(Some).map_err(|source| StoreError::Decode {
+            key: key.to_owned(),
+            source,
+        })
+    }
+
+    /// The raw bytes under `key` (for entries stored with [`Cache::put_bytes`]),
+    /// or the encoded payload of a typed entry.
+    pub fn get_bytes(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        match self.lookup(key)? {
+            Some(found) => self.load_payload(&view(key, &found)?).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// The value under `key`, made by `deserialize` from its bytes.
+    pub fn get_with_fn<T, E: std::fmt::Display>(
+        &self,
+        key: &str,
+        deserialize: impl FnOnce(&[u8]) -> Result<T, E>,
+    ) -> Result<Option<T>, StoreError> {
+        let Some(bytes) = self.get_bytes(key)? else {
+            return Ok(None);
+        };
+        deserialize(&bytes)
+            .map(Some)
+            .map_err(|e| StoreError::Custom {
+                message: format!("deserializing `{key}`: {e}"),
+            })
+    }
+
+    /// Removes `key` for every reader. Returns whether it was present.
+    pub fn remove(&self, key: &str) -> Result<bool, StoreError> {
+        let Some(found) = self.lookup(key)? else {
+            return Ok(false);
+        };
+        let line = view(key, &found)?;
+        self.append_line(IndexLine {
+            key: key.to_owned(),
+            type_name: None,
+            fingerprint: None,
+            handler: None,
+            mode: Mode::Raw,
+            info: Info::new(),
+            size: 0,
+            time: 0,
+            seq: 0,
+        })?;
+        if let Some(handler) = line.handler.as_deref().and_then(|h| self.handler(h)) {
+            let info = line.info().map_err(|e| corrupt_line(key, e))?;
+            handler.delete(&info, &self.load_context(key))?;
+        }
+        Ok(true)
+    }
+
+    /// The encoded payload of a live entry, as its handler stored it.
+    pub fn entry_payload(&self, entry: &EntryInfo) -> Result<Vec<u8>, StoreError> {
+        let handler = self
+            .handler(&entry.handler)
+            .ok_or_else(|| StoreError::UnknownHandler {
+                key: entry.key.clone(),
+                handler: entry.handler.clone(),
+            })?;
+        handler.load(&entry.info, &self.load_context(&entry.key))
+    }
+
+    /// The schema a fingerprint names, as stored by the writer that used it.
+    pub fn writer_schema(
+        &self,
+        fingerprint: &str,
+    ) -> Result<Option<serde_json::Value>, StoreError> {
+        let name = layout::schema_object(fingerprint);
+        match self.backend.read(&name)? {
+            Some(bytes) => {
+                serde_json::from_slice(&bytes)
+                    .map(Some)
+                    .map_err(|e| StoreError::Corrupt {
+                        key: name,
+                        message: e.to_string(),
+                    })
+            }
+            None => Ok(None),
+        }
+    }
+
+    /// The text of the live line of `key`, refreshing the index once if
+    /// the key is unknown.
+    fn lookup(&self, key: &str) -> Result<Option<Found>, StoreError> {
+        // Read first: a swap would write the flag's cache line on every get,
+        // which threads getting at once would pass back and forth.
+        if self.checkpoints.ended.load(Ordering::Relaxed)
+            && self.checkpoints.ended.swap(false, Ordering::Relaxed)
+        {
+            self.take_up_checkpoint();
+        }
+        if let Some(known) = self.index_get(key)? {
+            return Ok(known);
+        }
+        self.refresh()?;
+        Ok(self.index_get(key)?.flatten())
+    }
+
+    /// [`Index::get`]; a damaged checkpoint found on the way is put aside
+    /// (with a warning) and the logs read instead.
+    fn index_get(&self, key: &str) -> Result<Option<Option<Found>>, StoreError> {
+        let got = self
+            .index
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(key);
+        match got {
+            Ok(found) => Ok(found),
+            Err(damaged) => {
+                self.put_checkpoint_aside(&damaged.0)?;
+                Ok(self
+                    .index
+                    .read()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .get(key)
+                    .unwrap_or_default())
+            }
+        }
+    }
+
+    /// Every live key and its line.
+    fn live_lines(&self) -> Result<Vec<index::LiveLine>, StoreError> {
+        self.refresh()?;
+        let lines = self.index.read().unwrap_or_else(|e| e.into_inner()).lines();
+        match lines {
+            Ok(lines) => Ok(lines),
+            Err(damaged) => {
+                self.put_checkpoint_aside(&damaged.0)?;
+                Ok(self
+                    .index
+                    .read()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .lines()
+                    .unwrap_or_default())
+            }
+        }
+    }
+
+    fn index_read(&self) -> std::sync::RwLockReadGuard<'_, Index> {
+        self.index.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn index_write(&self) -> std::sync::RwLockWriteGuard<'_, Index> {
+        self.index.write().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn put_checkpoint_aside(&self, why: &str) -> Result<(), StoreError> {
+        let mut index = self.index.write().unwrap_or_else(|e| e.into_inner());
+        if !index.is_distrusted() {
+            index.distrust(&self.dir, why);
+        }
+        index.refresh(&*self.backend)
+    }
+
+    /// An entry written with another schema: decodable only if every change
+    /// from the writer's schema to `T`'s is compatible.
+    fn check_schema(
+        &self,
+        line: &LineView<'_>,
+        info: &schema::SchemaInfo,
+    ) -> Result<(), StoreError> {
+        let key = || line.key.clone().into_owned();
+        let found = line.type_name.as_deref().unwrap_or("raw bytes");
+        let fp_text = line.fingerprint.as_deref().unwrap_or_default();
+        // Raw bytes have no fingerprint: the name alone refuses them.
+        let writer = match fp_text.parse::<Fingerprint>() {
+            Ok(writer) => writer,
+            Err(_) if !info.accepts_name(found) => Fingerprint([0; 16]),
+            Err(_) => {
+                return Err(StoreError::Corrupt {
+                    key: key(),
+                    message: format!("malformed fingerprint `{fp_text}`"),
+                })
+            }
+        };
+        schema::check_readable(
+            found,
+            writer,
+            info,
+            || {
+                self.writer_schema(fp_text)?
+                    .ok_or_else(|| StoreError::Corrupt {
+                        key: key(),
+                        message: format!(
+                            "the writer's schema {}/{} is missing",
+                            layout::SCHEMAS,
+                            layout::schema_name(fp_text)
+                        ),
+                    })
+            },
+            |source| StoreError::Schema { key: key(), source },
+        )
+    }
+}
+
+impl Drop for Cache {
+    fn drop(&mut self) {
+        // A checkpoint in progress ends before the handle's folder lock
+        // goes (a compaction may be waiting for it).
+        self.join_checkpoint_thread();
+    }
+}

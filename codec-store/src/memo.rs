@@ -1,0 +1,451 @@
+//! Memoization: [`Cache::get_or_insert_with`] and
+//! [`Cache::get_or_try_insert_with`].
+//!
+//! - An entry today's type cannot read (a breaking change of the type,
+//!   damaged data) is a miss: the value is computed again and overwrites
+//!   it, and a warning goes to [`Cache::warnings`] and to the `log` crate.
+//!   [`CacheOptions::memo_strict`](super::CacheOptions::memo_strict)
+//!   returns the error instead.
+//! - One computation per key at a time: callers of a key that is being
+//!   computed by another thread of the same handle wait for it and get its
+//!   value (single flight). With
+//!   [`CacheOptions::memo_lock`](super::CacheOptions::memo_lock), the same
+//!   holds across handles and processes, through a lock file per key.
+//! - [`Cache::get_or_try_insert_with_async`] is the same for a computation
+//!   that is a future: a task waiting for another one's computation of its
+//!   key is woken, not blocked; the store's reads and writes stay blocking.
+
+use std::collections::HashSet;
+use std::fs::{File, OpenOptions};
+use std::future::Future;
+use std::path::Path;
+use std::pin::Pin;
+use std::sync::{Condvar, Mutex};
+use std::task::{Context, Poll, Waker};
+
+use sha2::{Digest, Sha256};
+
+use super::{layout, Cache, StoreError};
+use codec_runtime::Codec;
+use codec_runtime::EnvelopeError;
+
+/// Groups of recomputed entries kept for [`Cache::warnings`]; entries of
+/// later groups go to `log` only.
+const MAX_WARNINGS: usize = 1000;
+
+/// The keys a warning names of its group; it counts the others.
+const KEYS_SHOWN: usize = 3;
+
+/// The memo state of one handle: keys being computed, and warnings.
+#[derive(Default)]
+pub(super) struct Memo {
+    computing: Mutex<Computing>,
+    done: Condvar,
+    warnings: Mutex<Vec<Recomputed>>,
+}
+
+/// Entries of one type recomputed for one reason (a schema change, damaged
+/// data): one warning, however many entries.
+struct Recomputed {
+    type_name: String,
+    /// Why they could not be read, without their keys: the schema change
+    /// and its fix, or the first entry's error for other reasons.
+    cause: String,
+    /// What tells the group apart: the schema change, or the kind of error.
+    group: Group,
+    keys: Vec<String>,
+    count: usize,
+}
+
+/// What entries of one type have in common to share a warning.
+#[derive(PartialEq)]
+enum Group {
+    /// The same schema change (the writer's fingerprint and the changes),
+    /// and whether the stored type is the same type, changed (rather than
+    /// another type).
+    Schema(String, bool),
+    /// The same kind of error (damaged data, a missing file).
+    Other(std::mem::Discriminant<StoreError>),
+}
+
+impl Recomputed {
+    fn message(&self) -> String {
+        let mut keys: Vec<String> = self.keys.iter().map(|k| format!("`{k}`")).collect();
+        if self.count > self.keys.len() {
+            keys.push(format!("{} more", self.count - self.keys.len()));
+        }
+        let entries = match self.count {
+            1 => "1 entry".to_owned(),
+            n => format!("{n} entries"),
+        };
+        let were = if self.count == 1 { "was" } else { "were" };
+        let advice = match &self.group {
+            Group::Schema(_, true) => {
+                "\nfor a memo: to recompute without this warning, raise the version \
+                 (#[codec::memoize(version = N)], or a version in the key); \
+                 to reuse the stored values instead, make the change compatible (the fix above)"
+            }
+            Group::Schema(_, false) => {
+                "\nfor a memo: its keys hold values of another type; raise the version \
+                 (#[codec::memoize(version = N)], or a version in the key) so that they differ"
+            }
+            Group::Other(_) => "",
+        };
+        format!(
+            "{entries} ({}) could not be read as `{}` and {were} computed again: {}{advice}",
+            keys.join(", "),
+            self.type_name,
+            self.cause,
+        )
+    }
+}
+
+impl Memo {
+    /// One warning per group of entries recomputed for the same reason.
+    pub(super) fn warnings(&self) -> Vec<String> {
+        let groups = self.warnings.lock().unwrap_or_else(|e| e.into_inner());
+        groups.iter().map(Recomputed::message).collect()
+    }
+
+    /// Counts `key` in its group; the group's message when it is new.
+    fn recomputed(&self, type_name: &str, key: &str, e: &StoreError) -> Option<String> {
+        let (group, cause) = match e {
+            StoreError::Schema { source, .. } => {
+                let cause = source.to_string();
+                let changed = !matches!(source, EnvelopeError::WrongType { .. });
+                (Group::Schema(cause.clone(), changed), cause)
+            }
+            other => (
+                Group::Other(std::mem::discriminant(other)),
+                other.to_string(),
+            ),
+        };
+        let mut groups = self.warnings.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(g) = groups
+            .iter_mut()
+            .find(|g| g.type_name == type_name && g.group == group)
+        {
+            g.count += 1;
+            if g.keys.len() < KEYS_SHOWN {
+                g.keys.push(key.to_owned());
+            }
+            return None;
+        }
+        let new = Recomputed {
+            type_name: type_name.to_owned(),
+            cause,
+            group,
+            keys: vec![key.to_owned()],
+            count: 1,
+        };
+        let message = new.message();
+        if groups.len() < MAX_WARNINGS {
+            groups.push(new);
+        }
+        Some(message)
+    }
+}
+
+/// The keys being computed, and the tasks waiting for one of them to end.
+#[derive(Default)]
+struct Computing {
+    keys: HashSet<String>,
+    wakers: Vec<Waker>,
+}
+
+/// A key being computed by this thread; dropping it (also on a panic of
+/// the computation) lets the next waiting caller in.
+struct Flight<'a> {
+    memo: &'a Memo,
+    key: &'a str,
+}
+
+impl Memo {
+    /// Waits until no other thread computes `key`, then claims it.
+    fn enter<'a>(&'a self, key: &'a str) -> Flight<'a> {
+        let mut computing = self.computing.lock().unwrap_or_else(|e| e.into_inner());
+        while computing.keys.contains(key) {
+            computing = self.done.wait(computing).unwrap_or_else(|e| e.into_inner());
+        }
+        computing.keys.insert(key.to_owned());
+        Flight { memo: self, key }
+    }
+
+    /// [`Memo::enter`] for a task: waits without blocking its thread.
+    fn enter_async<'a>(&'a self, key: &'a str) -> Enter<'a> {
+        Enter { memo: self, key }
+    }
+}
+
+/// The future of [`Memo::enter_async`].
+struct Enter<'a> {
+    memo: &'a Memo,
+    key: &'a str,
+}
+
+impl<'a> Future for Enter<'a> {
+    type Output = Flight<'a>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Flight<'a>> {
+        let (memo, key) = (self.memo, self.key);
+        let mut computing = memo.computing.lock().unwrap_or_else(|e| e.into_inner());
+        if computing.keys.contains(key) {
+            // Registered under the lock the flight's end takes: no wake is lost.
+            if !computing.wakers.iter().any(|w| w.will_wake(cx.waker())) {
+                computing.wakers.push(cx.waker().clone());
+            }
+            return Poll::Pending;
+        }
+        computing.keys.insert(key.to_owned());
+        Poll::Ready(Flight { memo, key })
+    }
+}
+
+impl Drop for Flight<'_> {
+    fn drop(&mut self) {
+        let wakers = {
+            let mut computing = self
+                .memo
+                .computing
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            computing.keys.remove(self.key);
+            std::mem::take(&mut computing.wakers)
+        };
+        self.memo.done.notify_all();
+        // Every waiting task polls again; those of other keys wait anew.
+        wakers.into_iter().for_each(Waker::wake);
+    }
+}
+
+/// The right to compute a key: its flight, and its lock file with
+/// [`CacheOptions::memo_lock`](super::CacheOptions::memo_lock).
+struct Claim<'a> {
+    _lock: Option<File>,
+    _flight: Flight<'a>,
+}
+
+/// What a caller holding a key's flight finds.
+enum Claimed<'a, T> {
+    /// Another caller stored the value meanwhile.
+    Stored(T),
+    Compute(Claim<'a>),
+}
+
+/// What a memo found under a key.
+enum Lookup<T> {
+    Hit(T),
+    Miss,
+    /// An entry `T` cannot read: computed again, with a warning.
+    Unreadable(StoreError),
+}
+
+impl<T> Lookup<T> {
+    fn hit(self) -> Option<T> {
+        match self {
+            Lookup::Hit(v) => Some(v),
+            _ => None,
+        }
+    }
+}
+
+impl Cache {
+    /// The value under `key`, computing and storing it with `make` if
+    /// absent; an error of `make` is returned as is, and nothing is stored.
+    ///
+    /// An entry that cannot be read as `T` (written before a breaking change
+    /// of `T`, or damaged) counts as absent: it is computed again and
+    /// overwritten, with a warning in [`Cache::warnings`] (unless
+    /// [`CacheOptions::memo_strict`](super::CacheOptions::memo_strict)).
+    /// Concurrent callers of one key wait for the first one's computation
+    /// and get its value; so `make` must not ask this handle for the same
+    /// key (it would wait for itself).
+    ///
+    /// ```
+    /// # fn main() -> Result<(), codec::StoreError> {
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// let cache = codec::Cache::open(dir.path())?;
+    /// let parse = |text: &str| -> Result<u32, codec::StoreError> {
+    ///     cache.get_or_try_insert_with(text, || {
+    ///         text.parse().map_err(|e| codec::StoreError::Custom { message: format!("{e}") })
+    ///     })
+    /// };
+    /// assert_eq!(parse("42")?, 42);
+    /// assert!(parse("forty").is_err());
+    /// assert!(!cache.contains("forty")?);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn get_or_try_insert_with<T: Codec + 'static, E: From<StoreError>>(
+        &self,
+        key: &str,
+        make: impl FnOnce() -> Result<T, E>,
+    ) -> Result<T, E> {
+        if let Some(v) = self.memo_get(key)?.hit() {
+            return Ok(v);
+        }
+        // Before the computation, which a key the cache refuses would waste.
+        super::keys::check_key(key)?;
+        let _claim = match self.claim(key, self.memo.enter(key))? {
+            Claimed::Stored(v) => return Ok(v),
+            Claimed::Compute(claim) => claim,
+        };
+        let value = make()?;
+        self.put(key, &value)?;
+        Ok(value)
+    }
+
+    /// [`Cache::get_or_try_insert_with`] for a computation that is a future,
+    /// without an async runtime: a task waiting for another task's (or
+    /// thread's) computation of the same key is woken when it ends, not
+    /// blocked. The store's reads and writes, and the wait for another
+    /// process's lock file with
+    /// [`CacheOptions::memo_lock`](super::CacheOptions::memo_lock), block the
+    /// thread that polls, as file I/O does (wrap the call in your runtime's
+    /// `spawn_blocking` if that matters; a hit costs about a microsecond).
+    ///
+    /// ```
+    /// # fn main() -> Result<(), codec::StoreError> {
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// # fn block_on<F: std::future::Future>(f: F) -> F::Output {
+    /// #     let mut f = std::pin::pin!(f);
+    /// #     let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    /// #     loop { if let std::task::Poll::Ready(v) = f.as_mut().poll(&mut cx) { return v; } }
+    /// # }
+    /// let cache = codec::Cache::open(dir.path())?;
+    /// async fn fetch(id: u32) -> Result<String, codec::StoreError> { Ok(format!("page {id}")) }
+    /// let page = block_on(cache.get_or_try_insert_with_async("page/7", || fetch(7)))?;
+    /// assert_eq!(page, "page 7");
+    /// assert_eq!(cache.get::<String>("page/7")?.as_deref(), Some("page 7"));
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn get_or_try_insert_with_async<T, E, F>(
+        &self,
+        key: &str,
+        make: impl FnOnce() -> F,
+    ) -> Result<T, E>
+    where
+        T: Codec + 'static,
+        E: From<StoreError>,
+        F: Future<Output = Result<T, E>>,
+    {
+        if let Some(v) = self.memo_get(key)?.hit() {
+            return Ok(v);
+        }
+        // Before the computation, which a key the cache refuses would waste.
+        super::keys::check_key(key)?;
+        let _claim = match self.claim(key, self.memo.enter_async(key).await)? {
+            Claimed::Stored(v) => return Ok(v),
+            Claimed::Compute(claim) => claim,
+        };
+        let value = make().await?;
+        self.put(key, &value)?;
+        Ok(value)
+    }
+
+    /// With `key`'s flight held: its lock file if the handle takes them,
+    /// then the value if another caller stored it while this one waited.
+    fn claim<'a, T: Codec + 'static>(
+        &self,
+        key: &str,
+        flight: Flight<'a>,
+    ) -> Result<Claimed<'a, T>, StoreError> {
+        // Key locks are files: a cache elsewhere than in a folder computes
+        // once per key and handle only.
+        let lock = if self.options.memo_lock && self.backend.folder().is_some() {
+            let lock = self.key_lock(key)?;
+            // Another process may have stored the value while we waited.
+            self.refresh()?;
+            Some(lock)
+        } else {
+            None
+        };
+        match self.memo_get(key)? {
+            Lookup::Hit(v) => return Ok(Claimed::Stored(v)),
+            Lookup::Miss => {}
+            Lookup::Unreadable(e) => self.warn_recomputed::<T>(key, &e),
+        }
+        Ok(Claimed::Compute(Claim {
+            _lock: lock,
+            _flight: flight,
+        }))
+    }
+
+    /// The value under `key`, computing and storing it with `make` if
+    /// absent: [`Cache::get_or_try_insert_with`] for a computation that
+    /// cannot fail.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), codec::StoreError> {
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// let cache = codec::Cache::open(dir.path())?;
+    /// let key = codec::ContentHash::new().part("model-1").part("some text").finish()?;
+    /// let embedding: Vec<f32> = cache.get_or_insert_with(&key, || vec![0.25, 0.5])?;
+    /// // The second call computes nothing.
+    /// let again: Vec<f32> = cache.get_or_insert_with(&key, || unreachable!())?;
+    /// assert_eq!(again, embedding);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn get_or_insert_with<T: Codec + 'static>(
+        &self,
+        key: &str,
+        make: impl FnOnce() -> T,
+    ) -> Result<T, StoreError> {
+        self.get_or_try_insert_with(key, || Ok::<T, StoreError>(make()))
+    }
+
+    /// [`Cache::get`], where an entry `T` cannot read is a miss unless the
+    /// handle is strict.
+    fn memo_get<T: Codec + 'static>(&self, key: &str) -> Result<Lookup<T>, StoreError> {
+        match self.get::<T>(key) {
+            Ok(Some(v)) => Ok(Lookup::Hit(v)),
+            Ok(None) => Ok(Lookup::Miss),
+            Err(e) if !self.options.memo_strict && e.is_unreadable_entry() => {
+                Ok(Lookup::Unreadable(e))
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Records an entry `T` could not read, computed again: the first of
+    /// its group is a warning to the `log` crate (or, where no logger is
+    /// set, to stderr: a memo that recomputes silently looks like a slow
+    /// program), the others count in [`Cache::warnings`].
+    fn warn_recomputed<T: Codec>(&self, key: &str, e: &StoreError) {
+        let name = codec_runtime::schema::wire_name::<T>();
+        match self.memo.recomputed(&name, key, e) {
+            Some(warning) if log::max_level() == log::LevelFilter::Off => {
+                eprintln!("codec: warning: {warning}");
+            }
+            Some(warning) => log::warn!(target: "codec::store", "{warning}"),
+            None => log::debug!(target: "codec::store", "entry `{key}` recomputed as `{name}`"),
+        }
+    }
+
+    /// Takes the lock file of `key`, waiting for another holder.
+    fn key_lock(&self, key: &str) -> Result<File, StoreError> {
+        let path = key_lock_path(&self.dir, key);
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| StoreError::io(dir, e))?;
+        }
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&path)
+            .map_err(|e| StoreError::io(&path, e))?;
+        file.lock().map_err(|e| StoreError::io(&path, e))?;
+        Ok(file)
+    }
+}
+
+/// `locks/<first 16 bytes of SHA-256 of the key, hex>.lock`: keys are any
+/// text, file names are not.
+fn key_lock_path(dir: &Path, key: &str) -> std::path::PathBuf {
+    let hash = Sha256::digest(key.as_bytes());
+    let hex: String = hash[..16].iter().map(|b| format!("{b:02x}")).collect();
+    dir.join(layout::KEY_LOCKS).join(format!("{hex}.lock"))
+}

@@ -1,0 +1,336 @@
+//! Opening a cache: on a folder (its subfolders and lock), on another
+//! backend, and the layout version every store starts with.
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+
+use super::backend::folder::Folder;
+use super::backend::Backend;
+use super::index::Index;
+use super::local_cache::LocalFiles;
+use super::records::{StoreMeta, STORE_FORMAT};
+#[cfg(feature = "ndarray")]
+use super::ArrayHandler;
+use super::{
+    apart, compact, layout, memo, now_nanos, typed, writers, Cache, CacheOptions, Checkpoints,
+    FilePerEntry, Inline, Resources, Shared, StoreError, Writer,
+};
+#[cfg(feature = "arrow")]
+use super::{ArrowBatchesHandler, ArrowHandler, Typed};
+
+impl Cache {
+    /// Opens (creating if needed) the cache folder `dir`. A URL
+    /// (`s3://bucket/prefix`, `file:///path`, `memory://`) opens as
+    /// `Cache::open_url` does, with the `object-store` feature; without it,
+    /// a URL is refused rather than taken for a folder named `s3:`.
+    pub fn open(dir: impl AsRef<Path>) -> Result<Cache, StoreError> {
+        Self::open_with(dir, CacheOptions::default())
+    }
+
+    /// Opens the cache folder (or URL, see [`Cache::open`]) `dir` with
+    /// options. While a compaction of the folder runs
+    /// ([`Cache::compact`]), this waits for it to end.
+    pub fn open_with(dir: impl AsRef<Path>, options: CacheOptions) -> Result<Cache, StoreError> {
+        let dir = dir.as_ref();
+        if let Some(url) = dir.to_str().filter(|d| is_url(d)) {
+            #[cfg(feature = "object-store")]
+            return Self::open_url_with(url, options);
+            #[cfg(not(feature = "object-store"))]
+            return Err(StoreError::Custom {
+                message: format!(
+                    "cannot open the cache at {url}: a URL needs codec's `object-store` feature \
+                     (and `aws`, `gcp` or `azure` for s3://, gs:// and az://)"
+                ),
+            });
+        }
+        if let Some(location) = dir.to_str().filter(|d| looks_like_url(d)) {
+            return Err(StoreError::NotAUrl {
+                location: location.to_owned(),
+            });
+        }
+        if !options.adopt_folder {
+            refuse_foreign_folder(dir)?;
+        }
+        create_folder(dir)?;
+        // Where there is no lock to take (a read-only folder without one, a
+        // file system without locks), go on without: only compaction relies
+        // on it, and it refuses to run there.
+        let lock = compact::lock_file(dir).ok();
+        if let Some(lock) = &lock {
+            let _ = lock.lock_shared();
+        }
+        Self::open_locked(dir, options, lock)
+    }
+
+    /// Opens the cache whose objects `backend` holds (creating it if
+    /// needed): a folder ([`backend::folder::Folder`](super::backend::folder::Folder), as [`Cache::open_with`]
+    /// does), memory ([`backend::memory::Memory`](super::backend::memory::Memory)) or one of your own.
+    pub fn open_backend(
+        backend: Arc<dyn Backend>,
+        options: CacheOptions,
+    ) -> Result<Cache, StoreError> {
+        if let Some(dir) = backend.folder() {
+            return Self::open_with(dir, options);
+        }
+        check_meta(&*backend)?;
+        let dir = PathBuf::from(backend.location());
+        Self::open_on(backend, dir, options, None)
+    }
+
+    /// Opens `dir` (created already) holding `lock` (`None` under the
+    /// exclusive lock of a compaction, or where there is no lock to take).
+    pub(super) fn open_locked(
+        dir: &Path,
+        options: CacheOptions,
+        lock: Option<File>,
+    ) -> Result<Cache, StoreError> {
+        Self::open_on(Arc::new(Folder::new(dir)), dir.to_owned(), options, lock)
+    }
+
+    fn open_on(
+        backend: Arc<dyn Backend>,
+        dir: PathBuf,
+        options: CacheOptions,
+        lock: Option<File>,
+    ) -> Result<Cache, StoreError> {
+        let cache = Self::unread(backend, dir, options, lock)?;
+        cache.refresh()?;
+        Ok(cache)
+    }
+
+    /// A handle on the store `backend` holds (a cache already, not a
+    /// folder) that has read nothing of it yet: for writing only, as a
+    /// compaction's copies are written (reading the store is a request per
+    /// segment there).
+    pub(super) fn open_unread(
+        backend: Arc<dyn Backend>,
+        options: CacheOptions,
+    ) -> Result<Cache, StoreError> {
+        let dir = PathBuf::from(backend.location());
+        Self::unread(backend, dir, options, None)
+    }
+
+    fn unread(
+        backend: Arc<dyn Backend>,
+        dir: PathBuf,
+        options: CacheOptions,
+        lock: Option<File>,
+    ) -> Result<Cache, StoreError> {
+        let mut writer = Writer::default();
+        // Take up the log of a handle that is gone, if any (a compaction
+        // writes a log of its own).
+        let claimed = match lock {
+            Some(_) => writers::claim_dead(&*backend)?,
+            None => None,
+        };
+        let writer_id = match claimed {
+            Some((id, log)) => {
+                writer.seq = log.next_seq;
+                writer.last_time = log.last_time;
+                writer.torn = log.torn;
+                writer.log = Some(log);
+                id
+            }
+            None => new_writer_id(),
+        };
+        let cache = Cache {
+            dir,
+            backend,
+            writer_id,
+            options,
+            writer: Mutex::new(writer),
+            index: RwLock::new(Index::default()),
+            handlers: RwLock::new(HashMap::default()),
+            inline: Arc::new(Inline),
+            inline_replaced: AtomicBool::new(false),
+            registry: typed::Registry::default(),
+            resources: Resources::default(),
+            memo: memo::Memo::default(),
+            checkpoints: Checkpoints::default(),
+            _lock: lock,
+        };
+        let local = LocalFiles::new(cache.options.local_cache.as_ref(), &*cache.backend);
+        let _ = cache.resources.local.set(local);
+        for h in [
+            cache.inline.clone(),
+            Arc::new(Shared),
+            Arc::new(FilePerEntry),
+            Arc::new(apart::Auto),
+        ] {
+            cache.register_handler(h);
+        }
+        #[cfg(feature = "ndarray")]
+        cache.register_handler(Arc::new(ArrayHandler));
+        #[cfg(feature = "arrow")]
+        {
+            cache.register_default_handler::<arrow_array::RecordBatch>(Typed::new(ArrowHandler));
+            cache.register_default_handler::<Vec<arrow_array::RecordBatch>>(Typed::new(
+                ArrowBatchesHandler,
+            ));
+        }
+        Ok(cache)
+    }
+}
+
+/// A writer id unique per handle: time, process id, counter, and 32
+/// random bits, so that writers on two machines (one bucket, one shared
+/// folder) never take the same id even with equal clocks and process ids.
+fn new_writer_id() -> String {
+    use std::hash::BuildHasher;
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    // std's hasher keys are random per process (and per thread).
+    let random = std::hash::RandomState::new().hash_one(n) as u32;
+    format!(
+        "{:013x}-{}-{n}-{random:08x}",
+        now_nanos() / 1000,
+        std::process::id()
+    )
+}
+
+/// Whether `location` is a URL (`scheme://...`) rather than a path: a
+/// scheme of letters, digits, `+`, `-` or `.`, starting with a letter, of
+/// two letters at least (so that `C://x` stays a Windows path).
+fn is_url(location: &str) -> bool {
+    let Some((scheme, _)) = location.split_once("://") else {
+        return false;
+    };
+    let mut chars = scheme.chars();
+    scheme.len() >= 2
+        && chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+        && chars.all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+}
+
+/// Whether `location`, not a URL, would be one but for its slashes:
+/// `s3:/bucket`, `s3:bucket`, `memory:`. A folder of such a name is more
+/// likely a mistyped URL than meant (`./s3:bucket` opens it).
+fn looks_like_url(location: &str) -> bool {
+    let Some((scheme, _)) = location.split_once(':') else {
+        return false;
+    };
+    !is_url(location) && scheme.len() >= 2 && is_url(&format!("{scheme}://"))
+}
+
+/// Refuses a folder that holds files and no cache: opening it would write
+/// the cache's files among them.
+fn refuse_foreign_folder(dir: &Path) -> Result<(), StoreError> {
+    // A cache's own folder: one stat, not a listing.
+    if dir.join(layout::META).exists() {
+        return Ok(());
+    }
+    // A folder that does not exist yet (or cannot be listed: creating it
+    // says why) holds nothing of anyone's.
+    let Ok(listing) = std::fs::read_dir(dir) else {
+        return Ok(());
+    };
+    let mut foreign = None;
+    for entry in listing.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if layout::marks_a_cache(&name) {
+            return Ok(());
+        }
+        let empty_folder = std::fs::read_dir(entry.path()).is_ok_and(|mut d| d.next().is_none());
+        if foreign.is_none() && !layout::may_begin_a_cache(&name, empty_folder) {
+            foreign = Some(name);
+        }
+    }
+    match foreign {
+        Some(found) => Err(StoreError::NotACache {
+            dir: dir.to_owned(),
+            found,
+        }),
+        None => Ok(()),
+    }
+}
+
+/// Creates the folder and its subfolders if needed, and checks its layout.
+pub(super) fn create_folder(dir: &Path) -> Result<(), StoreError> {
+    // Creating the subfolders creates `dir`.
+    for d in [&dir.join(layout::DATA), &dir.join(layout::SCHEMAS)] {
+        std::fs::create_dir_all(d).map_err(|e| StoreError::io(d, e))?;
+    }
+    check_meta(&Folder::new(dir))
+}
+
+/// Creates `codec-store.json`, or checks that its layout version is one this
+/// codec reads.
+fn check_meta(backend: &dyn Backend) -> Result<(), StoreError> {
+    match backend.read(layout::META)? {
+        Some(bytes) => {
+            let meta: StoreMeta =
+                codec_runtime::from_json_slice(&bytes).map_err(|e| StoreError::Corrupt {
+                    key: layout::META.into(),
+                    message: e.to_string(),
+                })?;
+            if meta.format > STORE_FORMAT {
+                return Err(StoreError::Format { found: meta.format });
+            }
+            Ok(())
+        }
+        None => {
+            let meta = codec_runtime::to_json_vec(&StoreMeta {
+                format: STORE_FORMAT,
+            })?;
+            // Another process may win the race: either file is the same.
+            backend.create(layout::META, &meta, false)?;
+            Ok(())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{is_url, looks_like_url};
+
+    #[test]
+    fn mistyped_urls_are_told_from_folders() {
+        for mistyped in [
+            "s3:/bucket/x",
+            "s3:bucket/x",
+            "gs:b",
+            "memory:",
+            "file:/tmp/x",
+        ] {
+            assert!(looks_like_url(mistyped), "{mistyped}");
+        }
+        for path in [
+            "s3://bucket/x",
+            "cache",
+            "./s3:/x",
+            "dir/s3:x",
+            "C:/x",
+            "C:x",
+            "/tmp/a:b",
+            "a b:c",
+        ] {
+            assert!(!looks_like_url(path), "{path}");
+        }
+    }
+
+    #[test]
+    fn urls_are_told_from_paths() {
+        for url in [
+            "s3://bucket/p",
+            "gs://b",
+            "az://c/d",
+            "file:///tmp/x",
+            "memory://",
+        ] {
+            assert!(is_url(url), "{url}");
+        }
+        for path in [
+            "cache",
+            "/tmp/cache",
+            "./s3:/x",
+            "C://x",
+            "a b://c",
+            "://x",
+            "dir/s3://x",
+        ] {
+            assert!(!is_url(path), "{path}");
+        }
+    }
+}

@@ -1,0 +1,164 @@
+//! The records the store writes to disk. They are Codec types themselves, so
+//! their schemas are committed under `schemas/` and checked for drift.
+
+use std::collections::BTreeMap;
+
+use codec_derive::Codec;
+
+/// The version of the folder layout, in `codec-store.json`.
+pub const STORE_FORMAT: u32 = 1;
+
+/// `codec-store.json`: what a reader checks before anything else.
+#[derive(Codec, Debug, Clone, PartialEq)]
+#[codec(crate = "codec_runtime", name = "codec.store.Meta")]
+pub struct StoreMeta {
+    /// The folder layout version.
+    pub format: u32,
+}
+
+/// `compacting.json`: the files a compaction replaced and is deleting.
+/// Readers ignore them, so a compaction stopped midway leaves the folder
+/// as it was after it, never a mix of before and after.
+#[derive(Codec, Debug, Clone, PartialEq)]
+#[codec(crate = "codec_runtime", name = "codec.store.Compacting")]
+pub struct Compacting {
+    /// Index and data files, relative to the folder.
+    pub replaced: Vec<String>,
+}
+
+/// How an entry's value was serialized.
+#[derive(Codec, Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[codec(
+    crate = "codec_runtime",
+    name = "codec.store.Mode",
+    rename_all = "lowercase"
+)]
+pub enum Mode {
+    /// The value's MessagePack encoding (with its schema fingerprint).
+    #[default]
+    MsgPack,
+    /// The value's JSON encoding (with its schema fingerprint).
+    Json,
+    /// Bytes stored as they are.
+    Raw,
+}
+
+/// A value in a handler's info: handlers describe where they put a payload.
+#[derive(Codec, Debug, Clone, PartialEq, Eq)]
+#[codec(crate = "codec_runtime", name = "codec.store.InfoValue", untagged)]
+pub enum InfoValue {
+    /// An offset, a length, a count.
+    Int(i64),
+    /// A file name, an encoded payload.
+    Text(String),
+}
+
+impl From<i64> for InfoValue {
+    fn from(v: i64) -> Self {
+        InfoValue::Int(v)
+    }
+}
+
+impl From<String> for InfoValue {
+    fn from(v: String) -> Self {
+        InfoValue::Text(v)
+    }
+}
+
+impl From<&str> for InfoValue {
+    fn from(v: &str) -> Self {
+        InfoValue::Text(v.to_owned())
+    }
+}
+
+/// What a handler returns from a dump and receives at load.
+pub type Info = BTreeMap<String, InfoValue>;
+
+/// One line of a writer's index file: an entry, or the deletion of a key.
+///
+/// On disk the line is this record's JSON followed by a checksum field:
+/// `{"#key":"a","#type":"Chunk",...,"crc":"1a2b3c4d"}`, the CRC-32 covering
+/// every byte before `,"crc"`.
+#[derive(Codec, Debug, Clone, PartialEq)]
+#[codec(crate = "codec_runtime", name = "codec.store.IndexLine")]
+pub struct IndexLine {
+    /// The entry's key.
+    #[codec(rename = "#key")]
+    pub key: String,
+    /// The wire name of the value's type; `None` for raw bytes and deletions.
+    #[codec(rename = "#type")]
+    pub type_name: Option<String>,
+    /// The schema fingerprint of the value's type, as hex.
+    #[codec(default)]
+    pub fingerprint: Option<String>,
+    /// The handler that stored the payload; `None` marks a deletion.
+    pub handler: Option<String>,
+    /// How the value was serialized.
+    #[codec(default)]
+    pub mode: Mode,
+    /// Where the handler put the payload.
+    #[codec(default)]
+    pub info: Info,
+    /// Payload size in bytes.
+    #[codec(default)]
+    pub size: u64,
+    /// Nanoseconds since the Unix epoch when the entry was written: later wins.
+    pub time: u64,
+    /// Position of the line in its writer's sequence: breaks ties within a writer.
+    pub seq: u64,
+}
+
+/// `checkpoint.json`: the checkpoint's tables and how much of each
+/// writer's log they cover. Lines after that are read from the logs.
+#[derive(Codec, Debug, Clone, PartialEq, Default)]
+#[codec(crate = "codec_runtime", name = "codec.store.Checkpoint")]
+pub struct Checkpoint {
+    /// The checkpoint format version.
+    pub format: u32,
+    /// The tables (numbers of `index/<n>.idx`), oldest first: a key's
+    /// latest line is the newest of its entries in all of them.
+    pub tables: Vec<u64>,
+    /// The number the next table gets.
+    pub next_table: u64,
+    /// Every writer the tables name, in the order their entries number them.
+    pub writers: Vec<Covered>,
+    /// Compactions committed so far (on object storage): a compaction
+    /// that finds another one committed since it started gives up.
+    #[codec(default)]
+    pub compactions: u64,
+    /// Logs a compaction replaced (on object storage), whose objects are
+    /// deleted once it is older than its grace period.
+    #[codec(default)]
+    pub retired: Vec<Retired>,
+}
+
+/// The segments of one writer's log a compaction replaced.
+#[derive(Codec, Debug, Clone, PartialEq)]
+#[codec(crate = "codec_runtime", name = "codec.store.Retired")]
+pub struct Retired {
+    /// The writer id.
+    pub id: String,
+    /// The segments of its log replaced: those numbered below this.
+    pub to: u64,
+    /// The segments of its shared data that existed then: those numbered
+    /// below this.
+    #[codec(default)]
+    pub data_to: u64,
+    /// When the compaction started, in nanoseconds since the Unix epoch.
+    pub at: u64,
+}
+
+/// How much of one writer's log a checkpoint covers.
+#[derive(Codec, Debug, Clone, PartialEq)]
+#[codec(crate = "codec_runtime", name = "codec.store.Covered")]
+pub struct Covered {
+    /// The writer id.
+    pub id: String,
+    /// The bytes of its log the tables cover (whole lines).
+    pub to: u64,
+    /// The CRC-32 of the last 64 of those bytes (fewer in a shorter log):
+    /// a log that lost its end (to a power loss) and was written again
+    /// no longer matches.
+    #[codec(default)]
+    pub tail: u32,
+}

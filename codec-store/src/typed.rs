@@ -1,0 +1,325 @@
+//! Handlers that take values: a [`TypedHandler<T>`] receives the `&T` being
+//! put and returns the `T` being read, so it can write the value with its
+//! own library's format (a table as Arrow IPC, a tensor as safetensors, an
+//! image as PNG) into files the [`DumpContext`] gives it. Per-type default
+//! handlers, handler aliases and [`Cache::pop`] live here too.
+//!
+//! ```
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! use std::io::Write;
+//! use codec::store::{DumpContext, Info, InfoValue, LoadContext, StoreError, Typed, TypedHandler};
+//!
+//! #[derive(codec::Codec, Debug, PartialEq)]
+//! struct Page { lines: Vec<String> }
+//!
+//! /// Pages as plain text files, one line each.
+//! struct TextPages;
+//!
+//! impl TypedHandler<Page> for TextPages {
+//!     fn name(&self) -> &str { "text-pages" }
+//!
+//!     fn dump(&self, page: &Page, ctx: &mut DumpContext<'_>) -> Result<Info, StoreError> {
+//!         let (name, mut file) = ctx.allocate_file("txt")?;
+//!         let text = page.lines.join("\n");
+//!         file.write_all(text.as_bytes()).map_err(|e| ctx.io_error(&name, e))?;
+//!         Ok(Info::from([("file".to_owned(), name.into())]))
+//!     }
+//!
+//!     fn load(&self, info: &Info, ctx: &LoadContext<'_>) -> Result<Page, StoreError> {
+//!         let Some(InfoValue::Text(name)) = info.get("file") else {
+//!             return Err(ctx.corrupt("no `file` in the info"));
+//!         };
+//!         let text = String::from_utf8(ctx.read_file(name)?)
+//!             .map_err(|e| ctx.corrupt(format!("{name} is not UTF-8: {e}")))?;
+//!         Ok(Page { lines: text.lines().map(str::to_owned).collect() })
+//!     }
+//! }
+//!
+//! let dir = tempfile::tempdir()?;
+//! let cache = codec::Cache::open(dir.path())?;
+//! // Every `Page` put in this handle goes through `TextPages`.
+//! cache.register_default_handler::<Page>(Typed::new(TextPages));
+//! let page = Page { lines: vec!["a".into(), "b".into()] };
+//! cache.put("page/1", &page)?;
+//! assert_eq!(cache.get::<Page>("page/1")?, Some(page));
+//! # Ok(())
+//! # }
+//! ```
+
+use std::any::{Any, TypeId};
+use std::collections::HashMap;
+use std::sync::{Arc, RwLock};
+
+use super::handler::{DumpContext, Handler, LoadContext};
+use super::index::corrupt_line;
+use super::records::Info;
+use super::{Cache, StoreError};
+use codec_runtime::Bytes;
+use codec_runtime::Codec;
+use codec_runtime::WireKind;
+
+/// Stores and loads values of type `T` with the handler's own format.
+///
+/// `dump` writes the value where the [`DumpContext`] lets it (a file of
+/// its own, the writer's shared data file, sub-values) and returns the
+/// info the index line keeps; `load` reads it back from that info. Info
+/// keys `#key` and `#type` are reserved. Register it wrapped in [`Typed`].
+///
+/// The entry's schema check covers `T` as usual (its wire name and
+/// fingerprint are in the line); the format of the handler's files is the
+/// handler's own: a handler that changes it changes its name (and keeps
+/// the old one as an alias only while it still reads the old format).
+pub trait TypedHandler<T>: Send + Sync + 'static {
+    /// The name written in index lines; unique among a cache's handlers.
+    fn name(&self) -> &str;
+
+    /// Former names: entries written under them are read by this handler.
+    fn aliases(&self) -> &[&str] {
+        &[]
+    }
+
+    /// Stores `value`, returning where.
+    fn dump(&self, value: &T, ctx: &mut DumpContext<'_>) -> Result<Info, StoreError>;
+
+    /// Loads the value that `dump` described with `info`.
+    fn load(&self, info: &Info, ctx: &LoadContext<'_>) -> Result<T, StoreError>;
+
+    /// Called when the entry is removed: free what only this entry uses.
+    fn delete(&self, _info: &Info, _ctx: &LoadContext<'_>) -> Result<(), StoreError> {
+        Ok(())
+    }
+}
+
+/// A [`TypedHandler<T>`] as a [`Handler`], to register with
+/// [`Cache::register_handler`] or [`Cache::register_default_handler`] and
+/// to give to [`Cache::compact`](super::Cache::compact).
+///
+/// `put` and `get` of a `T` call the typed handler with the value. Where
+/// codec needs the entry's bytes ([`Cache::get_bytes`], compaction, the
+/// `codec get` command), they are the value's MessagePack encoding: the
+/// value is loaded and encoded, or decoded and dumped.
+pub struct Typed<T> {
+    inner: Box<dyn TypedHandler<T>>,
+}
+
+impl<T: Codec + 'static> Typed<T> {
+    /// Wraps `handler`.
+    pub fn new(handler: impl TypedHandler<T>) -> Arc<Typed<T>> {
+        Arc::new(Typed {
+            inner: Box::new(handler),
+        })
+    }
+
+    pub(super) fn dump_value(
+        &self,
+        value: &T,
+        ctx: &mut DumpContext<'_>,
+    ) -> Result<Info, StoreError> {
+        self.inner.dump(value, ctx)
+    }
+
+    pub(super) fn load_value(&self, info: &Info, ctx: &LoadContext<'_>) -> Result<T, StoreError> {
+        self.inner.load(info, ctx)
+    }
+}
+
+impl<T: Codec + 'static> Handler for Typed<T> {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+
+    fn aliases(&self) -> &[&str] {
+        self.inner.aliases()
+    }
+
+    fn dump(&self, payload: &[u8], ctx: &mut DumpContext<'_>) -> Result<Info, StoreError> {
+        let value =
+            codec_runtime::from_msgpack::<T>(payload).map_err(|source| StoreError::Decode {
+                key: ctx.key().to_owned(),
+                source,
+            })?;
+        self.inner.dump(&value, ctx)
+    }
+
+    fn load(&self, info: &Info, ctx: &LoadContext<'_>) -> Result<Vec<u8>, StoreError> {
+        Ok(codec_runtime::to_msgpack(&self.inner.load(info, ctx)?)?)
+    }
+
+    fn delete(&self, info: &Info, ctx: &LoadContext<'_>) -> Result<(), StoreError> {
+        self.inner.delete(info, ctx)
+    }
+}
+
+/// The handlers chosen by type, and the former names of handlers.
+#[derive(Default)]
+pub(super) struct Registry {
+    /// Alias -> the name of the handler that reads it.
+    aliases: RwLock<HashMap<String, String>>,
+    /// A type -> the name of its default handler.
+    defaults: RwLock<HashMap<TypeId, String>>,
+}
+
+impl Registry {
+    pub(super) fn add_aliases(&self, handler: &dyn Handler) {
+        let mut aliases = self.aliases.write().unwrap_or_else(|e| e.into_inner());
+        for alias in handler.aliases() {
+            aliases.insert((*alias).to_owned(), handler.name().to_owned());
+        }
+    }
+
+    /// The handler name that `name` is an alias of.
+    pub(super) fn resolve(&self, name: &str) -> Option<String> {
+        self.aliases
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(name)
+            .cloned()
+    }
+
+    fn set_default<T: 'static>(&self, name: &str) {
+        self.defaults
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(TypeId::of::<T>(), name.to_owned());
+    }
+
+    pub(super) fn default_for<T: 'static>(&self) -> Option<String> {
+        self.defaults
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&TypeId::of::<T>())
+            .cloned()
+    }
+}
+
+impl Cache {
+    /// Registers `handler` and makes it the one that stores every `T` put
+    /// through this handle without a handler named in [`PutOptions`]
+    /// (exca's `register(default_for=T)`). Any handler may be a type's
+    /// default: a [`Typed`] one, or a built-in one such as
+    /// [`FilePerEntry`](super::FilePerEntry) for large values kept alone.
+    ///
+    /// [`PutOptions`]: super::PutOptions
+    pub fn register_default_handler<T: Codec + 'static>(&self, handler: Arc<dyn Handler>) {
+        let name = handler.name().to_owned();
+        self.register_handler(handler);
+        self.registry.set_default::<T>(&name);
+    }
+
+    /// Removes `key` and returns the value it held, if any.
+    ///
+    /// The value is read, then the key removed: a put of the same key by
+    /// another handle in between is removed with it.
+    pub fn pop<T: Codec + 'static>(&self, key: &str) -> Result<Option<T>, StoreError> {
+        let Some(value) = self.get::<T>(key)? else {
+            return Ok(None);
+        };
+        self.remove(key)?;
+        Ok(Some(value))
+    }
+
+    /// The handler `name` (or the one it is an alias of) if it is a
+    /// [`Typed`] handler of `T`.
+    pub(super) fn typed_handler<T: Codec + 'static>(&self, name: &str) -> Option<Arc<Typed<T>>> {
+        let handler: Arc<dyn Any + Send + Sync> = self.handler(name)?;
+        handler.downcast::<Typed<T>>().ok()
+    }
+
+    /// The value of `key` through its typed handler, if its entry was
+    /// stored by a [`Typed`] handler of `T`.
+    pub(super) fn get_typed<T: Codec + 'static>(
+        &self,
+        handler: Option<&Arc<dyn Handler>>,
+        line: &super::line::LineView<'_>,
+    ) -> Result<Option<T>, StoreError> {
+        let handler: Option<&(dyn Any + Send + Sync)> = handler.map(|h| &**h as _);
+        let Some(typed) = handler.and_then(|h| h.downcast_ref::<Typed<T>>()) else {
+            return Ok(None);
+        };
+        let info = line.info().map_err(|e| corrupt_line(&line.key, e))?;
+        typed
+            .load_value(&info, &self.load_context(&line.key))
+            .map(Some)
+    }
+
+    /// Stores `value` through `typed`.
+    pub(super) fn put_typed<T: Codec + 'static>(
+        &self,
+        key: &str,
+        value: &T,
+        typed: &Typed<T>,
+    ) -> Result<(), StoreError> {
+        let schema = codec_runtime::schema::info::<T>();
+        self.write_schema(schema)?;
+        let info = self.dump_with(key, &[], |ctx| typed.dump_value(value, ctx))?;
+        // The size of what the handler wrote, when its info says (`len`).
+        let size = match info.get("len") {
+            Some(super::InfoValue::Int(len)) => u64::try_from(*len).unwrap_or(0),
+            _ => 0,
+        };
+        self.append_entry(
+            key,
+            Some(schema.name.clone()),
+            Some(schema.fingerprint_hex.clone()),
+            typed.name(),
+            super::Mode::MsgPack,
+            info,
+            size,
+        )
+    }
+
+    /// Stores a byte buffer `value` (a type whose encoding is bytes) as its
+    /// bytes, as [`Cache::put_bytes`] does: raw mode. Any other type is
+    /// refused: raw mode does not say how to turn it into bytes.
+    pub(super) fn put_raw<T: Codec + 'static>(
+        &self,
+        key: &str,
+        value: &T,
+    ) -> Result<(), StoreError> {
+        if T::KIND != WireKind::BYTES {
+            return Err(StoreError::NotBytes {
+                key: key.to_owned(),
+                type_name: codec_runtime::schema::info::<T>().name.clone(),
+            });
+        }
+        let bytes = codec_runtime::from_msgpack::<Bytes>(&codec_runtime::to_msgpack(value)?)
+            .map_err(|source| StoreError::Decode {
+                key: key.to_owned(),
+                source,
+            })?;
+        self.put_bytes(key, &bytes)
+    }
+}
+
+/// What an entry of the `arrow` handlers holds: [`EntryInfo::table`](super::EntryInfo::table).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TableInfo {
+    /// The number of rows, over every batch.
+    pub rows: u64,
+    /// The number of record batches.
+    pub batches: u64,
+    /// The schema as one line: `id: Int64, name: Utf8?` (`?`: nullable).
+    pub schema: String,
+}
+
+impl super::EntryInfo {
+    /// The row count and schema of an Arrow table entry, read from its
+    /// info (no need of the `arrow` feature to read them).
+    pub fn table(&self) -> Option<TableInfo> {
+        if ![super::layout::ARROW, super::layout::ARROW_BATCHES].contains(&self.handler.as_str()) {
+            return None;
+        }
+        let int = |key: &str| match self.info.get(key) {
+            Some(super::InfoValue::Int(i)) => u64::try_from(*i).ok(),
+            _ => None,
+        };
+        match self.info.get("schema") {
+            Some(super::InfoValue::Text(schema)) => Some(TableInfo {
+                rows: int("rows")?,
+                batches: int("batches")?,
+                schema: schema.clone(),
+            }),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,246 @@
+//! The write path: schemas once per fingerprint, payloads through their
+//! handler, then the index line, in one write.
+
+use std::sync::{MutexGuard, OnceLock};
+
+use super::handler::DumpContext;
+use super::index::Stamp;
+use super::records::{IndexLine, Info, Mode};
+use super::{checkpoint, layout, line, now_nanos, writers, Cache, StoreError, Writer};
+use codec_runtime::__store::schema;
+use codec_runtime::__store::LargeBin;
+
+/// An entry's encoded bytes, with where their large `bin` values are (for
+/// the `auto` handler; none for other encodings).
+pub(super) struct Payload<'a> {
+    pub bytes: &'a [u8],
+    pub large: &'a [LargeBin],
+}
+
+impl<'a> Payload<'a> {
+    pub fn plain(bytes: &'a [u8]) -> Self {
+        Payload { bytes, large: &[] }
+    }
+}
+
+impl Cache {
+    pub(super) fn write_schema(&self, info: &schema::SchemaInfo) -> Result<(), StoreError> {
+        let mut writer = self.writer.lock().unwrap_or_else(|e| e.into_inner());
+        if writer.schemas_written.contains(&info.fingerprint) {
+            return Ok(());
+        }
+        // Readers never see half a schema; of writers racing, one writes it
+        // (the same bytes).
+        let text = serde_json::to_string_pretty(&info.schema).map_err(|e| StoreError::Custom {
+            message: e.to_string(),
+        })?;
+        let name = layout::schema_object(&info.fingerprint_hex);
+        self.backend.create(&name, text.as_bytes(), false)?;
+        writer.schemas_written.push(info.fingerprint);
+        Ok(())
+    }
+
+    pub(super) fn write_entry(
+        &self,
+        key: &str,
+        type_name: Option<String>,
+        fingerprint: Option<String>,
+        mode: Mode,
+        payload: Payload<'_>,
+        handler: Option<&str>,
+    ) -> Result<(), StoreError> {
+        let Payload {
+            bytes: payload,
+            large,
+        } = payload;
+        let name = match handler {
+            Some(name) => name,
+            None if payload.len() <= self.options.inline_limit => layout::INLINE,
+            None if !large.is_empty() => layout::AUTO,
+            None => layout::SHARED,
+        };
+        let handler = self
+            .handler(name)
+            .ok_or_else(|| StoreError::UnknownHandler {
+                key: key.to_owned(),
+                handler: name.to_owned(),
+            })?;
+        let info = self.dump_with(key, large, |ctx| handler.dump(payload, ctx))?;
+        // Under the handler's name, not an alias it was asked by.
+        self.append_entry(
+            key,
+            type_name,
+            fingerprint,
+            handler.name(),
+            mode,
+            info,
+            payload.len() as u64,
+        )
+    }
+
+    /// Runs `dump` with the dump context of an entry of `key`.
+    pub(super) fn dump_with(
+        &self,
+        key: &str,
+        large: &[LargeBin],
+        dump: impl FnOnce(&mut DumpContext<'_>) -> Result<Info, StoreError>,
+    ) -> Result<Info, StoreError> {
+        let mut writer = self.writer.lock().unwrap_or_else(|e| e.into_inner());
+        let seq = writer.seq;
+        let mut ctx = DumpContext {
+            backend: &*self.backend,
+            writer_id: &self.writer_id,
+            seq,
+            shared: &mut writer.shared,
+            fsync: self.options.fsync,
+            key,
+            large,
+            inline_limit: self.options.inline_limit,
+        };
+        dump(&mut ctx)
+    }
+
+    /// Appends the line of an entry that `handler` stored, described by `info`.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn append_entry(
+        &self,
+        key: &str,
+        type_name: Option<String>,
+        fingerprint: Option<String>,
+        handler: &str,
+        mode: Mode,
+        info: Info,
+        size: u64,
+    ) -> Result<(), StoreError> {
+        for reserved in ["#key", "#type"] {
+            if info.contains_key(reserved) {
+                return Err(StoreError::ReservedInfoKey {
+                    handler: handler.to_owned(),
+                    key: reserved.to_owned(),
+                });
+            }
+        }
+        self.append_line(IndexLine {
+            key: key.to_owned(),
+            type_name,
+            fingerprint,
+            handler: Some(handler.to_owned()),
+            mode,
+            info,
+            size,
+            time: 0,
+            seq: 0,
+        })
+    }
+
+    /// Appends a line to this writer's index (one write), stamping its time
+    /// and sequence, and records it in the in-memory index; inside
+    /// [`Cache::put_many`] on this thread, keeps it for the batch's write.
+    pub(super) fn append_line(&self, mut line: IndexLine) -> Result<(), StoreError> {
+        let mut guard = self.writer.lock().unwrap_or_else(|e| e.into_inner());
+        // A compaction's copy keeps the time of the line it copies.
+        if let Some(time) = guard.pinned_time {
+            line.time = time;
+        }
+        if !guard.batches.is_empty() {
+            let this = std::thread::current().id();
+            if let Some((_, batch)) = guard.batches.iter_mut().find(|(t, _)| *t == this) {
+                batch.push(line);
+                return Ok(());
+            }
+        }
+        self.write_lines(guard, std::slice::from_mut(&mut line))
+    }
+
+    /// Appends `lines` to this writer's index in one write (and one sync),
+    /// as [`Cache::append_line`] does one.
+    pub(super) fn append_lines(&self, mut lines: Vec<IndexLine>) -> Result<(), StoreError> {
+        if lines.is_empty() {
+            return Ok(());
+        }
+        let guard = self.writer.lock().unwrap_or_else(|e| e.into_inner());
+        self.write_lines(guard, &mut lines)
+    }
+
+    /// Writes `lines` (at least one) under the writer's lock, stamping
+    /// their times (those not pinned already) and sequences in order, and
+    /// records them in the in-memory index.
+    fn write_lines(
+        &self,
+        mut guard: MutexGuard<'_, Writer>,
+        lines: &mut [IndexLine],
+    ) -> Result<(), StoreError> {
+        let writer = &mut *guard;
+        let bytes = &mut writer.line_buf;
+        bytes.clear();
+        if writer.torn {
+            // End the partial line a failed write may have left, so this one
+            // starts on a line of its own.
+            bytes.push(b'\n');
+        }
+        let starts = &mut writer.line_starts;
+        starts.clear();
+        let (mut time, mut seq) = (writer.last_time, writer.seq);
+        for line in lines.iter_mut() {
+            // Never earlier than this writer's previous line, even if the
+            // clock steps back: a writer's own later write must win.
+            if line.time == 0 {
+                line.time = now_nanos().max(time + 1);
+            }
+            time = time.max(line.time);
+            line.seq = seq;
+            seq += 1;
+            starts.push(bytes.len());
+            line::encode_line(line, bytes)?;
+        }
+        starts.push(bytes.len());
+        if writer.log.is_none() {
+            writer.log = Some(writers::create(&*self.backend, &self.writer_id)?);
+        }
+        let log = writer.log.as_mut().expect("opened above");
+        let appended = match log.appender.append(bytes, 1) {
+            Ok(appended) => appended,
+            Err(e) => {
+                // Part of the lines may be there.
+                writer.torn = true;
+                return Err(e.into());
+            }
+        };
+        if self.options.fsync {
+            log.appender.sync()?;
+        }
+        writer.torn = false;
+        (writer.last_time, writer.seq) = (time, seq);
+        let uncovered = {
+            let mut index = self.index.write().unwrap_or_else(|e| e.into_inner());
+            let log_writer = index.writer(layout::log_writer(&appended.name).unwrap_or_default());
+            for (i, line) in lines.iter().enumerate() {
+                let (start, end) = (starts[i], starts[i + 1]);
+                let text = std::str::from_utf8(&bytes[start..end - 1])
+                    .expect("the JSON writer writes UTF-8");
+                let stamp = Stamp {
+                    time: line.time,
+                    writer: log_writer,
+                    seq: line.seq,
+                };
+                let live = line.handler.is_some().then(|| (text, OnceLock::new()));
+                index.apply(&line.key, stamp, appended.offset + start as u64, live);
+            }
+            index.wrote_to(log_writer, appended.end);
+            // Where a log is one object per append, each segment counts
+            // as a request of a fresh open, and this handle's builds
+            // cover those it wrote without reading them again.
+            let at_least = match self.backend.folder() {
+                Some(_) => 0,
+                None => {
+                    index.wrote_segment(&appended.name, bytes);
+                    checkpoint::SEGMENT_BYTES
+                }
+            };
+            index.uncovered(at_least)
+        };
+        drop(guard);
+        self.after_write(uncovered);
+        Ok(())
+    }
+}
