@@ -123,6 +123,27 @@ macro_rules! drift_check {
     }};
 }
 
+/// The Python module of every stored type of your program, for a test:
+/// [`python::Module::all`], with your library's types linked into the test
+/// (as [`drift_check!`] links them).
+///
+/// ```no_run
+/// #[test]
+/// fn python_classes_are_up_to_date() {
+///     codec::python_module!().check("python/models.py").unwrap();
+/// }
+/// ```
+///
+/// The result is a [`python::Module`]: add generic instantiations with
+/// `.add::<Wrapper<u8>>()` before `.check(..)`.
+#[macro_export]
+macro_rules! python_module {
+    () => {{
+        $crate::__link_package_library!();
+        $crate::python::Module::all()
+    }};
+}
+
 /// Memoizes a function in a [`Cache`]: a call with arguments seen before
 /// returns the stored result instead of running the body.
 ///

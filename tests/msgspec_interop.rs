@@ -662,9 +662,10 @@ fn unhex(s: &str) -> Vec<u8> {
         .collect()
 }
 
-/// A Python with msgspec 0.22.0, installed once into a venv under the target folder.
+/// A Python with msgspec 0.22.0, installed once into a venv under the target
+/// folder (shared with tests/python_classes.rs, which also needs mypy).
 fn python() -> PathBuf {
-    venv::python("msgspec-venv", "msgspec-0.22.0.ready", &["msgspec==0.22.0"])
+    venv::msgspec()
 }
 
 #[test]

@@ -7,6 +7,7 @@
 //! codec remove DIR KEY...                   removes entries
 //! codec clear DIR [--prefix P]              removes every entry (with the prefix)
 //! codec compact DIR [--grace-secs S]        rewrites live entries, reclaims the space of the rest
+//! codec python SCHEMAS... [-o FILE] [--check]  msgspec classes of the types of committed schemas
 //! ```
 //!
 //! DIR is a folder, `file:///path`, or with the `aws`, `gcp` or `azure`
@@ -18,6 +19,7 @@
 
 mod inspect;
 mod location;
+mod python;
 mod untyped;
 
 use std::io::{self, Write};
@@ -35,7 +37,7 @@ use untyped::Json;
 #[command(
     name = "codec",
     version,
-    about = "Inspect, read, verify, edit and compact codec caches (folders, or URLs of object storage)"
+    about = "Inspect, read, verify, edit and compact codec caches (folders, or URLs of object storage); write the Python classes of committed schemas"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -103,6 +105,21 @@ enum Command {
         #[arg(long, default_value_t = 3600)]
         grace_secs: u64,
     },
+    /// Write the Python module of msgspec classes of the types whose JSON
+    /// Schemas a folder holds (the drift check's `schemas/`), as
+    /// `codec::python::Module` writes it from the Rust types.
+    Python {
+        /// Schema files, or folders of them.
+        #[arg(required = true)]
+        schemas: Vec<std::path::PathBuf>,
+        /// The module's file (else it is printed).
+        #[arg(short, long)]
+        out: Option<std::path::PathBuf>,
+        /// Compare the file of `-o` instead of writing it: exit code 1 if it
+        /// differs (or the module cannot be generated).
+        #[arg(long)]
+        check: bool,
+    },
 }
 
 /// Why a command stopped.
@@ -138,6 +155,20 @@ fn main() -> ExitCode {
         Command::Remove { dir, keys } => remove(&mut out, &dir, &keys),
         Command::Clear { dir, prefix } => clear(&mut out, &dir, prefix.as_deref()),
         Command::Compact { dir, grace_secs } => compact(&mut out, &dir, grace_secs),
+        Command::Python {
+            schemas,
+            out: file,
+            check,
+        } => match python::python(&schemas, file.as_deref(), check) {
+            Ok(text) => out
+                .write_all(text.unwrap_or_default().as_bytes())
+                .map(|()| ExitCode::SUCCESS)
+                .map_err(Failure::from),
+            Err(e) => {
+                warn(format_args!("error: {e}"));
+                Ok(ExitCode::from(if check { 1 } else { 2 }))
+            }
+        },
     };
     let result = result.and_then(|code| {
         out.flush()?;

@@ -53,7 +53,8 @@ pub fn memoize(args: TokenStream, item: TokenStream) -> TokenStream {
 
 /// Names the library of the package being compiled when the crate is one of
 /// its integration tests, so that the library's types register themselves
-/// in the test. Used by `codec::drift_check!`; not meant to be called.
+/// in the test. Used by `codec::drift_check!` and `codec::python_module!`;
+/// not meant to be called.
 #[doc(hidden)]
 #[proc_macro]
 pub fn __link_package_library(input: TokenStream) -> TokenStream {

@@ -1,5 +1,5 @@
 //! Linking a package's library into its integration tests, for
-//! `codec::drift_check!`.
+//! `codec::drift_check!` and `codec::python_module!`.
 //!
 //! Registrations (`inventory`) reach a program only from the crates it
 //! links, and an integration test links its package's library only once

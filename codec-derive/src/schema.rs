@@ -148,7 +148,12 @@ fn object(cont: &Container, fields: &[Field]) -> TokenStream {
         }
     });
     let deny = cont.deny_unknown_fields();
-    quote!(#p::schema::object(::std::vec![#(#entries),*], #deny))
+    let object = quote!(#p::schema::object(::std::vec![#(#entries),*], #deny));
+    if cont.attrs.omit_defaults.is_set() {
+        quote!(#p::schema::omit_defaults(#object))
+    } else {
+        object
+    }
 }
 
 /// The element schemas of fields encoded as an array, and how many are required.
@@ -164,6 +169,15 @@ fn elements(cont: &Container, fields: &[Field]) -> (Vec<TokenStream>, usize) {
     )
 }
 
+/// The wire names of the fields an `array_like` schema holds, in order.
+fn field_names<'a>(fields: &'a [Field]) -> Vec<&'a str> {
+    fields
+        .iter()
+        .filter(|f| !f.is_skipped())
+        .map(|f| f.wire_name.as_str())
+        .collect()
+}
+
 fn tuple(cont: &Container, fields: &[Field], closed: bool) -> TokenStream {
     let p = cont.private();
     let (items, required) = elements(cont, fields);
@@ -174,7 +188,11 @@ fn struct_schema(cont: &Container, style: Style, fields: &[Field]) -> TokenStrea
     let p = cont.private();
     match style {
         Style::Named if !cont.attrs.array_like.is_set() => object(cont, fields),
-        Style::Named => tuple(cont, fields, cont.deny_unknown_fields()),
+        Style::Named => {
+            let tuple = tuple(cont, fields, cont.deny_unknown_fields());
+            let names = field_names(fields);
+            quote!(#p::schema::field_names(#tuple, &[#(#names),*]))
+        }
         Style::Tuple => tuple(cont, fields, true),
         Style::Newtype => field_schema(cont, &fields[0]),
         Style::Unit => quote!(#p::schema::typed("null", #p::serde_json::json!({}))),
@@ -251,7 +269,13 @@ fn enum_schema(cont: &Container, variants: &[Variant]) -> TokenStream {
                 let tag = tag_json(cont, &v.tag);
                 let aliases = &v.attrs.aliases;
                 let (items, required) = elements(cont, &v.fields);
-                quote!(#p::schema::tagged_array_variant(#tag, &[#(#aliases),*], ::std::vec![#(#items),*], #required, #closed))
+                let variant = quote!(#p::schema::tagged_array_variant(#tag, &[#(#aliases),*], ::std::vec![#(#items),*], #required, #closed));
+                if v.style == Style::Named {
+                    let names = field_names(&v.fields);
+                    quote!(#p::schema::variant_field_names(#variant, &[#(#names),*]))
+                } else {
+                    variant
+                }
             });
             quote!(#p::schema::one_of(::std::vec![#(#schemas),*]))
         }

@@ -9,7 +9,7 @@
 //! (the trait, encoding and decoding, schemas and fingerprints of types,
 //! stored values), a module for the rest: [`schema`] (drift checks,
 //! diffs, names), [`snapshot`], [`msgpack`] (markers and integers),
-//! [`constraints`].
+//! [`constraints`], [`python`] (msgspec classes).
 
 #![warn(missing_docs)]
 
@@ -25,6 +25,7 @@ mod json;
 mod kind;
 pub mod msgpack;
 mod name;
+pub mod python;
 mod raw;
 pub mod schema;
 #[cfg(feature = "serde")]

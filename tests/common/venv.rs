@@ -17,6 +17,17 @@ pub fn run(cmd: &mut Command, what: &str) {
     );
 }
 
+/// The Python of the venv with msgspec, as the interop tests pin it, and
+/// mypy, which type-checks the generated classes.
+#[allow(dead_code)] // not every test binary that includes this file calls it
+pub fn msgspec() -> PathBuf {
+    python(
+        "msgspec-mypy-venv",
+        "msgspec-0.22.0-mypy-2.4.1.ready",
+        &["msgspec==0.22.0", "mypy==2.4.1"],
+    )
+}
+
 /// The Python of venv `name` with `packages` installed (`ready` names the
 /// marker of a finished install: change it when the packages change).
 pub fn python(name: &str, ready: &str, packages: &[&str]) -> PathBuf {

@@ -122,11 +122,24 @@ pub const ALIASES: &str = "x-codec-aliases";
 pub const VALUE_ALIASES: &str = "x-codec-value-aliases";
 /// The annotation keyword holding a type's `#[codec(version = N)]`.
 pub const VERSION: &str = "x-codec-version";
+/// In an object's schema, its fields in declaration order (the order of the
+/// wire), when that is not the sorted order `properties` keeps and some field
+/// is optional (else `required` has it).
+pub const ORDER: &str = "x-codec-order";
+/// In the schema of an `array_like` struct or struct variant, the names of
+/// the fields its elements hold, in order (after the tag of a variant).
+pub const FIELDS: &str = "x-codec-fields";
+/// In an object's schema, `true` when fields equal to their default are
+/// left out (`#[codec(omit_defaults)]`).
+pub const OMIT_DEFAULTS: &str = "x-codec-omit-defaults";
 
 /// An object with the given fields; `deny_unknown` closes it.
 pub fn object(fields: Vec<FieldSchema>, deny_unknown: bool) -> Schema {
     let mut properties = Map::new();
     let mut required = Vec::new();
+    let names: Vec<&str> = fields.iter().map(|f| f.name).collect();
+    let sorted = names.windows(2).all(|w| w[0] <= w[1]);
+    let order = (!sorted && fields.iter().any(|f| !f.required)).then(|| json!(names));
     for field in fields {
         if field.required {
             required.push(Value::from(field.name));
@@ -142,7 +155,33 @@ pub fn object(fields: Vec<FieldSchema>, deny_unknown: bool) -> Schema {
     if deny_unknown {
         map.insert("additionalProperties".into(), false.into());
     }
+    if let Some(order) = order {
+        map.insert(ORDER.into(), order);
+    }
     schema(Value::Object(map))
+}
+
+/// Names the elements of an `array_like` struct's schema by their fields.
+pub fn field_names(schema: Schema, names: &[&str]) -> Schema {
+    self::schema(variant_field_names(schema.to_value(), names))
+}
+
+/// Names the elements of an `array_like` struct variant (from
+/// [`tagged_array_variant`]) by their fields.
+pub fn variant_field_names(mut variant: Value, names: &[&str]) -> Value {
+    if let Value::Object(obj) = &mut variant {
+        obj.insert(FIELDS.into(), json!(names));
+    }
+    variant
+}
+
+/// Marks an object's schema as leaving out fields equal to their default.
+pub fn omit_defaults(schema: Schema) -> Schema {
+    let mut value = schema.to_value();
+    if let Value::Object(obj) = &mut value {
+        obj.insert(OMIT_DEFAULTS.into(), true.into());
+    }
+    self::schema(value)
 }
 
 /// An array whose elements are, by position, `items`; the first `required`

@@ -415,7 +415,7 @@ fn breaking_fix(changes: &[Change], version: u64) -> String {
 
 /// Whether the value of [`UPDATE_ENV`] asks for files to be rewritten: set,
 /// and neither empty nor `0`.
-fn update_requested(value: Option<std::ffi::OsString>) -> bool {
+pub(crate) fn update_requested(value: Option<std::ffi::OsString>) -> bool {
     value.is_some_and(|v| !v.is_empty() && v != "0")
 }
 

@@ -3,8 +3,10 @@
 //! The canonical text is the schema as compact JSON with object keys sorted,
 //! the order-free lists (`required`, `enum`) sorted, and the annotations that
 //! do not change the wire shape removed: `title`, `description`, `examples`,
-//! `$comment`, `default`, `$schema` and codec's own `x-codec-aliases` and
-//! `x-codec-version`. Field order therefore counts only where the wire has an
+//! `$comment`, `default`, `$schema` and codec's own `x-codec-aliases`,
+//! `x-codec-version`, `x-codec-order`, `x-codec-fields` and
+//! `x-codec-omit-defaults` (which name fields or change what is written,
+//! never what is read). Field order therefore counts only where the wire has an
 //! order: the elements of an `array_like` type (`prefixItems`).
 
 use std::fmt;
@@ -24,6 +26,9 @@ const IGNORED: &[&str] = &[
     "$schema",
     super::ALIASES,
     super::VERSION,
+    super::ORDER,
+    super::FIELDS,
+    super::OMIT_DEFAULTS,
 ];
 
 /// The fingerprint of `T`'s schema: equal for equal wire shapes, across runs,

@@ -37,6 +37,7 @@ use crate::codec::{Codec, CodecSchema};
 pub use crate::codec::wire_name;
 pub use crate::name::structural_name;
 pub use diff::{diff, Change, Compatibility};
+pub(crate) use drift::update_requested;
 pub use drift::{DriftCheck, DriftError, UPDATE_ENV};
 pub use fingerprint::canonical_json;
 #[doc(hidden)]

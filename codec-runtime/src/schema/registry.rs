@@ -1,4 +1,5 @@
-//! Types that register themselves for [`DriftCheck::all`](super::DriftCheck::all):
+//! Types that register themselves for [`DriftCheck::all`](super::DriftCheck::all)
+//! (and `codec::python::Module::all`):
 //! `#[derive(Codec)]` submits every non-generic type with a
 //! `#[codec(name = "...")]` or `#[codec(version = N)]`, through the
 //! `inventory` crate, so a type cannot be left out of the check by
@@ -29,7 +30,7 @@ impl Registered {
 
     /// Whether the type is one of codec's own (the store's records), which
     /// codec's tests check against its own files.
-    pub(super) fn is_codecs_own(&self) -> bool {
+    pub(crate) fn is_codecs_own(&self) -> bool {
         ["codec_runtime", "codec_store"].iter().any(|own| {
             self.module
                 .strip_prefix(own)
@@ -41,6 +42,6 @@ impl Registered {
 inventory::collect!(Registered);
 
 /// Every registered type of the program, in no set order.
-pub(super) fn registered() -> impl Iterator<Item = &'static Registered> {
+pub(crate) fn registered() -> impl Iterator<Item = &'static Registered> {
     inventory::iter::<Registered>.into_iter()
 }

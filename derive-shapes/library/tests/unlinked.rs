@@ -16,6 +16,16 @@ fn a_check_that_finds_no_type_fails_and_says_how_to_link_them() {
 }
 
 #[test]
+fn a_python_module_of_no_type_fails_and_says_how_to_link_them() {
+    let err = codec::python::Module::all()
+        .render()
+        .unwrap_err()
+        .to_string();
+    assert!(err.starts_with("no type in the Python module"), "{err}");
+    assert!(err.contains("codec::python_module!()"), "{err}");
+}
+
+#[test]
 fn a_folder_that_does_not_exist_fails_and_says_how_to_create_it() {
     // Neither named nor versioned: not registered, so that the test above
     // finds no type in this binary.

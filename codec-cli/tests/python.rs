@@ -1,0 +1,120 @@
+//! `codec python`: the Python module of committed schema files is the one
+//! `codec::python::Module` renders from the Rust types.
+
+use std::process::Command;
+
+use codec::python::Module;
+use codec::schema::DriftCheck;
+use codec::Codec;
+
+#[derive(Codec)]
+#[codec(name = "app.Chunk", version = 1)]
+struct Chunk {
+    text: String,
+    #[codec(ge = 0)]
+    start: i64,
+    kind: Kind,
+}
+
+#[derive(Codec)]
+#[codec(name = "app.Kind")]
+enum Kind {
+    Prose,
+    Code { language: String },
+}
+
+fn run(args: &[&std::ffi::OsStr]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_codec"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The schemas as the drift check commits them.
+fn schemas() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    DriftCheck::new(dir.path())
+        .add::<Chunk>()
+        .add::<Kind>()
+        .update(true)
+        .run()
+        .unwrap();
+    dir
+}
+
+#[test]
+fn python_writes_what_the_types_render_from_their_committed_schemas() {
+    let dir = schemas();
+    // Files by name: app.Chunk.json, then app.Kind.json.
+    let expected = Module::new().add::<Chunk>().add::<Kind>().render().unwrap();
+    let (code, stdout, stderr) = run(&["python".as_ref(), dir.path().as_os_str()]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(stdout, expected);
+
+    let out = tempfile::tempdir().unwrap();
+    let models = out.path().join("python").join("models.py");
+    let (code, stdout, stderr) = run(&[
+        "python".as_ref(),
+        dir.path().as_os_str(),
+        "-o".as_ref(),
+        models.as_os_str(),
+    ]);
+    assert_eq!((code, stdout.as_str()), (0, ""), "{stderr}");
+    assert_eq!(std::fs::read_to_string(&models).unwrap(), expected);
+    assert!(expected.contains("__codec_fingerprint__: typing.ClassVar[str] = \""));
+    assert!(expected.contains(&codec::fingerprint_of::<Chunk>().to_string()));
+    assert!(expected.contains(&codec::fingerprint_of::<Kind>().to_string()));
+}
+
+#[test]
+fn python_check_fails_on_a_stale_module_and_passes_on_a_fresh_one() {
+    let dir = schemas();
+    let out = tempfile::tempdir().unwrap();
+    let models = out.path().join("models.py");
+    let check = |models: &std::path::Path| {
+        run(&[
+            "python".as_ref(),
+            dir.path().as_os_str(),
+            "-o".as_ref(),
+            models.as_os_str(),
+            "--check".as_ref(),
+        ])
+    };
+    let (code, _, stderr) = check(&models);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("no Python module at"), "{stderr}");
+    assert!(!models.exists());
+
+    let fresh = Module::new().add::<Chunk>().add::<Kind>().render().unwrap();
+    std::fs::write(&models, fresh.replace("    text: str\n", "    text: int\n")).unwrap();
+    let (code, _, stderr) = check(&models);
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains("committed `    text: int`, generated `    text: str`"),
+        "{stderr}"
+    );
+    std::fs::write(&models, &fresh).unwrap();
+    let (code, _, stderr) = check(&models);
+    assert_eq!(code, 0, "{stderr}");
+}
+
+#[test]
+fn python_names_the_file_it_cannot_use() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("odd.json"), r#"{"type": "string"}"#).unwrap();
+    let (code, _, stderr) = run(&["python".as_ref(), dir.path().as_os_str()]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("odd.json: a schema without a \"title\""),
+        "{stderr}"
+    );
+    let empty = tempfile::tempdir().unwrap();
+    let (code, _, stderr) = run(&["python".as_ref(), empty.path().as_os_str()]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("no schema file"), "{stderr}");
+}

@@ -1,0 +1,258 @@
+//! Python classes for codec types: a module of `msgspec.Struct`s that reads
+//! and writes the Rust side's exact bytes, generated from the types' JSON
+//! Schemas (so it could as well be generated from committed schema files).
+//!
+//! ```
+//! #[derive(codec::Codec)]
+//! struct Point { x: i64, y: i64 }
+//!
+//! let module = codec::python::Module::new().add::<Point>().render().unwrap();
+//! assert!(module.contains("class Point(msgspec.Struct):\n    x: int\n    y: int\n"));
+//! ```
+//!
+//! Structs become Structs (renamed keys through `msgspec.field(name=...)`,
+//! `array_like=True`, `forbid_unknown_fields=True`, `omit_defaults=True`),
+//! enums with data tagged Structs and their `typing.Union`, unit-only enums
+//! `typing.Literal`s, newtypes aliases of what they wrap, `Option<T>`
+//! `T | None` (defaulting to `None`, as codec reads a missing `Option`).
+//! A field's default is the value msgspec decodes from the JSON the schema
+//! gives under `"default"` (a literal, or a factory for mutable values).
+//! Untagged enums are unions of their variants' types (`int | str`), which
+//! codec, like msgspec, allows one per wire kind. What has no exact msgspec
+//! spelling (recursion through aliases only, a default the schema does not
+//! give, ...) is an [`Error`] naming the type and the field, never a class
+//! that reads other bytes.
+
+mod defaults;
+mod defs;
+mod names;
+mod render;
+mod stored;
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::codec::Codec;
+use crate::schema::{Fingerprint, SchemaInfo, UPDATE_ENV};
+
+/// The Python module of a set of codec types and the types they contain.
+#[derive(Debug, Default, Clone)]
+pub struct Module {
+    /// Wire names of the types added, in order.
+    roots: Vec<String>,
+    /// Every definition, by wire name.
+    defs: BTreeMap<String, Value>,
+    /// The schema fingerprint (hex) of each type added, by wire name.
+    fingerprints: BTreeMap<String, String>,
+    /// Rewrite files in [`Module::check`], overriding [`UPDATE_ENV`].
+    update: Option<bool>,
+    /// Types that cannot be roots (standard types have no class).
+    refused: Vec<String>,
+}
+
+impl Module {
+    /// An empty module.
+    pub fn new() -> Module {
+        Module::default()
+    }
+
+    /// The module of every type of the program that has a
+    /// `#[codec(name = "...")]` or a `#[codec(version = N)]` (the types
+    /// [`DriftCheck::all`](crate::schema::DriftCheck::all) checks), by wire
+    /// name; add generic instantiations with [`Module::add`].
+    ///
+    /// In an integration test (`tests/*.rs`), use `codec::python_module!()`,
+    /// which links your library's types into the test. A module with no
+    /// type fails to render rather than check nothing.
+    pub fn all() -> Module {
+        let mut infos: Vec<&SchemaInfo> = crate::schema::registry::registered()
+            .filter(|r| !r.is_codecs_own())
+            .map(|r| (r.info)())
+            .collect();
+        infos.sort_by(|a, b| a.name.cmp(&b.name));
+        infos.into_iter().fold(Module::new(), Module::push)
+    }
+
+    /// Adds `T` and the types it contains.
+    pub fn add<T: Codec + 'static>(self) -> Module {
+        self.push(crate::schema::info::<T>())
+    }
+
+    /// Adds the type whose schema (as `codec::schema_of` gives it, or a
+    /// drift check's file holds it) is `schema`, and the types it contains:
+    /// a module from committed schema files, without the Rust types.
+    pub fn add_schema(self, schema: &Value) -> Result<Module, Error> {
+        let Some(name) = schema.get("title").and_then(Value::as_str) else {
+            return Err(Error::new(
+                "a schema without a \"title\", which names its type; give the schema as codec writes it".into(),
+            ));
+        };
+        let fingerprint = Fingerprint::of_schema(schema);
+        Ok(self.push_schema(name, schema, fingerprint))
+    }
+
+    fn push(mut self, info: &SchemaInfo) -> Module {
+        if !info.nominal {
+            self.refused.push(info.name.clone());
+            return self;
+        }
+        self.push_schema(&info.name, &info.schema, info.fingerprint)
+    }
+
+    fn push_schema(mut self, name: &str, schema: &Value, fingerprint: Fingerprint) -> Module {
+        let mut schema = schema.clone();
+        if let Some(obj) = schema.as_object_mut() {
+            if let Some(Value::Object(defs)) = obj.remove("$defs") {
+                self.defs.extend(defs);
+            }
+            obj.remove("$schema");
+            obj.remove("title");
+        }
+        let pointer = format!("#/$defs/{}", name.replace('~', "~0").replace('/', "~1"));
+        point_root_at(&mut schema, &pointer);
+        self.defs.insert(name.to_owned(), schema);
+        self.fingerprints
+            .insert(name.to_owned(), fingerprint.to_string());
+        if !self.roots.iter().any(|r| r == name) {
+            self.roots.push(name.to_owned());
+        }
+        self
+    }
+
+    /// Whether [`Module::check`] rewrites a stale file, whatever
+    /// [`UPDATE_ENV`] says.
+    pub fn update(mut self, update: bool) -> Module {
+        self.update = Some(update);
+        self
+    }
+
+    /// The module's Python source: the types in dependency order.
+    pub fn render(&self) -> Result<String, Error> {
+        if let Some(name) = self.refused.first() {
+            return Err(Error::new(format!(
+                "`{name}` is not a derived type; add the types that hold it instead"
+            )));
+        }
+        if self.roots.is_empty() {
+            return Err(Error::new(
+                "no type in the Python module: this program has no type with a \
+                 #[codec(name = \"...\")] or #[codec(version = N)], or does not link them. \
+                 In an integration test (tests/), use codec::python_module!(), which links your \
+                 library's types into the test; or list the types with Module::new().add::<T>()"
+                    .into(),
+            ));
+        }
+        render::module(&self.defs, &self.roots, &self.fingerprints)
+    }
+
+    /// Fails when the file at `path` is not what [`Module::render`] gives
+    /// (or is missing); rewrites it instead when [`UPDATE_ENV`] is set (or
+    /// [`Module::update`] says so).
+    pub fn check(&self, path: impl AsRef<Path>) -> Result<(), Error> {
+        let path = path.as_ref();
+        let generated = self.render()?;
+        let update = self
+            .update
+            .unwrap_or_else(|| crate::schema::update_requested(std::env::var_os(UPDATE_ENV)));
+        let committed = match std::fs::read_to_string(path) {
+            Ok(text) => Some(text),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => return Err(Error::new(format!("cannot read {}: {e}", path.display()))),
+        };
+        if committed.as_deref() == Some(generated.as_str()) {
+            return Ok(());
+        }
+        if update {
+            return write(path, &generated);
+        }
+        Err(Error::new(match committed {
+            None => format!(
+                "no Python module at {}; run with {UPDATE_ENV}=1 to create it",
+                path.display()
+            ),
+            Some(text) => format!(
+                "{} is not what the types generate ({}); run with {UPDATE_ENV}=1 to rewrite it",
+                path.display(),
+                first_difference(&text, &generated)
+            ),
+        }))
+    }
+}
+
+/// A root schema's references to itself (`#`) as references to its
+/// definition, now that it is one of many.
+fn point_root_at(schema: &mut Value, pointer: &str) {
+    match schema {
+        Value::Object(map) => {
+            for (key, value) in map.iter_mut() {
+                match value {
+                    Value::String(s) if key == "$ref" && s == "#" => *s = pointer.to_owned(),
+                    other => point_root_at(other, pointer),
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|i| point_root_at(i, pointer)),
+        _ => {}
+    }
+}
+
+fn write(path: &Path, text: &str) -> Result<(), Error> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| Error::new(format!("cannot create {}: {e}", dir.display())))?;
+    }
+    std::fs::write(path, text).map_err(|e| {
+        Error::new(format!(
+            "cannot write {}: {e}",
+            PathBuf::from(path).display()
+        ))
+    })
+}
+
+/// `line 3: committed `a`, generated `b``.
+fn first_difference(committed: &str, generated: &str) -> String {
+    let mut old = committed.lines();
+    let mut new = generated.lines();
+    for line in 1.. {
+        match (old.next(), new.next()) {
+            (Some(a), Some(b)) if a == b => continue,
+            (None, None) => break,
+            (a, b) => {
+                let show = |l: Option<&str>| l.map_or("the end".to_owned(), |l| format!("`{l}`"));
+                return format!("line {line}: committed {}, generated {}", show(a), show(b));
+            }
+        }
+    }
+    "they differ in line endings".into()
+}
+
+/// A type that has no Python spelling yet, or a module file that cannot be
+/// read or written: the message names the type and field, or the path. Its
+/// `Debug` is its message, so `check(..).unwrap()` in a test prints it as is.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Error {
+    message: String,
+}
+
+impl Error {
+    fn new(message: String) -> Error {
+        Error { message }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Error {}

@@ -1,0 +1,1055 @@
+//! The Python classes codec generates (`codec::python::Module`): for a set
+//! of shapes, msgspec decodes codec's bytes into instances of the generated
+//! classes, writes them back byte for byte, and encodes values built in
+//! Python that codec decodes to equal values. Uses the msgspec venv of
+//! tests/msgspec_interop.rs.
+
+#[path = "common/venv.rs"]
+mod venv;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::process::Command;
+use std::time::{Duration, UNIX_EPOCH};
+
+use codec::python::Module;
+use codec::Codec;
+use serde_json::{json, Value};
+
+#[derive(Codec, Debug, PartialEq)]
+struct Point {
+    x: i64,
+    y: i64,
+}
+
+/// Renamed keys, one of them a Python keyword, and narrow integers.
+#[derive(Codec, Debug, PartialEq)]
+#[codec(rename_all = "camelCase")]
+struct Account {
+    user_id: u32,
+    display_name: String,
+    #[codec(rename = "class")]
+    class_name: String,
+    r#from: u8,
+}
+
+#[derive(Codec, Debug, PartialEq)]
+#[codec(array_like)]
+struct Row {
+    id: i64,
+    name: String,
+}
+
+#[derive(Codec, Debug, PartialEq)]
+#[codec(array_like)]
+enum Op {
+    Add { a: i64, b: i64 },
+    Stop {},
+}
+
+#[derive(Codec, Debug, PartialEq)]
+#[codec(deny_unknown_fields)]
+struct Strict {
+    on: bool,
+}
+
+#[derive(Codec, Debug, PartialEq)]
+struct KeyData {
+    code: String,
+}
+
+/// Every kind of variant: struct, newtype of a struct (merged), other
+/// newtype and tuple (under `value`), unit.
+#[derive(Codec, Debug, PartialEq)]
+#[codec(tag = "kind")]
+enum Event {
+    Click { x: i64, y: i64 },
+    Key(KeyData),
+    Scroll(i64),
+    Move(i64, i64),
+    Quit,
+}
+
+#[derive(Codec, Debug, PartialEq)]
+enum Level {
+    #[codec(tag = 1)]
+    Low {},
+    #[codec(tag = 2)]
+    High { level: u8 },
+}
+
+#[derive(Codec, Debug, PartialEq)]
+enum Color {
+    Red,
+    #[codec(rename = "dark_green")]
+    Green,
+}
+
+/// Optional fields before and after a required one, out of sorted order.
+#[derive(Codec, Debug, PartialEq)]
+struct Opts {
+    note: Option<String>,
+    count: i64,
+    at: Option<Point>,
+}
+
+#[derive(Codec, Debug, PartialEq)]
+struct Bag {
+    ints: Vec<i64>,
+    pair: (i64, String),
+    scores: BTreeMap<String, i64>,
+    tags: BTreeSet<String>,
+    data: Vec<u8>,
+    color: Color,
+    colors: Vec<Color>,
+}
+
+/// msgspec cannot sort maps with integer keys: built in order in Python.
+#[derive(Codec, Debug, PartialEq)]
+struct IntKeys {
+    by_id: BTreeMap<u32, String>,
+}
+
+#[derive(Codec, Debug, PartialEq)]
+#[codec(version = 1)]
+enum Tree {
+    Leaf(i64),
+    Node { children: Vec<Tree> },
+}
+
+macro_rules! declare {
+    ($name:ident) => {
+        #[derive(Codec, Debug, PartialEq)]
+        #[codec(name = "shapes.Label")]
+        struct $name {
+            label: String,
+        }
+    };
+}
+
+declare!(Label);
+
+#[derive(Codec, Debug, PartialEq)]
+struct Page<T> {
+    items: Vec<T>,
+    next: Option<u32>,
+}
+
+#[derive(Codec, Debug, PartialEq)]
+struct Times {
+    at: std::time::SystemTime,
+    took: Duration,
+    any: codec::Value,
+}
+
+#[derive(Codec, Debug, PartialEq)]
+struct UserId(u64);
+
+#[derive(Codec, Debug, PartialEq)]
+struct Owned {
+    id: UserId,
+}
+
+#[derive(Codec, Debug, PartialEq)]
+#[codec(omit_defaults)]
+struct Sparse {
+    name: String,
+    #[codec(default)]
+    note: Option<String>,
+}
+
+#[derive(Codec, Debug, PartialEq, Default)]
+struct Origin {
+    x: i64,
+    y: i64,
+}
+
+fn half() -> f64 {
+    0.5
+}
+
+fn one() -> f64 {
+    1.0
+}
+
+fn two_tags() -> Vec<String> {
+    vec!["a".into(), "b".into()]
+}
+
+fn epoch_and_a_half() -> std::time::SystemTime {
+    UNIX_EPOCH + Duration::from_millis(1500)
+}
+
+/// Quotes of both kinds, a backslash, a newline, a control character and
+/// non-ASCII text, in a Python string literal.
+fn tricky() -> String {
+    "it's \"q\" \\ \n \u{1} é✓".into()
+}
+
+fn answer() -> Option<i64> {
+    Some(42)
+}
+
+impl Default for Color {
+    fn default() -> Color {
+        Color::Green
+    }
+}
+
+/// Defaults of every kind: literals, a float written without a fraction,
+/// empty and non-empty collections, a struct, a time, bytes, a tuple.
+#[derive(Codec, Debug, PartialEq)]
+struct Defaults {
+    #[codec(default)]
+    count: u8,
+    #[codec(default = "half")]
+    ratio: f64,
+    #[codec(default = "one")]
+    whole: f64,
+    #[codec(default = "tricky")]
+    name: String,
+    #[codec(default)]
+    color: Color,
+    #[codec(default = "answer")]
+    maybe: Option<i64>,
+    #[codec(default)]
+    empty: Vec<String>,
+    #[codec(default = "two_tags")]
+    tags: Vec<String>,
+    #[codec(default)]
+    unique: BTreeSet<i64>,
+    #[codec(default)]
+    scores: BTreeMap<String, i64>,
+    #[codec(default)]
+    at: Origin,
+    #[codec(default = "epoch_and_a_half")]
+    when: std::time::SystemTime,
+    #[codec(default)]
+    data: Vec<u8>,
+    #[codec(default)]
+    pair: (i64, String),
+}
+
+/// Every field at its default is left out, on both sides.
+#[derive(Codec, Debug, PartialEq)]
+#[codec(omit_defaults)]
+struct SparseDefaults {
+    name: String,
+    #[codec(default)]
+    count: i64,
+    #[codec(default = "half")]
+    ratio: f64,
+    #[codec(default)]
+    tags: Vec<String>,
+    #[codec(default)]
+    color: Color,
+    #[codec(default = "epoch_and_a_half")]
+    when: std::time::SystemTime,
+}
+
+/// msgspec's constraints and integer widths, as `msgspec.Meta`.
+#[derive(Codec, Debug, PartialEq)]
+struct Limits {
+    #[codec(ge = 0, le = 100)]
+    percent: i64,
+    #[codec(gt = 0.0, lt = 1.0)]
+    ratio: f64,
+    #[codec(multiple_of = 5)]
+    step: u32,
+    #[codec(ge = 1)]
+    small: u8,
+    tiny: i8,
+    wide: u64,
+    #[codec(min_length = 1, max_length = 3)]
+    name: String,
+    #[codec(pattern = "^[a-z]+[0-9]?$")]
+    login: String,
+    #[codec(max_length = 2)]
+    tags: Vec<String>,
+    #[codec(min_length = 1)]
+    scores: BTreeMap<String, i64>,
+    #[codec(max_length = 2)]
+    ids: BTreeSet<u8>,
+    #[codec(ge = 1)]
+    maybe: Option<i64>,
+    port: Port,
+}
+
+#[derive(Codec, Debug, PartialEq)]
+struct Port(#[codec(ge = 1, le = 1000)] u16);
+
+/// Untagged unions: one variant per wire kind, as in msgspec's unions.
+#[derive(Codec, Debug, PartialEq)]
+#[codec(untagged)]
+enum Scalar {
+    Int(i64),
+    Text(String),
+}
+
+#[derive(Codec, Debug, PartialEq)]
+struct HoldsScalar {
+    value: Scalar,
+}
+
+#[derive(Codec, Debug, PartialEq)]
+#[codec(untagged)]
+enum Loose {
+    Nothing,
+    Flag(bool),
+    At(Point),
+    Many(Vec<i64>),
+}
+
+#[derive(Codec, Debug, PartialEq)]
+struct Ratio {
+    r: f32,
+}
+
+/// The module of every shape above.
+fn module() -> Module {
+    Module::new()
+        .add::<Point>()
+        .add::<Account>()
+        .add::<Row>()
+        .add::<Op>()
+        .add::<Strict>()
+        .add::<Event>()
+        .add::<Level>()
+        .add::<Color>()
+        .add::<Opts>()
+        .add::<Bag>()
+        .add::<IntKeys>()
+        .add::<Tree>()
+        .add::<Label>()
+        .add::<Page<Point>>()
+        .add::<Times>()
+        .add::<Owned>()
+        .add::<Sparse>()
+        .add::<Defaults>()
+        .add::<SparseDefaults>()
+        .add::<Limits>()
+        .add::<HoldsScalar>()
+        .add::<Loose>()
+        .add::<Ratio>()
+}
+
+/// Decodes bytes written in Python back into the case's type.
+type DecodesBack = Box<dyn Fn(&[u8], &str) -> Result<(), String>>;
+
+/// One value: codec's encodings, the Python type to decode them as, the
+/// class expected, and a Python expression building the same value. Or
+/// bytes codec refuses, which msgspec must refuse too (`refused`).
+struct Case {
+    name: &'static str,
+    ty: &'static str,
+    class: &'static str,
+    python: &'static str,
+    msgpack: Vec<u8>,
+    json: String,
+    decodes_back: DecodesBack,
+    refused: bool,
+    /// The value as `codec::to_stored` writes it, which the module's
+    /// `from_stored` reads; or, with `stored_error`, bytes it refuses with
+    /// a message holding that text.
+    stored: Vec<u8>,
+    stored_error: Option<String>,
+    /// msgspec writes every float as float64: the MessagePack that Python
+    /// writes holds float64 where codec wrote float32, and still decodes
+    /// to the same value.
+    float32: bool,
+}
+
+fn case<T: Codec + PartialEq + std::fmt::Debug + 'static>(
+    name: &'static str,
+    value: T,
+    (ty, class): (&'static str, &'static str),
+    python: &'static str,
+) -> Case {
+    Case {
+        name,
+        ty,
+        class,
+        python,
+        msgpack: codec::to_msgpack(&value).unwrap(),
+        json: codec::to_json(&value).unwrap(),
+        stored: codec::to_stored(&value).unwrap(),
+        stored_error: None,
+        float32: false,
+        decodes_back: Box::new(move |mp, js| {
+            let a: T = codec::from_msgpack(mp).map_err(|e| e.to_string())?;
+            let b: T = codec::from_json(js).map_err(|e| e.to_string())?;
+            if a == value && b == value {
+                Ok(())
+            } else {
+                Err(format!("decoded {a:?} / {b:?}, expected {value:?}"))
+            }
+        }),
+        refused: false,
+    }
+}
+
+/// A valid value of `T` with one field replaced by `bad` (as JSON), which
+/// codec refuses in both formats: msgspec must refuse it too.
+fn refused<T: Codec + std::fmt::Debug + 'static>(
+    name: &'static str,
+    valid: T,
+    ty: &'static str,
+    field: &str,
+    bad: Value,
+) -> Case {
+    let mut doc: Value = serde_json::from_str(&codec::to_json(&valid).unwrap()).unwrap();
+    doc[field] = bad;
+    let json = doc.to_string();
+    // The same document in MessagePack, through codec's dynamic value.
+    let dynamic: codec::Value = codec::from_json(&json).unwrap();
+    let msgpack = codec::to_msgpack(&dynamic).unwrap();
+    let from_json = codec::from_json::<T>(&json);
+    let from_msgpack = codec::from_msgpack::<T>(&msgpack);
+    assert!(
+        from_json.is_err() && from_msgpack.is_err(),
+        "{name}: codec reads {json}: {from_json:?} / {from_msgpack:?}"
+    );
+    Case {
+        name,
+        ty,
+        class: "",
+        python: "",
+        msgpack,
+        json,
+        decodes_back: Box::new(|_, _| Ok(())),
+        refused: true,
+        stored: Vec::new(),
+        stored_error: None,
+        float32: false,
+    }
+}
+
+/// A stored value the module's `from_stored` refuses as `ty`, saying `error`.
+fn stored_refused(name: &'static str, stored: Vec<u8>, ty: &'static str, error: String) -> Case {
+    Case {
+        name,
+        ty,
+        class: "",
+        python: "",
+        msgpack: Vec::new(),
+        json: String::new(),
+        decodes_back: Box::new(|_, _| Ok(())),
+        refused: false,
+        stored,
+        stored_error: Some(error),
+        float32: false,
+    }
+}
+
+/// `Point` as a later version of the program writes it: another schema
+/// under the same wire name.
+mod later {
+    #[derive(codec::Codec)]
+    pub struct Point {
+        pub x: i64,
+        pub y: i64,
+        pub z: i64,
+    }
+}
+
+fn limits() -> Limits {
+    Limits {
+        percent: 100,
+        ratio: 0.5,
+        step: 15,
+        small: 1,
+        tiny: -128,
+        wide: u64::MAX,
+        name: "éé✓".into(),
+        login: "ada1".into(),
+        tags: vec!["a".into(), "b".into()],
+        scores: [("x".to_owned(), 1)].into(),
+        ids: [0, 255].into(),
+        maybe: None,
+        port: Port(1000),
+    }
+}
+
+fn cases() -> Vec<Case> {
+    vec![
+        case("struct", Point { x: 1, y: -2 }, ("Point", "Point"), "Point(x=1, y=-2)"),
+        case(
+            "renamed_and_keyword_fields",
+            Account {
+                user_id: 7,
+                display_name: "Ann".into(),
+                class_name: "admin".into(),
+                r#from: 255,
+            },
+            ("Account", "Account"),
+            "Account(user_id=7, display_name='Ann', class_='admin', from_=255)",
+        ),
+        case(
+            "array_like",
+            Row {
+                id: 3,
+                name: "r".into(),
+            },
+            ("Row", "Row"),
+            "Row(id=3, name='r')",
+        ),
+        case("array_like_variant", Op::Add { a: 1, b: -2 }, ("Op", "Add"), "Add(a=1, b=-2)"),
+        case("array_like_empty_variant", Op::Stop {}, ("Op", "Stop"), "Stop()"),
+        case("deny_unknown_fields", Strict { on: true }, ("Strict", "Strict"), "Strict(on=True)"),
+        case(
+            "struct_variant",
+            Event::Click { x: 1, y: 2 },
+            ("Event", "Click"),
+            "Click(x=1, y=2)",
+        ),
+        case(
+            "merged_newtype_variant",
+            Event::Key(KeyData {
+                code: "Enter".into(),
+            }),
+            ("Event", "Key"),
+            "Key(code='Enter')",
+        ),
+        case("newtype_variant", Event::Scroll(-3), ("Event", "Scroll"), "Scroll(value=-3)"),
+        case("tuple_variant", Event::Move(4, 5), ("Event", "Move"), "Move(value=(4, 5))"),
+        case("unit_variant", Event::Quit, ("Event", "Quit"), "Quit()"),
+        case("int_tag_empty", Level::Low {}, ("Level", "Level1"), "Level1()"),
+        case("int_tag", Level::High { level: 9 }, ("Level", "Level2"), "Level2(level=9)"),
+        case("unit_only_enum", Color::Green, ("Color", "str"), "'dark_green'"),
+        case(
+            "options_missing",
+            Opts {
+                note: None,
+                count: 2,
+                at: None,
+            },
+            ("Opts", "Opts"),
+            "Opts(count=2)",
+        ),
+        case(
+            "options_present",
+            Opts {
+                note: Some("n".into()),
+                count: 0,
+                at: Some(Point { x: 0, y: 1 }),
+            },
+            ("Opts", "Opts"),
+            "Opts(note='n', count=0, at=Point(x=0, y=1))",
+        ),
+        case(
+            "collections",
+            Bag {
+                ints: vec![1, -1, 300],
+                pair: (1, "one".into()),
+                scores: [("b".to_owned(), 2), ("a".to_owned(), 1)].into(),
+                tags: ["y".to_owned(), "x".to_owned()].into(),
+                data: vec![0, 1, 255],
+                color: Color::Red,
+                colors: vec![Color::Green, Color::Red],
+            },
+            ("Bag", "Bag"),
+            "Bag(ints=[1, -1, 300], pair=(1, 'one'), scores={'b': 2, 'a': 1}, \
+             tags={'y', 'x'}, data=b'\\x00\\x01\\xff', \
+             color='Red', colors=['dark_green', 'Red'])",
+        ),
+        case(
+            "integer_keys",
+            IntKeys {
+                by_id: [(10, "ten".to_owned()), (2, "two".to_owned())].into(),
+            },
+            ("IntKeys", "IntKeys"),
+            "IntKeys(by_id={2: 'two', 10: 'ten'})",
+        ),
+        case(
+            "recursive",
+            Tree::Node {
+                children: vec![Tree::Leaf(1), Tree::Node { children: vec![] }],
+            },
+            ("Tree", "Node"),
+            "Node(children=[Leaf(value=1), Node(children=[])])",
+        ),
+        case(
+            "declared_by_macro",
+            Label {
+                label: "hi".into(),
+            },
+            ("Label", "Label"),
+            "Label(label='hi')",
+        ),
+        case(
+            "generic_instantiation",
+            Page {
+                items: vec![Point { x: 1, y: 2 }],
+                next: Some(2),
+            },
+            ("PagePoint", "PagePoint"),
+            "PagePoint(items=[Point(x=1, y=2)], next=2)",
+        ),
+        case(
+            "times_and_any",
+            Times {
+                at: UNIX_EPOCH + Duration::from_millis(1_767_323_045_500),
+                took: Duration::from_millis(1500),
+                any: codec::Value::Array(vec![codec::Value::Int(1), codec::Value::Str("a".into())]),
+            },
+            ("Times", "Times"),
+            "Times(at=datetime.datetime(2026, 1, 2, 3, 4, 5, 500000, tzinfo=datetime.timezone.utc), \
+             took=datetime.timedelta(seconds=1.5), any=[1, 'a'])",
+        ),
+        case("newtype", Owned { id: UserId(5) }, ("Owned", "Owned"), "Owned(id=5)"),
+        case(
+            "omit_defaults",
+            Sparse {
+                name: "s".into(),
+                note: None,
+            },
+            ("Sparse", "Sparse"),
+            "Sparse(name='s')",
+        ),
+        case(
+            "omit_defaults_present",
+            Sparse {
+                name: "s".into(),
+                note: Some("n".into()),
+            },
+            ("Sparse", "Sparse"),
+            "Sparse(name='s', note='n')",
+        ),
+        case(
+            "defaults",
+            Defaults {
+                count: 0,
+                ratio: 0.5,
+                whole: 1.0,
+                name: tricky(),
+                color: Color::Green,
+                maybe: Some(42),
+                empty: vec![],
+                tags: two_tags(),
+                unique: BTreeSet::new(),
+                scores: BTreeMap::new(),
+                at: Origin::default(),
+                when: epoch_and_a_half(),
+                data: vec![],
+                pair: (0, String::new()),
+            },
+            ("Defaults", "Defaults"),
+            "Defaults()",
+        ),
+        case(
+            "omit_defaults_all_at_default",
+            SparseDefaults {
+                name: "s".into(),
+                count: 0,
+                ratio: 0.5,
+                tags: vec![],
+                color: Color::Green,
+                when: epoch_and_a_half(),
+            },
+            ("SparseDefaults", "SparseDefaults"),
+            "SparseDefaults(name='s')",
+        ),
+        case(
+            "omit_defaults_none_at_default",
+            SparseDefaults {
+                name: "s".into(),
+                count: 1,
+                ratio: 1.5,
+                tags: vec!["t".into()],
+                color: Color::Red,
+                when: UNIX_EPOCH,
+            },
+            ("SparseDefaults", "SparseDefaults"),
+            "SparseDefaults(name='s', count=1, ratio=1.5, tags=['t'], color='Red', \
+             when=datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc))",
+        ),
+        case(
+            "constraints_at_their_bounds",
+            limits(),
+            ("Limits", "Limits"),
+            "Limits(percent=100, ratio=0.5, step=15, small=1, tiny=-128, \
+             wide=18446744073709551615, name='éé✓', login='ada1', tags=['a', 'b'], \
+             scores={'x': 1}, ids={0, 255}, port=1000)",
+        ),
+        case(
+            "untagged_int",
+            HoldsScalar {
+                value: Scalar::Int(-3),
+            },
+            ("HoldsScalar", "HoldsScalar"),
+            "HoldsScalar(value=-3)",
+        ),
+        case(
+            "untagged_string",
+            HoldsScalar {
+                value: Scalar::Text("t".into()),
+            },
+            ("HoldsScalar", "HoldsScalar"),
+            "HoldsScalar(value='t')",
+        ),
+        case("untagged_unit", Loose::Nothing, ("Loose", "NoneType"), "None"),
+        case("untagged_bool", Loose::Flag(true), ("Loose", "bool"), "True"),
+        case(
+            "untagged_struct",
+            Loose::At(Point { x: 1, y: 2 }),
+            ("Loose", "Point"),
+            "Point(x=1, y=2)",
+        ),
+        case("untagged_array", Loose::Many(vec![1, 2]), ("Loose", "list"), "[1, 2]"),
+        Case {
+            float32: true,
+            ..case("float32", Ratio { r: 0.5 }, ("Ratio", "Ratio"), "Ratio(r=0.5)")
+        },
+        refused("above_le", limits(), "Limits", "percent", json!(101)),
+        refused("below_ge", limits(), "Limits", "percent", json!(-1)),
+        refused("at_gt", limits(), "Limits", "ratio", json!(0.0)),
+        refused("at_lt", limits(), "Limits", "ratio", json!(1.0)),
+        refused("not_a_multiple", limits(), "Limits", "step", json!(12)),
+        refused("below_ge_in_width", limits(), "Limits", "small", json!(0)),
+        refused("above_u8", limits(), "Limits", "small", json!(256)),
+        refused("below_i8", limits(), "Limits", "tiny", json!(-129)),
+        refused("negative_u64", limits(), "Limits", "wide", json!(-1)),
+        refused("above_u32", limits(), "Limits", "step", json!(4_294_967_300_u64)),
+        refused("too_short", limits(), "Limits", "name", json!("")),
+        refused("too_long_in_characters", limits(), "Limits", "name", json!("abcd")),
+        refused("no_match", limits(), "Limits", "login", json!("Ada")),
+        refused("too_many_items", limits(), "Limits", "tags", json!(["a", "b", "c"])),
+        refused("too_few_entries", limits(), "Limits", "scores", json!({})),
+        refused("too_many_in_a_set", limits(), "Limits", "ids", json!([1, 2, 3])),
+        refused("element_above_u8", limits(), "Limits", "ids", json!([256])),
+        refused("optional_below_ge", limits(), "Limits", "maybe", json!(0)),
+        refused("newtype_above_le", limits(), "Limits", "port", json!(1001)),
+        stored_refused(
+            "stored_with_another_schema",
+            codec::to_stored(&later::Point { x: 1, y: 2, z: 3 }).unwrap(),
+            "Point",
+            format!(
+                "stored `Point` was written with schema {}, and this module's `Point` has schema {}",
+                codec::fingerprint_of::<later::Point>(),
+                codec::fingerprint_of::<Point>()
+            ),
+        ),
+        stored_refused(
+            "stored_as_another_type",
+            codec::to_stored(&Event::Quit).unwrap(),
+            "Point",
+            "stored value is a `Event`, not a `Point`".into(),
+        ),
+        stored_refused(
+            "stored_as_a_type_the_module_only_contains",
+            codec::to_stored(&Origin::default()).unwrap(),
+            "Origin",
+            "is not one of the types this module was generated for".into(),
+        ),
+        stored_refused(
+            "not_stored",
+            codec::to_msgpack(&Point { x: 1, y: 2 }).unwrap(),
+            "Point",
+            "these bytes were not written by codec::to_stored".into(),
+        ),
+    ]
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn unhex(s: &str) -> Vec<u8> {
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+        .collect()
+}
+
+#[test]
+fn generated_classes_read_and_write_codecs_bytes() {
+    let python = venv::msgspec();
+    let dir = tempfile::tempdir().unwrap();
+    let models = dir.path().join("models.py");
+    std::fs::write(&models, module().render().unwrap()).unwrap();
+    let cases = cases();
+    let manifest = dir.path().join("manifest.jsonl");
+    let results = dir.path().join("results.jsonl");
+    let lines: Vec<String> = cases
+        .iter()
+        .map(|c| {
+            json!({
+                "case": c.name, "type": c.ty, "class": c.class, "python": c.python,
+                "msgpack": hex(&c.msgpack), "json": c.json, "refused": c.refused,
+                "stored": hex(&c.stored), "stored_error": c.stored_error,
+            })
+            .to_string()
+        })
+        .collect();
+    std::fs::write(&manifest, lines.join("\n") + "\n").unwrap();
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/python/python_classes.py"
+    );
+    venv::run(
+        Command::new(&python)
+            .arg(script)
+            .arg(&models)
+            .arg(&manifest)
+            .arg(&results),
+        "the generated classes' script",
+    );
+    let results: Vec<Value> = std::fs::read_to_string(&results)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(results.len(), cases.len());
+    let mut failures = Vec::new();
+    for (c, r) in cases.iter().zip(&results) {
+        assert_eq!(r["case"], c.name);
+        for p in r["problems"].as_array().unwrap() {
+            failures.push(format!("{}: Python: {}", c.name, p.as_str().unwrap()));
+        }
+        for (what, mp, js) in [
+            ("re-encoded", "msgpack", "json"),
+            ("built", "built_msgpack", "built_json"),
+        ] {
+            let (Some(mp), Some(js)) = (r[mp].as_str(), r[js].as_str()) else {
+                continue; // reported as a problem
+            };
+            let mp = unhex(mp);
+            if mp != c.msgpack && !c.float32 {
+                failures.push(format!(
+                    "{}: MessagePack {what} in Python differs\n  codec:   {}\n  msgspec: {}",
+                    c.name,
+                    hex(&c.msgpack),
+                    hex(&mp)
+                ));
+            }
+            if js != c.json {
+                failures.push(format!(
+                    "{}: JSON {what} in Python differs\n  codec:   {}\n  msgspec: {js}",
+                    c.name, c.json
+                ));
+            }
+            if let Err(e) = (c.decodes_back)(&mp, js) {
+                failures.push(format!(
+                    "{}: codec cannot read what Python {what}: {e}",
+                    c.name
+                ));
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// The generated module, `from_stored` included, and a use of it pass
+/// `mypy --strict`: Python users type-check against these classes.
+#[test]
+fn generated_module_passes_mypy_strict() {
+    let python = venv::msgspec();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("models.py"), module().render().unwrap()).unwrap();
+    std::fs::write(
+        dir.path().join("use_models.py"),
+        "from models import Event, Point, Sparse, from_stored\n\
+         \n\
+         \n\
+         def x_of(data: bytes) -> int:\n\
+         \x20   point: Point = from_stored(data, Point)\n\
+         \x20   return point.x\n\
+         \n\
+         \n\
+         def event(data: bytes) -> Event:\n\
+         \x20   value: Event = from_stored(data, Event)\n\
+         \x20   return value\n\
+         \n\
+         \n\
+         sparse = Sparse(name=\"s\")\n\
+         note: str | None = sparse.note\n",
+    )
+    .unwrap();
+    let cache = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("mypy-cache");
+    venv::run(
+        Command::new(&python)
+            .args([
+                "-m",
+                "mypy",
+                "--strict",
+                "--no-error-summary",
+                "--cache-dir",
+            ])
+            .arg(&cache)
+            .args(["models.py", "use_models.py"])
+            .current_dir(dir.path()),
+        "mypy --strict on the generated module",
+    );
+}
+
+#[test]
+fn rendered_module_snapshot() {
+    let text = module().render().unwrap();
+    insta::with_settings!({
+        description => "the Python module of every shape tests/python_classes.rs checks against msgspec",
+        omit_expression => true,
+    }, {
+        insta::assert_snapshot!("python_module", text);
+    });
+}
+
+#[test]
+fn check_passes_on_an_up_to_date_file_fails_on_a_stale_one_and_rewrites_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("python").join("models.py");
+    let module = Module::new().add::<Point>().add::<Event>();
+    let missing = module.clone().update(false).check(&path).unwrap_err();
+    assert!(
+        missing.to_string().contains("no Python module at"),
+        "{missing}"
+    );
+    assert!(
+        missing.to_string().contains("CODEC_UPDATE_SCHEMAS=1"),
+        "{missing}"
+    );
+    module.clone().update(true).check(&path).unwrap();
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        module.render().unwrap()
+    );
+    module.clone().update(false).check(&path).unwrap();
+
+    let stale = Module::new().add::<Point>();
+    let err = stale.clone().update(false).check(&path).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("models.py is not what the types generate"),
+        "{err}"
+    );
+    assert!(err.to_string().contains("CODEC_UPDATE_SCHEMAS=1"), "{err}");
+    stale.clone().update(true).check(&path).unwrap();
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        stale.render().unwrap()
+    );
+    stale.update(false).check(&path).unwrap();
+}
+
+/// `Module::all` holds the named and versioned types (here `shapes.Label`
+/// and `Tree`), and what they contain.
+#[test]
+fn all_holds_every_named_or_versioned_type() {
+    let all = Module::all().render().unwrap();
+    let classes: Vec<&str> = all
+        .lines()
+        .filter_map(|l| l.strip_prefix("class "))
+        .filter(|l| l.contains("msgspec.Struct"))
+        .collect();
+    assert_eq!(
+        classes,
+        // By wire name: `Tree`, then `shapes.Label`.
+        [
+            "Leaf(msgspec.Struct, tag_field=\"type\", tag=\"Leaf\"):",
+            "Node(msgspec.Struct, tag_field=\"type\", tag=\"Node\"):",
+            "Label(msgspec.Struct):",
+        ]
+    );
+    assert!(all.contains("\nTree = typing.Union[Leaf, Node]\n"), "{all}");
+    let err = Module::new().render().unwrap_err().to_string();
+    assert!(err.contains("codec::python_module!()"), "{err}");
+}
+
+/// The Quickstart's types, whose classes the README shows.
+mod readme {
+    #[derive(codec::Codec)]
+    pub struct Chunk {
+        pub text: String,
+        pub start: u32,
+        pub end: u32,
+    }
+
+    #[derive(codec::Codec)]
+    pub enum Event {
+        Click { x: i64, y: i64 },
+        Key { code: String },
+        Scroll { delta: f64 },
+    }
+}
+
+/// The README's Python block is what the generator writes for its
+/// Quickstart's types.
+#[test]
+fn readme_shows_the_classes_of_its_quickstart_types() {
+    let readme = include_str!("../README.md");
+    let section = &readme[readme.find("## Python classes").unwrap()..];
+    let block = section
+        .split("```python\n")
+        .nth(1)
+        .and_then(|b| b.split("```").next())
+        .unwrap();
+    let module = Module::new()
+        .add::<readme::Chunk>()
+        .add::<readme::Event>()
+        .render()
+        .unwrap();
+    assert!(
+        module.contains(block),
+        "README:\n{block}\ngenerated:\n{module}"
+    );
+}
+
+/// Untagged recursion goes through aliases only: Python cannot spell it.
+#[derive(Codec, Debug, PartialEq)]
+#[codec(untagged)]
+enum Nested {
+    Int(i64),
+    List(Vec<Nested>),
+}
+
+/// A default that `skip_serializing_if` leaves out of the schema.
+#[derive(Codec, Debug, PartialEq)]
+struct Counted {
+    name: String,
+    #[codec(default, skip_serializing_if = "Vec::is_empty")]
+    counts: Vec<i64>,
+}
+
+/// A default from a factory, which msgspec's `omit_defaults` never leaves out.
+#[derive(Codec, Debug, PartialEq)]
+#[codec(omit_defaults)]
+struct SparseOrigin {
+    #[codec(default)]
+    at: Origin,
+}
+
+#[derive(Codec, Debug, PartialEq)]
+struct ShortBytes {
+    #[codec(max_length = 4)]
+    data: codec::Bytes,
+}
+
+#[test]
+fn shapes_without_a_python_spelling_are_errors_naming_type_and_field() {
+    let err = Module::new().add::<Nested>().render().unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "`Nested` is recursive through type aliases only, which Python cannot spell; make one of them a struct"
+    );
+    let err = Module::new().add::<Counted>().render().unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "`Counted`, field `counts`: optional on the wire, but its schema gives no `default` to write in Python"
+    );
+    let err = Module::new().add::<SparseOrigin>().render().unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "`SparseOrigin`, field `at`: the default {\"x\":0,\"y\":0} comes from a factory, which msgspec's \
+         omit_defaults never leaves out; drop #[codec(omit_defaults)] or make the default empty"
+    );
+    let err = Module::new().add::<ShortBytes>().render().unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "`ShortBytes`, field `data`: length bounds on bytes, which the schema gives in base64 characters, not bytes"
+    );
+    let err = Module::new().add::<Vec<i64>>().render().unwrap_err();
+    assert!(err.to_string().contains("is not a derived type"), "{err}");
+}
