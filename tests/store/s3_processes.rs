@@ -1,45 +1,19 @@
-//! The store on S3 (a moto server, `common/moto.rs`) under several
-//! processes and kill -9. The test binary runs itself as the child
-//! processes: the `child_*` functions are ignored tests that the parent
-//! tests run with `--ignored --exact`, and that do nothing unless
-//! `CODEC_CHILD` is set.
-
-#[path = "common/moto.rs"]
-mod moto;
-#[path = "common/stop_at.rs"]
-mod stop_at;
-#[path = "common/venv.rs"]
-mod venv;
+//! The store on S3 (a moto server, `tests/common/moto.rs`) under several
+//! processes and kill -9: the child processes are the `child_*` tests.
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use codec::store::backend::object::Objects;
-use codec::{Cache, CacheOptions, Codec};
-use moto::{moto, store_at};
-use stop_at::{Point, StopAt};
+use codec::{Cache, CacheOptions};
 
-#[derive(Codec, Debug, Clone, PartialEq)]
-#[codec(name = "test.Entry")]
-struct Entry {
-    writer: u32,
-    n: u32,
-    text: String,
-}
-
-fn entry(writer: u32, n: u32) -> Entry {
-    // One in ten large enough for a data object of its own.
-    let len = if n.is_multiple_of(10) { 2000 } else { 20 };
-    Entry {
-        writer,
-        n,
-        text: format!("{writer}-{n}-").repeat(len / 8 + 1),
-    }
-}
+use crate::fixtures::child::{self, ChildTest};
+use crate::fixtures::moto::{moto, store_at};
+use crate::fixtures::stop_at::{Point, StopAt};
+use crate::fixtures::{entry, Entry};
 
 fn open(port: u16, bucket: &str) -> Cache {
     Cache::open_store(store_at(port, bucket, 3), "p", CacheOptions::default()).unwrap()
@@ -52,33 +26,23 @@ fn now() -> u128 {
         .as_nanos()
 }
 
-fn child(test: &str, bucket: &str, writer: u32, count: u32) -> Child {
-    command(test, bucket, writer, count).spawn().unwrap()
-}
-
-fn command(test: &str, bucket: &str, writer: u32, count: u32) -> Command {
-    let mut command = Command::new(std::env::current_exe().unwrap());
-    command
-        .args(["--ignored", "--exact", test, "--nocapture"])
-        .env("CODEC_CHILD", "1")
+/// `child` on `bucket` of this binary's moto server, as writer `writer`
+/// writing `count` entries.
+fn on(child: ChildTest, bucket: &str, writer: u32, count: u32) -> ChildTest {
+    child
         .env("CODEC_PORT", moto().port.to_string())
         .env("CODEC_BUCKET", bucket)
         .env("CODEC_WRITER", writer.to_string())
         .env("CODEC_COUNT", count.to_string())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null());
-    command
 }
 
+/// The server's port, bucket, writer and count a child's parent gave it.
 fn child_env() -> Option<(u16, String, u32, u32)> {
-    std::env::var_os("CODEC_CHILD")?;
-    let var = |name| std::env::var(name).ok();
-    Some((
-        var("CODEC_PORT")?.parse().ok()?,
-        var("CODEC_BUCKET")?,
-        var("CODEC_WRITER")?.parse().ok()?,
-        var("CODEC_COUNT")?.parse().ok()?,
-    ))
+    let port = child::var("CODEC_PORT")?;
+    let bucket = child::var("CODEC_BUCKET").unwrap();
+    let writer = child::var("CODEC_WRITER").unwrap();
+    let count = child::var("CODEC_COUNT").unwrap();
+    Some((port, bucket, writer, count))
 }
 
 /// The key of writer `w`'s `n`th put: 500 keys that every writer writes.
@@ -134,7 +98,7 @@ fn four_processes_put_2000_entries_each_and_the_latest_write_wins() {
     // leave the reader to GET the segments put since its last one only.
     let count = 2000;
     let mut children: Vec<_> = (0..4)
-        .map(|w| child("child_shared_writer", &bucket, w, count))
+        .map(|w| on(child!(child_shared_writer), &bucket, w, count).spawn())
         .collect();
     let mut puts: HashMap<String, Vec<Put>> = HashMap::new();
     for c in &mut children {
@@ -210,7 +174,7 @@ fn a_writer_killed_at_20_points_loses_no_acknowledged_entry() {
             }
         });
         for w in 0..20 {
-            let mut writer = child("child_writer", &bucket, w, 0);
+            let mut writer = on(child!(child_writer), &bucket, w, 0).spawn();
             let mut acks = BufReader::new(writer.stdout.take().unwrap())
                 .lines()
                 .map_while(Result::ok)
@@ -248,7 +212,7 @@ fn a_writer_killed_at_20_points_loses_no_acknowledged_entry() {
 /// by the first to start that long after its commit.
 const GRACE: Duration = Duration::from_millis(600);
 
-/// Where the compactions below are killed (`common/stop_at.rs`), through
+/// Where the compactions below are killed (`fixtures/stop_at.rs`), through
 /// each phase of one on a store compacted before: its snapshot, the
 /// deletion of what the one before retired, reading the store, the
 /// copies, the commit of its checkpoint, the end.
@@ -298,10 +262,9 @@ fn child_compactor() {
 
 /// Runs a compaction in a child process and kills it at `point`.
 fn kill_a_compaction_at(bucket: &str, point: &str) {
-    let mut compactor = command("child_compactor", bucket, 0, 0)
+    let mut compactor = on(child!(child_compactor), bucket, 0, 0)
         .env("CODEC_POINT", point)
-        .spawn()
-        .unwrap();
+        .spawn();
     let lines = BufReader::new(compactor.stdout.take().unwrap()).lines();
     let last = lines
         .map_while(Result::ok)

@@ -4,9 +4,6 @@
 //! rows without memory maps, and the local read-through cache answers
 //! what was read before.
 
-#[path = "common/counting.rs"]
-mod counting;
-
 use std::ops::Range;
 use std::path::Path;
 use std::sync::Arc;
@@ -14,9 +11,10 @@ use std::time::{Duration, SystemTime};
 
 use ndarray::{s, Array1, Array2};
 
-use codec::store::{LocalCache, MappedArray, PutOptions};
-use codec::{Cache, CacheOptions, Codec, StoreError};
-use counting::{counts, Counting};
+use codec::store::{LocalCache, MappedArray};
+use codec::{Cache, CacheOptions, Codec, PutOptions, StoreError};
+
+use crate::fixtures::counting::{counts, Counting};
 
 // Values holding large buffers are compared with `assert!`, not
 // `assert_eq!`, whose message would print them.

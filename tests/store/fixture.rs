@@ -6,17 +6,19 @@
 //! and after a checkpoint. The folder is opened from a copy, since opening writes a log.
 //!
 //! `write_fixture` (ignored) is how the folder was made, with
-//! `CODEC_WRITE_FIXTURE=1 cargo test --features ndarray --test store_fixture -- --ignored write_fixture`;
+//! `CODEC_WRITE_FIXTURE=1 cargo test --features ndarray --test store -- --ignored fixture::write_fixture`;
 //! a change of the folder layout keeps the committed folder as it is and
 //! adds one for the new layout.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use codec::store::{Mode, PutOptions};
-use codec::{Bytes, Cache, Codec};
+use codec::store::Mode;
+use codec::{Bytes, Cache, Codec, PutOptions};
 use ndarray::{Array1, Array2};
 
+/// The chunk of the committed folder, not the shared `test.Chunk`: its
+/// fields, wire name and values are on disk.
 #[derive(Codec, Debug, Clone, PartialEq)]
 #[codec(name = "fixture.Chunk")]
 struct Chunk {

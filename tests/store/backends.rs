@@ -1,31 +1,14 @@
 //! The store's typed API on every backend: a folder, memory (objects that
 //! are never appended to, as on object storage) and, with the
 //! `object-store` feature, `object_store`'s in-memory store, and with the
-//! `aws` feature, S3 (a moto server, `common/moto.rs`).
-
-#[path = "common/backends.rs"]
-mod backends;
+//! `aws` feature, S3 (a moto server, `tests/common/moto.rs`).
 
 use std::sync::Arc;
 
-use codec::store::{DumpContext, Info, InfoValue, LoadContext, PutOptions, Typed, TypedHandler};
-use codec::{Cache, CacheOptions, Codec, StoreError};
+use codec::store::{DumpContext, Info, InfoValue, LoadContext, Typed, TypedHandler};
+use codec::{Cache, CacheOptions, Codec, PutOptions, StoreError};
 
-#[derive(Codec, Debug, Clone, PartialEq)]
-#[codec(name = "test.Chunk")]
-struct Chunk {
-    text: String,
-    start: u32,
-    vector: codec::Bytes,
-}
-
-fn chunk(i: u32, len: usize) -> Chunk {
-    Chunk {
-        text: format!("chunk number {i}"),
-        start: i,
-        vector: codec::Bytes((0..len).map(|b| (b as u32 * 7 + i) as u8).collect()),
-    }
-}
+use crate::fixtures::{backends, sized_chunk, Chunk};
 
 /// Runs `check` with a way to open handles on one fresh store, for each backend.
 fn each_backend(check: impl Fn(&dyn Fn() -> Cache)) {
@@ -43,23 +26,27 @@ fn values_of_every_size_and_handler_read_back() {
         let cache = open();
         let sizes = [10, 5_000, 300_000]; // inline, shared, buffer kept apart
         for (i, &len) in sizes.iter().enumerate() {
-            cache.put(&format!("c/{i}"), &chunk(i as u32, len)).unwrap();
+            cache
+                .put(&format!("c/{i}"), &sized_chunk(i as u32, len))
+                .unwrap();
         }
         let file = PutOptions {
             handler: Some("file".into()),
             ..PutOptions::default()
         };
-        cache.put_with("c/file", &chunk(9, 2_000), &file).unwrap();
+        cache
+            .put_with("c/file", &sized_chunk(9, 2_000), &file)
+            .unwrap();
         cache.put_bytes("raw", b"raw bytes").unwrap();
 
         let reader = open();
         for (i, &len) in sizes.iter().enumerate() {
             let got: Chunk = reader.get(&format!("c/{i}")).unwrap().unwrap();
-            assert_eq!(got, chunk(i as u32, len), "{}", cache.location());
+            assert_eq!(got, sized_chunk(i as u32, len), "{}", cache.location());
         }
         assert_eq!(
             reader.get::<Chunk>("c/file").unwrap(),
-            Some(chunk(9, 2_000))
+            Some(sized_chunk(9, 2_000))
         );
         assert_eq!(reader.get_bytes("raw").unwrap().unwrap(), b"raw bytes");
         let mut keys = reader.keys().unwrap();
@@ -72,16 +59,16 @@ fn values_of_every_size_and_handler_read_back() {
 fn the_latest_write_wins_and_removals_hide_a_key_everywhere() {
     each_backend(|open| {
         let (a, b) = (open(), open());
-        a.put("k", &chunk(1, 10)).unwrap();
-        b.put("k", &chunk(2, 10)).unwrap();
-        a.put("gone", &chunk(3, 2_000)).unwrap();
+        a.put("k", &sized_chunk(1, 10)).unwrap();
+        b.put("k", &sized_chunk(2, 10)).unwrap();
+        a.put("gone", &sized_chunk(3, 2_000)).unwrap();
         a.refresh().unwrap();
-        assert_eq!(a.get::<Chunk>("k").unwrap(), Some(chunk(2, 10)));
+        assert_eq!(a.get::<Chunk>("k").unwrap(), Some(sized_chunk(2, 10)));
         assert!(b.remove("gone").unwrap());
         a.refresh().unwrap();
         assert_eq!(a.get::<Chunk>("gone").unwrap(), None);
         assert!(!open().contains("gone").unwrap());
-        assert_eq!(open().get::<Chunk>("k").unwrap(), Some(chunk(2, 10)));
+        assert_eq!(open().get::<Chunk>("k").unwrap(), Some(sized_chunk(2, 10)));
     });
 }
 
@@ -94,7 +81,7 @@ fn a_value_written_by_another_schema_is_checked_on_read() {
     }
     each_backend(|open| {
         let cache = open();
-        cache.put("k", &chunk(1, 10)).unwrap();
+        cache.put("k", &sized_chunk(1, 10)).unwrap();
         let err = open().get::<Renamed>("k").unwrap_err();
         assert!(err.to_string().contains("body"), "{err}");
     });
@@ -109,10 +96,10 @@ fn a_memo_computes_once_per_key() {
             let got = cache
                 .get_or_insert_with("m", || {
                     calls.set(calls.get() + 1);
-                    chunk(4, 100)
+                    sized_chunk(4, 100)
                 })
                 .unwrap();
-            assert_eq!(got, chunk(4, 100));
+            assert_eq!(got, sized_chunk(4, 100));
         }
         assert_eq!(calls.get(), 1);
     });
@@ -126,11 +113,11 @@ fn put_many_and_get_many_read_back_and_the_last_of_a_key_wins() {
             .map(|i| {
                 (
                     format!("m/{i}"),
-                    chunk(i, [10, 5_000, 300_000][i as usize % 3]),
+                    sized_chunk(i, [10, 5_000, 300_000][i as usize % 3]),
                 )
             })
             .collect();
-        entries.push(("m/7".into(), chunk(700, 10))); // a key twice: the last wins
+        entries.push(("m/7".into(), sized_chunk(700, 10))); // a key twice: the last wins
         cache
             .put_many(entries.iter().map(|(k, v)| (k.as_str(), v)))
             .unwrap();
@@ -141,7 +128,7 @@ fn put_many_and_get_many_read_back_and_the_last_of_a_key_wins() {
         let got = reader.get_many::<Chunk>(&keys).unwrap();
         for (i, got) in got.iter().enumerate() {
             let want = match i {
-                7 => Some(chunk(700, 10)),
+                7 => Some(sized_chunk(700, 10)),
                 50 => None,
                 _ => Some(entries[i].1.clone()),
             };
@@ -177,7 +164,7 @@ impl TypedHandler<Chunk> for Refusing {
             panic!("no text in {info:?}");
         };
         let start = text.trim_start_matches("chunk number ").parse().unwrap();
-        Ok(chunk(start, 10))
+        Ok(sized_chunk(start, 10))
     }
 }
 
@@ -186,8 +173,9 @@ fn a_failed_put_many_acknowledges_none() {
     each_backend(|open| {
         let cache = open();
         cache.register_default_handler::<Chunk>(Typed::new(Refusing));
-        let entries: Vec<(String, Chunk)> =
-            (10..15).map(|i| (format!("k/{i}"), chunk(i, 10))).collect();
+        let entries: Vec<(String, Chunk)> = (10..15)
+            .map(|i| (format!("k/{i}"), sized_chunk(i, 10)))
+            .collect();
         let err = cache
             .put_many(entries.iter().map(|(k, v)| (k.as_str(), v)))
             .unwrap_err();
@@ -203,7 +191,7 @@ fn a_failed_put_many_acknowledges_none() {
             );
         }
         // The thread's next puts are written as usual.
-        let fine = chunk(1, 10);
+        let fine = sized_chunk(1, 10);
         cache.put_many([("a", &fine)]).unwrap();
         cache.put("b", &fine).unwrap();
         let reader = open();
@@ -220,7 +208,12 @@ fn a_failed_put_many_drops_only_its_own_entries_not_another_threads() {
     each_backend(|open| {
         let cache = open();
         cache.register_default_handler::<Chunk>(Typed::new(Refusing));
-        let (b1, b2, a1, a2) = (chunk(1, 10), chunk(13, 10), chunk(2, 10), chunk(3, 10));
+        let (b1, b2, a1, a2) = (
+            sized_chunk(1, 10),
+            sized_chunk(13, 10),
+            sized_chunk(2, 10),
+            sized_chunk(3, 10),
+        );
         let (paused_tx, paused) = std::sync::mpsc::channel();
         let (go, go_rx) = std::sync::mpsc::channel::<()>();
         std::thread::scope(|s| {
@@ -350,7 +343,9 @@ fn a_local_cache_answers_with_the_values_read_before() {
         let cache = open();
         let sizes = [10, 5_000, 300_000]; // inline, shared, buffer kept apart
         for (i, &len) in sizes.iter().enumerate() {
-            cache.put(&format!("c/{i}"), &chunk(i as u32, len)).unwrap();
+            cache
+                .put(&format!("c/{i}"), &sized_chunk(i as u32, len))
+                .unwrap();
         }
         let before = std::fs::read_dir(local.path()).map_or(0, |d| d.count());
         // Read twice by fresh handles: from the store, then from the local copy.
@@ -358,7 +353,7 @@ fn a_local_cache_answers_with_the_values_read_before() {
             let reader = open();
             for (i, &len) in sizes.iter().enumerate() {
                 let got: Chunk = reader.get(&format!("c/{i}")).unwrap().unwrap();
-                assert!(got == chunk(i as u32, len), "{}", cache.location());
+                assert!(got == sized_chunk(i as u32, len), "{}", cache.location());
             }
         }
         let after = std::fs::read_dir(local.path()).map_or(0, |d| d.count());

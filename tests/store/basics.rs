@@ -1,32 +1,14 @@
 //! The cache store: every handler and mode round-trips, user handlers work,
 //! drift is detected at load, and damage stays confined to what was damaged.
 
-#[path = "common/backends.rs"]
-mod backends;
-mod common;
-
 use std::sync::Arc;
 
-use backends::{each_backend, Store};
 use codec::store::records::STORE_FORMAT;
 use codec::store::{DumpContext, Handler, Info, InfoValue, LoadContext, Mode};
-use codec::{Cache, Codec, PutOptions, StoreError};
+use codec::{Cache, CacheOptions, PutOptions, StoreError};
 
-#[derive(Codec, Debug, Clone, PartialEq)]
-#[codec(name = "test.Chunk")]
-struct Chunk {
-    text: String,
-    start: u32,
-    end: u32,
-}
-
-fn chunk(i: u32) -> Chunk {
-    Chunk {
-        text: format!("chunk number {i}"),
-        start: i,
-        end: i + 10,
-    }
-}
+use crate::fixtures::backends::{each_backend, Store};
+use crate::fixtures::{child, chunk, logs, truncate_data_file, Chunk};
 
 fn open() -> (tempfile::TempDir, Cache) {
     let dir = tempfile::tempdir().unwrap();
@@ -64,8 +46,7 @@ fn every_handler_and_mode_round_trips_on(store: &Store) {
     cache.put("small", &chunk(2)).unwrap();
     let big = Chunk {
         text: "x".repeat(5000),
-        start: 0,
-        end: 1,
+        ..chunk(0)
     };
     cache.put("big", &big).unwrap();
     let entries = cache.entries().unwrap();
@@ -240,7 +221,7 @@ fn memoization_keyed_by_content_hash_on(store: &Store) {
     // The store's own errors come through `From` (an entry of another
     // type is one for a strict handle; for others, a miss).
     cache.put("wrong type", &"text".to_string()).unwrap();
-    let strict = codec::CacheOptions {
+    let strict = CacheOptions {
         memo_strict: true,
         ..Default::default()
     };
@@ -325,13 +306,12 @@ fn a_truncated_data_file_fails_only_its_entries() {
     let (dir, cache) = open();
     let big = |i: u32| Chunk {
         text: "y".repeat(3000),
-        start: i,
-        end: i,
+        ..chunk(i)
     };
     cache.put("first", &big(1)).unwrap();
     cache.put("second", &big(2)).unwrap();
     cache.put("small", &chunk(3)).unwrap();
-    common::truncate_data_file(dir.path(), &cache, 100);
+    truncate_data_file(dir.path(), &cache, 100);
     let reader = Cache::open(dir.path()).unwrap();
     assert_eq!(reader.get::<Chunk>("first").unwrap(), Some(big(1)));
     let err = reader.get::<Chunk>("second").unwrap_err();
@@ -598,15 +578,14 @@ fn read_half_written_then_whole(before: u32) {
 #[test]
 fn every_handler_round_trips_with_fsync() {
     let dir = tempfile::tempdir().unwrap();
-    let options = codec::CacheOptions {
+    let options = CacheOptions {
         fsync: true,
-        ..codec::CacheOptions::default()
+        ..CacheOptions::default()
     };
     let cache = Cache::open_with(dir.path(), options.clone()).unwrap();
     let big = Chunk {
         text: "x".repeat(5000),
-        start: 0,
-        end: 1,
+        ..chunk(0)
     };
     let apart = vec![7u8; 70_000];
     for handler in ["inline", "shared", "file", "auto"] {
@@ -644,155 +623,11 @@ fn every_handler_round_trips_with_fsync() {
     assert!(reader.warnings().is_empty(), "{:?}", reader.warnings());
 }
 
-#[cfg(feature = "ndarray")]
-mod arrays {
-    use codec::Cache;
-    use ndarray::{Array2, Array3};
-
-    #[test]
-    fn arrays_are_memory_mapped_without_copying() {
-        let dir = tempfile::tempdir().unwrap();
-        let cache = Cache::open(dir.path()).unwrap();
-        let a = Array2::from_shape_fn((3, 4), |(i, j)| (i * 10 + j) as f64);
-        let b = Array3::<u8>::from_elem((2, 2, 5), 7);
-        cache.put("small", &1u8).unwrap(); // misaligns the shared file on purpose
-        cache.put_array("a", &a).unwrap();
-        cache.put_array("b", &b).unwrap();
-        cache
-            .put_array("flags", &ndarray::arr1(&[true, false]))
-            .unwrap();
-        let reader = Cache::open(dir.path()).unwrap();
-        let mapped = reader.get_array::<f64>("a").unwrap().unwrap();
-        assert_eq!(mapped.shape(), [3, 4]);
-        assert_eq!(mapped.view(), a.clone().into_dyn().view());
-        assert_eq!(mapped.to_owned::<ndarray::Ix2>().unwrap(), a);
-        assert_eq!(
-            reader.get_array::<u8>("b").unwrap().unwrap().view(),
-            b.into_dyn().view()
-        );
-        assert_eq!(
-            reader
-                .get_array::<bool>("flags")
-                .unwrap()
-                .unwrap()
-                .view()
-                .iter()
-                .copied()
-                .collect::<Vec<_>>(),
-            vec![true, false]
-        );
-        let err = reader.get_array::<f32>("a").err().unwrap();
-        assert!(err.to_string().contains("dtype"), "{err}");
-        assert!(reader.get_array::<f64>("missing").unwrap().is_none());
-    }
-
-    #[test]
-    fn entries_tell_an_arrays_dtype_and_shape() {
-        let dir = tempfile::tempdir().unwrap();
-        let cache = Cache::open(dir.path()).unwrap();
-        cache.put_array("a", &Array2::<f32>::zeros((3, 4))).unwrap();
-        cache.put("n", &1u8).unwrap();
-        let mut types: Vec<_> = Cache::open(dir.path())
-            .unwrap()
-            .entries()
-            .unwrap()
-            .iter()
-            .map(|e| (e.key.clone(), e.array_type()))
-            .collect();
-        types.sort();
-        assert_eq!(
-            types,
-            [
-                ("a".to_string(), Some(("<f4".to_string(), vec![3, 4]))),
-                ("n".to_string(), None),
-            ]
-        );
-    }
-
-    /// Large arrays take another write path (around the page cache on
-    /// Linux); small values appended between them keep their places.
-    fn large_arrays_round_trip_in(dir: &std::path::Path) {
-        let cache = Cache::open(dir).unwrap();
-        let a = Array2::from_shape_fn((300, 200), |(i, j)| (i * 1000 + j) as f64);
-        let b = ndarray::Array1::from_shape_fn(70_001, |i| i as u32);
-        cache.put("before", &"x".repeat(3000)).unwrap();
-        cache.put_array("a", &a).unwrap();
-        cache.put("between", &"y".repeat(2000)).unwrap();
-        cache.put_array("b", &b).unwrap();
-        cache.put_array("a-transposed", &a.t().to_owned()).unwrap();
-        cache.put("after", &"z".repeat(5000)).unwrap();
-        for reader in [&cache, &Cache::open(dir).unwrap()] {
-            let mapped = reader.get_array::<f64>("a").unwrap().unwrap();
-            assert_eq!(mapped.view(), a.clone().into_dyn().view());
-            let mapped = reader.get_array::<u32>("b").unwrap().unwrap();
-            assert_eq!(mapped.view(), b.clone().into_dyn().view());
-            let mapped = reader.get_array::<f64>("a-transposed").unwrap().unwrap();
-            assert_eq!(mapped.view(), a.t().into_dyn());
-            assert_eq!(reader.get::<String>("before").unwrap().unwrap().len(), 3000);
-            assert_eq!(
-                reader.get::<String>("between").unwrap().unwrap(),
-                "y".repeat(2000)
-            );
-            assert_eq!(
-                reader.get::<String>("after").unwrap().unwrap(),
-                "z".repeat(5000)
-            );
-        }
-    }
-
-    #[test]
-    fn large_arrays_round_trip() {
-        large_arrays_round_trip_in(tempfile::tempdir().unwrap().path());
-    }
-
-    #[test]
-    fn large_arrays_round_trip_where_direct_writes_are_refused() {
-        // tmpfs has no O_DIRECT: the store falls back to buffered writes.
-        let mounts = std::fs::read_to_string("/proc/mounts").unwrap_or_default();
-        let tmpfs = mounts
-            .lines()
-            .map(|line| line.split(' ').collect::<Vec<_>>())
-            .filter(|f| f.len() > 3 && f[2] == "tmpfs" && f[3].split(',').any(|o| o == "rw"))
-            .find_map(|f| tempfile::tempdir_in(f[1]).ok())
-            .expect("no writable tmpfs (such as /dev/shm) to test the buffered fallback on");
-        large_arrays_round_trip_in(tmpfs.path());
-    }
-
-    #[test]
-    fn a_truncated_array_is_a_typed_error_not_a_fault() {
-        let dir = tempfile::tempdir().unwrap();
-        let cache = Cache::open(dir.path()).unwrap();
-        cache
-            .put_array("a", &Array2::<f32>::zeros((100, 100)))
-            .unwrap();
-        let data = dir
-            .path()
-            .join("data")
-            .join(format!("{}.bin", cache.writer_id()));
-        std::fs::OpenOptions::new()
-            .write(true)
-            .open(&data)
-            .unwrap()
-            .set_len(1000)
-            .unwrap();
-        let reader = Cache::open(dir.path()).unwrap();
-        let err = reader.get_array::<f32>("a").err().unwrap();
-        assert!(err.to_string().contains("past its end"), "{err}");
-    }
-}
-
-fn logs(dir: &std::path::Path) -> usize {
-    std::fs::read_dir(dir)
-        .unwrap()
-        .flatten()
-        .filter(|e| e.file_name().to_string_lossy().ends_with("-info.jsonl"))
-        .count()
-}
-
-/// (In a test binary that starts no processes: a child forked while a
-/// handle lives holds the lock of its log until it executes.)
 #[test]
 fn writers_that_are_gone_leave_their_logs_to_the_next_ones() {
+    // A process forked while a handle lives holds the lock of its log
+    // until it executes: none starts meanwhile.
+    let _no_starts = child::no_process_starts();
     let dir = tempfile::tempdir().unwrap();
     // Short runs, one after the other: one log.
     for run in 0..30u64 {

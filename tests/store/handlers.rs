@@ -1,15 +1,12 @@
 //! User handlers that store sub-values through their dump context, on
 //! every backend.
 
-#[path = "common/backends.rs"]
-mod backends;
-
 use std::sync::Arc;
-
-use backends::{each_backend, Store};
 
 use codec::store::{DumpContext, Handler, Info, InfoValue, LoadContext};
 use codec::{Cache, Codec, PutOptions, StoreError};
+
+use crate::fixtures::backends::{each_backend, Store};
 
 /// What the handler keeps about a payload besides its bytes.
 #[derive(Codec, Debug, PartialEq)]

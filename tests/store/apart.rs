@@ -2,11 +2,11 @@
 //! apart from the rest of it, wherever they sit, and read back from a memory
 //! map: the store's `auto` handler.
 
-mod common;
-
 use std::collections::BTreeMap;
 
 use codec::{Cache, CacheOptions, Codec, StoreError};
+
+use crate::fixtures::truncate_data_file;
 
 #[derive(Codec, Debug, Clone, PartialEq)]
 #[codec(untagged)]
@@ -180,7 +180,7 @@ fn a_truncated_buffer_is_a_typed_error_for_its_entry_only() {
     let cache = Cache::open(dir.path()).unwrap();
     cache.put("first", &document(1)).unwrap();
     cache.put("second", &document(2)).unwrap();
-    common::truncate_data_file(dir.path(), &cache, 1000);
+    truncate_data_file(dir.path(), &cache, 1000);
     let reader = Cache::open(dir.path()).unwrap();
     assert_eq!(reader.get::<Document>("first").unwrap(), Some(document(1)));
     for err in [

@@ -1,35 +1,19 @@
-//! The store on S3 (a moto server, `common/moto.rs`): the seam's commits,
+//! The store on S3 (a moto server, `tests/common/moto.rs`): the seam's commits,
 //! the typed API, and faults: the server gone mid-run and a storm of 503s,
 //! through a proxy the tests cut. moto checks a precondition and then
 //! writes without a lock, so these tests prove the protocol, not the
 //! atomicity S3 gives.
-
-#[path = "common/moto.rs"]
-mod moto;
-#[path = "common/venv.rs"]
-mod venv;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use codec::store::backend::object::Objects;
 use codec::store::backend::{Backend, Created, Replaced, Retries};
-use codec::{Cache, CacheOptions, Codec};
-use moto::{moto, store_at, Mode, Proxy};
+use codec::{Cache, CacheOptions};
 
-#[derive(Codec, Debug, Clone, PartialEq)]
-#[codec(name = "test.Chunk")]
-struct Chunk {
-    text: String,
-    vector: codec::Bytes,
-}
-
-fn chunk(i: u32, len: usize) -> Chunk {
-    Chunk {
-        text: format!("chunk number {i}"),
-        vector: codec::Bytes((0..len).map(|b| (b as u32 * 7 + i) as u8).collect()),
-    }
-}
+use crate::fixtures::child;
+use crate::fixtures::moto::{moto, store_at, Mode, Proxy};
+use crate::fixtures::{sized_chunk, Chunk};
 
 #[test]
 fn the_store_on_s3_keeps_its_promises() {
@@ -71,18 +55,21 @@ fn the_store_on_s3_keeps_its_promises() {
     let open = || Cache::open_store(store.clone(), "runs/1", CacheOptions::default()).unwrap();
     let (a, b) = (open(), open());
     for i in 0..20 {
-        a.put(&format!("k/{i}"), &chunk(i, 10 + 300 * i as usize))
+        a.put(&format!("k/{i}"), &sized_chunk(i, 10 + 300 * i as usize))
             .unwrap();
     }
-    b.put("k/3", &chunk(99, 10)).unwrap();
+    b.put("k/3", &sized_chunk(99, 10)).unwrap();
     assert!(b.remove("k/4").unwrap());
     let reader = open();
     assert_eq!(reader.len().unwrap(), 19);
-    assert_eq!(reader.get::<Chunk>("k/3").unwrap(), Some(chunk(99, 10)));
+    assert_eq!(
+        reader.get::<Chunk>("k/3").unwrap(),
+        Some(sized_chunk(99, 10))
+    );
     assert_eq!(reader.get::<Chunk>("k/4").unwrap(), None);
     assert_eq!(
         reader.get::<Chunk>("k/19").unwrap(),
-        Some(chunk(19, 10 + 300 * 19))
+        Some(sized_chunk(19, 10 + 300 * 19))
     );
 }
 
@@ -111,7 +98,7 @@ fn check_after(bucket: &str, acked: &[u32], failed: &[u32]) {
 
 /// Values of three sizes: inline, in a data object, with a buffer apart.
 fn value(n: u32) -> Chunk {
-    chunk(n, [10, 3_000, 70_000][n as usize % 3])
+    sized_chunk(n, [10, 3_000, 70_000][n as usize % 3])
 }
 
 #[test]
@@ -211,7 +198,7 @@ fn a_storm_of_503s_is_retried_a_bounded_number_of_times_then_reported() {
 #[test]
 #[ignore = "a child process of the test below"]
 fn child_open_url() {
-    let Some(url) = std::env::var("CODEC_URL").ok() else {
+    let Some(url) = child::var::<String>("CODEC_URL") else {
         return;
     };
     let start = Instant::now();
@@ -236,9 +223,7 @@ fn child_open_url() {
 
 /// What `child_open_url` printed, opening `bucket` through `proxy`.
 fn open_url_in_a_child(proxy: &Proxy, bucket: &str, retries: Option<usize>) -> String {
-    let mut child = std::process::Command::new(std::env::current_exe().unwrap());
-    child
-        .args(["--ignored", "--exact", "child_open_url", "--nocapture"])
+    let mut child = child!(child_open_url)
         .env("CODEC_URL", format!("s3://{bucket}/p"))
         .env("AWS_ENDPOINT", format!("http://127.0.0.1:{}", proxy.port))
         .env("AWS_ALLOW_HTTP", "true")
@@ -246,9 +231,9 @@ fn open_url_in_a_child(proxy: &Proxy, bucket: &str, retries: Option<usize>) -> S
         .env("AWS_ACCESS_KEY_ID", "test")
         .env("AWS_SECRET_ACCESS_KEY", "test");
     if let Some(retries) = retries {
-        child.env("CODEC_RETRIES", retries.to_string());
+        child = child.env("CODEC_RETRIES", retries.to_string());
     }
-    let out = child.output().unwrap();
+    let out = child.output();
     assert!(out.status.success(), "{out:?}");
     let out = String::from_utf8(out.stdout).unwrap();
     let printed = out

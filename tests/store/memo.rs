@@ -2,16 +2,15 @@
 //! under concurrent callers in threads and processes, and memo keys. What
 //! is not about files runs on every backend.
 
-#[path = "common/backends.rs"]
-mod backends;
-
-use std::process::{Command, Stdio};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
-use backends::{each_backend, Store};
 use codec::{Cache, CacheOptions, StoreError};
+
+use crate::fixtures::backends::{each_backend, Store};
+use crate::fixtures::child;
 
 mod v1 {
     #[derive(codec::Codec, Debug, PartialEq)]
@@ -273,18 +272,16 @@ fn a_failed_computation_lets_the_next_caller_compute_on(store: &Store) {
 #[test]
 #[ignore = "a child process of the tests below"]
 fn child_memo_worker() {
-    let (Some(dir), Ok(count)) = (
-        std::env::var_os("CODEC_MEMO_DIR"),
-        std::env::var("CODEC_COUNT"),
-    ) else {
+    let Some(dir) = child::var::<PathBuf>("CODEC_DIR") else {
         return;
     };
+    let count: u32 = child::var("CODEC_COUNT").unwrap();
     let options = CacheOptions {
         memo_lock: std::env::var_os("CODEC_MEMO_LOCK").is_some(),
         ..CacheOptions::default()
     };
     let cache = Cache::open_with(dir, options).unwrap();
-    for k in 0..count.parse::<u32>().unwrap() {
+    for k in 0..count {
         let key = format!("key/{k}");
         let v = cache
             .get_or_insert_with(&key, || {
@@ -303,22 +300,13 @@ fn computations_across_processes(lock: bool) -> usize {
     Cache::open(dir.path()).unwrap();
     let children: Vec<_> = (0..4)
         .map(|_| {
-            let mut cmd = Command::new(std::env::current_exe().unwrap());
-            cmd.args([
-                "--ignored",
-                "--exact",
-                "child_memo_worker",
-                "--nocapture",
-                "--test-threads=1",
-            ])
-            .env("CODEC_MEMO_DIR", dir.path())
-            .env("CODEC_COUNT", "10")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null());
+            let mut child = child!(child_memo_worker)
+                .env("CODEC_DIR", dir.path())
+                .env("CODEC_COUNT", "10");
             if lock {
-                cmd.env("CODEC_MEMO_LOCK", "1");
+                child = child.env("CODEC_MEMO_LOCK", "1");
             }
-            cmd.spawn().unwrap()
+            child.spawn()
         })
         .collect();
     let mut computed = 0;

@@ -1,54 +1,30 @@
-//! The cache store under several processes, kill -9 and a full disk. The test
-//! binary runs itself as the child processes: the `child_*` functions are
-//! ignored tests that the parent tests run with `--ignored --exact`, and
-//! that do nothing unless `CODEC_CHILD` is set.
+//! The cache store under several processes, kill -9 and a full disk: the
+//! child processes are `child_writer` and `child_disk_full`.
 
 use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
+use std::path::{Path, PathBuf};
+use std::process::Child;
 
-use codec::{Cache, CacheOptions, Codec, StoreError};
+use codec::{Cache, CacheOptions, StoreError};
 
-#[derive(Codec, Debug, Clone, PartialEq)]
-#[codec(name = "test.Entry")]
-struct Entry {
-    writer: u32,
-    n: u32,
-    text: String,
+use crate::fixtures::child::{self, ChildTest};
+use crate::fixtures::{entry, Entry};
+
+/// Starts `child` on folder `dir` as writer `writer`, writing `count`
+/// entries (0: until killed).
+fn start(child: ChildTest, dir: &Path, writer: u32, count: u32) -> Child {
+    child
+        .env("CODEC_DIR", dir)
+        .env("CODEC_WRITER", writer.to_string())
+        .env("CODEC_COUNT", count.to_string())
+        .spawn()
 }
 
-fn entry(writer: u32, n: u32) -> Entry {
-    // Some entries large enough to go to the shared data file.
-    let len = if n.is_multiple_of(3) { 2000 } else { 20 };
-    Entry {
-        writer,
-        n,
-        text: format!("{writer}-{n}-").repeat(len / 8 + 1),
-    }
-}
-
-fn child(test: &str, dir: &std::path::Path, writer: u32, count: u32) -> Command {
-    let mut cmd = Command::new(std::env::current_exe().unwrap());
-    cmd.args([
-        "--ignored",
-        "--exact",
-        test,
-        "--nocapture",
-        "--test-threads=1",
-    ])
-    .env("CODEC_CHILD", "1")
-    .env("CODEC_DIR", dir)
-    .env("CODEC_WRITER", writer.to_string())
-    .env("CODEC_COUNT", count.to_string())
-    .stdout(Stdio::piped())
-    .stderr(Stdio::null());
-    cmd
-}
-
-fn child_env() -> Option<(std::path::PathBuf, u32, u32)> {
-    std::env::var_os("CODEC_CHILD")?;
-    let dir = std::env::var_os("CODEC_DIR")?.into();
-    let writer = std::env::var("CODEC_WRITER").ok()?.parse().ok()?;
-    let count = std::env::var("CODEC_COUNT").ok()?.parse().ok()?;
+/// The folder, writer and count a child's parent gave it.
+fn child_env() -> Option<(PathBuf, u32, u32)> {
+    let dir = child::var("CODEC_DIR")?;
+    let writer = child::var("CODEC_WRITER").unwrap();
+    let count = child::var("CODEC_COUNT").unwrap();
     Some((dir, writer, count))
 }
 
@@ -173,7 +149,7 @@ fn several_processes_write_one_folder() {
     let dir = tempfile::tempdir().unwrap();
     let count = 60;
     let mut children: Vec<_> = (0..4)
-        .map(|w| child("child_writer", dir.path(), w, count).spawn().unwrap())
+        .map(|w| start(child!(child_writer), dir.path(), w, count))
         .collect();
     let mut all_acks = Vec::new();
     for c in &mut children {
@@ -200,7 +176,7 @@ fn several_processes_write_one_folder() {
 fn kill_9_loses_at_most_the_entry_being_written() {
     let dir = tempfile::tempdir().unwrap();
     for round in 0..12u32 {
-        let mut c = child("child_writer", dir.path(), round, 0).spawn().unwrap();
+        let mut c = start(child!(child_writer), dir.path(), round, 0);
         let out = c.stdout.take().unwrap();
         let mut lines = BufReader::new(out).lines();
         // Let it write a varying number of entries, then kill it mid-stream.
@@ -242,7 +218,7 @@ fn kill_9_loses_at_most_the_entry_being_written() {
 #[test]
 fn a_full_disk_is_a_typed_error_and_earlier_entries_load() {
     let dir = tempfile::tempdir().unwrap();
-    let mut c = child("child_disk_full", dir.path(), 7, 0).spawn().unwrap();
+    let mut c = start(child!(child_disk_full), dir.path(), 7, 0);
     let out = c.stdout.take().unwrap();
     let lines: Vec<String> = BufReader::new(out).lines().map_while(Result::ok).collect();
     assert!(c.wait().unwrap().success());

@@ -2,32 +2,14 @@
 //! the typed API, and the requests each operation costs, counted by a
 //! wrapper store.
 
-#[path = "common/counting.rs"]
-mod counting;
-
 use std::sync::Arc;
 
 use object_store::ObjectStore as _;
 
-use codec::store::PutOptions as CachePutOptions;
-use codec::{Cache, CacheOptions, Codec};
-use counting::{counts, Counting};
+use codec::{Cache, CacheOptions, PutOptions};
 
-#[derive(Codec, Debug, Clone, PartialEq)]
-#[codec(name = "test.Chunk")]
-struct Chunk {
-    text: String,
-    start: u32,
-    vector: codec::Bytes,
-}
-
-fn chunk(i: u32, len: usize) -> Chunk {
-    Chunk {
-        text: format!("chunk number {i}"),
-        start: i,
-        vector: codec::Bytes((0..len).map(|b| (b as u32 * 7 + i) as u8).collect()),
-    }
-}
+use crate::fixtures::counting::{counts, Counting};
+use crate::fixtures::{sized_chunk, Chunk};
 
 fn open(store: &Arc<Counting>) -> Cache {
     Cache::open_store(store.clone(), "caches/one", CacheOptions::default()).unwrap()
@@ -39,24 +21,28 @@ fn the_typed_api_works_on_an_object_store() {
     let cache = open(&store);
     let sizes = [10, 5_000, 300_000]; // inline, shared, buffer kept apart
     for (i, &len) in sizes.iter().enumerate() {
-        cache.put(&format!("c/{i}"), &chunk(i as u32, len)).unwrap();
+        cache
+            .put(&format!("c/{i}"), &sized_chunk(i as u32, len))
+            .unwrap();
     }
-    let file = CachePutOptions {
+    let file = PutOptions {
         handler: Some("file".into()),
-        ..CachePutOptions::default()
+        ..PutOptions::default()
     };
-    cache.put_with("c/file", &chunk(9, 2_000), &file).unwrap();
+    cache
+        .put_with("c/file", &sized_chunk(9, 2_000), &file)
+        .unwrap();
     assert!(cache.remove("c/0").unwrap());
 
     let reader = open(&store);
     assert_eq!(reader.get::<Chunk>("c/0").unwrap(), None);
     for (i, &len) in sizes.iter().enumerate().skip(1) {
         let got: Chunk = reader.get(&format!("c/{i}")).unwrap().unwrap();
-        assert_eq!(got, chunk(i as u32, len));
+        assert_eq!(got, sized_chunk(i as u32, len));
     }
     assert_eq!(
         reader.get::<Chunk>("c/file").unwrap(),
-        Some(chunk(9, 2_000))
+        Some(sized_chunk(9, 2_000))
     );
     let mut keys = reader.keys().unwrap();
     keys.sort();
@@ -75,16 +61,16 @@ fn the_typed_api_works_on_an_object_store() {
 fn requests_per_operation_meet_the_goals() {
     let store = Counting::new();
     let cache = open(&store);
-    cache.put("warm", &chunk(0, 10)).unwrap(); // the schema, once per type
+    cache.put("warm", &sized_chunk(0, 10)).unwrap(); // the schema, once per type
     store.take();
 
-    cache.put("small", &chunk(1, 10)).unwrap();
+    cache.put("small", &sized_chunk(1, 10)).unwrap();
     assert_eq!(
         store.take(),
         counts(&[("PUT", 1)]),
         "an inline put: the log segment"
     );
-    cache.put("large", &chunk(2, 5_000)).unwrap();
+    cache.put("large", &sized_chunk(2, 5_000)).unwrap();
     assert_eq!(
         store.take(),
         counts(&[("PUT", 2)]),
@@ -117,18 +103,18 @@ fn requests_per_operation_meet_the_goals() {
 fn open_url_opens_memory_and_folders() {
     let memory = Cache::open_url("memory://").unwrap();
     assert_eq!(memory.location(), "memory://");
-    memory.put("k", &chunk(1, 10)).unwrap();
-    assert_eq!(memory.get::<Chunk>("k").unwrap(), Some(chunk(1, 10)));
+    memory.put("k", &sized_chunk(1, 10)).unwrap();
+    assert_eq!(memory.get::<Chunk>("k").unwrap(), Some(sized_chunk(1, 10)));
 
     let dir = tempfile::tempdir().unwrap();
     let url = format!("file://{}", dir.path().display());
     Cache::open_url(&url)
         .unwrap()
-        .put("k", &chunk(2, 10))
+        .put("k", &sized_chunk(2, 10))
         .unwrap();
     assert_eq!(
         Cache::open(dir.path()).unwrap().get::<Chunk>("k").unwrap(),
-        Some(chunk(2, 10))
+        Some(sized_chunk(2, 10))
     );
 
     let err = Cache::open_url("ftp://host/x").err().unwrap();
@@ -145,7 +131,7 @@ fn the_cache_works_inside_spawn_blocking_and_async_tasks() {
         let store = store.clone();
         tokio::task::spawn_blocking(move || {
             let cache = open(&store);
-            cache.put("k", &chunk(1, 10)).unwrap();
+            cache.put("k", &sized_chunk(1, 10)).unwrap();
             cache
         })
         .await
@@ -153,7 +139,7 @@ fn the_cache_works_inside_spawn_blocking_and_async_tasks() {
     });
     // On an async task's thread it blocks that thread, and works.
     let got = runtime.block_on(async { cache.get::<Chunk>("k") }).unwrap();
-    assert_eq!(got, Some(chunk(1, 10)));
+    assert_eq!(got, Some(sized_chunk(1, 10)));
     runtime.block_on(async { drop(cache) });
 }
 
@@ -161,10 +147,12 @@ fn the_cache_works_inside_spawn_blocking_and_async_tasks() {
 fn put_many_of_small_values_is_one_request_and_get_many_reads_them_all() {
     let store = Counting::new();
     let cache = open(&store);
-    cache.put("warm", &chunk(0, 10)).unwrap(); // the schema, once per type
+    cache.put("warm", &sized_chunk(0, 10)).unwrap(); // the schema, once per type
     store.take();
 
-    let small: Vec<(String, Chunk)> = (0..100).map(|i| (format!("s/{i}"), chunk(i, 10))).collect();
+    let small: Vec<(String, Chunk)> = (0..100)
+        .map(|i| (format!("s/{i}"), sized_chunk(i, 10)))
+        .collect();
     cache
         .put_many(small.iter().map(|(k, v)| (k.as_str(), v)))
         .unwrap();
@@ -174,7 +162,7 @@ fn put_many_of_small_values_is_one_request_and_get_many_reads_them_all() {
         "100 inline puts: one log segment"
     );
     let large: Vec<(String, Chunk)> = (0..10)
-        .map(|i| (format!("l/{i}"), chunk(i, 5_000)))
+        .map(|i| (format!("l/{i}"), sized_chunk(i, 5_000)))
         .collect();
     cache
         .put_many(large.iter().map(|(k, v)| (k.as_str(), v)))
@@ -206,7 +194,7 @@ fn put_many_of_small_values_is_one_request_and_get_many_reads_them_all() {
     );
     assert_eq!(
         reader.get_many::<Chunk>(&["s/1", "nothing"]).unwrap(),
-        [Some(chunk(1, 10)), None]
+        [Some(sized_chunk(1, 10)), None]
     );
 }
 

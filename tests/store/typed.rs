@@ -1,17 +1,14 @@
 //! Handlers that take values, per-type default handlers, handler aliases,
 //! the store's default mode, raw mode and `pop`, on every backend.
 
-#[path = "common/backends.rs"]
-mod backends;
-
 use std::sync::Arc;
-
-use backends::{each_backend, Store};
 
 use codec::store::{
     DumpContext, FilePerEntry, Info, InfoValue, LoadContext, Mode, Typed, TypedHandler,
 };
 use codec::{Cache, CacheOptions, Codec, PutOptions, StoreError};
+
+use crate::fixtures::backends::{each_backend, Store};
 
 #[derive(Codec, Debug, Clone, PartialEq)]
 #[codec(name = "test.Page")]

@@ -1,39 +1,15 @@
 //! Checkpoints of the cache store's index: built online, taken up by other
 //! handles, never trusted when damaged, safe under kill -9; and the logs of
-//! writers that are gone taken up by the next ones.
-//!
-//! The test binary runs itself as the child processes: the `child_*`
-//! functions are ignored tests that the parent tests run with
-//! `--ignored --exact`, and that do nothing unless `CODEC_CHILD` is set.
+//! writers that are gone taken up by the next ones. The child processes
+//! of the kill -9 test are `child_writer` and `child_checkpointer`.
 
 use std::io::{BufRead, BufReader};
-use std::path::Path;
-use std::process::{Command, Stdio};
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use codec::{Cache, CacheOptions, Codec};
+use codec::{Cache, CacheOptions};
 
-#[derive(Codec, Debug, Clone, PartialEq)]
-#[codec(name = "test.Chunk")]
-struct Chunk {
-    id: u64,
-    text: String,
-}
-
-fn chunk(id: u64) -> Chunk {
-    Chunk {
-        id,
-        text: format!("chunk {id} of the corpus"),
-    }
-}
-
-/// Checkpoints only when asked.
-fn manual() -> CacheOptions {
-    CacheOptions {
-        checkpoint_bytes: 0,
-        ..CacheOptions::default()
-    }
-}
+use crate::fixtures::{child, chunk, manual, Chunk};
 
 fn tables(dir: &Path) -> Vec<std::path::PathBuf> {
     let mut out: Vec<_> = std::fs::read_dir(dir.join("index"))
@@ -227,40 +203,17 @@ fn rebuild_index_starts_again_from_the_logs() {
     assert!(Cache::rebuild_index(dir.path().join("nothing")).is_err());
 }
 
-fn child(test: &str, dir: &Path, writer: u32) -> Command {
-    let mut cmd = Command::new(std::env::current_exe().unwrap());
-    cmd.args([
-        "--ignored",
-        "--exact",
-        test,
-        "--nocapture",
-        "--test-threads=1",
-    ])
-    .env("CODEC_CHILD", "1")
-    .env("CODEC_DIR", dir)
-    .env("CODEC_WRITER", writer.to_string())
-    .stdout(Stdio::piped())
-    .stderr(Stdio::null());
-    cmd
-}
-
-fn child_env() -> Option<(std::path::PathBuf, u32)> {
-    std::env::var_os("CODEC_CHILD")?;
-    let dir = std::env::var_os("CODEC_DIR")?.into();
-    let writer = std::env::var("CODEC_WRITER").ok()?.parse().ok()?;
-    Some((dir, writer))
-}
-
 /// Puts entries (with overwrites) at a few thousand a second, printing
 /// `ack <n>` after each; its own checkpoints are left to the checkpointer.
 #[test]
 #[ignore = "a child process of the tests below"]
 fn child_writer() {
-    let Some((dir, writer)) = child_env() else {
+    let Some(dir) = child::var::<PathBuf>("CODEC_DIR") else {
         return;
     };
+    let writer: u32 = child::var("CODEC_WRITER").unwrap();
     let cache = Cache::open_with(&dir, manual()).unwrap();
-    for n in 0u64..6000 {
+    for n in 0u32..6000 {
         if n % 4 == 0 {
             std::thread::sleep(std::time::Duration::from_millis(1));
         }
@@ -278,7 +231,7 @@ fn child_writer() {
 #[test]
 #[ignore = "a child process of the tests below"]
 fn child_checkpointer() {
-    let Some((dir, _)) = child_env() else {
+    let Some(dir) = child::var::<PathBuf>("CODEC_DIR") else {
         return;
     };
     let cache = Cache::open_with(&dir, manual()).unwrap();
@@ -288,7 +241,7 @@ fn child_checkpointer() {
     }
 }
 
-fn ack(line: &str) -> Option<u64> {
+fn ack(line: &str) -> Option<u32> {
     line.rfind("ack ")
         .and_then(|i| line[i + 4..].trim().parse().ok())
 }
@@ -296,7 +249,7 @@ fn ack(line: &str) -> Option<u64> {
 /// Whether `got` is what key `n` of a writer may hold once `done` entries
 /// were acknowledged: every 7th step overwrote the entry before it (the
 /// last one perhaps unacknowledged yet).
-fn as_expected(got: &Chunk, n: u64, done: u64) -> bool {
+fn as_expected(got: &Chunk, n: u32, done: u32) -> bool {
     let overwritten = chunk(n + 1 + 1_000_000);
     match n % 7 {
         5 if n + 1 < done => *got == overwritten,
@@ -308,11 +261,14 @@ fn as_expected(got: &Chunk, n: u64, done: u64) -> bool {
 #[test]
 fn kill_9_during_checkpoints_loses_no_acknowledged_entry() {
     let dir = tempfile::tempdir().unwrap();
-    let acked: Vec<Arc<Mutex<u64>>> = (0..2).map(|_| Arc::new(Mutex::new(0))).collect();
+    let acked: Vec<Arc<Mutex<u32>>> = (0..2).map(|_| Arc::new(Mutex::new(0))).collect();
     let mut writers = Vec::new();
     let mut readers = Vec::new();
     for w in 0..2u32 {
-        let mut c = child("child_writer", dir.path(), w).spawn().unwrap();
+        let mut c = child!(child_writer)
+            .env("CODEC_DIR", dir.path())
+            .env("CODEC_WRITER", w.to_string())
+            .spawn();
         let out = c.stdout.take().unwrap();
         let count = acked[w as usize].clone();
         readers.push(std::thread::spawn(move || {
@@ -325,7 +281,9 @@ fn kill_9_during_checkpoints_loses_no_acknowledged_entry() {
         writers.push(c);
     }
     for point in 0..20u64 {
-        let mut c = child("child_checkpointer", dir.path(), 9).spawn().unwrap();
+        let mut c = child!(child_checkpointer)
+            .env("CODEC_DIR", dir.path())
+            .spawn();
         let out = c.stdout.take().unwrap();
         let mut lines = BufReader::new(out).lines();
         // Let it finish a few checkpoints, then kill it somewhere in the
@@ -338,7 +296,7 @@ fn kill_9_during_checkpoints_loses_no_acknowledged_entry() {
         c.wait().unwrap();
         // What was acknowledged before the reader opened (it sees later
         // overwrites of keys it knows only after a refresh).
-        let acknowledged: Vec<u64> = acked.iter().map(|c| *c.lock().unwrap()).collect();
+        let acknowledged: Vec<u32> = acked.iter().map(|c| *c.lock().unwrap()).collect();
         let reader = Cache::open_with(dir.path(), manual()).unwrap();
         for (w, &done) in acknowledged.iter().enumerate() {
             for n in (0..done).step_by(13).chain(done.checked_sub(1)) {

@@ -68,7 +68,7 @@ fn a_call_with_arguments_seen_before_does_not_run_the_body() {
         .part("hello")
         .finish()
         .unwrap();
-    let key = format!("memoize::embed/v1/{hash}");
+    let key = format!("store::memoize::embed/v1/{hash}");
     assert_eq!(
         EMBED_CACHE.get::<Vec<f32>>(&key).unwrap(),
         Some(vec![5.0, 5.0])

@@ -1,18 +1,17 @@
 //! Compaction: live values kept, space reclaimed, open folders and unknown
 //! handlers refused, and a compaction killed at any moment leaves the
-//! folder as it was before or after. The test binary runs itself as the
-//! compacting child (`child_compact`, an ignored test the parent runs with
-//! `--ignored --exact`, does nothing unless `CODEC_CHILD` is set).
-
-mod common;
+//! folder as it was before or after (the compacting child process is
+//! `child_compact`).
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
+use std::path::PathBuf;
 use std::sync::Arc;
 
-use codec::store::{DumpContext, Handler, Info, LoadContext, PutOptions};
-use codec::{Cache, StoreError};
+use codec::store::{DumpContext, Handler, Info, LoadContext};
+use codec::{Cache, PutOptions, StoreError};
+
+use crate::fixtures::{child, logs, truncate_data_file};
 
 /// Fills `dir` through three handles (overwrites, removals, large values,
 /// a value kept apart) and returns what every key must hold.
@@ -57,19 +56,6 @@ fn check(dir: &std::path::Path, expected: &BTreeMap<String, String>) {
     assert!(cache.warnings().is_empty(), "{:?}", cache.warnings());
 }
 
-fn index_files(dir: &std::path::Path) -> usize {
-    std::fs::read_dir(dir)
-        .unwrap()
-        .filter(|e| {
-            e.as_ref()
-                .unwrap()
-                .file_name()
-                .to_string_lossy()
-                .ends_with("-info.jsonl")
-        })
-        .count()
-}
-
 fn folder_size(dir: &std::path::Path) -> u64 {
     walk(dir)
         .iter()
@@ -102,7 +88,7 @@ fn compaction_keeps_live_values_and_reclaims_space() {
     assert_eq!(calls.last(), Some(&(expected.len(), expected.len())));
     assert!(done.freed > 0);
     assert!(folder_size(dir.path()) < before);
-    assert_eq!(index_files(dir.path()), 1);
+    assert_eq!(logs(dir.path()), 1);
     check(dir.path(), &expected);
     // Compacting a compacted folder changes nothing that reads.
     Cache::compact(dir.path(), &[], |_, _| {}).unwrap();
@@ -240,10 +226,9 @@ fn a_compaction_never_runs_between_a_puts_data_and_its_line() {
 #[test]
 #[ignore = "a child process of a_compaction_killed_at_any_moment_leaves_every_value"]
 fn child_compact() {
-    if std::env::var_os("CODEC_CHILD").is_none() {
+    let Some(dir) = child::var::<PathBuf>("CODEC_DIR") else {
         return;
-    }
-    let dir = std::env::var_os("CODEC_DIR").unwrap();
+    };
     println!();
     Cache::compact(&dir, &[], |done, all| {
         println!("copied {done} of {all}");
@@ -258,20 +243,7 @@ fn a_compaction_killed_at_any_moment_leaves_every_value() {
     let mut expected = fill(dir.path(), 1500);
     for round in 0..16usize {
         let live = expected.len();
-        let mut child = Command::new(std::env::current_exe().unwrap())
-            .args([
-                "--ignored",
-                "--exact",
-                "child_compact",
-                "--nocapture",
-                "--test-threads=1",
-            ])
-            .env("CODEC_CHILD", "1")
-            .env("CODEC_DIR", dir.path())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
+        let mut child = child!(child_compact).env("CODEC_DIR", dir.path()).spawn();
         let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
         // Killed while copying (after 0, 1/13, 2/13... of the entries),
         // right after the copy (syncing, marking, deleting), or not at all.
@@ -303,7 +275,7 @@ fn a_compaction_killed_at_any_moment_leaves_every_value() {
         expected.insert(key.clone(), key);
     }
     Cache::compact(dir.path(), &[], |_, _| {}).unwrap();
-    assert_eq!(index_files(dir.path()), 1);
+    assert_eq!(logs(dir.path()), 1);
     check(dir.path(), &expected);
 }
 
@@ -313,7 +285,7 @@ fn damaged_entries_are_dropped_and_listed() {
     let cache = Cache::open(dir.path()).unwrap();
     cache.put("small", &"kept".to_string()).unwrap();
     cache.put("large", &"l".repeat(5000)).unwrap();
-    common::truncate_data_file(dir.path(), &cache, 10);
+    truncate_data_file(dir.path(), &cache, 10);
     drop(cache);
     let done = Cache::compact(dir.path(), &[], |_, _| {}).unwrap();
     assert_eq!(done.kept, 1);

@@ -4,9 +4,6 @@
 //! rebuilt, handles racing to commit one, compactions while others write
 //! and racing each other.
 
-#[path = "common/counting.rs"]
-mod counting;
-
 use std::sync::{Arc, Barrier, Mutex};
 use std::time::Duration;
 
@@ -14,30 +11,10 @@ use codec::store::backend::memory::Memory;
 use codec::store::backend::object::Objects;
 use codec::store::backend::Backend;
 use codec::store::{DumpContext, Handler, Info, LoadContext};
-use codec::{Cache, CacheOptions, Codec, PutOptions, StoreError};
-use counting::{counts, Counting};
+use codec::{Cache, CacheOptions, PutOptions, StoreError};
 
-#[derive(Codec, Debug, Clone, PartialEq)]
-#[codec(name = "test.Chunk")]
-struct Chunk {
-    text: String,
-    start: u32,
-}
-
-fn chunk(i: u32) -> Chunk {
-    Chunk {
-        text: format!("chunk number {i}"),
-        start: i,
-    }
-}
-
-/// Checkpoints only when asked.
-fn manual() -> CacheOptions {
-    CacheOptions {
-        checkpoint_bytes: 0,
-        ..CacheOptions::default()
-    }
-}
+use crate::fixtures::counting::{counts, Counting};
+use crate::fixtures::{chunk, manual, Chunk};
 
 fn open_counting(store: &Arc<Counting>, options: CacheOptions) -> Cache {
     Cache::open_store(store.clone(), "caches/one", options).unwrap()
@@ -304,7 +281,7 @@ fn a_manifest_names_each_writer_once_however_many_segments() {
 fn big(i: u32) -> Chunk {
     Chunk {
         text: format!("{i}").repeat(3000), // in a shared data segment
-        start: i,
+        ..chunk(i)
     }
 }
 

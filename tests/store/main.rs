@@ -1,0 +1,41 @@
+//! The cache store (`codec::Cache`), one module per concept. Tests that are
+//! not about local files run on every backend of the build
+//! (`fixtures::backends`); the modules of a backend or a value kind that
+//! needs a feature are built with it.
+//!
+//! Some tests run this binary again as their child processes
+//! (`fixtures::child`).
+
+#[macro_use]
+mod fixtures;
+
+mod apart;
+mod backends;
+mod basics;
+mod checkpoint;
+mod compact;
+mod handlers;
+mod memo;
+mod memoize;
+mod open;
+mod processes;
+mod typed;
+
+#[cfg(feature = "ndarray")]
+mod arrays;
+#[cfg(feature = "arrow")]
+mod arrow;
+#[cfg(feature = "ndarray")]
+mod fixture;
+
+#[cfg(feature = "object-store")]
+mod object;
+#[cfg(feature = "object-store")]
+mod object_checkpoint;
+#[cfg(all(feature = "object-store", feature = "ndarray"))]
+mod object_reads;
+
+#[cfg(feature = "aws")]
+mod s3;
+#[cfg(feature = "aws")]
+mod s3_processes;
