@@ -4,8 +4,8 @@
 //! objects one by one and as one `get_many`, and on S3 the same gets
 //! through a warm local cache; an array of 4 MiB read whole and 64 of its
 //! rows. moto is a Python server: the S3 figures are its speed more than
-//! the network's or S3's; the request counts (`tests/store_object.rs`,
-//! `tests/store_object_reads.rs`) are what carries over.
+//! the network's or S3's; the request counts (`tests/store/object.rs`,
+//! `tests/store/object_reads.rs`) are what carries over.
 
 #[path = "../tests/common/moto.rs"]
 mod moto;

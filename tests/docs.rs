@@ -295,10 +295,13 @@ const SAMPLES: &str = "\
     Blob Chunk Client Event Job Model MyError Page Settings TextPages Value \
     Wrapper";
 
-/// Whether `name` is not one of codec's items, but one of std, of another
-/// crate or of a sample.
+/// Names the generated Python module defines (`codec::python::Module`).
+const PYTHON: &str = "StoredValueError";
+
+/// Whether `name` is not one of codec's Rust items, but one of std, of
+/// another crate, of a sample or of the generated Python module.
 fn not_codecs(name: &str) -> bool {
-    [STD, OTHER_CRATES, SAMPLES]
+    [STD, OTHER_CRATES, SAMPLES, PYTHON]
         .iter()
         .any(|names| names.split_whitespace().any(|n| n == name))
 }
