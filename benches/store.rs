@@ -100,10 +100,7 @@ fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("store_value_with_1mib_array");
     g.throughput(Throughput::Elements(1));
     for (name, apart_min) in [("apart", 64 * 1024), ("in_payload", usize::MAX)] {
-        let options = codec::CacheOptions {
-            apart_min,
-            ..Default::default()
-        };
+        let options = codec::CacheOptions::default().apart_min(apart_min);
         let folder = dir.path().join(format!("with-array-{name}"));
         let cache = Cache::open_with(&folder, options).unwrap();
         let mut n = 0;

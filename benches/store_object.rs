@@ -96,10 +96,8 @@ fn bench(c: &mut Criterion) {
         });
         if backend.folder().is_none() {
             // Warm after the first iteration: no request.
-            let options = CacheOptions {
-                local_cache: Some(LocalCache::new(local.path(), 1 << 30)),
-                ..CacheOptions::default()
-            };
+            let options =
+                CacheOptions::default().local_cache(LocalCache::new(local.path(), 1 << 30));
             let cached = Cache::open_backend(backend.clone(), options).unwrap();
             g.bench_function(format!("{name}/get_100_data_local_cache"), |b| {
                 b.iter(|| {

@@ -128,7 +128,7 @@ fn fill(dir: &Path, n: u64, writers: u64) {
         .collect();
     let cache = Cache::open(dir).unwrap();
     let start = Instant::now();
-    cache.checkpoint().unwrap();
+    cache.admin().checkpoint().unwrap();
     let checkpoint = start.elapsed().as_secs_f64();
     drop(cache);
     eprintln!("store_scale: puts/s by tenths: {}", tenths.join(" "));

@@ -218,9 +218,8 @@ pub use codec_runtime::*;
 #[cfg(feature = "store")]
 pub use codec_store::{Cache, CacheOptions, PutOptions, StoreError};
 
-/// The cache store: see [`Cache`].
 #[cfg(feature = "store")]
-pub use codec_store as store;
+pub mod store;
 
 #[doc(hidden)]
 pub mod __private {

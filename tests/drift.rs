@@ -202,11 +202,14 @@ fn store_errors_read_through_unwrap_as_their_message() {
         dir: "cache".into(),
     };
     assert_eq!(format!("{store:?}"), store.to_string());
-    let compact = || codec::Cache::compact("/nonexistent/cache", &[], |_, _| {});
+    let compact = || codec::store::Admin::compact("/nonexistent/cache", &[], |_, _| {});
     let panic = std::panic::catch_unwind(|| compact().unwrap()).unwrap_err();
     let message = panic.downcast_ref::<String>().unwrap();
     assert!(
-        message.ends_with("/nonexistent/cache is not a codec cache folder (no codec-store.json)"),
+        message.ends_with(
+            "cannot open the cache at /nonexistent/cache: \
+             it is not a codec cache folder (no codec-store.json)"
+        ),
         "{message}"
     );
 }

@@ -26,6 +26,7 @@ use std::io::{self, Write};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use codec::store::Admin;
 use codec::store::{EntryInfo, Mode};
 use codec::{Cache, StoreError};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -182,8 +183,9 @@ fn main() -> ExitCode {
             warn(format_args!("error: cannot write the output: {e}"));
             ExitCode::from(2)
         }
+        // The message and its causes (a StoreError's Debug).
         Err(Failure::Store(e)) => {
-            warn(format_args!("error: {e}"));
+            warn(format_args!("error: {e:?}"));
             ExitCode::from(2)
         }
     }
@@ -212,8 +214,11 @@ fn progress(len: usize, what: &str) -> ProgressBar {
 
 /// An entry's value as JSON; the error names the entry.
 fn entry_json(cache: &Cache, entry: &EntryInfo) -> Result<Json, String> {
-    // Store errors name the entry already.
-    let payload = cache.entry_payload(entry).map_err(|e| e.to_string())?;
+    // Store errors name the entry already; their Debug adds the causes.
+    let payload = cache
+        .admin()
+        .entry_payload(entry)
+        .map_err(|e| format!("{e:?}"))?;
     let named = |e: &dyn std::fmt::Display| format!("entry `{}`: {e}", entry.key);
     match entry.mode {
         Mode::Json => untyped::json_to_json(&payload).map_err(|e| named(&e)),
@@ -252,13 +257,13 @@ fn get(out: &mut impl Write, dir: &Location, key: &str) -> Outcome {
 fn verify(out: &mut impl Write, dir: &Location, rebuild_index: bool) -> Outcome {
     drop(open(dir)?); // refuses a folder that is not a cache
     if rebuild_index {
-        let lines = Cache::rebuild_index(dir.folder("--rebuild-index")?)?;
+        let lines = Admin::rebuild_index(dir.folder("--rebuild-index")?)?;
         writeln!(out, "index checkpoint rebuilt from {lines} log lines")?;
     }
     let cache = open(dir)?;
     let mut problems = Vec::new();
-    if let Err(e) = cache.verify_index() {
-        problems.push(e.to_string());
+    if let Err(e) = cache.admin().verify_index() {
+        problems.push(format!("{e:?}"));
     }
     let entries = cache.entries()?;
     let bar = progress(entries.len(), "verifying");
@@ -268,7 +273,7 @@ fn verify(out: &mut impl Write, dir: &Location, rebuild_index: bool) -> Outcome 
             problems.push(e);
         }
         if let Some(fp) = &entry.fingerprint {
-            if cache.writer_schema(fp)?.is_none() {
+            if cache.admin().writer_schema(fp)?.is_none() {
                 problems.push(format!(
                     "entry `{}`: its writer schema schemas/{fp}.json is missing",
                     entry.key
@@ -332,9 +337,9 @@ fn clear(out: &mut impl Write, dir: &Location, prefix: Option<&str>) -> Outcome 
 }
 
 /// Rewrites the live entries into one new writer and deletes the other
-/// files: in a folder `Cache::compact` (safe against a crash midway;
+/// files: in a folder `Admin::compact` (safe against a crash midway;
 /// refused while a handle has the folder open), on object storage
-/// `Cache::compact_online` (committed by compare-and-swap, what it
+/// `Admin::compact_online` (committed by compare-and-swap, what it
 /// replaced deleted by a later one after `grace_secs`).
 fn compact(out: &mut impl Write, dir: &Location, grace_secs: u64) -> Outcome {
     let cache = open(dir)?; // refuses a location that is not a cache
@@ -346,15 +351,17 @@ fn compact(out: &mut impl Write, dir: &Location, grace_secs: u64) -> Outcome {
     let done = match dir {
         Location::Folder(folder) => {
             drop(cache);
-            Cache::compact(folder, &[], shown)?
+            Admin::compact(folder, &[], shown)?
         }
-        Location::Url(_) => {
-            cache.compact_online(std::time::Duration::from_secs(grace_secs), shown)?
-        }
+        Location::Url(_) => cache
+            .admin()
+            .compact_online(std::time::Duration::from_secs(grace_secs), shown)?,
     };
     bar.finish_and_clear();
     for (key, e) in &done.dropped {
-        warn(format_args!("warning: dropped damaged entry `{key}`: {e}"));
+        warn(format_args!(
+            "warning: dropped damaged entry `{key}`: {e:?}"
+        ));
     }
     let change = match done.size_before.checked_sub(done.size_after) {
         Some(0) => "nothing to reclaim".to_owned(),

@@ -49,10 +49,9 @@ fn folder() -> tempfile::TempDir {
         .put_with(
             "json",
             &chunk(99),
-            &PutOptions {
-                mode: codec::store::Mode::Json,
-                handler: Some("file".into()),
-            },
+            &PutOptions::default()
+                .mode(codec::store::Mode::Json)
+                .handler("file"),
         )
         .unwrap();
     cache.put_bytes("raw", b"\xff\x00").unwrap();
@@ -292,10 +291,7 @@ fn get_prints_what_the_wire_holds() {
                 alpha: 1e-7,
                 middle: vec![],
             },
-            &PutOptions {
-                mode: codec::store::Mode::Json,
-                handler: None,
-            },
+            &PutOptions::default().mode(codec::store::Mode::Json),
         )
         .unwrap();
     let d = dir.path().to_str().unwrap();

@@ -1,3 +1,4 @@
+use std::error::Error as StdError;
 use std::fmt;
 use std::path::PathBuf;
 
@@ -6,20 +7,28 @@ use codec_runtime::{DecodeError, EncodeError};
 
 /// A cache operation failed.
 ///
-/// Its `Debug` is its message, so `unwrap()` and `?` in `main` and tests
-/// print what to do, not the enum's fields.
+/// Its message ([`Display`](fmt::Display)) says what failed and where; the
+/// error it comes from, if any, is its [`source`](StdError::source), as
+/// error reporters (`anyhow`, `eyre`) expect. Its `Debug` is the message
+/// followed by each cause, so `unwrap()` and `?` in `main` and tests print
+/// the whole story and what to do, not the enum's fields.
+#[derive(thiserror::Error)]
 #[non_exhaustive]
 pub enum StoreError {
-    /// Reading or writing a file failed (disk full, permissions, a removed folder).
+    /// Reading or writing a file or object failed (disk full, permissions,
+    /// a removed folder, a request that failed).
+    #[error("reading or writing {address} failed")]
     Io {
-        /// The file.
-        path: PathBuf,
-        /// The cause.
+        /// The file or object.
+        address: Address,
+        /// The cause: its kind tells a missing file (`NotFound`) apart.
         source: std::io::Error,
     },
     /// The value could not be encoded.
-    Encode(EncodeError),
+    #[error("cannot encode the value")]
+    Encode(#[source] EncodeError),
     /// The entry's payload does not decode as the type asked for.
+    #[error("entry `{key}` does not decode as the type asked for")]
     Decode {
         /// The entry's key.
         key: String,
@@ -28,6 +37,7 @@ pub enum StoreError {
     },
     /// The entry was written by another version of the type, with breaking
     /// changes; or as another type.
+    #[error("entry `{key}` cannot be read as the type asked for")]
     Schema {
         /// The entry's key.
         key: String,
@@ -35,6 +45,9 @@ pub enum StoreError {
         source: EnvelopeError,
     },
     /// The entry's data is missing or damaged (a truncated data file).
+    #[error(
+        "entry `{key}` is damaged: {message}; remove it with `codec compact` or Cache::remove"
+    )]
     Corrupt {
         /// The entry's key.
         key: String,
@@ -42,6 +55,9 @@ pub enum StoreError {
         message: String,
     },
     /// A handler returned info under a key the index line reserves.
+    #[error(
+        "handler `{handler}` returned info key `{key}`, which the index reserves; rename that info key"
+    )]
     ReservedInfoKey {
         /// The handler.
         handler: String,
@@ -49,6 +65,7 @@ pub enum StoreError {
         key: String,
     },
     /// An entry names a handler this cache has not registered.
+    #[error("{}", unknown_handler(key, handler))]
     UnknownHandler {
         /// The entry's key.
         key: String,
@@ -57,6 +74,7 @@ pub enum StoreError {
     },
     /// A handler could not store or load a value with its format (the
     /// error of the library it writes with).
+    #[error("entry `{key}`, handler `{handler}`: {message}")]
     Handler {
         /// The entry's key.
         key: String,
@@ -65,8 +83,24 @@ pub enum StoreError {
         /// What failed, and the fix.
         message: String,
     },
+    /// The function given to
+    /// [`Cache::put_with_fn`](crate::Cache::put_with_fn) or
+    /// [`Cache::get_with_fn`](crate::Cache::get_with_fn) failed.
+    #[error("entry `{key}`: {action} with the given function failed")]
+    Function {
+        /// The entry's key.
+        key: String,
+        /// `serializing` or `deserializing`.
+        action: &'static str,
+        /// The function's error.
+        source: Box<dyn StdError + Send + Sync>,
+    },
     /// Raw mode (`Mode::Raw`) was asked for a value that is not a byte
     /// buffer: raw mode stores bytes as they are.
+    #[error(
+        "entry `{key}`: raw mode stores bytes as they are, and `{type_name}` is not a byte buffer; \
+         put it in MessagePack or JSON mode, or encode it yourself and use Cache::put_bytes"
+    )]
     NotBytes {
         /// The entry's key.
         key: String,
@@ -75,6 +109,10 @@ pub enum StoreError {
     },
     /// An array was asked for with another element type than the one it
     /// was stored with ([`Cache::get_array`](crate::cache::Cache)).
+    #[error(
+        "entry `{key}` holds an array of dtype `{stored}`, not `{asked}`; \
+         read it with the element type of dtype `{stored}`"
+    )]
     ArrayType {
         /// The entry's key.
         key: String,
@@ -85,6 +123,7 @@ pub enum StoreError {
     },
     /// Rows past an array's end, or of an array of no dimension, were asked
     /// for ([`Cache::get_array_rows`](crate::cache::Cache)).
+    #[error("{}", rows_out_of_range(key, rows, shape))]
     RowsOutOfRange {
         /// The entry's key.
         key: String,
@@ -94,12 +133,20 @@ pub enum StoreError {
         shape: Vec<usize>,
     },
     /// The folder was written by a newer codec, in a layout this one does not read.
+    #[error(
+        "the cache folder has layout version {found}, newer than the version {} this codec reads; upgrade codec",
+        crate::layout::STORE_FORMAT
+    )]
     Format {
         /// The layout version found.
         found: u32,
     },
     /// The folder is open in another handle or process, so it cannot be
     /// compacted now.
+    #[error(
+        "{} is open in another cache handle or process; compact it when they have closed it",
+        dir.display()
+    )]
     InUse {
         /// The folder.
         dir: PathBuf,
@@ -107,6 +154,13 @@ pub enum StoreError {
     /// [`Cache::open`](crate::cache::Cache::open) was given a folder that holds
     /// other files and no cache: it writes nothing there unless asked to
     /// ([`CacheOptions::adopt_folder`](crate::CacheOptions::adopt_folder)).
+    #[error(
+        "{} holds other files ({found}, ...) and no cache, and codec writes nothing there: \
+         open a new or empty folder (such as {}), or, to make this folder a cache beside its files \
+         on purpose, open it with CacheOptions::default().adopt_folder(true)",
+        dir.display(),
+        dir.join("cache").display()
+    )]
     NotACache {
         /// The folder.
         dir: PathBuf,
@@ -115,23 +169,142 @@ pub enum StoreError {
     },
     /// A location that looks like a URL but is not one (`s3:/bucket`,
     /// `s3:bucket`): taken for a path, it would become a folder of that name.
+    #[error("{}", not_a_url(location))]
     NotAUrl {
         /// The location as given.
         location: String,
     },
+    /// A location that cannot be opened as a cache: a URL this build of
+    /// codec has no backend for, a malformed URL, a folder or bucket that
+    /// holds no cache where one was required.
+    #[error("cannot open the cache at {location}: {reason}")]
+    Open {
+        /// The location as given (a path, a URL).
+        location: String,
+        /// What is wrong, and the fix.
+        reason: String,
+        /// The error behind it, if any (a URL's parse error, the object
+        /// store's).
+        source: Option<Box<dyn StdError + Send + Sync>>,
+    },
+    /// What was asked cannot be done on this store now, or at all (memory
+    /// maps or files on a backend without them, a folder's compaction
+    /// from an open handle, a compaction or checkpoint another handle's
+    /// commits kept overtaking).
+    #[error("{location}: {message}")]
+    Unsupported {
+        /// Where the store is.
+        location: String,
+        /// What could not be done, and the fix.
+        message: String,
+    },
     /// A key the cache does not store: empty, too long, or holding a
     /// control character (a newline, a tab, NUL...).
+    #[error(
+        "key \"{key}\" is not a cache key: {reason}; keys are 1 to {} bytes of text without control characters \
+         (encode other data, such as a path with newlines, in the key: as hex, or its codec::content_hash)",
+        crate::layout::MAX_KEY_LEN
+    )]
     InvalidKey {
         /// The key, escaped as Rust would write it in a string literal.
         key: String,
         /// What is wrong with it.
         reason: &'static str,
     },
-    /// A user-supplied serialization function failed.
+    /// An error of your own, where a `StoreError` is expected (the
+    /// computation of [`Cache::get_or_try_insert_with`](crate::Cache::get_or_try_insert_with)).
+    #[error("{message}")]
     Custom {
         /// Its message.
         message: String,
     },
+}
+
+/// Where a file or object of a store is: a path on this machine, or a URL
+/// of object storage (`s3://bucket/prefix/data/...`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Address {
+    /// A file or folder.
+    Path(PathBuf),
+    /// An object (or the store) on object storage, or in memory
+    /// (`memory://...`).
+    Url(String),
+}
+
+impl Address {
+    /// The path, for a file or folder.
+    pub fn as_path(&self) -> Option<&std::path::Path> {
+        match self {
+            Address::Path(path) => Some(path),
+            Address::Url(_) => None,
+        }
+    }
+}
+
+impl fmt::Display for Address {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Address::Path(path) => path.display().fmt(f),
+            Address::Url(url) => f.write_str(url),
+        }
+    }
+}
+
+impl From<PathBuf> for Address {
+    fn from(path: PathBuf) -> Self {
+        Address::Path(path)
+    }
+}
+
+impl From<&std::path::Path> for Address {
+    fn from(path: &std::path::Path) -> Self {
+        Address::Path(path.to_owned())
+    }
+}
+
+impl From<String> for Address {
+    /// A URL (`scheme://...`), else a path.
+    fn from(address: String) -> Self {
+        match address.contains("://") {
+            true => Address::Url(address),
+            false => Address::Path(address.into()),
+        }
+    }
+}
+
+fn unknown_handler(key: &str, handler: &str) -> String {
+    match crate::layout::handler_feature(handler) {
+        Some(feature) => format!(
+            "entry `{key}` was stored by handler `{handler}`, which this build of codec lacks; \
+             enable codec's `{feature}` feature"
+        ),
+        None => format!(
+            "entry `{key}` was stored by handler `{handler}`, which this cache has not registered; \
+             register it on this handle with Cache::register_handler (a handler of values wrapped in \
+             store::Typed), or list `{handler}` in the aliases of the handler that replaced it"
+        ),
+    }
+}
+
+fn rows_out_of_range(key: &str, rows: &std::ops::Range<usize>, shape: &[usize]) -> String {
+    match shape.first() {
+        Some(n) => format!(
+            "entry `{key}`: rows {}..{} are not rows of its array of shape {shape:?}; ask for rows within 0..{n}",
+            rows.start, rows.end
+        ),
+        None => format!(
+            "entry `{key}` holds an array of no dimension, which has no rows; read it with get_array"
+        ),
+    }
+}
+
+fn not_a_url(location: &str) -> String {
+    let (scheme, rest) = location.split_once(':').unwrap_or((location, ""));
+    format!(
+        "{location:?} looks like a URL but is not one: write {scheme}://{}, or ./{location} for a folder of that name",
+        rest.trim_start_matches('/')
+    )
 }
 
 impl StoreError {
@@ -159,111 +332,39 @@ impl StoreError {
 
     pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         StoreError::Io {
-            path: path.into(),
+            address: Address::Path(path.into()),
             source,
         }
     }
-}
 
-impl fmt::Display for StoreError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            StoreError::Io { path, source } => write!(f, "cache file {}: {source}", path.display()),
-            StoreError::Encode(e) => write!(f, "cannot encode the value: {e}"),
-            StoreError::Decode { key, source } => write!(f, "entry `{key}`: {source}"),
-            StoreError::Schema { key, source } => write!(f, "entry `{key}`: {source}"),
-            StoreError::Corrupt { key, message } => write!(
-                f,
-                "entry `{key}` is damaged: {message}; remove it with `codec compact` or Cache::remove"
-            ),
-            StoreError::ReservedInfoKey { handler, key } => write!(
-                f,
-                "handler `{handler}` returned info key `{key}`, which the index reserves; rename that info key"
-            ),
-            StoreError::UnknownHandler { key, handler } => match crate::layout::handler_feature(handler) {
-                Some(feature) => write!(
-                    f,
-                    "entry `{key}` was stored by handler `{handler}`, which this build of codec lacks; enable codec's `{feature}` feature"
-                ),
-                None => write!(
-                    f,
-                    "entry `{key}` was stored by handler `{handler}`, which this cache has not registered; register it on this handle with Cache::register_handler (a handler of values wrapped in store::Typed), or list `{handler}` in the aliases of the handler that replaced it"
-                ),
-            },
-            StoreError::Handler { key, handler, message } => {
-                write!(f, "entry `{key}`, handler `{handler}`: {message}")
-            }
-            StoreError::NotBytes { key, type_name } => write!(
-                f,
-                "entry `{key}`: raw mode stores bytes as they are, and `{type_name}` is not a byte buffer; put it in MessagePack or JSON mode, or encode it yourself and use Cache::put_bytes"
-            ),
-            StoreError::ArrayType { key, stored, asked } => write!(
-                f,
-                "entry `{key}` holds an array of dtype `{stored}`, not `{asked}`; read it with the element type of dtype `{stored}`"
-            ),
-            StoreError::RowsOutOfRange { key, rows, shape } => match shape.first() {
-                Some(n) => write!(
-                    f,
-                    "entry `{key}`: rows {}..{} are not rows of its array of shape {shape:?}; ask for rows within 0..{n}",
-                    rows.start, rows.end
-                ),
-                None => write!(
-                    f,
-                    "entry `{key}` holds an array of no dimension, which has no rows; read it with get_array"
-                ),
-            },
-            StoreError::Format { found } => write!(
-                f,
-                "the cache folder has layout version {found}, newer than the version {} this codec reads; upgrade codec",
-                crate::layout::STORE_FORMAT
-            ),
-            StoreError::InUse { dir } => write!(
-                f,
-                "{} is open in another cache handle or process; compact it when they have closed it",
-                dir.display()
-            ),
-            StoreError::NotACache { dir, found } => write!(
-                f,
-                "{} holds other files ({found}, ...) and no cache, and codec writes nothing there: \
-                 open a new or empty folder (such as {}), or, to make this folder a cache beside its files \
-                 on purpose, open it with CacheOptions {{ adopt_folder: true, ..Default::default() }}",
-                dir.display(),
-                dir.join("cache").display()
-            ),
-            StoreError::NotAUrl { location } => {
-                let (scheme, rest) = location.split_once(':').unwrap_or((location, ""));
-                write!(
-                    f,
-                    "{location:?} looks like a URL but is not one: write {scheme}://{}, or ./{location} for a folder of that name",
-                    rest.trim_start_matches('/')
-                )
-            }
-            StoreError::InvalidKey { key, reason } => write!(
-                f,
-                "key \"{key}\" is not a cache key: {reason}; keys are 1 to {} bytes of text without control characters \
-                 (encode other data, such as a path with newlines, in the key: as hex, or its codec::content_hash)",
-                crate::layout::MAX_KEY_LEN
-            ),
-            StoreError::Custom { message } => f.write_str(message),
+    /// An [`StoreError::Unsupported`] of the store at `location`.
+    pub(crate) fn unsupported(location: impl Into<String>, message: impl Into<String>) -> Self {
+        StoreError::Unsupported {
+            location: location.into(),
+            message: message.into(),
+        }
+    }
+
+    /// An [`StoreError::Open`] of `location` with no error behind it.
+    pub(crate) fn open(location: impl Into<String>, reason: impl Into<String>) -> Self {
+        StoreError::Open {
+            location: location.into(),
+            reason: reason.into(),
+            source: None,
         }
     }
 }
 
 impl fmt::Debug for StoreError {
+    /// The message, then each cause after a colon.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(self, f)
-    }
-}
-
-impl std::error::Error for StoreError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            StoreError::Io { source, .. } => Some(source),
-            StoreError::Encode(e) => Some(e),
-            StoreError::Decode { source, .. } => Some(source),
-            StoreError::Schema { source, .. } => Some(source),
-            _ => None,
+        fmt::Display::fmt(self, f)?;
+        let mut cause = self.source();
+        while let Some(e) = cause {
+            write!(f, ": {e}")?;
+            cause = e.source();
         }
+        Ok(())
     }
 }
 
@@ -276,7 +377,7 @@ impl From<crate::backend::BackendError> for StoreError {
             false => e.source,
         };
         StoreError::Io {
-            path: e.address.into(),
+            address: e.address.into(),
             source,
         }
     }

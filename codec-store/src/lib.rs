@@ -1,60 +1,18 @@
-//! The cache store: typed values in a folder, written safely by many threads
-//! and processes.
+//! The cache store of [codec](https://docs.rs/codec): use it through
+//! `codec`, which re-exports the handle and its options at its root
+//! (`codec::Cache`, `codec::CacheOptions`, `codec::PutOptions`,
+//! `codec::StoreError`) and the rest as `codec::store`, where the store's
+//! documentation is.
 //!
 //! ```
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! #[derive(codec::Codec, Debug, PartialEq)]
-//! struct Chunk { text: String, start: u32 }
-//!
 //! let dir = tempfile::tempdir()?;
 //! let cache = codec::Cache::open(dir.path())?;
-//! cache.put("chunk/42", &Chunk { text: "hi".into(), start: 0 })?;
-//! let chunk: Option<Chunk> = cache.get("chunk/42")?;
-//! assert_eq!(chunk.unwrap().text, "hi");
-//! cache.remove("chunk/42")?;
-//! assert!(!cache.contains("chunk/42")?);
+//! cache.put("answer", &42u32)?;
+//! assert_eq!(cache.get::<u32>("answer")?, Some(42));
 //! # Ok(())
 //! # }
 //! ```
-//!
-//! # Layout
-//! - `codec-store.json`: the layout version.
-//! - `<writer>-info.jsonl`: one index file (log) per writer (per [`Cache`]
-//!   handle writing at a time), one JSON line per entry: `#key`, `#type`, the schema
-//!   fingerprint, the handler and its info, and a CRC-32.
-//! - `data/`: payloads the handlers put in files. Large byte buffers inside
-//!   a value (arrays' data) are kept there apart from the rest of it and
-//!   read back from a memory map ([`CacheOptions::apart_min`]); on
-//!   backends without maps, by a ranged read of exactly their bytes.
-//! - `schemas/<fingerprint>.json`: each writer schema, once.
-//! - `checkpoint.json` and `index/*.idx`: the index checkpoint, sorted
-//!   memory-mapped tables of the live line of each key, and how far into
-//!   each log they reach. Derived data: always rebuilt from the logs when
-//!   damaged ([`Cache::checkpoint`], [`Cache::rebuild_index`]).
-//!
-//! Opening a folder maps the checkpoint and reads only the log lines
-//! written after it; checkpoints build in the background past
-//! [`CacheOptions::checkpoint_bytes`]. A handle holds a lock on its log;
-//! a new handle takes up the log of one that is gone, so a folder has at
-//! most as many logs as handles that wrote to it at the same time.
-//!
-//! Other backends than a folder (memory, your own) go through
-//! [`Cache::open_backend`]: see [`backend`]. They have no memory maps:
-//! each get reads exactly the bytes its value needs, one ranged read
-//! (`Cache::get_array_rows`, with the `ndarray` feature, reads part of an
-//! array), and [`CacheOptions::local_cache`] keeps what was read on the
-//! local disk.
-//!
-//! # Safety under concurrency and crashes
-//! A writer appends only to its own files. Data is written before the index
-//! line that points at it, and each line is one `write`. Readers skip a torn
-//! last line and corrupt lines (see [`Cache::warnings`]). The latest write of
-//! a key wins (by time, then writer id, then sequence); a removal is a line
-//! too, so it hides the key from every reader.
-//!
-//! Durability: by default nothing is fsynced, so a process crash loses at most
-//! the entry being written, but an OS crash or power loss may lose recent
-//! entries. [`CacheOptions::fsync`] syncs data and index on every write.
 
 // The crate's layers, each built on the ones before it only (no module
 // imports one of a later layer):
@@ -82,9 +40,8 @@ mod index;
 mod layout;
 mod options;
 
-pub use admin::compact::Compacted;
+pub use admin::{Admin, Compacted};
 pub use cache::Cache;
-pub use codec_runtime::content_hash;
 #[cfg(feature = "ndarray")]
 pub use content::array::{ArrayHandler, MappedArray};
 #[cfg(feature = "arrow")]
@@ -94,9 +51,9 @@ pub use content::handler::{
 };
 pub use content::local_cache::LocalCache;
 pub use content::typed::{TableInfo, Typed, TypedHandler};
-pub use error::StoreError;
+pub use error::{Address, StoreError};
 pub use index::line::InfoRef;
-pub use index::records;
-pub use index::records::{IndexLine, Info, InfoValue, Mode};
+pub use index::records::{Info, InfoValue, Mode};
 pub use index::EntryInfo;
+pub use layout::STORE_FORMAT;
 pub use options::{CacheOptions, PutOptions};

@@ -4,8 +4,16 @@ use crate::backend;
 use crate::content::local_cache::LocalCache;
 use crate::index::records::Mode;
 
-/// Options of a [`Cache`](crate::Cache) handle.
+/// Options of a [`Cache`](crate::Cache) handle: the default, changed by
+/// the method of each option, so that a new option in a later version
+/// breaks no code.
+///
+/// ```
+/// let options = codec::CacheOptions::default().fsync(true).memo_lock(true);
+/// assert!(options.fsync && !options.adopt_folder);
+/// ```
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct CacheOptions {
     /// Sync data and index files to disk on every write (default: off).
     pub fsync: bool,
@@ -29,13 +37,13 @@ pub struct CacheOptions {
     /// (default: off; within a handle, one computation per key is always
     /// the rule). The cost, on a miss only: creating, locking and unlocking
     /// a file and re-reading the index (about 70 µs more per miss on a
-    /// local disk, see the README); one empty file per key computed,
+    /// local disk); one empty file per key computed,
     /// deleted by compaction.
     pub memo_lock: bool,
     /// Build a checkpoint (in a background thread) once this many bytes
     /// of the logs are not covered by one: opening the folder reads that
     /// much at most (default: 4 MiB, about 12,000 lines of small values;
-    /// 0: only [`Cache::checkpoint`](crate::Cache::checkpoint) builds one). The environment variable
+    /// 0: only [`Admin::checkpoint`](crate::Admin::checkpoint) builds one). The environment variable
     /// `CODEC_STORE_CHECKPOINT_BYTES` sets the default (tests run the
     /// store's suite with a tiny one).
     pub checkpoint_bytes: u64,
@@ -86,7 +94,13 @@ impl Default for CacheOptions {
 
 /// How one `put` stores its value; `Default` is auto: MessagePack, inline or
 /// shared by size.
+///
+/// ```
+/// let json = codec::PutOptions::default().mode(codec::store::Mode::Json);
+/// # let _ = json;
+/// ```
 #[derive(Debug, Clone, Default)]
+#[non_exhaustive]
 pub struct PutOptions {
     /// The serialization. Raw mode stores a byte buffer (`Vec<u8>`,
     /// `codec::Bytes`) as its bytes and refuses any other value
@@ -95,4 +109,81 @@ pub struct PutOptions {
     pub mode: Mode,
     /// A handler by name, instead of choosing by size.
     pub handler: Option<String>,
+}
+
+impl CacheOptions {
+    /// Sets [`fsync`](CacheOptions#structfield.fsync).
+    pub fn fsync(mut self, fsync: bool) -> Self {
+        self.fsync = fsync;
+        self
+    }
+
+    /// Sets [`inline_limit`](CacheOptions#structfield.inline_limit).
+    pub fn inline_limit(mut self, bytes: usize) -> Self {
+        self.inline_limit = bytes;
+        self
+    }
+
+    /// Sets [`apart_min`](CacheOptions#structfield.apart_min).
+    pub fn apart_min(mut self, bytes: usize) -> Self {
+        self.apart_min = bytes;
+        self
+    }
+
+    /// Sets [`memo_strict`](CacheOptions#structfield.memo_strict).
+    pub fn memo_strict(mut self, strict: bool) -> Self {
+        self.memo_strict = strict;
+        self
+    }
+
+    /// Sets [`memo_lock`](CacheOptions#structfield.memo_lock).
+    pub fn memo_lock(mut self, lock: bool) -> Self {
+        self.memo_lock = lock;
+        self
+    }
+
+    /// Sets [`checkpoint_bytes`](CacheOptions#structfield.checkpoint_bytes).
+    pub fn checkpoint_bytes(mut self, bytes: u64) -> Self {
+        self.checkpoint_bytes = bytes;
+        self
+    }
+
+    /// Sets [`retries`](CacheOptions#structfield.retries).
+    pub fn retries(mut self, retries: backend::Retries) -> Self {
+        self.retries = retries;
+        self
+    }
+
+    /// Sets [`mode`](CacheOptions#structfield.mode).
+    pub fn mode(mut self, mode: Mode) -> Self {
+        self.mode = mode;
+        self
+    }
+
+    /// Sets [`local_cache`](CacheOptions#structfield.local_cache).
+    pub fn local_cache(mut self, local_cache: LocalCache) -> Self {
+        self.local_cache = Some(local_cache);
+        self
+    }
+
+    /// Sets [`adopt_folder`](CacheOptions#structfield.adopt_folder).
+    pub fn adopt_folder(mut self, adopt: bool) -> Self {
+        self.adopt_folder = adopt;
+        self
+    }
+}
+
+impl PutOptions {
+    /// Sets [`mode`](PutOptions#structfield.mode).
+    pub fn mode(mut self, mode: Mode) -> Self {
+        self.mode = mode;
+        self
+    }
+
+    /// Sets [`handler`](PutOptions#structfield.handler): the handler of
+    /// that name stores the value.
+    pub fn handler(mut self, name: impl Into<String>) -> Self {
+        self.handler = Some(name.into());
+        self
+    }
 }

@@ -6,10 +6,6 @@ use serde_json::Value;
 use crate::corpus::{Color, Command, Document, Level, Point, Row, Scalar, Shape};
 
 #[test]
-#[cfg_attr(
-    not(feature = "store"),
-    ignore = "schemas/ holds the store's records too: run with the store feature"
-)]
 fn committed_schemas_have_not_drifted() {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/schemas");
     let check = codec::schema::DriftCheck::new(dir)
@@ -21,17 +17,6 @@ fn committed_schemas_have_not_drifted() {
         .add::<Row>()
         .add::<Command>()
         .add::<Document>();
-    // The records the cache store writes to disk.
-    #[cfg(feature = "store")]
-    let check = check
-        .add::<codec::store::records::StoreMeta>()
-        .add::<codec::store::records::IndexLine>()
-        .add::<codec::store::records::Mode>()
-        .add::<codec::store::records::InfoValue>()
-        .add::<codec::store::records::Compacting>()
-        .add::<codec::store::records::Checkpoint>()
-        .add::<codec::store::records::Covered>()
-        .add::<codec::store::records::Retired>();
     if let Err(e) = check.run() {
         panic!("{e}");
     }

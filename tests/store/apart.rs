@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 
+use codec::store::Admin;
 use codec::{Cache, CacheOptions, Codec, StoreError};
 
 use crate::fixtures::truncate_data_file;
@@ -117,17 +118,11 @@ fn buffers_inside_a_value_are_stored_apart_and_read_back() {
 #[test]
 fn the_threshold_is_an_option_and_json_mode_keeps_buffers_in_place() {
     let dir = tempfile::tempdir().unwrap();
-    let options = CacheOptions {
-        apart_min: 1 << 20,
-        ..CacheOptions::default()
-    };
+    let options = CacheOptions::default().apart_min(1 << 20);
     let cache = Cache::open_with(dir.path(), options).unwrap();
     cache.put("doc", &document(1)).unwrap();
     assert_eq!(entry(&cache, "doc").handler, "shared");
-    let json = codec::PutOptions {
-        mode: codec::store::Mode::Json,
-        handler: None,
-    };
+    let json = codec::PutOptions::default().mode(codec::store::Mode::Json);
     let cache = Cache::open(dir.path()).unwrap();
     cache.put_with("json", &document(2), &json).unwrap();
     assert_eq!(entry(&cache, "json").handler, "shared");
@@ -165,7 +160,7 @@ fn compaction_keeps_buffers_apart() {
         cache.put("doc", &document(5)).unwrap();
         entry(&cache, "doc")
     };
-    Cache::compact(dir.path(), &[], |_, _| {}).unwrap();
+    Admin::compact(dir.path(), &[], |_, _| {}).unwrap();
     let cache = Cache::open(dir.path()).unwrap();
     let rewritten = entry(&cache, "doc");
     assert_eq!(rewritten.handler, "auto");

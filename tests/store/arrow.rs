@@ -11,6 +11,7 @@ use arrow_array::{
 };
 use arrow_buffer::ArrowNativeType;
 use arrow_schema::{DataType, Field};
+use codec::store::Admin;
 use codec::store::TableInfo;
 use codec::{Cache, PutOptions, StoreError};
 
@@ -170,7 +171,7 @@ fn assert_zero_copy(cache: &Cache, key: &str, batch: &RecordBatch) {
     let Some(codec::store::InfoValue::Text(file)) = entry.info.get("file") else {
         panic!("no file in {:?}", entry.info);
     };
-    let ranges = mapped_ranges(&cache.dir().join("data").join(file));
+    let ranges = mapped_ranges(&cache.dir().unwrap().join("data").join(file));
     assert!(!ranges.is_empty(), "{file} is not mapped");
     let mut all = Vec::new();
     for column in batch.columns() {
@@ -279,7 +280,7 @@ fn a_table_survives_compaction_and_reads_as_bytes() {
         let decoded: RecordBatch = codec::from_msgpack(&bytes).unwrap();
         assert_eq!(decoded, primitives());
     }
-    Cache::compact(dir.path(), &[], |_, _| {}).unwrap();
+    Admin::compact(dir.path(), &[], |_, _| {}).unwrap();
     let cache = Cache::open(dir.path()).unwrap();
     assert_eq!(cache.entries().unwrap()[0].handler, "arrow");
     let read: RecordBatch = cache.get("t").unwrap().unwrap();
@@ -304,10 +305,7 @@ fn a_table_inside_a_value_or_in_raw_mode_is_an_arrow_file() {
     cache.put("r", &report).unwrap();
     assert_eq!(cache.get::<Report>("r").unwrap(), Some(report));
 
-    let raw = PutOptions {
-        mode: codec::store::Mode::Raw,
-        ..PutOptions::default()
-    };
+    let raw = PutOptions::default().mode(codec::store::Mode::Raw);
     cache.put_with("raw", &primitives(), &raw).unwrap();
     let bytes = cache.get_bytes("raw").unwrap().unwrap();
     assert_eq!(&bytes[..6], b"ARROW1");

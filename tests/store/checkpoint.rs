@@ -7,6 +7,7 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+use codec::store::Admin;
 use codec::{Cache, CacheOptions};
 
 use crate::fixtures::{child, chunk, manual, Chunk};
@@ -27,7 +28,7 @@ fn a_checkpoint_covers_the_logs_and_later_lines_are_read_after_it() {
         cache.put(&format!("k{i}"), &chunk(i)).unwrap();
     }
     cache.remove("k7").unwrap();
-    cache.checkpoint().unwrap();
+    cache.admin().checkpoint().unwrap();
     assert!(dir.path().join("checkpoint.json").exists());
     assert_eq!(tables(dir.path()).len(), 1);
     // After it: overwrites, a removal, a key put back.
@@ -35,7 +36,7 @@ fn a_checkpoint_covers_the_logs_and_later_lines_are_read_after_it() {
     cache.remove("k2").unwrap();
     cache.put("k7", &chunk(7007)).unwrap();
     let reader = Cache::open_with(dir.path(), manual()).unwrap();
-    assert_eq!(reader.verify_index().unwrap(), 300);
+    assert_eq!(reader.admin().verify_index().unwrap(), 300);
     assert_eq!(reader.get::<Chunk>("k1").unwrap(), Some(chunk(1001)));
     assert_eq!(reader.get::<Chunk>("k2").unwrap(), None);
     assert_eq!(reader.get::<Chunk>("k7").unwrap(), Some(chunk(7007)));
@@ -48,7 +49,7 @@ fn a_checkpoint_covers_the_logs_and_later_lines_are_read_after_it() {
         for i in 0..50 {
             cache.put(&format!("r{round}/{i}"), &chunk(i)).unwrap();
         }
-        cache.checkpoint().unwrap();
+        cache.admin().checkpoint().unwrap();
     }
     assert!(tables(dir.path()).len() <= 3, "{:?}", tables(dir.path()));
     let reader = Cache::open_with(dir.path(), manual()).unwrap();
@@ -60,10 +61,7 @@ fn a_checkpoint_covers_the_logs_and_later_lines_are_read_after_it() {
 #[test]
 fn checkpoints_build_by_themselves_past_the_threshold() {
     let dir = tempfile::tempdir().unwrap();
-    let options = CacheOptions {
-        checkpoint_bytes: 4096,
-        ..CacheOptions::default()
-    };
+    let options = CacheOptions::default().checkpoint_bytes(4096);
     let cache = Cache::open_with(dir.path(), options).unwrap();
     for i in 0..2000 {
         cache.put(&format!("k{i}"), &chunk(i)).unwrap();
@@ -72,7 +70,7 @@ fn checkpoints_build_by_themselves_past_the_threshold() {
     assert!(dir.path().join("checkpoint.json").exists());
     let reader = Cache::open_with(dir.path(), manual()).unwrap();
     // Builds run while the puts go on: the last one covers some of them.
-    assert!(reader.verify_index().unwrap() > 0);
+    assert!(reader.admin().verify_index().unwrap() > 0);
     for i in 0..2000 {
         assert_eq!(
             reader.get::<Chunk>(&format!("k{i}")).unwrap(),
@@ -114,7 +112,7 @@ fn a_damaged_checkpoint_is_never_trusted_and_is_rebuilt_with_a_warning() {
         for i in 0..1000 {
             cache.put(&format!("k{i}"), &chunk(i)).unwrap();
         }
-        cache.checkpoint().unwrap();
+        cache.admin().checkpoint().unwrap();
         drop(cache);
         damage(dir.path());
 
@@ -129,9 +127,9 @@ fn a_damaged_checkpoint_is_never_trusted_and_is_rebuilt_with_a_warning() {
             "{what}: {warnings:?}"
         );
         // The next checkpoint is built from the logs alone.
-        reader.checkpoint().unwrap();
+        reader.admin().checkpoint().unwrap();
         let fresh = Cache::open_with(dir.path(), manual()).unwrap();
-        assert_eq!(fresh.verify_index().unwrap(), 1000, "{what}");
+        assert_eq!(fresh.admin().verify_index().unwrap(), 1000, "{what}");
         assert_eq!(fresh.get::<Chunk>("k500").unwrap(), Some(chunk(500)));
         assert!(
             fresh.warnings().is_empty(),
@@ -172,7 +170,7 @@ fn a_checkpoint_built_while_a_line_is_half_written_covers_it_once_whole() {
     reader.refresh().unwrap();
     assert_eq!(reader.get::<Chunk>("a").unwrap(), Some(chunk(1)));
     assert_eq!(reader.get::<Chunk>("k").unwrap(), None);
-    reader.checkpoint().unwrap();
+    reader.admin().checkpoint().unwrap();
     let mut file = std::fs::OpenOptions::new().append(true).open(&log).unwrap();
     std::io::Write::write_all(&mut file, rest).unwrap();
 
@@ -191,16 +189,16 @@ fn rebuild_index_starts_again_from_the_logs() {
     for i in 0..100 {
         cache.put(&format!("k{i}"), &chunk(i)).unwrap();
     }
-    cache.checkpoint().unwrap();
+    cache.admin().checkpoint().unwrap();
     drop(cache);
     flip(&tables(dir.path())[0], 64 + 5);
     let reader = Cache::open_with(dir.path(), manual()).unwrap();
-    assert!(reader.verify_index().is_err());
+    assert!(reader.admin().verify_index().is_err());
     drop(reader);
-    assert_eq!(Cache::rebuild_index(dir.path()).unwrap(), 100);
+    assert_eq!(Admin::rebuild_index(dir.path()).unwrap(), 100);
     let reader = Cache::open_with(dir.path(), manual()).unwrap();
-    assert_eq!(reader.verify_index().unwrap(), 100);
-    assert!(Cache::rebuild_index(dir.path().join("nothing")).is_err());
+    assert_eq!(reader.admin().verify_index().unwrap(), 100);
+    assert!(Admin::rebuild_index(dir.path().join("nothing")).is_err());
 }
 
 /// Puts entries (with overwrites) at a few thousand a second, printing
@@ -236,7 +234,7 @@ fn child_checkpointer() {
     };
     let cache = Cache::open_with(&dir, manual()).unwrap();
     loop {
-        cache.checkpoint().unwrap();
+        cache.admin().checkpoint().unwrap();
         println!("ack");
     }
 }
@@ -320,6 +318,7 @@ fn kill_9_during_checkpoints_loses_no_acknowledged_entry() {
         if rebuilt {
             Cache::open_with(dir.path(), manual())
                 .unwrap()
+                .admin()
                 .checkpoint()
                 .unwrap();
         }
@@ -346,7 +345,7 @@ fn a_log_that_lost_its_end_and_was_written_again_is_read_whole() {
     for i in 0..200 {
         cache.put(&format!("k{i}"), &chunk(i)).unwrap();
     }
-    cache.checkpoint().unwrap();
+    cache.admin().checkpoint().unwrap();
     let log = dir.path().join(format!("{}-info.jsonl", cache.writer_id()));
     drop(cache);
     let text = std::fs::read(&log).unwrap();

@@ -8,6 +8,7 @@ use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use codec::store::Admin;
 use codec::store::{DumpContext, Handler, Info, LoadContext};
 use codec::{Cache, PutOptions, StoreError};
 
@@ -82,7 +83,7 @@ fn compaction_keeps_live_values_and_reclaims_space() {
     let expected = fill(dir.path(), 300);
     let before = folder_size(dir.path());
     let mut calls = Vec::new();
-    let done = Cache::compact(dir.path(), &[], |done, all| calls.push((done, all))).unwrap();
+    let done = Admin::compact(dir.path(), &[], |done, all| calls.push((done, all))).unwrap();
     assert_eq!(done.kept, expected.len());
     assert!(done.dropped.is_empty());
     assert_eq!(calls.last(), Some(&(expected.len(), expected.len())));
@@ -91,7 +92,7 @@ fn compaction_keeps_live_values_and_reclaims_space() {
     assert_eq!(logs(dir.path()), 1);
     check(dir.path(), &expected);
     // Compacting a compacted folder changes nothing that reads.
-    Cache::compact(dir.path(), &[], |_, _| {}).unwrap();
+    Admin::compact(dir.path(), &[], |_, _| {}).unwrap();
     check(dir.path(), &expected);
 }
 
@@ -124,19 +125,16 @@ fn compaction_refuses_open_folders_and_unknown_handlers() {
     {
         let cache = Cache::open(dir.path()).unwrap();
         cache.register_handler(Arc::new(Reversed));
-        let options = PutOptions {
-            handler: Some("reversed".into()),
-            ..PutOptions::default()
-        };
+        let options = PutOptions::default().handler("reversed");
         cache
             .put_with("custom", &"mine".to_string(), &options)
             .unwrap();
         expected.insert("custom".into(), "mine".into());
-        let err = Cache::compact(dir.path(), &[], |_, _| {}).unwrap_err();
+        let err = Admin::compact(dir.path(), &[], |_, _| {}).unwrap_err();
         assert!(matches!(err, StoreError::InUse { .. }), "{err}");
     }
     let files = walk(dir.path()).len();
-    let err = Cache::compact(dir.path(), &[], |_, _| {}).unwrap_err();
+    let err = Admin::compact(dir.path(), &[], |_, _| {}).unwrap_err();
     assert!(
         matches!(err, StoreError::UnknownHandler { ref handler, .. } if handler == "reversed"),
         "{err}"
@@ -144,7 +142,7 @@ fn compaction_refuses_open_folders_and_unknown_handlers() {
     assert_eq!(walk(dir.path()).len(), files, "nothing changed");
 
     let handlers: Vec<Arc<dyn Handler>> = vec![Arc::new(Reversed)];
-    let done = Cache::compact(dir.path(), &handlers, |_, _| {}).unwrap();
+    let done = Admin::compact(dir.path(), &handlers, |_, _| {}).unwrap();
     assert_eq!(done.kept, expected.len());
     let cache = Cache::open(dir.path()).unwrap();
     cache.register_handler(Arc::new(Reversed));
@@ -176,7 +174,7 @@ impl Handler for CompactingMeanwhile {
         let bytes = ctx.dump_bytes(payload)?;
         let mut tried = self.tried.lock().unwrap();
         if tried.is_none() {
-            *tried = Some(Cache::compact(&self.dir, &[], |_, _| {}).map(|done| done.kept));
+            *tried = Some(Admin::compact(&self.dir, &[], |_, _| {}).map(|done| done.kept));
         }
         Ok([("bytes".to_owned(), bytes)].into_iter().collect())
     }
@@ -196,15 +194,12 @@ fn a_compaction_never_runs_between_a_puts_data_and_its_line() {
     let cache = Cache::open(dir.path()).unwrap();
     cache.put("before", &"b".repeat(3000)).unwrap();
     cache.register_handler(handler.clone());
-    let options = PutOptions {
-        handler: Some("compacting-meanwhile".into()),
-        ..PutOptions::default()
-    };
+    let options = PutOptions::default().handler("compacting-meanwhile");
     cache.put_with("k", &"v".repeat(3000), &options).unwrap();
     drop(cache);
 
     let handlers: Vec<Arc<dyn Handler>> = vec![handler.clone()];
-    let done = Cache::compact(dir.path(), &handlers, |_, _| {}).unwrap();
+    let done = Admin::compact(dir.path(), &handlers, |_, _| {}).unwrap();
     assert_eq!((done.kept, done.dropped.len()), (2, 0), "{done:?}");
     let cache = Cache::open(dir.path()).unwrap();
     cache.register_handler(handler.clone());
@@ -230,7 +225,7 @@ fn child_compact() {
         return;
     };
     println!();
-    Cache::compact(&dir, &[], |done, all| {
+    Admin::compact(&dir, &[], |done, all| {
         println!("copied {done} of {all}");
     })
     .unwrap();
@@ -274,7 +269,7 @@ fn a_compaction_killed_at_any_moment_leaves_every_value() {
         cache.put(&key, &key).unwrap();
         expected.insert(key.clone(), key);
     }
-    Cache::compact(dir.path(), &[], |_, _| {}).unwrap();
+    Admin::compact(dir.path(), &[], |_, _| {}).unwrap();
     assert_eq!(logs(dir.path()), 1);
     check(dir.path(), &expected);
 }
@@ -287,7 +282,7 @@ fn damaged_entries_are_dropped_and_listed() {
     cache.put("large", &"l".repeat(5000)).unwrap();
     truncate_data_file(dir.path(), &cache, 10);
     drop(cache);
-    let done = Cache::compact(dir.path(), &[], |_, _| {}).unwrap();
+    let done = Admin::compact(dir.path(), &[], |_, _| {}).unwrap();
     assert_eq!(done.kept, 1);
     assert_eq!(done.dropped.len(), 1);
     assert_eq!(done.dropped[0].0, "large");
@@ -308,7 +303,7 @@ fn compaction_keeps_arrays_mapped() {
         cache.put_array("a", &array).unwrap();
         cache.remove("old").unwrap();
     }
-    Cache::compact(dir.path(), &[], |_, _| {}).unwrap();
+    Admin::compact(dir.path(), &[], |_, _| {}).unwrap();
     let cache = Cache::open(dir.path()).unwrap();
     assert_eq!(cache.keys().unwrap(), ["a"]);
     let mapped = cache.get_array::<f32>("a").unwrap().unwrap();
@@ -327,7 +322,7 @@ fn handles_opened_during_a_compaction_wait_for_it() {
         let dir = dir.path().to_owned();
         std::thread::spawn(move || {
             let mut first = true;
-            Cache::compact(&dir, &[], |_, _| {
+            Admin::compact(&dir, &[], |_, _| {
                 if std::mem::take(&mut first) {
                     started_tx.send(()).unwrap();
                     go_rx.recv().unwrap();

@@ -13,6 +13,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use codec::store::Admin;
 use codec::store::Mode;
 use codec::{Bytes, Cache, Codec, PutOptions};
 use ndarray::{Array1, Array2};
@@ -118,23 +119,20 @@ fn write_fixture() {
             .put_array("array/small", &Array1::from(vec![1.5f32, -2.0, 3.25]))
             .unwrap();
         cache.put_bytes("raw", b"\x00raw bytes\xff").unwrap();
-        let json = PutOptions {
-            mode: Mode::Json,
-            ..PutOptions::default()
-        };
+        let json = PutOptions::default().mode(Mode::Json);
         cache.put_with("json", &chunk(99), &json).unwrap();
         for i in (0..40).filter(|i| i % 5 == 3) {
             assert!(cache.remove(&format!("chunk/{i:02}")).unwrap());
         }
     }
-    Cache::compact(&dir, &[], |_, _| {}).unwrap();
+    Admin::compact(&dir, &[], |_, _| {}).unwrap();
     let cache = Cache::open(&dir).unwrap();
     cache.put("chunk/07", &chunk(700)).unwrap();
     cache.put("gone", &chunk(1)).unwrap();
     for i in 0..3 {
         cache.put(&format!("after/{i}"), &chunk(1000 + i)).unwrap();
     }
-    cache.checkpoint().unwrap();
+    cache.admin().checkpoint().unwrap();
     cache.remove("gone").unwrap();
     for i in 3..5 {
         cache.put(&format!("after/{i}"), &chunk(1000 + i)).unwrap();
@@ -184,7 +182,10 @@ fn a_folder_written_by_an_earlier_version_opens_and_reads_every_entry() {
     read_all(&cache);
     // The checkpoint holds the keys of before it: all but the last two,
     // and `gone`, removed after it.
-    assert_eq!(cache.verify_index().unwrap(), expected().len() - 2 + 1);
+    assert_eq!(
+        cache.admin().verify_index().unwrap(),
+        expected().len() - 2 + 1
+    );
     let mapped = cache.get_array::<f64>("array/put_array").unwrap().unwrap();
     assert!(
         mapped.is_mapped(),
@@ -200,9 +201,9 @@ fn a_folder_written_by_an_earlier_version_takes_new_entries_and_compacts() {
         let cache = Cache::open(dir.path()).unwrap();
         cache.put("new", &chunk(5000)).unwrap();
         assert!(cache.remove("new").unwrap());
-        cache.checkpoint().unwrap();
+        cache.admin().checkpoint().unwrap();
     }
-    Cache::compact(dir.path(), &[], |_, _| {}).unwrap();
+    Admin::compact(dir.path(), &[], |_, _| {}).unwrap();
     let cache = Cache::open(dir.path()).unwrap();
     read_all(&cache);
 }

@@ -71,10 +71,7 @@ impl Handler for Halves {
 fn with_halves(store: &Store) -> (Cache, PutOptions) {
     let cache = store.open();
     cache.register_handler(Arc::new(Halves));
-    let options = PutOptions {
-        handler: Some("halves".into()),
-        ..PutOptions::default()
-    };
+    let options = PutOptions::default().handler("halves");
     (cache, options)
 }
 
@@ -150,7 +147,7 @@ fn malformed_sub_value_tokens_are_typed_errors_on(store: &Store) {
         let mut probed = entry.clone();
         probed.handler = "probe".into();
         probed.info = info;
-        cache.entry_payload(&probed)
+        cache.admin().entry_payload(&probed)
     };
     cache.register_handler(Arc::new(Probe));
     assert_eq!(probe(good.clone()).unwrap().len(), 5003 / 2); // half the encoded string

@@ -190,10 +190,7 @@ fn a_strict_cache_returns_the_error_as_get_does() {
 }
 
 fn a_strict_cache_returns_the_error_as_get_does_on(store: &Store) {
-    let options = CacheOptions {
-        memo_strict: true,
-        ..CacheOptions::default()
-    };
+    let options = CacheOptions::default().memo_strict(true);
     let cache = store.open_with(options);
     cache
         .put("k", &v1::Embedding { values: vec![0.5] })
@@ -276,10 +273,7 @@ fn child_memo_worker() {
         return;
     };
     let count: u32 = child::var("CODEC_COUNT").unwrap();
-    let options = CacheOptions {
-        memo_lock: std::env::var_os("CODEC_MEMO_LOCK").is_some(),
-        ..CacheOptions::default()
-    };
+    let options = CacheOptions::default().memo_lock(std::env::var_os("CODEC_MEMO_LOCK").is_some());
     let cache = Cache::open_with(dir, options).unwrap();
     for k in 0..count {
         let key = format!("key/{k}");

@@ -25,10 +25,7 @@ fn the_typed_api_works_on_an_object_store() {
             .put(&format!("c/{i}"), &sized_chunk(i as u32, len))
             .unwrap();
     }
-    let file = PutOptions {
-        handler: Some("file".into()),
-        ..PutOptions::default()
-    };
+    let file = PutOptions::default().handler("file");
     cache
         .put_with("c/file", &sized_chunk(9, 2_000), &file)
         .unwrap();
@@ -202,7 +199,9 @@ fn put_many_of_small_values_is_one_request_and_get_many_reads_them_all() {
 fn a_cache_names_its_location() {
     let cache = open(&Counting::new());
     assert_eq!(cache.location(), "Counting(InMemory)/caches/one");
+    assert_eq!(cache.dir(), None, "a store in a bucket has no folder");
     let dir = tempfile::tempdir().unwrap();
     let folder = Cache::open(dir.path()).unwrap();
     assert_eq!(folder.location(), dir.path().display().to_string());
+    assert_eq!(folder.dir(), Some(dir.path()));
 }

@@ -10,6 +10,7 @@ use std::time::Duration;
 use codec::store::backend::memory::Memory;
 use codec::store::backend::object::Objects;
 use codec::store::backend::Backend;
+use codec::store::Admin;
 use codec::store::{DumpContext, Handler, Info, LoadContext};
 use codec::{Cache, CacheOptions, PutOptions, StoreError};
 
@@ -58,7 +59,7 @@ fn a_fresh_open_of_a_checkpointed_store_costs_four_requests() {
     assert!(without["GET"] > 1000, "every segment read: {without:?}");
     drop(reader);
 
-    writer.checkpoint().unwrap();
+    writer.admin().checkpoint().unwrap();
     store.take();
     let reader = open_counting(&store, manual());
     assert_eq!(
@@ -90,10 +91,7 @@ fn a_fresh_open_of_a_checkpointed_store_costs_four_requests() {
 #[test]
 fn checkpoints_build_by_themselves_past_the_threshold() {
     let store = Counting::new();
-    let options = CacheOptions {
-        checkpoint_bytes: 4000,
-        ..CacheOptions::default()
-    };
+    let options = CacheOptions::default().checkpoint_bytes(4000);
     let writer = open_counting(&store, options.clone());
     for i in 0..400 {
         writer.put(&format!("c/{i}"), &chunk(i)).unwrap();
@@ -118,10 +116,7 @@ fn checkpoints_build_by_themselves_past_the_threshold() {
 fn small_puts_bring_checkpoints_too_so_a_fresh_open_reads_few_segments() {
     let store = Counting::new();
     // The default threshold: 5,000 small lines are about 700 KB, under it.
-    let options = CacheOptions {
-        checkpoint_bytes: 4 << 20,
-        ..CacheOptions::default()
-    };
+    let options = CacheOptions::default().checkpoint_bytes(4 << 20);
     let writer = open_counting(&store, options.clone());
     for i in 0..5000 {
         writer.put(&format!("c/{i}"), &chunk(i)).unwrap();
@@ -180,7 +175,7 @@ fn a_damaged_checkpoint_is_never_trusted_and_is_rebuilt_with_a_warning() {
             for i in 0..300 {
                 writer.put(&format!("c/{i}"), &chunk(i)).unwrap();
             }
-            writer.checkpoint().unwrap();
+            writer.admin().checkpoint().unwrap();
             let name = match in_table {
                 true => tables(&*backend).pop().unwrap(),
                 false => "checkpoint.json".to_owned(),
@@ -198,10 +193,10 @@ fn a_damaged_checkpoint_is_never_trusted_and_is_rebuilt_with_a_warning() {
             assert!(warned[0].contains(&backend.location()), "{warned:?}");
 
             // The next checkpoint rebuilds it from the logs.
-            reader.checkpoint().unwrap();
+            reader.admin().checkpoint().unwrap();
             let after = open(&backend, manual());
             assert_eq!(after.keys().unwrap().len(), 300);
-            assert_eq!(after.verify_index().unwrap(), 300);
+            assert_eq!(after.admin().verify_index().unwrap(), 300);
             assert!(after.warnings().is_empty(), "{:?}", after.warnings());
             assert_eq!(tables(&*backend).len(), 1, "the damaged table deleted");
         }
@@ -221,7 +216,7 @@ fn two_handles_checkpointing_at_once_lose_nothing() {
                             cache.remove(&format!("{h}/{}", i / 2)).unwrap();
                         }
                         if i % 10 == 9 {
-                            cache.checkpoint().unwrap();
+                            cache.admin().checkpoint().unwrap();
                         }
                     }
                 });
@@ -242,7 +237,7 @@ fn two_handles_checkpointing_at_once_lose_nothing() {
             }
         }
         assert!(reader.warnings().is_empty(), "{:?}", reader.warnings());
-        reader.verify_index().unwrap();
+        reader.admin().verify_index().unwrap();
         // Of the tables the losers wrote and the ones merged away, none
         // is left: only those the manifest names.
         let left = tables(&*backend).len();
@@ -267,7 +262,7 @@ fn a_manifest_names_each_writer_once_however_many_segments() {
         for i in 0..50 {
             cache.put(&format!("c/{i}"), &chunk(i)).unwrap();
         }
-        cache.checkpoint().unwrap();
+        cache.admin().checkpoint().unwrap();
         let bytes = backend.read("checkpoint.json").unwrap().unwrap();
         let text = String::from_utf8(bytes).unwrap();
         let manifest: serde_json::Value =
@@ -302,10 +297,10 @@ fn a_compaction_keeps_the_live_entries_and_frees_the_rest() {
             writer.put(&format!("c/{i}"), &chunk(i + 1000)).unwrap();
             writer.remove(&format!("b/{i}")).unwrap();
         }
-        writer.checkpoint().unwrap();
+        writer.admin().checkpoint().unwrap();
         drop(writer);
 
-        let done = Cache::compact_backend(backend.clone(), &[], Duration::ZERO, |_, _| {}).unwrap();
+        let done = Admin::compact_backend(backend.clone(), &[], Duration::ZERO, |_, _| {}).unwrap();
         assert_eq!((done.kept, done.dropped.len()), (150, 0));
         assert!(done.freed > 100 * 3000, "{done:?}");
         assert!(done.size_after < done.size_before, "{done:?}");
@@ -328,7 +323,7 @@ fn a_compaction_keeps_the_live_entries_and_frees_the_rest() {
         }
         assert_eq!(reader.keys().unwrap().len(), 150);
         assert!(reader.warnings().is_empty(), "{:?}", reader.warnings());
-        reader.verify_index().unwrap();
+        reader.admin().verify_index().unwrap();
     }
 }
 
@@ -339,10 +334,10 @@ fn writes_made_during_a_compaction_win_over_its_copies() {
         for i in 0..40 {
             writer.put(&format!("k/{i:02}"), &chunk(i)).unwrap();
         }
-        writer.checkpoint().unwrap();
+        writer.admin().checkpoint().unwrap();
         let other = open(&backend, manual());
         let grace = Duration::from_secs(3600);
-        Cache::compact_backend(backend.clone(), &[], grace, |done, _| {
+        Admin::compact_backend(backend.clone(), &[], grace, |done, _| {
             if done == 20 {
                 // Keys copied already, and keys not copied yet; then a
                 // checkpoint, which the compaction commits after.
@@ -351,7 +346,7 @@ fn writes_made_during_a_compaction_win_over_its_copies() {
                 other.put("k/30", &chunk(530)).unwrap();
                 other.remove("k/31").unwrap();
                 other.put("k/new", &chunk(999)).unwrap();
-                other.checkpoint().unwrap();
+                other.admin().checkpoint().unwrap();
             }
         })
         .unwrap();
@@ -392,7 +387,7 @@ fn of_two_compactions_racing_to_commit_exactly_one_wins() {
                 .map(|_| {
                     let (backend, copied) = (backend.clone(), &copied);
                     s.spawn(move || {
-                        Cache::compact_backend(backend, &[], grace, |done, all| {
+                        Admin::compact_backend(backend, &[], grace, |done, all| {
                             if done == all {
                                 copied.wait();
                             }
@@ -420,7 +415,7 @@ fn of_two_compactions_racing_to_commit_exactly_one_wins() {
         assert!(reader.warnings().is_empty(), "{:?}", reader.warnings());
 
         // The next compaction, past the grace period, completes the work.
-        let done = Cache::compact_backend(backend.clone(), &[], Duration::ZERO, |_, _| {});
+        let done = Admin::compact_backend(backend.clone(), &[], Duration::ZERO, |_, _| {});
         assert_eq!(done.unwrap().kept, 100);
         let reader = open(&backend, manual());
         assert_eq!(reader.keys().unwrap().len(), 100);
@@ -438,12 +433,12 @@ fn a_writer_that_goes_on_after_a_compaction_keeps_its_new_data() {
             writer.put(&format!("b/{i}"), &big(i)).unwrap();
         }
         let grace = Duration::ZERO;
-        Cache::compact_backend(backend.clone(), &[], grace, |_, _| {}).unwrap();
+        Admin::compact_backend(backend.clone(), &[], grace, |_, _| {}).unwrap();
         // Data segments and lines after the compaction's snapshot.
         writer.put("b/new", &big(77)).unwrap();
         writer.put("b/3", &big(33)).unwrap();
         // This one deletes what the first replaced, but not those.
-        let done = Cache::compact_backend(backend.clone(), &[], grace, |_, _| {}).unwrap();
+        let done = Admin::compact_backend(backend.clone(), &[], grace, |_, _| {}).unwrap();
         assert_eq!((done.kept, done.dropped.len()), (11, 0), "{done:?}");
         let reader = open(&backend, manual());
         assert_eq!(reader.get("b/new").unwrap(), Some(big(77)));
@@ -476,7 +471,7 @@ fn a_log_segment_ending_in_a_cut_line_reads_the_same_with_a_checkpoint_or_withou
         let reader = open(&backend, manual());
         assert_eq!(reader.get("a").unwrap(), Some(chunk(1)));
         assert_eq!(reader.get::<Chunk>("k").unwrap(), None);
-        reader.checkpoint().unwrap();
+        reader.admin().checkpoint().unwrap();
         let later = open(&backend, manual());
         later.put("later", &chunk(5)).unwrap();
         let fresh = open(&backend, manual());
@@ -520,24 +515,21 @@ fn a_compaction_keeps_the_data_of_a_put_whose_line_came_after_its_snapshot() {
             let backend = backend.clone();
             move || {
                 let grace = Duration::from_secs(3600);
-                Cache::compact_backend(backend, &[], grace, |_, _| {}).unwrap();
+                Admin::compact_backend(backend, &[], grace, |_, _| {}).unwrap();
             }
         };
         let handler = Arc::new(DataThenLine {
             meanwhile: Mutex::new(Some(Box::new(compaction))),
         });
         writer.register_handler(handler.clone());
-        let options = PutOptions {
-            handler: Some("data-then-line".into()),
-            ..PutOptions::default()
-        };
+        let options = PutOptions::default().handler("data-then-line");
         // Its data goes in before the compaction's snapshot, its line after.
         writer.put_with("slow", &big(1), &options).unwrap();
 
         // With no grace period, the next compaction deletes what the first
         // replaced.
         let handlers: Vec<Arc<dyn Handler>> = vec![handler];
-        let done = Cache::compact_backend(backend.clone(), &handlers, Duration::ZERO, |_, _| {});
+        let done = Admin::compact_backend(backend.clone(), &handlers, Duration::ZERO, |_, _| {});
         let done = done.unwrap();
         assert_eq!((done.kept, done.dropped.len()), (2, 0), "{done:?}");
         let reader = open(&backend, manual());
@@ -555,12 +547,12 @@ fn a_reader_open_across_a_compaction_reads_right_after_a_refresh() {
         for i in 0..10 {
             writer.put(&format!("b/{i}"), &big(i)).unwrap();
         }
-        writer.checkpoint().unwrap();
+        writer.admin().checkpoint().unwrap();
         let reader = open(&backend, manual());
         assert_eq!(reader.get("b/1").unwrap(), Some(big(1)));
         drop(writer);
         // Deletes the data the reader's view points at.
-        Cache::compact_backend(backend.clone(), &[], Duration::ZERO, |_, _| {}).unwrap();
+        Admin::compact_backend(backend.clone(), &[], Duration::ZERO, |_, _| {}).unwrap();
         reader.refresh().unwrap();
         for i in 0..10 {
             assert_eq!(reader.get(&format!("b/{i}")).unwrap(), Some(big(i)));
@@ -579,11 +571,11 @@ fn the_grace_period_runs_from_a_compactions_commit_not_its_start() {
         drop(writer);
         let grace = Duration::from_millis(300);
         // Its copies' data is what the next one replaces.
-        Cache::compact_backend(backend.clone(), &[], grace, |_, _| {}).unwrap();
+        Admin::compact_backend(backend.clone(), &[], grace, |_, _| {}).unwrap();
         let reader = open(&backend, manual());
         // A compaction that takes longer than the grace period; the reader
         // refreshes just before it commits.
-        Cache::compact_backend(backend.clone(), &[], grace, |done, all| {
+        Admin::compact_backend(backend.clone(), &[], grace, |done, all| {
             if done == all {
                 std::thread::sleep(grace * 2);
                 reader.refresh().unwrap();
@@ -591,7 +583,7 @@ fn the_grace_period_runs_from_a_compactions_commit_not_its_start() {
         })
         .unwrap();
         // One right after: what the one before replaced is not old enough.
-        Cache::compact_backend(backend.clone(), &[], grace, |_, _| {}).unwrap();
+        Admin::compact_backend(backend.clone(), &[], grace, |_, _| {}).unwrap();
         for i in 0..10 {
             assert_eq!(reader.get(&format!("b/{i}")).unwrap(), Some(big(i)));
         }

@@ -42,13 +42,10 @@ fn table() -> Array2<f32> {
 }
 
 fn open_with(store: &Arc<Counting>, local: Option<LocalCache>) -> Cache {
-    let options = CacheOptions {
-        local_cache: local,
-        // No checkpoint builds in the background: their requests would
-        // count with the gets'.
-        checkpoint_bytes: 0,
-        ..CacheOptions::default()
-    };
+    // No checkpoint builds in the background: their requests would
+    // count with the gets'.
+    let mut options = CacheOptions::default().checkpoint_bytes(0);
+    options.local_cache = local;
     Cache::open_store(store.clone(), "caches/one", options).unwrap()
 }
 
@@ -230,10 +227,7 @@ fn a_warm_local_cache_answers_gets_without_a_request() {
     cache.put("pair", &pair(1)).unwrap();
     cache.put("shared", &codec::Bytes(vec![5; 5_000])).unwrap();
     cache.put_array("table", &table()).unwrap();
-    let file = PutOptions {
-        handler: Some("file".into()),
-        ..PutOptions::default()
-    };
+    let file = PutOptions::default().handler("file");
     cache.put_with("file", &vec![7u8; 3_000], &file).unwrap();
     let keys = ["pair", "shared", "table", "file"];
 
@@ -384,10 +378,8 @@ fn a_damaged_local_file_is_read_again_never_returned() {
 fn the_local_cache_is_not_used_on_a_folder() {
     let dir = tempfile::tempdir().unwrap();
     let local = tempfile::tempdir().unwrap();
-    let options = CacheOptions {
-        local_cache: Some(LocalCache::new(local.path().join("objects"), 1 << 30)),
-        ..CacheOptions::default()
-    };
+    let options =
+        CacheOptions::default().local_cache(LocalCache::new(local.path().join("objects"), 1 << 30));
     let cache = Cache::open_with(dir.path(), options).unwrap();
     cache.put("pair", &pair(2)).unwrap();
     cache.put_bytes("shared", &[5; 5_000]).unwrap();

@@ -34,7 +34,7 @@ fn a_folder_of_other_files_is_refused_and_left_untouched() {
         assert!(matches!(err, StoreError::NotACache { .. }), "{err}");
         let message = err.to_string();
         assert!(message.contains(&dir.display().to_string()), "{message}");
-        assert!(message.contains("adopt_folder: true"), "{message}");
+        assert!(message.contains("adopt_folder(true)"), "{message}");
     }
     assert_eq!(listing(root.path()), before);
     assert_eq!(listing(&root.path().join("src")), ["lib.rs"]);
@@ -44,10 +44,7 @@ fn a_folder_of_other_files_is_refused_and_left_untouched() {
 #[test]
 fn a_folder_of_other_files_becomes_a_cache_when_asked() {
     let root = project();
-    let options = CacheOptions {
-        adopt_folder: true,
-        ..Default::default()
-    };
+    let options = CacheOptions::default().adopt_folder(true);
     let cache = Cache::open_with(root.path(), options).unwrap();
     cache.put("k", &1u32).unwrap();
     drop(cache);

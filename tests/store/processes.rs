@@ -75,7 +75,7 @@ fn put_until_full(cache: &Cache, writer: u32, first: u32, value: impl Fn(u32) ->
         match cache.put(&format!("k{n}"), &value(n)) {
             Ok(()) => println!("ack k{n}"),
             Err(e @ StoreError::Io { .. }) => {
-                println!("err {e}");
+                println!("err {e:?}");
                 return;
             }
             Err(e) => panic!("unexpected error {e}"),

@@ -204,13 +204,10 @@ fn child_open_url() {
     let start = Instant::now();
     let opened = match std::env::var("CODEC_RETRIES") {
         Ok(retries) => {
-            let options = CacheOptions {
-                retries: Retries {
-                    max_retries: retries.parse().unwrap(),
-                    retry_timeout: Duration::from_secs(30),
-                },
-                ..CacheOptions::default()
-            };
+            let options = CacheOptions::default().retries(Retries {
+                max_retries: retries.parse().unwrap(),
+                retry_timeout: Duration::from_secs(30),
+            });
             Cache::open_url_with(&url, options)
         }
         Err(_) => Cache::open_url(&url),

@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use codec::store::backend::object::Objects;
+use codec::store::Admin;
 use codec::{Cache, CacheOptions};
 
 use crate::fixtures::child::{self, ChildTest};
@@ -256,7 +257,7 @@ fn child_compactor() {
     let point = Point::parse(&std::env::var("CODEC_POINT").unwrap());
     let store = StopAt::new(store_at(port, &bucket, 3), point);
     let backend = Objects::new(store, "p", format!("s3://{bucket}/p")).unwrap();
-    Cache::compact_backend(Arc::new(backend), &[], GRACE, |_, _| {}).unwrap();
+    Admin::compact_backend(Arc::new(backend), &[], GRACE, |_, _| {}).unwrap();
     println!("done");
 }
 
@@ -329,13 +330,13 @@ fn a_compaction_killed_at_20_points_loses_no_acknowledged_entry() {
         for point in KILL_POINTS {
             // A compaction that completes; one killed while it deletes
             // what that one retired starts past the grace period.
-            Cache::compact_backend(backend.clone(), &[], GRACE, |_, _| {}).unwrap();
+            Admin::compact_backend(backend.clone(), &[], GRACE, |_, _| {}).unwrap();
             if point.starts_with("DELETE -info") || point.starts_with("DELETE p/data") {
                 std::thread::sleep(GRACE + Duration::from_millis(100));
             }
             kill_a_compaction_at(&bucket, point);
         }
-        Cache::compact_backend(backend.clone(), &[], GRACE, |_, _| {}).unwrap();
+        Admin::compact_backend(backend.clone(), &[], GRACE, |_, _| {}).unwrap();
         done.store(true, Ordering::SeqCst);
         writer.join().unwrap();
         reader.join().unwrap();

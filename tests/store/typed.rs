@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use codec::store::Admin;
 use codec::store::{
     DumpContext, FilePerEntry, Info, InfoValue, LoadContext, Mode, Typed, TypedHandler,
 };
@@ -82,10 +83,7 @@ fn a_typed_handler_writes_the_value_with_its_own_format_and_reads_it_back() {
 fn a_typed_handler_writes_the_value_with_its_own_format_and_reads_it_back_on(store: &Store) {
     let cache = store.open();
     cache.register_handler(Typed::new(text_pages("text-pages", &[])));
-    let options = PutOptions {
-        handler: Some("text-pages".into()),
-        ..PutOptions::default()
-    };
+    let options = PutOptions::default().handler("text-pages");
     cache.put_with("p", &page(), &options).unwrap();
 
     let files = text_files(store);
@@ -173,7 +171,7 @@ fn a_renamed_handler_reads_entries_written_under_its_alias() {
 
     // Compaction rewrites the entry under the handler's new name.
     let renamed = Typed::new(text_pages("pages", &["pages-v1"]));
-    Cache::compact(dir.path(), &[renamed], |_, _| {}).unwrap();
+    Admin::compact(dir.path(), &[renamed], |_, _| {}).unwrap();
     let cache = Cache::open(dir.path()).unwrap();
     assert_eq!(cache.entries().unwrap()[0].handler, "pages");
     cache.register_handler(Typed::new(text_pages("pages", &[])));
@@ -218,10 +216,7 @@ fn raw_mode_refuses_a_value_that_is_not_bytes() {
 
 fn raw_mode_refuses_a_value_that_is_not_bytes_on(store: &Store) {
     let cache = store.open();
-    let raw = PutOptions {
-        mode: Mode::Raw,
-        ..PutOptions::default()
-    };
+    let raw = PutOptions::default().mode(Mode::Raw);
     let err = cache.put_with("p", &page(), &raw).unwrap_err();
     assert!(
         matches!(&err, StoreError::NotBytes { key, type_name } if key == "p" && type_name == "test.Page"),
@@ -246,10 +241,7 @@ fn the_stores_default_mode_applies_to_put() {
 }
 
 fn the_stores_default_mode_applies_to_put_on(store: &Store) {
-    let options = CacheOptions {
-        mode: Mode::Json,
-        ..CacheOptions::default()
-    };
+    let options = CacheOptions::default().mode(Mode::Json);
     let cache = store.open_with(options);
     cache.put("p", &page()).unwrap();
     assert_eq!(cache.entries().unwrap()[0].mode, Mode::Json);
@@ -259,10 +251,7 @@ fn the_stores_default_mode_applies_to_put_on(store: &Store) {
     );
     assert_eq!(cache.get::<Page>("p").unwrap(), Some(page()));
 
-    let raw = CacheOptions {
-        mode: Mode::Raw,
-        ..CacheOptions::default()
-    };
+    let raw = CacheOptions::default().mode(Mode::Raw);
     let cache = store.open_with(raw);
     assert!(matches!(
         cache.put("q", &page()),

@@ -28,13 +28,8 @@ fn build_on(
 }
 
 impl Cache {
-    /// Builds a checkpoint of the store now, from the lines written since
-    /// the last one (waiting for a build in progress in a folder; on object
-    /// storage, building again if another handle commits first), and takes
-    /// it up. Checkpoints also build by themselves, in the background, once
-    /// [`CacheOptions::checkpoint_bytes`](crate::CacheOptions::checkpoint_bytes)
-    /// of the logs are not covered.
-    pub fn checkpoint(&self) -> Result<(), StoreError> {
+    /// [`Admin::checkpoint`](crate::Admin::checkpoint).
+    pub(crate) fn checkpoint(&self) -> Result<(), StoreError> {
         self.join_checkpoint();
         let full = self.index_read().is_distrusted();
         let known = self.index_read().known_segments();
@@ -49,19 +44,15 @@ impl Cache {
         self.refresh()
     }
 
-    /// Builds the checkpoint of the folder `dir` again from the logs
-    /// alone, whatever state the last one is in (`codec verify
-    /// --rebuild-index`). Returns the lines read.
-    pub fn rebuild_index(dir: impl AsRef<Path>) -> Result<u64, StoreError> {
+    /// [`Admin::rebuild_index`](crate::Admin::rebuild_index).
+    pub(crate) fn rebuild_index(dir: impl AsRef<Path>) -> Result<u64, StoreError> {
         let dir = dir.as_ref();
         crate::admin::compact::require_cache_folder(dir)?;
         Ok(build(dir, true, true)?.map_or(0, |b| b.lines))
     }
 
-    /// Checks the checkpoint this handle reads whole: every block of its
-    /// tables, every line they point at. Returns the keys it holds
-    /// (0 without a checkpoint); a damage is a [`StoreError::Corrupt`].
-    pub fn verify_index(&self) -> Result<usize, StoreError> {
+    /// [`Admin::verify_index`](crate::Admin::verify_index).
+    pub(crate) fn verify_index(&self) -> Result<usize, StoreError> {
         self.refresh()?;
         self.index_read()
             .verify_checkpoint()

@@ -33,7 +33,7 @@ use codec_runtime::__store::LargeBin;
 /// The marker of a compaction that has copied every live entry.
 use crate::layout::{self, COMPACT_MARKER as MARKER, LOCK};
 
-/// What [`Cache::compact`] did.
+/// What [`Admin::compact`](crate::Admin::compact) did.
 #[derive(Debug)]
 #[non_exhaustive]
 pub struct Compacted {
@@ -60,30 +60,15 @@ pub(crate) fn require_cache_folder(dir: &Path) -> Result<(), StoreError> {
     if dir.join(layout::META).exists() {
         return Ok(());
     }
-    Err(StoreError::Custom {
-        message: format!(
-            "{} is not a codec cache folder (no {})",
-            dir.display(),
-            layout::META
-        ),
-    })
+    Err(StoreError::open(
+        dir.display().to_string(),
+        format!("it is not a codec cache folder (no {})", layout::META),
+    ))
 }
 
 impl Cache {
-    /// Rewrites the live entries of the folder `dir` into one new writer and
-    /// deletes every other index and data file: the space of removed and
-    /// overwritten entries comes back. `handlers` are the user handlers its
-    /// entries were stored with; `progress` is called with (entries done,
-    /// entries in all) as it goes.
-    ///
-    /// Entries whose data is damaged (truncated, missing, undecodable) are
-    /// dropped and listed; any other read error stops the compaction before
-    /// it deletes anything. An entry of a handler not given is an error
-    /// before anything is written. No handle
-    /// may have the folder open ([`StoreError::InUse`]); a compaction stopped
-    /// midway (a crash, a kill) leaves the folder readable, and the next one
-    /// completes it.
-    pub fn compact(
+    /// [`Admin::compact`](crate::Admin::compact).
+    pub(crate) fn compact(
         dir: impl AsRef<Path>,
         handlers: &[Arc<dyn Handler>],
         mut progress: impl FnMut(usize, usize),

@@ -58,20 +58,8 @@ const COPIES_PER_APPEND: usize = 1000;
 const TRIES: usize = 8;
 
 impl Cache {
-    /// Compacts the store `backend` holds, online: the live entries are
-    /// copied into one new writer and the space of removed and overwritten
-    /// ones comes back, while other handles go on writing and reading.
-    /// The objects the compaction replaces are deleted by a later
-    /// compaction once this one's commit is older than `grace` (a handle that has
-    /// not refreshed for longer than that may find an entry's data gone;
-    /// zero deletes them at once, for a store no other handle has open).
-    /// `handlers` and `progress` are as for [`Cache::compact`], which a
-    /// folder goes to.
-    ///
-    /// If another compaction commits first, this one returns an error
-    /// saying so (nothing is lost: its copies are ordinary entries until
-    /// the next compaction).
-    pub fn compact_backend(
+    /// [`Admin::compact_backend`](crate::Admin::compact_backend).
+    pub(crate) fn compact_backend(
         backend: Arc<dyn Backend>,
         handlers: &[Arc<dyn Handler>],
         grace: Duration,
@@ -81,47 +69,26 @@ impl Cache {
             return Cache::compact(dir, handlers, progress);
         }
         if backend.read(layout::META)?.is_none() {
-            return Err(StoreError::Custom {
-                message: format!(
-                    "{} is not a codec cache (no {})",
-                    backend.location(),
-                    layout::META
-                ),
-            });
+            return Err(StoreError::open(
+                backend.location(),
+                format!("it is not a codec cache (no {})", layout::META),
+            ));
         }
         compact_online(backend, handlers, grace, progress)
     }
 
-    /// [`Cache::compact_backend`] of the store this handle has open, with
-    /// the handlers registered on it: for object storage and memory,
-    /// where compaction runs online (a folder's needs the folder to
-    /// itself: see [`Cache::compact`]).
-    ///
-    /// ```
-    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// use codec::store::backend::memory::Memory;
-    /// let backend = std::sync::Arc::new(Memory::new());
-    /// let cache = codec::Cache::open_backend(backend, Default::default())?;
-    /// cache.put("a", &1u32)?;
-    /// cache.put("a", &2u32)?;
-    /// let done = cache.compact_online(std::time::Duration::from_secs(3600), |_, _| {})?;
-    /// assert_eq!(done.kept, 1);
-    /// # Ok(())
-    /// # }
-    /// ```
-    pub fn compact_online(
+    /// [`Admin::compact_online`](crate::Admin::compact_online).
+    pub(crate) fn compact_online(
         &self,
         grace: Duration,
         progress: impl FnMut(usize, usize),
     ) -> Result<Compacted, StoreError> {
         if self.backend.folder().is_some() {
-            return Err(StoreError::Custom {
-                message: format!(
-                    "{}: a folder is compacted alone, with no handle open: \
-                     drop this one and call Cache::compact",
-                    self.dir.display()
-                ),
-            });
+            return Err(StoreError::unsupported(
+                self.location(),
+                "a folder is compacted alone, with no handle open: \
+                 drop this one and call Admin::compact",
+            ));
         }
         let handlers: Vec<Arc<dyn Handler>> = (self.handlers.read())
             .unwrap_or_else(|e| e.into_inner())
@@ -260,25 +227,21 @@ fn commit(
         }
         let (now, now_version) = read_manifest(backend)?;
         if now.compactions != manifest.compactions {
-            return Err(StoreError::Custom {
-                message: format!(
-                    "{}: another compaction committed while this one copied the entries; \
-                     nothing was lost (this one's copies stay as ordinary entries until the \
-                     next compaction): compact again to reclaim its space",
-                    backend.location()
-                ),
-            });
+            return Err(StoreError::unsupported(
+                backend.location(),
+                "another compaction committed while this one copied the entries; \
+                 nothing was lost (this one's copies stay as ordinary entries until the \
+                 next compaction): compact again to reclaim its space",
+            ));
         }
         next.next_table = now.next_table;
         *version = now_version;
     }
-    Err(StoreError::Custom {
-        message: format!(
-            "{}: checkpoints kept being committed while this compaction committed its own; \
-             compact again",
-            backend.location()
-        ),
-    })
+    Err(StoreError::unsupported(
+        backend.location(),
+        "checkpoints kept being committed while this compaction committed its own; \
+         compact again",
+    ))
 }
 
 /// The manifest and its version; an empty one if there is none or it is

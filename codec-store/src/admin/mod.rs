@@ -1,6 +1,174 @@
 //! What a maintainer runs: compaction (of a folder, of object storage,
-//! online) and the index checkpoint (build, verify, rebuild).
+//! online) and the index checkpoint (build, verify, rebuild), behind one
+//! type, [`Admin`].
 
 pub(crate) mod checkpoint_handle;
 pub(crate) mod compact;
 pub(crate) mod compact_objects;
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::backend::Backend;
+use crate::cache::Cache;
+use crate::content::handler::Handler;
+use crate::error::StoreError;
+use crate::index::EntryInfo;
+
+pub use compact::Compacted;
+
+/// The maintenance of a store: compaction and the index checkpoint, what
+/// the `codec` command runs (`codec compact`, `codec verify`). A
+/// [`Cache`] has the verbs of a program that keeps values; this has the
+/// rest.
+///
+/// What works on a handle's store comes from [`Cache::admin`]; what needs
+/// a folder to itself (a folder's compaction, rebuilding its index) is an
+/// associated function taking the folder.
+///
+/// ```
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// use codec::store::Admin;
+/// let dir = tempfile::tempdir()?;
+/// {
+///     let cache = codec::Cache::open(dir.path())?;
+///     cache.put("a", &1u32)?;
+///     cache.put("a", &2u32)?;
+///     cache.admin().checkpoint()?;
+///     assert_eq!(cache.admin().verify_index()?, 1);
+/// } // no handle may have the folder open while it is compacted
+/// let done = Admin::compact(dir.path(), &[], |_, _| {})?;
+/// assert_eq!(done.kept, 1);
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Clone, Copy)]
+pub struct Admin<'a> {
+    cache: &'a Cache,
+}
+
+impl std::fmt::Debug for Admin<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Admin")
+            .field("location", &self.cache.location())
+            .finish()
+    }
+}
+
+impl Cache {
+    /// The maintenance operations of the store this handle has open.
+    pub fn admin(&self) -> Admin<'_> {
+        Admin { cache: self }
+    }
+}
+
+impl Admin<'_> {
+    /// Builds a checkpoint of the store now, from the lines written since
+    /// the last one (waiting for a build in progress in a folder; on object
+    /// storage, building again if another handle commits first), and takes
+    /// it up. Checkpoints also build by themselves, in the background, once
+    /// [`CacheOptions::checkpoint_bytes`](crate::CacheOptions::checkpoint_bytes)
+    /// of the logs are not covered.
+    pub fn checkpoint(&self) -> Result<(), StoreError> {
+        self.cache.checkpoint()
+    }
+
+    /// Checks the checkpoint the handle reads whole: every block of its
+    /// tables, every line they point at. Returns the keys it holds
+    /// (0 without a checkpoint); a damage is a [`StoreError::Corrupt`].
+    pub fn verify_index(&self) -> Result<usize, StoreError> {
+        self.cache.verify_index()
+    }
+
+    /// The encoded payload of a live entry (one of
+    /// [`Cache::entries`]), as its handler stored it: what `codec get`
+    /// shows without the entry's type.
+    pub fn entry_payload(&self, entry: &EntryInfo) -> Result<Vec<u8>, StoreError> {
+        self.cache.entry_payload(entry)
+    }
+
+    /// The schema a fingerprint (of [`EntryInfo::fingerprint`]) names, as
+    /// stored by the writer that used it; `None` if it is missing.
+    pub fn writer_schema(
+        &self,
+        fingerprint: &str,
+    ) -> Result<Option<serde_json::Value>, StoreError> {
+        self.cache.writer_schema(fingerprint)
+    }
+
+    /// [`Admin::compact_backend`] of the store the handle has open, with
+    /// the handlers registered on it: for object storage and memory,
+    /// where compaction runs online (a folder's needs the folder to
+    /// itself: see [`Admin::compact`]).
+    ///
+    /// ```
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use codec::store::backend::memory::Memory;
+    /// let backend = std::sync::Arc::new(Memory::new());
+    /// let cache = codec::Cache::open_backend(backend, Default::default())?;
+    /// cache.put("a", &1u32)?;
+    /// cache.put("a", &2u32)?;
+    /// let grace = std::time::Duration::from_secs(3600);
+    /// let done = cache.admin().compact_online(grace, |_, _| {})?;
+    /// assert_eq!(done.kept, 1);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn compact_online(
+        &self,
+        grace: Duration,
+        progress: impl FnMut(usize, usize),
+    ) -> Result<Compacted, StoreError> {
+        self.cache.compact_online(grace, progress)
+    }
+
+    /// Rewrites the live entries of the folder `dir` into one new writer and
+    /// deletes every other index and data file: the space of removed and
+    /// overwritten entries comes back. `handlers` are the user handlers its
+    /// entries were stored with; `progress` is called with (entries done,
+    /// entries in all) as it goes.
+    ///
+    /// Entries whose data is damaged (truncated, missing, undecodable) are
+    /// dropped and listed; any other read error stops the compaction before
+    /// it deletes anything. An entry of a handler not given is an error
+    /// before anything is written. No handle may have the folder open
+    /// ([`StoreError::InUse`]); a compaction stopped midway (a crash, a
+    /// kill) leaves the folder readable, and the next one completes it.
+    pub fn compact(
+        dir: impl AsRef<Path>,
+        handlers: &[Arc<dyn Handler>],
+        progress: impl FnMut(usize, usize),
+    ) -> Result<Compacted, StoreError> {
+        Cache::compact(dir, handlers, progress)
+    }
+
+    /// Compacts the store `backend` holds, online: the live entries are
+    /// copied into one new writer and the space of removed and overwritten
+    /// ones comes back, while other handles go on writing and reading.
+    /// The objects the compaction replaces are deleted by a later
+    /// compaction once this one's commit is older than `grace` (a handle
+    /// that has not refreshed for longer than that may find an entry's
+    /// data gone; zero deletes them at once, for a store no other handle
+    /// has open). `handlers` and `progress` are as for [`Admin::compact`],
+    /// which a folder goes to.
+    ///
+    /// If another compaction commits first, this one returns an error
+    /// saying so (nothing is lost: its copies are ordinary entries until
+    /// the next compaction).
+    pub fn compact_backend(
+        backend: Arc<dyn Backend>,
+        handlers: &[Arc<dyn Handler>],
+        grace: Duration,
+        progress: impl FnMut(usize, usize),
+    ) -> Result<Compacted, StoreError> {
+        Cache::compact_backend(backend, handlers, grace, progress)
+    }
+
+    /// Builds the checkpoint of the folder `dir` again from the logs
+    /// alone, whatever state the last one is in (`codec verify
+    /// --rebuild-index`). Returns the lines read.
+    pub fn rebuild_index(dir: impl AsRef<Path>) -> Result<u64, StoreError> {
+        Cache::rebuild_index(dir)
+    }
+}

@@ -169,10 +169,8 @@ pub struct Version(pub String);
 /// ```
 /// use std::time::Duration;
 /// use codec::store::backend::Retries;
-/// let options = codec::CacheOptions {
-///     retries: Retries { max_retries: 3, retry_timeout: Duration::from_secs(20) },
-///     ..Default::default()
-/// };
+/// let options = codec::CacheOptions::default()
+///     .retries(Retries { max_retries: 3, retry_timeout: Duration::from_secs(20) });
 /// # let _ = options;
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -267,9 +267,10 @@ fn checked_array<T: Element>(
 /// Arrays are viewed in their stored little-endian bytes.
 fn little_endian() -> Result<(), StoreError> {
     match cfg!(target_endian = "big") {
-        true => Err(StoreError::Custom {
-            message: "arrays read from the store need a little-endian machine; read the bytes with get_bytes".into(),
-        }),
+        true => Err(StoreError::unsupported(
+            "this machine",
+            "arrays read from the store need a little-endian machine; read the bytes with get_bytes",
+        )),
         false => Ok(()),
     }
 }

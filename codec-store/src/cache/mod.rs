@@ -106,11 +106,11 @@ pub(crate) fn now_nanos() -> u64 {
 }
 
 impl Cache {
-    /// The folder of a cache in a folder. A cache on another backend has
-    /// none: this is then its location as a path, which names no folder
-    /// (use [`Cache::location`]).
-    pub fn dir(&self) -> &Path {
-        &self.dir
+    /// The folder of a cache in a folder; `None` for a cache on another
+    /// backend (object storage, memory), whose [`location`](Cache::location)
+    /// is a URL.
+    pub fn dir(&self) -> Option<&Path> {
+        self.backend.folder()
     }
 
     /// Where the cache is: the folder's path, or a URL (`s3://bucket/prefix`).
@@ -228,14 +228,18 @@ impl Cache {
     }
 
     /// Stores `value` as the bytes `serialize` makes of it (a custom format for one call).
-    pub fn put_with_fn<T, E: std::fmt::Display>(
+    /// Its error (any error type, or a message) is the source of a
+    /// [`StoreError::Function`].
+    pub fn put_with_fn<T, E: Into<Box<dyn std::error::Error + Send + Sync>>>(
         &self,
         key: &str,
         value: &T,
         serialize: impl FnOnce(&T) -> Result<Vec<u8>, E>,
     ) -> Result<(), StoreError> {
-        let bytes = serialize(value).map_err(|e| StoreError::Custom {
-            message: format!("serializing `{key}`: {e}"),
+        let bytes = serialize(value).map_err(|e| StoreError::Function {
+            key: key.to_owned(),
+            action: "serializing",
+            source: e.into(),
         })?;
         self.put_bytes(key, &bytes)
     }
@@ -288,8 +292,10 @@ impl Cache {
         }
     }
 
-    /// The value under `key`, made by `deserialize` from its bytes.
-    pub fn get_with_fn<T, E: std::fmt::Display>(
+    /// The value under `key`, made by `deserialize` from its bytes. Its
+    /// error (any error type, or a message) is the source of a
+    /// [`StoreError::Function`].
+    pub fn get_with_fn<T, E: Into<Box<dyn std::error::Error + Send + Sync>>>(
         &self,
         key: &str,
         deserialize: impl FnOnce(&[u8]) -> Result<T, E>,
@@ -299,8 +305,10 @@ impl Cache {
         };
         deserialize(&bytes)
             .map(Some)
-            .map_err(|e| StoreError::Custom {
-                message: format!("deserializing `{key}`: {e}"),
+            .map_err(|e| StoreError::Function {
+                key: key.to_owned(),
+                action: "deserializing",
+                source: e.into(),
             })
     }
 
@@ -340,8 +348,8 @@ impl Cache {
         Ok(Some(value))
     }
 
-    /// The encoded payload of a live entry, as its handler stored it.
-    pub fn entry_payload(&self, entry: &EntryInfo) -> Result<Vec<u8>, StoreError> {
+    /// [`Admin::entry_payload`](crate::Admin::entry_payload).
+    pub(crate) fn entry_payload(&self, entry: &EntryInfo) -> Result<Vec<u8>, StoreError> {
         let handler = self
             .handler(&entry.handler)
             .ok_or_else(|| StoreError::UnknownHandler {
@@ -351,8 +359,8 @@ impl Cache {
         handler.load(&entry.info, &self.load_context(&entry.key))
     }
 
-    /// The schema a fingerprint names, as stored by the writer that used it.
-    pub fn writer_schema(
+    /// [`Admin::writer_schema`](crate::Admin::writer_schema).
+    pub(crate) fn writer_schema(
         &self,
         fingerprint: &str,
     ) -> Result<Option<serde_json::Value>, StoreError> {

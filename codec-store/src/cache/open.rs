@@ -50,19 +50,18 @@ impl Cache {
 
     /// Opens the cache folder (or URL, see [`Cache::open`]) `dir` with
     /// options. While a compaction of the folder runs
-    /// ([`Cache::compact`]), this waits for it to end.
+    /// ([`Admin::compact`](crate::Admin::compact)), this waits for it to end.
     pub fn open_with(dir: impl AsRef<Path>, options: CacheOptions) -> Result<Cache, StoreError> {
         let dir = dir.as_ref();
         if let Some(url) = dir.to_str().filter(|d| is_url(d)) {
             #[cfg(feature = "object-store")]
             return Self::open_url_with(url, options);
             #[cfg(not(feature = "object-store"))]
-            return Err(StoreError::Custom {
-                message: format!(
-                    "cannot open the cache at {url}: a URL needs codec's `object-store` feature \
-                     (and `aws`, `gcp` or `azure` for s3://, gs:// and az://)"
-                ),
-            });
+            return Err(StoreError::open(
+                url,
+                "a URL needs codec's `object-store` feature \
+                 (and `aws`, `gcp` or `azure` for s3://, gs:// and az://)",
+            ));
         }
         if let Some(location) = dir.to_str().filter(|d| looks_like_url(d)) {
             return Err(StoreError::NotAUrl {
@@ -331,9 +330,12 @@ impl Cache {
             object::store_url(&*store),
             prefix.trim_matches('/')
         );
-        let backend = object::Objects::new(store, prefix, url).map_err(|e| StoreError::Custom {
-            message: format!("cannot start the runtime of an object store: {e}"),
-        })?;
+        let backend =
+            object::Objects::new(store, prefix, url.clone()).map_err(|e| StoreError::Open {
+                location: url,
+                reason: "the runtime of its object store did not start".into(),
+                source: Some(e.into()),
+            })?;
         Self::open_backend(Arc::new(backend), options)
     }
 }

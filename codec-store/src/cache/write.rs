@@ -38,9 +38,8 @@ impl Cache {
         }
         // Readers never see half a schema; of writers racing, one writes it
         // (the same bytes).
-        let text = serde_json::to_string_pretty(&info.schema).map_err(|e| StoreError::Custom {
-            message: e.to_string(),
-        })?;
+        let text = serde_json::to_string_pretty(&info.schema)
+            .expect("a serde_json::Value has string keys only and always prints");
         let name = layout::schema_object(&info.fingerprint_hex);
         self.backend.create(&name, text.as_bytes(), false)?;
         writer.schemas_written.push(info.fingerprint);

@@ -81,14 +81,14 @@ impl DumpContext<'_> {
     /// [`write_file`](Self::write_file).
     pub fn allocate_file(&mut self, extension: &str) -> Result<(String, File), StoreError> {
         let Some(dir) = self.backend.folder() else {
-            return Err(StoreError::Custom {
-                message: format!(
-                    "entry `{}`: the cache at {} has no files to allocate; \
+            return Err(StoreError::unsupported(
+                self.backend.location(),
+                format!(
+                    "entry `{}`: this store has no files to allocate; \
                      write the payload with DumpContext::write_file",
-                    self.key,
-                    self.backend.location()
+                    self.key
                 ),
-            });
+            ));
         };
         let data_dir = dir.join(layout::DATA);
         // A writer taken up from a handle that is gone may find the file
@@ -271,14 +271,14 @@ impl LoadContext<'_> {
         let object = self.object(name)?;
         match self.backend.folder() {
             Some(dir) => Ok(dir.join(object)),
-            None => Err(StoreError::Custom {
-                message: format!(
-                    "entry `{}`: the cache at {} has no files; read the data with \
+            None => Err(StoreError::unsupported(
+                self.backend.location(),
+                format!(
+                    "entry `{}`: this store has no files; read the data with \
                      LoadContext::read_file or read_range",
-                    self.key,
-                    self.backend.location()
+                    self.key
                 ),
-            }),
+            )),
         }
     }
 

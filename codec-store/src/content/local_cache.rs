@@ -39,10 +39,8 @@ use crate::backend::Backend;
 /// use codec::store::LocalCache;
 ///
 /// let local = tempfile::tempdir()?;
-/// let options = codec::CacheOptions {
-///     local_cache: Some(LocalCache::new(local.path(), 10 << 30)), // 10 GiB
-///     ..Default::default()
-/// };
+/// let options = codec::CacheOptions::default()
+///     .local_cache(LocalCache::new(local.path(), 10 << 30)); // 10 GiB
 /// // On object storage (`Cache::open_url_with("s3://..", options)`); here in memory.
 /// let store = std::sync::Arc::new(codec::store::backend::memory::Memory::new());
 /// let cache = codec::Cache::open_backend(store, options)?;

@@ -121,13 +121,10 @@ impl LoadContext<'_> {
         let object = self.object(name)?;
         let map_file = || match self.backend.map(&object) {
             Some(map) => Ok(map?),
-            None => Err(StoreError::Custom {
-                message: format!(
-                    "entry `{}`: the cache at {} has no memory maps",
-                    self.key,
-                    self.backend.location()
-                ),
-            }),
+            None => Err(StoreError::unsupported(
+                self.backend.location(),
+                format!("entry `{}`: this store has no memory maps", self.key),
+            )),
         };
         let map = self.resource(name, map_file)?;
         let map = if (map.len() as u64) < end {

@@ -7,7 +7,8 @@
 //! ```
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! use std::io::Write;
-//! use codec::store::{DumpContext, Info, InfoValue, LoadContext, StoreError, Typed, TypedHandler};
+//! use codec::store::{DumpContext, Info, InfoValue, LoadContext, Typed, TypedHandler};
+//! use codec::StoreError;
 //!
 //! #[derive(codec::Codec, Debug, PartialEq)]
 //! struct Page { lines: Vec<String> }
@@ -89,7 +90,7 @@ pub trait TypedHandler<T>: Send + Sync + 'static {
 
 /// A [`TypedHandler<T>`] as a [`Handler`], to register with
 /// [`Cache::register_handler`](crate::Cache::register_handler) or [`Cache::register_default_handler`](crate::Cache::register_default_handler) and
-/// to give to [`Cache::compact`](crate::cache::Cache::compact).
+/// to give to [`Admin::compact`](crate::Admin::compact).
 ///
 /// `put` and `get` of a `T` call the typed handler with the value. Where
 /// codec needs the entry's bytes ([`Cache::get_bytes`](crate::Cache::get_bytes), compaction, the

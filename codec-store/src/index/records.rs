@@ -5,8 +5,6 @@ use std::collections::BTreeMap;
 
 use codec_derive::Codec;
 
-pub use crate::layout::STORE_FORMAT;
-
 /// `codec-store.json`: what a reader checks before anything else.
 #[derive(Codec, Debug, Clone, PartialEq)]
 #[codec(crate = "codec_runtime", name = "codec.store.Meta")]
@@ -160,4 +158,29 @@ pub struct Covered {
     /// no longer matches.
     #[codec(default)]
     pub tail: u32,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The records are the store's layout: a change of one is a change of
+    /// `STORE_FORMAT`, seen here first (`CODEC_UPDATE_SCHEMAS=1` rewrites
+    /// the committed schemas once the format is raised).
+    #[test]
+    fn the_records_have_not_drifted() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/schemas");
+        let check = codec_runtime::schema::DriftCheck::new(dir)
+            .add::<StoreMeta>()
+            .add::<IndexLine>()
+            .add::<Mode>()
+            .add::<InfoValue>()
+            .add::<Compacting>()
+            .add::<Checkpoint>()
+            .add::<Covered>()
+            .add::<Retired>();
+        if let Err(e) = check.run() {
+            panic!("{e}");
+        }
+    }
 }

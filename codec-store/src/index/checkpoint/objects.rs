@@ -74,13 +74,13 @@ pub fn build(
             return Ok(None);
         }
     }
-    Err(StoreError::Custom {
-        message: format!(
-            "{}: other handles committed a checkpoint {TRIES} times while this one built its \
-             own; try again later",
-            backend.address(layout::CHECKPOINT)
+    Err(StoreError::unsupported(
+        backend.address(layout::CHECKPOINT),
+        format!(
+            "other handles committed a checkpoint {TRIES} times while this one built its \
+             own; try again later"
         ),
-    })
+    ))
 }
 
 /// The manifest a build starts from, its version, and the tables it names.
