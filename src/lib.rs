@@ -189,6 +189,14 @@ macro_rules! python_module {
 ///   client, a logger, a progress bar: what the result does not depend on).
 ///   `self` receivers and type or const generics are refused: the key could
 ///   not tell the types apart.
+/// - **`key = <expr>`** hashes an expression of the arguments instead of
+///   all of them: `key = (&chunk.text, &model.name)` when the result
+///   depends on those fields only, so that a change of another field (a
+///   renamed `id`, a new field of `Chunk`) does not compute every entry
+///   again. Only the expression's value needs [`Codec`]; it is borrowed
+///   (`&(<expr>)`) before the body runs. A key that leaves out what the
+///   result depends on returns stale results: when in doubt, key on the
+///   arguments (the default) and raise `version` when the body changes.
 /// - **The cache** is any expression giving a `Cache` place or a reference
 ///   to one (a `static CACHE: LazyLock<Cache>`, an `Arc<Cache>`, a function
 ///   returning `&'static Cache`, `ctx.cache` of an ignored argument `ctx`),

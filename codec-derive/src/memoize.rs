@@ -1,6 +1,7 @@
-//! `#[codec::memoize(cache = .., version = N, ignore(..))]`: a function whose
-//! results are kept in a `codec::Cache`, keyed by the function's name, its
-//! version and the content hash of its arguments.
+//! `#[codec::memoize(cache = .., version = N, ignore(..) | key = ..)]`: a
+//! function whose results are kept in a `codec::Cache`, keyed by the
+//! function's name, its version and the content hash of its arguments (or
+//! of the `key` expression).
 //!
 //! The function keeps its signature; its body becomes the computation that
 //! `Cache::get_or_try_insert_with` (or `_async`) runs on a miss:
@@ -20,7 +21,7 @@ use syn::spanned::Spanned;
 
 use crate::ctxt::Ctxt;
 
-const KEYS: &[&str] = &["cache", "version", "name", "ignore", "crate"];
+const KEYS: &[&str] = &["cache", "version", "name", "ignore", "key", "crate"];
 
 /// The options of one `#[memoize(..)]`.
 #[derive(Default)]
@@ -29,6 +30,8 @@ struct Options {
     version: Option<u64>,
     name: Option<syn::LitStr>,
     ignore: Vec<syn::Ident>,
+    /// What the key hashes instead of the arguments (`key = (&chunk.text, &model.name)`).
+    key: Option<syn::Expr>,
     /// Where generated code finds the runtime (`crate = "kodec"`).
     krate: Option<syn::Path>,
 }
@@ -51,6 +54,16 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     let options = parse_options(&cx, args);
     check_signature(&cx, &func.sig);
     check_ignored(&cx, &func.sig, &options.ignore);
+    if let (Some(key), Some(first)) = (&options.key, options.ignore.first()) {
+        cx.error_spanned_by(
+            first,
+            format!(
+                "`key = {}` says what the key hashes, so no argument is left out of it: \
+                 remove ignore(..)",
+                key.to_token_stream()
+            ),
+        );
+    }
     let Some(cache) = &options.cache else {
         cx.error_spanned_by(
             &func.sig.ident,
@@ -90,6 +103,7 @@ fn parse_options(cx: &Ctxt, args: TokenStream) -> Options {
                 options.version = Some(lit.base10_parse()?);
             }
             "name" => options.name = Some(meta.value()?.parse()?),
+            "key" => options.key = Some(meta.value()?.parse()?),
             "crate" => {
                 let lit: syn::LitStr = meta.value()?.parse()?;
                 options.krate = Some(lit.parse().map_err(|_| {
@@ -230,6 +244,10 @@ fn generate(func: &syn::ItemFn, cache: &syn::Expr, options: &Options) -> TokenSt
     // apart again at the start of the body.
     let mut unpack: Vec<syn::Stmt> = Vec::new();
     let mut parts = Vec::new();
+    // With `key = ..`, the arguments are taken apart before the key is
+    // hashed (its expression may name what their patterns bind), and only
+    // the expression is hashed.
+    let keyed = options.key.is_some();
     for (i, input) in func.sig.inputs.iter_mut().enumerate() {
         let syn::FnArg::Typed(arg) = input else {
             continue;
@@ -243,7 +261,7 @@ fn generate(func: &syn::ItemFn, cache: &syn::Expr, options: &Options) -> TokenSt
                 ident
             }
         };
-        if options.ignore.contains(&ident) {
+        if keyed || options.ignore.contains(&ident) {
             continue;
         }
         // A reference is hashed as what it points to (`&str` as `str`).
@@ -267,11 +285,23 @@ fn generate(func: &syn::ItemFn, cache: &syn::Expr, options: &Options) -> TokenSt
             quote!(::core::concat!(::core::module_path!(), "::", #ident))
         }
     };
+    if let Some(key) = &options.key {
+        let at = respan(&krate, key.span());
+        parts.push(quote_spanned! {key.span()=>
+            let #hash_local = #at::__private::memoize::part(#hash_local, &(#key));
+        });
+    }
     let version = options.version.unwrap_or(0);
     // The body is the closure's, with the arguments' patterns first: not a
     // block in a block, which `unused_braces` would flag.
     let mut block = (*func.block).clone();
-    block.stmts.splice(0..0, unpack);
+    let unpack_first = match keyed {
+        true => unpack,
+        false => {
+            block.stmts.splice(0..0, unpack);
+            Vec::new()
+        }
+    };
     // Spanned on the return type: an unmet bound of `call` points at it.
     let at = respan(&krate, ret_span);
     let call = if func.sig.asyncness.is_some() {
@@ -290,6 +320,7 @@ fn generate(func: &syn::ItemFn, cache: &syn::Expr, options: &Options) -> TokenSt
     let cache_ref = quote_spanned!(cache.span()=> &(#cache));
     let body = quote! {{
         let #cache_local: &#krate::Cache = #cache_ref;
+        #(#unpack_first)*
         let #hash_local = #krate::ContentHash::new();
         #(#parts)*
         let #key_local = #krate::__private::memoize::key(#name, #version, #hash_local);

@@ -12,7 +12,8 @@ pub use crate::msgpack::out_of_band::{Backing, LargeBin, OutOfBand};
 
 /// What the store asks of a type's schema.
 pub mod schema {
-    pub use crate::schema::{check_readable, info, wire_name, SchemaInfo};
+    pub use crate::schema::readable::check_readable;
+    pub use crate::schema::{info, wire_name, SchemaInfo};
 }
 
 /// The parts of an ndarray array on the wire.

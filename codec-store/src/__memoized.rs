@@ -20,7 +20,7 @@ pub fn key(name: &str, version: u64, args: ContentHash) -> Result<String, StoreE
     message = "`{Self}` has no codec encoding, so a memoized function cannot hash it into its key",
     label = "`{Self}` does not implement `Codec`",
     note = "if `{Self}` is from uuid, chrono, rust_decimal, ndarray, num-complex or arrow, enable codec's feature of that name (`decimal` for rust_decimal) in Cargo.toml: `codec = {{ version = \"..\", features = [\"chrono\"] }}` for chrono",
-    note = "else add #[derive(Codec)] to `{Self}` (or implement `Codec` for it); or, if the result does not depend on this argument, leave it out of the key: #[codec::memoize(.., ignore(<the argument>))]"
+    note = "else add #[derive(Codec)] to `{Self}` (or implement `Codec` for it); or, if the result does not depend on this argument, leave it out of the key: #[codec::memoize(.., ignore(<the argument>))], or key on what it depends on: #[codec::memoize(.., key = (&arg.field, ..))]"
 )]
 pub trait Arg: Encode {}
 

@@ -374,3 +374,71 @@ fn tasks_on_several_threads_run_the_body_once_and_are_woken() {
     });
     assert_eq!(calls.load(Ordering::SeqCst), 1);
 }
+
+/// A chunk whose `id` the function does not read: with `key = ..` a
+/// change of it (or of its type) is no reason to compute again.
+#[derive(codec::Codec, Debug, PartialEq, Clone)]
+struct Chunk {
+    id: u64,
+    text: String,
+}
+
+/// A type without `Codec`: left out of a `key = ..` expression, it needs none.
+struct Progress;
+
+static KEYED_CACHE: LazyLock<Cache> = LazyLock::new(|| Cache::open(folder("keyed")).unwrap());
+static KEYED_CALLS: AtomicUsize = AtomicUsize::new(0);
+
+#[codec::memoize(cache = KEYED_CACHE, version = 1, key = (&chunk.text, &model.name))]
+fn keyed_embed(_progress: &Progress, chunk: &Chunk, model: &Model) -> Result<usize, StoreError> {
+    KEYED_CALLS.fetch_add(1, Ordering::SeqCst);
+    Ok(chunk.text.len() * model.name.len())
+}
+
+/// Arguments bound by a pattern: the key expression names what it binds.
+#[codec::memoize(cache = KEYED_CACHE, name = "tests.sum", key = a)]
+fn keyed_sum((a, b): (u32, u32)) -> Result<u32, StoreError> {
+    KEYED_CALLS.fetch_add(1, Ordering::SeqCst);
+    Ok(a + b)
+}
+
+#[test]
+fn a_key_expression_is_what_the_key_hashes() {
+    let chunk = Chunk {
+        id: 1,
+        text: "hello".into(),
+    };
+    assert_eq!(keyed_embed(&Progress, &chunk, &model()).unwrap(), 20);
+    let moved = Chunk {
+        id: 2,
+        ..chunk.clone()
+    };
+    let wider = Model { dim: 9, ..model() };
+    assert_eq!(keyed_embed(&Progress, &moved, &wider).unwrap(), 20);
+    assert_eq!(
+        KEYED_CALLS.load(Ordering::SeqCst),
+        1,
+        "id and dim are not in the key"
+    );
+
+    // What the expression reads is.
+    let other = Chunk {
+        text: "hi".into(),
+        ..chunk.clone()
+    };
+    assert_eq!(keyed_embed(&Progress, &other, &model()).unwrap(), 8);
+    assert_eq!(KEYED_CALLS.load(Ordering::SeqCst), 2);
+
+    // The key hashes the expression's value, as ContentHash does.
+    let hash = codec::ContentHash::new()
+        .part(&(&chunk.text, &model().name))
+        .finish()
+        .unwrap();
+    let key = format!("store::memoize::keyed_embed/v1/{hash}");
+    assert_eq!(KEYED_CACHE.get::<usize>(&key).unwrap(), Some(20));
+
+    assert_eq!(keyed_sum((1, 2)).unwrap(), 3);
+    // Only `a` is the key: the stored result of (1, 2) comes back.
+    assert_eq!(keyed_sum((1, 5)).unwrap(), 3);
+    assert_eq!(KEYED_CALLS.load(Ordering::SeqCst), 3);
+}

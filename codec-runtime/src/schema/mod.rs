@@ -20,7 +20,7 @@ pub(crate) mod build;
 mod diff;
 mod drift;
 pub(crate) mod fingerprint;
-mod readable;
+pub(crate) mod readable;
 pub(crate) mod registry;
 
 use std::any::TypeId;
@@ -41,7 +41,7 @@ pub(crate) use drift::update_requested;
 pub use drift::{DriftCheck, DriftError, UPDATE_ENV};
 pub use fingerprint::canonical_json;
 #[doc(hidden)]
-pub use readable::check_readable;
+pub(crate) use readable::check_readable;
 
 pub(crate) use crate::codec::schema_of;
 pub(crate) use build::*;
