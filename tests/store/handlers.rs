@@ -207,3 +207,75 @@ fn a_handler_registered_under_a_built_in_name_replaces_it_for_gets() {
     // "ab" is 0xa2 'a' 'b': reversed, 'b' 'a' 0xa2 is not a string.
     assert!(cache.get::<String>("s").is_err());
 }
+
+/// Keeps its payloads in the info, and opens a "connection" (counted) once
+/// per handle through `LoadContext::resource`; a payload `reset` drops it.
+struct Pooled {
+    opened: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+/// What `Pooled` opens once and reuses.
+struct Connection {
+    id: usize,
+}
+
+impl Handler for Pooled {
+    fn name(&self) -> &str {
+        "pooled"
+    }
+
+    fn dump(&self, payload: &[u8], _: &mut DumpContext<'_>) -> Result<Info, StoreError> {
+        let text = String::from_utf8(payload.to_vec()).map_err(|e| StoreError::Custom {
+            message: e.to_string(),
+        })?;
+        Ok([("text".to_owned(), InfoValue::from(text))]
+            .into_iter()
+            .collect())
+    }
+
+    fn load(&self, info: &Info, ctx: &LoadContext<'_>) -> Result<Vec<u8>, StoreError> {
+        let Some(InfoValue::Text(text)) = info.get("text") else {
+            return Err(ctx.corrupt("no text"));
+        };
+        if text == "reset" {
+            ctx.invalidate("connection");
+        }
+        let opened = &self.opened;
+        let connection = ctx.resource("connection", || {
+            let id = opened.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            Ok(Connection { id })
+        })?;
+        Ok(format!("{text} via {}", connection.id).into_bytes())
+    }
+}
+
+#[test]
+fn a_load_resource_is_created_once_and_again_after_it_is_invalidated() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let dir = tempfile::tempdir().unwrap();
+    let cache = Cache::open(dir.path()).unwrap();
+    let opened = Arc::new(AtomicUsize::new(0));
+    cache.register_handler(Arc::new(Pooled {
+        opened: opened.clone(),
+    }));
+    let pooled = PutOptions::default()
+        .mode(codec::store::Mode::Raw)
+        .handler("pooled");
+    for key in ["a", "b", "reset"] {
+        cache
+            .put_with(key, &key.as_bytes().to_vec(), &pooled)
+            .unwrap();
+    }
+    // Raw mode stores through the handler asked for, as the other modes do.
+    let entries = cache.entries().unwrap();
+    assert!(entries.iter().all(|e| e.handler == "pooled"), "{entries:?}");
+    // Two loads of two entries: one connection, made at the first.
+    let got = |key| String::from_utf8(cache.get_bytes(key).unwrap().unwrap()).unwrap();
+    assert_eq!(got("a"), "a via 0");
+    assert_eq!(got("b"), "b via 0");
+    assert_eq!(opened.load(Ordering::SeqCst), 1, "the resource is reused");
+    // Invalidated, it is made again, and the new one is reused from then on.
+    assert_eq!(got("reset"), "reset via 1");
+    assert_eq!(got("a"), "a via 1");
+    assert_eq!(opened.load(Ordering::SeqCst), 2);
+}

@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use codec_runtime::{Bytes, Codec, WireKind};
 
+use crate::cache::write::Payload;
 use crate::cache::Cache;
 use crate::content::handler::{Handler, LoadContext};
 use crate::content::typed::Typed;
@@ -128,12 +129,14 @@ impl Cache {
     }
 
     /// Stores a byte buffer `value` (a type whose encoding is bytes) as its
-    /// bytes, as [`Cache::put_bytes`] does: raw mode. Any other type is
+    /// bytes, as [`Cache::put_bytes`] does (with `handler`, if one is asked
+    /// for): raw mode. Any other type is
     /// refused: raw mode does not say how to turn it into bytes.
     pub(crate) fn put_raw<T: Codec + 'static>(
         &self,
         key: &str,
         value: &T,
+        handler: Option<&str>,
     ) -> Result<(), StoreError> {
         if T::KIND != WireKind::BYTES {
             return Err(StoreError::NotBytes {
@@ -146,6 +149,7 @@ impl Cache {
                 key: key.to_owned(),
                 source,
             })?;
-        self.put_bytes(key, &bytes)
+        // The handler asked for stores the bytes; none, the size chooses.
+        self.write_entry(key, None, None, Mode::Raw, Payload::plain(&bytes), handler)
     }
 }

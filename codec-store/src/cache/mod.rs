@@ -193,7 +193,7 @@ impl Cache {
     ) -> Result<(), StoreError> {
         keys::check_key(key)?;
         if options.mode == Mode::Raw {
-            return self.put_raw(key, value);
+            return self.put_raw(key, value, options.handler.as_deref());
         }
         let handler = match &options.handler {
             Some(name) => Some(name.clone()),
