@@ -670,3 +670,37 @@ fn open_of_a_url_opens_what_it_names() {
     assert_eq!(memory.get::<Chunk>("k").unwrap(), Some(chunk(2)));
     assert!(!std::path::Path::new("memory:").exists());
 }
+
+#[test]
+fn any_entry_reads_untyped_as_a_value() {
+    use codec::Value;
+    let (_dir, cache) = open();
+    cache.put("chunk", &chunk(3)).unwrap();
+    cache
+        .put_with(
+            "json",
+            &chunk(4),
+            &PutOptions::default().mode(codec::store::Mode::Json),
+        )
+        .unwrap();
+    cache.put_bytes("raw", b"\x00\xffbytes").unwrap();
+    // A buffer large enough to be kept apart from the rest of its value.
+    let big = codec::Bytes(vec![7; 100_000]);
+    cache.put("apart", &(1u8, big.clone())).unwrap();
+
+    let as_json = |key| codec::to_json(&cache.get::<Value>(key).unwrap().unwrap()).unwrap();
+    let typed = codec::to_json(&chunk(3)).unwrap();
+    assert_eq!(as_json("chunk"), typed);
+    assert_eq!(as_json("json"), codec::to_json(&chunk(4)).unwrap());
+    assert_eq!(
+        cache.get::<Value>("raw").unwrap(),
+        Some(Value::Bytes(b"\x00\xffbytes".to_vec()))
+    );
+    assert_eq!(
+        cache.get::<Value>("apart").unwrap(),
+        Some(Value::Array(vec![Value::Int(1), Value::Bytes(big.0)]))
+    );
+    assert_eq!(cache.get::<Value>("missing").unwrap(), None);
+    // A typed get still refuses another type.
+    assert!(cache.get::<u32>("chunk").is_err());
+}

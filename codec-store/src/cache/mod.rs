@@ -12,6 +12,7 @@ pub(crate) mod open;
 pub(crate) mod write;
 pub(crate) mod writers;
 
+use std::any::TypeId;
 use std::collections::HashMap;
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -21,8 +22,8 @@ use std::thread::JoinHandle;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use codec_runtime::__store::schema;
-use codec_runtime::Codec;
 use codec_runtime::Fingerprint;
+use codec_runtime::{Bytes, Codec};
 
 use crate::backend::{Appender, Backend};
 use crate::content::apart;
@@ -247,6 +248,24 @@ impl Cache {
     /// The value under `key`, if any. Written by another version of `T`, it
     /// decodes if every schema change is compatible, else it is an error
     /// listing the changes.
+    ///
+    /// As [`codec::Value`](codec_runtime::Value), any entry reads, whatever
+    /// type wrote it (raw bytes as a byte string): its data as maps,
+    /// arrays and scalars, without the Rust type.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// #[derive(codec::Codec)]
+    /// struct Chunk { text: String, start: u32 }
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let cache = codec::Cache::open(dir.path())?;
+    /// cache.put("c", &Chunk { text: "hi".into(), start: 3 })?;
+    /// let value = cache.get::<codec::Value>("c")?.unwrap();
+    /// assert_eq!(codec::to_json(&value)?, r#"{"text":"hi","start":3}"#);
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn get<T: Codec + 'static>(&self, key: &str) -> Result<Option<T>, StoreError> {
         let Some(found) = self.lookup(key)? else {
             return Ok(None);
@@ -257,8 +276,10 @@ impl Cache {
             return self.get_array_entry::<T>(&line).map(Some);
         }
         let info = schema::info::<T>();
+        // `Value` reads any entry, whatever type wrote it: an untyped get.
+        let untyped = TypeId::of::<T>() == TypeId::of::<codec_runtime::Value>();
         let same = line.fingerprint.as_deref() == Some(info.fingerprint_hex.as_str());
-        if !same {
+        if !same && !untyped {
             self.check_schema(&line, info)?;
         }
         // One lookup of the handler serves a typed one and the others.
@@ -274,6 +295,10 @@ impl Cache {
             let payload = self.load_payload_with(handler.as_deref(), &line)?;
             match line.mode {
                 Mode::Json => codec_runtime::from_json_slice(&payload),
+                // Raw bytes, read untyped: a byte string.
+                Mode::Raw if untyped => {
+                    codec_runtime::from_msgpack(&codec_runtime::to_msgpack(&Bytes(payload))?)
+                }
                 _ => codec_runtime::from_msgpack(&payload),
             }
         };
