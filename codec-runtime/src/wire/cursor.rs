@@ -177,3 +177,48 @@ impl<'de> Cursor<'de> {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn take_past_the_end_fails_where_the_value_starts_and_does_not_move() {
+        let mut c = Cursor::new(b"abc", 1, Format::Json);
+        assert_eq!(c.take(2, "a string").unwrap(), b"ab");
+        let err = c.take(2, "a string").unwrap_err();
+        assert!(matches!(err.kind(), DecodeErrorKind::UnexpectedEof { .. }));
+        assert_eq!((err.format(), err.offset()), (Some(Format::Json), Some(2)));
+        assert_eq!(c.pos, 2);
+        assert!(c.finish().is_err());
+        assert_eq!(c.take_array::<1>("a string").unwrap(), *b"c");
+        assert!(c.finish().is_ok());
+    }
+
+    #[test]
+    fn seek_stops_at_the_end_and_take_prefix_moves_only_on_a_match() {
+        let mut c = Cursor::new(b"null", 1, Format::MsgPack);
+        c.seek(10);
+        assert_eq!((c.pos, c.remaining(), c.peek()), (4, 0, None));
+        c.seek(0);
+        assert!(!c.take_prefix(b"nil"));
+        assert_eq!(c.pos, 0);
+        assert!(c.take_prefix(b"nu"));
+        assert_eq!(c.rest(), b"ll");
+    }
+
+    #[test]
+    fn each_level_entered_is_given_back() {
+        let mut c = Cursor::new(b"", 2, Format::MsgPack);
+        c.enter().unwrap();
+        c.enter().unwrap();
+        let err = c.enter().unwrap_err();
+        assert!(matches!(
+            err.kind(),
+            DecodeErrorKind::DepthLimitExceeded { limit: 2 }
+        ));
+        c.leave();
+        assert_eq!(c.depth_left(), 1);
+        c.enter().unwrap();
+    }
+}
