@@ -23,11 +23,15 @@ use crate::wire::{Cursor, Integer, DEFAULT_DEPTH_LIMIT};
 /// or [`begin_array`](Self::begin_array) to the bracket that closes it, and
 /// [`nested`](Self::nested) counts one around anything else.
 #[derive(Debug, Clone)]
+// The cursor first, at the reader's own address (`repr(C)` keeps it there):
+// the decode path inlines many calls into it, and reaching it at an offset
+// costs instructions there.
+#[repr(C)]
 pub struct JsonReader<'de> {
+    cursor: Cursor<'de>,
     /// The input as text, for slicing strings out of it; the cursor holds
     /// it as bytes, for scanning.
     text: &'de str,
-    cursor: Cursor<'de>,
 }
 
 impl<'de> JsonReader<'de> {
@@ -39,8 +43,8 @@ impl<'de> JsonReader<'de> {
     /// A reader over JSON text allowing `limit` levels of nesting.
     pub fn with_depth_limit(text: &'de str, limit: u32) -> Self {
         JsonReader {
-            text,
             cursor: Cursor::new(text.as_bytes(), limit, Format::Json),
+            text,
         }
     }
 
@@ -196,15 +200,14 @@ impl<'de> JsonReader<'de> {
     #[inline]
     pub fn read_integer(&mut self) -> Result<Integer, DecodeError> {
         let first = self.peek()?;
-        let buf = self.cursor.buf;
         let start = self.cursor.pos;
         let negative = first == b'-';
         let mut i = start + negative as usize;
         let digits_start = i;
-        let (mut value, chunked) = number::eight_digit_chunks(&buf[i..]);
+        let (mut value, chunked) = number::eight_digit_chunks(&self.cursor.buf[i..]);
         i += chunked;
         let mut overflow = false;
-        while let Some(&d) = buf.get(i) {
+        while let Some(&d) = self.cursor.buf.get(i) {
             if !d.is_ascii_digit() {
                 break;
             }
@@ -230,12 +233,12 @@ impl<'de> JsonReader<'de> {
                 self.unexpected("an integer")
             });
         }
-        if matches!(buf.get(i), Some(b'.' | b'e' | b'E')) {
-            let (end, _) = number::scan(buf, start);
-            number::check_syntax(buf, start, end)?;
+        if matches!(self.cursor.buf.get(i), Some(b'.' | b'e' | b'E')) {
+            let (end, _) = number::scan(self.cursor.buf, start);
+            number::check_syntax(self.cursor.buf, start, end)?;
             return Err(self.cursor.invalid_type("an integer", "a float"));
         }
-        if ndigits > 1 && buf[digits_start] == b'0' {
+        if ndigits > 1 && self.cursor.buf[digits_start] == b'0' {
             return Err(self.cursor.syntax("malformed number: leading zero"));
         }
         if overflow {

@@ -22,6 +22,10 @@ use crate::wire::{Cursor, Integer, DEFAULT_DEPTH_LIMIT};
 /// impls read what is inside an array, a map or a wrapper through
 /// [`nested`](Self::nested), which counts one level.
 #[derive(Debug, Clone)]
+// The cursor first, at the reader's own address (`repr(C)` keeps it there):
+// the decode path inlines many calls into it, and reaching it at an offset
+// costs instructions there.
+#[repr(C)]
 pub struct MsgpackReader<'de> {
     pub(super) cursor: Cursor<'de>,
     /// Byte buffers kept out of band: see [`with_out_of_band`](Self::with_out_of_band).
