@@ -13,7 +13,7 @@ mod escape;
 use super::number;
 use super::scan::plain_run;
 use crate::error::{DecodeError, DecodeErrorKind, Format};
-use crate::wire::{Depth, Integer, DEFAULT_DEPTH_LIMIT};
+use crate::wire::{Cursor, Integer, DEFAULT_DEPTH_LIMIT};
 
 /// Reads JSON text, borrowing strings from it when they hold no escapes.
 ///
@@ -23,12 +23,15 @@ use crate::wire::{Depth, Integer, DEFAULT_DEPTH_LIMIT};
 /// or [`begin_array`](Self::begin_array) to the bracket that closes it, and
 /// [`nested`](Self::nested) counts one around anything else.
 #[derive(Debug, Clone)]
+// The cursor first, at the reader's own address (`repr(C)` keeps it there):
+// the decode path inlines many calls into it, and reaching it at an offset
+// costs instructions there.
+#[repr(C)]
 pub struct JsonReader<'de> {
-    /// The input, as text for slicing strings out of it and as bytes for scanning.
+    cursor: Cursor<'de>,
+    /// The input as text, for slicing strings out of it; the cursor holds
+    /// it as bytes, for scanning.
     text: &'de str,
-    buf: &'de [u8],
-    pos: usize,
-    depth: Depth,
 }
 
 impl<'de> JsonReader<'de> {
@@ -40,10 +43,8 @@ impl<'de> JsonReader<'de> {
     /// A reader over JSON text allowing `limit` levels of nesting.
     pub fn with_depth_limit(text: &'de str, limit: u32) -> Self {
         JsonReader {
+            cursor: Cursor::new(text.as_bytes(), limit, Format::Json),
             text,
-            buf: text.as_bytes(),
-            pos: 0,
-            depth: Depth::new(limit),
         }
     }
 
@@ -61,55 +62,34 @@ impl<'de> JsonReader<'de> {
     /// The offset of the next byte to read.
     #[inline]
     pub fn position(&self) -> usize {
-        self.pos
+        self.cursor.pos
     }
 
     /// Moves to an offset previously returned by [`position`](Self::position).
     #[inline]
     pub fn seek(&mut self, pos: usize) {
-        self.pos = pos.min(self.buf.len());
+        self.cursor.seek(pos);
     }
 
     /// An error at the current offset.
     #[cold]
     pub fn error(&self, kind: DecodeErrorKind) -> DecodeError {
-        DecodeError::new(kind).at(Format::Json, self.pos)
+        self.cursor.error(kind)
     }
 
     /// Adds the current offset to an error built elsewhere.
     #[cold]
     pub fn locate(&self, err: DecodeError) -> DecodeError {
-        err.at(Format::Json, self.pos)
-    }
-
-    #[cold]
-    fn syntax(&self, message: &'static str) -> DecodeError {
-        self.error(DecodeErrorKind::Syntax {
-            message: message.into(),
-        })
-    }
-
-    #[cold]
-    fn eof(&self, expected: &'static str) -> DecodeError {
-        self.error(DecodeErrorKind::UnexpectedEof {
-            expected: expected.into(),
-        })
+        self.cursor.locate(err)
     }
 
     /// An "expected X, found `<the next value>`" error.
     #[cold]
     pub fn unexpected(&mut self, expected: &'static str) -> DecodeError {
         match self.peek() {
-            Ok(b) => {
-                let found = match b {
-                    b'-' | b'0'..=b'9' if number::scan(self.buf, self.pos).1 => "a float",
-                    b'-' | b'0'..=b'9' => "an integer",
-                    _ => describe_byte(b),
-                };
-                self.error(DecodeErrorKind::InvalidType {
-                    expected: expected.into(),
-                    found: found.into(),
-                })
+            Ok(_) => {
+                let found = describe_value(self.cursor.rest());
+                self.cursor.invalid_type(expected, found)
             }
             Err(e) => e,
         }
@@ -126,36 +106,19 @@ impl<'de> JsonReader<'de> {
         &mut self,
         read: impl FnOnce(&mut Self) -> Result<T, DecodeError>,
     ) -> Result<T, DecodeError> {
-        self.enter()?;
+        self.cursor.enter()?;
         let out = read(self);
-        self.depth.leave();
+        self.cursor.leave();
         out
-    }
-
-    /// Takes the level of an object or array opened here.
-    #[inline(always)]
-    fn enter(&mut self) -> Result<(), DecodeError> {
-        if self.depth.enter() {
-            Ok(())
-        } else {
-            Err(self.too_deep())
-        }
-    }
-
-    #[cold]
-    fn too_deep(&self) -> DecodeError {
-        self.error(DecodeErrorKind::DepthLimitExceeded {
-            limit: self.depth.limit(),
-        })
     }
 
     #[inline]
     fn skip_ws(&mut self) {
-        while let Some(&b) = self.buf.get(self.pos) {
+        while let Some(b) = self.cursor.peek() {
             if !matches!(b, b' ' | b'\n' | b'\r' | b'\t') {
                 break;
             }
-            self.pos += 1;
+            self.cursor.pos += 1;
         }
     }
 
@@ -163,9 +126,9 @@ impl<'de> JsonReader<'de> {
     #[inline]
     pub fn peek(&mut self) -> Result<u8, DecodeError> {
         self.skip_ws();
-        match self.buf.get(self.pos) {
-            Some(&b) => Ok(b),
-            None => Err(self.eof("a value")),
+        match self.cursor.peek() {
+            Some(b) => Ok(b),
+            None => Err(self.cursor.eof("a value")),
         }
     }
 
@@ -179,7 +142,7 @@ impl<'de> JsonReader<'de> {
             b'[' => K::ARRAY,
             b'{' => K::MAP,
             b'-' | b'0'..=b'9' => {
-                let (_, is_float) = number::scan(self.buf, self.pos);
+                let (_, is_float) = number::scan(self.cursor.rest(), 0);
                 if is_float {
                     K::FLOAT
                 } else {
@@ -193,10 +156,7 @@ impl<'de> JsonReader<'de> {
     /// Fails unless only whitespace remains.
     pub fn finish(&mut self) -> Result<(), DecodeError> {
         self.skip_ws();
-        match self.buf.len() - self.pos {
-            0 => Ok(()),
-            count => Err(self.error(DecodeErrorKind::TrailingBytes { count })),
-        }
+        self.cursor.finish()
     }
 
     fn expect_literal(
@@ -204,8 +164,7 @@ impl<'de> JsonReader<'de> {
         lit: &'static [u8],
         what: &'static str,
     ) -> Result<(), DecodeError> {
-        if self.buf[self.pos..].starts_with(lit) {
-            self.pos += lit.len();
+        if self.cursor.take_prefix(lit) {
             Ok(())
         } else {
             Err(self.unexpected(what))
@@ -216,12 +175,7 @@ impl<'de> JsonReader<'de> {
     #[inline]
     pub fn try_read_nil(&mut self) -> bool {
         self.skip_ws();
-        if self.buf[self.pos..].starts_with(b"null") {
-            self.pos += 4;
-            true
-        } else {
-            false
-        }
+        self.cursor.take_prefix(b"null")
     }
 
     /// Reads `null` (nil, in JSON).
@@ -246,14 +200,14 @@ impl<'de> JsonReader<'de> {
     #[inline]
     pub fn read_integer(&mut self) -> Result<Integer, DecodeError> {
         let first = self.peek()?;
-        let start = self.pos;
+        let start = self.cursor.pos;
         let negative = first == b'-';
         let mut i = start + negative as usize;
         let digits_start = i;
-        let (mut value, chunked) = number::eight_digit_chunks(&self.buf[i..]);
+        let (mut value, chunked) = number::eight_digit_chunks(&self.cursor.buf[i..]);
         i += chunked;
         let mut overflow = false;
-        while let Some(&d) = self.buf.get(i) {
+        while let Some(&d) = self.cursor.buf.get(i) {
             if !d.is_ascii_digit() {
                 break;
             }
@@ -274,26 +228,23 @@ impl<'de> JsonReader<'de> {
         let ndigits = i - digits_start;
         if ndigits == 0 {
             return Err(if negative {
-                self.syntax("malformed number")
+                self.cursor.syntax("malformed number")
             } else {
                 self.unexpected("an integer")
             });
         }
-        if matches!(self.buf.get(i), Some(b'.' | b'e' | b'E')) {
-            let (end, _) = number::scan(self.buf, start);
-            number::check_syntax(self.buf, start, end)?;
-            return Err(self.error(DecodeErrorKind::InvalidType {
-                expected: "an integer".into(),
-                found: "a float".into(),
-            }));
+        if matches!(self.cursor.buf.get(i), Some(b'.' | b'e' | b'E')) {
+            let (end, _) = number::scan(self.cursor.buf, start);
+            number::check_syntax(self.cursor.buf, start, end)?;
+            return Err(self.cursor.invalid_type("an integer", "a float"));
         }
-        if ndigits > 1 && self.buf[digits_start] == b'0' {
-            return Err(self.syntax("malformed number: leading zero"));
+        if ndigits > 1 && self.cursor.buf[digits_start] == b'0' {
+            return Err(self.cursor.syntax("malformed number: leading zero"));
         }
         if overflow {
             return Err(self.out_of_range(start, i, "a 64-bit integer"));
         }
-        self.pos = i;
+        self.cursor.pos = i;
         if !negative {
             Ok(Integer::Pos(value))
         } else if value <= i64::MAX as u64 + 1 {
@@ -305,11 +256,9 @@ impl<'de> JsonReader<'de> {
 
     #[cold]
     fn out_of_range(&self, start: usize, end: usize, target: &'static str) -> DecodeError {
-        DecodeError::new(DecodeErrorKind::IntOutOfRange {
-            value: String::from_utf8_lossy(&self.buf[start..end]).into_owned(),
-            target,
-        })
-        .at(Format::Json, start)
+        let value = String::from_utf8_lossy(&self.cursor.buf[start..end]).into_owned();
+        self.cursor
+            .error_at(DecodeErrorKind::IntOutOfRange { value, target }, start)
     }
 
     /// Reads an integer and converts it to `T`, failing if it does not fit.
@@ -319,10 +268,10 @@ impl<'de> JsonReader<'de> {
         T: TryFrom<u64> + TryFrom<i64>,
     {
         self.skip_ws();
-        let start = self.pos;
+        let start = self.cursor.pos;
         let value = self.read_integer().map_err(|e| match e.kind() {
             DecodeErrorKind::IntOutOfRange { .. } => {
-                self.out_of_range(start, number::scan(self.buf, start).0, target)
+                self.out_of_range(start, number::scan(self.cursor.buf, start).0, target)
             }
             _ => e,
         })?;
@@ -330,7 +279,7 @@ impl<'de> JsonReader<'de> {
             Integer::Pos(v) => T::try_from(v).ok(),
             Integer::Neg(v) => T::try_from(v).ok(),
         };
-        converted.ok_or_else(|| self.out_of_range(start, self.pos, target))
+        converted.ok_or_else(|| self.out_of_range(start, self.cursor.pos, target))
     }
 
     /// Reads the text of a number without converting it (for 128-bit integers).
@@ -339,10 +288,10 @@ impl<'de> JsonReader<'de> {
         if !(first == b'-' || first.is_ascii_digit()) {
             return Err(self.unexpected("a number"));
         }
-        let start = self.pos;
-        let (end, _) = number::scan(self.buf, start);
-        number::check_syntax(self.buf, start, end)?;
-        self.pos = end;
+        let start = self.cursor.pos;
+        let (end, _) = number::scan(self.cursor.buf, start);
+        number::check_syntax(self.cursor.buf, start, end)?;
+        self.cursor.pos = end;
         // The input was checked to be UTF-8, and a number is ASCII.
         Ok(self.text.get(start..end).unwrap_or_default())
     }
@@ -354,13 +303,12 @@ impl<'de> JsonReader<'de> {
         if !(first == b'-' || first.is_ascii_digit()) {
             return Err(self.unexpected("a float"));
         }
-        let start = self.pos;
+        let start = self.cursor.pos;
         let text = self.read_number_text()?;
         text.parse::<f64>().map_err(|_| {
-            DecodeError::new(DecodeErrorKind::Syntax {
-                message: "malformed number".into(),
-            })
-            .at(Format::Json, start)
+            let message = "malformed number".into();
+            self.cursor
+                .error_at(DecodeErrorKind::Syntax { message }, start)
         })
     }
 
@@ -370,26 +318,28 @@ impl<'de> JsonReader<'de> {
         if self.peek()? != b'"' {
             return Err(self.unexpected("a string"));
         }
-        self.pos += 1;
-        let start = self.pos;
-        let buf = self.buf;
+        self.cursor.pos += 1;
+        let start = self.cursor.pos;
+        let buf = self.cursor.buf;
         let mut i = start + plain_run(&buf[start..]);
         while i < buf.len() {
             match buf[i] {
                 b'"' => {
-                    self.pos = i + 1;
+                    self.cursor.pos = i + 1;
                     return Ok(Cow::Borrowed(self.text(start, i)));
                 }
                 b'\\' => return self.read_escaped(start, i).map(Cow::Owned),
                 0..=0x1f => {
-                    self.pos = i;
-                    return Err(self.syntax("control character inside a string; escape it"));
+                    self.cursor.pos = i;
+                    return Err(self
+                        .cursor
+                        .syntax("control character inside a string; escape it"));
                 }
                 _ => i += 1,
             }
         }
-        self.pos = buf.len();
-        Err(self.eof("a string"))
+        self.cursor.pos = buf.len();
+        Err(self.cursor.eof("a string"))
     }
 
     #[inline]
@@ -405,8 +355,8 @@ impl<'de> JsonReader<'de> {
         if self.peek()? != b'{' {
             return Err(self.unexpected("an object"));
         }
-        self.enter()?;
-        self.pos += 1;
+        self.cursor.enter()?;
+        self.cursor.pos += 1;
         Ok(())
     }
 
@@ -416,27 +366,29 @@ impl<'de> JsonReader<'de> {
     pub fn next_key(&mut self, first: &mut bool) -> Result<Option<Cow<'de, str>>, DecodeError> {
         let b = self.peek()?;
         if b == b'}' {
-            self.pos += 1;
-            self.depth.leave();
+            self.cursor.pos += 1;
+            self.cursor.leave();
             return Ok(None);
         }
         if !*first {
             if b != b',' {
-                return Err(self.syntax("expected `,` or `}` after an object entry"));
+                return Err(self
+                    .cursor
+                    .syntax("expected `,` or `}` after an object entry"));
             }
-            self.pos += 1;
+            self.cursor.pos += 1;
             if self.peek()? != b'"' {
-                return Err(self.syntax("expected a string key after `,`"));
+                return Err(self.cursor.syntax("expected a string key after `,`"));
             }
         } else if b != b'"' {
-            return Err(self.syntax("expected a string key or `}`"));
+            return Err(self.cursor.syntax("expected a string key or `}`"));
         }
         *first = false;
         let key = self.read_str()?;
         if self.peek()? != b':' {
-            return Err(self.syntax("expected `:` after an object key"));
+            return Err(self.cursor.syntax("expected `:` after an object key"));
         }
-        self.pos += 1;
+        self.cursor.pos += 1;
         Ok(Some(key))
     }
 
@@ -446,26 +398,25 @@ impl<'de> JsonReader<'de> {
     /// [`next_key`](Self::next_key) reads the key, whatever its spelling.
     #[inline(always)]
     pub fn next_key_is(&mut self, first: &mut bool, quoted: &[u8]) -> bool {
-        let start = self.pos;
+        let start = self.cursor.pos;
         self.skip_ws();
         if !*first {
-            if self.buf.get(self.pos) != Some(&b',') {
-                self.pos = start;
+            if self.cursor.peek() != Some(b',') {
+                self.cursor.pos = start;
                 return false;
             }
-            self.pos += 1;
+            self.cursor.pos += 1;
             self.skip_ws();
         }
-        if self.buf[self.pos..].starts_with(quoted) {
-            self.pos += quoted.len();
+        if self.cursor.take_prefix(quoted) {
             self.skip_ws();
-            if self.buf.get(self.pos) == Some(&b':') {
-                self.pos += 1;
+            if self.cursor.peek() == Some(b':') {
+                self.cursor.pos += 1;
                 *first = false;
                 return true;
             }
         }
-        self.pos = start;
+        self.cursor.pos = start;
         false
     }
 
@@ -475,8 +426,8 @@ impl<'de> JsonReader<'de> {
         if self.peek()? != b'[' {
             return Err(self.unexpected("an array"));
         }
-        self.enter()?;
-        self.pos += 1;
+        self.cursor.enter()?;
+        self.cursor.pos += 1;
         Ok(())
     }
 
@@ -486,17 +437,19 @@ impl<'de> JsonReader<'de> {
     pub fn next_element(&mut self, first: &mut bool) -> Result<bool, DecodeError> {
         let b = self.peek()?;
         if b == b']' {
-            self.pos += 1;
-            self.depth.leave();
+            self.cursor.pos += 1;
+            self.cursor.leave();
             return Ok(false);
         }
         if !*first {
             if b != b',' {
-                return Err(self.syntax("expected `,` or `]` after an array element"));
+                return Err(self
+                    .cursor
+                    .syntax("expected `,` or `]` after an array element"));
             }
-            self.pos += 1;
+            self.cursor.pos += 1;
             if self.peek()? == b']' {
-                return Err(self.syntax("trailing comma in an array"));
+                return Err(self.cursor.syntax("trailing comma in an array"));
             }
         }
         *first = false;
@@ -526,27 +479,29 @@ impl<'de> JsonReader<'de> {
             b'n' => self.read_nil(),
             b't' | b'f' => self.read_bool().map(drop),
             b'-' | b'0'..=b'9' => self.read_number_text().map(drop),
-            _ => Err(self.syntax("expected a JSON value")),
+            _ => Err(self.cursor.syntax("expected a JSON value")),
         }
     }
 
     /// Returns the text of the next complete value and moves past it.
     pub fn read_raw_value(&mut self) -> Result<&'de str, DecodeError> {
         self.skip_ws();
-        let start = self.pos;
+        let start = self.cursor.pos;
         self.skip_value()?;
-        Ok(self.text(start, self.pos))
+        Ok(self.text(start, self.cursor.pos))
     }
 }
 
-fn describe_byte(b: u8) -> &'static str {
-    match b {
+/// What the JSON value at the start of `rest` is, for an error that names it.
+fn describe_value(rest: &[u8]) -> &'static str {
+    match rest[0] {
+        b'-' | b'0'..=b'9' if number::scan(rest, 0).1 => "a float",
+        b'-' | b'0'..=b'9' => "an integer",
         b'n' => "null",
         b't' | b'f' => "a boolean",
         b'"' => "a string",
         b'[' => "an array",
         b'{' => "an object",
-        b'-' | b'0'..=b'9' => "a number",
         _ => "invalid JSON",
     }
 }

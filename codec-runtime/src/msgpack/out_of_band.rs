@@ -138,7 +138,7 @@ impl<'de> MsgpackReader<'de> {
     #[cold]
     pub(super) fn out_of_band_here(&self) -> Option<&'de [u8]> {
         let refs = &self.out_of_band?.refs;
-        let i = refs.binary_search_by_key(&self.pos, |r| r.0).ok()?;
+        let i = refs.binary_search_by_key(&self.cursor.pos, |r| r.0).ok()?;
         Some(refs[i].1)
     }
 

@@ -13,7 +13,7 @@ use super::marker::{describe_marker, marker_kind};
 use super::out_of_band::OutOfBand;
 use crate::error::{DecodeError, DecodeErrorKind, Format};
 use crate::text::{owned_utf8, utf8};
-use crate::wire::{Depth, Integer, DEFAULT_DEPTH_LIMIT};
+use crate::wire::{Cursor, Integer, DEFAULT_DEPTH_LIMIT};
 
 /// Reads MessagePack from a byte slice, borrowing strings and buffers from it.
 ///
@@ -22,10 +22,12 @@ use crate::wire::{Depth, Integer, DEFAULT_DEPTH_LIMIT};
 /// impls read what is inside an array, a map or a wrapper through
 /// [`nested`](Self::nested), which counts one level.
 #[derive(Debug, Clone)]
+// The cursor first, at the reader's own address (`repr(C)` keeps it there):
+// the decode path inlines many calls into it, and reaching it at an offset
+// costs instructions there.
+#[repr(C)]
 pub struct MsgpackReader<'de> {
-    buf: &'de [u8],
-    pub(super) pos: usize,
-    depth: Depth,
+    pub(super) cursor: Cursor<'de>,
     /// Byte buffers kept out of band: see [`with_out_of_band`](Self::with_out_of_band).
     pub(super) out_of_band: Option<&'de OutOfBand<'de>>,
 }
@@ -39,9 +41,7 @@ impl<'de> MsgpackReader<'de> {
     /// A reader over `buf` allowing `limit` levels of nesting.
     pub fn with_depth_limit(buf: &'de [u8], limit: u32) -> Self {
         MsgpackReader {
-            buf,
-            pos: 0,
-            depth: Depth::new(limit),
+            cursor: Cursor::new(buf, limit, Format::MsgPack),
             out_of_band: None,
         }
     }
@@ -49,27 +49,24 @@ impl<'de> MsgpackReader<'de> {
     /// The offset of the next byte to read.
     #[inline]
     pub fn position(&self) -> usize {
-        self.pos
+        self.cursor.pos
     }
 
     /// Moves back (or forward) to an offset previously returned by [`position`](Self::position).
     #[inline]
     pub fn seek(&mut self, pos: usize) {
-        self.pos = pos.min(self.buf.len());
+        self.cursor.seek(pos);
     }
 
     /// How many bytes are left.
     #[inline]
     pub fn remaining(&self) -> usize {
-        self.buf.len() - self.pos
+        self.cursor.remaining()
     }
 
     /// Fails unless the whole input was consumed.
     pub fn finish(&self) -> Result<(), DecodeError> {
-        match self.remaining() {
-            0 => Ok(()),
-            count => Err(self.error(DecodeErrorKind::TrailingBytes { count })),
-        }
+        self.cursor.finish()
     }
 
     /// Runs `read` one level of nesting deeper: fails past the depth limit,
@@ -99,58 +96,39 @@ impl<'de> MsgpackReader<'de> {
         &mut self,
         read: impl FnOnce(&mut Self) -> Result<T, DecodeError>,
     ) -> Result<T, DecodeError> {
-        if !self.depth.enter() {
-            return Err(self.too_deep());
-        }
+        self.cursor.enter()?;
         let out = read(self);
-        self.depth.leave();
+        self.cursor.leave();
         out
-    }
-
-    #[cold]
-    fn too_deep(&self) -> DecodeError {
-        self.error(DecodeErrorKind::DepthLimitExceeded {
-            limit: self.depth.limit(),
-        })
     }
 
     /// An error at the current offset.
     #[cold]
     pub fn error(&self, kind: DecodeErrorKind) -> DecodeError {
-        DecodeError::new(kind).at(Format::MsgPack, self.pos)
+        self.cursor.error(kind)
     }
 
     /// Adds the current offset to an error built elsewhere.
     #[cold]
     pub fn locate(&self, err: DecodeError) -> DecodeError {
-        err.at(Format::MsgPack, self.pos)
-    }
-
-    #[cold]
-    fn eof(&self, expected: &'static str) -> DecodeError {
-        self.error(DecodeErrorKind::UnexpectedEof {
-            expected: expected.into(),
-        })
+        self.cursor.locate(err)
     }
 
     /// An "expected X, found `<the next value>`" error.
     #[cold]
     pub fn unexpected(&self, expected: &'static str) -> DecodeError {
-        match self.buf.get(self.pos) {
-            Some(&m) => self.error(DecodeErrorKind::InvalidType {
-                expected: expected.into(),
-                found: describe_marker(m).into(),
-            }),
-            None => self.eof(expected),
+        match self.cursor.peek() {
+            Some(m) => self.cursor.invalid_type(expected, describe_marker(m)),
+            None => self.cursor.eof(expected),
         }
     }
 
     /// The next marker byte, not consumed.
     #[inline]
     pub fn peek(&self) -> Result<u8, DecodeError> {
-        match self.buf.get(self.pos) {
-            Some(&b) => Ok(b),
-            None => Err(self.eof("a value")),
+        match self.cursor.peek() {
+            Some(b) => Ok(b),
+            None => Err(self.cursor.eof("a value")),
         }
     }
 
@@ -167,37 +145,20 @@ impl<'de> MsgpackReader<'de> {
     }
 
     #[inline]
-    fn take(&mut self, n: usize, what: &'static str) -> Result<&'de [u8], DecodeError> {
-        if self.remaining() < n {
-            return Err(self.eof(what));
-        }
-        let out = &self.buf[self.pos..self.pos + n];
-        self.pos += n;
-        Ok(out)
-    }
-
-    #[inline]
-    fn take_array<const N: usize>(&mut self, what: &'static str) -> Result<[u8; N], DecodeError> {
-        let bytes = self.take(N, what)?;
-        let mut out = [0u8; N];
-        out.copy_from_slice(bytes);
-        Ok(out)
-    }
-
-    #[inline]
     fn read_len(&mut self, width: u8, what: &'static str) -> Result<usize, DecodeError> {
+        let c = &mut self.cursor;
         Ok(match width {
-            1 => self.take_array::<1>(what)?[0] as usize,
-            2 => u16::from_be_bytes(self.take_array(what)?) as usize,
-            _ => u32::from_be_bytes(self.take_array(what)?) as usize,
+            1 => c.take_array::<1>(what)?[0] as usize,
+            2 => u16::from_be_bytes(c.take_array(what)?) as usize,
+            _ => u32::from_be_bytes(c.take_array(what)?) as usize,
         })
     }
 
     /// Consumes a `nil` if it comes next; true if it did.
     #[inline]
     pub fn try_read_nil(&mut self) -> bool {
-        if self.buf.get(self.pos) == Some(&0xc0) {
-            self.pos += 1;
+        if self.cursor.peek() == Some(0xc0) {
+            self.cursor.pos += 1;
             true
         } else {
             false
@@ -218,11 +179,11 @@ impl<'de> MsgpackReader<'de> {
     pub fn read_bool(&mut self) -> Result<bool, DecodeError> {
         match self.peek()? {
             0xc2 => {
-                self.pos += 1;
+                self.cursor.pos += 1;
                 Ok(false)
             }
             0xc3 => {
-                self.pos += 1;
+                self.cursor.pos += 1;
                 Ok(true)
             }
             _ => Err(self.unexpected("a boolean")),
@@ -234,21 +195,21 @@ impl<'de> MsgpackReader<'de> {
     pub fn read_integer(&mut self) -> Result<Integer, DecodeError> {
         let m = self.peek()?;
         if m < 0x80 {
-            self.pos += 1;
+            self.cursor.pos += 1;
             return Ok(Integer::Pos(m as u64));
         }
         if m >= 0xe0 {
-            self.pos += 1;
+            self.cursor.pos += 1;
             return Ok(Integer::Neg(m as i8 as i64));
         }
         if (0xcc..=0xd3).contains(&m) && self.remaining() > 8 {
             // One big-endian load of 8 bytes, shifted down to the width the
             // marker gives: no branch on the width, which varies value to value.
             let width = 1usize << ((m - 0xcc) & 3);
-            let at = self.pos + 1;
-            let raw = u64::from_be_bytes(self.buf[at..at + 8].try_into().expect("8 bytes"));
+            let at = self.cursor.pos + 1;
+            let raw = u64::from_be_bytes(self.cursor.buf[at..at + 8].try_into().expect("8 bytes"));
             let shift = 64 - 8 * width as u32;
-            self.pos = at + width;
+            self.cursor.pos = at + width;
             return Ok(if m < 0xd0 {
                 Integer::Pos(raw >> shift)
             } else {
@@ -261,21 +222,20 @@ impl<'de> MsgpackReader<'de> {
     /// [`read_integer`](Self::read_integer) near the end of the input, or on a non-integer.
     #[inline(never)]
     fn read_integer_slow(&mut self, m: u8) -> Result<Integer, DecodeError> {
-        let start = self.pos;
-        self.pos += 1;
+        if !(0xcc..=0xd3).contains(&m) {
+            return Err(self.unexpected("an integer"));
+        }
+        let c = &mut self.cursor;
+        c.pos += 1;
         let value = match m {
-            0xcc => Integer::Pos(self.take_array::<1>("an integer")?[0] as u64),
-            0xcd => Integer::Pos(u16::from_be_bytes(self.take_array("an integer")?) as u64),
-            0xce => Integer::Pos(u32::from_be_bytes(self.take_array("an integer")?) as u64),
-            0xcf => Integer::Pos(u64::from_be_bytes(self.take_array("an integer")?)),
-            0xd0 => signed(i8::from_be_bytes(self.take_array("an integer")?) as i64),
-            0xd1 => signed(i16::from_be_bytes(self.take_array("an integer")?) as i64),
-            0xd2 => signed(i32::from_be_bytes(self.take_array("an integer")?) as i64),
-            0xd3 => signed(i64::from_be_bytes(self.take_array("an integer")?)),
-            _ => {
-                self.pos = start;
-                return Err(self.unexpected("an integer"));
-            }
+            0xcc => Integer::Pos(c.take_array::<1>("an integer")?[0] as u64),
+            0xcd => Integer::Pos(u16::from_be_bytes(c.take_array("an integer")?) as u64),
+            0xce => Integer::Pos(u32::from_be_bytes(c.take_array("an integer")?) as u64),
+            0xcf => Integer::Pos(u64::from_be_bytes(c.take_array("an integer")?)),
+            0xd0 => signed(i8::from_be_bytes(c.take_array("an integer")?) as i64),
+            0xd1 => signed(i16::from_be_bytes(c.take_array("an integer")?) as i64),
+            0xd2 => signed(i32::from_be_bytes(c.take_array("an integer")?) as i64),
+            _ => signed(i64::from_be_bytes(c.take_array("an integer")?)),
         };
         Ok(value)
     }
@@ -286,7 +246,7 @@ impl<'de> MsgpackReader<'de> {
     where
         T: TryFrom<u64> + TryFrom<i64>,
     {
-        let start = self.pos;
+        let start = self.cursor.pos;
         let value = self.read_integer()?;
         let converted = match value {
             Integer::Pos(v) => T::try_from(v).ok(),
@@ -303,12 +263,12 @@ impl<'de> MsgpackReader<'de> {
     pub fn read_f64(&mut self) -> Result<f64, DecodeError> {
         match self.peek()? {
             0xcb => {
-                self.pos += 1;
-                Ok(f64::from_be_bytes(self.take_array("a float")?))
+                self.cursor.pos += 1;
+                Ok(f64::from_be_bytes(self.cursor.take_array("a float")?))
             }
             0xca => {
-                self.pos += 1;
-                Ok(f32::from_be_bytes(self.take_array("a float")?) as f64)
+                self.cursor.pos += 1;
+                Ok(f32::from_be_bytes(self.cursor.take_array("a float")?) as f64)
             }
             m if !(0x80..0xe0).contains(&m) || (0xcc..=0xd3).contains(&m) => {
                 match self.read_integer()? {
@@ -324,12 +284,12 @@ impl<'de> MsgpackReader<'de> {
     #[inline(always)]
     pub fn read_str_bytes(&mut self) -> Result<&'de [u8], DecodeError> {
         // Field names, tags and most values are fixstr: inline that path only.
-        if let Some(&m) = self.buf.get(self.pos) {
+        if let Some(m) = self.cursor.peek() {
             let len = (m & 0x1f) as usize;
             if m & 0xe0 == 0xa0 && len < self.remaining() {
-                let start = self.pos + 1;
-                self.pos = start + len;
-                return Ok(&self.buf[start..start + len]);
+                let start = self.cursor.pos + 1;
+                self.cursor.pos = start + len;
+                return Ok(&self.cursor.buf[start..start + len]);
             }
         }
         self.read_str_bytes_slow()
@@ -340,24 +300,24 @@ impl<'de> MsgpackReader<'de> {
         let m = self.peek()?;
         let len = match m {
             0xa0..=0xbf => {
-                self.pos += 1;
+                self.cursor.pos += 1;
                 (m & 0x1f) as usize
             }
             0xd9 => {
-                self.pos += 1;
+                self.cursor.pos += 1;
                 self.read_len(1, "a string")?
             }
             0xda => {
-                self.pos += 1;
+                self.cursor.pos += 1;
                 self.read_len(2, "a string")?
             }
             0xdb => {
-                self.pos += 1;
+                self.cursor.pos += 1;
                 self.read_len(4, "a string")?
             }
             _ => return Err(self.unexpected("a string")),
         };
-        self.take(len, "a string")
+        self.cursor.take(len, "a string")
     }
 
     /// Consumes the next value if its bytes are exactly `encoded` (a key as
@@ -367,31 +327,23 @@ impl<'de> MsgpackReader<'de> {
     /// the order encoders write: one comparison per key, no dispatch.
     #[inline(always)]
     pub fn next_key_is(&mut self, encoded: &[u8]) -> bool {
-        let hit = self.buf[self.pos..].starts_with(encoded);
-        if hit {
-            self.pos += encoded.len();
-        }
-        hit
+        self.cursor.take_prefix(encoded)
     }
 
     /// Reads a UTF-8 string.
     #[inline]
     pub fn read_str(&mut self) -> Result<&'de str, DecodeError> {
-        let start = self.pos;
+        let start = self.cursor.pos;
         let bytes = self.read_str_bytes()?;
-        utf8(bytes).ok_or_else(|| {
-            DecodeError::new(DecodeErrorKind::InvalidUtf8).at(Format::MsgPack, start)
-        })
+        utf8(bytes).ok_or_else(|| self.cursor.error_at(DecodeErrorKind::InvalidUtf8, start))
     }
 
     /// Reads a UTF-8 string into an owned `String`.
     #[inline]
     pub fn read_string(&mut self) -> Result<String, DecodeError> {
-        let start = self.pos;
+        let start = self.cursor.pos;
         let bytes = self.read_str_bytes()?;
-        owned_utf8(bytes).ok_or_else(|| {
-            DecodeError::new(DecodeErrorKind::InvalidUtf8).at(Format::MsgPack, start)
-        })
+        owned_utf8(bytes).ok_or_else(|| self.cursor.error_at(DecodeErrorKind::InvalidUtf8, start))
     }
 
     /// Reads a `bin` byte buffer.
@@ -403,18 +355,18 @@ impl<'de> MsgpackReader<'de> {
             0xc6 => 4,
             _ => return self.read_bin_out_of_band(),
         };
-        self.pos += 1;
+        self.cursor.pos += 1;
         let len = self.read_len(width, "bytes")?;
-        self.take(len, "bytes")
+        self.cursor.take(len, "bytes")
     }
 
     /// Reads an array header: the number of elements that follow.
     #[inline]
     pub fn read_array_len(&mut self) -> Result<usize, DecodeError> {
         // The one-byte header inlines; longer ones and errors do not.
-        if let Some(&m) = self.buf.get(self.pos) {
+        if let Some(m) = self.cursor.peek() {
             if m & 0xf0 == 0x90 {
-                self.pos += 1;
+                self.cursor.pos += 1;
                 return Ok((m & 0x0f) as usize);
             }
         }
@@ -426,15 +378,15 @@ impl<'de> MsgpackReader<'de> {
         let m = self.peek()?;
         match m {
             0x90..=0x9f => {
-                self.pos += 1;
+                self.cursor.pos += 1;
                 Ok((m & 0x0f) as usize)
             }
             0xdc => {
-                self.pos += 1;
+                self.cursor.pos += 1;
                 self.read_len(2, "an array")
             }
             0xdd => {
-                self.pos += 1;
+                self.cursor.pos += 1;
                 self.read_len(4, "an array")
             }
             _ => Err(self.unexpected("an array")),
@@ -445,9 +397,9 @@ impl<'de> MsgpackReader<'de> {
     #[inline]
     pub fn read_map_len(&mut self) -> Result<usize, DecodeError> {
         // The one-byte header inlines; longer ones and errors do not.
-        if let Some(&m) = self.buf.get(self.pos) {
+        if let Some(m) = self.cursor.peek() {
             if m & 0xf0 == 0x80 {
-                self.pos += 1;
+                self.cursor.pos += 1;
                 return Ok((m & 0x0f) as usize);
             }
         }
@@ -459,15 +411,15 @@ impl<'de> MsgpackReader<'de> {
         let m = self.peek()?;
         match m {
             0x80..=0x8f => {
-                self.pos += 1;
+                self.cursor.pos += 1;
                 Ok((m & 0x0f) as usize)
             }
             0xde => {
-                self.pos += 1;
+                self.cursor.pos += 1;
                 self.read_len(2, "a map")
             }
             0xdf => {
-                self.pos += 1;
+                self.cursor.pos += 1;
                 self.read_len(4, "a map")
             }
             _ => Err(self.unexpected("a map")),
@@ -490,21 +442,21 @@ impl<'de> MsgpackReader<'de> {
             0xd7 => 8,
             0xd8 => 16,
             0xc7..=0xc9 => {
-                self.pos += 1;
+                self.cursor.pos += 1;
                 let len = self.read_len(1 << (m - 0xc7), "an extension")?;
-                self.pos -= 1;
+                self.cursor.pos -= 1;
                 len
             }
             _ => return Err(self.unexpected("an extension")),
         };
-        self.pos += 1;
-        let ty = self.take_array::<1>("an extension")?[0] as i8;
-        Ok((ty, self.take(len, "an extension")?))
+        self.cursor.pos += 1;
+        let ty = self.cursor.take_array::<1>("an extension")?[0] as i8;
+        Ok((ty, self.cursor.take(len, "an extension")?))
     }
 
     /// Reads a timestamp (extension -1): seconds and nanoseconds since the Unix epoch.
     pub fn read_timestamp(&mut self) -> Result<(i64, u32), DecodeError> {
-        let start = self.pos;
+        let start = self.cursor.pos;
         let (ty, data) = self.read_ext()?;
         let bad = |what: String| DecodeError::invalid_value(what).at(Format::MsgPack, start);
         if ty != -1 {
@@ -534,13 +486,6 @@ impl<'de> MsgpackReader<'de> {
             )));
         }
         Ok((secs, nanos))
-    }
-
-    #[cold]
-    fn reserved(&self) -> DecodeError {
-        self.error(DecodeErrorKind::Syntax {
-            message: "the reserved marker 0xc1 is never valid MessagePack".into(),
-        })
     }
 }
 

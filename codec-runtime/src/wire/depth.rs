@@ -1,10 +1,10 @@
 //! The nesting budget of a reader: how many more levels of arrays, maps and
 //! wrappers it accepts before the input is refused as too deep.
 //!
-//! Readers spend it in one place, their `nested` method, which gives the
-//! level back when the closure it runs returns, whether with a value or an
-//! error (as serde_json's `check_recursion!` does): a level cannot be left
-//! unpaired.
+//! Readers spend it through their [`Cursor`](super::Cursor), in their
+//! `nested` method, which gives the level back when the closure it runs
+//! returns, whether with a value or an error (as serde_json's
+//! `check_recursion!` does): a level cannot be left unpaired.
 
 /// The depth limit readers start with: as serde_json's recursion limit.
 pub const DEFAULT_DEPTH_LIMIT: u32 = 128;

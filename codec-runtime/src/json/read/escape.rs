@@ -9,27 +9,27 @@ impl<'de> JsonReader<'de> {
         start: usize,
         first_escape: usize,
     ) -> Result<String, DecodeError> {
-        let buf = self.buf;
+        let buf = self.cursor.buf;
         let mut out = String::with_capacity(first_escape - start + 16);
         out.push_str(self.text(start, first_escape));
         let mut i = first_escape;
         let mut run = i;
         loop {
             let Some(&b) = buf.get(i) else {
-                self.pos = buf.len();
-                return Err(self.eof("a string"));
+                self.cursor.pos = buf.len();
+                return Err(self.cursor.eof("a string"));
             };
             match b {
                 b'"' => {
                     out.push_str(self.text(run, i));
-                    self.pos = i + 1;
+                    self.cursor.pos = i + 1;
                     return Ok(out);
                 }
                 b'\\' => {
                     out.push_str(self.text(run, i));
-                    self.pos = i;
+                    self.cursor.pos = i;
                     let Some(&esc) = buf.get(i + 1) else {
-                        return Err(self.eof("a string"));
+                        return Err(self.cursor.eof("a string"));
                     };
                     i += 2;
                     match esc {
@@ -45,13 +45,15 @@ impl<'de> JsonReader<'de> {
                             let c = self.read_unicode_escape(&mut i)?;
                             out.push(c);
                         }
-                        _ => return Err(self.syntax("invalid escape in a string")),
+                        _ => return Err(self.cursor.syntax("invalid escape in a string")),
                     }
                     run = i;
                 }
                 0..=0x1f => {
-                    self.pos = i;
-                    return Err(self.syntax("control character inside a string; escape it"));
+                    self.cursor.pos = i;
+                    return Err(self
+                        .cursor
+                        .syntax("control character inside a string; escape it"));
                 }
                 _ => i += 1,
             }
@@ -59,17 +61,20 @@ impl<'de> JsonReader<'de> {
     }
 
     fn hex4(&self, at: usize) -> Result<u16, DecodeError> {
-        let digits = self
-            .buf
+        let digits = (self.cursor.buf)
             .get(at..at + 4)
-            .ok_or_else(|| self.eof("a \\u escape"))?;
+            .ok_or_else(|| self.cursor.eof("a \\u escape"))?;
         let mut v = 0u16;
         for &d in digits {
             let n = match d {
                 b'0'..=b'9' => d - b'0',
                 b'a'..=b'f' => d - b'a' + 10,
                 b'A'..=b'F' => d - b'A' + 10,
-                _ => return Err(self.syntax("invalid \\u escape: expected 4 hex digits")),
+                _ => {
+                    return Err(self
+                        .cursor
+                        .syntax("invalid \\u escape: expected 4 hex digits"))
+                }
             };
             v = v << 4 | n as u16;
         }
@@ -82,19 +87,19 @@ impl<'de> JsonReader<'de> {
         *i += 4;
         let code = match high {
             0xd800..=0xdbff => {
-                if self.buf.get(*i..*i + 2) != Some(b"\\u") {
-                    return Err(self.syntax("lone surrogate in a \\u escape"));
+                if self.cursor.buf.get(*i..*i + 2) != Some(b"\\u") {
+                    return Err(self.cursor.syntax("lone surrogate in a \\u escape"));
                 }
                 let low = self.hex4(*i + 2)?;
                 if !(0xdc00..=0xdfff).contains(&low) {
-                    return Err(self.syntax("lone surrogate in a \\u escape"));
+                    return Err(self.cursor.syntax("lone surrogate in a \\u escape"));
                 }
                 *i += 6;
                 0x10000 + (((high as u32) - 0xd800) << 10) + ((low as u32) - 0xdc00)
             }
-            0xdc00..=0xdfff => return Err(self.syntax("lone surrogate in a \\u escape")),
+            0xdc00..=0xdfff => return Err(self.cursor.syntax("lone surrogate in a \\u escape")),
             _ => high as u32,
         };
-        char::from_u32(code).ok_or_else(|| self.syntax("invalid \\u escape"))
+        char::from_u32(code).ok_or_else(|| self.cursor.syntax("invalid \\u escape"))
     }
 }

@@ -25,19 +25,19 @@ impl<'de> MsgpackReader<'de> {
             left -= 1;
             pending -= 1;
             if let Some(items) = self.skip_one()? {
-                if outer.len() as u64 >= self.depth.remaining() as u64 {
-                    return Err(self.too_deep());
+                if outer.len() as u64 >= self.cursor.depth_left() as u64 {
+                    return Err(self.cursor.too_deep());
                 }
                 outer.push(left);
                 left = items;
                 pending += items;
             }
-            if self.pos > self.buf.len() {
-                self.pos = self.buf.len();
-                return Err(self.eof("a value"));
+            if self.cursor.pos > self.cursor.buf.len() {
+                self.cursor.pos = self.cursor.buf.len();
+                return Err(self.cursor.eof("a value"));
             }
             if pending > self.remaining() as u64 {
-                return Err(self.eof("the elements of a collection"));
+                return Err(self.cursor.eof("the elements of a collection"));
             }
         }
     }
@@ -47,14 +47,14 @@ impl<'de> MsgpackReader<'de> {
     /// May move past the end of the input: the caller checks.
     fn skip_one(&mut self) -> Result<Option<u64>, DecodeError> {
         let m = self.peek()?;
-        self.pos += 1;
+        self.cursor.pos += 1;
         let items = match m {
             0x80..=0x8f => 2 * (m & 0x0f) as u64,
             0x90..=0x9f => (m & 0x0f) as u64,
             0xdc | 0xdd => self.read_len(if m == 0xdc { 2 } else { 4 }, "an array")? as u64,
             0xde | 0xdf => 2 * self.read_len(if m == 0xde { 2 } else { 4 }, "a map")? as u64,
             _ => {
-                self.pos -= 1;
+                self.cursor.pos -= 1;
                 self.skip_scalar(m)?;
                 return Ok(None);
             }
@@ -66,38 +66,42 @@ impl<'de> MsgpackReader<'de> {
     fn skip_scalar(&mut self, m: u8) -> Result<(), DecodeError> {
         match m {
             0xa0..=0xbf => {
-                self.pos += 1;
-                self.take((m & 0x1f) as usize, "a string")?;
+                self.cursor.pos += 1;
+                self.cursor.take((m & 0x1f) as usize, "a string")?;
             }
-            0xc1 => return Err(self.reserved()),
+            0xc1 => {
+                return Err(self
+                    .cursor
+                    .syntax("the reserved marker 0xc1 is never valid MessagePack"))
+            }
             0xc4..=0xc6 | 0xd9..=0xdb => {
-                self.pos += 1;
+                self.cursor.pos += 1;
                 let width = if m <= 0xc6 {
                     1 << (m - 0xc4)
                 } else {
                     1 << (m - 0xd9)
                 };
                 let len = self.read_len(width, "a string")?;
-                self.take(len, "a string")?;
+                self.cursor.take(len, "a string")?;
             }
             0xc7..=0xc9 | 0xd4..=0xd8 => {
                 self.read_ext()?;
             }
-            0xca => self.pos += 5,
-            0xcb | 0xcf | 0xd3 => self.pos += 9,
-            0xcc | 0xd0 => self.pos += 2,
-            0xcd | 0xd1 => self.pos += 3,
-            0xce | 0xd2 => self.pos += 5,
+            0xca => self.cursor.pos += 5,
+            0xcb | 0xcf | 0xd3 => self.cursor.pos += 9,
+            0xcc | 0xd0 => self.cursor.pos += 2,
+            0xcd | 0xd1 => self.cursor.pos += 3,
+            0xce | 0xd2 => self.cursor.pos += 5,
             // fixint, negative fixint, nil, false, true (collections are the caller's)
-            _ => self.pos += 1,
+            _ => self.cursor.pos += 1,
         }
         Ok(())
     }
 
     /// Returns the bytes of the next complete value and moves past it.
     pub fn read_raw_value(&mut self) -> Result<&'de [u8], DecodeError> {
-        let start = self.pos;
+        let start = self.cursor.pos;
         self.skip_value()?;
-        Ok(&self.buf[start..self.pos])
+        Ok(&self.cursor.buf[start..self.cursor.pos])
     }
 }
