@@ -13,7 +13,6 @@ pub(crate) mod write;
 pub(crate) mod writers;
 
 use std::collections::HashMap;
-use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
@@ -24,7 +23,7 @@ use codec_runtime::__store::schema;
 use codec_runtime::Codec;
 use codec_runtime::Fingerprint;
 
-use crate::backend::{Appender, Backend};
+use crate::backend::{Appender, Backend, Lock};
 use crate::content::apart;
 use crate::content::handler::{Handler, Resources};
 use crate::content::typed;
@@ -59,7 +58,10 @@ pub struct Cache {
     pub(crate) checkpoints: Checkpoints,
     /// A shared lock on `codec-store.lock` while the handle lives, so that
     /// a compaction never deletes files under it.
-    pub(crate) _lock: Option<File>,
+    pub(crate) _lock: Option<Lock>,
+    /// What loads read through: `backend`, behind the local cache of
+    /// [`CacheOptions::local_cache`] where there is one.
+    pub(crate) loads: Arc<dyn Backend>,
 }
 
 /// The checkpoints this handle builds in the background.
@@ -147,7 +149,7 @@ impl Cache {
         self.index
             .write()
             .unwrap_or_else(|e| e.into_inner())
-            .refresh(&*self.backend)
+            .refresh(&self.backend)
     }
 
     /// Lines skipped while reading the index (torn or corrupt), one
@@ -438,9 +440,9 @@ impl Cache {
     pub(crate) fn put_checkpoint_aside(&self, why: &str) -> Result<(), StoreError> {
         let mut index = self.index.write().unwrap_or_else(|e| e.into_inner());
         if !index.is_distrusted() {
-            index.distrust(&self.dir, why);
+            index.distrust(&self.backend.location(), why);
         }
-        index.refresh(&*self.backend)
+        index.refresh(&self.backend)
     }
 
     /// An entry written with another schema: decodable only if every change

@@ -2,16 +2,14 @@
 //! backend, and the layout version every store starts with.
 
 use std::collections::HashMap;
-use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
-use crate::backend::folder::lock_file;
 use crate::backend::folder::Folder;
 #[cfg(feature = "object-store")]
 use crate::backend::object;
-use crate::backend::Backend;
+use crate::backend::{Backend, Lock, Locking};
 use crate::cache::memo;
 use crate::cache::now_nanos;
 use crate::cache::writers;
@@ -25,7 +23,7 @@ use crate::content::handler::FilePerEntry;
 use crate::content::handler::Inline;
 use crate::content::handler::Resources;
 use crate::content::handler::Shared;
-use crate::content::local_cache::LocalFiles;
+use crate::content::local_cache::LocalCached;
 use crate::content::typed;
 #[cfg(feature = "arrow")]
 use crate::content::{
@@ -73,14 +71,7 @@ impl Cache {
             refuse_foreign_folder(dir)?;
         }
         create_folder(dir)?;
-        // Where there is no lock to take (a read-only folder without one, a
-        // file system without locks), go on without: only compaction relies
-        // on it, and it refuses to run there.
-        let lock = lock_file(dir).ok();
-        if let Some(lock) = &lock {
-            let _ = lock.lock_shared();
-        }
-        Self::open_locked(dir, options, lock)
+        Self::open_backend(Arc::new(Folder::new(dir)), options)
     }
 
     /// Opens the cache whose objects `backend` holds (creating it if
@@ -90,29 +81,33 @@ impl Cache {
         backend: Arc<dyn Backend>,
         options: CacheOptions,
     ) -> Result<Cache, StoreError> {
-        if let Some(dir) = backend.folder() {
-            return Self::open_with(dir, options);
-        }
         check_meta(&*backend)?;
+        // Handles share the store's lock, which a compaction takes alone.
+        // Where there is none to take (a backend without locks, a
+        // read-only folder without one, a file system without locks), go
+        // on without: only compaction relies on it, and it refuses to run
+        // there.
+        let lock = (backend.locks())
+            .and_then(|locks| locks.lock(layout::LOCK, Locking::Shared).ok().flatten());
         let dir = PathBuf::from(backend.location());
-        Self::open_on(backend, dir, options, None)
+        Self::open_on(backend, dir, options, lock)
     }
 
-    /// Opens `dir` (created already) holding `lock` (`None` under the
-    /// exclusive lock of a compaction, or where there is no lock to take).
-    pub(crate) fn open_locked(
-        dir: &Path,
+    /// Opens the store `backend` holds (a cache already) without its
+    /// shared lock: under the lock a compaction holds alone.
+    pub(crate) fn open_unlocked(
+        backend: Arc<dyn Backend>,
         options: CacheOptions,
-        lock: Option<File>,
     ) -> Result<Cache, StoreError> {
-        Self::open_on(Arc::new(Folder::new(dir)), dir.to_owned(), options, lock)
+        let dir = PathBuf::from(backend.location());
+        Self::open_on(backend, dir, options, None)
     }
 
     fn open_on(
         backend: Arc<dyn Backend>,
         dir: PathBuf,
         options: CacheOptions,
-        lock: Option<File>,
+        lock: Option<Lock>,
     ) -> Result<Cache, StoreError> {
         let cache = Self::unread(backend, dir, options, lock)?;
         cache.refresh()?;
@@ -135,7 +130,7 @@ impl Cache {
         backend: Arc<dyn Backend>,
         dir: PathBuf,
         options: CacheOptions,
-        lock: Option<File>,
+        lock: Option<Lock>,
     ) -> Result<Cache, StoreError> {
         let mut writer = Writer::default();
         // Take up the log of a handle that is gone, if any (a compaction
@@ -154,9 +149,18 @@ impl Cache {
             }
             None => new_writer_id(),
         };
+        // Where objects are files of this machine, their data is local
+        // already: no local cache.
+        let loads = match &options.local_cache {
+            Some(local) if backend.file_path(layout::DATA).is_none() => {
+                Arc::new(LocalCached::new(backend.clone(), local)) as Arc<dyn Backend>
+            }
+            _ => backend.clone(),
+        };
         let cache = Cache {
             dir,
             backend,
+            loads,
             writer_id,
             options,
             writer: Mutex::new(writer),
@@ -170,8 +174,6 @@ impl Cache {
             checkpoints: Checkpoints::default(),
             _lock: lock,
         };
-        let local = LocalFiles::new(cache.options.local_cache.as_ref(), &*cache.backend);
-        let _ = cache.resources.local.set(local);
         for h in [
             cache.inline.clone(),
             Arc::new(Shared),
@@ -313,7 +315,8 @@ impl Cache {
 
     /// [`open_url`](Self::open_url) with options.
     pub fn open_url_with(url: &str, options: CacheOptions) -> Result<Cache, StoreError> {
-        match object::Objects::from_url_with(url, &options.retries)? {
+        let at = object::Objects::from_url_with(url, &options.retries).map_err(refused_url)?;
+        match at {
             object::At::Folder(path) => Self::open_with(path, options),
             object::At::Objects(backend) => Self::open_backend(Arc::new(backend), options),
         }
@@ -335,6 +338,14 @@ impl Cache {
             message: format!("cannot start the runtime of an object store: {e}"),
         })?;
         Self::open_backend(Arc::new(backend), options)
+    }
+}
+
+/// The error of a URL [`object::Objects::from_url`] refused.
+#[cfg(feature = "object-store")]
+pub(crate) fn refused_url(e: crate::backend::BackendError) -> StoreError {
+    StoreError::Custom {
+        message: format!("cannot open the cache at {}: {}", e.address, e.source),
     }
 }
 
