@@ -323,6 +323,31 @@ impl Backend for Folder {
         }
     }
 
+    fn foreign(&self) -> Result<Option<String>, BackendError> {
+        // A cache's own folder: one stat, not a listing.
+        if self.path(layout::META).exists() {
+            return Ok(None);
+        }
+        // A folder that does not exist yet (or cannot be listed: creating
+        // it says why) holds nothing of anyone's.
+        let Ok(listing) = std::fs::read_dir(&self.root) else {
+            return Ok(None);
+        };
+        let mut foreign = None;
+        for entry in listing.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if layout::marks_a_cache(&name) {
+                return Ok(None);
+            }
+            let empty_folder =
+                std::fs::read_dir(entry.path()).is_ok_and(|mut d| d.next().is_none());
+            if foreign.is_none() && !layout::may_begin_a_cache(&name, empty_folder) {
+                foreign = Some(name);
+            }
+        }
+        Ok(foreign)
+    }
+
     fn sync(&self, names: &[String]) -> Result<(), BackendError> {
         let mut folders = Vec::new();
         for name in names {

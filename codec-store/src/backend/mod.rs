@@ -138,6 +138,14 @@ pub trait Backend: Send + Sync {
         Ok(self.read_versioned(name)?.map(|(_, version)| version))
     }
 
+    /// Something at the store's root that no store has, where the root may
+    /// hold other things (a folder a user names): opening a store there
+    /// would scatter its objects among them. `None` where the root holds a
+    /// store, nothing, or only what a store begins with (the default).
+    fn foreign(&self) -> Result<Option<String>, BackendError> {
+        Ok(None)
+    }
+
     /// Makes objects `names`, written or appended before, durable with
     /// their names (where writes are not durable once done: a folder's
     /// files and their folders). Missing objects are skipped.

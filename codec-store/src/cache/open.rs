@@ -67,11 +67,10 @@ impl Cache {
                 location: location.to_owned(),
             });
         }
-        if !options.adopt_folder {
-            refuse_foreign_folder(dir)?;
-        }
+        let folder = Folder::new(dir);
+        refuse_foreign(&folder, &options)?;
         create_folder(dir)?;
-        Self::open_backend(Arc::new(Folder::new(dir)), options)
+        Self::open_backend(Arc::new(folder), options)
     }
 
     /// Opens the cache whose objects `backend` holds (creating it if
@@ -81,6 +80,7 @@ impl Cache {
         backend: Arc<dyn Backend>,
         options: CacheOptions,
     ) -> Result<Cache, StoreError> {
+        refuse_foreign(&*backend, &options)?;
         check_meta(&*backend)?;
         // Handles share the store's lock, which a compaction takes alone.
         // Where there is none to take (a backend without locks, a
@@ -234,32 +234,16 @@ fn looks_like_url(location: &str) -> bool {
     !is_url(location) && scheme.len() >= 2 && is_url(&format!("{scheme}://"))
 }
 
-/// Refuses a folder that holds files and no cache: opening it would write
-/// the cache's files among them.
-fn refuse_foreign_folder(dir: &Path) -> Result<(), StoreError> {
-    // A cache's own folder: one stat, not a listing.
-    if dir.join(layout::META).exists() {
+/// Refuses a store's root that holds other things and no cache, unless
+/// `options` adopt it: opening it would write the cache's files among
+/// them.
+fn refuse_foreign(backend: &dyn Backend, options: &CacheOptions) -> Result<(), StoreError> {
+    if options.adopt_folder {
         return Ok(());
     }
-    // A folder that does not exist yet (or cannot be listed: creating it
-    // says why) holds nothing of anyone's.
-    let Ok(listing) = std::fs::read_dir(dir) else {
-        return Ok(());
-    };
-    let mut foreign = None;
-    for entry in listing.flatten() {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if layout::marks_a_cache(&name) {
-            return Ok(());
-        }
-        let empty_folder = std::fs::read_dir(entry.path()).is_ok_and(|mut d| d.next().is_none());
-        if foreign.is_none() && !layout::may_begin_a_cache(&name, empty_folder) {
-            foreign = Some(name);
-        }
-    }
-    match foreign {
+    match backend.foreign()? {
         Some(found) => Err(StoreError::NotACache {
-            dir: dir.to_owned(),
+            dir: PathBuf::from(backend.location()),
             found,
         }),
         None => Ok(()),

@@ -102,6 +102,11 @@ impl DumpContext<'_> {
                 {
                     seq += 1;
                 }
+                // A store opened on its backend has no data folder until
+                // its first data object.
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound && !data_dir.exists() => {
+                    std::fs::create_dir_all(&data_dir).map_err(|e| StoreError::io(&data_dir, e))?;
+                }
                 Err(e) => return Err(StoreError::io(&path, e)),
             }
         }

@@ -217,6 +217,10 @@ impl Backend for LocalCached {
         self.inner.version(name)
     }
 
+    fn foreign(&self) -> Result<Option<String>, BackendError> {
+        self.inner.foreign()
+    }
+
     fn sync(&self, names: &[String]) -> Result<(), BackendError> {
         self.inner.sync(names)
     }

@@ -76,58 +76,31 @@ pub fn build(
         return Ok(Some(built));
     }
     let logs = Logs::new(Some(backend), &manifest.writers);
-    let mut tables: Vec<(u64, Vec<Entry>)> = Vec::new();
-    let mut sizes: Vec<(u64, usize)> = match &base {
-        Some(b) => manifest
-            .tables
-            .iter()
-            .zip(&b.tables)
-            .map(|(&n, t)| (n, t.len()))
-            .collect(),
-        None => Vec::new(),
+    let mut older = PointingTables {
+        base: base.as_ref(),
+        logs: &logs,
     };
-    let mut merged_away = Vec::new();
-    let mut newest = fresh;
-    // Merge while the table before is not `RATIO` times larger.
-    while let Some(&(n, len)) = sizes.last() {
-        if len > RATIO * newest.len() {
-            break;
+    let (newest, kept) = match merge_newest(fresh, &mut older, &manifest.writers)? {
+        Ok(merged) => merged,
+        Err(Damaged(why)) => {
+            // Start again from the logs alone.
+            drop(lock);
+            let mut again = build(backend, true, true)?.unwrap_or_default();
+            again.warnings.insert(
+                0,
+                format!(
+                    "{}: the checkpoint is damaged ({why}); rebuilt from the logs",
+                    backend.location()
+                ),
+            );
+            return Ok(Some(again));
         }
-        let index = sizes.len() - 1;
-        let older = base.as_ref().expect("sizes come from the base").tables[index]
-            .iter()
-            .collect::<Result<Vec<Entry>, Damaged>>();
-        let older = match older {
-            Ok(older) => older,
-            Err(Damaged(why)) => {
-                // Start again from the logs alone.
-                drop(lock);
-                let mut again = build(backend, true, true)?.unwrap_or_default();
-                again.warnings.insert(
-                    0,
-                    format!(
-                        "{}: the checkpoint is damaged ({why}); rebuilt from the logs",
-                        backend.location()
-                    ),
-                );
-                return Ok(Some(again));
-            }
-        };
-        newest = merge(&older, &newest, &manifest.writers, |e| {
-            let (map, start, end) = logs.line(e)?;
-            Ok(checked(&map[start..end])?.1.key.into_owned())
-        })?;
-        merged_away.push(n);
-        sizes.pop();
-    }
+    };
+    let merged_away = manifest.tables.split_off(kept);
     let number = manifest.next_table;
     manifest.next_table += 1;
-    tables.push((number, newest));
-    manifest.tables = sizes.iter().map(|&(n, _)| n).collect();
-    for (n, entries) in &tables {
-        backend.write(&layout::table_object(*n), &table::encode(entries), true)?;
-        manifest.tables.push(*n);
-    }
+    backend.write(&layout::table_object(number), &table::encode(&newest), true)?;
+    manifest.tables.push(number);
     backend.write(layout::CHECKPOINT, &encode_manifest(&manifest)?, true)?;
     for n in merged_away {
         let _ = backend.delete(&layout::table_object(n));
@@ -147,17 +120,7 @@ fn read_new_lines(
     let mut lines = 0;
     for log in logs(backend)? {
         let id = log.writer;
-        let w = match manifest.writers.iter().position(|c| c.id == id) {
-            Some(w) => w,
-            None => {
-                manifest.writers.push(Covered {
-                    id: id.clone(),
-                    to: 0,
-                    tail: 0,
-                });
-                manifest.writers.len() - 1
-            }
-        };
+        let w = writer_of(manifest, &id);
         let from = manifest.writers[w].to;
         let Some(buf) = read_complete_lines(backend, &log.name, from)? else {
             continue;
@@ -173,6 +136,22 @@ fn read_new_lines(
     let mut entries: Vec<Entry> = newest.into_values().collect();
     entries.sort_unstable_by_key(|e| (e.hash, e.writer, e.offset));
     Ok((entries, lines))
+}
+
+/// The position of writer `id` in what `manifest` covers, added (with
+/// nothing covered) if it is new.
+pub(super) fn writer_of(manifest: &mut Checkpoint, id: &str) -> usize {
+    match manifest.writers.iter().position(|c| c.id == id) {
+        Some(w) => w,
+        None => {
+            manifest.writers.push(Covered {
+                id: id.to_owned(),
+                to: 0,
+                tail: 0,
+            });
+            manifest.writers.len() - 1
+        }
+    }
 }
 
 /// Adds the lines of `buf` (read at byte `from` of writer `w`'s log) to
@@ -222,6 +201,68 @@ pub fn tail_crc(backend: &dyn Backend, name: &str, to: u64) -> Result<u32, Store
         return Err(StoreError::io(backend.address(name), short));
     }
     Ok(crc32fast::hash(&buf))
+}
+
+/// The tables a build may merge its new entries into, oldest first.
+pub(super) trait OlderTables {
+    /// How many there are.
+    fn count(&self) -> usize;
+    /// The number of entries of table `t`.
+    fn len(&self, t: usize) -> usize;
+    /// The entries of table `t`, pointing at their lines.
+    fn entries(&mut self, t: usize) -> Result<Vec<Entry>, Damaged>;
+    /// The key of the line entry `e` points at.
+    fn key(&self, e: &Entry) -> Result<String, Damaged>;
+}
+
+/// Merges the newest of `older` into `newest` while the table before is
+/// not `RATIO` times larger: a store of `n` entries keeps about
+/// `log4(n / lines per checkpoint)` tables. Returns the entries merged
+/// and how many of `older`, from the first, stay as they are; `Ok(Err)`
+/// if the entries of one of them are damaged.
+pub(super) fn merge_newest(
+    mut newest: Vec<Entry>,
+    older: &mut dyn OlderTables,
+    writers: &[Covered],
+) -> Result<Result<(Vec<Entry>, usize), Damaged>, StoreError> {
+    let mut kept = older.count();
+    while kept > 0 && older.len(kept - 1) <= RATIO * newest.len() {
+        let entries = match older.entries(kept - 1) {
+            Ok(entries) => entries,
+            Err(damaged) => return Ok(Err(damaged)),
+        };
+        newest = merge(&entries, &newest, writers, |e| older.key(e))?;
+        kept -= 1;
+    }
+    Ok(Ok((newest, kept)))
+}
+
+/// The tables of a checkpoint whose entries point into the logs.
+struct PointingTables<'a> {
+    base: Option<&'a Base>,
+    logs: &'a Logs,
+}
+
+impl OlderTables for PointingTables<'_> {
+    fn count(&self) -> usize {
+        self.base.map_or(0, |b| b.tables.len())
+    }
+
+    fn len(&self, t: usize) -> usize {
+        self.base.map_or(0, |b| b.tables[t].len())
+    }
+
+    fn entries(&mut self, t: usize) -> Result<Vec<Entry>, Damaged> {
+        match self.base {
+            Some(b) => b.tables[t].iter().collect(),
+            None => Ok(Vec::new()),
+        }
+    }
+
+    fn key(&self, e: &Entry) -> Result<String, Damaged> {
+        let (map, start, end) = self.logs.line(e)?;
+        Ok(checked(&map[start..end])?.1.key.into_owned())
+    }
 }
 
 /// Two tables' entries as one: of entries of the same key, the newest.

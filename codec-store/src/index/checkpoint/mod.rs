@@ -14,20 +14,25 @@
 //! size of the next: a store of `n` entries has about `log4(n / lines per
 //! checkpoint)` tables, and each entry is rewritten that many times at most.
 //!
-//! Two shapes, by what the backend offers:
-//! - in a folder ([`build`]), tables are memory-mapped and point into the
-//!   mapped logs; coverage is bytes of each log, with a checksum of the
-//!   last bytes covered (the logs are not synced for a checkpoint: where a
-//!   power loss took the end of a log, its tail no longer matches and the
-//!   checkpoint is put aside). One handle builds at a time
-//!   (`checkpoint.lock`, taken without waiting: another handle busy with
-//!   one is as good); the manifest is written aside, synced and renamed.
-//! - elsewhere (object storage, memory: [`objects`]), a log is one object
-//!   per append, so tables hold the lines themselves and are read whole,
-//!   one request each; coverage is the number of segments of each writer.
-//!   There is no lock: the manifest is committed by compare-and-swap on
-//!   the version read, and of two builds from one version exactly one
-//!   commits; the other deletes its table.
+//! Both read the same tables and manifest ([`Base::open`]), turn lines
+//! into entries the same way and merge tables with one merge. They are
+//! two shapes, by how the backend's appends land
+//! ([`Backend::appends`]), which is the checkpoint's format on disk:
+//! - where a log grows in place (a folder: [`build`]), tables point into
+//!   the logs, mapped where the backend has maps; coverage is bytes of
+//!   each log, with a checksum of the last bytes covered (the logs are
+//!   not synced for a checkpoint: where a power loss took the end of a
+//!   log, its tail no longer matches and the checkpoint is put aside).
+//!   One handle builds at a time (`checkpoint.lock`, through
+//!   [`Backend::locks`], taken without waiting: another handle busy with
+//!   one is as good); tables and manifest are written whole and durable.
+//! - where a log is one object per append (object storage, memory:
+//!   [`objects`]), a byte offset into a log names nothing to map, so
+//!   tables hold the lines themselves and are read whole, one request
+//!   each; coverage is the number of segments of each writer. There is no
+//!   lock: the manifest is committed by compare-and-swap on the version
+//!   read, and of two builds from one version exactly one commits; the
+//!   other deletes its table.
 
 mod build;
 pub mod objects;
