@@ -432,6 +432,35 @@ fn check(contents: &mut Vec<u8>, expected: Option<u64>) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::backend::folder::Folder;
+    use crate::backend::memory::Memory;
+
+    #[test]
+    fn the_wrapper_answers_as_the_backend_it_wraps() {
+        let dir = tempfile::tempdir().unwrap();
+        let local = LocalCache::new(dir.path().join("local"), 1 << 20);
+        let inners: [Arc<dyn Backend>; 2] = [
+            Arc::new(Folder::new(dir.path().join("store"))),
+            Arc::new(Memory::new()),
+        ];
+        for inner in inners {
+            let wrapped = LocalCached::new(inner.clone(), &local);
+            assert_eq!(wrapped.appends(), inner.appends());
+            assert_eq!(wrapped.maps().is_some(), inner.maps().is_some());
+            assert_eq!(wrapped.locks().is_some(), inner.locks().is_some());
+            assert_eq!(wrapped.file_path("data/a"), inner.file_path("data/a"));
+            assert_eq!(wrapped.concurrent_reads(), inner.concurrent_reads());
+            inner.write("data/a.bin", b"bytes", false).unwrap();
+            assert_eq!(
+                wrapped.version("data/a.bin").unwrap(),
+                inner.version("data/a.bin").unwrap()
+            );
+            assert_eq!(wrapped.read_range("data/a.bin", 1..3).unwrap(), b"yt");
+            // Kept: read again once the object is gone.
+            inner.delete("data/a.bin").unwrap();
+            assert_eq!(wrapped.read_range("data/a.bin", 1..3).unwrap(), b"yt");
+        }
+    }
 
     #[test]
     fn damaged_files_are_refused() {
