@@ -71,7 +71,10 @@ fn open_folder(dir: &Path) -> Result<Cache, StoreError> {
 fn open_url(url: &str) -> Result<Cache, StoreError> {
     use codec::store::backend::object::{At, Objects};
     use codec::store::backend::Backend;
-    match Objects::from_url(url)? {
+    let at = Objects::from_url(url).map_err(|e| StoreError::Custom {
+        message: format!("cannot open the cache at {url}: {}", e.source),
+    })?;
+    match at {
         At::Folder(dir) => open_folder(&dir),
         At::Objects(objects) => {
             if objects.read("codec-store.json")?.is_none() {

@@ -17,8 +17,6 @@
 //! locks/<hash>.lock           a key being computed (memo_lock)
 //! ```
 
-use std::path::{Path, PathBuf};
-
 /// The layout version file.
 pub const META: &str = "codec-store.json";
 /// The folder lock: shared by every handle, exclusive for a compaction.
@@ -176,11 +174,6 @@ pub fn table_object(n: u64) -> String {
 pub fn table_number(name: &str) -> Option<u64> {
     let file = name.strip_prefix(TABLES)?.strip_prefix('/')?;
     u64::from_str_radix(file.strip_suffix(TABLE_SUFFIX)?, 16).ok()
-}
-
-/// The path of checkpoint table number `n`.
-pub fn table_path(dir: &Path, n: u64) -> PathBuf {
-    dir.join(TABLES).join(format!("{n:016x}{TABLE_SUFFIX}"))
 }
 
 /// The longest key a cache stores, in bytes.

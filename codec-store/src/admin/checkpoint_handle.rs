@@ -3,9 +3,10 @@
 
 use std::path::Path;
 use std::sync::atomic::Ordering;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
-use crate::backend::Backend;
+use crate::backend::folder::Folder;
+use crate::backend::{Appends, Backend};
 use crate::cache::Cache;
 use crate::error::StoreError;
 use crate::index::checkpoint::{build, objects, Built};
@@ -13,17 +14,18 @@ use crate::index::table::Damaged;
 use crate::layout;
 
 /// Builds a checkpoint of the store `backend` holds, in the shape its
-/// backend takes: see [`build`] and [`objects::build`] (which reads the
-/// segments `sources` gives).
+/// appends take: tables that point into logs growing in place ([`build`]),
+/// or tables that hold the lines of segments ([`objects::build`], which
+/// reads the segments `sources` gives).
 fn build_on(
-    backend: &dyn Backend,
+    backend: &Arc<dyn Backend>,
     wait: bool,
     full: bool,
     sources: objects::Sources<'_>,
 ) -> Result<Option<Built>, StoreError> {
-    match backend.folder() {
-        Some(dir) => build(dir, wait, full),
-        None => objects::build(backend, wait, full, sources),
+    match backend.appends() {
+        Appends::InPlace => build(backend, wait, full),
+        Appends::Segments => objects::build(&**backend, wait, full, sources),
     }
 }
 
@@ -33,14 +35,12 @@ impl Cache {
         self.join_checkpoint();
         let full = self.index_read().is_distrusted();
         let known = self.index_read().known_segments();
-        let built = build_on(&*self.backend, true, full, objects::Sources::Listed(&known))?;
+        let built = build_on(&self.backend, true, full, objects::Sources::Listed(&known))?;
         self.record(built);
         if full {
             self.index_write().trust_again();
         }
-        if self.backend.folder().is_none() {
-            self.index_write().adopt_objects(&*self.backend);
-        }
+        self.index_write().adopt(&self.backend);
         self.refresh()
     }
 
@@ -48,7 +48,8 @@ impl Cache {
     pub(crate) fn rebuild_index(dir: impl AsRef<Path>) -> Result<u64, StoreError> {
         let dir = dir.as_ref();
         crate::admin::compact::require_cache_folder(dir)?;
-        Ok(build(dir, true, true)?.map_or(0, |b| b.lines))
+        let folder: Arc<dyn Backend> = Arc::new(Folder::new(dir));
+        Ok(build(&folder, true, true)?.map_or(0, |b| b.lines))
     }
 
     /// [`Admin::verify_index`](crate::Admin::verify_index).
@@ -90,7 +91,7 @@ impl Cache {
             .name("codec-checkpoint".into())
             .spawn(move || {
                 lower_priority();
-                match build_on(&*backend, false, full, objects::Sources::Known(&known)) {
+                match build_on(&backend, false, full, objects::Sources::Known(&known)) {
                     Ok(Some(built)) => {
                         rebuilt.store(full, Ordering::Relaxed);
                         push_warnings(&warnings, built.warnings);
@@ -115,10 +116,7 @@ impl Cache {
         if self.checkpoints.rebuilt.swap(false, Ordering::Relaxed) {
             index.trust_again();
         }
-        match self.backend.folder() {
-            Some(dir) => index.adopt(dir),
-            None => index.adopt_objects(&*self.backend),
-        }
+        index.adopt(&self.backend);
     }
 
     /// Waits for the background build, if one runs.

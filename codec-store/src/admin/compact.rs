@@ -1,37 +1,51 @@
-//! Compaction: the live entries rewritten by one fresh writer, every other
-//! index and data file deleted.
+//! Compaction: the live entries copied into one fresh writer, and what
+//! they replace deleted. One copy, one report, two ways to retire what
+//! was copied, by what the backend's appends allow:
+//! - where an append grows its object in place (a folder,
+//!   [`Appends::InPlace`]), a compaction has the store to itself: every
+//!   [`Cache`] handle holds a shared lock (`codec-store.lock`) and
+//!   compaction takes it alone ([`Backend::locks`]), so it never deletes a
+//!   file under a live handle (and handles opened meanwhile wait). It has
+//!   to: a live writer goes on appending to the log and data file it
+//!   would delete, there is no set of objects a snapshot could retire
+//!   while others write. A stop at any point leaves a store that reads as
+//!   before or as after:
+//!   - while copying, the copies are new lines of the same values;
+//!   - then `compacting.json` lists the objects being replaced,
+//!     atomically, and readers ignore them from then on, deleted or not
+//!     (so a removal in one old log can never be undone by a put in
+//!     another that survived);
+//!   - the next compaction finishes deleting them before it starts.
 //!
-//! It runs alone: every [`Cache`] handle holds a shared lock on
-//! `codec-store.lock` and compaction takes it exclusively, so it never
-//! deletes a file under a live handle (and handles opened meanwhile wait).
-//! A stop at any point leaves a folder that reads as before or as after:
-//! - while copying, the copies are new lines of the same values;
-//! - then `compacting.json` lists the files being replaced, atomically, and
-//!   readers ignore them from then on, deleted or not (so a removal in one
-//!   old file can never be undone by a put in another that survived);
-//! - the next compaction finishes deleting them before it starts.
+//!   Having the store alone, it also deletes the writer schemas no live
+//!   entry uses and the key locks.
+//! - where each append is an object of its own (object storage, memory),
+//!   the objects a compaction copied never change again, so it runs
+//!   online and retires them through the checkpoint's manifest
+//!   ([`compact_objects`](super::compact_objects)).
 
-use std::collections::HashSet;
-use std::fs::File;
-use std::io::Write;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::sync::Arc;
 
-use crate::backend::folder::lock_file;
+use crate::backend::folder::Folder;
+use crate::backend::{Backend, Lock, Locking, Locks};
 use crate::cache::open::create_folder;
 use crate::cache::write::Payload;
 use crate::cache::Cache;
 use crate::content::apart;
 use crate::content::handler::Handler;
 use crate::error::StoreError;
-use crate::index::logs::read_marker;
+use crate::index::line::LineView;
 use crate::index::records::Compacting;
 use crate::index::EntryInfo;
+use crate::layout::{self, COMPACT_MARKER as MARKER};
 use crate::options::CacheOptions;
 use codec_runtime::__store::LargeBin;
 
-/// The marker of a compaction that has copied every live entry.
-use crate::layout::{self, COMPACT_MARKER as MARKER, LOCK};
+/// Copies whose lines a compaction appends at once (on object storage,
+/// one segment object per this many entries, not one per entry).
+const COPIES_PER_APPEND: usize = 1000;
 
 /// What [`Admin::compact`](crate::Admin::compact) did.
 #[derive(Debug)]
@@ -76,99 +90,148 @@ impl Cache {
         let dir = dir.as_ref();
         require_cache_folder(dir)?;
         create_folder(dir)?;
-        let lock = lock_file(dir).map_err(|e| StoreError::io(dir.join(LOCK), e))?;
-        // A handle closing at this moment is not one in use, nor is a child
-        // process between its fork and its exec, which holds a copy of its
-        // parent's descriptors (and so of their locks) for that instant:
-        // try again for a moment before refusing.
-        let patience = std::time::Instant::now() + std::time::Duration::from_millis(250);
-        loop {
-            match lock.try_lock() {
-                Ok(()) => break,
-                Err(std::fs::TryLockError::WouldBlock) if std::time::Instant::now() < patience => {
-                    std::thread::sleep(std::time::Duration::from_millis(5));
-                }
-                Err(std::fs::TryLockError::WouldBlock) => {
-                    return Err(StoreError::InUse {
-                        dir: dir.to_owned(),
-                    })
-                }
-                Err(std::fs::TryLockError::Error(e)) => {
-                    return Err(StoreError::io(dir.join(LOCK), e))
-                }
-            }
-        }
-        let size_before = folder_size(dir)?;
-        let mut freed = finish(dir)?;
-        let (kept, dropped, writer_id) = copy_live_entries(dir, handlers, &mut progress)?;
-        // The checkpoint points into logs the compaction deletes: the
-        // folder reads from the logs until the next one.
-        crate::index::checkpoint::remove(dir)?;
-        mark_replaced(dir, &writer_id)?;
-        freed += finish(dir)?;
-        let schemas_removed = remove_unused_schemas(dir)?;
-        // No handle holds a key lock while the folder is compacted.
-        let locks = dir.join(layout::KEY_LOCKS);
-        if locks.exists() {
-            std::fs::remove_dir_all(&locks).map_err(|e| StoreError::io(&locks, e))?;
-        }
-        Ok(Compacted {
-            kept,
-            dropped,
-            freed,
-            schemas_removed,
-            size_before,
-            size_after: folder_size(dir)?,
-        })
+        compact_alone(Arc::new(Folder::new(dir)), handlers, &mut progress)
     }
 }
 
-/// Copies every live entry into a new writer, synced to disk; returns how
-/// many, the entries dropped as damaged, and the new writer's id.
-#[allow(clippy::type_complexity)]
-fn copy_live_entries(
-    dir: &Path,
+/// Compacts the store `backend` holds with the store to itself (see the
+/// module's comment); `backend` is a cache already.
+pub(crate) fn compact_alone(
+    backend: Arc<dyn Backend>,
     handlers: &[Arc<dyn Handler>],
     progress: &mut dyn FnMut(usize, usize),
-) -> Result<(usize, Vec<(String, StoreError)>, String), StoreError> {
-    let open = |options| -> Result<Cache, StoreError> {
-        let cache = Cache::open_locked(dir, options, None)?;
-        for h in handlers {
-            cache.register_handler(h.clone());
-        }
-        Ok(cache)
+) -> Result<Compacted, StoreError> {
+    let Some(locks) = backend.locks() else {
+        return Err(StoreError::unsupported(
+            backend.location(),
+            "its compaction needs the store to itself, and the backend has no locks \
+             to keep other handles out",
+        ));
     };
+    let _alone = take_alone(locks, &backend.location())?;
+    let size_before = store_size(&*backend)?;
+    let mut freed = finish(&*backend)?;
     // No checkpoint while compacting: it would name the logs it deletes.
     let options = CacheOptions {
         checkpoint_bytes: 0,
         ..CacheOptions::default()
     };
-    let old = open(options.clone())?;
-    let entries = old.entries()?;
-    if let Some(e) = entries.iter().find(|e| old.handler(&e.handler).is_none()) {
+    let old = with_handlers(
+        Cache::open_unlocked(backend.clone(), options.clone())?,
+        handlers,
+    );
+    let new = with_handlers(Cache::open_unread(backend.clone(), options)?, handlers);
+    let (kept, dropped) = copy_live_entries(&old, &new, progress)?;
+    let writer_id = new.writer_id.clone();
+    drop((old, new));
+    sync_writers_objects(&*backend, &writer_id)?;
+    // The checkpoint points into logs the compaction deletes: the store
+    // reads from the logs until the next one.
+    crate::index::checkpoint::remove(&*backend)?;
+    mark_replaced(&*backend, &writer_id)?;
+    freed += finish(&*backend)?;
+    let schemas_removed = remove_unused_schemas(&backend)?;
+    // No handle holds a key lock while the store is compacted.
+    locks.clear(layout::KEY_LOCKS)?;
+    Ok(Compacted {
+        kept,
+        dropped,
+        freed,
+        schemas_removed,
+        size_before,
+        size_after: store_size(&*backend)?,
+    })
+}
+
+/// The store's lock, taken alone.
+fn take_alone(locks: &dyn Locks, location: &str) -> Result<Lock, StoreError> {
+    // A handle closing at this moment is not one in use, nor is a child
+    // process between its fork and its exec, which holds a copy of its
+    // parent's descriptors (and so of their locks) for that instant: try
+    // again for a moment before refusing.
+    let patience = std::time::Instant::now() + std::time::Duration::from_millis(250);
+    loop {
+        if let Some(lock) = locks.lock(layout::LOCK, Locking::TryAlone)? {
+            return Ok(lock);
+        }
+        if std::time::Instant::now() >= patience {
+            return Err(StoreError::InUse {
+                dir: location.into(),
+            });
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+}
+
+/// `cache` with `handlers` registered.
+pub(crate) fn with_handlers(cache: Cache, handlers: &[Arc<dyn Handler>]) -> Cache {
+    for h in handlers {
+        cache.register_handler(h.clone());
+    }
+    cache
+}
+
+/// Copies every live entry of `old` into `new`, each line with the time
+/// of the line it copies (so that a write made meanwhile by another
+/// handle, later, still wins, and the copy wins a tie with its original:
+/// a new writer's id sorts after every older one), the lines
+/// `COPIES_PER_APPEND` to an append. Returns how many it copied and the
+/// entries dropped as damaged; an entry of a handler not given is an
+/// error before anything is written, any other read error stops it.
+pub(crate) fn copy_live_entries(
+    old: &Cache,
+    new: &Cache,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<(usize, Vec<(String, StoreError)>), StoreError> {
+    let entries = live_entries(old)?;
+    if let Some((e, _)) = entries
+        .iter()
+        .find(|(e, _)| old.handler(&e.handler).is_none())
+    {
         return Err(StoreError::UnknownHandler {
             key: e.key.clone(),
             handler: e.handler.clone(),
         });
     }
-    let new = open(options)?;
     let mut dropped = Vec::new();
-    for (done, entry) in entries.iter().enumerate() {
-        match read_entry(&old, entry) {
-            Ok((payload, large)) => write_entry(&new, entry, &payload, &large)?,
-            Err(e) if e.is_damage() => dropped.push((entry.key.clone(), e)),
-            // Anything else (permissions, too many open files) may pass:
-            // stop rather than drop an entry that is intact.
-            Err(e) => return Err(e),
-        }
-        progress(done + 1, entries.len());
+    let mut done = 0;
+    for copies in entries.chunks(COPIES_PER_APPEND) {
+        new.in_one_append(|| {
+            for (entry, time) in copies {
+                match read_entry(old, entry) {
+                    Ok((payload, large)) => {
+                        new.writer
+                            .lock()
+                            .unwrap_or_else(|e| e.into_inner())
+                            .pinned_time = Some(*time);
+                        write_entry(new, entry, &payload, &large)?;
+                    }
+                    Err(e) if e.is_damage() => dropped.push((entry.key.clone(), e)),
+                    // Anything else (permissions, too many open files)
+                    // may pass: stop rather than drop an entry that is
+                    // intact.
+                    Err(e) => return Err(e),
+                }
+                done += 1;
+                progress(done, entries.len());
+            }
+            Ok(())
+        })?;
     }
-    sync_writer_files(dir, &new.writer_id)?;
-    Ok((
-        entries.len() - dropped.len(),
-        dropped,
-        new.writer_id.clone(),
-    ))
+    Ok((entries.len() - dropped.len(), dropped))
+}
+
+/// Every live entry and the time of its line, by key.
+fn live_entries(cache: &Cache) -> Result<Vec<(EntryInfo, u64)>, StoreError> {
+    let mut out = Vec::new();
+    for (key, text) in cache.live_lines()? {
+        let line = LineView::parse(&text).map_err(|e| crate::index::corrupt_line(&key, e))?;
+        if let Some(entry) = EntryInfo::of_line(&line)? {
+            out.push((entry, line.time));
+        }
+    }
+    out.sort_by(|a, b| a.0.key.cmp(&b.0.key));
+    Ok(out)
 }
 
 /// An entry's payload, and where the buffers its `auto` handler kept apart
@@ -206,69 +269,53 @@ pub(crate) fn write_entry(
     )
 }
 
-/// Syncs every file of writer `id` to disk: the copies must be durable
-/// before the marker makes readers rely on them alone.
-fn sync_writer_files(dir: &Path, id: &str) -> Result<(), StoreError> {
-    for (folder, prefix) in [
-        (dir.to_owned(), format!("{id}-")),
-        (dir.join(layout::DATA), id.to_owned()),
-    ] {
-        let listing = std::fs::read_dir(&folder).map_err(|e| StoreError::io(&folder, e))?;
-        for entry in listing {
-            let entry = entry.map_err(|e| StoreError::io(&folder, e))?;
-            if entry.file_name().to_string_lossy().starts_with(&prefix) {
-                let path = entry.path();
-                File::open(&path)
-                    .and_then(|f| f.sync_all())
-                    .map_err(|e| StoreError::io(&path, e))?;
+/// Makes every object of writer `id` durable: the copies must be before
+/// the marker makes readers rely on them alone.
+fn sync_writers_objects(backend: &dyn Backend, id: &str) -> Result<(), StoreError> {
+    let mut names = Vec::new();
+    for prefix in [String::new(), format!("{}/", layout::DATA)] {
+        for listed in backend.list(&prefix)? {
+            if layout::is_writers_file(&listed.name[prefix.len()..], id) {
+                names.push(listed.name);
             }
         }
     }
-    sync_folder(&dir.join(layout::DATA))?;
-    sync_folder(dir)
+    Ok(backend.sync(&names)?)
 }
 
-/// Lists every index and data file but the new writer's in the marker,
-/// written aside, synced, then renamed into place.
-fn mark_replaced(dir: &Path, keep: &str) -> Result<(), StoreError> {
+/// Lists every log and data object but writer `keep`'s in the marker,
+/// written whole and durable.
+fn mark_replaced(backend: &dyn Backend, keep: &str) -> Result<(), StoreError> {
     let mut replaced = Vec::new();
-    for sub in ["", layout::DATA] {
-        let folder = dir.join(sub);
-        let listing = std::fs::read_dir(&folder).map_err(|e| StoreError::io(&folder, e))?;
-        for entry in listing {
-            let entry = entry.map_err(|e| StoreError::io(&folder, e))?;
-            let Ok(name) = entry.file_name().into_string() else {
-                continue;
-            };
-            let ours = layout::is_writers_file(&name, keep);
-            let is_index = layout::log_writer(&name).is_some();
-            if !ours && (sub == layout::DATA || is_index) {
-                replaced.push(if sub.is_empty() {
-                    name
-                } else {
-                    format!("{sub}/{name}")
-                });
+    for prefix in [String::new(), format!("{}/", layout::DATA)] {
+        for listed in backend.list(&prefix)? {
+            let name = &listed.name[prefix.len()..];
+            let is_log = layout::log_writer(name).is_some();
+            if !layout::is_writers_file(name, keep) && (!prefix.is_empty() || is_log) {
+                replaced.push(listed.name);
             }
         }
     }
     replaced.sort();
     let bytes = codec_runtime::to_json_vec(&Compacting { replaced })?;
-    let tmp = dir.join(format!("{MARKER}{}", layout::TMP_SUFFIX));
-    let mut file = File::create(&tmp).map_err(|e| StoreError::io(&tmp, e))?;
-    file.write_all(&bytes)
-        .and_then(|()| file.sync_all())
-        .map_err(|e| StoreError::io(&tmp, e))?;
-    let path = dir.join(MARKER);
-    std::fs::rename(&tmp, &path).map_err(|e| StoreError::io(&path, e))?;
-    sync_folder(dir)
+    Ok(backend.write(MARKER, &bytes, true)?)
 }
 
-/// Deletes the files the marker lists, then the marker; returns the bytes freed.
-fn finish(dir: &Path) -> Result<u64, StoreError> {
-    if !dir.join(MARKER).exists() {
+/// Deletes the objects the marker lists, then the marker; returns the
+/// bytes freed.
+fn finish(backend: &dyn Backend) -> Result<u64, StoreError> {
+    let Some(bytes) = backend.read(MARKER)? else {
         return Ok(0);
+    };
+    let marker: Compacting =
+        codec_runtime::from_json_slice(&bytes).map_err(|e| StoreError::Corrupt {
+            key: MARKER.into(),
+            message: e.to_string(),
+        })?;
+    let mut sizes = HashMap::new();
+    for prefix in [String::new(), format!("{}/", layout::DATA)] {
+        sizes.extend(backend.list(&prefix)?.into_iter().map(|o| (o.name, o.size)));
     }
-    let marker = read_marker(&crate::backend::folder::Folder::new(dir))?;
     let mut freed = 0;
     for name in &marker.replaced {
         if name.contains("..") || name.starts_with('/') {
@@ -277,66 +324,48 @@ fn finish(dir: &Path) -> Result<u64, StoreError> {
                 message: format!("`{name}` is not a file of the folder"),
             });
         }
-        let path = dir.join(name);
-        match std::fs::metadata(&path) {
-            Ok(meta) => freed += meta.len(),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
-            Err(e) => return Err(StoreError::io(&path, e)),
-        }
-        std::fs::remove_file(&path).map_err(|e| StoreError::io(&path, e))?;
+        let Some(size) = sizes.get(name) else {
+            continue;
+        };
+        backend.delete(name)?;
+        freed += size;
     }
-    let path = dir.join(MARKER);
-    std::fs::remove_file(&path).map_err(|e| StoreError::io(&path, e))?;
+    backend.delete(MARKER)?;
     Ok(freed)
 }
 
 /// Deletes the writer schemas no live entry names; returns how many.
-fn remove_unused_schemas(dir: &Path) -> Result<usize, StoreError> {
-    let live: HashSet<String> = Cache::open_locked(dir, CacheOptions::default(), None)?
+fn remove_unused_schemas(backend: &Arc<dyn Backend>) -> Result<usize, StoreError> {
+    let live: HashSet<String> = Cache::open_unlocked(backend.clone(), CacheOptions::default())?
         .entries()?
         .into_iter()
         .filter_map(|e| e.fingerprint)
         .map(|fp| layout::schema_name(&fp))
         .collect();
-    let folder = dir.join(layout::SCHEMAS);
-    let listing = std::fs::read_dir(&folder).map_err(|e| StoreError::io(&folder, e))?;
+    let prefix = format!("{}/", layout::SCHEMAS);
     let mut removed = 0;
-    for entry in listing {
-        let entry = entry.map_err(|e| StoreError::io(&folder, e))?;
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if name.ends_with(".json") && !live.contains(&name) {
-            let path = entry.path();
-            std::fs::remove_file(&path).map_err(|e| StoreError::io(&path, e))?;
+    for listed in backend.list(&prefix)? {
+        let name = &listed.name[prefix.len()..];
+        if name.ends_with(".json") && !live.contains(name) {
+            backend.delete(&listed.name)?;
             removed += 1;
         }
     }
     Ok(removed)
 }
 
-/// Bytes of the files under `dir`, subfolders included.
-fn folder_size(dir: &Path) -> Result<u64, StoreError> {
+/// Bytes of the store's objects.
+pub(crate) fn store_size(backend: &dyn Backend) -> Result<u64, StoreError> {
     let mut total = 0;
-    let listing = std::fs::read_dir(dir).map_err(|e| StoreError::io(dir, e))?;
-    for entry in listing {
-        let entry = entry.map_err(|e| StoreError::io(dir, e))?;
-        let meta = entry
-            .metadata()
-            .map_err(|e| StoreError::io(entry.path(), e))?;
-        total += if meta.is_dir() {
-            folder_size(&entry.path())?
-        } else {
-            meta.len()
-        };
+    for prefix in [
+        String::new(),
+        format!("{}/", layout::DATA),
+        format!("{}/", layout::SCHEMAS),
+        format!("{}/", layout::TABLES),
+    ] {
+        total += backend.list(&prefix)?.iter().map(|o| o.size).sum::<u64>();
     }
     Ok(total)
-}
-
-/// Makes a rename in `dir` durable.
-fn sync_folder(dir: &Path) -> Result<(), StoreError> {
-    // Some platforms cannot open or sync a folder; the rename stands
-    // there, only its durability on power loss is the file system's.
-    let _ = File::open(dir).and_then(|d| d.sync_all());
-    Ok(())
 }
 
 #[cfg(test)]
@@ -358,11 +387,17 @@ mod tests {
         drop((a, b));
 
         // Compaction's steps, up to the marker, under its lock.
-        let lock = lock_file(dir).unwrap();
-        lock.try_lock().unwrap();
-        let (kept, dropped, id) = copy_live_entries(dir, &[], &mut |_, _| {}).unwrap();
+        let folder = Folder::new(dir);
+        let lock = take_alone(&folder, "").unwrap();
+        let backend: Arc<dyn Backend> = Arc::new(folder.clone());
+        let old = Cache::open_unlocked(backend.clone(), CacheOptions::default()).unwrap();
+        let new = Cache::open_unread(backend.clone(), CacheOptions::default()).unwrap();
+        let (kept, dropped) = copy_live_entries(&old, &new, &mut |_, _| {}).unwrap();
         assert_eq!((kept, dropped.len()), (2, 0));
-        mark_replaced(dir, &id).unwrap();
+        let id = new.writer_id.clone();
+        drop((old, new));
+        sync_writers_objects(&folder, &id).unwrap();
+        mark_replaced(&folder, &id).unwrap();
         drop(lock);
         // Stopped after deleting only the index file that removed `gone`:
         // read without the marker, the other old file would bring it back.
@@ -378,7 +413,7 @@ mod tests {
         assert_eq!(done.kept, 2);
         assert!(done.freed > 5000, "{done:?}");
         assert!(!dir.join(MARKER).exists());
-        let indexes = crate::index::index_files(dir).unwrap();
+        let indexes = crate::index::logs(&Folder::new(dir)).unwrap();
         assert_eq!(indexes.len(), 1, "{indexes:?}");
         let reader = Cache::open(dir).unwrap();
         assert_eq!(reader.keys().unwrap(), ["big", "kept"]);

@@ -1,5 +1,8 @@
-//! Compaction where the backend has no locks (object storage, memory):
-//! online, while other handles go on writing and reading.
+//! Compaction where each append is an object of its own (object storage,
+//! memory): online, while other handles go on writing and reading. The
+//! copy and the report are those of every compaction
+//! ([`compact`](super::compact)); what this one does its own way is
+//! retiring what it copied, since it cannot have the store to itself.
 //!
 //! A compaction there is a checkpoint whose table holds copies of the live
 //! entries rather than the lines of the logs they came from:
@@ -34,24 +37,21 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::admin::compact::Compacted;
-use crate::admin::compact::{read_entry, write_entry};
-use crate::backend::Backend;
+use crate::admin::compact::{
+    compact_alone, copy_live_entries, store_size, with_handlers, Compacted,
+};
+use crate::backend::{Appends, Backend};
 use crate::cache::now_nanos;
 use crate::cache::Cache;
 use crate::content::handler::Handler;
 use crate::error::StoreError;
 use crate::index::checkpoint::objects::{build_from, Known, Sources, Start};
 use crate::index::checkpoint::parse_manifest;
-use crate::index::line::LineView;
+use crate::index::logs;
 use crate::index::records::{Checkpoint, Covered, Retired};
 use crate::index::table::Damaged;
-use crate::index::{logs, EntryInfo};
 use crate::layout;
 use crate::options::CacheOptions;
-
-/// Copies whose lines a compaction appends at once.
-const COPIES_PER_APPEND: usize = 1000;
 
 /// How often a compaction commits again after a checkpoint came in
 /// between.
@@ -65,16 +65,17 @@ impl Cache {
         grace: Duration,
         progress: impl FnMut(usize, usize),
     ) -> Result<Compacted, StoreError> {
-        if let Some(dir) = backend.folder() {
-            return Cache::compact(dir, handlers, progress);
-        }
+        let mut progress = progress;
         if backend.read(layout::META)?.is_none() {
             return Err(StoreError::open(
                 backend.location(),
                 format!("it is not a codec cache (no {})", layout::META),
             ));
         }
-        compact_online(backend, handlers, grace, progress)
+        match backend.appends() {
+            Appends::InPlace => compact_alone(backend, handlers, &mut progress),
+            Appends::Segments => compact_online(backend, handlers, grace, progress),
+        }
     }
 
     /// [`Admin::compact_online`](crate::Admin::compact_online).
@@ -83,7 +84,7 @@ impl Cache {
         grace: Duration,
         progress: impl FnMut(usize, usize),
     ) -> Result<Compacted, StoreError> {
-        if self.backend.folder().is_some() {
+        if self.backend.appends() == Appends::InPlace {
             return Err(StoreError::unsupported(
                 self.location(),
                 "a folder is compacted alone, with no handle open: \
@@ -114,56 +115,16 @@ fn compact_online(
 
     // The copies are written by a handle that reads nothing: one that
     // read the store is enough.
-    let open = |read: bool| -> Result<Cache, StoreError> {
-        let options = CacheOptions {
-            checkpoint_bytes: 0,
-            ..CacheOptions::default()
-        };
-        let cache = match read {
-            true => Cache::open_backend(backend.clone(), options)?,
-            false => Cache::open_unread(backend.clone(), options)?,
-        };
-        for h in handlers {
-            cache.register_handler(h.clone());
-        }
-        Ok(cache)
+    let options = CacheOptions {
+        checkpoint_bytes: 0,
+        ..CacheOptions::default()
     };
-    let old = open(true)?;
-    let entries = live_entries(&old)?;
-    if let Some((e, _)) = entries
-        .iter()
-        .find(|(e, _)| old.handler(&e.handler).is_none())
-    {
-        return Err(StoreError::UnknownHandler {
-            key: e.key.clone(),
-            handler: e.handler.clone(),
-        });
-    }
-    let new = open(false)?;
-    let mut dropped = Vec::new();
-    let mut done = 0;
-    // The copies' lines go in a few large appends: on object storage, one
-    // segment object per `COPIES_PER_APPEND` entries, not one per entry.
-    for copies in entries.chunks(COPIES_PER_APPEND) {
-        new.in_one_append(|| {
-            for (entry, time) in copies {
-                match read_entry(&old, entry) {
-                    Ok((payload, large)) => {
-                        new.writer
-                            .lock()
-                            .unwrap_or_else(|e| e.into_inner())
-                            .pinned_time = Some(*time);
-                        write_entry(&new, entry, &payload, &large)?;
-                    }
-                    Err(e) if e.is_damage() => dropped.push((entry.key.clone(), e)),
-                    Err(e) => return Err(e),
-                }
-                done += 1;
-                progress(done, entries.len());
-            }
-            Ok(())
-        })?;
-    }
+    let old = with_handlers(
+        Cache::open_backend(backend.clone(), options.clone())?,
+        handlers,
+    );
+    let new = with_handlers(Cache::open_unread(backend.clone(), options)?, handlers);
+    let (kept, dropped) = copy_live_entries(&old, &new, &mut progress)?;
 
     // Stamped when committed: a handle that read the manifest before
     // then may read what they name until `grace` after.
@@ -193,7 +154,7 @@ fn compact_online(
         freed += collect(&*backend, &next.retired, grace, now_nanos())?.0;
     }
     Ok(Compacted {
-        kept: entries.len() - dropped.len(),
+        kept,
         dropped,
         freed,
         schemas_removed: 0,
@@ -293,19 +254,6 @@ fn data_segments(backend: &dyn Backend) -> Result<Vec<(String, u64, u64)>, Store
     Ok(out)
 }
 
-/// Every live entry and the time of its line.
-fn live_entries(cache: &Cache) -> Result<Vec<(EntryInfo, u64)>, StoreError> {
-    let mut out = Vec::new();
-    for (key, text) in cache.live_lines()? {
-        let line = LineView::parse(&text).map_err(|e| crate::index::corrupt_line(&key, e))?;
-        if let Some(entry) = EntryInfo::of_line(&line)? {
-            out.push((entry, line.time));
-        }
-    }
-    out.sort_by(|a, b| a.0.key.cmp(&b.0.key));
-    Ok(out)
-}
-
 /// Deletes what the compactions of `retired` replaced, for those older
 /// than `grace` at `now`: the segments they replaced, and every data
 /// object of a writer that wrote nothing after. Returns the bytes freed
@@ -352,18 +300,4 @@ fn collect(
         }
     }
     Ok((freed, young))
-}
-
-/// Bytes of the store's objects.
-fn store_size(backend: &dyn Backend) -> Result<u64, StoreError> {
-    let mut total = 0;
-    for prefix in [
-        String::new(),
-        format!("{}/", layout::DATA),
-        format!("{}/", layout::SCHEMAS),
-        format!("{}/", layout::TABLES),
-    ] {
-        total += backend.list(&prefix)?.iter().map(|o| o.size).sum::<u64>();
-    }
-    Ok(total)
 }

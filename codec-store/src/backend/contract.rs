@@ -233,9 +233,9 @@ fn a_log_is_taken_up_only_where_its_writer_is_gone() {
 fn only_the_folder_maps_objects() {
     each_backend(|b| {
         b.write("data/m.bin", b"mapped", false).unwrap();
-        match b.map("data/m.bin") {
-            Some(map) => assert_eq!(&map.unwrap()[..], b"mapped"),
-            None => assert!(b.folder().is_none()),
+        match b.maps() {
+            Some(maps) => assert_eq!(&maps.map("data/m.bin").unwrap()[..], b"mapped"),
+            None => assert!(b.file_path("data/m.bin").is_none()),
         }
     });
 }

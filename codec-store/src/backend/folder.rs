@@ -1,9 +1,10 @@
 //! The folder backend: objects are files under the store's folder.
 //!
-//! Beyond the seam it offers memory maps of its files, file locks (a live
-//! writer holds its log's; a log nobody holds is taken up by the next
-//! handle) and, through the shared data file, direct writes of large
-//! payloads.
+//! Beyond the seam it offers appends in place, memory maps of its files,
+//! file locks (a live writer holds its log's; a log nobody holds is taken
+//! up by the next handle; handles share `codec-store.lock`, which a
+//! compaction takes alone) and, through the shared data file, direct
+//! writes of large payloads.
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Read, Seek, SeekFrom, Write};
@@ -11,11 +12,10 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use memmap2::Mmap;
-
 use crate::backend::data_file::SharedFile;
 use crate::backend::{
-    checked_name, Appended, Appender, Backend, BackendError, Created, Listed, Replaced, Version,
+    checked_name, Appended, Appender, Appends, Backend, BackendError, Created, Listed, Lock,
+    Locking, Locks, Mapped, Maps, Replaced, Version,
 };
 use crate::layout;
 
@@ -80,15 +80,19 @@ impl Folder {
 /// A file's version: its inode, modification time and length (a file is
 /// replaced by renaming a new one onto it, so its inode changes).
 fn version_of(file: &File) -> io::Result<Version> {
-    let meta = file.metadata()?;
+    Ok(version_of_meta(&file.metadata()?))
+}
+
+/// [`version_of`] from a file's metadata.
+fn version_of_meta(meta: &std::fs::Metadata) -> Version {
     #[cfg(unix)]
     let id = {
         use std::os::unix::fs::MetadataExt;
         format!("{}-{}.{}", meta.ino(), meta.mtime(), meta.mtime_nsec())
     };
     #[cfg(not(unix))]
-    let id = format!("{:?}", meta.modified()?);
-    Ok(Version(format!("{id}-{}", meta.len())))
+    let id = format!("{:?}", meta.modified().ok());
+    Version(format!("{id}-{}", meta.len()))
 }
 
 impl Backend for Folder {
@@ -172,7 +176,13 @@ impl Backend for Folder {
         std::fs::rename(&tmp, &path).map_err(|e| {
             let _ = std::fs::remove_file(&tmp);
             self.error("write", &path, e)
-        })
+        })?;
+        if sync {
+            if let Some(parent) = path.parent() {
+                sync_folder(parent);
+            }
+        }
+        Ok(())
     }
 
     fn create(&self, name: &str, bytes: &[u8], sync: bool) -> Result<Created, BackendError> {
@@ -283,23 +293,81 @@ impl Backend for Folder {
         }))
     }
 
-    fn map(&self, name: &str) -> Option<Result<Mmap, BackendError>> {
-        let map = || {
-            let path = self.checked("map", name)?;
-            let file = File::open(&path).map_err(|e| self.error("map", &path, e))?;
-            // SAFETY: data files and logs are append-only: codec never
-            // rewrites or truncates bytes that an index line points at or
-            // a log holds, and every access checks its range against the
-            // mapping's length. A file
-            // truncated by another program while mapped could still fault,
-            // as with any memory map.
-            unsafe { Mmap::map(&file) }.map_err(|e| self.error("map", &path, e))
-        };
-        Some(map())
+    fn appends(&self) -> Appends {
+        Appends::InPlace
     }
 
-    fn folder(&self) -> Option<&Path> {
-        Some(&self.root)
+    fn maps(&self) -> Option<&dyn Maps> {
+        Some(self)
+    }
+
+    fn locks(&self) -> Option<&dyn Locks> {
+        Some(self)
+    }
+
+    fn file_path(&self, name: &str) -> Option<PathBuf> {
+        Some(self.path(name))
+    }
+
+    fn concurrent_reads(&self) -> bool {
+        false // reads from the page cache gain nothing from threads
+    }
+
+    fn version(&self, name: &str) -> Result<Option<Version>, BackendError> {
+        let path = self.checked("read", name)?;
+        // A stat, not an open: asked at each refresh.
+        match std::fs::metadata(&path) {
+            Ok(meta) => Ok(Some(version_of_meta(&meta))),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(self.error("read", &path, e)),
+        }
+    }
+
+    fn foreign(&self) -> Result<Option<String>, BackendError> {
+        // A cache's own folder: one stat, not a listing.
+        if self.path(layout::META).exists() {
+            return Ok(None);
+        }
+        // A folder that does not exist yet (or cannot be listed: creating
+        // it says why) holds nothing of anyone's.
+        let Ok(listing) = std::fs::read_dir(&self.root) else {
+            return Ok(None);
+        };
+        let mut foreign = None;
+        for entry in listing.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if layout::marks_a_cache(&name) {
+                return Ok(None);
+            }
+            let empty_folder =
+                std::fs::read_dir(entry.path()).is_ok_and(|mut d| d.next().is_none());
+            if foreign.is_none() && !layout::may_begin_a_cache(&name, empty_folder) {
+                foreign = Some(name);
+            }
+        }
+        Ok(foreign)
+    }
+
+    fn sync(&self, names: &[String]) -> Result<(), BackendError> {
+        let mut folders = Vec::new();
+        for name in names {
+            let path = self.checked("sync", name)?;
+            match File::open(&path).and_then(|f| f.sync_all()) {
+                Err(e) if e.kind() != io::ErrorKind::NotFound => {
+                    return Err(self.error("sync", &path, e))
+                }
+                _ => {}
+            }
+            if let Some(parent) = path.parent() {
+                if !folders.iter().any(|f: &PathBuf| f == parent) {
+                    folders.push(parent.to_owned());
+                }
+            }
+        }
+        for folder in folders {
+            sync_folder(&folder);
+        }
+        Ok(())
     }
 
     fn take_up_log(&self, logs: &[String]) -> Result<Option<Box<dyn Appender>>, BackendError> {
@@ -328,6 +396,64 @@ impl Backend for Folder {
         }
         Ok(None)
     }
+}
+
+impl Maps for Folder {
+    fn map(&self, name: &str) -> Result<Mapped, BackendError> {
+        let path = self.checked("map", name)?;
+        let file = File::open(&path).map_err(|e| self.error("map", &path, e))?;
+        // SAFETY: data files and logs are append-only, tables and other
+        // objects written aside and renamed into place: codec never
+        // rewrites or truncates bytes that an index line points at or an
+        // object holds, and every access checks its range against the
+        // mapping's length. A file truncated by another program while
+        // mapped could still fault, as with any memory map.
+        unsafe { Mapped::of_file(&file) }.map_err(|e| self.error("map", &path, e))
+    }
+}
+
+impl Locks for Folder {
+    fn lock(&self, name: &str, how: Locking) -> Result<Option<Lock>, BackendError> {
+        let path = self.checked("lock", name)?;
+        let fail = |e| self.error("lock", &path, e);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(fail)?;
+        }
+        // Read-only where the folder is: a lock does not need write access.
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&path)
+            .or_else(|_| File::open(&path))
+            .map_err(fail)?;
+        match how {
+            Locking::Shared => file.lock_shared().map_err(fail)?,
+            Locking::Alone => file.lock().map_err(fail)?,
+            Locking::TryAlone => match file.try_lock() {
+                Ok(()) => {}
+                Err(std::fs::TryLockError::WouldBlock) => return Ok(None),
+                Err(std::fs::TryLockError::Error(e)) => return Err(fail(e)),
+            },
+        }
+        Ok(Some(Lock::new(file)))
+    }
+
+    fn clear(&self, prefix: &str) -> Result<(), BackendError> {
+        let path = self.checked("delete", prefix.trim_end_matches('/'))?;
+        match std::fs::remove_dir_all(&path) {
+            Err(e) if e.kind() != io::ErrorKind::NotFound => Err(self.error("delete", &path, e)),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Makes a rename in `dir` durable.
+fn sync_folder(dir: &Path) {
+    // Some platforms cannot open or sync a folder; the rename stands
+    // there, only its durability on power loss is the file system's.
+    let _ = File::open(dir).and_then(|d| d.sync_all());
 }
 
 /// A writer's log, locked while this handle lives.
@@ -436,18 +562,4 @@ impl Appender for DataFile {
     fn end(&self) -> (String, u64) {
         (self.name.clone(), 0)
     }
-}
-
-/// The folder's lock file, open (read-only where the folder is: a lock
-/// does not need write access). Handles hold it shared; a compaction holds
-/// it alone.
-pub(crate) fn lock_file(dir: &Path) -> io::Result<File> {
-    let path = dir.join(layout::LOCK);
-    OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(&path)
-        .or_else(|_| File::open(&path))
 }

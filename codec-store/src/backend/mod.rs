@@ -10,13 +10,25 @@
 //! ([`folder::Folder`]); [`memory::Memory`] keeps objects in memory, for
 //! tests. Every backend passes the same contract tests.
 //!
-//! What only a folder can do is a capability the core asks for and does
-//! without where it is missing: memory maps of data objects
-//! ([`Backend::map`]), and the folder itself ([`Backend::folder`]) for
-//! file locks (a live writer's log, the folder lock of compaction) and
-//! checkpoints that point into mapped logs. Elsewhere checkpoints hold
-//! their lines and are committed by [`Backend::replace`], and compaction
-//! runs online.
+//! What only some backends can do is a capability the core asks for and
+//! does without where it is missing, never a question of which backend
+//! it is:
+//! - [`Backend::appends`]: whether an append grows its object in place (a
+//!   folder's files) or makes an object of its own ([`Segments`]). It
+//!   decides the shape of a checkpoint (tables that point into the logs,
+//!   or tables that hold their lines) and whether compaction can run
+//!   online (only where the objects it replaces never grow again);
+//! - [`Backend::maps`]: memory maps of objects ([`Mapped`]);
+//! - [`Backend::locks`]: locks that go with their holder (file locks),
+//!   which tell a live writer from a gone one and let a compaction have
+//!   the store to itself;
+//! - [`Backend::file_path`]: objects that are files of this machine, for
+//!   handlers that write to a path;
+//! - [`Backend::concurrent_reads`]: whether reads gain from running
+//!   several at once (requests do, reads from the page cache do not).
+//!
+//! Elsewhere than in a folder, checkpoints hold their lines and are
+//! committed by [`Backend::replace`], and compaction runs online.
 
 pub(crate) mod data_file;
 pub mod folder;
@@ -29,8 +41,8 @@ mod contract;
 
 use std::fmt;
 use std::io;
-use std::ops::Range;
-use std::path::Path;
+use std::ops::{Deref, Range};
+use std::path::PathBuf;
 
 use memmap2::Mmap;
 
@@ -88,18 +100,58 @@ pub trait Backend: Send + Sync {
     /// `name` is its first object's name.
     fn append_to(&self, name: &str) -> Result<Box<dyn Appender>, BackendError>;
 
-    /// A memory map of object `name`, where the backend has them (a
-    /// folder); `None` elsewhere, where the core reads ranges instead.
-    fn map(&self, name: &str) -> Option<Result<Mmap, BackendError>> {
+    /// How appends to a log or data object land: in place, or as objects
+    /// of their own (the default).
+    fn appends(&self) -> Appends {
+        Appends::Segments
+    }
+
+    /// Memory maps of objects, where the backend has them (a folder);
+    /// `None` elsewhere, where the core reads ranges instead.
+    fn maps(&self) -> Option<&dyn Maps> {
+        None
+    }
+
+    /// Locks that go with their holder, where the backend has them (a
+    /// folder's file locks); `None` elsewhere.
+    fn locks(&self) -> Option<&dyn Locks> {
+        None
+    }
+
+    /// The file of this machine that holds object `name`, where objects
+    /// are files (a folder): for handlers that write to a path. `None`
+    /// elsewhere.
+    fn file_path(&self, name: &str) -> Option<PathBuf> {
         let _ = name;
         None
     }
 
-    /// The folder the store lives in, for what only a folder offers (file
-    /// locks, mapped checkpoint tables, compaction with the folder to
-    /// itself); `None` on other backends.
-    fn folder(&self) -> Option<&Path> {
-        None
+    /// Whether reads gain from running several at once: requests do
+    /// (the default), reads from the local page cache do not.
+    fn concurrent_reads(&self) -> bool {
+        true
+    }
+
+    /// The version of object `name` ([`Backend::read_versioned`]'s), to
+    /// tell whether it changed; the default reads it.
+    fn version(&self, name: &str) -> Result<Option<Version>, BackendError> {
+        Ok(self.read_versioned(name)?.map(|(_, version)| version))
+    }
+
+    /// Something at the store's root that no store has, where the root may
+    /// hold other things (a folder a user names): opening a store there
+    /// would scatter its objects among them. `None` where the root holds a
+    /// store, nothing, or only what a store begins with (the default).
+    fn foreign(&self) -> Result<Option<String>, BackendError> {
+        Ok(None)
+    }
+
+    /// Makes objects `names`, written or appended before, durable with
+    /// their names (where writes are not durable once done: a folder's
+    /// files and their folders). Missing objects are skipped.
+    fn sync(&self, names: &[String]) -> Result<(), BackendError> {
+        let _ = names;
+        Ok(())
     }
 
     /// Takes up the log of a handle that is gone, among `logs` (names of
@@ -109,6 +161,94 @@ pub trait Backend: Send + Sync {
     fn take_up_log(&self, logs: &[String]) -> Result<Option<Box<dyn Appender>>, BackendError> {
         let _ = logs;
         Ok(None)
+    }
+}
+
+/// How appends land ([`Backend::appends`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Appends {
+    /// An append grows its object, which a reader may hold mapped: a
+    /// byte offset in a log names a line for good.
+    InPlace,
+    /// Each append is an object of its own, never changed after
+    /// ([`Segments`]): a log is counted in segments.
+    Segments,
+}
+
+/// Memory maps of a backend's objects ([`Backend::maps`]).
+pub trait Maps: Send + Sync {
+    /// A map of object `name` as it is now (an append after it is not in
+    /// it: map again to see it).
+    fn map(&self, name: &str) -> Result<Mapped, BackendError>;
+}
+
+/// The bytes of an object, memory-mapped.
+pub struct Mapped(Mmap);
+
+impl Mapped {
+    /// A map of `file`.
+    ///
+    /// # Safety
+    /// The bytes of `file` the map covers must never be rewritten or
+    /// truncated while the map lives (the store's objects are written
+    /// aside and renamed into place, or appended to, never rewritten).
+    pub(crate) unsafe fn of_file(file: &std::fs::File) -> io::Result<Mapped> {
+        // SAFETY: the caller's promise, above.
+        Ok(Mapped(unsafe { Mmap::map(file) }?))
+    }
+}
+
+impl Deref for Mapped {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Mapped {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Mapped({} bytes)", self.0.len())
+    }
+}
+
+/// Locks that go with their holder ([`Backend::locks`]): a holder that
+/// is gone (a process killed) holds none.
+pub trait Locks: Send + Sync {
+    /// Takes the lock named `name` (a name beside the store's objects,
+    /// which listings never show) as `how` says; `None` if `how` does not
+    /// wait and another holder has it.
+    fn lock(&self, name: &str, how: Locking) -> Result<Option<Lock>, BackendError>;
+
+    /// Deletes the locks named under `prefix` (`locks/`), where no one
+    /// holds one.
+    fn clear(&self, prefix: &str) -> Result<(), BackendError>;
+}
+
+/// How [`Locks::lock`] takes a lock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Locking {
+    /// Shared with other sharers, waiting for one that has it alone.
+    Shared,
+    /// Alone, waiting for the others.
+    Alone,
+    /// Alone, or not at all if another holds it.
+    TryAlone,
+}
+
+/// A lock [`Locks::lock`] took, held until dropped.
+pub struct Lock(#[allow(dead_code)] Box<dyn std::any::Any + Send + Sync>);
+
+impl Lock {
+    /// The lock `held` holds, released when it is dropped (a locked file).
+    pub fn new(held: impl std::any::Any + Send + Sync) -> Lock {
+        Lock(Box::new(held))
+    }
+}
+
+impl fmt::Debug for Lock {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Lock")
     }
 }
 

@@ -18,8 +18,6 @@ use std::sync::Arc;
 use object_store::path::Path as ObjectPath;
 use object_store::{ObjectStore, PutMode, PutOptions, PutPayload, UpdateVersion};
 
-use crate::error::StoreError;
-
 use crate::backend::{
     checked_name, Appender, Backend, BackendError, Created, Listed, Replaced, Retries, Segments,
     Version,
@@ -90,16 +88,21 @@ impl Objects {
     /// `gs://`, `az://` with their features, `memory://`), credentials,
     /// region and endpoint from the usual environment variables (`AWS_*`,
     /// `GOOGLE_*`, `AZURE_*`), failed requests retried as
-    /// `object_store` does by default. Nothing is read or written yet.
-    pub fn from_url(url: &str) -> Result<At, StoreError> {
+    /// `object_store` does by default. Nothing is read or written yet. A
+    /// URL refused is an error of operation `open` on it, saying why.
+    pub fn from_url(url: &str) -> Result<At, BackendError> {
         Self::from_url_with(url, &Retries::default())
     }
 
     /// [`from_url`](Self::from_url), failed requests retried as `retries`
     /// says.
-    pub fn from_url_with(url: &str, retries: &Retries) -> Result<At, StoreError> {
-        let refused = |why: String| StoreError::Custom {
-            message: format!("cannot open the cache at {url}: {why}"),
+    pub fn from_url_with(url: &str, retries: &Retries) -> Result<At, BackendError> {
+        let refused = |why: String| {
+            BackendError::new(
+                "open",
+                url,
+                io::Error::new(io::ErrorKind::InvalidInput, why),
+            )
         };
         let parsed = url::Url::parse(url).map_err(|e| refused(e.to_string()))?;
         if parsed.scheme() == "file" {

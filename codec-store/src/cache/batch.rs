@@ -76,7 +76,7 @@ impl Cache {
         &self,
         keys: &[impl AsRef<str> + Sync],
     ) -> Result<Vec<Option<T>>, StoreError> {
-        if self.backend.folder().is_some() || keys.len() < 2 {
+        if !self.backend.concurrent_reads() || keys.len() < 2 {
             return keys.iter().map(|k| self.get(k.as_ref())).collect();
         }
         let chunk = keys.len().div_ceil(CONCURRENT_GETS);

@@ -40,7 +40,7 @@ impl Cache {
 
     pub(crate) fn load_context<'a>(&'a self, key: &'a str) -> LoadContext<'a> {
         LoadContext {
-            backend: &*self.backend,
+            backend: &*self.loads,
             resources: &self.resources,
             key,
         }

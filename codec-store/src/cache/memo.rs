@@ -16,15 +16,14 @@
 //!   key is woken, not blocked; the store's reads and writes stay blocking.
 
 use std::collections::HashSet;
-use std::fs::{File, OpenOptions};
 use std::future::Future;
-use std::path::Path;
 use std::pin::Pin;
 use std::sync::{Condvar, Mutex};
 use std::task::{Context, Poll, Waker};
 
 use sha2::{Digest, Sha256};
 
+use crate::backend::{Lock, Locking, Locks};
 use crate::cache::Cache;
 use crate::error::StoreError;
 use crate::layout;
@@ -223,7 +222,7 @@ impl Drop for Flight<'_> {
 /// The right to compute a key: its flight, and its lock file with
 /// [`CacheOptions::memo_lock`](crate::CacheOptions::memo_lock).
 struct Claim<'a> {
-    _lock: Option<File>,
+    _lock: Option<Lock>,
     _flight: Flight<'a>,
 }
 
@@ -355,13 +354,14 @@ impl Cache {
     ) -> Result<Claimed<'a, T>, StoreError> {
         // Key locks are files: a cache elsewhere than in a folder computes
         // once per key and handle only.
-        let lock = if self.options.memo_lock && self.backend.folder().is_some() {
-            let lock = self.key_lock(key)?;
-            // Another process may have stored the value while we waited.
-            self.refresh()?;
-            Some(lock)
-        } else {
-            None
+        let lock = match self.backend.locks().filter(|_| self.options.memo_lock) {
+            Some(locks) => {
+                let lock = key_lock(locks, key)?;
+                // Another process may have stored the value while we waited.
+                self.refresh()?;
+                Some(lock)
+            }
+            None => None,
         };
         match self.memo_get(key)? {
             Lookup::Hit(v) => return Ok(Claimed::Stored(v)),
@@ -425,29 +425,18 @@ impl Cache {
             None => log::debug!(target: "codec::store", "entry `{key}` recomputed as `{name}`"),
         }
     }
+}
 
-    /// Takes the lock file of `key`, waiting for another holder.
-    fn key_lock(&self, key: &str) -> Result<File, StoreError> {
-        let path = key_lock_path(&self.dir, key);
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).map_err(|e| StoreError::io(dir, e))?;
-        }
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&path)
-            .map_err(|e| StoreError::io(&path, e))?;
-        file.lock().map_err(|e| StoreError::io(&path, e))?;
-        Ok(file)
-    }
+/// Takes the lock of `key`, waiting for another holder.
+fn key_lock(locks: &dyn Locks, key: &str) -> Result<Lock, StoreError> {
+    let lock = locks.lock(&key_lock_name(key), Locking::Alone)?;
+    Ok(lock.expect("a lock taken waiting is taken"))
 }
 
 /// `locks/<first 16 bytes of SHA-256 of the key, hex>.lock`: keys are any
 /// text, file names are not.
-fn key_lock_path(dir: &Path, key: &str) -> std::path::PathBuf {
+fn key_lock_name(key: &str) -> String {
     let hash = Sha256::digest(key.as_bytes());
     let hex: String = hash[..16].iter().map(|b| format!("{b:02x}")).collect();
-    dir.join(layout::KEY_LOCKS).join(format!("{hex}.lock"))
+    format!("{}/{hex}.lock", layout::KEY_LOCKS)
 }

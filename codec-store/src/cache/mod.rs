@@ -14,7 +14,6 @@ pub(crate) mod writers;
 
 use std::any::TypeId;
 use std::collections::HashMap;
-use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
@@ -25,7 +24,7 @@ use codec_runtime::__store::schema;
 use codec_runtime::Fingerprint;
 use codec_runtime::{Bytes, Codec};
 
-use crate::backend::{Appender, Backend};
+use crate::backend::{Appender, Backend, Lock};
 use crate::content::apart;
 use crate::content::handler::{Handler, Resources};
 use crate::content::typed;
@@ -40,7 +39,8 @@ use write::Payload;
 
 /// A folder of typed values: see the [crate documentation](crate).
 pub struct Cache {
-    pub(crate) dir: PathBuf,
+    /// The folder, for a store in one.
+    pub(crate) dir: Option<PathBuf>,
     /// Where the objects live: the folder `dir`, or another backend.
     pub(crate) backend: Arc<dyn Backend>,
     pub(crate) writer_id: String,
@@ -60,7 +60,10 @@ pub struct Cache {
     pub(crate) checkpoints: Checkpoints,
     /// A shared lock on `codec-store.lock` while the handle lives, so that
     /// a compaction never deletes files under it.
-    pub(crate) _lock: Option<File>,
+    pub(crate) _lock: Option<Lock>,
+    /// What loads read through: `backend`, behind the local cache of
+    /// [`CacheOptions::local_cache`] where there is one.
+    pub(crate) loads: Arc<dyn Backend>,
 }
 
 /// The checkpoints this handle builds in the background.
@@ -111,7 +114,7 @@ impl Cache {
     /// backend (object storage, memory), whose [`location`](Cache::location)
     /// is a URL.
     pub fn dir(&self) -> Option<&Path> {
-        self.backend.folder()
+        self.dir.as_deref()
     }
 
     /// Where the cache is: the folder's path, or a URL (`s3://bucket/prefix`).
@@ -148,7 +151,7 @@ impl Cache {
         self.index
             .write()
             .unwrap_or_else(|e| e.into_inner())
-            .refresh(&*self.backend)
+            .refresh(&self.backend)
     }
 
     /// Lines skipped while reading the index (torn or corrupt), one
@@ -471,9 +474,9 @@ impl Cache {
     pub(crate) fn put_checkpoint_aside(&self, why: &str) -> Result<(), StoreError> {
         let mut index = self.index.write().unwrap_or_else(|e| e.into_inner());
         if !index.is_distrusted() {
-            index.distrust(&self.dir, why);
+            index.distrust(&self.backend.location(), why);
         }
-        index.refresh(&*self.backend)
+        index.refresh(&self.backend)
     }
 
     /// An entry written with another schema: decodable only if every change

@@ -2,16 +2,14 @@
 //! backend, and the layout version every store starts with.
 
 use std::collections::HashMap;
-use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
-use crate::backend::folder::lock_file;
 use crate::backend::folder::Folder;
 #[cfg(feature = "object-store")]
 use crate::backend::object;
-use crate::backend::Backend;
+use crate::backend::{Backend, Lock, Locking};
 use crate::cache::memo;
 use crate::cache::now_nanos;
 use crate::cache::writers;
@@ -25,7 +23,7 @@ use crate::content::handler::FilePerEntry;
 use crate::content::handler::Inline;
 use crate::content::handler::Resources;
 use crate::content::handler::Shared;
-use crate::content::local_cache::LocalFiles;
+use crate::content::local_cache::LocalCached;
 use crate::content::typed;
 #[cfg(feature = "arrow")]
 use crate::content::{
@@ -68,18 +66,10 @@ impl Cache {
                 location: location.to_owned(),
             });
         }
-        if !options.adopt_folder {
-            refuse_foreign_folder(dir)?;
-        }
+        let folder = Folder::new(dir);
+        refuse_foreign(&folder, &options)?;
         create_folder(dir)?;
-        // Where there is no lock to take (a read-only folder without one, a
-        // file system without locks), go on without: only compaction relies
-        // on it, and it refuses to run there.
-        let lock = lock_file(dir).ok();
-        if let Some(lock) = &lock {
-            let _ = lock.lock_shared();
-        }
-        Self::open_locked(dir, options, lock)
+        Self::open_backend(Arc::new(folder), options)
     }
 
     /// Opens the cache whose objects `backend` holds (creating it if
@@ -89,31 +79,33 @@ impl Cache {
         backend: Arc<dyn Backend>,
         options: CacheOptions,
     ) -> Result<Cache, StoreError> {
-        if let Some(dir) = backend.folder() {
-            return Self::open_with(dir, options);
-        }
+        refuse_foreign(&*backend, &options)?;
         check_meta(&*backend)?;
-        let dir = PathBuf::from(backend.location());
-        Self::open_on(backend, dir, options, None)
+        // Handles share the store's lock, which a compaction takes alone.
+        // Where there is none to take (a backend without locks, a
+        // read-only folder without one, a file system without locks), go
+        // on without: only compaction relies on it, and it refuses to run
+        // there.
+        let lock = (backend.locks())
+            .and_then(|locks| locks.lock(layout::LOCK, Locking::Shared).ok().flatten());
+        Self::open_on(backend, options, lock)
     }
 
-    /// Opens `dir` (created already) holding `lock` (`None` under the
-    /// exclusive lock of a compaction, or where there is no lock to take).
-    pub(crate) fn open_locked(
-        dir: &Path,
+    /// Opens the store `backend` holds (a cache already) without its
+    /// shared lock: under the lock a compaction holds alone.
+    pub(crate) fn open_unlocked(
+        backend: Arc<dyn Backend>,
         options: CacheOptions,
-        lock: Option<File>,
     ) -> Result<Cache, StoreError> {
-        Self::open_on(Arc::new(Folder::new(dir)), dir.to_owned(), options, lock)
+        Self::open_on(backend, options, None)
     }
 
     fn open_on(
         backend: Arc<dyn Backend>,
-        dir: PathBuf,
         options: CacheOptions,
-        lock: Option<File>,
+        lock: Option<Lock>,
     ) -> Result<Cache, StoreError> {
-        let cache = Self::unread(backend, dir, options, lock)?;
+        let cache = Self::unread(backend, options, lock)?;
         cache.refresh()?;
         Ok(cache)
     }
@@ -126,15 +118,13 @@ impl Cache {
         backend: Arc<dyn Backend>,
         options: CacheOptions,
     ) -> Result<Cache, StoreError> {
-        let dir = PathBuf::from(backend.location());
-        Self::unread(backend, dir, options, None)
+        Self::unread(backend, options, None)
     }
 
     fn unread(
         backend: Arc<dyn Backend>,
-        dir: PathBuf,
         options: CacheOptions,
-        lock: Option<File>,
+        lock: Option<Lock>,
     ) -> Result<Cache, StoreError> {
         let mut writer = Writer::default();
         // Take up the log of a handle that is gone, if any (a compaction
@@ -153,9 +143,22 @@ impl Cache {
             }
             None => new_writer_id(),
         };
+        // Where objects are files of this machine, their data is local
+        // already: no local cache.
+        let loads = match &options.local_cache {
+            Some(local) if backend.file_path(layout::DATA).is_none() => {
+                Arc::new(LocalCached::new(backend.clone(), local)) as Arc<dyn Backend>
+            }
+            _ => backend.clone(),
+        };
+        // A folder's root: where its layout file is, if it is a file.
+        let dir = backend
+            .file_path(layout::META)
+            .and_then(|meta| meta.parent().map(Path::to_path_buf));
         let cache = Cache {
             dir,
             backend,
+            loads,
             writer_id,
             options,
             writer: Mutex::new(writer),
@@ -169,8 +172,6 @@ impl Cache {
             checkpoints: Checkpoints::default(),
             _lock: lock,
         };
-        let local = LocalFiles::new(cache.options.local_cache.as_ref(), &*cache.backend);
-        let _ = cache.resources.local.set(local);
         for h in [
             cache.inline.clone(),
             Arc::new(Shared),
@@ -231,32 +232,16 @@ fn looks_like_url(location: &str) -> bool {
     !is_url(location) && scheme.len() >= 2 && is_url(&format!("{scheme}://"))
 }
 
-/// Refuses a folder that holds files and no cache: opening it would write
-/// the cache's files among them.
-fn refuse_foreign_folder(dir: &Path) -> Result<(), StoreError> {
-    // A cache's own folder: one stat, not a listing.
-    if dir.join(layout::META).exists() {
+/// Refuses a store's root that holds other things and no cache, unless
+/// `options` adopt it: opening it would write the cache's files among
+/// them.
+fn refuse_foreign(backend: &dyn Backend, options: &CacheOptions) -> Result<(), StoreError> {
+    if options.adopt_folder {
         return Ok(());
     }
-    // A folder that does not exist yet (or cannot be listed: creating it
-    // says why) holds nothing of anyone's.
-    let Ok(listing) = std::fs::read_dir(dir) else {
-        return Ok(());
-    };
-    let mut foreign = None;
-    for entry in listing.flatten() {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if layout::marks_a_cache(&name) {
-            return Ok(());
-        }
-        let empty_folder = std::fs::read_dir(entry.path()).is_ok_and(|mut d| d.next().is_none());
-        if foreign.is_none() && !layout::may_begin_a_cache(&name, empty_folder) {
-            foreign = Some(name);
-        }
-    }
-    match foreign {
+    match backend.foreign()? {
         Some(found) => Err(StoreError::NotACache {
-            dir: dir.to_owned(),
+            dir: PathBuf::from(backend.location()),
             found,
         }),
         None => Ok(()),
@@ -312,7 +297,8 @@ impl Cache {
 
     /// [`open_url`](Self::open_url) with options.
     pub fn open_url_with(url: &str, options: CacheOptions) -> Result<Cache, StoreError> {
-        match object::Objects::from_url_with(url, &options.retries)? {
+        let at = object::Objects::from_url_with(url, &options.retries).map_err(refused_url)?;
+        match at {
             object::At::Folder(path) => Self::open_with(path, options),
             object::At::Objects(backend) => Self::open_backend(Arc::new(backend), options),
         }
@@ -338,6 +324,14 @@ impl Cache {
             })?;
         Self::open_backend(Arc::new(backend), options)
     }
+}
+
+/// The error of a URL [`object::Objects::from_url`] refused.
+#[cfg(feature = "object-store")]
+pub(crate) fn refused_url(e: crate::backend::BackendError) -> StoreError {
+    // The backend's message says why; the errors behind it (a URL's
+    // parse error, the object store's builder) are in that message.
+    StoreError::open(e.address, e.source.to_string())
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 
 use std::sync::{MutexGuard, OnceLock};
 
+use crate::backend::Appends;
 use crate::cache::now_nanos;
 use crate::cache::writers;
 use crate::cache::Cache;
@@ -236,9 +237,9 @@ impl Cache {
             // Where a log is one object per append, each segment counts
             // as a request of a fresh open, and this handle's builds
             // cover those it wrote without reading them again.
-            let at_least = match self.backend.folder() {
-                Some(_) => 0,
-                None => {
+            let at_least = match self.backend.appends() {
+                Appends::InPlace => 0,
+                Appends::Segments => {
                     index.wrote_segment(&appended.name, bytes);
                     checkpoint::SEGMENT_BYTES
                 }

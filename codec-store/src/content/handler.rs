@@ -7,12 +7,11 @@ use std::any::Any;
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 
 use base64::Engine as _;
 
-use crate::backend::{Appender, Backend, Created};
-use crate::content::local_cache::LocalFiles;
+use crate::backend::{Appender, Appends, Backend, Created};
 use crate::error::StoreError;
 use crate::index::line::InfoRef;
 use crate::index::records::{Info, InfoValue};
@@ -80,7 +79,7 @@ impl DumpContext<'_> {
     /// cache in a folder has files: elsewhere use
     /// [`write_file`](Self::write_file).
     pub fn allocate_file(&mut self, extension: &str) -> Result<(String, File), StoreError> {
-        let Some(dir) = self.backend.folder() else {
+        let Some(data_dir) = self.backend.file_path(layout::DATA) else {
             return Err(StoreError::unsupported(
                 self.backend.location(),
                 format!(
@@ -90,7 +89,6 @@ impl DumpContext<'_> {
                 ),
             ));
         };
-        let data_dir = dir.join(layout::DATA);
         // A writer taken up from a handle that is gone may find the file
         // of an entry whose line was never written under the same name.
         let mut seq = self.seq;
@@ -103,6 +101,11 @@ impl DumpContext<'_> {
                     if e.kind() == std::io::ErrorKind::AlreadyExists && seq < self.seq + 1000 =>
                 {
                     seq += 1;
+                }
+                // A store opened on its backend has no data folder until
+                // its first data object.
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound && !data_dir.exists() => {
+                    std::fs::create_dir_all(&data_dir).map_err(|e| StoreError::io(&data_dir, e))?;
                 }
                 Err(e) => return Err(StoreError::io(&path, e)),
             }
@@ -170,7 +173,7 @@ impl DumpContext<'_> {
         align: u64,
     ) -> Result<(String, Vec<u64>), StoreError> {
         let mut offsets = Vec::with_capacity(parts.len());
-        if self.backend.folder().is_some() || parts.len() == 1 {
+        if self.backend.appends() == Appends::InPlace || parts.len() == 1 {
             let mut file = String::new();
             for part in parts {
                 let (name, offset) = self.append_shared_aligned(part, align)?;
@@ -230,10 +233,8 @@ impl DumpContext<'_> {
     /// for libraries that write to a path; on a store that is not a folder,
     /// its address (for messages: there is no file to write).
     pub fn path(&self, name: &str) -> PathBuf {
-        match self.backend.folder() {
-            Some(dir) => dir.join(layout::DATA).join(name),
-            None => PathBuf::from(self.backend.address(&format!("{}/{name}", layout::DATA))),
-        }
+        let object = layout::data_object(name);
+        (self.backend.file_path(&object)).unwrap_or_else(|| self.backend.address(&object).into())
     }
 
     /// The error of a failed read or write of the file `name` (relative
@@ -248,8 +249,6 @@ impl DumpContext<'_> {
 #[derive(Default)]
 pub struct Resources {
     map: Mutex<HashMap<String, Arc<dyn Any + Send + Sync>>>,
-    /// The local cache of data objects, set up at the first load.
-    pub(crate) local: OnceLock<Option<LocalFiles>>,
 }
 
 /// What a handler can do while loading one entry.
@@ -269,8 +268,8 @@ impl LoadContext<'_> {
     /// cache in a folder.
     pub fn path(&self, name: &str) -> Result<PathBuf, StoreError> {
         let object = self.object(name)?;
-        match self.backend.folder() {
-            Some(dir) => Ok(dir.join(object)),
+        match self.backend.file_path(&object) {
+            Some(path) => Ok(path),
             None => Err(StoreError::unsupported(
                 self.backend.location(),
                 format!(

@@ -1,5 +1,7 @@
 //! A local read-through cache of the data objects of a store on object
-//! storage ([`CacheOptions::local_cache`](crate::CacheOptions::local_cache)).
+//! storage ([`CacheOptions::local_cache`](crate::CacheOptions::local_cache)):
+//! a [`Backend`] that wraps the store's ([`LocalCached`]), through which
+//! loads read.
 //!
 //! Data objects there are immutable and their names never reused (each is
 //! created once, under its writer's id and a sequence number), so a range
@@ -23,12 +25,15 @@ use std::io::{self, Read as _, Write as _};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
 use sha2::Digest as _;
 
-use crate::backend::Backend;
+use crate::backend::{
+    Appender, Appends, Backend, BackendError, Created, Listed, Locks, Maps, Replaced, Version,
+};
+use crate::layout;
 
 /// A folder on the local disk keeping the ranges of data objects that a
 /// cache on object storage reads, up to a size: see
@@ -83,9 +88,149 @@ const TMP_SUFFIX: &str = ".tmp";
 /// Temporary files older than this were left by a killed process.
 const STALE_TMP: Duration = Duration::from_secs(3600);
 
-/// The local cache of one handle, on a store that is not a folder.
+/// The store of `inner`, its data objects kept on the local disk as they
+/// are read (whole or by range): a read kept costs no request. Every
+/// other call goes to `inner` as it is, capabilities included.
+pub(crate) struct LocalCached {
+    inner: Arc<dyn Backend>,
+    files: LocalFiles,
+}
+
+impl LocalCached {
+    /// `inner` behind the local cache `options` ask for.
+    pub fn new(inner: Arc<dyn Backend>, options: &LocalCache) -> LocalCached {
+        let files = LocalFiles {
+            dir: options.dir.clone(),
+            max_bytes: options.max_bytes,
+            location: inner.location(),
+            usage: Mutex::default(),
+        };
+        LocalCached { inner, files }
+    }
+}
+
+/// Whether object `name` is a data object: created once, never changed,
+/// its name never reused.
+fn is_data(name: &str) -> bool {
+    name.strip_prefix(layout::DATA)
+        .is_some_and(|rest| rest.starts_with('/'))
+}
+
+// Every method is forwarded, those with defaults too: a wrapper that
+// forgot one would quietly take the default (no maps, no locks) instead
+// of the inner backend's answer.
+impl Backend for LocalCached {
+    fn location(&self) -> String {
+        self.inner.location()
+    }
+
+    fn address(&self, name: &str) -> String {
+        self.inner.address(name)
+    }
+
+    fn read(&self, name: &str) -> Result<Option<Vec<u8>>, BackendError> {
+        if !is_data(name) {
+            return self.inner.read(name);
+        }
+        if let Some(kept) = self.files.get(name, None) {
+            return Ok(Some(kept));
+        }
+        let bytes = self.inner.read(name)?;
+        if let Some(bytes) = &bytes {
+            self.files.put(name, None, bytes);
+        }
+        Ok(bytes)
+    }
+
+    fn read_range(&self, name: &str, range: Range<u64>) -> Result<Vec<u8>, BackendError> {
+        if !is_data(name) {
+            return self.inner.read_range(name, range);
+        }
+        if let Some(kept) = self.files.get(name, Some(&range)) {
+            return Ok(kept);
+        }
+        let bytes = self.inner.read_range(name, range.clone())?;
+        // A short read (past the object's end) is the caller's error to
+        // report, never kept.
+        if bytes.len() as u64 == range.end - range.start {
+            self.files.put(name, Some(&range), &bytes);
+        }
+        Ok(bytes)
+    }
+
+    fn list(&self, prefix: &str) -> Result<Vec<Listed>, BackendError> {
+        self.inner.list(prefix)
+    }
+
+    fn write(&self, name: &str, bytes: &[u8], sync: bool) -> Result<(), BackendError> {
+        self.inner.write(name, bytes, sync)
+    }
+
+    fn create(&self, name: &str, bytes: &[u8], sync: bool) -> Result<Created, BackendError> {
+        self.inner.create(name, bytes, sync)
+    }
+
+    fn read_versioned(&self, name: &str) -> Result<Option<(Vec<u8>, Version)>, BackendError> {
+        self.inner.read_versioned(name)
+    }
+
+    fn replace(
+        &self,
+        name: &str,
+        bytes: &[u8],
+        version: &Version,
+    ) -> Result<Replaced, BackendError> {
+        self.inner.replace(name, bytes, version)
+    }
+
+    fn delete(&self, name: &str) -> Result<(), BackendError> {
+        self.inner.delete(name)
+    }
+
+    fn append_to(&self, name: &str) -> Result<Box<dyn Appender>, BackendError> {
+        self.inner.append_to(name)
+    }
+
+    fn appends(&self) -> Appends {
+        self.inner.appends()
+    }
+
+    fn maps(&self) -> Option<&dyn Maps> {
+        self.inner.maps()
+    }
+
+    fn locks(&self) -> Option<&dyn Locks> {
+        self.inner.locks()
+    }
+
+    fn file_path(&self, name: &str) -> Option<PathBuf> {
+        self.inner.file_path(name)
+    }
+
+    fn concurrent_reads(&self) -> bool {
+        self.inner.concurrent_reads()
+    }
+
+    fn version(&self, name: &str) -> Result<Option<Version>, BackendError> {
+        self.inner.version(name)
+    }
+
+    fn foreign(&self) -> Result<Option<String>, BackendError> {
+        self.inner.foreign()
+    }
+
+    fn sync(&self, names: &[String]) -> Result<(), BackendError> {
+        self.inner.sync(names)
+    }
+
+    fn take_up_log(&self, logs: &[String]) -> Result<Option<Box<dyn Appender>>, BackendError> {
+        self.inner.take_up_log(logs)
+    }
+}
+
+/// The files of a local cache.
 #[derive(Debug)]
-pub(crate) struct LocalFiles {
+struct LocalFiles {
     dir: PathBuf,
     max_bytes: u64,
     /// The store's location: names the objects of this store apart from
@@ -104,21 +249,6 @@ struct Usage {
 }
 
 impl LocalFiles {
-    /// The local cache `options` ask for, on `backend`; none on a folder
-    /// (its data is local already).
-    pub fn new(options: Option<&LocalCache>, backend: &dyn Backend) -> Option<LocalFiles> {
-        let options = options?;
-        if backend.folder().is_some() {
-            return None;
-        }
-        Some(LocalFiles {
-            dir: options.dir.clone(),
-            max_bytes: options.max_bytes,
-            location: backend.location(),
-            usage: Mutex::default(),
-        })
-    }
-
     /// The kept bytes of `range` of object `name` (of the whole object for
     /// `None`), if a file holds them whole and undamaged. A damaged file is
     /// deleted, with a warning in the log.
@@ -300,6 +430,35 @@ fn check(contents: &mut Vec<u8>, expected: Option<u64>) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::backend::folder::Folder;
+    use crate::backend::memory::Memory;
+
+    #[test]
+    fn the_wrapper_answers_as_the_backend_it_wraps() {
+        let dir = tempfile::tempdir().unwrap();
+        let local = LocalCache::new(dir.path().join("local"), 1 << 20);
+        let inners: [Arc<dyn Backend>; 2] = [
+            Arc::new(Folder::new(dir.path().join("store"))),
+            Arc::new(Memory::new()),
+        ];
+        for inner in inners {
+            let wrapped = LocalCached::new(inner.clone(), &local);
+            assert_eq!(wrapped.appends(), inner.appends());
+            assert_eq!(wrapped.maps().is_some(), inner.maps().is_some());
+            assert_eq!(wrapped.locks().is_some(), inner.locks().is_some());
+            assert_eq!(wrapped.file_path("data/a"), inner.file_path("data/a"));
+            assert_eq!(wrapped.concurrent_reads(), inner.concurrent_reads());
+            inner.write("data/a.bin", b"bytes", false).unwrap();
+            assert_eq!(
+                wrapped.version("data/a.bin").unwrap(),
+                inner.version("data/a.bin").unwrap()
+            );
+            assert_eq!(wrapped.read_range("data/a.bin", 1..3).unwrap(), b"yt");
+            // Kept: read again once the object is gone.
+            inner.delete("data/a.bin").unwrap();
+            assert_eq!(wrapped.read_range("data/a.bin", 1..3).unwrap(), b"yt");
+        }
+    }
 
     #[test]
     fn damaged_files_are_refused() {

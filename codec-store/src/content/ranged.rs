@@ -1,6 +1,7 @@
-//! How loads read data objects: memory maps in a folder; elsewhere (object
-//! storage, memory) exactly the byte range asked for, one ranged read,
-//! through the local cache when there is one.
+//! How loads read data objects: memory maps where the backend has them;
+//! elsewhere (object storage, memory) exactly the byte range asked for,
+//! one ranged read (kept locally where the backend is wrapped in a local
+//! cache).
 //!
 //! Bytes that values view in place (arrays, Arrow columns, buffers kept
 //! apart) come as a [`Window`]: a map of the whole file, or an owned
@@ -10,10 +11,9 @@
 use std::ops::{Deref, Range};
 use std::sync::Arc;
 
-use memmap2::Mmap;
+use crate::backend::Mapped;
 
 use crate::content::handler::LoadContext;
-use crate::content::local_cache::LocalFiles;
 use crate::error::StoreError;
 use crate::layout::ALIGN;
 
@@ -66,20 +66,12 @@ impl LoadContext<'_> {
     /// Reads a whole file named in info.
     pub fn read_file(&self, name: &str) -> Result<Vec<u8>, StoreError> {
         let object = self.object(name)?;
-        let local = self.local();
-        if let Some(kept) = local.and_then(|l| l.get(&object, None)) {
-            return Ok(kept);
-        }
-        let bytes = self.backend.read(&object)?.ok_or_else(|| {
+        self.backend.read(&object)?.ok_or_else(|| {
             StoreError::io(
                 self.backend.address(&object),
                 std::io::ErrorKind::NotFound.into(),
             )
-        })?;
-        if let Some(local) = local {
-            local.put(&object, None, &bytes);
-        }
-        Ok(bytes)
+        })
     }
 
     /// Reads `len` bytes at `offset` of a file named in info, and only
@@ -88,12 +80,7 @@ impl LoadContext<'_> {
     pub fn read_range(&self, name: &str, offset: u64, len: u64) -> Result<Vec<u8>, StoreError> {
         let object = self.object(name)?;
         let end = offset.saturating_add(len);
-        let range = offset..end;
-        let local = self.local();
-        if let Some(kept) = local.and_then(|l| l.get(&object, Some(&range))) {
-            return Ok(kept);
-        }
-        let buf = self.backend.read_range(&object, range.clone())?;
+        let buf = self.backend.read_range(&object, offset..end)?;
         if (buf.len() as u64) < len {
             let size = match buf.len() {
                 0 => format!("at most {offset} bytes"),
@@ -103,24 +90,16 @@ impl LoadContext<'_> {
                 "bytes {offset}..{end} of {name} are past its end ({size}); the file was truncated"
             )));
         }
-        if let Some(local) = local {
-            local.put(&object, Some(&range), &buf);
-        }
         Ok(buf)
-    }
-
-    /// The local cache of data objects, if the cache has one.
-    fn local(&self) -> Option<&LocalFiles> {
-        self.resources.local.get().and_then(Option::as_ref)
     }
 
     /// A memory map of the data file `name` covering at least its first
     /// `end` bytes, kept between loads and mapped again when the file has
     /// grown; a file shorter than `end` is a typed error (never a fault).
-    pub(crate) fn mapped(&self, name: &str, end: u64) -> Result<Arc<Mmap>, StoreError> {
+    pub(crate) fn mapped(&self, name: &str, end: u64) -> Result<Arc<Mapped>, StoreError> {
         let object = self.object(name)?;
-        let map_file = || match self.backend.map(&object) {
-            Some(map) => Ok(map?),
+        let map_file = || match self.backend.maps() {
+            Some(maps) => Ok(maps.map(&object)?),
             None => Err(StoreError::unsupported(
                 self.backend.location(),
                 format!("entry `{}`: this store has no memory maps", self.key),
@@ -152,7 +131,7 @@ impl LoadContext<'_> {
                 range.start, range.end
             )));
         }
-        if self.backend.folder().is_some() {
+        if self.backend.maps().is_some() {
             let map = self.mapped(name, range.end)?;
             return Ok(Window {
                 bytes: map,

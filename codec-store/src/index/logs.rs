@@ -1,9 +1,6 @@
 //! The logs of a store: which there are, and their complete lines from
 //! where a refresh starts.
 
-use std::path::{Path, PathBuf};
-
-use crate::backend::folder::Folder;
 use crate::backend::Backend;
 use crate::error::StoreError;
 use crate::index::records::Compacting;
@@ -34,7 +31,7 @@ pub(super) const MAP_MIN: u64 = 64 << 10;
 
 /// A log's bytes from where a refresh starts: mapped, or read.
 pub(super) enum LogBytes {
-    Mapped(memmap2::Mmap),
+    Mapped(crate::backend::Mapped),
     Read(Vec<u8>),
 }
 
@@ -54,6 +51,7 @@ impl LogBytes {
 }
 
 /// One writer's log, as listed.
+#[derive(Debug)]
 pub struct LogObject {
     /// The writer (for a log in segments, the segment's own id).
     pub writer: String,
@@ -98,14 +96,6 @@ pub(super) fn listing(backend: &dyn Backend) -> Result<Listing, StoreError> {
         logs: out,
         manifest,
     })
-}
-
-/// The index files of a folder: `<writer>-info.jsonl`.
-pub fn index_files(dir: &Path) -> Result<Vec<(String, PathBuf)>, StoreError> {
-    Ok(logs(&Folder::new(dir))?
-        .into_iter()
-        .map(|log| (log.writer, dir.join(log.name)))
-        .collect())
 }
 
 /// The record of the compaction under way (`compacting.json`).

@@ -9,12 +9,11 @@
 //! whole, and the log segments they cover are never read.
 
 use std::collections::HashMap;
-use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
 use foldhash::fast::RandomState;
 
-use crate::backend::Backend;
+use crate::backend::{Appends, Backend, Version};
 use crate::error::StoreError;
 use crate::index::line::{check_line, LineView, Spans};
 use crate::index::records::{Info, Mode};
@@ -27,8 +26,8 @@ pub(crate) mod line;
 pub(crate) mod logs;
 pub mod records;
 pub(crate) mod table;
+pub use logs::logs;
 pub(super) use logs::read_complete_lines;
-pub use logs::{index_files, logs};
 use logs::{listing, LogBytes, MAP_MIN};
 
 /// Where a line stands in the order of writes: later time wins, then the
@@ -99,8 +98,9 @@ pub struct Index {
     base: Option<Base>,
     /// The writer number of each writer of the checkpoint, by position.
     base_writers: Vec<u32>,
-    /// The version of the manifest the base was read from.
-    manifest_stamp: Option<(u64, u64, i64, i64)>,
+    /// Where logs grow in place: the version of the manifest the base
+    /// was read from, asked for at each refresh (a stat in a folder).
+    manifest_stamp: Option<Version>,
     /// Where logs are segments (object storage): the manifest's size when
     /// last listed, a cheap sign that it changed, and how many segments
     /// were listed (fewer: a compaction's garbage was deleted, so a newer
@@ -121,18 +121,19 @@ pub struct Index {
 impl Index {
     /// Reads whatever was appended to the folder's index files since last
     /// time, after taking up a newer checkpoint if there is one.
-    pub fn refresh(&mut self, backend: &dyn Backend) -> Result<(), StoreError> {
-        let listing = match backend.folder() {
-            Some(dir) => {
-                self.adopt(dir);
-                listing(backend)?
+    pub fn refresh(&mut self, backend: &Arc<dyn Backend>) -> Result<(), StoreError> {
+        let segments = backend.appends() == Appends::Segments;
+        let listing = match segments {
+            false => {
+                self.adopt(backend);
+                listing(&**backend)?
             }
-            None => {
-                let listing = listing(backend)?;
+            true => {
+                let listing = listing(&**backend)?;
                 let fewer = listing.logs.len() < self.listed_logs;
                 if listing.manifest != self.listed_manifest || fewer {
                     self.listed_manifest = listing.manifest;
-                    self.adopt_objects(backend);
+                    self.adopt(backend);
                 }
                 self.listed_logs = listing.logs.len();
                 listing
@@ -150,13 +151,13 @@ impl Index {
                 continue;
             }
             // Where the backend maps files (a folder), a long read is mapped.
-            let read = match (log.size - from >= MAP_MIN).then(|| backend.map(&log.name)) {
-                Some(Some(map)) => Some(LogBytes::Mapped(map?)),
-                _ => None,
+            let read = match backend.maps().filter(|_| log.size - from >= MAP_MIN) {
+                Some(maps) => Some(LogBytes::Mapped(maps.map(&log.name)?)),
+                None => None,
             };
             let read = match read {
                 Some(read) => read,
-                None => match read_complete_lines(backend, &log.name, from)? {
+                None => match read_complete_lines(&**backend, &log.name, from)? {
                     Some(buf) => LogBytes::Read(buf),
                     None => continue,
                 },
@@ -165,7 +166,7 @@ impl Index {
             if buf.is_empty() {
                 continue;
             }
-            if backend.folder().is_none() && from == 0 {
+            if segments && from == 0 {
                 self.known.insert(log.name.clone(), Arc::from(buf));
             }
             self.apply_lines(buf, writer, &backend.address(&log.name), from);
@@ -174,26 +175,34 @@ impl Index {
         Ok(())
     }
 
-    /// Takes up the folder's checkpoint if it changed since last time: its
-    /// tables replace the lines it covers. A damaged one is not used (with
-    /// a warning): the logs are read whole instead.
-    pub fn adopt(&mut self, dir: &Path) {
+    /// Takes up the store's checkpoint if it changed since last time:
+    /// its tables replace the lines it covers. A damaged one is not used
+    /// (with a warning): the logs are read whole instead. Where logs grow
+    /// in place, the manifest's version tells whether it changed (a stat
+    /// in a folder); where they are segments, the caller saw a sign in
+    /// the listing, and the manifest and every table are read (one request
+    /// each) unless the manifest is the one this index has.
+    pub fn adopt(&mut self, backend: &Arc<dyn Backend>) {
         if self.distrusted {
             return;
         }
-        let stamp = checkpoint::manifest_stamp(dir);
-        if stamp.is_none() || stamp == self.manifest_stamp {
-            // No checkpoint (or it was deleted: the tables mapped stay good).
-            return;
+        let in_place = backend.appends() == Appends::InPlace;
+        let mut stamp = None;
+        if in_place {
+            stamp = backend.version(layout::CHECKPOINT).ok().flatten();
+            if stamp.is_none() || stamp == self.manifest_stamp {
+                // No checkpoint (or it was deleted: the tables mapped stay good).
+                return;
+            }
         }
-        match Base::open(dir) {
-            Ok(Some(base)) => {
+        match Base::open(backend) {
+            Ok(Some(base)) if in_place => {
                 // A log that lost its end (to a power loss, say) and was
                 // written again has other lines where the checkpoint
                 // expects its own.
                 let changed = base.manifest.writers.iter().find(|w| {
-                    let path = dir.join(layout::log_name(&w.id));
-                    checkpoint::tail_crc(&path, w.to).map_or(true, |crc| crc != w.tail)
+                    let log = layout::log_name(&w.id);
+                    checkpoint::tail_crc(&**backend, &log, w.to).map_or(true, |crc| crc != w.tail)
                 });
                 match changed {
                     Some(w) => {
@@ -201,24 +210,11 @@ impl Index {
                             "{} does not end as it did when covered",
                             layout::log_name(&w.id)
                         );
-                        self.distrust(dir, &why);
+                        self.distrust(&backend.location(), &why);
                     }
                     None => self.install(base, stamp),
                 }
             }
-            Ok(None) => {}
-            Err(Damaged(why)) => self.distrust(dir, &why),
-        }
-    }
-
-    /// Takes up the checkpoint of a backend without maps, read through it
-    /// (its manifest and every table: one request each), unless it is the
-    /// one this index has. A damaged one is not used (with a warning).
-    pub fn adopt_objects(&mut self, backend: &dyn Backend) {
-        if self.distrusted {
-            return;
-        }
-        match Base::load(backend) {
             Ok(Some(base)) => {
                 let have = self.base.as_ref().and_then(|b| b.version.as_ref());
                 if have.is_none() || have != base.version.as_ref() {
@@ -226,7 +222,7 @@ impl Index {
                 }
             }
             Ok(None) => {}
-            Err(Damaged(why)) => self.distrust(Path::new(&backend.location()), &why),
+            Err(Damaged(why)) => self.distrust(&backend.location(), &why),
         }
     }
 
@@ -239,9 +235,9 @@ impl Index {
         self.segments.get(writer).is_some_and(|&to| n < to)
     }
 
-    fn install(&mut self, base: Base, stamp: Option<(u64, u64, i64, i64)>) {
+    fn install(&mut self, base: Base, stamp: Option<Version>) {
         self.base_writers = base.writer_ids().iter().map(|id| self.writer(id)).collect();
-        if base.version.is_some() {
+        if base.segments {
             // Coverage counts segments, each read whole or not at all.
             self.segments = (base.manifest.writers.iter())
                 .map(|w| (w.id.as_str().into(), w.to))
@@ -271,11 +267,10 @@ impl Index {
     }
 
     /// Stops using the checkpoint and reads every log from its start.
-    pub fn distrust(&mut self, dir: &Path, why: &str) {
+    pub fn distrust(&mut self, location: &str, why: &str) {
         self.warnings.push(format!(
-            "{}: the checkpoint is damaged ({why}); reading the logs instead \
-             (the next checkpoint rebuilds it; or run `codec verify --rebuild-index`)",
-            dir.display()
+            "{location}: the checkpoint is damaged ({why}); reading the logs instead \
+             (the next checkpoint rebuilds it; or run `codec verify --rebuild-index`)"
         ));
         self.distrusted = true;
         self.base = None;

@@ -26,13 +26,11 @@
 //! lookup reads it, each line it holds by its own checksum: a damaged
 //! table is found before any of its entries is trusted.
 
-use std::fs::File;
-use std::io::{BufWriter, Cursor, Seek, SeekFrom, Write};
+use std::io::{Cursor, Seek, SeekFrom, Write};
 use std::ops::Deref;
-use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use memmap2::Mmap;
+use crate::backend::Mapped;
 
 const MAGIC: &[u8; 8] = b"codecidx";
 /// Entries point into the writers' logs.
@@ -102,11 +100,12 @@ impl Entry {
     }
 }
 
-/// Writes `entries` (sorted by hash) as a table at `path`, synced.
-pub fn write(path: &Path, entries: &[Entry]) -> std::io::Result<()> {
-    let out = BufWriter::with_capacity(1 << 20, File::create(path)?);
-    let file = write_to(out, entries, None)?;
-    file.into_inner().map_err(|e| e.into_error())?.sync_all()
+/// The bytes of a table whose `entries` (sorted by hash) point into the
+/// writers' logs.
+pub fn encode(entries: &[Entry]) -> Vec<u8> {
+    let out =
+        write_to(Cursor::new(Vec::new()), entries, None).expect("writing to memory cannot fail");
+    out.into_inner()
 }
 
 /// The bytes of a table holding its lines: `entries` (sorted by hash)
@@ -188,15 +187,9 @@ pub struct Table {
 pub struct Damaged(pub String);
 
 impl Table {
-    /// Maps the table at `path` and checks its header and fences.
-    pub fn open(path: &Path) -> std::io::Result<Result<Table, Damaged>> {
-        let file = File::open(path)?;
-        // SAFETY: tables are written aside and renamed into place, then
-        // never written again (a new checkpoint writes new files, and
-        // deletes old ones by name, which leaves existing maps intact).
-        // Every read is bounds-checked against the map's length.
-        let map = unsafe { Mmap::map(&file) }?;
-        Ok(Self::check(Bytes::Mapped(map)))
+    /// The table of a map of its object, checked (header and fences).
+    pub fn from_mapped(map: Mapped) -> Result<Table, Damaged> {
+        Self::check(Bytes::Mapped(map))
     }
 
     /// The table of `bytes`, read whole (from a backend without maps).
@@ -333,7 +326,7 @@ impl Table {
 
 /// A table's bytes: mapped from a file, or read whole.
 enum Bytes {
-    Mapped(Mmap),
+    Mapped(Mapped),
     Owned(Vec<u8>),
 }
 
@@ -365,6 +358,21 @@ fn partition_point(n: usize, pred: impl Fn(usize) -> bool) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::backend::folder::Folder;
+    use crate::backend::Maps as _;
+    use std::path::Path;
+
+    fn write(path: &Path, entries: &[Entry]) -> std::io::Result<()> {
+        std::fs::write(path, encode(entries))
+    }
+
+    /// The table at `path`, mapped.
+    fn open(path: &Path) -> std::io::Result<Result<Table, Damaged>> {
+        let folder = Folder::new(path.parent().expect("a file in a folder"));
+        let name = path.file_name().expect("a file").to_string_lossy();
+        let map = folder.map(&name).map_err(|e| e.source)?;
+        Ok(Table::from_mapped(map))
+    }
 
     fn entry(hash: u64, i: u64) -> Entry {
         Entry {
@@ -388,7 +396,7 @@ mod tests {
         entries.extend((0..200).map(|i| entry(42, 2000 + i)));
         entries.sort_by_key(|e| e.hash);
         write(&path, &entries).unwrap();
-        let table = Table::open(&path).unwrap().unwrap();
+        let table = open(&path).unwrap().unwrap();
         assert_eq!(table.len(), 1200);
         let mut found = Vec::new();
         for e in &entries[..] {
@@ -427,14 +435,14 @@ mod tests {
             let mut bad = good.clone();
             bad[at] ^= 0x10;
             std::fs::write(&path, &bad).unwrap();
-            let damaged = match Table::open(&path).unwrap() {
+            let damaged = match open(&path).unwrap() {
                 Err(_) => true,
                 Ok(table) => table.verify().is_err(),
             };
             assert!(damaged, "a flip at byte {at} went unnoticed");
         }
         std::fs::write(&path, &good[..good.len() - 1]).unwrap();
-        assert!(Table::open(&path).unwrap().is_err());
+        assert!(open(&path).unwrap().is_err());
     }
 
     #[test]
@@ -482,7 +490,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.idx");
         write(&path, &entries).unwrap();
-        assert!(Table::open(&path)
+        assert!(open(&path)
             .unwrap()
             .unwrap()
             .own_line(&entries[0])

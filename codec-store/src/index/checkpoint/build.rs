@@ -1,17 +1,16 @@
-//! Building a checkpoint in a folder: under `checkpoint.lock`, tables
-//! written aside, synced and renamed, then the manifest.
+//! Building a checkpoint where logs grow in place (a folder): under
+//! `checkpoint.lock`, tables written whole (aside, synced and renamed in
+//! a folder), then the manifest.
 
 use std::collections::HashMap;
-use std::fs::{File, OpenOptions};
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
-use crate::backend::folder::Folder;
+use crate::backend::{Backend, Locking};
 use crate::error::StoreError;
 use crate::index::checkpoint::{checked, encode_manifest, Base, Logs, FORMAT, RATIO};
 use crate::index::records::{Checkpoint, Covered};
 use crate::index::table::{self, key_hash, Damaged, Entry};
-use crate::index::{index_files, read_complete_lines};
+use crate::index::{logs, read_complete_lines};
 use crate::layout;
 
 /// What a build did.
@@ -25,37 +24,38 @@ pub struct Built {
     pub warnings: Vec<String>,
 }
 
-/// Builds a checkpoint of `dir` from the lines after the last one (all of
-/// them if `full`, or if the last one is damaged). Waits for another build
-/// to end if `wait`, else returns `Ok(None)` when one runs.
-pub fn build(dir: &Path, wait: bool, full: bool) -> Result<Option<Built>, StoreError> {
-    let lock_path = dir.join(layout::CHECKPOINT_LOCK);
-    let lock = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(&lock_path)
-        .map_err(|e| StoreError::io(&lock_path, e))?;
-    if wait {
-        lock.lock().map_err(|e| StoreError::io(&lock_path, e))?;
+/// Builds a checkpoint of the store in `backend` from the lines after
+/// the last one (all of them if `full`, or if the last one is damaged).
+/// Waits for another build to end if `wait`, else returns `Ok(None)` when
+/// one runs.
+pub fn build(
+    backend: &Arc<dyn Backend>,
+    wait: bool,
+    full: bool,
+) -> Result<Option<Built>, StoreError> {
+    let how = if wait {
+        Locking::Alone
     } else {
-        match lock.try_lock() {
-            Ok(()) => {}
-            Err(std::fs::TryLockError::WouldBlock) => return Ok(None),
-            Err(std::fs::TryLockError::Error(e)) => return Err(StoreError::io(&lock_path, e)),
-        }
-    }
+        Locking::TryAlone
+    };
+    // Without locks, builds do not take turns (no such backend yet).
+    let lock = match backend.locks() {
+        Some(locks) => match locks.lock(layout::CHECKPOINT_LOCK, how)? {
+            Some(lock) => Some(lock),
+            None => return Ok(None),
+        },
+        None => None,
+    };
     let mut built = Built::default();
     let base = if full {
         None
     } else {
-        match Base::open(dir) {
+        match Base::open(backend) {
             Ok(base) => base,
             Err(Damaged(why)) => {
                 built.warnings.push(format!(
                     "{}: the checkpoint is damaged ({why}); rebuilt from the logs",
-                    dir.display()
+                    backend.location()
                 ));
                 None
             }
@@ -68,75 +68,42 @@ pub fn build(dir: &Path, wait: bool, full: bool) -> Result<Option<Built>, StoreE
             format: FORMAT,
             ..Checkpoint::default()
         });
-    delete_unnamed_tables(dir, &manifest)?;
-    let (fresh, lines) = read_new_lines(dir, &mut manifest)?;
+    delete_unnamed_tables(&**backend, &manifest)?;
+    let (fresh, lines) = read_new_lines(&**backend, &mut manifest)?;
     built.lines = lines;
     if fresh.is_empty() && base.is_some() {
         built.tables = manifest.tables.len();
         return Ok(Some(built));
     }
-    std::fs::create_dir_all(dir.join(layout::TABLES))
-        .map_err(|e| StoreError::io(dir.join(layout::TABLES), e))?;
-    let logs = Logs::new(Some(dir), &manifest.writers);
-    let mut tables: Vec<(u64, Vec<Entry>)> = Vec::new();
-    let mut sizes: Vec<(u64, usize)> = match &base {
-        Some(b) => manifest
-            .tables
-            .iter()
-            .zip(&b.tables)
-            .map(|(&n, t)| (n, t.len()))
-            .collect(),
-        None => Vec::new(),
+    let logs = Logs::new(Some(backend), &manifest.writers);
+    let mut older = PointingTables {
+        base: base.as_ref(),
+        logs: &logs,
     };
-    let mut merged_away = Vec::new();
-    let mut newest = fresh;
-    // Merge while the table before is not `RATIO` times larger.
-    while let Some(&(n, len)) = sizes.last() {
-        if len > RATIO * newest.len() {
-            break;
+    let (newest, kept) = match merge_newest(fresh, &mut older, &manifest.writers)? {
+        Ok(merged) => merged,
+        Err(Damaged(why)) => {
+            // Start again from the logs alone.
+            drop(lock);
+            let mut again = build(backend, true, true)?.unwrap_or_default();
+            again.warnings.insert(
+                0,
+                format!(
+                    "{}: the checkpoint is damaged ({why}); rebuilt from the logs",
+                    backend.location()
+                ),
+            );
+            return Ok(Some(again));
         }
-        let index = sizes.len() - 1;
-        let older = base.as_ref().expect("sizes come from the base").tables[index]
-            .iter()
-            .collect::<Result<Vec<Entry>, Damaged>>();
-        let older = match older {
-            Ok(older) => older,
-            Err(Damaged(why)) => {
-                // Start again from the logs alone.
-                drop(lock);
-                let mut again = build(dir, true, true)?.unwrap_or_default();
-                again.warnings.insert(
-                    0,
-                    format!(
-                        "{}: the checkpoint is damaged ({why}); rebuilt from the logs",
-                        dir.display()
-                    ),
-                );
-                return Ok(Some(again));
-            }
-        };
-        newest = merge(&older, &newest, &manifest.writers, |e| {
-            let (map, start, end) = logs.line(e)?;
-            Ok(checked(&map[start..end])?.1.key.into_owned())
-        })?;
-        merged_away.push(n);
-        sizes.pop();
-    }
+    };
+    let merged_away = manifest.tables.split_off(kept);
     let number = manifest.next_table;
     manifest.next_table += 1;
-    tables.push((number, newest));
-    manifest.tables = sizes.iter().map(|&(n, _)| n).collect();
-    for (n, entries) in &tables {
-        let path = layout::table_path(dir, *n);
-        let tmp = path.with_extension(format!("idx{}", layout::TMP_SUFFIX));
-        table::write(&tmp, entries).map_err(|e| StoreError::io(&tmp, e))?;
-        std::fs::rename(&tmp, &path).map_err(|e| StoreError::io(&path, e))?;
-        manifest.tables.push(*n);
-    }
-    sync_folder(&dir.join(layout::TABLES));
-    write_manifest(dir, &manifest)?;
+    backend.write(&layout::table_object(number), &table::encode(&newest), true)?;
+    manifest.tables.push(number);
+    backend.write(layout::CHECKPOINT, &encode_manifest(&manifest)?, true)?;
     for n in merged_away {
-        let _ = std::fs::remove_file(layout::table_path(dir, n));
+        let _ = backend.delete(&layout::table_object(n));
     }
     built.tables = manifest.tables.len();
     Ok(Some(built))
@@ -145,25 +112,17 @@ pub fn build(dir: &Path, wait: bool, full: bool) -> Result<Option<Built>, StoreE
 /// The newest line of each key among the log lines after what `manifest`
 /// covers, as entries sorted by hash; moves the manifest's coverage to the
 /// end of them. Also returns the lines read.
-fn read_new_lines(dir: &Path, manifest: &mut Checkpoint) -> Result<(Vec<Entry>, u64), StoreError> {
+fn read_new_lines(
+    backend: &dyn Backend,
+    manifest: &mut Checkpoint,
+) -> Result<(Vec<Entry>, u64), StoreError> {
     let mut newest: HashMap<Box<str>, Entry> = HashMap::new();
     let mut lines = 0;
-    let folder = Folder::new(dir);
-    for (id, path) in index_files(dir)? {
-        let w = match manifest.writers.iter().position(|c| c.id == id) {
-            Some(w) => w,
-            None => {
-                manifest.writers.push(Covered {
-                    id: id.clone(),
-                    to: 0,
-                    tail: 0,
-                });
-                manifest.writers.len() - 1
-            }
-        };
+    for log in logs(backend)? {
+        let id = log.writer;
+        let w = writer_of(manifest, &id);
         let from = manifest.writers[w].to;
-        let name = layout::log_name(&id);
-        let Some(buf) = read_complete_lines(&folder, &name, from)? else {
+        let Some(buf) = read_complete_lines(backend, &log.name, from)? else {
             continue;
         };
         lines += add_lines(&mut newest, &buf, from, w, &manifest.writers);
@@ -172,11 +131,27 @@ fn read_new_lines(dir: &Path, manifest: &mut Checkpoint) -> Result<(Vec<Entry>, 
         // check, and put aside.
         let to = from + buf.len() as u64;
         manifest.writers[w].to = to;
-        manifest.writers[w].tail = tail_crc(&path, to).map_err(|e| StoreError::io(&path, e))?;
+        manifest.writers[w].tail = tail_crc(backend, &log.name, to)?;
     }
     let mut entries: Vec<Entry> = newest.into_values().collect();
     entries.sort_unstable_by_key(|e| (e.hash, e.writer, e.offset));
     Ok((entries, lines))
+}
+
+/// The position of writer `id` in what `manifest` covers, added (with
+/// nothing covered) if it is new.
+pub(super) fn writer_of(manifest: &mut Checkpoint, id: &str) -> usize {
+    match manifest.writers.iter().position(|c| c.id == id) {
+        Some(w) => w,
+        None => {
+            manifest.writers.push(Covered {
+                id: id.to_owned(),
+                to: 0,
+                tail: 0,
+            });
+            manifest.writers.len() - 1
+        }
+    }
 }
 
 /// Adds the lines of `buf` (read at byte `from` of writer `w`'s log) to
@@ -216,16 +191,78 @@ pub(super) fn add_lines(
     lines
 }
 
-/// The CRC-32 of the 64 bytes of the log at `path` before `to` (fewer if
-/// `to` is smaller); an error if the log is shorter than `to`.
-pub fn tail_crc(path: &Path, to: u64) -> std::io::Result<u32> {
-    use std::io::{Read, Seek, SeekFrom};
+/// The CRC-32 of the 64 bytes of log `name` before `to` (fewer if `to`
+/// is smaller); an error if the log is shorter than `to`.
+pub fn tail_crc(backend: &dyn Backend, name: &str, to: u64) -> Result<u32, StoreError> {
     let from = to.saturating_sub(64);
-    let mut file = File::open(path)?;
-    file.seek(SeekFrom::Start(from))?;
-    let mut buf = vec![0; (to - from) as usize];
-    file.read_exact(&mut buf)?;
+    let buf = backend.read_range(name, from..to)?;
+    if (buf.len() as u64) < to - from {
+        let short = std::io::Error::from(std::io::ErrorKind::UnexpectedEof);
+        return Err(StoreError::io(backend.address(name), short));
+    }
     Ok(crc32fast::hash(&buf))
+}
+
+/// The tables a build may merge its new entries into, oldest first.
+pub(super) trait OlderTables {
+    /// How many there are.
+    fn count(&self) -> usize;
+    /// The number of entries of table `t`.
+    fn len(&self, t: usize) -> usize;
+    /// The entries of table `t`, pointing at their lines.
+    fn entries(&mut self, t: usize) -> Result<Vec<Entry>, Damaged>;
+    /// The key of the line entry `e` points at.
+    fn key(&self, e: &Entry) -> Result<String, Damaged>;
+}
+
+/// Merges the newest of `older` into `newest` while the table before is
+/// not `RATIO` times larger: a store of `n` entries keeps about
+/// `log4(n / lines per checkpoint)` tables. Returns the entries merged
+/// and how many of `older`, from the first, stay as they are; `Ok(Err)`
+/// if the entries of one of them are damaged.
+pub(super) fn merge_newest(
+    mut newest: Vec<Entry>,
+    older: &mut dyn OlderTables,
+    writers: &[Covered],
+) -> Result<Result<(Vec<Entry>, usize), Damaged>, StoreError> {
+    let mut kept = older.count();
+    while kept > 0 && older.len(kept - 1) <= RATIO * newest.len() {
+        let entries = match older.entries(kept - 1) {
+            Ok(entries) => entries,
+            Err(damaged) => return Ok(Err(damaged)),
+        };
+        newest = merge(&entries, &newest, writers, |e| older.key(e))?;
+        kept -= 1;
+    }
+    Ok(Ok((newest, kept)))
+}
+
+/// The tables of a checkpoint whose entries point into the logs.
+struct PointingTables<'a> {
+    base: Option<&'a Base>,
+    logs: &'a Logs,
+}
+
+impl OlderTables for PointingTables<'_> {
+    fn count(&self) -> usize {
+        self.base.map_or(0, |b| b.tables.len())
+    }
+
+    fn len(&self, t: usize) -> usize {
+        self.base.map_or(0, |b| b.tables[t].len())
+    }
+
+    fn entries(&mut self, t: usize) -> Result<Vec<Entry>, Damaged> {
+        match self.base {
+            Some(b) => b.tables[t].iter().collect(),
+            None => Ok(Vec::new()),
+        }
+    }
+
+    fn key(&self, e: &Entry) -> Result<String, Damaged> {
+        let (map, start, end) = self.logs.line(e)?;
+        Ok(checked(&map[start..end])?.1.key.into_owned())
+    }
 }
 
 /// Two tables' entries as one: of entries of the same key, the newest.
@@ -279,59 +316,31 @@ pub(super) fn merge(
     Ok(out)
 }
 
-/// Deletes the files of `index/` the manifest does not name: tables of a
-/// build that stopped before its manifest, files written aside.
-fn delete_unnamed_tables(dir: &Path, manifest: &Checkpoint) -> Result<(), StoreError> {
-    let folder = dir.join(layout::TABLES);
-    let Ok(listing) = std::fs::read_dir(&folder) else {
+/// Deletes the objects of `index/` the manifest does not name: tables of
+/// a build that stopped before its manifest, files written aside.
+fn delete_unnamed_tables(backend: &dyn Backend, manifest: &Checkpoint) -> Result<(), StoreError> {
+    let Ok(listing) = backend.list(&format!("{}/", layout::TABLES)) else {
         return Ok(());
     };
-    let named: Vec<PathBuf> = manifest
+    let named: Vec<String> = manifest
         .tables
         .iter()
-        .map(|&n| layout::table_path(dir, n))
+        .map(|&n| layout::table_object(n))
         .collect();
-    for entry in listing.flatten() {
-        let path = entry.path();
-        if !named.contains(&path) {
-            let _ = std::fs::remove_file(&path);
+    for listed in listing {
+        if !named.contains(&listed.name) {
+            let _ = backend.delete(&listed.name);
         }
     }
     Ok(())
 }
 
-fn write_manifest(dir: &Path, manifest: &Checkpoint) -> Result<(), StoreError> {
-    let bytes = encode_manifest(manifest)?;
-    let path = dir.join(layout::CHECKPOINT);
-    let tmp = dir.join(format!("{}{}", layout::CHECKPOINT, layout::TMP_SUFFIX));
-    let mut file = File::create(&tmp).map_err(|e| StoreError::io(&tmp, e))?;
-    file.write_all(&bytes)
-        .and_then(|()| file.sync_all())
-        .map_err(|e| StoreError::io(&tmp, e))?;
-    std::fs::rename(&tmp, &path).map_err(|e| StoreError::io(&path, e))?;
-    sync_folder(dir);
+/// Deletes the checkpoint of the store (its manifest and tables):
+/// compaction and a rebuild start without one.
+pub fn remove(backend: &dyn Backend) -> Result<(), StoreError> {
+    backend.delete(layout::CHECKPOINT)?;
+    for listed in backend.list(&format!("{}/", layout::TABLES))? {
+        backend.delete(&listed.name)?;
+    }
     Ok(())
-}
-
-/// Deletes the checkpoint of `dir` (its manifest and tables): compaction
-/// and a rebuild start without one.
-pub fn remove(dir: &Path) -> Result<(), StoreError> {
-    let path = dir.join(layout::CHECKPOINT);
-    match std::fs::remove_file(&path) {
-        Ok(()) => {}
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(e) => return Err(StoreError::io(&path, e)),
-    }
-    let tables = dir.join(layout::TABLES);
-    match std::fs::remove_dir_all(&tables) {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-        Err(e) => Err(StoreError::io(&tables, e)),
-    }
-}
-
-fn sync_folder(dir: &Path) {
-    // Where a folder cannot be synced, the rename stands; only its
-    // durability on power loss is the file system's.
-    let _ = File::open(dir).and_then(|d| d.sync_all());
 }

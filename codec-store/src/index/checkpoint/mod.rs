@@ -14,34 +14,35 @@
 //! size of the next: a store of `n` entries has about `log4(n / lines per
 //! checkpoint)` tables, and each entry is rewritten that many times at most.
 //!
-//! Two shapes, by what the backend offers:
-//! - in a folder ([`build`]), tables are memory-mapped and point into the
-//!   mapped logs; coverage is bytes of each log, with a checksum of the
-//!   last bytes covered (the logs are not synced for a checkpoint: where a
-//!   power loss took the end of a log, its tail no longer matches and the
-//!   checkpoint is put aside). One handle builds at a time
-//!   (`checkpoint.lock`, taken without waiting: another handle busy with
-//!   one is as good); the manifest is written aside, synced and renamed.
-//! - elsewhere (object storage, memory: [`objects`]), a log is one object
-//!   per append, so tables hold the lines themselves and are read whole,
-//!   one request each; coverage is the number of segments of each writer.
-//!   There is no lock: the manifest is committed by compare-and-swap on
-//!   the version read, and of two builds from one version exactly one
-//!   commits; the other deletes its table.
+//! Both read the same tables and manifest ([`Base::open`]), turn lines
+//! into entries the same way and merge tables with one merge. They are
+//! two shapes, by how the backend's appends land
+//! ([`Backend::appends`]), which is the checkpoint's format on disk:
+//! - where a log grows in place (a folder: [`build`]), tables point into
+//!   the logs, mapped where the backend has maps; coverage is bytes of
+//!   each log, with a checksum of the last bytes covered (the logs are
+//!   not synced for a checkpoint: where a power loss took the end of a
+//!   log, its tail no longer matches and the checkpoint is put aside).
+//!   One handle builds at a time (`checkpoint.lock`, through
+//!   [`Backend::locks`], taken without waiting: another handle busy with
+//!   one is as good); tables and manifest are written whole and durable.
+//! - where a log is one object per append (object storage, memory:
+//!   [`objects`]), a byte offset into a log names nothing to map, so
+//!   tables hold the lines themselves and are read whole, one request
+//!   each; coverage is the number of segments of each writer. There is no
+//!   lock: the manifest is committed by compare-and-swap on the version
+//!   read, and of two builds from one version exactly one commits; the
+//!   other deletes its table.
 
 mod build;
 pub mod objects;
 
 use std::collections::HashMap;
-use std::fs::File;
-use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
-
-use memmap2::Mmap;
 
 pub use build::{build, remove, tail_crc, Built};
 
-use crate::backend::{Backend, Version};
+use crate::backend::{Appends, Backend, BackendError, Mapped, Version};
 use crate::index::line::{check_line, LineView, Spans};
 use crate::index::records::{Checkpoint, Covered};
 use crate::index::table::{key_hash, Damaged, Entry, Table};
@@ -68,8 +69,11 @@ pub struct Base {
     /// Oldest first.
     tables: Vec<Table>,
     logs: Logs,
-    /// The manifest's version, where it was read through a backend.
+    /// The manifest's version.
     pub version: Option<Version>,
+    /// Whether coverage counts segments ([`Appends::Segments`]), rather
+    /// than bytes of logs that grow in place.
+    pub segments: bool,
 }
 
 /// The live line of a key in a checkpoint.
@@ -84,25 +88,26 @@ pub struct Hit {
     pub seq: u64,
 }
 
-/// The writers' logs, mapped for reading the lines tables point at (in a
-/// folder; elsewhere tables hold their lines, and `dir` is `None`).
+/// The writers' logs, mapped for reading the lines tables point at
+/// (where logs grow in place; elsewhere tables hold their lines, and
+/// `backend` is `None`).
 struct Logs {
-    dir: Option<PathBuf>,
+    backend: Option<Arc<dyn Backend>>,
     ids: Vec<String>,
-    maps: RwLock<Vec<Option<Arc<Mmap>>>>,
+    maps: RwLock<Vec<Option<Arc<Mapped>>>>,
 }
 
 impl Logs {
-    fn new(dir: Option<&Path>, writers: &[Covered]) -> Logs {
+    fn new(backend: Option<&Arc<dyn Backend>>, writers: &[Covered]) -> Logs {
         Logs {
-            dir: dir.map(Path::to_owned),
+            backend: backend.cloned(),
             ids: writers.iter().map(|w| w.id.clone()).collect(),
             maps: RwLock::new(vec![None; writers.len()]),
         }
     }
 
     /// The text of the line `e` points at, checked.
-    fn line(&self, e: &Entry) -> Result<(Arc<Mmap>, usize, usize), Damaged> {
+    fn line(&self, e: &Entry) -> Result<(Arc<Mapped>, usize, usize), Damaged> {
         let w = e.writer as usize;
         let id = self
             .ids
@@ -114,21 +119,17 @@ impl Logs {
         let map = match cached {
             Some(map) if map.len() > end => map,
             _ => {
-                let Some(dir) = &self.dir else {
-                    return Err(Damaged(
-                        "a table without its lines, where logs are not mapped".into(),
-                    ));
-                };
-                let path = dir.join(layout::log_name(id));
-                let file =
-                    File::open(&path).map_err(|e| Damaged(format!("{}: {e}", path.display())))?;
-                // SAFETY: logs are append-only: no byte a checkpoint covers
-                // is ever rewritten or truncated (compaction deletes whole
-                // files, with no handle open), and reads are bounds-checked.
-                let map = Arc::new(
-                    unsafe { Mmap::map(&file) }
-                        .map_err(|e| Damaged(format!("{}: {e}", path.display())))?,
-                );
+                let no_maps =
+                    || Damaged("a table without its lines, where logs are not mapped".into());
+                let backend = self.backend.as_ref().ok_or_else(no_maps)?;
+                let maps = backend.maps().ok_or_else(no_maps)?;
+                // Logs are append-only: no byte a checkpoint covers is
+                // ever rewritten or truncated (compaction deletes whole
+                // logs, with no handle open), and reads are bounds-checked.
+                let map = maps
+                    .map(&layout::log_name(id))
+                    .map_err(|e| Damaged(e.to_string()))?;
+                let map = Arc::new(map);
                 self.maps.write().unwrap_or_else(|p| p.into_inner())[w] = Some(map.clone());
                 map
             }
@@ -154,13 +155,15 @@ fn checked(bytes: &[u8]) -> Result<(&str, LineView<'_>), Damaged> {
 }
 
 impl Base {
-    /// The checkpoint of `dir`; `Ok(None)` if it has none.
-    pub fn open(dir: &Path) -> Result<Option<Base>, Damaged> {
+    /// The checkpoint of the store in `backend`; `Ok(None)` if it has
+    /// none. Its tables are mapped where the backend has maps, else read
+    /// whole (one request each).
+    pub fn open(backend: &Arc<dyn Backend>) -> Result<Option<Base>, Damaged> {
         // A build that merged tables deletes them after replacing the
         // manifest: a table gone missing means a newer manifest to read.
         let mut tries = 0;
         loop {
-            match Self::open_once(dir) {
+            match Self::open_once(backend) {
                 Err(Missing(why)) if tries < 5 => {
                     tries += 1;
                     let _ = why;
@@ -171,53 +174,7 @@ impl Base {
         }
     }
 
-    fn open_once(dir: &Path) -> Result<Result<Option<Base>, Damaged>, Missing> {
-        let manifest = match read_manifest(dir) {
-            Ok(Some(manifest)) => manifest,
-            Ok(None) => return Ok(Ok(None)),
-            Err(e) => return Ok(Err(e)),
-        };
-        let mut tables = Vec::with_capacity(manifest.tables.len());
-        for &n in &manifest.tables {
-            let path = layout::table_path(dir, n);
-            let table = match Table::open(&path) {
-                Ok(Ok(table)) => table,
-                Ok(Err(Damaged(why))) => {
-                    return Ok(Err(Damaged(format!("{}: {why}", path.display()))))
-                }
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                    return Err(Missing(format!("{}: {e}", path.display())))
-                }
-                Err(e) => return Ok(Err(Damaged(format!("{}: {e}", path.display())))),
-            };
-            tables.push(table);
-        }
-        Ok(Ok(Some(Base {
-            logs: Logs::new(Some(dir), &manifest.writers),
-            manifest,
-            tables,
-            version: None,
-        })))
-    }
-
-    /// The checkpoint of a backend without maps (its tables hold their
-    /// lines): one request for the manifest, one per table. `Ok(None)` if
-    /// it has none.
-    pub fn load(backend: &dyn Backend) -> Result<Option<Base>, Damaged> {
-        let mut tries = 0;
-        loop {
-            match Self::load_once(backend) {
-                Err(Missing(why)) if tries < 5 => {
-                    tries += 1;
-                    let _ = why;
-                }
-                Err(Missing(why)) => return Err(Damaged(why)),
-                Ok(result) => return result,
-            }
-        }
-    }
-
-    fn load_once(backend: &dyn Backend) -> Result<Result<Option<Base>, Damaged>, Missing> {
+    fn open_once(backend: &Arc<dyn Backend>) -> Result<Result<Option<Base>, Damaged>, Missing> {
         let read = backend.read_versioned(layout::CHECKPOINT);
         let (bytes, version) = match read {
             Ok(Some(read)) => read,
@@ -231,10 +188,21 @@ impl Base {
         let mut tables = Vec::with_capacity(manifest.tables.len());
         for &n in &manifest.tables {
             let name = layout::table_object(n);
-            let table = match backend.read(&name) {
-                Ok(Some(bytes)) => Table::from_bytes(bytes),
-                Ok(None) => return Err(Missing(format!("{name} is missing"))),
-                Err(e) => return Ok(Err(Damaged(e.to_string()))),
+            let missing = |e: &BackendError| e.source.kind() == std::io::ErrorKind::NotFound;
+            let table = match backend.maps() {
+                // Tables are written aside and renamed into place, then
+                // never written again (a new checkpoint writes new files,
+                // and deletes old ones by name, which leaves maps intact).
+                Some(maps) => match maps.map(&name) {
+                    Ok(map) => Table::from_mapped(map),
+                    Err(e) if missing(&e) => return Err(Missing(e.to_string())),
+                    Err(e) => return Ok(Err(Damaged(e.to_string()))),
+                },
+                None => match backend.read(&name) {
+                    Ok(Some(bytes)) => Table::from_bytes(bytes),
+                    Ok(None) => return Err(Missing(format!("{name} is missing"))),
+                    Err(e) => return Ok(Err(Damaged(e.to_string()))),
+                },
             };
             match table {
                 Ok(table) => tables.push(table),
@@ -243,11 +211,13 @@ impl Base {
                 }
             }
         }
+        let segments = backend.appends() == Appends::Segments;
         Ok(Ok(Some(Base {
-            logs: Logs::new(None, &manifest.writers),
+            logs: Logs::new((!segments).then_some(backend), &manifest.writers),
             manifest,
             tables,
             version: Some(version),
+            segments,
         })))
     }
 
@@ -359,17 +329,6 @@ fn check_entry(e: &Entry, view: &LineView<'_>) -> Result<(), Damaged> {
     Ok(())
 }
 
-/// The manifest of `dir`, checked; `Ok(None)` if there is none.
-pub fn read_manifest(dir: &Path) -> Result<Option<Checkpoint>, Damaged> {
-    let path = dir.join(layout::CHECKPOINT);
-    let bytes = match std::fs::read(&path) {
-        Ok(bytes) => bytes,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(Damaged(format!("{}: {e}", path.display()))),
-    };
-    parse_manifest(&bytes).map(Some)
-}
-
 /// A manifest's bytes, checked: `<json>\n<crc32 hex>\n`.
 pub fn parse_manifest(bytes: &[u8]) -> Result<Checkpoint, Damaged> {
     let damaged = |why: String| Damaged(format!("{}: {why}", layout::CHECKPOINT));
@@ -397,25 +356,4 @@ fn encode_manifest(manifest: &Checkpoint) -> Result<Vec<u8>, codec_runtime::Enco
     let crc = crc32fast::hash(&bytes);
     bytes.extend_from_slice(format!("\n{crc:08x}\n").as_bytes());
     Ok(bytes)
-}
-
-/// Identifies a version of the manifest file without reading it.
-pub fn manifest_stamp(dir: &Path) -> Option<(u64, u64, i64, i64)> {
-    let meta = std::fs::metadata(dir.join(layout::CHECKPOINT)).ok()?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        Some((meta.ino(), meta.len(), meta.mtime(), meta.mtime_nsec()))
-    }
-    #[cfg(not(unix))]
-    {
-        let modified = meta.modified().ok()?;
-        let since = modified.duration_since(std::time::UNIX_EPOCH).ok()?;
-        Some((
-            0,
-            meta.len(),
-            since.as_secs() as i64,
-            since.subsec_nanos() as i64,
-        ))
-    }
 }

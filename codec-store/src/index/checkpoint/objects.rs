@@ -25,10 +25,10 @@ use std::sync::Arc;
 
 use crate::backend::{Backend, Created, Replaced, Version};
 use crate::error::StoreError;
-use crate::index::checkpoint::build::{add_lines, merge};
-use crate::index::checkpoint::{checked, encode_manifest, parse_manifest, Built, FORMAT, RATIO};
+use crate::index::checkpoint::build::{add_lines, merge_newest, writer_of, OlderTables};
+use crate::index::checkpoint::{checked, encode_manifest, parse_manifest, Built, FORMAT};
 use crate::index::logs;
-use crate::index::records::{Checkpoint, Covered};
+use crate::index::records::Checkpoint;
 use crate::index::table::{self, Damaged, Entry, Table};
 use crate::layout;
 
@@ -141,19 +141,13 @@ pub(crate) fn build_from(
         built.tables = manifest.tables.len();
         return Ok(Some(built));
     }
-    let mut newest = fresh;
-    let mut merged_away = Vec::new();
-    while let Some((n, older)) = tables.last() {
-        if older.len() > RATIO * newest.len() {
-            break;
-        }
-        let older = pull(older, &mut text).map_err(damaged)?;
-        newest = merge(&older, &newest, &manifest.writers, |e| {
-            Ok(checked(line_at(&text, e))?.1.key.into_owned())
-        })?;
-        merged_away.push(*n);
-        tables.pop();
-    }
+    let mut older = HoldingTables {
+        tables: &tables,
+        text: &mut text,
+    };
+    let (mut newest, kept) =
+        merge_newest(fresh, &mut older, &manifest.writers)?.map_err(damaged)?;
+    tables.truncate(kept);
     let bytes = table_bytes(&mut newest, &text);
     let Some(number) = create_table(backend, generation, &bytes)? else {
         return Ok(None);
@@ -269,17 +263,7 @@ fn read_new_segments(
     let mut lines = 0;
     for (writer, name) in names {
         let (id, n) = layout::segment_of(&writer);
-        let w = match manifest.writers.iter().position(|c| c.id == id) {
-            Some(w) => w,
-            None => {
-                manifest.writers.push(Covered {
-                    id: id.to_owned(),
-                    to: 0,
-                    tail: 0,
-                });
-                manifest.writers.len() - 1
-            }
-        };
+        let w = writer_of(manifest, id);
         let to = manifest.writers[w].to;
         // Known segments cover a writer's log up to the first one missing;
         // listed ones are all there is.
@@ -307,6 +291,31 @@ fn read_new_segments(
     let mut entries: Vec<Entry> = newest.into_values().collect();
     entries.sort_unstable_by_key(|e| (e.hash, e.writer, e.offset));
     Ok((entries, lines))
+}
+
+/// The tables of a checkpoint that hold their lines: merged, their lines
+/// are copied to the end of `text`, where the build's entries point.
+struct HoldingTables<'a> {
+    tables: &'a [(u64, Table)],
+    text: &'a mut Vec<u8>,
+}
+
+impl OlderTables for HoldingTables<'_> {
+    fn count(&self) -> usize {
+        self.tables.len()
+    }
+
+    fn len(&self, t: usize) -> usize {
+        self.tables[t].1.len()
+    }
+
+    fn entries(&mut self, t: usize) -> Result<Vec<Entry>, Damaged> {
+        pull(&self.tables[t].1, self.text)
+    }
+
+    fn key(&self, e: &Entry) -> Result<String, Damaged> {
+        Ok(checked(line_at(self.text, e))?.1.key.into_owned())
+    }
 }
 
 /// The entries of a table, their lines copied to the end of `text`.
