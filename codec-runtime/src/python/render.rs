@@ -13,7 +13,8 @@ use serde_json::{Map, Value};
 
 use super::defaults::{default_kind, python_default, takes_none, Default};
 use super::defs::{dependency_order, ref_name, shape_of, variant_tag, At, Names, Shape};
-use super::names::{attribute_name, python_literal, python_str};
+use super::names::{attribute_name, docstring, python_literal, python_str};
+use super::ndarray;
 use super::stored::{self, Identity};
 use super::Error;
 
@@ -54,28 +55,27 @@ const I64_RANGE: (i64, i64) = (i64::MIN, i64::MAX);
 
 /// The Python module for the given definitions, `roots` first in the order
 /// given, then what they reference.
-/// `fingerprints` are the roots': a type contained in them has a definition
+/// `identities` are the roots': a type contained in them has a definition
 /// but not its own schema, and so no fingerprint.
 pub(super) fn module(
     defs: &BTreeMap<String, Value>,
     roots: &[String],
-    fingerprints: &BTreeMap<String, String>,
+    identities: &BTreeMap<String, Identity>,
 ) -> Result<String, Error> {
+    let defs = &ndarray::lift(defs);
     let order = dependency_order(defs, roots)?;
     let names = Names::assign(defs, &order)?;
     let mut out = String::from(HEADER);
     let mut emitted: BTreeSet<&str> = BTreeSet::new();
     let mut not_classes = Vec::new();
     for name in &order {
-        let identity = fingerprints.get(name).map(|fingerprint| Identity {
-            name: name.clone(),
-            fingerprint: fingerprint.clone(),
-        });
+        let identity = identities.get(name);
         let mut r = Renderer {
             defs,
             names: &names,
             emitted: &emitted,
-            identity: identity.as_ref(),
+            identity,
+            later_as_any: false,
         };
         out.push_str("\n\n");
         out.push_str(&r.definition(name, &defs[name])?);
@@ -85,7 +85,7 @@ pub(super) fn module(
             Shape::Struct(_) | Shape::ArrayLike(_)
         );
         if let (false, Some(identity)) = (class, identity) {
-            not_classes.push((names.classes[name].clone(), identity));
+            not_classes.push((names.classes[name].clone(), identity.clone()));
         }
     }
     out.push_str(&stored::helper(&not_classes));
@@ -99,6 +99,8 @@ const HEADER: &str = "\
 # from_stored(), which reads a value codec::to_stored wrote.
 
 import datetime
+import decimal
+import importlib
 import typing
 import uuid
 
@@ -111,7 +113,16 @@ struct Renderer<'a> {
     emitted: &'a BTreeSet<&'a str>,
     /// The definition's wire name and fingerprint, which its class carries.
     identity: Option<&'a Identity>,
+    /// Write references to types not defined yet as `typing.Any`: in the
+    /// runtime alias of a recursive one.
+    later_as_any: bool,
 }
+
+/// The note on an alias that names itself through unions and collections.
+const RECURSIVE_ALIAS: &str = "Recursive through unions and collections only, which msgspec \
+     cannot spell (its recursive types go through Structs): mypy checks the \
+     whole type, msgspec reads what it holds of itself as typing.Any, so \
+     there Python accepts values Rust refuses, and reads Structs as dicts.";
 
 /// A Python type annotation, and whether it names a type defined later
 /// (then it is written as a string).
@@ -144,13 +155,33 @@ impl Renderer<'_> {
             ty: name,
             field: None,
         };
+        if let Some(kind) = ndarray::array_kind(schema) {
+            return Ok(ndarray::class(class, &kind));
+        }
         match shape_of(schema) {
             Shape::Struct(obj) => self.struct_class(class, None, obj, &at),
             Shape::ArrayLike(obj) => self.array_class(class, None, obj, &at),
             Shape::Union(variants) => self.union(name, class, variants, &at),
             Shape::Alias(schema) => {
                 let annotation = self.annotation(schema, &at)?;
-                Ok(format!("{class} = {}\n", annotation.written()))
+                let mut note = description(schema).map_or_else(String::new, doc_comment);
+                if let Some(unchecked) = unchecked(schema) {
+                    note.push_str(&comment(unchecked, ""));
+                }
+                if !annotation.forward {
+                    return Ok(format!("{note}{class} = {}\n", annotation.text));
+                }
+                // An alias naming a later one (or itself): recursive
+                // through unions and collections only.
+                self.later_as_any = true;
+                let runtime = self.annotation(schema, &at);
+                self.later_as_any = false;
+                Ok(format!(
+                    "{note}{}if typing.TYPE_CHECKING:\n    {class}: typing.TypeAlias = {}\nelse:\n    {class} = {}\n",
+                    comment(RECURSIVE_ALIAS, ""),
+                    python_str(&annotation.text),
+                    runtime?.text
+                ))
             }
         }
     }
@@ -181,8 +212,9 @@ impl Renderer<'_> {
             out.push_str(&text);
             members.push(variant_class.clone());
         }
+        let doc = description(&self.defs[name]).map_or_else(String::new, doc_comment);
         out.push_str(&format!(
-            "\n\n{class} = typing.Union[{}]\n",
+            "\n\n{doc}{class} = typing.Union[{}]\n",
             members.join(", ")
         ));
         Ok(out)
@@ -255,7 +287,8 @@ impl Renderer<'_> {
             }
         }
         let identity = self.identity.filter(|_| tag.is_none());
-        Ok(struct_text(class, &options, identity, &fields))
+        let doc = description_of(obj);
+        Ok(struct_text(class, &options, doc, identity, &fields))
     }
 
     /// An `array_like` Struct; `tag` first for a variant of an array union.
@@ -312,7 +345,8 @@ impl Renderer<'_> {
             fields.push(field);
         }
         let identity = self.identity.filter(|_| tag.is_none());
-        Ok(struct_text(class, &options, identity, &fields))
+        let doc = description_of(obj);
+        Ok(struct_text(class, &options, doc, identity, &fields))
     }
 
     fn field(
@@ -326,6 +360,8 @@ impl Renderer<'_> {
         let annotation = self.annotation(schema, at)?;
         let default = if required {
             None
+        } else if schema.get("default") == Some(&Value::Null) && takes_none(schema, self.defs) {
+            Some(Default::Literal("None".into()))
         } else if let Some(value) = schema.get("default") {
             let kind = default_kind(schema, self.defs);
             Some(python_default(
@@ -350,6 +386,8 @@ impl Renderer<'_> {
             rename,
             annotation: annotation.written(),
             default,
+            note: unchecked(schema),
+            doc: description(schema).map(str::to_owned),
         })
     }
 
@@ -370,6 +408,9 @@ impl Renderer<'_> {
                     at.error(format!("`{name}` is referenced but has no definition"))
                 })?;
             let forward = !self.emitted.contains(name.as_str());
+            if forward && self.later_as_any {
+                return Ok(Annotation::plain("typing.Any"));
+            }
             return Ok(Annotation {
                 text: class.clone(),
                 forward,
@@ -411,6 +452,10 @@ impl Renderer<'_> {
         }
         if obj.is_empty() {
             return Ok(Annotation::plain("typing.Any"));
+        }
+        if obj.get(crate::schema::RAW) == Some(&Value::Bool(true)) {
+            check_keys(obj, &[crate::schema::RAW], at)?;
+            return Ok(Annotation::plain("msgspec.Raw"));
         }
         let ty = obj.get("type").and_then(Value::as_str).unwrap_or_default();
         let (base, own) = match ty {
@@ -537,9 +582,18 @@ fn string_annotation(obj: &Map<String, Value>, at: &At<'_>) -> Result<Annotation
         Some("time") => "datetime.time",
         Some("duration") => "datetime.timedelta",
         Some("uuid") => "uuid.UUID",
+        Some("decimal") => "decimal.Decimal",
         Some(other) => return Err(at.error(format!("strings of the format `{other}`"))),
     };
     Ok(Annotation::plain(text))
+}
+
+/// Whether an integer schema is a `u128`'s, whose `maximum` is `-1`
+/// (`u128::MAX` cast to `i128`), below its `minimum` of 0: a bound that
+/// says nothing of the values codec reads.
+fn u128_maximum(obj: &Map<String, Value>) -> bool {
+    obj.get("minimum").and_then(Value::as_i64) == Some(0)
+        && obj.get("maximum").and_then(Value::as_i64) == Some(-1)
 }
 
 /// The `msgspec.Meta(...)` arguments of a schema's constraints, if any.
@@ -547,6 +601,9 @@ fn meta(obj: &Map<String, Value>, ty: &str) -> Option<String> {
     let mut args = Vec::new();
     for (key, keyword) in CONSTRAINTS {
         let Some(value) = obj.get(*key) else { continue };
+        if ty == "integer" && *key == "maximum" && u128_maximum(obj) {
+            continue;
+        }
         // The bounds of `i64` are msgspec's own: no need to say them.
         if ty == "integer" {
             let bound = value.as_i64();
@@ -585,6 +642,82 @@ struct Field {
     rename: Option<String>,
     annotation: String,
     default: Option<Default>,
+    /// A comment above the field: what Python does not check.
+    note: Option<&'static str>,
+    /// The field's doc comment: its attribute docstring.
+    doc: Option<String>,
+}
+
+/// A schema's `description`: the doc comment of its type or field.
+fn description(schema: &Value) -> Option<&str> {
+    schema.as_object().and_then(description_of)
+}
+
+fn description_of(obj: &Map<String, Value>) -> Option<&str> {
+    obj.get("description").and_then(Value::as_str)
+}
+
+/// The note on an integer without bounds in its schema: one beyond 64 bits.
+const WIDE_INTEGER: &str =
+    "An integer beyond 64 bits in Rust (i128, u128): msgspec bounds integers \
+     only within 64 bits, so JSON numbers outside the Rust type's range decode \
+     here and are refused in Rust.";
+
+/// The note on a `rust_decimal::Decimal`, which msgspec cannot bound.
+const DECIMAL: &str = "A rust_decimal::Decimal in Rust: 96 bits of digits, a scale up to 28, \
+     finite. msgspec's decimal.Decimal takes any, so NaN, infinities and larger \
+     decimals decode here and are refused in Rust.";
+
+/// What Python does not check of the values of a schema, if anything: an
+/// integer with a side unbounded (an `i128` or `u128`, whose bounds the
+/// schema leaves out and msgspec could not check), a decimal.
+fn unchecked(schema: &Value) -> Option<&'static str> {
+    match schema {
+        Value::Object(obj) if obj.get("type").and_then(Value::as_str) == Some("integer") => {
+            let has = |a: &str, b: &str| obj.contains_key(a) || obj.contains_key(b);
+            let bounded = has("minimum", "exclusiveMinimum") && has("maximum", "exclusiveMaximum");
+            (!bounded || u128_maximum(obj)).then_some(WIDE_INTEGER)
+        }
+        Value::Object(obj) if obj.get("format").and_then(Value::as_str) == Some("decimal") => {
+            Some(DECIMAL)
+        }
+        Value::Object(obj) => obj
+            .iter()
+            .filter(|(key, _)| *key != "default")
+            .find_map(|(_, value)| unchecked(value)),
+        Value::Array(items) => items.iter().find_map(unchecked),
+        _ => None,
+    }
+}
+
+/// A doc comment as `#` lines, above an alias (which has no docstring).
+fn doc_comment(text: &str) -> String {
+    text.lines()
+        .map(|line| match line {
+            "" => "#\n".to_owned(),
+            line => format!("# {line}\n"),
+        })
+        .collect()
+}
+
+/// `text` as `#` lines of at most 79 characters, each after `indent`.
+fn comment(text: &str, indent: &str) -> String {
+    let mut out = String::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        if !line.is_empty() && indent.len() + 2 + line.len() + 1 + word.len() > 79 {
+            out.push_str(&format!("{indent}# {line}\n"));
+            line.clear();
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !line.is_empty() {
+        out.push_str(&format!("{indent}# {line}\n"));
+    }
+    out
 }
 
 /// A Struct's source; `identity` for the class of a definition (not of a
@@ -592,6 +725,7 @@ struct Field {
 fn struct_text(
     class: &str,
     options: &[String],
+    doc: Option<&str>,
     identity: Option<&Identity>,
     fields: &[Field],
 ) -> String {
@@ -610,12 +744,18 @@ fn struct_text(
         out.push_str(option);
     }
     out.push_str("):\n");
+    if let Some(doc) = doc {
+        out.push_str(&docstring(doc, "    "));
+    }
     if let Some(identity) = identity {
         out.push_str(&identity.class_vars());
-    } else if fields.is_empty() {
+    } else if fields.is_empty() && doc.is_none() {
         out.push_str("    pass\n");
     }
     for field in fields {
+        if let Some(note) = field.note {
+            out.push_str(&comment(note, "    "));
+        }
         out.push_str(&format!("    {}: {}", field.attr, field.annotation));
         let mut args = Vec::new();
         if let Some(rename) = &field.rename {
@@ -623,10 +763,7 @@ fn struct_text(
         }
         match (&field.default, args.is_empty()) {
             (None, _) => {}
-            (Some(Default::Literal(v)), true) => {
-                out.push_str(&format!(" = {v}\n"));
-                continue;
-            }
+            (Some(Default::Literal(v)), true) => out.push_str(&format!(" = {v}")),
             (Some(Default::Literal(v)), false) => args.push(format!("default={v}")),
             (Some(Default::Factory(f)), _) => args.push(format!("default_factory={f}")),
         }
@@ -634,6 +771,9 @@ fn struct_text(
             out.push_str(&format!(" = msgspec.field({})", args.join(", ")));
         }
         out.push('\n');
+        if let Some(doc) = &field.doc {
+            out.push_str(&docstring(doc, "    "));
+        }
     }
     out
 }

@@ -4,6 +4,8 @@
 # from_stored(), which reads a value codec::to_stored wrote.
 
 import datetime
+import decimal
+import importlib
 import typing
 import uuid
 
@@ -37,8 +39,8 @@ class Marker(msgspec.Struct):
 
 # The wire name and schema fingerprint of each type that is not a class;
 # classes carry theirs as __codec_name__ and __codec_fingerprint__.
-CODEC_TYPES: tuple[tuple[typing.Any, str, str], ...] = (
-    (Event, "Event", "802a5bc1dfffac5c2b84d7d00fe0e30a"),
+CODEC_TYPES: tuple[tuple[typing.Any, str, str, tuple[str, ...]], ...] = (
+    (Event, "Event", "802a5bc1dfffac5c2b84d7d00fe0e30a", ()),
 )
 
 
@@ -56,31 +58,43 @@ def from_stored(data: bytes, type: type[_T]) -> _T: ...
 def from_stored(data: bytes, type: typing.Any) -> typing.Any: ...
 def from_stored(data: bytes, type: typing.Any) -> typing.Any:
     """Decodes a value codec stored (`codec::to_stored`) as `type`, a type of
-    this module, once the envelope says it was written as that type with the
-    schema this module was generated from (else raises StoredValueError)."""
+    this module, once the envelope says it was written with the schema this
+    module was generated from (else raises StoredValueError)."""
     found, fingerprint, payload = _read_envelope(data)
-    candidates = [(n, f) for t, n, f in CODEC_TYPES if t is type]
+    candidates = [(n, f, a) for t, n, f, a in CODEC_TYPES if t is type]
     if hasattr(type, "__codec_name__"):
-        candidates = [(type.__codec_name__, type.__codec_fingerprint__)]
+        aliases = getattr(type, "__codec_aliases__", ())
+        candidates = [(type.__codec_name__, type.__codec_fingerprint__, aliases)]
     if not candidates:
         raise TypeError(
             f"{type!r} is not one of the types this module was generated for "
             "(those added to it, not the types they contain): add it to the module "
             "to read its stored values"
         )
-    expected = [f for n, f in candidates if n == found]
-    if not expected:
+    # As in Rust: the same schema reads whatever name it was stored under.
+    if any(f == fingerprint for _, f, _ in candidates):
+        return msgspec.msgpack.decode(payload, type=type)
+    named = [(n, f) for n, f, a in candidates if _accepts_name(n, a, found)]
+    if not named:
         raise StoredValueError(
             f"stored value is a `{found}`, not a `{candidates[0][0]}`; read it as `{found}`"
         )
-    if fingerprint not in expected:
-        raise StoredValueError(
-            f"stored `{found}` was written with schema {fingerprint}, and this module's "
-            f"`{found}` has schema {expected[0]}: regenerate the module from the types "
-            "that wrote it, or read the value in Rust (codec::from_stored), which "
-            "decodes compatible changes"
-        )
-    return msgspec.msgpack.decode(payload, type=type)
+    name, expected = named[0]
+    raise StoredValueError(
+        f"stored `{found}` was written with schema {fingerprint}, and this module's "
+        f"`{name}` has schema {expected}: regenerate the module from the types "
+        "that wrote it, or read the value in Rust (codec::from_stored), which "
+        "decodes compatible changes"
+    )
+
+
+def _accepts_name(name: str, aliases: tuple[str, ...], found: str) -> bool:
+    """Whether a value stored as `found` is one of the type named `name`:
+    the name, an alias, or the same generic type with other arguments."""
+    if found == name or found in aliases:
+        return True
+    base, ours = found.partition("<"), name.partition("<")
+    return bool(base[1] and ours[1]) and (base[0] == ours[0] or base[0] in aliases)
 
 
 def _read_envelope(data: bytes) -> tuple[str, str, bytes]:
