@@ -324,6 +324,45 @@ struct Ratio {
     r: f32,
 }
 
+/// A point on a map.
+///
+/// Both coordinates in metres; "quoted" and \ kept.
+#[derive(Codec, Debug, PartialEq)]
+struct Documented {
+    /// East of the origin.
+    x: i64,
+    /// North of the origin: """ ends no docstring.
+    #[codec(default)]
+    y: i64,
+    kind: Measured,
+}
+
+/// How a point was measured.
+#[derive(Codec, Debug, PartialEq)]
+enum Measured {
+    /// By hand, by someone.
+    Manual { by: String },
+    /// By a machine.
+    Machine,
+}
+
+/// `Documented` without its doc comments: the same schema fingerprint.
+mod undocumented {
+    #[derive(codec::Codec)]
+    pub struct Documented {
+        pub x: i64,
+        #[codec(default)]
+        pub y: i64,
+        pub kind: Measured,
+    }
+
+    #[derive(codec::Codec)]
+    pub enum Measured {
+        Manual { by: String },
+        Machine,
+    }
+}
+
 /// A part kept encoded: msgspec's `Raw`, written back byte for byte.
 #[derive(Codec, Debug)]
 struct Envelope {
@@ -448,7 +487,8 @@ fn module() -> Module {
         .add::<Envelope>()
         .add::<Wide>()
         .add::<Tag>()
-        .add::<HoldsNested>();
+        .add::<HoldsNested>()
+        .add::<Documented>();
     #[cfg(feature = "decimal")]
     let module = module.add::<decimals::Priced>();
     #[cfg(feature = "ndarray")]
@@ -865,6 +905,16 @@ fn cases() -> Vec<Case> {
             },
             ("HoldsNested", "HoldsNested"),
             "HoldsNested(nested=[1, [2]], more=[3])",
+        ),
+        case(
+            "documented",
+            Documented {
+                x: 1,
+                y: 0,
+                kind: Measured::Manual { by: "a".into() },
+            },
+            ("Documented", "Documented"),
+            "Documented(x=1, kind=Manual(by='a'))",
         ),
         Case {
             stored: old_tag(),
@@ -1441,4 +1491,39 @@ sys.stdout.write(msgspec.msgpack.encode(again).hex())
         String::from_utf8_lossy(&out.stderr)
     );
     assert_eq!(String::from_utf8(out.stdout).unwrap(), hex(&bytes));
+}
+
+/// Doc comments are the schema's descriptions, which the fingerprint leaves
+/// out, and the classes' docstrings.
+#[test]
+fn doc_comments_become_docstrings_and_leave_fingerprints_alone() {
+    assert_eq!(
+        codec::fingerprint_of::<Documented>(),
+        codec::fingerprint_of::<undocumented::Documented>()
+    );
+    let schema = codec::schema_of::<Documented>();
+    assert_eq!(
+        schema["description"],
+        "A point on a map.\n\nBoth coordinates in metres; \"quoted\" and \\ kept."
+    );
+    assert_eq!(
+        schema["properties"]["x"]["description"],
+        "East of the origin."
+    );
+    let module = Module::new().add::<Documented>().render().unwrap();
+    for expected in [
+        "class Documented(msgspec.Struct, kw_only=True):\n\
+         \x20   \"\"\"A point on a map.\n\
+         \n\
+         \x20   Both coordinates in metres; \"quoted\" and \\\\ kept.\n\
+         \x20   \"\"\"\n\
+         \x20   __codec_name__",
+        "    x: int\n    \"\"\"East of the origin.\"\"\"\n",
+        "    y: int = 0\n    \"\"\"North of the origin: \\\"\\\"\\\" ends no docstring.\"\"\"\n",
+        "class Manual(msgspec.Struct, tag_field=\"type\", tag=\"Manual\"):\n    \"\"\"By hand, by someone.\"\"\"\n",
+        "class Machine(msgspec.Struct, tag_field=\"type\", tag=\"Machine\"):\n    \"\"\"By a machine.\"\"\"\n\n",
+        "# How a point was measured.\nMeasured = typing.Union[Manual, Machine]\n",
+    ] {
+        assert!(module.contains(expected), "no\n{expected}\nin\n{module}");
+    }
 }

@@ -19,8 +19,8 @@
 //! A field's default is the value msgspec decodes from the JSON the schema
 //! gives under `"default"` (a literal, or a factory for mutable values).
 //! Untagged enums are unions of their variants' types (`int | str`), which
-//! codec, like msgspec, allows one per wire kind. A schema's `description`
-//! is a docstring; `Decimal` is `decimal.Decimal`,
+//! codec, like msgspec, allows one per wire kind. Doc comments (the
+//! schemas' `description`) are docstrings; `Decimal` is `decimal.Decimal`,
 //! `codec::Raw` `msgspec.Raw`, an `ndarray` array a Struct per dtype and
 //! number of dimensions, with `to_numpy()` and `from_numpy()`.
 //!

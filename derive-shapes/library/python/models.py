@@ -21,10 +21,12 @@ class Key(msgspec.Struct, tag_field="type", tag="Key"):
     code: str
 
 
+# A versioned stored type.
 Event = typing.Union[Click, Key]
 
 
 class Chunk(msgspec.Struct):
+    """A named stored type."""
     __codec_name__: typing.ClassVar[str] = "library.Chunk"
     __codec_fingerprint__: typing.ClassVar[str] = "034b0c67da1e1f2c135c442914b8c4de"
     text: str
