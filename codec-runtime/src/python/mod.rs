@@ -36,6 +36,7 @@ mod defaults;
 mod defs;
 mod names;
 mod ndarray;
+mod notes;
 mod render;
 mod stored;
 
