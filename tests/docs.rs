@@ -296,7 +296,7 @@ const SAMPLES: &str = "\
     Wrapper";
 
 /// Names the generated Python module defines (`codec::python::Module`).
-const PYTHON: &str = "StoredValueError";
+const PYTHON: &str = "StoredValueError ArrayF8D2";
 
 /// Whether `name` is not one of codec's Rust items, but one of std, of
 /// another crate, of a sample or of the generated Python module.

@@ -118,3 +118,21 @@ fn python_names_the_file_it_cannot_use() {
     assert_eq!(code, 2);
     assert!(stderr.contains("no schema file"), "{stderr}");
 }
+
+/// The repository's own committed schemas (the corpus' and the store's
+/// records) make a module: `corpus.Value` recurses through an untagged
+/// union only.
+#[test]
+fn python_renders_the_repositorys_committed_schemas() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../schemas");
+    let (code, stdout, stderr) = run(&["python".as_ref(), dir.as_ref()]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stdout.contains("\nclass Document(msgspec.Struct"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("\nif typing.TYPE_CHECKING:\n    Value: typing.TypeAlias = "),
+        "{stdout}"
+    );
+}

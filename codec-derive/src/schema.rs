@@ -39,6 +39,7 @@ pub fn items(cont: &Container) -> TokenStream {
             ))
         }
     };
+    let body = describe(cont, body, cont.attrs.doc.as_deref());
     quote! {
         fn json_schema(__g: &mut #p::schemars::SchemaGenerator) -> #p::schemars::Schema {
             let __schema = #body;
@@ -92,12 +93,31 @@ fn field_schema(cont: &Container, field: &Field) -> TokenStream {
     crate::constraints::schema(cont, field, schema)
 }
 
-/// The schema of a field of an object or an array: with a default, the
-/// default's JSON encoding under `"default"`, as schemars writes it (not
-/// when `skip_serializing_if` leaves the default value out).
+/// `schema` with the doc comment `doc` as its `description`, if there is one.
+fn describe(cont: &Container, schema: TokenStream, doc: Option<&str>) -> TokenStream {
+    let p = cont.private();
+    match doc {
+        Some(doc) => quote!(#p::schema::describe(#schema, #doc)),
+        None => schema,
+    }
+}
+
+/// A variant's schema with its doc comment as its `description`.
+fn describe_variant(cont: &Container, variant: TokenStream, doc: Option<&str>) -> TokenStream {
+    let p = cont.private();
+    match doc {
+        Some(doc) => quote!(#p::schema::describe_variant(#variant, #doc)),
+        None => variant,
+    }
+}
+
+/// The schema of a field of an object or an array: its doc comment as its
+/// `description`; with a default, the default's JSON encoding under
+/// `"default"`, as schemars writes it (not when `skip_serializing_if`
+/// leaves the default value out).
 fn member_schema(cont: &Container, field: &Field) -> TokenStream {
     let p = cont.private();
-    let schema = field_schema(cont, field);
+    let schema = describe(cont, field_schema(cont, field), field.attrs.doc.as_deref());
     let Some(value) = crate::default::value(cont, field, &quote!(<Self as #p::Default>::default()))
     else {
         return schema;
@@ -256,10 +276,11 @@ fn enum_schema(cont: &Container, variants: &[Variant]) -> TokenStream {
                         }
                     }
                 };
-                quote! {{
+                let variant = quote! {{
                     let __payload = #payload;
                     #p::schema::tagged_variant(__g, #tag_field, #tag, &[#(#aliases),*], __payload)
-                }}
+                }};
+                describe_variant(cont, variant, v.attrs.doc.as_deref())
             });
             quote!(#p::schema::tagged_union(#tag_field, ::std::vec![#(#schemas),*]))
         }
@@ -270,12 +291,13 @@ fn enum_schema(cont: &Container, variants: &[Variant]) -> TokenStream {
                 let aliases = &v.attrs.aliases;
                 let (items, required) = elements(cont, &v.fields);
                 let variant = quote!(#p::schema::tagged_array_variant(#tag, &[#(#aliases),*], ::std::vec![#(#items),*], #required, #closed));
-                if v.style == Style::Named {
+                let variant = if v.style == Style::Named {
                     let names = field_names(&v.fields);
                     quote!(#p::schema::variant_field_names(#variant, &[#(#names),*]))
                 } else {
                     variant
-                }
+                };
+                describe_variant(cont, variant, v.attrs.doc.as_deref())
             });
             quote!(#p::schema::one_of(::std::vec![#(#schemas),*]))
         }

@@ -141,8 +141,9 @@ impl Codec for Raw {
         })
     }
 
-    /// Any JSON value.
+    /// Any JSON value, marked as kept encoded (msgspec's `Raw` in Python);
+    /// the mark is not part of the fingerprint.
     fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        Schema::from(true)
+        crate::schema::raw()
     }
 }

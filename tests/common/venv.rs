@@ -17,14 +17,15 @@ pub fn run(cmd: &mut Command, what: &str) {
     );
 }
 
-/// The Python of the venv with msgspec, as the interop tests pin it, and
-/// mypy, which type-checks the generated classes.
+/// The Python of the venv with msgspec, as the interop tests pin it, mypy,
+/// which type-checks the generated classes, and numpy, which their arrays
+/// convert to.
 #[allow(dead_code)] // not every test binary that includes this file calls it
 pub fn msgspec() -> PathBuf {
     python(
-        "msgspec-mypy-venv",
-        "msgspec-0.22.0-mypy-2.4.1.ready",
-        &["msgspec==0.22.0", "mypy==2.4.1"],
+        "msgspec-mypy-numpy-venv",
+        "msgspec-0.22.0-mypy-2.4.1-numpy-2.4.6.ready",
+        &["msgspec==0.22.0", "mypy==2.4.1", "numpy==2.4.6"],
     )
 }
 

@@ -3,7 +3,8 @@
 Arguments: the generated module, a JSON-lines manifest written by
 tests/python_classes.rs (case name, the type to decode as, the class
 expected, codec's MessagePack as hex and JSON, a Python expression building
-the same value), and the results file. For each case: decodes codec's bytes
+the same value, given the msgspec format it is for as `fmt`, or nothing),
+and the results file. For each case: decodes codec's bytes
 into the generated type, re-encodes them (deterministic order), and encodes
 the value built in Python, and reads the value as codec::to_stored wrote it
 with the module's from_stored. A case marked `refused` holds bytes codec
@@ -80,11 +81,18 @@ with open(sys.argv[2]) as manifest, open(sys.argv[3], "w") as results:
                     )
             out["msgpack"] = mp_encode(from_mp).hex()
             out["json"] = json_encode(from_json).decode()
-            built = eval(case["python"], vars(models))
-            if built != from_mp:
-                out["problems"].append(f"built {built!r}, decoded {from_mp!r}")
-            out["built_msgpack"] = mp_encode(built).hex()
-            out["built_json"] = json_encode(built).decode()
+            # `fmt` is the format the value is built for (a `msgspec.Raw`
+            # holds bytes of one format).
+            built = {}
+            for fmt, decoded in ((msgspec.msgpack, from_mp), (msgspec.json, from_json)):
+                if not case["python"]:
+                    break
+                built[fmt] = eval(case["python"], {**vars(models), "fmt": fmt})
+                if built[fmt] != decoded:
+                    out["problems"].append(f"built {built[fmt]!r}, decoded {decoded!r}")
+            if built:
+                out["built_msgpack"] = mp_encode(built[msgspec.msgpack]).hex()
+                out["built_json"] = json_encode(built[msgspec.json]).decode()
             stored = models.from_stored(bytes.fromhex(case["stored"]), ty)
             if stored != from_mp:
                 out["problems"].append(f"from_stored read {stored!r}, expected {from_mp!r}")

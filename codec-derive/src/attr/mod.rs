@@ -119,6 +119,8 @@ pub struct Container {
     /// `#[serde(transparent)]`, honoured on newtypes (which codec writes as
     /// their inner value already).
     pub serde_transparent: Option<Span>,
+    /// The doc comment, the schema's `description`.
+    pub doc: Option<String>,
 }
 
 pub struct Variant {
@@ -126,6 +128,8 @@ pub struct Variant {
     pub int_tag: Attr<i64>,
     pub aliases: Vec<String>,
     pub rename_all: Attr<RenameRule>,
+    /// The doc comment, the variant schema's `description`.
+    pub doc: Option<String>,
 }
 
 pub struct Field {
@@ -139,6 +143,8 @@ pub struct Field {
     /// A function of `&T` returning true when the field is left out.
     pub skip_serializing_if: Attr<syn::ExprPath>,
     pub constraints: constraints::Constraints,
+    /// The doc comment, the field schema's `description`.
+    pub doc: Option<String>,
 }
 
 impl Container {
@@ -161,6 +167,7 @@ impl Container {
             serde: Attr::none("serde"),
             serde_content: None,
             serde_transparent: None,
+            doc: doc(attrs),
         };
         for_each_meta(cx, attrs, "codec", |meta| {
             let span = meta.path.span();
@@ -204,6 +211,7 @@ impl Variant {
             int_tag: Attr::none("tag"),
             aliases: Vec::new(),
             rename_all: Attr::none("rename_all"),
+            doc: doc(attrs),
         };
         for_each_meta(cx, attrs, "codec", |meta| {
             let span = meta.path.span();
@@ -233,6 +241,7 @@ impl Field {
             required: Attr::none("required"),
             skip_serializing_if: Attr::none("skip_serializing_if"),
             constraints: constraints::Constraints::default(),
+            doc: doc(attrs),
         };
         for_each_meta(cx, attrs, "codec", |meta| {
             let span = meta.path.span();
@@ -258,6 +267,41 @@ impl Field {
         f.read_serde(cx, attrs);
         f
     }
+}
+
+/// The doc comment of an item (its `///` lines and `#[doc = "..."]`
+/// attributes), as rustdoc reads it: the lines joined, without the
+/// indentation they share, blank lines at either end dropped.
+fn doc(attrs: &[syn::Attribute]) -> Option<String> {
+    let mut lines = Vec::new();
+    for attr in attrs.iter().filter(|a| a.path().is_ident("doc")) {
+        if let syn::Meta::NameValue(nv) = &attr.meta {
+            if let syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(s),
+                ..
+            }) = &nv.value
+            {
+                let value = s.value();
+                match value.is_empty() {
+                    // A blank `///` line: `"".lines()` has none.
+                    true => lines.push(String::new()),
+                    false => lines.extend(value.lines().map(str::to_owned)),
+                }
+            }
+        }
+    }
+    let indent = lines
+        .iter()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| l.len() - l.trim_start().len())
+        .min()?;
+    let lines: Vec<&str> = lines
+        .iter()
+        .map(|l| l.get(indent..).unwrap_or("").trim_end())
+        .collect();
+    let text = lines.join("\n");
+    let text = text.trim_matches('\n');
+    (!text.is_empty()).then(|| text.to_owned())
 }
 
 /// Calls `f` on each key of the `#[name(..)]` attributes.

@@ -100,8 +100,10 @@ pub(super) fn percent_decode(s: &str) -> String {
 /// Definitions ordered so that each comes after what it needs at import
 /// time: depth first from the roots, then aliases moved after the types they
 /// name. A Struct's fields may name a later type (its annotation is then a
-/// string, resolved on first use); an alias may not, so a cycle through
-/// aliases only is an error.
+/// string, resolved on first use); an alias may not, so of aliases that
+/// name each other (a type recursive through unions and collections only),
+/// the first is placed before the others, and names them as it can (see
+/// `render`).
 pub(super) fn dependency_order(
     defs: &BTreeMap<String, Value>,
     roots: &[String],
@@ -158,17 +160,9 @@ pub(super) fn dependency_order(
                     .get(n.as_str())
                     .is_none_or(|t| t.iter().all(|t| placed.contains(t.as_str())))
         });
-        let Some(next) = ready else {
-            let stuck: Vec<&str> = preferred
-                .iter()
-                .map(String::as_str)
-                .filter(|n| !placed.contains(n))
-                .collect();
-            return Err(Error::new(format!(
-                "`{}` is recursive through type aliases only, which Python cannot spell; make one of them a struct",
-                stuck.join("`, `")
-            )));
-        };
+        // Aliases that wait for each other: the first goes first.
+        let next = ready.or_else(|| preferred.iter().find(|n| !placed.contains(n.as_str())));
+        let Some(next) = next else { break };
         placed.insert(next);
         order.push(next.clone());
     }
@@ -184,8 +178,24 @@ pub(super) struct Names {
 
 /// Names the generated module uses itself, which a class may not take.
 pub(super) const RESERVED: &[&str] = &[
-    "datetime", "typing", "uuid", "msgspec", "int", "float", "str", "bytes", "bool", "list",
-    "dict", "set", "tuple", "None", "object", "type",
+    "datetime",
+    "decimal",
+    "importlib",
+    "typing",
+    "uuid",
+    "msgspec",
+    "int",
+    "float",
+    "str",
+    "bytes",
+    "bool",
+    "list",
+    "dict",
+    "set",
+    "tuple",
+    "None",
+    "object",
+    "type",
 ];
 
 impl Names {

@@ -19,14 +19,24 @@
 //! A field's default is the value msgspec decodes from the JSON the schema
 //! gives under `"default"` (a literal, or a factory for mutable values).
 //! Untagged enums are unions of their variants' types (`int | str`), which
-//! codec, like msgspec, allows one per wire kind. What has no exact msgspec
-//! spelling (recursion through aliases only, a default the schema does not
-//! give, ...) is an [`Error`] naming the type and the field, never a class
-//! that reads other bytes.
+//! codec, like msgspec, allows one per wire kind. Doc comments (the
+//! schemas' `description`) are docstrings; `Decimal` is `decimal.Decimal`,
+//! `codec::Raw` `msgspec.Raw`, an `ndarray` array a Struct per dtype and
+//! number of dimensions, with `to_numpy()` and `from_numpy()`.
+//!
+//! What has no exact msgspec spelling (length bounds on bytes, a default
+//! the schema does not give, ...) is an [`Error`] naming the type and the
+//! field, never a class that reads other bytes. What msgspec reads but
+//! cannot bound is said in a comment above the field: integers beyond 64
+//! bits (`i128`, `u128`) and decimals; and above a type recursive through
+//! unions and collections only, which mypy checks whole and msgspec reads
+//! as `Any` where it recurs. `f32`s are float64s in Python.
 
 mod defaults;
 mod defs;
 mod names;
+mod ndarray;
+mod notes;
 mod render;
 mod stored;
 
@@ -38,6 +48,7 @@ use serde_json::Value;
 
 use crate::codec::Codec;
 use crate::schema::{Fingerprint, SchemaInfo, UPDATE_ENV};
+use stored::Identity;
 
 /// The Python module of a set of codec types and the types they contain.
 #[derive(Debug, Default, Clone)]
@@ -46,8 +57,9 @@ pub struct Module {
     roots: Vec<String>,
     /// Every definition, by wire name.
     defs: BTreeMap<String, Value>,
-    /// The schema fingerprint (hex) of each type added, by wire name.
-    fingerprints: BTreeMap<String, String>,
+    /// The wire name, other names and schema fingerprint of each type
+    /// added, by wire name.
+    identities: BTreeMap<String, Identity>,
     /// Rewrite files in [`Module::check`], overriding [`UPDATE_ENV`].
     update: Option<bool>,
     /// Types that cannot be roots (standard types have no class).
@@ -105,6 +117,16 @@ impl Module {
 
     fn push_schema(mut self, name: &str, schema: &Value, fingerprint: Fingerprint) -> Module {
         let mut schema = schema.clone();
+        let aliases = schema
+            .get(crate::schema::ALIASES)
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_owned)
+                    .collect()
+            })
+            .unwrap_or_default();
         if let Some(obj) = schema.as_object_mut() {
             if let Some(Value::Object(defs)) = obj.remove("$defs") {
                 self.defs.extend(defs);
@@ -115,8 +137,12 @@ impl Module {
         let pointer = format!("#/$defs/{}", name.replace('~', "~0").replace('/', "~1"));
         point_root_at(&mut schema, &pointer);
         self.defs.insert(name.to_owned(), schema);
-        self.fingerprints
-            .insert(name.to_owned(), fingerprint.to_string());
+        let identity = Identity {
+            name: name.to_owned(),
+            aliases,
+            fingerprint: fingerprint.to_string(),
+        };
+        self.identities.insert(name.to_owned(), identity);
         if !self.roots.iter().any(|r| r == name) {
             self.roots.push(name.to_owned());
         }
@@ -146,7 +172,7 @@ impl Module {
                     .into(),
             ));
         }
-        render::module(&self.defs, &self.roots, &self.fingerprints)
+        render::module(&self.defs, &self.roots, &self.identities)
     }
 
     /// Fails when the file at `path` is not what [`Module::render`] gives

@@ -103,6 +103,31 @@ pub(super) fn python_str(s: &str) -> String {
     out
 }
 
+/// A docstring of `text` (a doc comment), its lines after `indent`.
+pub(super) fn docstring(text: &str, indent: &str) -> String {
+    let mut text = text.replace('\\', "\\\\").replace("\"\"\"", "\\\"\\\"\\\"");
+    if text.ends_with('"') {
+        // Not a fourth quote before the closing ones.
+        text.pop();
+        text.push_str("\\\"");
+    }
+    if !text.contains('\n') {
+        return format!("{indent}\"\"\"{text}\"\"\"\n");
+    }
+    let mut out = format!("{indent}\"\"\"");
+    for (i, line) in text.lines().enumerate() {
+        if i > 0 {
+            out.push('\n');
+            if !line.is_empty() {
+                out.push_str(indent);
+            }
+        }
+        out.push_str(line);
+    }
+    out.push_str(&format!("\n{indent}\"\"\"\n"));
+    out
+}
+
 /// A JSON scalar as a Python literal.
 pub(super) fn python_literal(value: &Value) -> String {
     match value {
@@ -129,6 +154,18 @@ mod tests {
         assert_eq!(attribute_name("x"), "x");
         assert_eq!(attribute_name("two words"), "two_words");
         assert_eq!(attribute_name("1st"), "field_1st");
+    }
+
+    #[test]
+    fn docstrings_escape_what_would_end_them() {
+        assert_eq!(
+            docstring("One line.", "    "),
+            "    \"\"\"One line.\"\"\"\n"
+        );
+        assert_eq!(
+            docstring("First.\n\nThen \"\"\"x\"\"\" and \\d \"q\"", ""),
+            "\"\"\"First.\n\nThen \\\"\\\"\\\"x\\\"\\\"\\\" and \\\\d \"q\\\"\n\"\"\"\n"
+        );
     }
 
     #[test]

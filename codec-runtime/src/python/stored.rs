@@ -1,43 +1,75 @@
 //! The Python side of codec's stored values (`codec::to_stored`): each type
-//! added to a module carries its wire name and schema fingerprint, and the
-//! module ends with `from_stored`, which reads the envelope, checks both,
-//! and decodes the payload with msgspec. (A type the added ones only
-//! contain has a definition among theirs, but not its own schema, so no
-//! fingerprint.)
+//! added to a module carries its wire name, the names it also accepts
+//! (`#[codec(alias = "...")]`) and its schema fingerprint, and the module
+//! ends with `from_stored`, which reads the envelope, checks it as Rust's
+//! `from_stored` does, and decodes the payload with msgspec. (A type the
+//! added ones only contain has a definition among theirs, but not its own
+//! schema, so no fingerprint.)
+//!
+//! Rust reads a value written with the same fingerprint whatever name it
+//! was written under, and one written with another schema under an
+//! accepted name (the name, an alias, the same generic type with other
+//! arguments) when every change is compatible. Python cannot compare
+//! schemas: it reads the first, and refuses the second naming both
+//! fingerprints.
 
 use super::names::python_str;
 
-/// A definition's wire name and schema fingerprint, as an envelope holds them.
+/// A definition's wire name and schema fingerprint, as an envelope holds
+/// them, and the other names it reads.
+#[derive(Debug, Clone)]
 pub(super) struct Identity {
     pub(super) name: String,
+    pub(super) aliases: Vec<String>,
     pub(super) fingerprint: String,
 }
 
 impl Identity {
-    /// The lines a class of a definition starts with.
+    /// The lines a class of a definition starts with (its aliases only if
+    /// it has some).
     pub(super) fn class_vars(&self) -> String {
-        format!(
-            "    __codec_name__: typing.ClassVar[str] = {}\n    __codec_fingerprint__: typing.ClassVar[str] = {}\n",
-            python_str(&self.name),
+        let mut out = format!(
+            "    __codec_name__: typing.ClassVar[str] = {}\n",
+            python_str(&self.name)
+        );
+        if !self.aliases.is_empty() {
+            out.push_str(&format!(
+                "    __codec_aliases__: typing.ClassVar[tuple[str, ...]] = {}\n",
+                self.aliases_tuple()
+            ));
+        }
+        out.push_str(&format!(
+            "    __codec_fingerprint__: typing.ClassVar[str] = {}\n",
             python_str(&self.fingerprint)
-        )
+        ));
+        out
+    }
+
+    /// `("a", "b")`, `("a",)` or `()`.
+    fn aliases_tuple(&self) -> String {
+        let items: Vec<String> = self.aliases.iter().map(|a| python_str(a)).collect();
+        match items.len() {
+            1 => format!("({},)", items[0]),
+            _ => format!("({})", items.join(", ")),
+        }
     }
 }
 
 /// The end of the module: the identities of the types that are not classes
-/// (unions and aliases: `(Python type, wire name, fingerprint)`), and the
-/// helper.
+/// (unions and aliases: `(Python type, wire name, fingerprint, aliases)`),
+/// and the helper.
 pub(super) fn helper(others: &[(String, Identity)]) -> String {
     let mut out = String::from(
         "\n\n# The wire name and schema fingerprint of each type that is not a class;\n\
          # classes carry theirs as __codec_name__ and __codec_fingerprint__.\n\
-         CODEC_TYPES: tuple[tuple[typing.Any, str, str], ...] = (\n",
+         CODEC_TYPES: tuple[tuple[typing.Any, str, str, tuple[str, ...]], ...] = (\n",
     );
     for (class, id) in others {
         out.push_str(&format!(
-            "    ({class}, {}, {}),\n",
+            "    ({class}, {}, {}, {}),\n",
             python_str(&id.name),
-            python_str(&id.fingerprint)
+            python_str(&id.fingerprint),
+            id.aliases_tuple()
         ));
     }
     out.push_str(")\n");
@@ -61,31 +93,43 @@ def from_stored(data: bytes, type: type[_T]) -> _T: ...
 def from_stored(data: bytes, type: typing.Any) -> typing.Any: ...
 def from_stored(data: bytes, type: typing.Any) -> typing.Any:
     """Decodes a value codec stored (`codec::to_stored`) as `type`, a type of
-    this module, once the envelope says it was written as that type with the
-    schema this module was generated from (else raises StoredValueError)."""
+    this module, once the envelope says it was written with the schema this
+    module was generated from (else raises StoredValueError)."""
     found, fingerprint, payload = _read_envelope(data)
-    candidates = [(n, f) for t, n, f in CODEC_TYPES if t is type]
+    candidates = [(n, f, a) for t, n, f, a in CODEC_TYPES if t is type]
     if hasattr(type, "__codec_name__"):
-        candidates = [(type.__codec_name__, type.__codec_fingerprint__)]
+        aliases = getattr(type, "__codec_aliases__", ())
+        candidates = [(type.__codec_name__, type.__codec_fingerprint__, aliases)]
     if not candidates:
         raise TypeError(
             f"{type!r} is not one of the types this module was generated for "
             "(those added to it, not the types they contain): add it to the module "
             "to read its stored values"
         )
-    expected = [f for n, f in candidates if n == found]
-    if not expected:
+    # As in Rust: the same schema reads whatever name it was stored under.
+    if any(f == fingerprint for _, f, _ in candidates):
+        return msgspec.msgpack.decode(payload, type=type)
+    named = [(n, f) for n, f, a in candidates if _accepts_name(n, a, found)]
+    if not named:
         raise StoredValueError(
             f"stored value is a `{found}`, not a `{candidates[0][0]}`; read it as `{found}`"
         )
-    if fingerprint not in expected:
-        raise StoredValueError(
-            f"stored `{found}` was written with schema {fingerprint}, and this module's "
-            f"`{found}` has schema {expected[0]}: regenerate the module from the types "
-            "that wrote it, or read the value in Rust (codec::from_stored), which "
-            "decodes compatible changes"
-        )
-    return msgspec.msgpack.decode(payload, type=type)
+    name, expected = named[0]
+    raise StoredValueError(
+        f"stored `{found}` was written with schema {fingerprint}, and this module's "
+        f"`{name}` has schema {expected}: regenerate the module from the types "
+        "that wrote it, or read the value in Rust (codec::from_stored), which "
+        "decodes compatible changes"
+    )
+
+
+def _accepts_name(name: str, aliases: tuple[str, ...], found: str) -> bool:
+    """Whether a value stored as `found` is one of the type named `name`:
+    the name, an alias, or the same generic type with other arguments."""
+    if found == name or found in aliases:
+        return True
+    base, ours = found.partition("<"), name.partition("<")
+    return bool(base[1] and ours[1]) and (base[0] == ours[0] or base[0] in aliases)
 
 
 def _read_envelope(data: bytes) -> tuple[str, str, bytes]:

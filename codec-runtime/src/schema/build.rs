@@ -103,7 +103,8 @@ fn with_aliases(schema: Schema, aliases: &[&str]) -> Value {
     if !aliases.is_empty() {
         let list: Vec<Value> = aliases.iter().map(|a| Value::from(*a)).collect();
         match &mut value {
-            Value::Object(obj) => {
+            // A `Raw` is `true` to the fingerprint: wrapped as `true` is.
+            Value::Object(obj) if !is_raw(obj) => {
                 obj.insert(ALIASES.into(), Value::Array(list));
             }
             other => {
@@ -113,6 +114,37 @@ fn with_aliases(schema: Schema, aliases: &[&str]) -> Value {
     }
     value
 }
+
+/// The schema of a [`Raw`](crate::Raw) value: any value, as `true`, marked
+/// with [`RAW`] so that generated Python reads it as `msgspec.Raw`.
+pub fn raw() -> Schema {
+    schema(json!({ RAW: true }))
+}
+
+/// Whether a schema object is [`raw`]'s, described or not, which the
+/// fingerprint reads as `true`.
+pub(crate) fn is_raw(obj: &Map<String, Value>) -> bool {
+    obj.get(RAW) == Some(&Value::Bool(true)) && obj.keys().all(|k| k == RAW || k == "description")
+}
+
+/// `schema` with a doc comment as its `description`, an annotation the
+/// fingerprint leaves out. A `true` schema (any value) stays as it is:
+/// `{"description": ...}` would be another schema to the fingerprint.
+pub fn describe(schema: Schema, description: &str) -> Schema {
+    self::schema(describe_variant(schema.to_value(), description))
+}
+
+/// A variant's schema (from [`tagged_variant`] or [`tagged_array_variant`])
+/// with its doc comment as its `description`.
+pub fn describe_variant(mut schema: Value, description: &str) -> Value {
+    if let Value::Object(obj) = &mut schema {
+        obj.insert("description".into(), description.into());
+    }
+    schema
+}
+
+/// The annotation keyword marking a value kept encoded ([`raw`]).
+pub const RAW: &str = "x-codec-raw";
 
 /// The annotation keyword listing a field's or type's decoding aliases.
 pub const ALIASES: &str = "x-codec-aliases";

@@ -4,9 +4,10 @@
 //! the order-free lists (`required`, `enum`) sorted, and the annotations that
 //! do not change the wire shape removed: `title`, `description`, `examples`,
 //! `$comment`, `default`, `$schema` and codec's own `x-codec-aliases`,
-//! `x-codec-version`, `x-codec-order`, `x-codec-fields` and
+//! `x-codec-version`, `x-codec-order`, `x-codec-fields`,
 //! `x-codec-omit-defaults` (which name fields or change what is written,
-//! never what is read). Field order therefore counts only where the wire has an
+//! never what is read) and `x-codec-raw` (a `Raw` value's schema, which is
+//! `true`). Field order therefore counts only where the wire has an
 //! order: the elements of an `array_like` type (`prefixItems`).
 
 use std::fmt;
@@ -29,6 +30,7 @@ const IGNORED: &[&str] = &[
     super::ORDER,
     super::FIELDS,
     super::OMIT_DEFAULTS,
+    super::RAW,
 ];
 
 /// The fingerprint of `T`'s schema: equal for equal wire shapes, across runs,
@@ -117,6 +119,7 @@ pub fn canonical_json(schema: &Value) -> String {
 
 fn write_canonical(value: &Value, key: Option<&str>, out: &mut String) {
     match value {
+        Value::Object(map) if super::is_raw(map) => out.push_str("true"),
         Value::Object(map) => {
             let mut keys: Vec<&String> = map
                 .keys()
@@ -164,6 +167,12 @@ mod tests {
         let a = json!({"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "string"}}, "required": ["a", "b"]});
         let b = json!({"required": ["b", "a"], "title": "T", "properties": {"b": {"type": "string", "description": "x"}, "a": {"type": "integer"}}, "type": "object"});
         assert_eq!(Fingerprint::of_schema(&a), Fingerprint::of_schema(&b));
+    }
+
+    #[test]
+    fn a_raw_value_is_any_value() {
+        let raw = json!({"items": crate::schema::raw().to_value()});
+        assert_eq!(canonical_json(&raw), r#"{"items":true}"#);
     }
 
     #[test]
