@@ -16,14 +16,17 @@
 
 // The crate's layers, each built on the ones before it only (no module
 // imports one of a later layer):
-// - `layout` (names and constants of the files), `error`, `options`;
+// - `layout`: names and constants of the files;
 // - `backend/`: where bytes live (a folder, memory, object storage) and
-//   the seam they share;
+//   the seam they share, with its capabilities (appends in place, memory
+//   maps, locks, local files);
+// - `error`: the store's errors (a backend's among their causes);
 // - `index/`: the index lines, their records, the logs, the checkpoint's
 //   tables and manifest, and the in-memory index of a handle;
+// - `options`: a handle's and a put's options;
 // - `content/`: what a value becomes in storage: handlers, the auto
 //   handler that keeps buffers apart, arrays, Arrow, ranged reads, the
-//   local copy of remote reads;
+//   local copy of remote reads (a backend that wraps another);
 // - `cache/`: the handle and the verbs a user calls (put, get, keys,
 //   batches, memos, arrays), and opening one;
 // - `admin/`: what a maintainer runs (compaction, checkpoints, verify,
@@ -49,11 +52,10 @@ pub use content::arrow::{ArrowBatchesHandler, ArrowHandler};
 pub use content::handler::{
     DumpContext, FilePerEntry, Handler, Inline, LoadContext, Resources, Shared,
 };
-pub use content::local_cache::LocalCache;
 pub use content::typed::{TableInfo, Typed, TypedHandler};
 pub use error::{Address, StoreError};
 pub use index::line::InfoRef;
 pub use index::records::{Info, InfoValue, Mode};
 pub use index::EntryInfo;
 pub use layout::STORE_FORMAT;
-pub use options::{CacheOptions, PutOptions};
+pub use options::{CacheOptions, LocalCache, PutOptions};

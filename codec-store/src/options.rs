@@ -1,7 +1,8 @@
 //! The options of a cache handle and of one put.
 
+use std::path::PathBuf;
+
 use crate::backend;
-use crate::content::local_cache::LocalCache;
 use crate::index::records::Mode;
 
 /// Options of a [`Cache`](crate::Cache) handle: the default, changed by
@@ -185,5 +186,48 @@ impl PutOptions {
     pub fn handler(mut self, name: impl Into<String>) -> Self {
         self.handler = Some(name.into());
         self
+    }
+}
+
+/// A folder on the local disk keeping the ranges of data objects that a
+/// cache on object storage reads, up to a size: see
+/// [`CacheOptions::local_cache`](crate::CacheOptions::local_cache).
+///
+/// ```
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// use codec::store::LocalCache;
+///
+/// let local = tempfile::tempdir()?;
+/// let options = codec::CacheOptions::default()
+///     .local_cache(LocalCache::new(local.path(), 10 << 30)); // 10 GiB
+/// // On object storage (`Cache::open_url_with("s3://..", options)`); here in memory.
+/// let store = std::sync::Arc::new(codec::store::backend::memory::Memory::new());
+/// let cache = codec::Cache::open_backend(store, options)?;
+/// cache.put("big", &vec![1u8; 100_000])?;
+/// let _first: Vec<u8> = cache.get("big")?.unwrap(); // one ranged GET, kept locally
+/// let _again: Vec<u8> = cache.get("big")?.unwrap(); // no request
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LocalCache {
+    /// The folder, created on first use. Caches of several stores and
+    /// several processes may share it.
+    pub dir: PathBuf,
+    /// The size the folder's files are kept under: past it, the files read
+    /// least recently are deleted. A range larger than this is not kept.
+    /// Each handle keeps the bound by what its last scan of the folder
+    /// found plus what it wrote since, so handles writing one folder
+    /// together may overshoot it by what they write between their scans.
+    pub max_bytes: u64,
+}
+
+impl LocalCache {
+    /// A local cache in `dir` of at most `max_bytes`.
+    pub fn new(dir: impl Into<PathBuf>, max_bytes: u64) -> Self {
+        LocalCache {
+            dir: dir.into(),
+            max_bytes,
+        }
     }
 }

@@ -1,9 +1,10 @@
 //! What a handle does with checkpoints: build one now, in the background
 //! past a threshold, take up the one built, check it.
 
+use parking_lot::Mutex;
 use std::path::Path;
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use crate::backend::folder::Folder;
 use crate::backend::{Appends, Backend};
@@ -104,7 +105,7 @@ impl Cache {
             });
         match spawned {
             Ok(handle) => {
-                *c.thread.lock().unwrap_or_else(|e| e.into_inner()) = Some(handle);
+                *c.thread.lock() = Some(handle);
             }
             Err(_) => c.running.store(false, Ordering::Release),
         }
@@ -128,12 +129,7 @@ impl Cache {
     }
 
     pub(crate) fn join_checkpoint_thread(&self) {
-        let handle = self
-            .checkpoints
-            .thread
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .take();
+        let handle = self.checkpoints.thread.lock().take();
         if let Some(handle) = handle {
             let _ = handle.join();
         }
@@ -159,7 +155,5 @@ fn push_warnings(to: &Mutex<Vec<String>>, warnings: Vec<String>) {
     for w in &warnings {
         log::warn!("{w}");
     }
-    to.lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .extend(warnings);
+    to.lock().extend(warnings);
 }

@@ -200,10 +200,7 @@ pub(crate) fn copy_live_entries(
             for (entry, time) in copies {
                 match read_entry(old, entry) {
                     Ok((payload, large)) => {
-                        new.writer
-                            .lock()
-                            .unwrap_or_else(|e| e.into_inner())
-                            .pinned_time = Some(*time);
+                        new.writer.lock().pinned_time = Some(*time);
                         write_entry(new, entry, &payload, &large)?;
                     }
                     Err(e) if e.is_damage() => dropped.push((entry.key.clone(), e)),

@@ -91,11 +91,7 @@ impl Cache {
                  drop this one and call Admin::compact",
             ));
         }
-        let handlers: Vec<Arc<dyn Handler>> = (self.handlers.read())
-            .unwrap_or_else(|e| e.into_inner())
-            .values()
-            .cloned()
-            .collect();
+        let handlers: Vec<Arc<dyn Handler>> = (self.handlers.read()).values().cloned().collect();
         compact_online(self.backend.clone(), &handlers, grace, progress)
     }
 }

@@ -3,11 +3,12 @@
 //! folder, and a writer's log is one object per append (as on object
 //! storage, which has no append).
 
+use parking_lot::Mutex;
 use std::collections::BTreeMap;
 use std::io;
 use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use crate::backend::{
     checked_name, Appender, Backend, BackendError, Created, Listed, Replaced, Segments, Version,
@@ -33,8 +34,8 @@ impl Memory {
         Memory::default()
     }
 
-    fn objects(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, Object>> {
-        self.objects.lock().unwrap_or_else(|e| e.into_inner())
+    fn objects(&self) -> parking_lot::MutexGuard<'_, BTreeMap<String, Object>> {
+        self.objects.lock()
     }
 
     fn checked(&self, op: &'static str, name: &str) -> Result<(), BackendError> {

@@ -52,7 +52,7 @@ impl Cache {
     ) -> Result<(), StoreError> {
         let this = std::thread::current().id();
         let batches = |f: &mut dyn FnMut(&mut Vec<_>)| {
-            let mut writer = self.writer.lock().unwrap_or_else(|e| e.into_inner());
+            let mut writer = self.writer.lock();
             f(&mut writer.batches);
         };
         batches(&mut |b| b.push((this, Vec::new())));

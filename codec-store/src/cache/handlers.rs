@@ -31,7 +31,7 @@ impl Cache {
 
     /// The handler `name`, or the one that has it as an alias.
     pub(crate) fn handler(&self, name: &str) -> Option<Arc<dyn Handler>> {
-        let handlers = self.handlers.read().unwrap_or_else(|e| e.into_inner());
+        let handlers = self.handlers.read();
         match handlers.get(name) {
             Some(handler) => Some(handler.clone()),
             None => handlers.get(&self.registry.resolve(name)?).cloned(),

@@ -15,10 +15,10 @@
 //!   that is a future: a task waiting for another one's computation of its
 //!   key is woken, not blocked; the store's reads and writes stay blocking.
 
+use parking_lot::{Condvar, Mutex};
 use std::collections::HashSet;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::{Condvar, Mutex};
 use std::task::{Context, Poll, Waker};
 
 use sha2::{Digest, Sha256};
@@ -104,7 +104,7 @@ impl Recomputed {
 impl Memo {
     /// One warning per group of entries recomputed for the same reason.
     pub(crate) fn warnings(&self) -> Vec<String> {
-        let groups = self.warnings.lock().unwrap_or_else(|e| e.into_inner());
+        let groups = self.warnings.lock();
         groups.iter().map(Recomputed::message).collect()
     }
 
@@ -121,7 +121,7 @@ impl Memo {
                 other.to_string(),
             ),
         };
-        let mut groups = self.warnings.lock().unwrap_or_else(|e| e.into_inner());
+        let mut groups = self.warnings.lock();
         if let Some(g) = groups
             .iter_mut()
             .find(|g| g.type_name == type_name && g.group == group)
@@ -164,9 +164,9 @@ struct Flight<'a> {
 impl Memo {
     /// Waits until no other thread computes `key`, then claims it.
     fn enter<'a>(&'a self, key: &'a str) -> Flight<'a> {
-        let mut computing = self.computing.lock().unwrap_or_else(|e| e.into_inner());
+        let mut computing = self.computing.lock();
         while computing.keys.contains(key) {
-            computing = self.done.wait(computing).unwrap_or_else(|e| e.into_inner());
+            self.done.wait(&mut computing);
         }
         computing.keys.insert(key.to_owned());
         Flight { memo: self, key }
@@ -189,7 +189,7 @@ impl<'a> Future for Enter<'a> {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Flight<'a>> {
         let (memo, key) = (self.memo, self.key);
-        let mut computing = memo.computing.lock().unwrap_or_else(|e| e.into_inner());
+        let mut computing = memo.computing.lock();
         if computing.keys.contains(key) {
             // Registered under the lock the flight's end takes: no wake is lost.
             if !computing.wakers.iter().any(|w| w.will_wake(cx.waker())) {
@@ -205,11 +205,7 @@ impl<'a> Future for Enter<'a> {
 impl Drop for Flight<'_> {
     fn drop(&mut self) {
         let wakers = {
-            let mut computing = self
-                .memo
-                .computing
-                .lock()
-                .unwrap_or_else(|e| e.into_inner());
+            let mut computing = self.memo.computing.lock();
             computing.keys.remove(self.key);
             std::mem::take(&mut computing.wakers)
         };

@@ -12,11 +12,12 @@ pub(crate) mod open;
 pub(crate) mod write;
 pub(crate) mod writers;
 
+use parking_lot::{Mutex, RwLock};
 use std::any::TypeId;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -135,10 +136,7 @@ impl Cache {
         if name == layout::INLINE && !Arc::ptr_eq(&handler, &self.inline) {
             self.inline_replaced.store(true, Ordering::Relaxed);
         }
-        self.handlers
-            .write()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(name, handler);
+        self.handlers.write().insert(name, handler);
     }
 
     /// Reads what other writers appended since the last refresh. Lookups of
@@ -148,10 +146,7 @@ impl Cache {
         if self.checkpoints.ended.swap(false, Ordering::Relaxed) {
             self.take_up_checkpoint();
         }
-        self.index
-            .write()
-            .unwrap_or_else(|e| e.into_inner())
-            .refresh(&self.backend)
+        self.index.write().refresh(&self.backend)
     }
 
     /// Lines skipped while reading the index (torn or corrupt), one
@@ -159,20 +154,8 @@ impl Cache {
     /// not read and computed again, one message per type and reason (a
     /// schema change, damaged data), with their count and a few keys.
     pub fn warnings(&self) -> Vec<String> {
-        let mut warnings = self
-            .index
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .warnings
-            .clone();
-        warnings.extend(
-            self.checkpoints
-                .warnings
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .iter()
-                .cloned(),
-        );
+        let mut warnings = self.index.read().warnings.clone();
+        warnings.extend(self.checkpoints.warnings.lock().iter().cloned());
         warnings.extend(self.memo.warnings());
         warnings
     }
@@ -426,21 +409,12 @@ impl Cache {
     /// [`Index::get`]; a damaged checkpoint found on the way is put aside
     /// (with a warning) and the logs read instead.
     pub(crate) fn index_get(&self, key: &str) -> Result<Option<Option<Found>>, StoreError> {
-        let got = self
-            .index
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(key);
+        let got = self.index.read().get(key);
         match got {
             Ok(found) => Ok(found),
             Err(damaged) => {
                 self.put_checkpoint_aside(&damaged.0)?;
-                Ok(self
-                    .index
-                    .read()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .get(key)
-                    .unwrap_or_default())
+                Ok(self.index.read().get(key).unwrap_or_default())
             }
         }
     }
@@ -448,31 +422,26 @@ impl Cache {
     /// Every live key and its line.
     pub(crate) fn live_lines(&self) -> Result<Vec<index::LiveLine>, StoreError> {
         self.refresh()?;
-        let lines = self.index.read().unwrap_or_else(|e| e.into_inner()).lines();
+        let lines = self.index.read().lines();
         match lines {
             Ok(lines) => Ok(lines),
             Err(damaged) => {
                 self.put_checkpoint_aside(&damaged.0)?;
-                Ok(self
-                    .index
-                    .read()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .lines()
-                    .unwrap_or_default())
+                Ok(self.index.read().lines().unwrap_or_default())
             }
         }
     }
 
-    pub(crate) fn index_read(&self) -> std::sync::RwLockReadGuard<'_, Index> {
-        self.index.read().unwrap_or_else(|e| e.into_inner())
+    pub(crate) fn index_read(&self) -> parking_lot::RwLockReadGuard<'_, Index> {
+        self.index.read()
     }
 
-    pub(crate) fn index_write(&self) -> std::sync::RwLockWriteGuard<'_, Index> {
-        self.index.write().unwrap_or_else(|e| e.into_inner())
+    pub(crate) fn index_write(&self) -> parking_lot::RwLockWriteGuard<'_, Index> {
+        self.index.write()
     }
 
     pub(crate) fn put_checkpoint_aside(&self, why: &str) -> Result<(), StoreError> {
-        let mut index = self.index.write().unwrap_or_else(|e| e.into_inner());
+        let mut index = self.index.write();
         if !index.is_distrusted() {
             index.distrust(&self.backend.location(), why);
         }

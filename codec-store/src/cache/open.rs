@@ -1,10 +1,11 @@
 //! Opening a cache: on a folder (its subfolders and lock), on another
 //! backend, and the layout version every store starts with.
 
+use parking_lot::{Mutex, RwLock};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::Arc;
 
 use crate::backend::folder::Folder;
 #[cfg(feature = "object-store")]

@@ -1,7 +1,8 @@
 //! The write path: schemas once per fingerprint, payloads through their
 //! handler, then the index line, in one write.
 
-use std::sync::{MutexGuard, OnceLock};
+use parking_lot::MutexGuard;
+use std::sync::OnceLock;
 
 use crate::backend::Appends;
 use crate::cache::now_nanos;
@@ -33,7 +34,7 @@ impl<'a> Payload<'a> {
 
 impl Cache {
     pub(crate) fn write_schema(&self, info: &schema::SchemaInfo) -> Result<(), StoreError> {
-        let mut writer = self.writer.lock().unwrap_or_else(|e| e.into_inner());
+        let mut writer = self.writer.lock();
         if writer.schemas_written.contains(&info.fingerprint) {
             return Ok(());
         }
@@ -92,7 +93,7 @@ impl Cache {
         large: &[LargeBin],
         dump: impl FnOnce(&mut DumpContext<'_>) -> Result<Info, StoreError>,
     ) -> Result<Info, StoreError> {
-        let mut writer = self.writer.lock().unwrap_or_else(|e| e.into_inner());
+        let mut writer = self.writer.lock();
         let seq = writer.seq;
         let mut ctx = DumpContext {
             backend: &*self.backend,
@@ -144,7 +145,7 @@ impl Cache {
     /// and sequence, and records it in the in-memory index; inside
     /// [`Cache::put_many`] on this thread, keeps it for the batch's write.
     pub(crate) fn append_line(&self, mut line: IndexLine) -> Result<(), StoreError> {
-        let mut guard = self.writer.lock().unwrap_or_else(|e| e.into_inner());
+        let mut guard = self.writer.lock();
         // A compaction's copy keeps the time of the line it copies.
         if let Some(time) = guard.pinned_time {
             line.time = time;
@@ -165,7 +166,7 @@ impl Cache {
         if lines.is_empty() {
             return Ok(());
         }
-        let guard = self.writer.lock().unwrap_or_else(|e| e.into_inner());
+        let guard = self.writer.lock();
         self.write_lines(guard, &mut lines)
     }
 
@@ -219,7 +220,7 @@ impl Cache {
         writer.torn = false;
         (writer.last_time, writer.seq) = (time, seq);
         let uncovered = {
-            let mut index = self.index.write().unwrap_or_else(|e| e.into_inner());
+            let mut index = self.index.write();
             let log_writer = index.writer(layout::log_writer(&appended.name).unwrap_or_default());
             for (i, line) in lines.iter().enumerate() {
                 let (start, end) = (starts[i], starts[i + 1]);

@@ -3,11 +3,12 @@
 //! data file), `file` (one file per entry). Users add their own through the
 //! [`Handler`] trait.
 
+use parking_lot::Mutex;
 use std::any::Any;
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use base64::Engine as _;
 
@@ -341,7 +342,7 @@ impl LoadContext<'_> {
         name: &str,
         init: impl FnOnce() -> Result<R, StoreError>,
     ) -> Result<Arc<R>, StoreError> {
-        let mut map = self.resources.map.lock().unwrap_or_else(|e| e.into_inner());
+        let mut map = self.resources.map.lock();
         if let Some(found) = map.get(name).and_then(|r| r.clone().downcast::<R>().ok()) {
             return Ok(found);
         }
@@ -352,11 +353,7 @@ impl LoadContext<'_> {
 
     /// Drops a resource, so the next load creates it again (after a file changed).
     pub fn invalidate(&self, name: &str) {
-        self.resources
-            .map
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(name);
+        self.resources.map.lock().remove(name);
     }
 }
 

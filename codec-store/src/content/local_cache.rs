@@ -20,12 +20,13 @@
 //! returned. Reading a file sets its modification time: past `max_bytes`,
 //! the files read least recently are deleted.
 
+use parking_lot::Mutex;
 use std::fs::{self, File};
 use std::io::{self, Read as _, Write as _};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use sha2::Digest as _;
@@ -34,49 +35,7 @@ use crate::backend::{
     Appender, Appends, Backend, BackendError, Created, Listed, Locks, Maps, Replaced, Version,
 };
 use crate::layout;
-
-/// A folder on the local disk keeping the ranges of data objects that a
-/// cache on object storage reads, up to a size: see
-/// [`CacheOptions::local_cache`](crate::CacheOptions::local_cache).
-///
-/// ```
-/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
-/// use codec::store::LocalCache;
-///
-/// let local = tempfile::tempdir()?;
-/// let options = codec::CacheOptions::default()
-///     .local_cache(LocalCache::new(local.path(), 10 << 30)); // 10 GiB
-/// // On object storage (`Cache::open_url_with("s3://..", options)`); here in memory.
-/// let store = std::sync::Arc::new(codec::store::backend::memory::Memory::new());
-/// let cache = codec::Cache::open_backend(store, options)?;
-/// cache.put("big", &vec![1u8; 100_000])?;
-/// let _first: Vec<u8> = cache.get("big")?.unwrap(); // one ranged GET, kept locally
-/// let _again: Vec<u8> = cache.get("big")?.unwrap(); // no request
-/// # Ok(())
-/// # }
-/// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LocalCache {
-    /// The folder, created on first use. Caches of several stores and
-    /// several processes may share it.
-    pub dir: PathBuf,
-    /// The size the folder's files are kept under: past it, the files read
-    /// least recently are deleted. A range larger than this is not kept.
-    /// Each handle keeps the bound by what its last scan of the folder
-    /// found plus what it wrote since, so handles writing one folder
-    /// together may overshoot it by what they write between their scans.
-    pub max_bytes: u64,
-}
-
-impl LocalCache {
-    /// A local cache in `dir` of at most `max_bytes`.
-    pub fn new(dir: impl Into<PathBuf>, max_bytes: u64) -> Self {
-        LocalCache {
-            dir: dir.into(),
-            max_bytes,
-        }
-    }
-}
+use crate::options::LocalCache;
 
 /// What ends each file: CRC-32 and length of the bytes (little-endian),
 /// then this marker.
@@ -291,7 +250,7 @@ impl LocalFiles {
             log::warn!(target: "codec::store", "local cache file {}: {e}", path.display());
             return;
         }
-        let mut usage = self.usage.lock().unwrap_or_else(|e| e.into_inner());
+        let mut usage = self.usage.lock();
         usage.added += size;
         let full = match usage.scanned {
             Some(scanned) => scanned + usage.added > self.max_bytes,

@@ -47,9 +47,10 @@
 //! # }
 //! ```
 
+use parking_lot::RwLock;
 use std::any::TypeId;
 use std::collections::HashMap;
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
 
 use crate::content::handler::{DumpContext, Handler, LoadContext};
 use crate::error::StoreError;
@@ -159,7 +160,7 @@ pub(crate) struct Registry {
 
 impl Registry {
     pub(crate) fn add_aliases(&self, handler: &dyn Handler) {
-        let mut aliases = self.aliases.write().unwrap_or_else(|e| e.into_inner());
+        let mut aliases = self.aliases.write();
         for alias in handler.aliases() {
             aliases.insert((*alias).to_owned(), handler.name().to_owned());
         }
@@ -167,26 +168,17 @@ impl Registry {
 
     /// The handler name that `name` is an alias of.
     pub(crate) fn resolve(&self, name: &str) -> Option<String> {
-        self.aliases
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(name)
-            .cloned()
+        self.aliases.read().get(name).cloned()
     }
 
     pub(crate) fn set_default<T: 'static>(&self, name: &str) {
         self.defaults
             .write()
-            .unwrap_or_else(|e| e.into_inner())
             .insert(TypeId::of::<T>(), name.to_owned());
     }
 
     pub(crate) fn default_for<T: 'static>(&self) -> Option<String> {
-        self.defaults
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(&TypeId::of::<T>())
-            .cloned()
+        self.defaults.read().get(&TypeId::of::<T>()).cloned()
     }
 }
 

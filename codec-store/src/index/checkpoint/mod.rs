@@ -37,8 +37,9 @@
 mod build;
 pub mod objects;
 
+use parking_lot::RwLock;
 use std::collections::HashMap;
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
 
 pub use build::{build, remove, tail_crc, Built};
 
@@ -115,7 +116,7 @@ impl Logs {
             .ok_or_else(|| Damaged(format!("an entry names writer {w}, unknown")))?;
         let start = e.offset as usize;
         let end = start + e.len as usize;
-        let cached = self.maps.read().unwrap_or_else(|p| p.into_inner())[w].clone();
+        let cached = self.maps.read()[w].clone();
         let map = match cached {
             Some(map) if map.len() > end => map,
             _ => {
@@ -130,7 +131,7 @@ impl Logs {
                     .map(&layout::log_name(id))
                     .map_err(|e| Damaged(e.to_string()))?;
                 let map = Arc::new(map);
-                self.maps.write().unwrap_or_else(|p| p.into_inner())[w] = Some(map.clone());
+                self.maps.write()[w] = Some(map.clone());
                 map
             }
         };
