@@ -116,7 +116,7 @@ fn the_server_gone_mid_run_is_a_typed_error_and_nothing_is_half_visible() {
                     Ok(()) => acked.push(n),
                     Err(e) => {
                         failed.push(n);
-                        errors.push(e.to_string());
+                        errors.push(format!("{e:?}"));
                     }
                 }
                 n += 1;
@@ -150,7 +150,7 @@ fn the_server_gone_mid_run_is_a_typed_error_and_nothing_is_half_visible() {
     }
     // While it is gone, reads are typed errors too.
     proxy.set(Mode::Down);
-    let err = cache.refresh().unwrap_err().to_string();
+    let err = format!("{:?}", cache.refresh().unwrap_err());
     assert!(
         err.contains(&format!("s3://{bucket}/p")) && err.contains("list:"),
         "{err}"
@@ -171,7 +171,7 @@ fn a_storm_of_503s_is_retried_a_bounded_number_of_times_then_reported() {
     }
     proxy.set(Mode::Storm);
     let start = Instant::now();
-    let err = cache.put("k/6", &value(6)).unwrap_err().to_string();
+    let err = format!("{:?}", cache.put("k/6", &value(6)).unwrap_err());
     assert!(
         start.elapsed() < Duration::from_secs(5),
         "{:?}",
@@ -184,7 +184,7 @@ fn a_storm_of_503s_is_retried_a_bounded_number_of_times_then_reported() {
     );
     assert!(err.contains(&format!("s3://{bucket}/p/")), "{err}");
     assert!(err.contains("503"), "{err}");
-    let err = cache.refresh().unwrap_err().to_string();
+    let err = format!("{:?}", cache.refresh().unwrap_err());
     assert!(err.contains("list:") && err.contains("503"), "{err}");
     proxy.set(Mode::Up);
     cache.put("k/7", &value(7)).unwrap();
@@ -214,7 +214,7 @@ fn child_open_url() {
     };
     match opened {
         Ok(cache) => println!("opened {}", cache.len().unwrap()),
-        Err(e) => println!("failed {} {e}", start.elapsed().as_millis()),
+        Err(e) => println!("failed {} {e:?}", start.elapsed().as_millis()),
     }
 }
 
