@@ -35,6 +35,8 @@ mod object_checkpoint;
 #[cfg(all(feature = "object-store", feature = "ndarray"))]
 mod object_reads;
 
+#[cfg(feature = "azure")]
+mod azure;
 #[cfg(feature = "aws")]
 mod s3;
 #[cfg(feature = "aws")]

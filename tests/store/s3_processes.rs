@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::io::{BufRead, BufReader};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use codec::store::backend::object::Objects;
 use codec::store::Admin;
@@ -13,18 +13,12 @@ use codec::{Cache, CacheOptions};
 
 use crate::fixtures::child::{self, ChildTest};
 use crate::fixtures::moto::{moto, store_at};
+use crate::fixtures::shared;
 use crate::fixtures::stop_at::{Point, StopAt};
 use crate::fixtures::{entry, Entry};
 
 fn open(port: u16, bucket: &str) -> Cache {
     Cache::open_store(store_at(port, bucket, 3), "p", CacheOptions::default()).unwrap()
-}
-
-fn now() -> u128 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap()
-        .as_nanos()
 }
 
 /// `child` on `bucket` of this binary's moto server, as writer `writer`
@@ -46,27 +40,14 @@ fn child_env() -> Option<(u16, String, u32, u32)> {
     Some((port, bucket, writer, count))
 }
 
-/// The key of writer `w`'s `n`th put: 500 keys that every writer writes.
-fn shared_key(w: u32, n: u32) -> String {
-    format!("k/{}", (n * 7 + w * 131) % 500)
-}
-
-/// Puts `count` entries on the shared keys, printing after each
-/// `ack <key> <writer> <n> <start> <end>` (its start and its
-/// acknowledgement, in nanoseconds of the clock).
+/// Puts `count` entries on the shared keys ([`shared::put_acknowledged`]).
 #[test]
 #[ignore = "a child process of the tests below"]
 fn child_shared_writer() {
     let Some((port, bucket, w, count)) = child_env() else {
         return;
     };
-    let cache = open(port, &bucket);
-    for n in 0..count {
-        let key = shared_key(w, n);
-        let start = now();
-        cache.put(&key, &entry(w, n)).unwrap();
-        println!("ack {key} {w} {n} {start} {}", now());
-    }
+    shared::put_acknowledged(&open(port, &bucket), w, count);
 }
 
 /// Puts entries of keys of its own forever, printing `ack <n>` after each.
@@ -83,14 +64,6 @@ fn child_writer() {
     }
 }
 
-/// An acknowledged put of a shared key.
-struct Put {
-    writer: u32,
-    n: u32,
-    start: u128,
-    end: u128,
-}
-
 #[test]
 fn four_processes_put_2000_entries_each_and_the_latest_write_wins() {
     let bucket = moto().bucket("four");
@@ -98,50 +71,13 @@ fn four_processes_put_2000_entries_each_and_the_latest_write_wins() {
     // about 10 s to open: each writer's checkpoints (every 512 segments)
     // leave the reader to GET the segments put since its last one only.
     let count = 2000;
-    let mut children: Vec<_> = (0..4)
+    let children = (0..4)
         .map(|w| on(child!(child_shared_writer), &bucket, w, count).spawn())
         .collect();
-    let mut puts: HashMap<String, Vec<Put>> = HashMap::new();
-    for c in &mut children {
-        for line in BufReader::new(c.stdout.take().unwrap()).lines() {
-            let line = line.unwrap();
-            let Some(ack) = line.rfind("ack ").map(|i| &line[i + 4..]) else {
-                continue;
-            };
-            let f: Vec<&str> = ack.split(' ').collect();
-            puts.entry(f[0].to_owned()).or_default().push(Put {
-                writer: f[1].parse().unwrap(),
-                n: f[2].parse().unwrap(),
-                start: f[3].parse().unwrap(),
-                end: f[4].parse().unwrap(),
-            });
-        }
-        assert!(c.wait().unwrap().success());
-    }
+    let puts = shared::acknowledged(children);
     let acked: usize = puts.values().map(Vec::len).sum();
     assert_eq!(acked, 4 * count as usize);
-
-    let reader = open(moto().port, &bucket);
-    assert!(reader.warnings().is_empty(), "{:?}", reader.warnings());
-    assert_eq!(reader.len().unwrap(), puts.len());
-    for (key, puts) in &puts {
-        let got: Entry = reader.get(key).unwrap().unwrap();
-        let won = puts
-            .iter()
-            .find(|p| p.writer == got.writer && p.n == got.n)
-            .unwrap_or_else(|| panic!("{key}: {got:?} was never put"));
-        assert_eq!(got, entry(won.writer, won.n), "{key}");
-        // No put of the key began after the winner was acknowledged.
-        let later = puts.iter().find(|p| p.start > won.end);
-        assert!(
-            later.is_none(),
-            "{key}: writer {} put {} won over writer {} put {}, begun after it",
-            won.writer,
-            won.n,
-            later.unwrap().writer,
-            later.unwrap().n
-        );
-    }
+    shared::check_latest_won(&open(moto().port, &bucket), &puts);
 }
 
 /// Sets its flag when dropped, so a thread waiting on it ends even if the

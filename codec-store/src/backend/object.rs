@@ -224,11 +224,30 @@ fn store_of_url(
         }
         #[cfg(feature = "azure")]
         object_store::ObjectStoreScheme::MicrosoftAzure => {
-            build!(object_store::azure::MicrosoftAzureBuilder, path)
+            build!(
+                object_store::azure::MicrosoftAzureBuilder,
+                azure_path(url, path.as_ref())
+            )
         }
         // In memory (no requests to retry), or a scheme whose feature is
         // off: `object_store` says which.
         _ => object_store::parse_url_opts(url, options),
+    }
+}
+
+/// The path in its container of Azure URL `url`, whose path as
+/// `ObjectStoreScheme::parse` reads it is `parsed`. For `az://` that
+/// reading drops the first segment (as if the URL were
+/// `az://account/container/path`), while the builder takes the host for
+/// the container (`az://container/path`): the path is then the URL's
+/// whole path, else the store would live at the container's root.
+#[cfg_attr(not(feature = "azure"), allow(dead_code))]
+fn azure_path<'u>(url: &'u url::Url, parsed: &'u str) -> &'u str {
+    let container_is_host = matches!(url.scheme(), "az" | "abfs" | "abfss" | "adl" | "azure")
+        && url.username().is_empty();
+    match container_is_host {
+        true => url.path(),
+        false => parsed,
     }
 }
 
@@ -405,18 +424,30 @@ impl Backend for Objects {
     }
 }
 
-/// The URL of a store a user configured, for messages: `s3://bucket` and
-/// `gs://bucket` read from the store's `Display` (object_store keeps the
-/// URL it was built from to itself), else that `Display`.
+/// The URL of a store a user configured, for messages: `s3://bucket`,
+/// `gs://bucket` and `az://container` read from the store's `Display`
+/// (object_store keeps the URL it was built from to itself), else that
+/// `Display`.
 pub(crate) fn store_url(store: &dyn ObjectStore) -> String {
     let shown = store.to_string();
     let bucket = |kind: &str| {
         let rest = shown.strip_prefix(kind)?.strip_prefix('(')?;
         rest.strip_suffix(')').map(str::to_owned)
     };
-    match (bucket("AmazonS3"), bucket("GoogleCloudStorage")) {
-        (Some(bucket), _) => format!("s3://{bucket}"),
-        (_, Some(bucket)) => format!("gs://{bucket}"),
+    // `MicrosoftAzure { account: a, container: c }`
+    let container = || {
+        let rest = shown.strip_prefix("MicrosoftAzure {")?.strip_suffix('}')?;
+        let (_, container) = rest.split_once("container: ")?;
+        Some(container.split(',').next()?.trim().to_owned())
+    };
+    match (
+        bucket("AmazonS3"),
+        bucket("GoogleCloudStorage"),
+        container(),
+    ) {
+        (Some(bucket), _, _) => format!("s3://{bucket}"),
+        (_, Some(bucket), _) => format!("gs://{bucket}"),
+        (_, _, Some(container)) => format!("az://{container}"),
         _ => shown,
     }
 }
@@ -431,7 +462,24 @@ fn without_final_slash(url: String) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::url_hint;
+    use super::{azure_path, url_hint};
+
+    #[test]
+    fn an_az_url_keeps_its_whole_path_in_the_container_its_host_names() {
+        let path = |u: &str| {
+            let url = url::Url::parse(u).unwrap();
+            let (_, parsed) = object_store::ObjectStoreScheme::parse(&url).unwrap();
+            azure_path(&url, parsed.as_ref()).to_owned()
+        };
+        assert_eq!(path("az://container/prefix"), "/prefix");
+        assert_eq!(path("az://container/a/b"), "/a/b");
+        assert_eq!(path("abfs://container/a"), "/a");
+        // The account in the host: the container is the first segment.
+        assert_eq!(
+            path("https://account.blob.core.windows.net/container/a/b"),
+            "a/b"
+        );
+    }
 
     #[test]
     fn a_url_error_names_the_missing_feature_or_where_settings_come_from() {
