@@ -1431,7 +1431,22 @@ fn shapes_without_a_python_spelling_are_errors_naming_type_and_field() {
 /// What msgspec cannot bound is said above the field, not left to find out.
 #[test]
 fn fields_python_does_not_bound_say_so() {
-    let module = Module::new().add::<Wide>().render().unwrap();
+    assert_wide_fields_noted(&Module::new().add::<Wide>().render().unwrap());
+}
+
+/// A schema file kept from when a `u128`'s schema said `"maximum": -1`
+/// (`u128::MAX` cast to `i128`) reads as the open bound it meant.
+#[test]
+fn an_old_u128_maximum_of_minus_one_is_read_as_no_bound() {
+    let mut schema = codec::schema_of::<Wide>();
+    let big = &mut schema["properties"]["big"];
+    assert!(big.get("maximum").is_none(), "{big}");
+    big["maximum"] = json!(-1);
+    assert_wide_fields_noted(&Module::new().add_schema(&schema).unwrap().render().unwrap());
+}
+
+/// `module` has `Wide`'s fields, each under the note on wide integers.
+fn assert_wide_fields_noted(module: &str) {
     let wide = "    # An integer beyond 64 bits in Rust (i128, u128): msgspec bounds integers\n\
                 \x20   # only within 64 bits, so JSON numbers outside the Rust type's range decode\n\
                 \x20   # here and are refused in Rust.\n";

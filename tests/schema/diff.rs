@@ -452,6 +452,12 @@ fn diff_rules_breaking_and_compatible() {
             &["$: range widened: [0, 8] -> [-1, 9] (compatible)"],
         ),
         (
+            "a u128's maximum of -1, as written before, is left open",
+            serde_json::json!({"type": "integer", "minimum": 0, "maximum": -1}),
+            codec::schema_of::<u128>(),
+            &["int: range widened: [0, -1] -> [0, ..] (compatible)"],
+        ),
+        (
             "a string format is dropped",
             serde_json::json!({"type": "string", "format": "date-time"}),
             serde_json::json!({"type": "string"}),

@@ -50,6 +50,15 @@ fn every_encoding_validates_against_its_schema() {
     assert_valid(&Color::Green);
     assert_valid(&vec![Some(1u8), None]);
     assert_valid(&(1u8, -1i64, "x".to_string()));
+    // Integers beyond 64 bits: their bounds past 64 bits are left open.
+    assert_valid(&u128::MAX);
+    assert_valid(&(u128::from(u64::MAX) + 1));
+    assert_valid(&i128::MIN);
+    assert_valid(&i128::MAX);
+    let wide = codec::schema_of::<u128>();
+    assert_eq!(wide["minimum"], 0);
+    assert!(wide.get("maximum").is_none(), "{wide}");
+    assert_invalid::<u128>("-1");
 }
 
 #[test]

@@ -119,7 +119,8 @@ macro_rules! wide_int_impl {
             }
 
             fn json_schema(_: &mut SchemaGenerator) -> Schema {
-                schema::integer(<$t>::MIN as i128, <$t>::MAX as i128)
+                // `u128::MAX` is past `i128`'s: its bound is open anyway.
+                schema::integer(<$t>::MIN as i128, <$t>::MAX.min(i128::MAX as $t) as i128)
             }
 
             fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {

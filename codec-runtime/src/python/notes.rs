@@ -10,9 +10,10 @@ pub(super) const RECURSIVE_ALIAS: &str =
      whole type, msgspec reads what it holds of itself as typing.Any, so \
      there Python accepts values Rust refuses, and reads Structs as dicts.";
 
-/// Whether an integer schema is a `u128`'s, whose `maximum` is `-1`
-/// (`u128::MAX` cast to `i128`), below its `minimum` of 0: a bound that
-/// says nothing of the values codec reads.
+/// Whether an integer schema is a `u128`'s as codec wrote them before its
+/// upper bound was left open: `maximum` `-1` (`u128::MAX` cast to `i128`),
+/// below its `minimum` of 0, a bound that says nothing of the values codec
+/// reads. Schema files kept from then still say it.
 pub(super) fn u128_maximum(obj: &Map<String, Value>) -> bool {
     obj.get("minimum").and_then(Value::as_i64) == Some(0)
         && obj.get("maximum").and_then(Value::as_i64) == Some(-1)
