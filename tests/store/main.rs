@@ -19,6 +19,7 @@ mod memo;
 mod memoize;
 mod open;
 mod processes;
+mod program_handlers;
 mod typed;
 
 #[cfg(feature = "ndarray")]

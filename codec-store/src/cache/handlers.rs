@@ -7,6 +7,7 @@ use std::borrow::Cow;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
+use codec_runtime::__store::DefaultHandler;
 use codec_runtime::{Bytes, Codec, WireKind};
 
 use crate::cache::write::Payload;
@@ -76,6 +77,45 @@ impl Cache {
         let name = handler.name().to_owned();
         self.register_handler(handler);
         self.registry.set_default::<T>(&name);
+    }
+
+    /// The handler that stores a `T` put without a handler named: the one
+    /// registered in this handle ([`Cache::register_default_handler`]),
+    /// else the one the type names (`#[codec(handler = ..)]`), if any.
+    pub(crate) fn default_handler<T: Codec + 'static>(&self) -> Option<String> {
+        if let Some(name) = self.registry.default_for::<T>() {
+            return Some(name);
+        }
+        match T::__STORE_HANDLER? {
+            DefaultHandler::Named(name) => Some(name.to_owned()),
+            DefaultHandler::Made(make) => Some(self.made_handler::<T>(make)),
+        }
+    }
+
+    /// Makes sure this handle has the handler type `T` names, if it names
+    /// one, so that entries it wrote read without a registration.
+    pub(crate) fn ensure_made_handler<T: Codec + 'static>(&self) {
+        if let Some(DefaultHandler::Made(make)) = T::__STORE_HANDLER {
+            self.made_handler::<T>(make);
+        }
+    }
+
+    /// The name of the handler that `make` builds for `T`, built and
+    /// registered on first use in this handle; a handler this handle
+    /// registered under the same name stays (the handle's choice wins).
+    fn made_handler<T: Codec + 'static>(&self, make: fn() -> Box<dyn Any + Send + Sync>) -> String {
+        if let Some(name) = self.registry.made_for::<T>() {
+            return name;
+        }
+        let handler = *make()
+            .downcast::<Arc<dyn Handler>>()
+            .expect("`#[codec(handler = ..)]` builds an `Arc<dyn Handler>`");
+        let name = handler.name().to_owned();
+        if self.handler(&name).is_none() {
+            self.register_handler(handler);
+        }
+        self.registry.set_made::<T>(&name);
+        name
     }
 
     /// The handler `name` (or the one it is an alias of) if it is a

@@ -184,7 +184,7 @@ impl Cache {
         }
         let handler = match &options.handler {
             Some(name) => Some(name.clone()),
-            None => self.registry.default_for::<T>(),
+            None => self.default_handler::<T>(),
         };
         if let Some(typed) = handler.as_deref().and_then(|h| self.typed_handler::<T>(h)) {
             return self.put_typed(key, value, &typed);
@@ -268,6 +268,7 @@ impl Cache {
         if !same && !untyped {
             self.check_schema(&line, info)?;
         }
+        self.ensure_made_handler::<T>();
         // One lookup of the handler serves a typed one and the others.
         let handler = self.handler_ref(line.handler.as_deref().unwrap_or_default());
         if let Some(value) = self.get_typed::<T>(handler.as_deref(), &line)? {

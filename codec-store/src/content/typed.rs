@@ -156,6 +156,9 @@ pub(crate) struct Registry {
     aliases: RwLock<HashMap<String, String>>,
     /// A type -> the name of its default handler.
     defaults: RwLock<HashMap<TypeId, String>>,
+    /// A type -> the name of the handler its `#[codec(handler = Type)]`
+    /// built, once built.
+    made: RwLock<HashMap<TypeId, String>>,
 }
 
 impl Registry {
@@ -179,6 +182,14 @@ impl Registry {
 
     pub(crate) fn default_for<T: 'static>(&self) -> Option<String> {
         self.defaults.read().get(&TypeId::of::<T>()).cloned()
+    }
+
+    pub(crate) fn set_made<T: 'static>(&self, name: &str) {
+        self.made.write().insert(TypeId::of::<T>(), name.to_owned());
+    }
+
+    pub(crate) fn made_for<T: 'static>(&self) -> Option<String> {
+        self.made.read().get(&TypeId::of::<T>()).cloned()
     }
 }
 
