@@ -65,6 +65,12 @@ fn store_handler(cont: &Container) -> TokenStream {
         Some(crate::attr::Handler::Name(name)) => {
             quote!(#krate::__store::DefaultHandler::Named(#name))
         }
+        // `handler = Self`: the type stores itself (`DumpSelf`).
+        Some(crate::attr::Handler::Type(ty)) if is_self(ty) => {
+            let made =
+                quote_spanned!(syn::spanned::Spanned::span(ty)=> #p::handler::made_self::<Self>);
+            quote!(#krate::__store::DefaultHandler::Made(#made))
+        }
         Some(crate::attr::Handler::Type(ty)) => {
             let made =
                 quote_spanned!(syn::spanned::Spanned::span(ty)=> #p::handler::made::<Self, #ty>);
@@ -75,6 +81,10 @@ fn store_handler(cont: &Container) -> TokenStream {
         const __STORE_HANDLER: ::core::option::Option<#krate::__store::DefaultHandler> =
             ::core::option::Option::Some(#value);
     }
+}
+
+fn is_self(ty: &syn::Type) -> bool {
+    matches!(ty, syn::Type::Path(p) if p.qself.is_none() && p.path.is_ident("Self"))
 }
 
 fn wrap(cont: &Container, items: TokenStream) -> TokenStream {

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use codec_runtime::Codec;
 
+use crate::content::dump_self::{DumpSelf, SelfDumping};
 use crate::content::handler::Handler;
 use crate::content::typed::{Typed, TypedHandler};
 
@@ -14,4 +15,9 @@ use crate::content::typed::{Typed, TypedHandler};
 pub fn made<T: Codec + 'static, H: TypedHandler<T> + Default>() -> Box<dyn Any + Send + Sync> {
     let handler: Arc<dyn Handler> = Typed::new(H::default());
     Box::new(handler)
+}
+
+/// The handler of a type that stores itself (`#[codec(handler = Self)]`).
+pub fn made_self<T: DumpSelf>() -> Box<dyn Any + Send + Sync> {
+    made::<T, SelfDumping<T>>()
 }

@@ -51,6 +51,7 @@ pub use cache::Cache;
 pub use content::array::{ArrayHandler, MappedArray};
 #[cfg(feature = "arrow")]
 pub use content::arrow::{ArrowBatchesHandler, ArrowHandler};
+pub use content::dump_self::{DumpSelf, SelfDumping};
 pub use content::handler::{
     DumpContext, FilePerEntry, Handler, Inline, LoadContext, Resources, Shared,
 };

@@ -237,3 +237,67 @@ fn every_built_in_handler_a_type_may_name_stores_it() {
     );
     assert_eq!(other.get::<AutoNote>("auto").unwrap(), Some(AutoNote(text)));
 }
+
+/// A value that stores itself (exca's `__dump_info__`): its text in a
+/// file, its title in the info.
+#[derive(Codec, Debug, PartialEq)]
+#[codec(name = "test.Report", handler = Self)]
+struct Report {
+    title: String,
+    body: String,
+}
+
+impl codec::store::DumpSelf for Report {
+    const HANDLER: &'static str = "report";
+
+    fn dump_info(&self, ctx: &mut DumpContext<'_>) -> Result<Info, StoreError> {
+        let file = ctx.write_file("txt", self.body.as_bytes())?;
+        Ok(Info::from([
+            ("file".to_owned(), file.into()),
+            ("title".to_owned(), self.title.as_str().into()),
+        ]))
+    }
+
+    fn load_from_info(info: &Info, ctx: &LoadContext<'_>) -> Result<Self, StoreError> {
+        let text = |name: &str| match info.get(name) {
+            Some(InfoValue::Text(t)) => Ok(t.clone()),
+            _ => Err(ctx.corrupt(format!("no `{name}`"))),
+        };
+        let body = String::from_utf8(ctx.read_file(&text("file")?)?)
+            .map_err(|e| ctx.corrupt(e.to_string()))?;
+        Ok(Report {
+            title: text("title")?,
+            body,
+        })
+    }
+
+    fn delete_info(info: &Info, ctx: &LoadContext<'_>) -> Result<(), StoreError> {
+        match info.get("file") {
+            Some(InfoValue::Text(file)) => ctx.delete_file(file),
+            _ => Ok(()),
+        }
+    }
+}
+
+#[test]
+fn a_type_that_dumps_itself_is_its_own_handler() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = Cache::open(dir.path()).unwrap();
+    let report = Report {
+        title: "weekly".into(),
+        body: "all good".into(),
+    };
+    cache.put("r", &report).unwrap();
+    let entries = cache.entries().unwrap();
+    assert_eq!(entries[0].handler, "report");
+    assert_eq!(
+        entries[0].info.get("title"),
+        Some(&InfoValue::from("weekly"))
+    );
+    let other = Cache::open(dir.path()).unwrap();
+    assert_eq!(other.get::<Report>("r").unwrap(), Some(report));
+    let files = || std::fs::read_dir(dir.path().join("data")).unwrap().count();
+    assert_eq!(files(), 1);
+    other.remove("r").unwrap();
+    assert_eq!(files(), 0, "delete_info frees the file");
+}

@@ -88,7 +88,8 @@ pub enum Handler {
     /// `#[codec(handler = "file")]`: a built-in handler, by name.
     Name(syn::LitStr),
     /// `#[codec(handler = path::to::Handler)]`: a handler type, built
-    /// with `Default` by each store that meets the type.
+    /// with `Default` by each store that meets the type; `Self` for a
+    /// type that stores itself.
     Type(Box<syn::Type>),
 }
 

@@ -8,6 +8,7 @@ pub(crate) mod apart;
 pub(crate) mod array;
 #[cfg(feature = "arrow")]
 pub(crate) mod arrow;
+pub(crate) mod dump_self;
 pub(crate) mod handler;
 pub(crate) mod local_cache;
 pub(crate) mod ranged;
