@@ -28,6 +28,8 @@ mod arrays;
 mod arrow;
 #[cfg(feature = "ndarray")]
 mod fixture;
+#[cfg(feature = "ndarray")]
+mod sub_values;
 
 #[cfg(feature = "object-store")]
 mod object;

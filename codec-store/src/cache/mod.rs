@@ -456,9 +456,26 @@ impl Cache {
         line: &LineView<'_>,
         info: &schema::SchemaInfo,
     ) -> Result<(), StoreError> {
-        let key = || line.key.clone().into_owned();
-        let found = line.type_name.as_deref().unwrap_or("raw bytes");
-        let fp_text = line.fingerprint.as_deref().unwrap_or_default();
+        self.check_stored_schema(
+            &line.key,
+            line.type_name.as_deref(),
+            line.fingerprint.as_deref(),
+            info,
+        )
+    }
+
+    /// Checks that a value stored as `type_name` with `fingerprint` reads
+    /// as the type of `info`.
+    pub(crate) fn check_stored_schema(
+        &self,
+        key: &str,
+        type_name: Option<&str>,
+        fingerprint: Option<&str>,
+        info: &schema::SchemaInfo,
+    ) -> Result<(), StoreError> {
+        let key = || key.to_owned();
+        let found = type_name.unwrap_or("raw bytes");
+        let fp_text = fingerprint.unwrap_or_default();
         // Raw bytes have no fingerprint: the name alone refuses them.
         let writer = match fp_text.parse::<Fingerprint>() {
             Ok(writer) => writer,

@@ -104,8 +104,18 @@ impl Cache {
             key,
             large,
             inline_limit: self.options.inline_limit,
+            apart_min: self.options.apart_min,
+            subs: Some(self),
+            schemas: Vec::new(),
         };
-        dump(&mut ctx)
+        let info = dump(&mut ctx)?;
+        let schemas = std::mem::take(&mut ctx.schemas);
+        drop(writer);
+        // The sub-values' schemas, before the line that names them.
+        for schema in schemas {
+            self.write_schema(schema)?;
+        }
+        Ok(info)
     }
 
     /// Appends the line of an entry that `handler` stored, described by `info`.

@@ -12,4 +12,5 @@ pub(crate) mod dump_self;
 pub(crate) mod handler;
 pub(crate) mod local_cache;
 pub(crate) mod ranged;
+pub(crate) mod sub_values;
 pub(crate) mod typed;
