@@ -238,6 +238,12 @@ pub mod __private {
     pub mod memoize {
         pub use codec_store::__memoized::*;
     }
+
+    /// What `#[codec(handler = path::to::Handler)]` builds its handler with.
+    #[cfg(feature = "store")]
+    pub mod handler {
+        pub use codec_store::__handler::*;
+    }
 }
 
 #[cfg(feature = "insta")]

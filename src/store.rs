@@ -61,9 +61,9 @@
 
 pub use codec_store::backend;
 pub use codec_store::{
-    Address, Admin, Compacted, DumpContext, EntryInfo, FilePerEntry, Handler, Info, InfoRef,
-    InfoValue, Inline, LoadContext, LocalCache, Mode, Resources, Shared, TableInfo, Typed,
-    TypedHandler, STORE_FORMAT,
+    Address, Admin, Compacted, DumpContext, DumpSelf, EntryInfo, FilePerEntry, Handler, Info,
+    InfoRef, InfoValue, Inline, LoadContext, LocalCache, Mode, Resources, SelfDumping, Shared,
+    TableInfo, Typed, TypedHandler, STORE_FORMAT,
 };
 #[cfg(feature = "ndarray")]
 pub use codec_store::{ArrayHandler, MappedArray};

@@ -11,6 +11,7 @@ pub fn check(cx: &Ctxt, cont: &Container) {
     check_omitted_fields(cx, cont);
     check_constraints(cx, cont);
     check_serde_feature(cx, cont);
+    check_handler(cx, cont);
     match &cont.data {
         Data::Struct(style, fields) => {
             check_field_attrs(cx, *style, fields, cont.attrs.array_like.is_set());
@@ -566,4 +567,49 @@ fn check_constraints(cx: &Ctxt, cont: &Container) {
             }
         }
     }
+}
+
+/// The built-in handlers a derived type can name; the store spells the
+/// same names in its `layout` (its tests put a value through each).
+const BUILT_IN_HANDLERS: &[&str] = &["inline", "shared", "file", "auto"];
+
+/// The built-in handlers of values no derive makes.
+const FOREIGN_HANDLERS: &[(&str, &str)] = &[
+    ("array", "ndarray arrays"),
+    ("arrow", "Arrow record batches"),
+    ("arrow-batches", "Arrow record batches"),
+];
+
+/// A handler name that no store knows, or whose values are not derived.
+///
+/// ```ignore
+/// #[codec(handler = "fiel")]    // no such built-in handler
+/// #[codec(handler = "array")]   // stores ndarray arrays, not this type
+/// ```
+fn check_handler(cx: &Ctxt, cont: &Container) {
+    let Some(crate::attr::Handler::Name(lit)) = cont.attrs.handler.get() else {
+        return;
+    };
+    let name = lit.value();
+    if BUILT_IN_HANDLERS.contains(&name.as_str()) {
+        return;
+    }
+    let message = match FOREIGN_HANDLERS.iter().find(|(n, _)| *n == name) {
+        Some((_, values)) => format!(
+            "the `{name}` handler stores {values}, not a derived type; \
+             name one of {} or a handler type: #[codec(handler = path::to::MyHandler)]",
+            quoted(BUILT_IN_HANDLERS)
+        ),
+        None => format!(
+            "no built-in handler is named `{name}`; the built-in ones are {}; \
+             for a handler of your own, name its type: #[codec(handler = path::to::MyHandler)]",
+            quoted(BUILT_IN_HANDLERS)
+        ),
+    };
+    cx.syn_error(syn::Error::new(lit.span(), message));
+}
+
+fn quoted(names: &[&str]) -> String {
+    let names: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+    names.join(", ")
 }

@@ -16,7 +16,7 @@ pub fn derive(input: &syn::DeriveInput) -> syn::Result<TokenStream> {
     if let Err(errors) = cx.check() {
         return Ok(with_stub(&cont, errors));
     }
-    let items = match &cont.data {
+    let mut items = match &cont.data {
         Data::Struct(style, fields) => {
             let mut items = encode::struct_items(&cont, *style, fields);
             items.extend(decode::struct_items(&cont, *style, fields));
@@ -33,6 +33,7 @@ pub fn derive(input: &syn::DeriveInput) -> syn::Result<TokenStream> {
             items
         }
     };
+    items.extend(store_handler(&cont));
     let mut out = wrap(&cont, items);
     if cont.generics.params.is_empty() {
         out.extend(omitted_fields_read_back(&cont));
@@ -51,6 +52,39 @@ pub fn derive(input: &syn::DeriveInput) -> syn::Result<TokenStream> {
         }
     }
     Ok(out)
+}
+
+/// `__STORE_HANDLER`, from `#[codec(handler = ..)]`: an item of the impl,
+/// which the store reads from the generic `put::<T>`/`get::<T>`, so no
+/// linker drops it (as it may a registration nothing refers to).
+fn store_handler(cont: &Container) -> TokenStream {
+    let krate = &cont.krate;
+    let p = cont.private();
+    let value = match cont.attrs.handler.get() {
+        None => return TokenStream::new(),
+        Some(crate::attr::Handler::Name(name)) => {
+            quote!(#krate::__store::DefaultHandler::Named(#name))
+        }
+        // `handler = Self`: the type stores itself (`DumpSelf`).
+        Some(crate::attr::Handler::Type(ty)) if is_self(ty) => {
+            let made =
+                quote_spanned!(syn::spanned::Spanned::span(ty)=> #p::handler::made_self::<Self>);
+            quote!(#krate::__store::DefaultHandler::Made(#made))
+        }
+        Some(crate::attr::Handler::Type(ty)) => {
+            let made =
+                quote_spanned!(syn::spanned::Spanned::span(ty)=> #p::handler::made::<Self, #ty>);
+            quote!(#krate::__store::DefaultHandler::Made(#made))
+        }
+    };
+    quote! {
+        const __STORE_HANDLER: ::core::option::Option<#krate::__store::DefaultHandler> =
+            ::core::option::Option::Some(#value);
+    }
+}
+
+fn is_self(ty: &syn::Type) -> bool {
+    matches!(ty, syn::Type::Path(p) if p.qself.is_none() && p.path.is_ident("Self"))
 }
 
 fn wrap(cont: &Container, items: TokenStream) -> TokenStream {

@@ -30,3 +30,16 @@ pub mod ndarray {
 pub mod arrow {
     pub use crate::impls::arrow::{decode_ipc_file, ipc_file};
 }
+
+/// The default handler a type names for the store
+/// (`#[codec(handler = ..)]`, read through `Codec::__STORE_HANDLER`).
+#[derive(Clone, Copy, Debug)]
+pub enum DefaultHandler {
+    /// A handler by name: a built-in one (`"file"`, `"shared"`), or one
+    /// each handle registers.
+    Named(&'static str),
+    /// A handler type: the function builds it, an
+    /// `Arc<dyn codec_store::Handler>` in the box (the store's trait is
+    /// above this crate).
+    Made(fn() -> Box<dyn core::any::Any + Send + Sync>),
+}

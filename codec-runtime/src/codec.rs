@@ -187,6 +187,18 @@ pub trait Codec: Encode + Sized {
         }
         Ok(out)
     }
+
+    // 5. The store: the handler that stores `Self` unless a handle says
+    //    otherwise (`#[codec(handler = ..)]`). A property of the type, not
+    //    of its wire shape: never forwarded (a `Box<Self>` is another type
+    //    to the store).
+
+    /// The default handler of `Self` in every cache store, set by
+    /// `#[codec(handler = ..)]`. An associated item rather than a
+    /// registration collected at start-up: the store reads it from the
+    /// `put::<T>`/`get::<T>` that needs it, so a linker cannot drop it.
+    #[doc(hidden)]
+    const __STORE_HANDLER: Option<crate::__store::DefaultHandler> = None;
 }
 
 /// The JSON Schema of `T`'s JSON encoding, with the definitions it uses under `$defs`.

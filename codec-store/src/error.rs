@@ -84,13 +84,15 @@ pub enum StoreError {
         message: String,
     },
     /// The function given to
-    /// [`Cache::put_with_fn`](crate::Cache::put_with_fn) or
-    /// [`Cache::get_with_fn`](crate::Cache::get_with_fn) failed.
+    /// [`Cache::put_with_fn`](crate::Cache::put_with_fn),
+    /// [`Cache::get_with_fn`](crate::Cache::get_with_fn),
+    /// [`Cache::put_converted`](crate::Cache::put_converted) or
+    /// [`Cache::get_converted`](crate::Cache::get_converted) failed.
     #[error("entry `{key}`: {action} with the given function failed")]
     Function {
         /// The entry's key.
         key: String,
-        /// `serializing` or `deserializing`.
+        /// `serializing`, `deserializing`, `converting` or `converting back`.
         action: &'static str,
         /// The function's error.
         source: Box<dyn StdError + Send + Sync>,

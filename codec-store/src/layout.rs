@@ -179,6 +179,15 @@ pub fn table_number(name: &str) -> Option<u64> {
 /// The longest key a cache stores, in bytes.
 pub const MAX_KEY_LEN: usize = 4096;
 
+/// The deepest nesting of lists and maps in a handler's info: readers
+/// bound the nesting of the lines they read, so a deeper info could be
+/// written but not read back.
+pub const MAX_INFO_DEPTH: usize = 32;
+
+/// The most values (every list item and map entry, at any depth) in a
+/// handler's info: the info is read with every lookup of its line.
+pub const MAX_INFO_VALUES: usize = 10_000;
+
 /// Where buffers, arrays and Arrow files start in a shared data file:
 /// enough for any element type, and for SIMD loads.
 pub const ALIGN: u64 = 64;

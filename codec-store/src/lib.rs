@@ -33,6 +33,8 @@
 //   rebuild).
 
 #[doc(hidden)]
+pub mod __handler;
+#[doc(hidden)]
 pub mod __memoized;
 mod admin;
 pub mod backend;
@@ -49,6 +51,7 @@ pub use cache::Cache;
 pub use content::array::{ArrayHandler, MappedArray};
 #[cfg(feature = "arrow")]
 pub use content::arrow::{ArrowBatchesHandler, ArrowHandler};
+pub use content::dump_self::{DumpSelf, SelfDumping};
 pub use content::handler::{
     DumpContext, FilePerEntry, Handler, Inline, LoadContext, Resources, Shared,
 };

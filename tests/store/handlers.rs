@@ -279,3 +279,96 @@ fn a_load_resource_is_created_once_and_again_after_it_is_invalidated() {
     assert_eq!(got("a"), "a via 1");
     assert_eq!(opened.load(Ordering::SeqCst), 2);
 }
+
+/// Keeps what it is told in its info, and the payload inline.
+struct Describing(Info);
+
+impl Handler for Describing {
+    fn name(&self) -> &str {
+        "describing"
+    }
+
+    fn dump(&self, payload: &[u8], ctx: &mut DumpContext<'_>) -> Result<Info, StoreError> {
+        let mut info = self.0.clone();
+        info.insert("data".to_owned(), ctx.dump_bytes(payload)?);
+        Ok(info)
+    }
+
+    fn load(&self, info: &Info, ctx: &LoadContext<'_>) -> Result<Vec<u8>, StoreError> {
+        ctx.load_bytes(info.get("data").ok_or_else(|| ctx.corrupt("no data"))?)
+    }
+}
+
+fn rich_info() -> Info {
+    let column = Info::from([
+        ("name".to_owned(), "x".into()),
+        ("nullable".to_owned(), true.into()),
+        ("scale".to_owned(), 0.25.into()),
+    ]);
+    Info::from([
+        ("shape".to_owned(), vec![2i64, 3].into()),
+        ("dtype".to_owned(), "float32".into()),
+        ("unit".to_owned(), InfoValue::Null),
+        ("columns".to_owned(), vec![InfoValue::from(column)].into()),
+        ("empty".to_owned(), InfoValue::List(Vec::new())),
+    ])
+}
+
+#[test]
+fn a_handlers_info_holds_any_json_value() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = Cache::open(dir.path()).unwrap();
+    cache.register_handler(Arc::new(Describing(rich_info())));
+    let describing = PutOptions::default().handler("describing");
+    cache.put_with("k", &vec![1u32, 2], &describing).unwrap();
+    cache.put("plain", &5u32).unwrap();
+    // Read back by a fresh handle from the log, then from a checkpoint.
+    for round in 0..2 {
+        let other = Cache::open(dir.path()).unwrap();
+        other.register_handler(Arc::new(Describing(Info::new())));
+        let entries = other.entries().unwrap();
+        let entry = entries.iter().find(|e| e.key == "k").unwrap();
+        let mut expected = rich_info();
+        expected.insert("data".to_owned(), entry.info["data"].clone());
+        assert_eq!(entry.info, expected, "round {round}");
+        assert_eq!(other.get::<Vec<u32>>("k").unwrap(), Some(vec![1, 2]));
+        assert_eq!(other.get::<u32>("plain").unwrap(), Some(5));
+        assert!(other.warnings().is_empty(), "{:?}", other.warnings());
+        other.admin().checkpoint().unwrap();
+    }
+}
+
+#[test]
+fn an_info_too_deep_for_an_index_line_is_refused_with_the_fix() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = Cache::open(dir.path()).unwrap();
+    let mut deep = InfoValue::Null;
+    for _ in 0..40 {
+        deep = InfoValue::List(vec![deep]);
+    }
+    cache.register_handler(Arc::new(Describing(Info::from([(
+        "deep".to_owned(),
+        deep,
+    )]))));
+    let describing = PutOptions::default().handler("describing");
+    match cache.put_with("k", &1u32, &describing) {
+        Err(e @ StoreError::Handler { .. }) => {
+            let message = e.to_string();
+            assert!(
+                message.contains("nesting") && message.contains("write_file"),
+                "{message}"
+            );
+        }
+        other => panic!("expected a handler error, got {other:?}"),
+    }
+    assert!(!cache.contains("k").unwrap());
+    let many = InfoValue::List(vec![InfoValue::Int(1); 20_000]);
+    cache.register_handler(Arc::new(Describing(Info::from([(
+        "many".to_owned(),
+        many,
+    )]))));
+    assert!(matches!(
+        cache.put_with("k", &1u32, &describing),
+        Err(StoreError::Handler { .. })
+    ));
+}

@@ -19,6 +19,7 @@ mod memo;
 mod memoize;
 mod open;
 mod processes;
+mod program_handlers;
 mod typed;
 
 #[cfg(feature = "ndarray")]
@@ -27,6 +28,8 @@ mod arrays;
 mod arrow;
 #[cfg(feature = "ndarray")]
 mod fixture;
+#[cfg(feature = "ndarray")]
+mod sub_values;
 
 #[cfg(feature = "object-store")]
 mod object;

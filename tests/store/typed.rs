@@ -285,3 +285,58 @@ fn pop_removes_and_returns_the_value_on(store: &Store) {
     assert!(cache.pop::<u64>("s").is_err());
     assert!(cache.contains("s").unwrap());
 }
+
+/// A type that is not `Codec`, kept through a mirror that is.
+#[derive(Debug, PartialEq)]
+struct Celsius(f64);
+
+#[derive(Codec)]
+#[codec(name = "test.Temperature")]
+struct Temperature {
+    celsius: f64,
+}
+
+/// What a later `Temperature` would be: a breaking change.
+#[derive(Codec)]
+#[codec(name = "test.Temperature")]
+struct TemperatureAsText {
+    celsius: String,
+}
+
+#[test]
+fn a_converted_value_is_stored_with_its_schema_and_converted_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = Cache::open(dir.path()).unwrap();
+    let to_mirror = |c: &Celsius| Ok::<_, std::io::Error>(Temperature { celsius: c.0 });
+    cache.put_converted("t", &Celsius(21.5), to_mirror).unwrap();
+    let entry = &cache.entries().unwrap()[0];
+    assert_eq!(entry.type_name.as_deref(), Some("test.Temperature"));
+    let back = cache.get_converted("t", |t: Temperature| {
+        Ok::<_, std::io::Error>(Celsius(t.celsius))
+    });
+    assert_eq!(back.unwrap(), Some(Celsius(21.5)));
+    // The schema check of a get: a breaking change is an error, not a value.
+    let later = cache.get_converted("t", |t: TemperatureAsText| {
+        Ok::<_, std::io::Error>(t.celsius)
+    });
+    assert!(matches!(later, Err(StoreError::Schema { .. })), "{later:?}");
+    // The function's error comes back as a typed error.
+    let failed = cache.put_converted("u", &Celsius(f64::NAN), |_| {
+        Err::<Temperature, _>("not a temperature")
+    });
+    assert!(matches!(
+        failed,
+        Err(StoreError::Function {
+            action: "converting",
+            ..
+        })
+    ));
+    assert_eq!(
+        cache
+            .get_converted("missing", |t: Temperature| Ok::<_, std::io::Error>(
+                t.celsius
+            ))
+            .unwrap(),
+        None
+    );
+}

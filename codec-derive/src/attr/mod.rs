@@ -35,6 +35,7 @@ const CONTAINER_KEYS: &[&str] = &[
     "bound",
     "omit_defaults",
     "serde",
+    "handler",
 ];
 const VARIANT_KEYS: &[&str] = &["rename", "tag", "alias", "rename_all"];
 const FIELD_KEYS: &[&str] = &[
@@ -82,6 +83,37 @@ impl<T> Attr<T> {
     }
 }
 
+/// The default handler a type names.
+pub enum Handler {
+    /// `#[codec(handler = "file")]`: a built-in handler, by name.
+    Name(syn::LitStr),
+    /// `#[codec(handler = path::to::Handler)]`: a handler type, built
+    /// with `Default` by each store that meets the type; `Self` for a
+    /// type that stores itself.
+    Type(Box<syn::Type>),
+}
+
+/// `handler = "name"` or `handler = path::to::Type`.
+fn parse_handler(meta: &ParseNestedMeta) -> syn::Result<Handler> {
+    const FORMS: &str =
+        "#[codec(handler = \"file\")] (a built-in handler) or #[codec(handler = path::to::MyHandler)]";
+    if !meta.input.peek(syn::Token![=]) {
+        return Err(meta.error(format!("`handler` needs a value: {FORMS}")));
+    }
+    let value = meta.value()?;
+    if value.peek(syn::LitStr) {
+        return Ok(Handler::Name(value.parse()?));
+    }
+    if value.peek(syn::Lit) {
+        let lit: syn::Lit = value.parse()?;
+        return Err(syn::Error::new_spanned(
+            lit,
+            format!("expected a handler's name or type: {FORMS}"),
+        ));
+    }
+    Ok(Handler::Type(Box::new(value.parse()?)))
+}
+
 /// How a missing field gets its value.
 #[derive(Clone)]
 pub enum Default {
@@ -113,6 +145,9 @@ pub struct Container {
     /// `#[codec(serde)]`: the derive implements serde's `Serialize` and
     /// `Deserialize` too, in codec's wire shape (feature `serde`).
     pub serde: Attr<()>,
+    /// `#[codec(handler = ..)]`: the type's default handler in every cache
+    /// store.
+    pub handler: Attr<Handler>,
     /// Where `content` came from `#[serde(content)]`: serde puts struct
     /// variants under it too, so it is honoured only without them.
     pub serde_content: Option<Span>,
@@ -165,6 +200,7 @@ impl Container {
             bound: Attr::none("bound"),
             omit_defaults: Attr::none("omit_defaults"),
             serde: Attr::none("serde"),
+            handler: Attr::none("handler"),
             serde_content: None,
             serde_transparent: None,
             doc: doc(attrs),
@@ -188,6 +224,7 @@ impl Container {
                 "bound" => c.bound.set(cx, span, parse_bound(&meta)?),
                 "omit_defaults" => c.omit_defaults.set(cx, span, flag(&meta)?),
                 "serde" => c.serde.set(cx, span, flag(&meta)?),
+                "handler" => c.handler.set(cx, span, parse_handler(&meta)?),
                 "rename" => {
                     parse_string(&meta)?;
                     return Err(syn::Error::new(

@@ -2,16 +2,19 @@
 //! one a name is an alias of), a type's default handler, and values put and
 //! got through a typed handler or as raw bytes.
 
-use std::any::Any;
+use std::any::{Any, TypeId};
 use std::borrow::Cow;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
+use codec_runtime::__store::schema::SchemaInfo;
+use codec_runtime::__store::DefaultHandler;
 use codec_runtime::{Bytes, Codec, WireKind};
 
 use crate::cache::write::Payload;
 use crate::cache::Cache;
 use crate::content::handler::{Handler, LoadContext};
+use crate::content::sub_values::SubValues;
 use crate::content::typed::Typed;
 use crate::error::StoreError;
 use crate::index::corrupt_line;
@@ -43,6 +46,7 @@ impl Cache {
             backend: &*self.loads,
             resources: &self.resources,
             key,
+            subs: Some(self),
         }
     }
 
@@ -76,6 +80,55 @@ impl Cache {
         let name = handler.name().to_owned();
         self.register_handler(handler);
         self.registry.set_default::<T>(&name);
+    }
+
+    /// The handler that stores a `T` put without a handler named: the one
+    /// registered in this handle ([`Cache::register_default_handler`]),
+    /// else the one the type names (`#[codec(handler = ..)]`), if any.
+    pub(crate) fn default_handler<T: Codec + 'static>(&self) -> Option<String> {
+        self.default_handler_of(TypeId::of::<T>(), T::__STORE_HANDLER)
+    }
+
+    /// [`Cache::default_handler`] of the type `type_id`, which names `declared`.
+    fn default_handler_of(
+        &self,
+        type_id: TypeId,
+        declared: Option<DefaultHandler>,
+    ) -> Option<String> {
+        if let Some(name) = self.registry.default_for(type_id) {
+            return Some(name);
+        }
+        match declared? {
+            DefaultHandler::Named(name) => Some(name.to_owned()),
+            DefaultHandler::Made(make) => Some(self.made_handler(type_id, make)),
+        }
+    }
+
+    /// Makes sure this handle has the handler type `T` names, if it names
+    /// one, so that entries it wrote read without a registration.
+    pub(crate) fn ensure_made_handler<T: Codec + 'static>(&self) {
+        if let Some(DefaultHandler::Made(make)) = T::__STORE_HANDLER {
+            self.made_handler(TypeId::of::<T>(), make);
+        }
+    }
+
+    /// The name of the handler that `make` builds for the type `type_id`,
+    /// built and registered on first use in this handle; a handler this
+    /// handle registered under the same name stays (the handle's choice
+    /// wins).
+    fn made_handler(&self, type_id: TypeId, make: fn() -> Box<dyn Any + Send + Sync>) -> String {
+        if let Some(name) = self.registry.made_for(type_id) {
+            return name;
+        }
+        let handler = *make()
+            .downcast::<Arc<dyn Handler>>()
+            .expect("`#[codec(handler = ..)]` builds an `Arc<dyn Handler>`");
+        let name = handler.name().to_owned();
+        if self.handler(&name).is_none() {
+            self.register_handler(handler);
+        }
+        self.registry.set_made(type_id, &name);
+        name
     }
 
     /// The handler `name` (or the one it is an alias of) if it is a
@@ -151,5 +204,29 @@ impl Cache {
             })?;
         // The handler asked for stores the bytes; none, the size chooses.
         self.write_entry(key, None, None, Mode::Raw, Payload::plain(&bytes), handler)
+    }
+}
+
+impl SubValues for Cache {
+    fn default_handler(
+        &self,
+        type_id: TypeId,
+        declared: Option<DefaultHandler>,
+    ) -> Option<Arc<dyn Handler>> {
+        self.handler(&self.default_handler_of(type_id, declared)?)
+    }
+
+    fn handler(&self, name: &str) -> Option<Arc<dyn Handler>> {
+        Cache::handler(self, name)
+    }
+
+    fn check_schema(
+        &self,
+        key: &str,
+        type_name: &str,
+        fingerprint: &str,
+        info: &SchemaInfo,
+    ) -> Result<(), StoreError> {
+        self.check_stored_schema(key, Some(type_name), Some(fingerprint), info)
     }
 }

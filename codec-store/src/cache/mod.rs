@@ -184,7 +184,7 @@ impl Cache {
         }
         let handler = match &options.handler {
             Some(name) => Some(name.clone()),
-            None => self.registry.default_for::<T>(),
+            None => self.default_handler::<T>(),
         };
         if let Some(typed) = handler.as_deref().and_then(|h| self.typed_handler::<T>(h)) {
             return self.put_typed(key, value, &typed);
@@ -231,6 +231,70 @@ impl Cache {
         self.put_bytes(key, &bytes)
     }
 
+    /// Stores `value` as the [`Codec`] value `convert` makes of it, with
+    /// that value's type name and schema, as [`Cache::put`] stores it
+    /// (anystore's `serialization_func`): for a type that is not `Codec`
+    /// itself, kept through a `Codec` mirror of it. Read it back with
+    /// [`Cache::get_converted`]; its error (any error type, or a message)
+    /// is the source of a [`StoreError::Function`].
+    ///
+    /// ```
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use std::net::SocketAddr;
+    ///
+    /// #[derive(codec::Codec)]
+    /// struct Endpoint { host: String, port: u16 }
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let cache = codec::Cache::open(dir.path())?;
+    /// let addr: SocketAddr = "127.0.0.1:8080".parse()?;
+    /// cache.put_converted("addr", &addr, |a| {
+    ///     Ok::<_, std::convert::Infallible>(Endpoint { host: a.ip().to_string(), port: a.port() })
+    /// })?;
+    /// let back: Option<SocketAddr> =
+    ///     cache.get_converted("addr", |e: Endpoint| format!("{}:{}", e.host, e.port).parse::<SocketAddr>())?;
+    /// assert_eq!(back, Some(addr));
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn put_converted<T: ?Sized, U: Codec + 'static, E>(
+        &self,
+        key: &str,
+        value: &T,
+        convert: impl FnOnce(&T) -> Result<U, E>,
+    ) -> Result<(), StoreError>
+    where
+        E: Into<Box<dyn std::error::Error + Send + Sync>>,
+    {
+        let stored = convert(value).map_err(|e| StoreError::Function {
+            key: key.to_owned(),
+            action: "converting",
+            source: e.into(),
+        })?;
+        self.put(key, &stored)
+    }
+
+    /// The value under `key` as `convert` makes it of the stored `U`,
+    /// read (and schema-checked) as [`Cache::get`] reads it: the
+    /// counterpart of [`Cache::put_converted`].
+    pub fn get_converted<U: Codec + 'static, T, E>(
+        &self,
+        key: &str,
+        convert: impl FnOnce(U) -> Result<T, E>,
+    ) -> Result<Option<T>, StoreError>
+    where
+        E: Into<Box<dyn std::error::Error + Send + Sync>>,
+    {
+        let Some(stored) = self.get::<U>(key)? else {
+            return Ok(None);
+        };
+        convert(stored).map(Some).map_err(|e| StoreError::Function {
+            key: key.to_owned(),
+            action: "converting back",
+            source: e.into(),
+        })
+    }
+
     /// The value under `key`, if any. Written by another version of `T`, it
     /// decodes if every schema change is compatible, else it is an error
     /// listing the changes.
@@ -268,6 +332,7 @@ impl Cache {
         if !same && !untyped {
             self.check_schema(&line, info)?;
         }
+        self.ensure_made_handler::<T>();
         // One lookup of the handler serves a typed one and the others.
         let handler = self.handler_ref(line.handler.as_deref().unwrap_or_default());
         if let Some(value) = self.get_typed::<T>(handler.as_deref(), &line)? {
@@ -455,9 +520,26 @@ impl Cache {
         line: &LineView<'_>,
         info: &schema::SchemaInfo,
     ) -> Result<(), StoreError> {
-        let key = || line.key.clone().into_owned();
-        let found = line.type_name.as_deref().unwrap_or("raw bytes");
-        let fp_text = line.fingerprint.as_deref().unwrap_or_default();
+        self.check_stored_schema(
+            &line.key,
+            line.type_name.as_deref(),
+            line.fingerprint.as_deref(),
+            info,
+        )
+    }
+
+    /// Checks that a value stored as `type_name` with `fingerprint` reads
+    /// as the type of `info`.
+    pub(crate) fn check_stored_schema(
+        &self,
+        key: &str,
+        type_name: Option<&str>,
+        fingerprint: Option<&str>,
+        info: &schema::SchemaInfo,
+    ) -> Result<(), StoreError> {
+        let key = || key.to_owned();
+        let found = type_name.unwrap_or("raw bytes");
+        let fp_text = fingerprint.unwrap_or_default();
         // Raw bytes have no fingerprint: the name alone refuses them.
         let writer = match fp_text.parse::<Fingerprint>() {
             Ok(writer) => writer,

@@ -13,7 +13,7 @@ use crate::content::handler::DumpContext;
 use crate::error::StoreError;
 use crate::index::checkpoint;
 use crate::index::line;
-use crate::index::records::{IndexLine, Info, Mode};
+use crate::index::records::{IndexLine, Info, InfoValue, Mode};
 use crate::index::Stamp;
 use crate::layout;
 use codec_runtime::__store::schema;
@@ -104,8 +104,18 @@ impl Cache {
             key,
             large,
             inline_limit: self.options.inline_limit,
+            apart_min: self.options.apart_min,
+            subs: Some(self),
+            schemas: Vec::new(),
         };
-        dump(&mut ctx)
+        let info = dump(&mut ctx)?;
+        let schemas = std::mem::take(&mut ctx.schemas);
+        drop(writer);
+        // The sub-values' schemas, before the line that names them.
+        for schema in schemas {
+            self.write_schema(schema)?;
+        }
+        Ok(info)
     }
 
     /// Appends the line of an entry that `handler` stored, described by `info`.
@@ -128,6 +138,7 @@ impl Cache {
                 });
             }
         }
+        check_info_size(key, handler, &info)?;
         self.append_line(IndexLine {
             key: key.to_owned(),
             type_name,
@@ -251,4 +262,40 @@ impl Cache {
         self.after_write(uncovered);
         Ok(())
     }
+}
+
+/// Refuses an info nested deeper than [`layout::MAX_INFO_DEPTH`] or with
+/// more than [`layout::MAX_INFO_VALUES`] values: its line could not be read
+/// back, or would slow every lookup.
+fn check_info_size(key: &str, handler: &str, info: &Info) -> Result<(), StoreError> {
+    type Exceeded = (usize, &'static str);
+    fn walk(value: &InfoValue, depth: usize, count: &mut usize) -> Result<(), Exceeded> {
+        *count += 1;
+        if *count > layout::MAX_INFO_VALUES {
+            return Err((layout::MAX_INFO_VALUES, "values"));
+        }
+        let children: Box<dyn Iterator<Item = &InfoValue>> = match value {
+            InfoValue::List(items) => Box::new(items.iter()),
+            InfoValue::Map(map) => Box::new(map.values()),
+            _ => return Ok(()),
+        };
+        if depth >= layout::MAX_INFO_DEPTH {
+            return Err((layout::MAX_INFO_DEPTH, "levels of nesting"));
+        }
+        for child in children {
+            walk(child, depth + 1, count)?;
+        }
+        Ok(())
+    }
+    let mut count = 0;
+    let walked = info.values().try_for_each(|v| walk(v, 1, &mut count));
+    walked.map_err(|(limit, what)| StoreError::Handler {
+        key: key.to_owned(),
+        handler: handler.to_owned(),
+        message: format!(
+            "its info has more than {limit} {what}, more than an index line holds; \
+                 keep large metadata in a data file (DumpContext::write_file or dump_bytes) \
+                 and its name in the info"
+        ),
+    })
 }

@@ -41,13 +41,26 @@ impl Handler for Auto {
     }
 
     fn dump(&self, payload: &[u8], ctx: &mut DumpContext<'_>) -> Result<Info, StoreError> {
+        let large = ctx.large;
+        dump_apart(payload, large, ctx)
+    }
+
+    fn load(&self, info: &Info, ctx: &LoadContext<'_>) -> Result<Vec<u8>, StoreError> {
+        Ok(Parts::load(info, ctx)?.reassemble()?.0)
+    }
+}
+
+/// Stores `payload` with its `large` bins apart: what [`Auto`] does with
+/// an entry, and [`DumpContext::dump`] with a sub-value.
+pub(crate) fn dump_apart(
+    payload: &[u8],
+    large: &[LargeBin],
+    ctx: &mut DumpContext<'_>,
+) -> Result<Info, StoreError> {
+    {
         // An encoder that moved bytes after writing a buffer (through
         // `buffer_mut`) leaves stale positions: store the payload whole.
-        let large = if are_bins(payload, ctx.large) {
-            ctx.large
-        } else {
-            &[]
-        };
+        let large = if are_bins(payload, large) { large } else { &[] };
         let mut rest = Vec::with_capacity(
             payload.len() - large.iter().map(|b| b.end - b.data).sum::<usize>()
                 + REF_LEN * large.len(),
@@ -84,10 +97,6 @@ impl Handler for Auto {
             info.insert("refs".to_owned(), InfoValue::Text(refs));
         }
         Ok(info)
-    }
-
-    fn load(&self, info: &Info, ctx: &LoadContext<'_>) -> Result<Vec<u8>, StoreError> {
-        Ok(Parts::load(info, ctx)?.reassemble()?.0)
     }
 }
 
@@ -341,6 +350,7 @@ mod tests {
             backend: &crate::backend::folder::Folder::new(dir.path()),
             resources: &resources,
             key: "k",
+            subs: None,
         };
         let info = |refs: &str, bins: &str| -> Info {
             [

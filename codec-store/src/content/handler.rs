@@ -13,6 +13,7 @@ use std::sync::Arc;
 use base64::Engine as _;
 
 use crate::backend::{Appender, Appends, Backend, Created};
+use crate::content::sub_values::SubValues;
 use crate::error::StoreError;
 use crate::index::line::InfoRef;
 use crate::index::records::{Info, InfoValue};
@@ -67,6 +68,12 @@ pub struct DumpContext<'a> {
     /// The payload's large `bin` values, for the `auto` handler.
     pub(crate) large: &'a [codec_runtime::__store::LargeBin],
     pub(crate) inline_limit: usize,
+    /// The size from which sub-values keep their buffers apart.
+    pub(crate) apart_min: usize,
+    /// The handle, for the handlers of sub-values.
+    pub(crate) subs: Option<&'a dyn SubValues>,
+    /// The schemas of the sub-values stored, to write once the dump is done.
+    pub(crate) schemas: Vec<&'static codec_runtime::__store::schema::SchemaInfo>,
 }
 
 impl DumpContext<'_> {
@@ -217,6 +224,8 @@ impl DumpContext<'_> {
     /// entry: see [`dump_bytes`](Self::dump_bytes) and
     /// [`LoadContext::load_value`]. The entry's schema check does not cover
     /// it: a handler that changes what it stores changes its name.
+    /// [`dump`](Self::dump) stores it through its own handler, with its
+    /// schema.
     pub fn dump_value<T: codec_runtime::Codec>(
         &mut self,
         value: &T,
@@ -257,6 +266,8 @@ pub struct LoadContext<'a> {
     pub(crate) backend: &'a dyn Backend,
     pub(crate) resources: &'a Resources,
     pub(crate) key: &'a str,
+    /// The handle, for the handlers and schemas of sub-values.
+    pub(crate) subs: Option<&'a dyn SubValues>,
 }
 
 impl LoadContext<'_> {

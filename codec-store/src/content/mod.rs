@@ -8,7 +8,9 @@ pub(crate) mod apart;
 pub(crate) mod array;
 #[cfg(feature = "arrow")]
 pub(crate) mod arrow;
+pub(crate) mod dump_self;
 pub(crate) mod handler;
 pub(crate) mod local_cache;
 pub(crate) mod ranged;
+pub(crate) mod sub_values;
 pub(crate) mod typed;

@@ -156,6 +156,9 @@ pub(crate) struct Registry {
     aliases: RwLock<HashMap<String, String>>,
     /// A type -> the name of its default handler.
     defaults: RwLock<HashMap<TypeId, String>>,
+    /// A type -> the name of the handler its `#[codec(handler = Type)]`
+    /// built, once built.
+    made: RwLock<HashMap<TypeId, String>>,
 }
 
 impl Registry {
@@ -177,8 +180,16 @@ impl Registry {
             .insert(TypeId::of::<T>(), name.to_owned());
     }
 
-    pub(crate) fn default_for<T: 'static>(&self) -> Option<String> {
-        self.defaults.read().get(&TypeId::of::<T>()).cloned()
+    pub(crate) fn default_for(&self, type_id: TypeId) -> Option<String> {
+        self.defaults.read().get(&type_id).cloned()
+    }
+
+    pub(crate) fn set_made(&self, type_id: TypeId, name: &str) {
+        self.made.write().insert(type_id, name.to_owned());
+    }
+
+    pub(crate) fn made_for(&self, type_id: TypeId) -> Option<String> {
+        self.made.read().get(&type_id).cloned()
     }
 }
 

@@ -193,7 +193,7 @@ impl<'a> LineView<'a> {
 /// without building an [`Info`] map: see [`Handler::load_ref`](crate::Handler::load_ref).
 #[derive(Debug, Clone, Copy)]
 pub struct InfoRef<'a> {
-    /// A JSON object of integers and strings, checked when the line was read.
+    /// A JSON object, checked to decode as [`Info`] when the line was read.
     json: &'a str,
 }
 
@@ -381,10 +381,25 @@ fn optional_str<'a>(r: &mut JsonReader<'a>) -> Result<Option<Cow<'a, str>>, Deco
 }
 
 /// The text of the info map, checked to decode as [`Info`] (string keys,
-/// integer or string values) without building it.
+/// any JSON values). A map of integers and strings, what the built-in
+/// handlers write, is checked in one pass without building it; others are
+/// decoded.
 fn info_text<'a>(r: &mut JsonReader<'a>, text: &'a str) -> Result<&'a str, DecodeError> {
     r.peek()?;
     let start = r.position();
+    let mut scan = r.clone();
+    if flat_info(&mut scan).is_ok() {
+        *r = scan;
+        return Ok(&text[start..r.position()]);
+    }
+    r.skip_value()?;
+    let json = &text[start..r.position()];
+    codec_runtime::from_json::<Info>(json)?;
+    Ok(json)
+}
+
+/// Reads a map of integers and strings.
+fn flat_info(r: &mut JsonReader<'_>) -> Result<(), DecodeError> {
     r.begin_object()?;
     let mut first = true;
     while r.next_key(&mut first)?.is_some() {
@@ -394,7 +409,7 @@ fn info_text<'a>(r: &mut JsonReader<'a>, text: &'a str) -> Result<&'a str, Decod
             r.read_int::<i64>("i64")?;
         }
     }
-    Ok(&text[start..r.position()])
+    Ok(())
 }
 
 #[cfg(test)]
@@ -532,6 +547,12 @@ mod tests {
             r##"{"#key":"a","#type":null,"handler":null,"mode":"zip","time":1,"seq":2}"##,
             r##"{"#key":"a","#type":null,"handler":null,"time":1,"seq":2} x"##,
             r##"{"#key":"a","#type":null,"fingerprint":null,"handler":null,"time":1,"seq":2}"##,
+            r##"{"#key":"a","#type":null,"handler":"h","info":{"x":[1,"b",null,true,{"y":[]}]},"time":1,"seq":2}"##,
+            r##"{"#key":"a","#type":null,"handler":"h","info":{"x":{"shape":[2,3],"dtype":"f32"},"n":0.5},"time":1,"seq":2}"##,
+            r##"{"#key":"a","#type":null,"handler":"h","info":{"x":18446744073709551615},"time":1,"seq":2}"##,
+            r##"{"#key":"a","#type":null,"handler":"h","info":{"x":[1,}},"time":1,"seq":2}"##,
+            r##"{"#key":"a","#type":null,"handler":"h","info":[1],"time":1,"seq":2}"##,
+            r##"{"#key":"a","#type":null,"handler":"h","info":{"x":false,"y":-0.0,"z":1e300},"time":1,"seq":2}"##,
         ];
         for text in texts {
             let record = codec_runtime::from_json::<IndexLine>(text);

@@ -40,14 +40,68 @@ pub enum Mode {
     Raw,
 }
 
-/// A value in a handler's info: handlers describe where they put a payload.
-#[derive(Codec, Debug, Clone, PartialEq, Eq)]
+/// A value in a handler's info: handlers describe where they put a payload
+/// (a file, an offset) and what it holds (a shape, a dtype, per-column
+/// metadata), as any JSON value, like exca's info.
+#[derive(Codec, Debug, Clone, PartialEq)]
 #[codec(crate = "codec_runtime", name = "codec.store.InfoValue", untagged)]
 pub enum InfoValue {
     /// An offset, a length, a count.
     Int(i64),
     /// A file name, an encoded payload.
     Text(String),
+    /// JSON `null`.
+    Null,
+    /// A flag.
+    Bool(bool),
+    /// A number with a fraction (a non-finite one is written `null`).
+    Float(f64),
+    /// A list of values.
+    List(Vec<InfoValue>),
+    /// A map of values by name.
+    Map(BTreeMap<String, InfoValue>),
+}
+
+impl InfoValue {
+    /// The text, if this is one.
+    pub fn as_text(&self) -> Option<&str> {
+        match self {
+            InfoValue::Text(text) => Some(text),
+            _ => None,
+        }
+    }
+
+    /// The integer, if this is one.
+    pub fn as_int(&self) -> Option<i64> {
+        match self {
+            InfoValue::Int(n) => Some(*n),
+            _ => None,
+        }
+    }
+}
+
+impl From<bool> for InfoValue {
+    fn from(v: bool) -> Self {
+        InfoValue::Bool(v)
+    }
+}
+
+impl From<f64> for InfoValue {
+    fn from(v: f64) -> Self {
+        InfoValue::Float(v)
+    }
+}
+
+impl<T: Into<InfoValue>> From<Vec<T>> for InfoValue {
+    fn from(v: Vec<T>) -> Self {
+        InfoValue::List(v.into_iter().map(Into::into).collect())
+    }
+}
+
+impl From<Info> for InfoValue {
+    fn from(v: Info) -> Self {
+        InfoValue::Map(v)
+    }
 }
 
 impl From<i64> for InfoValue {

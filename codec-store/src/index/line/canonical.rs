@@ -278,6 +278,7 @@ mod tests {
                 let expected = info.get(key).map(|v| match v {
                     InfoValue::Text(t) => Flat::Text(t),
                     InfoValue::Int(n) => Flat::Int(*n),
+                    other => panic!("not flat: {other:?}"),
                 });
                 assert_eq!(flat_value(json, key), Some(expected), "{json} {key}");
             }

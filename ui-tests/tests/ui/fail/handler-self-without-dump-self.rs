@@ -1,0 +1,9 @@
+use codec::Codec;
+
+#[derive(Codec)]
+#[codec(handler = Self)]
+struct Page {
+    text: String,
+}
+
+fn main() {}
