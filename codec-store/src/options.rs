@@ -1,6 +1,7 @@
 //! The options of a cache handle and of one put.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use crate::backend;
 use crate::index::records::Mode;
@@ -110,6 +111,10 @@ pub struct PutOptions {
     pub mode: Mode,
     /// A handler by name, instead of choosing by size.
     pub handler: Option<String>,
+    /// How long the entry lives (default: for ever). Past it the entry is
+    /// absent: `get` returns `None`, `contains` `false`, `keys` leave it
+    /// out, a memo computes it again; compaction reclaims its space.
+    pub ttl: Option<Duration>,
 }
 
 impl CacheOptions {
@@ -186,6 +191,31 @@ impl PutOptions {
     pub fn handler(mut self, name: impl Into<String>) -> Self {
         self.handler = Some(name.into());
         self
+    }
+
+    /// Sets [`ttl`](PutOptions#structfield.ttl): the entry expires that
+    /// long after it is put.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), codec::StoreError> {
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// use std::time::Duration;
+    /// let cache = codec::Cache::open(dir.path())?;
+    /// let options = codec::PutOptions::default().ttl(Duration::from_secs(3600));
+    /// cache.put_with("rate/eur", &1.08f64, &options)?;
+    /// assert_eq!(cache.get::<f64>("rate/eur")?, Some(1.08)); // for an hour
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn ttl(mut self, ttl: Duration) -> Self {
+        self.ttl = Some(ttl);
+        self
+    }
+
+    /// When an entry put at `now` expires, in nanoseconds since the Unix epoch.
+    pub(crate) fn expires_at(&self, now: u64) -> Option<u64> {
+        let ttl = self.ttl?;
+        Some(now.saturating_add(u64::try_from(ttl.as_nanos()).unwrap_or(u64::MAX)))
     }
 }
 

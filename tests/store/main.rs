@@ -14,6 +14,7 @@ mod backends;
 mod basics;
 mod checkpoint;
 mod compact;
+mod expiry;
 mod handlers;
 mod memo;
 mod memoize;

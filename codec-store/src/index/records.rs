@@ -103,6 +103,11 @@ pub struct IndexLine {
     pub time: u64,
     /// Position of the line in its writer's sequence: breaks ties within a writer.
     pub seq: u64,
+    /// Nanoseconds since the Unix epoch from which the entry is expired:
+    /// absent for reads, reclaimed by maintenance. `None`: it never expires
+    /// (and the field is left out of the line).
+    #[codec(default, skip_serializing_if = "Option::is_none")]
+    pub expires: Option<u64>,
 }
 
 /// `checkpoint.json`: the checkpoint's tables and how much of each
