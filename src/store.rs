@@ -61,9 +61,9 @@
 
 pub use codec_store::backend;
 pub use codec_store::{
-    Address, Admin, Compacted, DumpContext, EntryInfo, FilePerEntry, Handler, Info, InfoRef,
-    InfoValue, Inline, LoadContext, LocalCache, Mode, Resources, Shared, TableInfo, Typed,
-    TypedHandler, STORE_FORMAT,
+    Address, Admin, Bounds, Compacted, DumpContext, EntryInfo, FilePerEntry, Handler, Info,
+    InfoRef, InfoValue, Inline, LoadContext, LocalCache, Mode, Reduced, Resources, Shared,
+    TableInfo, Typed, TypedHandler, Used, STORE_FORMAT,
 };
 #[cfg(feature = "ndarray")]
 pub use codec_store::{ArrayHandler, MappedArray};

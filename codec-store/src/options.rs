@@ -72,6 +72,20 @@ pub struct CacheOptions {
     /// scatters the cache's files among a project's. A new, empty or
     /// missing folder, or one that holds a cache, opens either way.
     pub adopt_folder: bool,
+    /// How often a handle writes which keys it used (default: one
+    /// minute): a hit is noted in memory, and the keys noted are written
+    /// once an interval is over, and when the handle is dropped. Each key
+    /// costs at most one record per handle and interval; what
+    /// [`Admin::reduce_size`](crate::Admin::reduce_size) knows of an
+    /// entry's last use is that late at most.
+    pub use_interval: Duration,
+    /// Bounds the store keeps by itself (default: none): as a checkpoint
+    /// starts (in the background every
+    /// [`checkpoint_bytes`](CacheOptions#structfield.checkpoint_bytes) of
+    /// writes, or [`Admin::checkpoint`](crate::Admin::checkpoint)), the handle removes what is past them, as
+    /// [`Admin::reduce_size`](crate::Admin::reduce_size) does; the space
+    /// comes back with the next compaction.
+    pub bounds: Option<crate::admin::Bounds>,
 }
 
 impl Default for CacheOptions {
@@ -90,6 +104,8 @@ impl Default for CacheOptions {
             mode: Mode::MsgPack,
             local_cache: None,
             adopt_folder: false,
+            use_interval: Duration::from_secs(60),
+            bounds: None,
         }
     }
 }
@@ -175,6 +191,18 @@ impl CacheOptions {
     /// Sets [`adopt_folder`](CacheOptions#structfield.adopt_folder).
     pub fn adopt_folder(mut self, adopt: bool) -> Self {
         self.adopt_folder = adopt;
+        self
+    }
+
+    /// Sets [`bounds`](CacheOptions#structfield.bounds).
+    pub fn bounds(mut self, bounds: crate::admin::Bounds) -> Self {
+        self.bounds = Some(bounds);
+        self
+    }
+
+    /// Sets [`use_interval`](CacheOptions#structfield.use_interval).
+    pub fn use_interval(mut self, interval: Duration) -> Self {
+        self.use_interval = interval;
         self
     }
 }

@@ -20,6 +20,7 @@ mod memo;
 mod memoize;
 mod open;
 mod processes;
+mod reduce;
 mod typed;
 
 #[cfg(feature = "ndarray")]

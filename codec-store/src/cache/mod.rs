@@ -9,6 +9,7 @@ mod handlers;
 pub(crate) mod keys;
 pub(crate) mod memo;
 pub(crate) mod open;
+pub(crate) mod uses;
 pub(crate) mod write;
 pub(crate) mod writers;
 
@@ -58,6 +59,8 @@ pub struct Cache {
     pub(crate) registry: typed::Registry,
     pub(crate) resources: Resources,
     pub(crate) memo: memo::Memo,
+    /// The keys this handle used since it last recorded them.
+    pub(crate) uses: uses::Uses,
     pub(crate) checkpoints: Checkpoints,
     /// A shared lock on `codec-store.lock` while the handle lives, so that
     /// a compaction never deletes files under it.
@@ -419,12 +422,20 @@ impl Cache {
             // Expired, as the line this handle knows: another writer may
             // have put it again since.
             Some(Some(found)) if found.expired(key, now_nanos) => {}
-            Some(known) => return Ok(known),
+            Some(Some(found)) => {
+                self.uses.note(key, &*self.backend, &self.writer_id);
+                return Ok(Some(found));
+            }
+            Some(None) => return Ok(None),
             None => {}
         }
         self.refresh()?;
         let found = self.index_get(key)?.flatten();
-        Ok(found.filter(|found| !found.expired(key, now_nanos)))
+        let found = found.filter(|found| !found.expired(key, now_nanos));
+        if found.is_some() {
+            self.uses.note(key, &*self.backend, &self.writer_id);
+        }
+        Ok(found)
     }
 
     /// [`Index::get`]; a damaged checkpoint found on the way is put aside
@@ -518,5 +529,8 @@ impl Drop for Cache {
         // A checkpoint in progress ends before the handle's folder lock
         // goes (a compaction may be waiting for it).
         self.join_checkpoint_thread();
+        if let Err(e) = self.uses.flush(&*self.backend, &self.writer_id) {
+            log::debug!(target: "codec::store", "recording uses: {e}");
+        }
     }
 }

@@ -165,6 +165,19 @@ pub struct Covered {
     pub tail: u32,
 }
 
+/// One use of a key, as a line of a `used/<writer>-<n>.jsonl` object: see
+/// [`Admin::reduce_size`](crate::Admin::reduce_size).
+#[derive(Codec, Debug, Clone, PartialEq)]
+#[codec(crate = "codec_runtime", name = "codec.store.UseLine")]
+pub struct UseLine {
+    /// The key.
+    #[codec(rename = "#key")]
+    pub key: String,
+    /// Nanoseconds since the Unix epoch: when the key was used (the first
+    /// use of it in its handle's interval).
+    pub at: u64,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -183,7 +196,8 @@ mod tests {
             .add::<Compacting>()
             .add::<Checkpoint>()
             .add::<Covered>()
-            .add::<Retired>();
+            .add::<Retired>()
+            .add::<UseLine>();
         if let Err(e) = check.run() {
             panic!("{e}");
         }
