@@ -30,6 +30,9 @@
 //!   read back from a memory map ([`CacheOptions::apart_min`](crate::CacheOptions::apart_min)); on
 //!   backends without maps, by a ranged read of exactly their bytes.
 //! - `schemas/<fingerprint>.json`: each writer schema, once.
+//! - `used/<writer>-<n>.jsonl`: the keys a handle read, and when, written
+//!   at most once per key and [`CacheOptions::use_interval`](crate::CacheOptions::use_interval):
+//!   what [`Admin::reduce_size`] knows of last uses.
 //! - `checkpoint.json` and `index/*.idx`: the index checkpoint, sorted
 //!   memory-mapped tables of the live line of each key, and how far into
 //!   each log they reach. Derived data: always rebuilt from the logs when
@@ -61,9 +64,9 @@
 
 pub use codec_store::backend;
 pub use codec_store::{
-    Address, Admin, Compacted, DumpContext, DumpSelf, EntryInfo, FilePerEntry, Handler, Info,
-    InfoRef, InfoValue, Inline, LoadContext, LocalCache, Mode, Resources, SelfDumping, Shared,
-    TableInfo, Typed, TypedHandler, STORE_FORMAT,
+    Address, Admin, Bounds, Compacted, DumpContext, DumpSelf, EntryInfo, FilePerEntry, Handler,
+    Info, InfoRef, InfoValue, Inline, LoadContext, LocalCache, Mode, Reduced, Resources,
+    SelfDumping, Shared, TableInfo, Typed, TypedHandler, Used, STORE_FORMAT,
 };
 #[cfg(feature = "ndarray")]
 pub use codec_store::{ArrayHandler, MappedArray};

@@ -7,6 +7,8 @@
 //! codec remove DIR KEY...                   removes entries
 //! codec clear DIR [--prefix P]              removes every entry (with the prefix)
 //! codec compact DIR [--grace-secs S]        rewrites live entries, reclaims the space of the rest
+//! codec reduce-size DIR [--max-bytes N] [--max-entries N] [--max-age 30d]
+//!                                           removes the least recently used entries past the bounds
 //! codec python SCHEMAS... [-o FILE] [--check]  msgspec classes of the types of committed schemas
 //! ```
 //!
@@ -26,7 +28,7 @@ use std::io::{self, Write};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use codec::store::Admin;
+use codec::store::{Admin, Bounds};
 use codec::store::{EntryInfo, Mode};
 use codec::{Cache, StoreError};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -106,6 +108,27 @@ enum Command {
         #[arg(long, default_value_t = 3600)]
         grace_secs: u64,
     },
+    /// Remove the least recently used entries until the store is within
+    /// the bounds given, and entries not used for longer than `--max-age`;
+    /// then reclaim their space (a folder: when no other process has it
+    /// open, else `codec compact` does later; object storage: online).
+    ReduceSize {
+        #[arg(value_parser = Location::parse)]
+        dir: Location,
+        /// At most this many bytes of payload (suffixes K, M, G, T: 10G).
+        #[arg(long, value_parser = parse_bytes)]
+        max_bytes: Option<u64>,
+        /// At most this many entries.
+        #[arg(long)]
+        max_entries: Option<usize>,
+        /// Remove entries not used for this long: numbers with units ms,
+        /// s, m, h, d (`30d`, `12h`, `1d12h`).
+        #[arg(long, value_parser = parse_age)]
+        max_age: Option<std::time::Duration>,
+        /// On object storage, as for `compact`.
+        #[arg(long, default_value_t = 3600)]
+        grace_secs: u64,
+    },
     /// Write the Python module of msgspec classes of the types whose JSON
     /// Schemas a folder holds (the drift check's `schemas/`), as
     /// `codec::python::Module` writes it from the Rust types.
@@ -156,6 +179,19 @@ fn main() -> ExitCode {
         Command::Remove { dir, keys } => remove(&mut out, &dir, &keys),
         Command::Clear { dir, prefix } => clear(&mut out, &dir, prefix.as_deref()),
         Command::Compact { dir, grace_secs } => compact(&mut out, &dir, grace_secs),
+        Command::ReduceSize {
+            dir,
+            max_bytes,
+            max_entries,
+            max_age,
+            grace_secs,
+        } => {
+            let mut bounds = Bounds::default();
+            bounds.max_bytes = max_bytes;
+            bounds.max_entries = max_entries;
+            bounds.max_age = max_age;
+            reduce_size(&mut out, &dir, &bounds, grace_secs)
+        }
         Command::Python {
             schemas,
             out: file,
@@ -377,5 +413,115 @@ fn compact(out: &mut impl Write, dir: &Location, grace_secs: u64) -> Outcome {
         done.size_before,
         done.size_after
     )?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `10G`, `512M`, `4096`: bytes, with a binary suffix.
+fn parse_bytes(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let (digits, unit) = match t.find(|c: char| !c.is_ascii_digit()) {
+        Some(i) => t.split_at(i),
+        None => (t, ""),
+    };
+    let scale: u64 = match unit
+        .trim()
+        .to_ascii_uppercase()
+        .trim_end_matches("IB")
+        .trim_end_matches('B')
+    {
+        "" => 1,
+        "K" => 1 << 10,
+        "M" => 1 << 20,
+        "G" => 1 << 30,
+        "T" => 1 << 40,
+        _ => return Err(format!("`{text}`: expected bytes, as 4096, 512M or 10G")),
+    };
+    digits
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(scale))
+        .ok_or_else(|| format!("`{text}`: expected bytes, as 4096, 512M or 10G"))
+}
+
+/// `30d`, `12h`, `1d12h`, `90s`, `250ms`: a duration.
+fn parse_age(text: &str) -> Result<std::time::Duration, String> {
+    let bad = || format!("`{text}`: expected numbers with units ms, s, m, h, d, as 30d or 1d12h");
+    let mut rest = text.trim();
+    if rest.is_empty() {
+        return Err(bad());
+    }
+    let mut total = std::time::Duration::ZERO;
+    while !rest.is_empty() {
+        let digits = rest
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(rest.len());
+        let n: u64 = rest[..digits].parse().map_err(|_| bad())?;
+        rest = &rest[digits..];
+        let unit_len = rest
+            .find(|c: char| c.is_ascii_digit())
+            .unwrap_or(rest.len());
+        let unit = match &rest[..unit_len] {
+            "ms" => std::time::Duration::from_millis(1),
+            "s" => std::time::Duration::from_secs(1),
+            "m" => std::time::Duration::from_secs(60),
+            "h" => std::time::Duration::from_secs(3600),
+            "d" => std::time::Duration::from_secs(86_400),
+            _ => return Err(bad()),
+        };
+        rest = &rest[unit_len..];
+        let part = unit
+            .checked_mul(u32::try_from(n).map_err(|_| bad())?)
+            .ok_or_else(bad)?;
+        total = total.checked_add(part).ok_or_else(bad)?;
+    }
+    Ok(total)
+}
+
+/// Removes the least recently used entries past `bounds`
+/// (`Admin::reduce_size`), then reclaims their space: a folder is
+/// compacted if no other handle has it open.
+fn reduce_size(out: &mut impl Write, dir: &Location, bounds: &Bounds, grace_secs: u64) -> Outcome {
+    if bounds.is_unbounded() {
+        warn(format_args!(
+            "error: no bound given: add --max-bytes, --max-entries or --max-age"
+        ));
+        return Ok(ExitCode::from(2));
+    }
+    let cache = open(dir)?;
+    let grace = std::time::Duration::from_secs(grace_secs);
+    let done = cache.admin().reduce_size(bounds, grace)?;
+    writeln!(
+        out,
+        "removed {} entries ({} bytes of payload), least recently used first; kept {} ({} bytes)",
+        done.removed.len(),
+        done.removed_bytes,
+        done.kept,
+        done.kept_bytes
+    )?;
+    let compacted = match (dir, done.compacted) {
+        (_, Some(compacted)) => Some(compacted),
+        (Location::Folder(folder), None) if !done.removed.is_empty() => {
+            drop(cache);
+            match Admin::compact(folder, &[], |_, _| {}) {
+                Ok(compacted) => Some(compacted),
+                Err(StoreError::InUse { .. }) => {
+                    writeln!(
+                        out,
+                        "the folder is open elsewhere: `codec compact` reclaims the space once it is closed"
+                    )?;
+                    None
+                }
+                Err(e) => return Err(e.into()),
+            }
+        }
+        _ => None,
+    };
+    if let Some(done) = compacted {
+        writeln!(
+            out,
+            "compacted: {} -> {} bytes",
+            done.size_before, done.size_after
+        )?;
+    }
     Ok(ExitCode::SUCCESS)
 }

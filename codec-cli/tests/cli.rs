@@ -500,3 +500,64 @@ fn inspect_shows_a_tables_rows_and_schema_and_get_prints_it() {
     assert!(ok, "{err}");
     assert!(out.starts_with("\"QVJST1cx"), "{out}"); // "ARROW1"
 }
+
+#[test]
+fn reduce_size_keeps_the_most_recently_used_and_reclaims_their_space() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    {
+        let cache = Cache::open(dir.path()).unwrap();
+        for i in 0..30u32 {
+            cache.put(&format!("k{i:02}"), &vec![i; 500]).unwrap();
+        }
+        // Read after they were written: the most recently used.
+        assert!(cache.get::<Vec<u32>>("k00").unwrap().is_some());
+        assert!(cache.get::<Vec<u32>>("k01").unwrap().is_some());
+    }
+    let (ok, _, err) = run(&["reduce-size", d]);
+    assert!(!ok && err.contains("--max-entries"), "{err}");
+    let (ok, _, err) = run(&["reduce-size", d, "--max-age", "3 weeks"]);
+    assert!(!ok && err.contains("30d"), "{err}");
+    let (ok, out, err) = run(&["reduce-size", d, "--max-entries", "5", "--max-bytes", "1G"]);
+    assert!(ok, "{err}");
+    assert!(out.contains("removed 25 entries"), "{out}");
+    assert!(out.contains("compacted: "), "{out}");
+    let cache = Cache::open(dir.path()).unwrap();
+    assert_eq!(cache.keys().unwrap(), ["k00", "k01", "k27", "k28", "k29"]);
+    let (ok, out, _) = run(&["reduce-size", d, "--max-age", "1d"]);
+    assert!(ok && out.contains("removed 0 entries"), "{out}");
+}
+
+#[test]
+fn inspect_shows_when_entries_were_last_used_and_expire() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = Cache::open(dir.path()).unwrap();
+    cache.put("forever", &1u8).unwrap();
+    let day = PutOptions::default().ttl(std::time::Duration::from_secs(86_400));
+    cache.put_with("daily", &2u8, &day).unwrap();
+    drop(cache);
+    let d = dir.path().to_str().unwrap();
+    let (ok, out, _) = run(&["inspect", d]);
+    assert!(ok);
+    assert!(
+        out.lines().next().unwrap().contains("last used (UTC)"),
+        "{out}"
+    );
+    assert!(out.contains("never"), "{out}");
+    let (ok, out, _) = run(&["inspect", d, "--json"]);
+    assert!(ok);
+    let rows: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let (daily, forever) = (&rows[0], &rows[1]);
+    assert_eq!(forever["expires"], serde_json::Value::Null);
+    let day_ns = 86_400_000_000_000u64;
+    let expires = daily["expires_ns"].as_u64().unwrap();
+    let used = daily["last_used_ns"].as_u64().unwrap();
+    assert!(
+        // The expiry counts from the put, the line's time from its write.
+        expires.abs_diff(used + day_ns) < 60_000_000_000,
+        "{daily}"
+    );
+}

@@ -1,7 +1,7 @@
-//! `#[codec::memoize(cache = .., version = N, ignore(..) | key = ..)]`: a
-//! function whose results are kept in a `codec::Cache`, keyed by the
-//! function's name, its version and the content hash of its arguments (or
-//! of the `key` expression).
+//! `#[codec::memoize(cache = .., version = N, ignore(..) | key = .., ttl = ..)]`:
+//! a function whose results are kept in a `codec::Cache` (for `ttl`
+//! long), keyed by the function's name, its version and the content hash
+//! of its arguments (or of the `key` expression).
 //!
 //! The function keeps its signature; its body becomes the computation that
 //! `Cache::get_or_try_insert_with` (or `_async`) runs on a miss:
@@ -10,7 +10,8 @@
 //! fn embed(model: &Model, text: &str) -> Result<Vec<f32>, E> {
 //!     let __cache: &::codec::Cache = &(CACHE);
 //!     let __key = key(concat!(module_path!(), "::embed"), 1, ContentHash::new().part(model).part(text));
-//!     call::<Result<Vec<f32>, E>>(__cache, __key, move || -> Result<Vec<f32>, E> { /* the body */ })
+//!     let __options = options::<Duration>(__cache, None); // or Some(the ttl)
+//!     call::<Result<Vec<f32>, E>>(__cache, __key, __options, move || -> Result<Vec<f32>, E> { /* the body */ })
 //! }
 //! ```
 
@@ -21,7 +22,7 @@ use syn::spanned::Spanned;
 
 use crate::ctxt::Ctxt;
 
-const KEYS: &[&str] = &["cache", "version", "name", "ignore", "key", "crate"];
+const KEYS: &[&str] = &["cache", "version", "name", "ignore", "key", "ttl", "crate"];
 
 /// The options of one `#[memoize(..)]`.
 #[derive(Default)]
@@ -32,6 +33,9 @@ struct Options {
     ignore: Vec<syn::Ident>,
     /// What the key hashes instead of the arguments (`key = (&chunk.text, &model.name)`).
     key: Option<syn::Expr>,
+    /// How long entries live: a duration read from text at compile time
+    /// (`ttl = "1h"`), or an expression giving a `Duration`.
+    ttl: Option<Ttl>,
     /// Where generated code finds the runtime (`crate = "kodec"`).
     krate: Option<syn::Path>,
 }
@@ -104,6 +108,16 @@ fn parse_options(cx: &Ctxt, args: TokenStream) -> Options {
             }
             "name" => options.name = Some(meta.value()?.parse()?),
             "key" => options.key = Some(meta.value()?.parse()?),
+            "ttl" => {
+                let expr: syn::Expr = meta.value()?.parse()?;
+                options.ttl = Some(match &expr {
+                    syn::Expr::Lit(syn::ExprLit {
+                        lit: syn::Lit::Str(text),
+                        ..
+                    }) => Ttl::Nanos(parse_ttl(text)?),
+                    _ => Ttl::Expr(expr),
+                });
+            }
             "crate" => {
                 let lit: syn::LitStr = meta.value()?.parse()?;
                 options.krate = Some(lit.parse().map_err(|_| {
@@ -125,6 +139,67 @@ fn parse_options(cx: &Ctxt, args: TokenStream) -> Options {
         cx.syn_error(e);
     }
     options
+}
+
+/// The `ttl` of a memoized function.
+enum Ttl {
+    /// Read from text: `ttl = "1h30m"`.
+    Nanos(u64),
+    /// `ttl = Duration::from_secs(90)`, checked by the compiler.
+    Expr(syn::Expr),
+}
+
+/// The nanoseconds of a duration written as numbers with units, largest
+/// first or not: `"90s"`, `"15m"`, `"1h30m"`, `"7d"`, `"250ms"`.
+fn parse_ttl(text: &syn::LitStr) -> syn::Result<u64> {
+    let value = text.value();
+    let bad = |why: &str| {
+        syn::Error::new(
+            text.span(),
+            format!(
+                "`ttl = {:?}`: {why}; write numbers with units ms, s, m, h, d: ttl = \"90s\", \"1h30m\", \"7d\"",
+                value
+            ),
+        )
+    };
+    let mut total: u64 = 0;
+    let mut rest = value.trim();
+    if rest.is_empty() {
+        return Err(bad("no duration"));
+    }
+    while !rest.is_empty() {
+        let digits = rest
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(rest.len());
+        if digits == 0 {
+            return Err(bad("expected a number"));
+        }
+        let n: u64 = rest[..digits]
+            .parse()
+            .map_err(|_| bad("a number too large"))?;
+        rest = &rest[digits..];
+        let unit = rest
+            .find(|c: char| c.is_ascii_digit())
+            .unwrap_or(rest.len());
+        let nanos: u64 = match rest[..unit].trim() {
+            "ms" => 1_000_000,
+            "s" => 1_000_000_000,
+            "m" => 60 * 1_000_000_000,
+            "h" => 3600 * 1_000_000_000,
+            "d" => 86_400 * 1_000_000_000,
+            "" => return Err(bad("a number without a unit")),
+            other => return Err(bad(&format!("unknown unit `{other}`"))),
+        };
+        rest = &rest[unit..];
+        total = n
+            .checked_mul(nanos)
+            .and_then(|n| total.checked_add(n))
+            .ok_or_else(|| bad("a duration too long"))?;
+    }
+    if total == 0 {
+        return Err(bad("entries that expire at once are never read"));
+    }
+    Ok(total)
 }
 
 fn unknown_option(meta: &ParseNestedMeta) -> syn::Error {
@@ -292,6 +367,23 @@ fn generate(func: &syn::ItemFn, cache: &syn::Expr, options: &Options) -> TokenSt
         });
     }
     let version = options.version.unwrap_or(0);
+    let put_options = match &options.ttl {
+        None => quote! {
+            #krate::__private::memoize::options::<::core::time::Duration>(#cache_local, ::core::option::Option::None)
+        },
+        Some(Ttl::Nanos(nanos)) => quote! {
+            #krate::__private::memoize::options(
+                #cache_local,
+                ::core::option::Option::Some(::core::time::Duration::from_nanos(#nanos)),
+            )
+        },
+        Some(Ttl::Expr(expr)) => {
+            let at = respan(&krate, expr.span());
+            quote_spanned! {expr.span()=>
+                #at::__private::memoize::options(#cache_local, ::core::option::Option::Some(#expr))
+            }
+        }
+    };
     // The body is the closure's, with the arguments' patterns first: not a
     // block in a block, which `unused_braces` would flag.
     let mut block = (*func.block).clone();
@@ -307,13 +399,13 @@ fn generate(func: &syn::ItemFn, cache: &syn::Expr, options: &Options) -> TokenSt
     let call = if func.sig.asyncness.is_some() {
         quote_spanned! {ret_span=>
             #at::__private::memoize::call_async::<#ret, _>(
-                #cache_local, #key_local, move || async move #block
+                #cache_local, #key_local, #put_options, move || async move #block
             ).await
         }
     } else {
         quote_spanned! {ret_span=>
             #at::__private::memoize::call::<#ret>(
-                #cache_local, #key_local, move || -> #ret #block
+                #cache_local, #key_local, #put_options, move || -> #ret #block
             )
         }
     };

@@ -2,9 +2,11 @@
 //! and the memo of [`Cache`]. Not a public interface.
 
 use std::future::Future;
+use std::time::Duration;
 
 use crate::cache::Cache;
 use crate::error::StoreError;
+use crate::options::PutOptions;
 use codec_runtime::Codec;
 use codec_runtime::ContentHash;
 use codec_runtime::Encode;
@@ -77,10 +79,40 @@ impl<T, E> Output for Result<T, E> {
     }
 }
 
-/// A memoized call: [`Cache::get_or_try_insert_with`] under `key`.
+/// A time to live a memoized function's entries get (`ttl = "1h"`, `ttl
+/// = Duration::from_secs(60)`). A trait of its own for the message.
+#[diagnostic::on_unimplemented(
+    message = "`ttl = ..` takes a `std::time::Duration` or a text like \"90s\", \"15m\", \"1h\", \"7d\", not `{Self}`",
+    label = "not a `Duration`",
+    note = "write the time to live as text, ttl = \"1h\", or as a `Duration`: ttl = std::time::Duration::from_secs(3600)"
+)]
+pub trait Ttl {
+    /// The duration.
+    fn duration(&self) -> Duration;
+}
+
+impl Ttl for Duration {
+    #[inline]
+    fn duration(&self) -> Duration {
+        *self
+    }
+}
+
+/// The put options of a memoized function's entries: a time to live, or none.
+#[inline]
+pub fn options<D: Ttl>(cache: &Cache, ttl: Option<D>) -> PutOptions {
+    let options = cache.put_options();
+    match ttl {
+        Some(ttl) => options.ttl(ttl.duration()),
+        None => options,
+    }
+}
+
+/// A memoized call: [`Cache::get_or_try_insert_with_options`] under `key`.
 pub fn call<R: Output>(
     cache: &Cache,
     key: Result<String, StoreError>,
+    options: PutOptions,
     make: impl FnOnce() -> R,
 ) -> R
 where
@@ -88,7 +120,7 @@ where
     R::Error: Error,
 {
     R::from_result(match key {
-        Ok(key) => cache.get_or_try_insert_with(&key, || make().into_result()),
+        Ok(key) => cache.get_or_try_insert_with_options(&key, &options, || make().into_result()),
         Err(e) => Err(e.into()),
     })
 }
@@ -97,6 +129,7 @@ where
 pub async fn call_async<R: Output, F: Future<Output = R>>(
     cache: &Cache,
     key: Result<String, StoreError>,
+    options: PutOptions,
     make: impl FnOnce() -> F,
 ) -> R
 where
@@ -106,7 +139,9 @@ where
     R::from_result(match key {
         Ok(key) => {
             cache
-                .get_or_try_insert_with_async(&key, || async { make().await.into_result() })
+                .get_or_try_insert_with_options_async(&key, &options, || async {
+                    make().await.into_result()
+                })
                 .await
         }
         Err(e) => Err(e.into()),

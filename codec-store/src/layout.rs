@@ -15,6 +15,7 @@
 //! data/<writer>-<seq>.<ext>   one file per entry
 //! schemas/<fingerprint>.json  each writer schema, once
 //! locks/<hash>.lock           a key being computed (memo_lock)
+//! used/<writer>-<n>.jsonl     keys a handle used, and when (flushed)
 //! ```
 
 /// The layout version file.
@@ -41,6 +42,16 @@ pub const DATA: &str = "data";
 pub const SCHEMAS: &str = "schemas";
 /// The folder of per-key lock files of `memo_lock`.
 pub const KEY_LOCKS: &str = "locks";
+/// The folder of the records of when keys were used.
+pub const USED: &str = "used";
+/// The suffix of a record of uses.
+pub const USED_SUFFIX: &str = ".jsonl";
+
+/// The object name of writer `id`'s `n`th record of uses.
+pub fn used_object(id: &str, n: u64) -> String {
+    format!("{USED}/{id}-{n}{USED_SUFFIX}")
+}
+
 /// The suffix of a file written aside before it is renamed into place.
 pub const TMP_SUFFIX: &str = ".tmp";
 

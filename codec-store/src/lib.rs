@@ -45,7 +45,7 @@ mod index;
 mod layout;
 mod options;
 
-pub use admin::{Admin, Compacted};
+pub use admin::{Admin, Bounds, Compacted, Reduced, Used};
 pub use cache::Cache;
 #[cfg(feature = "ndarray")]
 pub use content::array::{ArrayHandler, MappedArray};

@@ -1,6 +1,7 @@
 //! The options of a cache handle and of one put.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use crate::backend;
 use crate::index::records::Mode;
@@ -71,6 +72,20 @@ pub struct CacheOptions {
     /// scatters the cache's files among a project's. A new, empty or
     /// missing folder, or one that holds a cache, opens either way.
     pub adopt_folder: bool,
+    /// How often a handle writes which keys it used (default: one
+    /// minute): a hit is noted in memory, and the keys noted are written
+    /// once an interval is over, and when the handle is dropped. Each key
+    /// costs at most one record per handle and interval; what
+    /// [`Admin::reduce_size`](crate::Admin::reduce_size) knows of an
+    /// entry's last use is that late at most.
+    pub use_interval: Duration,
+    /// Bounds the store keeps by itself (default: none): as a checkpoint
+    /// starts (in the background every
+    /// [`checkpoint_bytes`](CacheOptions#structfield.checkpoint_bytes) of
+    /// writes, or [`Admin::checkpoint`](crate::Admin::checkpoint)), the handle removes what is past them, as
+    /// [`Admin::reduce_size`](crate::Admin::reduce_size) does; the space
+    /// comes back with the next compaction.
+    pub bounds: Option<crate::admin::Bounds>,
 }
 
 impl Default for CacheOptions {
@@ -89,6 +104,8 @@ impl Default for CacheOptions {
             mode: Mode::MsgPack,
             local_cache: None,
             adopt_folder: false,
+            use_interval: Duration::from_secs(60),
+            bounds: None,
         }
     }
 }
@@ -110,6 +127,10 @@ pub struct PutOptions {
     pub mode: Mode,
     /// A handler by name, instead of choosing by size.
     pub handler: Option<String>,
+    /// How long the entry lives (default: for ever). Past it the entry is
+    /// absent: `get` returns `None`, `contains` `false`, `keys` leave it
+    /// out, a memo computes it again; compaction reclaims its space.
+    pub ttl: Option<Duration>,
 }
 
 impl CacheOptions {
@@ -172,6 +193,18 @@ impl CacheOptions {
         self.adopt_folder = adopt;
         self
     }
+
+    /// Sets [`bounds`](CacheOptions#structfield.bounds).
+    pub fn bounds(mut self, bounds: crate::admin::Bounds) -> Self {
+        self.bounds = Some(bounds);
+        self
+    }
+
+    /// Sets [`use_interval`](CacheOptions#structfield.use_interval).
+    pub fn use_interval(mut self, interval: Duration) -> Self {
+        self.use_interval = interval;
+        self
+    }
 }
 
 impl PutOptions {
@@ -186,6 +219,31 @@ impl PutOptions {
     pub fn handler(mut self, name: impl Into<String>) -> Self {
         self.handler = Some(name.into());
         self
+    }
+
+    /// Sets [`ttl`](PutOptions#structfield.ttl): the entry expires that
+    /// long after it is put.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), codec::StoreError> {
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// use std::time::Duration;
+    /// let cache = codec::Cache::open(dir.path())?;
+    /// let options = codec::PutOptions::default().ttl(Duration::from_secs(3600));
+    /// cache.put_with("rate/eur", &1.08f64, &options)?;
+    /// assert_eq!(cache.get::<f64>("rate/eur")?, Some(1.08)); // for an hour
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn ttl(mut self, ttl: Duration) -> Self {
+        self.ttl = Some(ttl);
+        self
+    }
+
+    /// When an entry put at `now` expires, in nanoseconds since the Unix epoch.
+    pub(crate) fn expires_at(&self, now: u64) -> Option<u64> {
+        let ttl = self.ttl?;
+        Some(now.saturating_add(u64::try_from(ttl.as_nanos()).unwrap_or(u64::MAX)))
     }
 }
 

@@ -14,12 +14,14 @@ mod backends;
 mod basics;
 mod checkpoint;
 mod compact;
+mod expiry;
 mod handlers;
 mod memo;
 mod memoize;
 mod open;
 mod processes;
 mod program_handlers;
+mod reduce;
 mod typed;
 
 #[cfg(feature = "ndarray")]

@@ -442,3 +442,30 @@ fn a_key_expression_is_what_the_key_hashes() {
     assert_eq!(keyed_sum((1, 5)).unwrap(), 3);
     assert_eq!(KEYED_CALLS.load(Ordering::SeqCst), 3);
 }
+
+static RATE_CACHE: LazyLock<Cache> = LazyLock::new(|| Cache::open(folder("rate")).unwrap());
+static RATE_CALLS: AtomicUsize = AtomicUsize::new(0);
+
+#[codec::memoize(cache = RATE_CACHE, version = 1, ttl = "300ms")]
+fn rate(currency: &str) -> Result<usize, StoreError> {
+    Ok(RATE_CALLS.fetch_add(1, Ordering::SeqCst) + currency.len())
+}
+
+#[codec::memoize(cache = RATE_CACHE, version = 1, ttl = Duration::from_millis(300))]
+fn rate_by_duration(currency: &str) -> Result<usize, StoreError> {
+    Ok(RATE_CALLS.fetch_add(1, Ordering::SeqCst) + currency.len())
+}
+
+#[test]
+fn a_ttl_makes_results_computed_again_once_it_is_over() {
+    for memoized in [rate, rate_by_duration] {
+        let first = memoized("eur").unwrap();
+        assert_eq!(memoized("eur").unwrap(), first, "a hit before it expires");
+        std::thread::sleep(Duration::from_millis(400));
+        assert_ne!(
+            memoized("eur").unwrap(),
+            first,
+            "computed again once expired"
+        );
+    }
+}

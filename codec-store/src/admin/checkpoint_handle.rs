@@ -34,6 +34,7 @@ impl Cache {
     /// [`Admin::checkpoint`](crate::Admin::checkpoint).
     pub(crate) fn checkpoint(&self) -> Result<(), StoreError> {
         self.join_checkpoint();
+        self.apply_bounds();
         let full = self.index_read().is_distrusted();
         let known = self.index_read().known_segments();
         let built = build_on(&self.backend, true, full, objects::Sources::Listed(&known))?;
@@ -77,6 +78,9 @@ impl Cache {
         if threshold == 0 || uncovered < threshold || c.running.swap(true, Ordering::AcqRel) {
             return;
         }
+        // Its removals go in the logs the checkpoint covers (their
+        // writes come back here, and find a build running).
+        self.apply_bounds();
         self.join_checkpoint_thread();
         let full = self.index_read().is_distrusted();
         // What this handle wrote or read: other handles build from theirs.

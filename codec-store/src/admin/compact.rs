@@ -263,6 +263,7 @@ pub(crate) fn write_entry(
             large,
         },
         handler,
+        entry.expires,
     )
 }
 

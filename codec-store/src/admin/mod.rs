@@ -5,6 +5,7 @@
 pub(crate) mod checkpoint_handle;
 pub(crate) mod compact;
 pub(crate) mod compact_objects;
+pub(crate) mod reduce;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -17,6 +18,7 @@ use crate::error::StoreError;
 use crate::index::EntryInfo;
 
 pub use compact::Compacted;
+pub use reduce::{Bounds, Reduced, Used};
 
 /// The maintenance of a store: compaction and the index checkpoint, what
 /// the `codec` command runs (`codec compact`, `codec verify`). A
@@ -121,6 +123,49 @@ impl Admin<'_> {
         progress: impl FnMut(usize, usize),
     ) -> Result<Compacted, StoreError> {
         self.cache.compact_online(grace, progress)
+    }
+
+    /// Keeps the store within `bounds`: removes the least recently used
+    /// entries until at most `max_bytes` of payload and `max_entries`
+    /// entries are left, and every entry not used for `max_age`. An
+    /// entry's last use is the latest of when it was written and when
+    /// any handle read it, as handles record it (at most one record per
+    /// key and handle every
+    /// [`use_interval`](crate::CacheOptions::use_interval)).
+    ///
+    /// It runs online on every backend: the entries go as
+    /// [`Cache::remove`] removes them, while other handles read and
+    /// write (a key written again meanwhile is kept). The space comes
+    /// back at once for entries in files of their own; on object storage
+    /// and in memory, through the online compaction that follows
+    /// ([`Admin::compact_online`] with `grace`), whose report is
+    /// [`Reduced::compacted`]; in a folder, with its next compaction
+    /// ([`Admin::compact`], which `codec reduce-size` runs when no other
+    /// handle has the folder open).
+    ///
+    /// ```
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use codec::store::Bounds;
+    /// # let dir = tempfile::tempdir()?;
+    /// let cache = codec::Cache::open(dir.path())?;
+    /// cache.put("old", &1u32)?;
+    /// cache.put("new", &2u32)?;
+    /// let grace = std::time::Duration::from_secs(3600);
+    /// let done = cache.admin().reduce_size(&Bounds::default().max_entries(1), grace)?;
+    /// assert_eq!(done.removed, ["old"]);
+    /// assert_eq!(cache.keys()?, ["new"]);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn reduce_size(&self, bounds: &Bounds, grace: Duration) -> Result<Reduced, StoreError> {
+        self.cache.reduce_size(bounds, Some(grace))
+    }
+
+    /// Every live entry with when it was last used, most recently used
+    /// first: what [`Admin::reduce_size`] keeps first (`codec inspect`
+    /// shows it).
+    pub fn entries_by_use(&self) -> Result<Vec<Used>, StoreError> {
+        Ok(self.cache.entries_by_use()?.0)
     }
 
     /// Rewrites the live entries of the folder `dir` into one new writer and

@@ -49,6 +49,7 @@ impl Cache {
             crate::index::records::Mode::Raw,
             crate::cache::write::Payload::plain(&bytes),
             Some("array"),
+            None,
         )
     }
 

@@ -161,6 +161,7 @@ impl Cache {
         key: &str,
         value: &T,
         typed: &Typed<T>,
+        expires: Option<u64>,
     ) -> Result<(), StoreError> {
         let schema = codec_runtime::schema::info::<T>();
         self.write_schema(schema)?;
@@ -178,6 +179,7 @@ impl Cache {
             Mode::MsgPack,
             info,
             size,
+            expires,
         )
     }
 
@@ -190,6 +192,7 @@ impl Cache {
         key: &str,
         value: &T,
         handler: Option<&str>,
+        expires: Option<u64>,
     ) -> Result<(), StoreError> {
         if T::KIND != WireKind::BYTES {
             return Err(StoreError::NotBytes {
@@ -203,7 +206,15 @@ impl Cache {
                 source,
             })?;
         // The handler asked for stores the bytes; none, the size chooses.
-        self.write_entry(key, None, None, Mode::Raw, Payload::plain(&bytes), handler)
+        self.write_entry(
+            key,
+            None,
+            None,
+            Mode::Raw,
+            Payload::plain(&bytes),
+            handler,
+            expires,
+        )
     }
 }
 

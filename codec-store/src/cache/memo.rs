@@ -27,6 +27,7 @@ use crate::backend::{Lock, Locking, Locks};
 use crate::cache::Cache;
 use crate::error::StoreError;
 use crate::layout;
+use crate::options::PutOptions;
 use codec_runtime::Codec;
 use codec_runtime::EnvelopeError;
 
@@ -278,6 +279,32 @@ impl Cache {
         key: &str,
         make: impl FnOnce() -> Result<T, E>,
     ) -> Result<T, E> {
+        self.get_or_try_insert_with_options(key, &self.put_options(), make)
+    }
+
+    /// [`Cache::get_or_try_insert_with`], storing the value computed as
+    /// [`Cache::put_with`] does with `options`: with a time to live, say.
+    /// An expired entry is a miss.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), codec::StoreError> {
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// use std::time::Duration;
+    /// let cache = codec::Cache::open(dir.path())?;
+    /// let hourly = codec::PutOptions::default().ttl(Duration::from_secs(3600));
+    /// let rate: f64 = cache.get_or_try_insert_with_options("rate/eur", &hourly, || {
+    ///     Ok::<_, codec::StoreError>(1.08) // fetched again once the hour is over
+    /// })?;
+    /// # assert_eq!(rate, 1.08);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn get_or_try_insert_with_options<T: Codec + 'static, E: From<StoreError>>(
+        &self,
+        key: &str,
+        options: &PutOptions,
+        make: impl FnOnce() -> Result<T, E>,
+    ) -> Result<T, E> {
         if let Some(v) = self.memo_get(key)?.hit() {
             return Ok(v);
         }
@@ -288,7 +315,7 @@ impl Cache {
             Claimed::Compute(claim) => claim,
         };
         let value = make()?;
-        self.put(key, &value)?;
+        self.put_with(key, &value, options)?;
         Ok(value)
     }
 
@@ -327,6 +354,24 @@ impl Cache {
         E: From<StoreError>,
         F: Future<Output = Result<T, E>>,
     {
+        let options = self.put_options();
+        self.get_or_try_insert_with_options_async(key, &options, make)
+            .await
+    }
+
+    /// [`Cache::get_or_try_insert_with_async`], storing the value computed
+    /// as [`Cache::put_with`] does with `options`.
+    pub async fn get_or_try_insert_with_options_async<T, E, F>(
+        &self,
+        key: &str,
+        options: &PutOptions,
+        make: impl FnOnce() -> F,
+    ) -> Result<T, E>
+    where
+        T: Codec + 'static,
+        E: From<StoreError>,
+        F: Future<Output = Result<T, E>>,
+    {
         if let Some(v) = self.memo_get(key)?.hit() {
             return Ok(v);
         }
@@ -337,7 +382,7 @@ impl Cache {
             Claimed::Compute(claim) => claim,
         };
         let value = make().await?;
-        self.put(key, &value)?;
+        self.put_with(key, &value, options)?;
         Ok(value)
     }
 

@@ -9,6 +9,7 @@ mod handlers;
 pub(crate) mod keys;
 pub(crate) mod memo;
 pub(crate) mod open;
+pub(crate) mod uses;
 pub(crate) mod write;
 pub(crate) mod writers;
 
@@ -58,6 +59,8 @@ pub struct Cache {
     pub(crate) registry: typed::Registry,
     pub(crate) resources: Resources,
     pub(crate) memo: memo::Memo,
+    /// The keys this handle used since it last recorded them.
+    pub(crate) uses: uses::Uses,
     pub(crate) checkpoints: Checkpoints,
     /// A shared lock on `codec-store.lock` while the handle lives, so that
     /// a compaction never deletes files under it.
@@ -164,11 +167,16 @@ impl Cache {
     /// mode of [`CacheOptions::mode`], by the handler registered for `T`
     /// ([`Cache::register_default_handler`]) if any.
     pub fn put<T: Codec + 'static>(&self, key: &str, value: &T) -> Result<(), StoreError> {
-        let options = PutOptions {
+        self.put_with(key, value, &self.put_options())
+    }
+
+    /// The options of [`Cache::put`]: the handle's mode.
+    pub(crate) fn put_options(&self) -> PutOptions {
+        PutOptions {
             mode: self.options.mode,
             handler: None,
-        };
-        self.put_with(key, value, &options)
+            ttl: None,
+        }
     }
 
     /// Stores `value` under `key` with a chosen mode or handler.
@@ -179,15 +187,16 @@ impl Cache {
         options: &PutOptions,
     ) -> Result<(), StoreError> {
         keys::check_key(key)?;
+        let expires = options.expires_at(now_nanos());
         if options.mode == Mode::Raw {
-            return self.put_raw(key, value, options.handler.as_deref());
+            return self.put_raw(key, value, options.handler.as_deref(), expires);
         }
         let handler = match &options.handler {
             Some(name) => Some(name.clone()),
             None => self.default_handler::<T>(),
         };
         if let Some(typed) = handler.as_deref().and_then(|h| self.typed_handler::<T>(h)) {
-            return self.put_typed(key, value, &typed);
+            return self.put_typed(key, value, &typed, expires);
         }
         let (payload, large) = match options.mode {
             Mode::Json => (codec_runtime::to_json_vec(value)?, Vec::new()),
@@ -205,13 +214,22 @@ impl Cache {
                 large: &large,
             },
             handler.as_deref(),
+            expires,
         )
     }
 
     /// Stores raw bytes under `key`.
     pub fn put_bytes(&self, key: &str, bytes: &[u8]) -> Result<(), StoreError> {
         keys::check_key(key)?;
-        self.write_entry(key, None, None, Mode::Raw, Payload::plain(bytes), None)
+        self.write_entry(
+            key,
+            None,
+            None,
+            Mode::Raw,
+            Payload::plain(bytes),
+            None,
+            None,
+        )
     }
 
     /// Stores `value` as the bytes `serialize` makes of it (a custom format for one call).
@@ -404,6 +422,7 @@ impl Cache {
             size: 0,
             time: 0,
             seq: 0,
+            expires: None,
         })?;
         if let Some(handler) = line.handler.as_deref().and_then(|h| self.handler(h)) {
             let info = line.info().map_err(|e| corrupt_line(key, e))?;
@@ -464,11 +483,24 @@ impl Cache {
         {
             self.take_up_checkpoint();
         }
-        if let Some(known) = self.index_get(key)? {
-            return Ok(known);
+        match self.index_get(key)? {
+            // Expired, as the line this handle knows: another writer may
+            // have put it again since.
+            Some(Some(found)) if found.expired(key, now_nanos) => {}
+            Some(Some(found)) => {
+                self.uses.note(key, &*self.backend, &self.writer_id);
+                return Ok(Some(found));
+            }
+            Some(None) => return Ok(None),
+            None => {}
         }
         self.refresh()?;
-        Ok(self.index_get(key)?.flatten())
+        let found = self.index_get(key)?.flatten();
+        let found = found.filter(|found| !found.expired(key, now_nanos));
+        if found.is_some() {
+            self.uses.note(key, &*self.backend, &self.writer_id);
+        }
+        Ok(found)
     }
 
     /// [`Index::get`]; a damaged checkpoint found on the way is put aside
@@ -484,17 +516,20 @@ impl Cache {
         }
     }
 
-    /// Every live key and its line.
+    /// Every live key and its line; expired entries are not live.
     pub(crate) fn live_lines(&self) -> Result<Vec<index::LiveLine>, StoreError> {
         self.refresh()?;
         let lines = self.index.read().lines();
-        match lines {
-            Ok(lines) => Ok(lines),
+        let mut lines = match lines {
+            Ok(lines) => lines,
             Err(damaged) => {
                 self.put_checkpoint_aside(&damaged.0)?;
-                Ok(self.index.read().lines().unwrap_or_default())
+                self.index.read().lines().unwrap_or_default()
             }
-        }
+        };
+        let now = now_nanos();
+        lines.retain(|(_, text)| !index::line_expired(text, now));
+        Ok(lines)
     }
 
     pub(crate) fn index_read(&self) -> parking_lot::RwLockReadGuard<'_, Index> {
@@ -576,5 +611,8 @@ impl Drop for Cache {
         // A checkpoint in progress ends before the handle's folder lock
         // goes (a compaction may be waiting for it).
         self.join_checkpoint_thread();
+        if let Err(e) = self.uses.flush(&*self.backend, &self.writer_id) {
+            log::debug!(target: "codec::store", "recording uses: {e}");
+        }
     }
 }

@@ -156,6 +156,7 @@ impl Cache {
         let dir = backend
             .file_path(layout::META)
             .and_then(|meta| meta.parent().map(Path::to_path_buf));
+        let use_interval = options.use_interval;
         let cache = Cache {
             dir,
             backend,
@@ -170,6 +171,7 @@ impl Cache {
             registry: typed::Registry::default(),
             resources: Resources::default(),
             memo: memo::Memo::default(),
+            uses: crate::cache::uses::Uses::new(use_interval),
             checkpoints: Checkpoints::default(),
             _lock: lock,
         };

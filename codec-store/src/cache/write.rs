@@ -48,6 +48,7 @@ impl Cache {
         Ok(())
     }
 
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn write_entry(
         &self,
         key: &str,
@@ -56,6 +57,7 @@ impl Cache {
         mode: Mode,
         payload: Payload<'_>,
         handler: Option<&str>,
+        expires: Option<u64>,
     ) -> Result<(), StoreError> {
         let Payload {
             bytes: payload,
@@ -83,6 +85,7 @@ impl Cache {
             mode,
             info,
             payload.len() as u64,
+            expires,
         )
     }
 
@@ -129,6 +132,7 @@ impl Cache {
         mode: Mode,
         info: Info,
         size: u64,
+        expires: Option<u64>,
     ) -> Result<(), StoreError> {
         for reserved in ["#key", "#type"] {
             if info.contains_key(reserved) {
@@ -149,6 +153,7 @@ impl Cache {
             size,
             time: 0,
             seq: 0,
+            expires,
         })
     }
 

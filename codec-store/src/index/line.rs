@@ -74,6 +74,8 @@ pub struct LineView<'a> {
     pub size: u64,
     pub time: u64,
     pub seq: u64,
+    /// When the entry expires, in nanoseconds since the Unix epoch.
+    pub expires: Option<u64>,
 }
 
 impl<'a> LineView<'a> {
@@ -98,6 +100,7 @@ impl<'a> LineView<'a> {
     fn read(r: &mut JsonReader<'a>, text: &'a str) -> Result<LineView<'a>, DecodeError> {
         let (mut key, mut type_name, mut fingerprint, mut handler) = (None, None, None, None);
         let (mut mode, mut info, mut size, mut time, mut seq) = (None, None, None, None, None);
+        let mut expires = None;
         r.begin_object()?;
         let mut first = true;
         let mut expected = 0;
@@ -113,6 +116,7 @@ impl<'a> LineView<'a> {
                 6 => once(&mut size, name, r.read_int("u64")?)?,
                 7 => once(&mut time, name, r.read_int("u64")?)?,
                 8 => once(&mut seq, name, r.read_int("u64")?)?,
+                9 => once(&mut expires, name, optional_u64(r)?)?,
                 _ => r.skip_value()?,
             }
         }
@@ -126,6 +130,7 @@ impl<'a> LineView<'a> {
             size: size.unwrap_or_default(),
             time: required(time, "time")?,
             seq: required(seq, "seq")?,
+            expires: expires.flatten(),
         })
     }
 
@@ -140,6 +145,7 @@ impl<'a> LineView<'a> {
             info: Span::of(text, self.info.map(Cow::Borrowed).as_ref())?,
             mode: self.mode,
             size: self.size,
+            expires: self.expires,
         })
     }
 
@@ -156,6 +162,7 @@ impl<'a> LineView<'a> {
             size: spans.size,
             time,
             seq,
+            expires: spans.expires,
         }
     }
 
@@ -185,6 +192,7 @@ impl<'a> LineView<'a> {
             size: self.size,
             time: self.time,
             seq: self.seq,
+            expires: self.expires,
         })
     }
 }
@@ -258,6 +266,14 @@ pub struct Spans {
     info: Span,
     mode: Mode,
     size: u64,
+    expires: Option<u64>,
+}
+
+impl Spans {
+    /// When the line's entry expires.
+    pub fn expires(&self) -> Option<u64> {
+        self.expires
+    }
 }
 
 /// A byte range of a line's text, or [`Span::NONE`] for an absent field.
@@ -294,7 +310,7 @@ impl Span {
 }
 
 /// The keys of an index line in the order codec writes them.
-const KEY_ORDER: [&str; 10] = [
+const KEY_ORDER: [&str; 11] = [
     "#key",
     "#type",
     "fingerprint",
@@ -304,6 +320,7 @@ const KEY_ORDER: [&str; 10] = [
     "size",
     "time",
     "seq",
+    "expires",
     "crc",
 ];
 
@@ -355,7 +372,8 @@ fn quoted_key_is(rest: &[u8], index: usize) -> bool {
         6 => rest.starts_with(b"\"size\":"),
         7 => rest.starts_with(b"\"time\":"),
         8 => rest.starts_with(b"\"seq\":"),
-        9 => rest.starts_with(b"\"crc\":"),
+        9 => rest.starts_with(b"\"expires\":"),
+        10 => rest.starts_with(b"\"crc\":"),
         _ => false,
     }
 }
@@ -377,6 +395,15 @@ fn optional_str<'a>(r: &mut JsonReader<'a>) -> Result<Option<Cow<'a, str>>, Deco
         Ok(None)
     } else {
         r.read_str().map(Some)
+    }
+}
+
+/// `null`, or a `u64`.
+fn optional_u64(r: &mut JsonReader<'_>) -> Result<Option<u64>, DecodeError> {
+    if r.try_read_nil() {
+        Ok(None)
+    } else {
+        r.read_int("u64").map(Some)
     }
 }
 
@@ -456,6 +483,7 @@ mod tests {
             size: 7,
             time: u64::MAX,
             seq: 1,
+            expires: Some(5),
         }
     }
 

@@ -63,6 +63,15 @@ pub struct Found {
 }
 
 impl Found {
+    /// Whether the entry expired at `now` (nanoseconds since the Unix epoch).
+    pub fn expired(&self, key: &str, now: impl FnOnce() -> u64) -> bool {
+        let expires = match &self.spans {
+            Some(spans) => spans.expires(),
+            None => self.view(key).ok().and_then(|v| v.expires),
+        };
+        expires.is_some_and(|at| at <= now())
+    }
+
     /// The line's fields, without parsing it again where its spans are known.
     pub fn view<'a>(&'a self, key: &'a str) -> Result<LineView<'a>, codec_runtime::DecodeError> {
         match &self.spans {
@@ -512,6 +521,9 @@ pub struct EntryInfo {
     pub size: u64,
     /// The handler's info.
     pub info: Info,
+    /// When the entry expires, in nanoseconds since the Unix epoch
+    /// ([`PutOptions::ttl`](crate::PutOptions::ttl)); `None`: never.
+    pub expires: Option<u64>,
 }
 
 impl EntryInfo {
@@ -537,6 +549,7 @@ impl EntryInfo {
             mode: line.mode,
             size: line.size,
             info: line.info().map_err(|e| corrupt_line(&line.key, e))?,
+            expires: line.expires,
         }))
     }
 }
@@ -564,6 +577,13 @@ pub(super) fn corrupt_line(key: &str, e: codec_runtime::DecodeError) -> StoreErr
         key: key.to_owned(),
         message: format!("index line: {e}"),
     }
+}
+
+/// Whether the entry of a live line's text expired at `now`: most lines
+/// have no expiry, seen without parsing them.
+pub(crate) fn line_expired(text: &str, now: u64) -> bool {
+    text.contains(r#""expires":"#)
+        && LineView::parse(text).is_ok_and(|v| v.expires.is_some_and(|at| at <= now))
 }
 
 /// The view of a line the index returned for `key`.

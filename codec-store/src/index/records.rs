@@ -157,6 +157,11 @@ pub struct IndexLine {
     pub time: u64,
     /// Position of the line in its writer's sequence: breaks ties within a writer.
     pub seq: u64,
+    /// Nanoseconds since the Unix epoch from which the entry is expired:
+    /// absent for reads, reclaimed by maintenance. `None`: it never expires
+    /// (and the field is left out of the line).
+    #[codec(default, skip_serializing_if = "Option::is_none")]
+    pub expires: Option<u64>,
 }
 
 /// `checkpoint.json`: the checkpoint's tables and how much of each
@@ -214,6 +219,19 @@ pub struct Covered {
     pub tail: u32,
 }
 
+/// One use of a key, as a line of a `used/<writer>-<n>.jsonl` object: see
+/// [`Admin::reduce_size`](crate::Admin::reduce_size).
+#[derive(Codec, Debug, Clone, PartialEq)]
+#[codec(crate = "codec_runtime", name = "codec.store.UseLine")]
+pub struct UseLine {
+    /// The key.
+    #[codec(rename = "#key")]
+    pub key: String,
+    /// Nanoseconds since the Unix epoch: when the key was used (the first
+    /// use of it in its handle's interval).
+    pub at: u64,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -232,7 +250,8 @@ mod tests {
             .add::<Compacting>()
             .add::<Checkpoint>()
             .add::<Covered>()
-            .add::<Retired>();
+            .add::<Retired>()
+            .add::<UseLine>();
         if let Err(e) = check.run() {
             panic!("{e}");
         }

@@ -40,6 +40,13 @@ pub(super) fn read(text: &str) -> Option<LineView<'_>> {
     let (time, rest) = natural(rest)?;
     let rest = rest.strip_prefix(r#","seq":"#)?;
     let (seq, rest) = natural(rest)?;
+    let (expires, rest) = match rest.strip_prefix(r#","expires":"#) {
+        Some(rest) => {
+            let (expires, rest) = natural(rest)?;
+            (Some(expires), rest)
+        }
+        None => (None, rest),
+    };
     // The checksum (checked before the line is read), then the end.
     let rest = rest.strip_prefix(r#","crc":""#)?;
     let (_, rest) = plain_str(rest)?;
@@ -56,6 +63,7 @@ pub(super) fn read(text: &str) -> Option<LineView<'_>> {
         size,
         time,
         seq,
+        expires,
     })
 }
 
@@ -191,6 +199,7 @@ mod tests {
             size: 7,
             time: 1_795_609_643_478_299_479,
             seq: 12,
+            expires: None,
         }
     }
 
@@ -235,6 +244,10 @@ mod tests {
             IndexLine {
                 mode: Mode::MsgPack,
                 ..line("", Some("auto"), &[("a", InfoValue::from(-1))])
+            },
+            IndexLine {
+                expires: Some(1_795_609_643_478_299_480),
+                ..line("ttl", Some("inline"), &[])
             },
         ];
         for l in &lines {

@@ -1,0 +1,224 @@
+//! Keeping a store within bounds: at most so many bytes and entries, none
+//! unused for longer than an age, the least recently used removed first.
+//!
+//! An entry's last use is the latest of its line's time and the uses
+//! handles recorded ([`uses`](crate::cache::uses)). Removing is writing
+//! removal lines, as [`Cache::remove`] does, so it runs online on every
+//! backend: other handles go on reading and writing, and a key written
+//! again after the reduction started is kept. The space comes back as
+//! compaction gives it back: at once for entries in files of their own,
+//! by the online compaction that follows on object storage, and by the
+//! next compaction of a folder (`codec reduce-size` runs it when no other
+//! handle has the folder open).
+
+use std::time::Duration;
+
+use crate::admin::compact::Compacted;
+use crate::backend::Appends;
+use crate::cache::now_nanos;
+use crate::cache::uses::{recorded_uses, UseLine};
+use crate::cache::Cache;
+use crate::error::StoreError;
+use crate::index::line::LineView;
+use crate::index::{corrupt_line, EntryInfo};
+
+/// How large and how old a store may grow: see
+/// [`Admin::reduce_size`](crate::Admin::reduce_size) and
+/// [`CacheOptions::bounds`](crate::CacheOptions::bounds). A bound left
+/// `None` does not count.
+///
+/// ```
+/// use std::time::Duration;
+/// let bounds = codec::store::Bounds::default()
+///     .max_bytes(10 << 30)
+///     .max_age(Duration::from_secs(30 * 86_400));
+/// # let _ = bounds;
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Bounds {
+    /// The most bytes of payload the live entries may hold together.
+    pub max_bytes: Option<u64>,
+    /// The most live entries.
+    pub max_entries: Option<usize>,
+    /// Entries not used for longer than this are removed.
+    pub max_age: Option<Duration>,
+}
+
+impl Bounds {
+    /// Sets [`max_bytes`](Bounds#structfield.max_bytes).
+    pub fn max_bytes(mut self, bytes: u64) -> Self {
+        self.max_bytes = Some(bytes);
+        self
+    }
+
+    /// Sets [`max_entries`](Bounds#structfield.max_entries).
+    pub fn max_entries(mut self, entries: usize) -> Self {
+        self.max_entries = Some(entries);
+        self
+    }
+
+    /// Sets [`max_age`](Bounds#structfield.max_age).
+    pub fn max_age(mut self, age: Duration) -> Self {
+        self.max_age = Some(age);
+        self
+    }
+
+    /// Whether no bound is set.
+    pub fn is_unbounded(&self) -> bool {
+        self.max_bytes.is_none() && self.max_entries.is_none() && self.max_age.is_none()
+    }
+}
+
+/// What [`Admin::reduce_size`](crate::Admin::reduce_size) did.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct Reduced {
+    /// The keys removed, least recently used first.
+    pub removed: Vec<String>,
+    /// Live entries kept.
+    pub kept: usize,
+    /// Bytes of payload the entries kept hold.
+    pub kept_bytes: u64,
+    /// Bytes of payload of the entries removed.
+    pub removed_bytes: u64,
+    /// The online compaction that followed, where the backend has one
+    /// (object storage, memory); `None` in a folder, whose space comes
+    /// back with the next compaction ([`Admin::compact`](crate::Admin::compact)).
+    pub compacted: Option<Compacted>,
+}
+
+/// A live entry and when it was last used.
+#[derive(Debug, Clone)]
+pub struct Used {
+    /// The entry.
+    pub entry: EntryInfo,
+    /// When its line was written, in nanoseconds since the Unix epoch.
+    pub written: u64,
+    /// When it was last used (written, or read by any handle that
+    /// recorded it), in nanoseconds since the Unix epoch.
+    pub last_used: u64,
+}
+
+impl Cache {
+    /// Every live entry with its last use, most recently used first (then
+    /// by key); and the `used/` objects read.
+    pub(crate) fn entries_by_use(&self) -> Result<(Vec<Used>, Vec<String>), StoreError> {
+        self.uses.flush(&*self.backend, &self.writer_id)?;
+        let (uses, names) = recorded_uses(&*self.backend)?;
+        let mut out = Vec::new();
+        for (key, text) in self.live_lines()? {
+            let line = LineView::parse(&text).map_err(|e| corrupt_line(&key, e))?;
+            if let Some(entry) = EntryInfo::of_line(&line)? {
+                let used = uses.get(&*key).copied().unwrap_or(0);
+                out.push(Used {
+                    entry,
+                    written: line.time,
+                    last_used: line.time.max(used),
+                });
+            }
+        }
+        out.sort_by(|a, b| {
+            (b.last_used.cmp(&a.last_used)).then_with(|| a.entry.key.cmp(&b.entry.key))
+        });
+        Ok((out, names))
+    }
+
+    /// [`Admin::reduce_size`](crate::Admin::reduce_size).
+    pub(crate) fn reduce_size(
+        &self,
+        bounds: &Bounds,
+        grace: Option<Duration>,
+    ) -> Result<Reduced, StoreError> {
+        let (entries, used_objects) = self.entries_by_use()?;
+        let now = now_nanos();
+        let oldest = bounds
+            .max_age
+            .map(|age| now.saturating_sub(u64::try_from(age.as_nanos()).unwrap_or(u64::MAX)));
+        let (mut kept, mut kept_bytes) = (0usize, 0u64);
+        let mut keep = entries.len();
+        for (i, used) in entries.iter().enumerate() {
+            let fits = bounds.max_entries.is_none_or(|max| kept < max)
+                && bounds
+                    .max_bytes
+                    .is_none_or(|max| kept_bytes.saturating_add(used.entry.size) <= max)
+                && oldest.is_none_or(|oldest| used.last_used >= oldest);
+            if !fits {
+                keep = i;
+                break;
+            }
+            kept += 1;
+            kept_bytes += used.entry.size;
+        }
+        let mut removed = Vec::new();
+        let mut removed_bytes = 0;
+        // Least recently used first.
+        for used in entries[keep..].iter().rev() {
+            if self.remove_if_written_at(&used.entry.key, used.written)? {
+                removed_bytes += used.entry.size;
+                removed.push(used.entry.key.clone());
+            }
+        }
+        self.merge_uses(&entries[..keep], used_objects)?;
+        let compacted = match (self.backend.appends(), grace) {
+            (Appends::Segments, Some(grace)) if !removed.is_empty() => {
+                Some(self.compact_online(grace, |_, _| {})?)
+            }
+            _ => None,
+        };
+        Ok(Reduced {
+            removed,
+            kept,
+            kept_bytes,
+            removed_bytes,
+            compacted,
+        })
+    }
+
+    /// Removes `key` if its live line is still the one written at
+    /// `written`: a put made since by another handle stays.
+    fn remove_if_written_at(&self, key: &str, written: u64) -> Result<bool, StoreError> {
+        match self.lookup(key)? {
+            Some(found) if found.time == written => self.remove(key),
+            _ => Ok(false),
+        }
+    }
+
+    /// Replaces the `used/` objects read by one holding the last use of
+    /// each entry kept, so that they do not pile up.
+    fn merge_uses(&self, kept: &[Used], read: Vec<String>) -> Result<(), StoreError> {
+        if read.is_empty() {
+            return Ok(());
+        }
+        let mut lines = Vec::new();
+        for used in kept.iter().filter(|u| u.last_used > u.written) {
+            let line = UseLine {
+                key: used.entry.key.clone(),
+                at: used.last_used,
+            };
+            lines.extend_from_slice(&codec_runtime::to_json_vec(&line)?);
+            lines.push(b'\n');
+        }
+        self.uses.write(&*self.backend, &self.writer_id, &lines)?;
+        for name in read {
+            self.backend.delete(&name)?;
+        }
+        Ok(())
+    }
+
+    /// Applies [`CacheOptions::bounds`](crate::CacheOptions::bounds), as a
+    /// checkpoint starts (in the background or by
+    /// [`Admin::checkpoint`](crate::Admin::checkpoint)): what is past them is removed (its space comes
+    /// back with the next compaction).
+    pub(crate) fn apply_bounds(&self) {
+        let Some(bounds) = self.options.bounds.as_ref().filter(|b| !b.is_unbounded()) else {
+            return;
+        };
+        if let Err(e) = self.reduce_size(bounds, None) {
+            self.checkpoints.warnings.lock().push(format!(
+                "{}: keeping the store within its bounds: {e}",
+                self.location()
+            ));
+        }
+    }
+}

@@ -1,0 +1,279 @@
+//! Keeping a memo store within bounds: `Admin::reduce_size` by bytes, by
+//! count and by age keeps exactly the most recently used entries, online,
+//! on every backend; and `CacheOptions::bounds` applies them by itself.
+
+use std::collections::BTreeSet;
+use std::time::{Duration, Instant};
+
+use codec::store::{Admin, Bounds};
+use codec::{Cache, CacheOptions, StoreError};
+
+use crate::fixtures::backends::{backends, Store};
+
+const GRACE: Duration = Duration::from_secs(3600);
+/// The time between two runs of the program.
+const BETWEEN_RUNS: Duration = Duration::from_millis(300);
+
+#[derive(codec::Codec)]
+struct ChunkV1 {
+    doc_id: u64,
+    text: String,
+}
+
+/// `ChunkV1` after a field's rename: every key it hashes is new.
+#[derive(codec::Codec)]
+struct ChunkV2 {
+    #[codec(rename = "docId")]
+    doc_id: u64,
+    text: String,
+}
+
+/// `ChunkV2` with one more field.
+#[derive(codec::Codec)]
+struct ChunkV3 {
+    #[codec(rename = "docId")]
+    doc_id: u64,
+    text: String,
+    page: u32,
+}
+
+#[codec::memoize(cache = cache, name = "embed", version = 1, ignore(cache))]
+fn embed_v1(cache: &Cache, chunk: &ChunkV1) -> Result<Vec<f32>, StoreError> {
+    Ok(vec![chunk.doc_id as f32; 8])
+}
+
+#[codec::memoize(cache = cache, name = "embed", version = 1, ignore(cache))]
+fn embed_v2(cache: &Cache, chunk: &ChunkV2) -> Result<Vec<f32>, StoreError> {
+    Ok(vec![chunk.doc_id as f32; 8])
+}
+
+#[codec::memoize(cache = cache, name = "embed", version = 1, ignore(cache))]
+fn embed_v3(cache: &Cache, chunk: &ChunkV3) -> Result<Vec<f32>, StoreError> {
+    Ok(vec![chunk.doc_id as f32 + chunk.page as f32; 8])
+}
+
+fn v1(i: u64) -> ChunkV1 {
+    ChunkV1 {
+        doc_id: i,
+        text: format!("chunk {i}"),
+    }
+}
+
+/// The keys of the store, by when each appeared.
+struct Filled {
+    /// The keys written by run 1 and read again by run 3.
+    reread: BTreeSet<String>,
+    run1: BTreeSet<String>,
+    run2: BTreeSet<String>,
+    run3: BTreeSet<String>,
+    /// When run 3 started.
+    run3_start: Instant,
+}
+
+fn new_keys(cache: &Cache, before: &BTreeSet<String>) -> BTreeSet<String> {
+    let all: BTreeSet<String> = cache.keys().unwrap().into_iter().collect();
+    all.difference(before).cloned().collect()
+}
+
+/// Three runs of a program memoizing 10 chunks, each with its own handle:
+/// the argument type changes between runs (so each run writes 10 new
+/// entries), and run 3, last, reads 3 of run 1's entries again.
+fn fill(store: &Store) -> Filled {
+    let mut seen = BTreeSet::new();
+    let mut run = |body: &dyn Fn(&Cache)| {
+        let cache = store.open();
+        body(&cache);
+        let keys = new_keys(&cache, &seen);
+        seen.extend(keys.iter().cloned());
+        drop(cache); // the end of the run records its uses
+        std::thread::sleep(BETWEEN_RUNS);
+        keys
+    };
+    let run1 = run(&|cache| {
+        for i in 0..10 {
+            embed_v1(cache, &v1(i)).unwrap();
+        }
+    });
+    let run2 = run(&|cache| {
+        for i in 0..10 {
+            let ChunkV1 { doc_id, text } = v1(i);
+            embed_v2(cache, &ChunkV2 { doc_id, text }).unwrap();
+        }
+    });
+    let run3_start = Instant::now();
+    let run3 = run(&|cache| {
+        for i in 0..10 {
+            let ChunkV1 { doc_id, text } = v1(i);
+            embed_v3(
+                cache,
+                &ChunkV3 {
+                    doc_id,
+                    text,
+                    page: 1,
+                },
+            )
+            .unwrap();
+        }
+        // A step still on the old type: hits.
+        for i in 0..3 {
+            embed_v1(cache, &v1(i)).unwrap();
+        }
+    });
+    let cache = store.open();
+    let reread: BTreeSet<String> = (0..3)
+        .map(|i| {
+            let hash = codec::ContentHash::new().part(&v1(i));
+            codec::__private::memoize::key("embed", 1, hash).unwrap()
+        })
+        .collect();
+    assert!(reread.is_subset(&run1));
+    assert_eq!((run1.len(), run2.len(), run3.len()), (10, 10, 10));
+    drop(cache);
+    Filled {
+        reread,
+        run1,
+        run2,
+        run3,
+        run3_start,
+    }
+}
+
+/// The 13 most recently used keys: run 3's and the 3 it read again.
+fn most_recent(filled: &Filled) -> BTreeSet<String> {
+    filled.run3.union(&filled.reread).cloned().collect()
+}
+
+/// Reduces the store of `store` to `bounds` while another handle has it
+/// open, and checks that exactly `filled`'s 13 most recently used entries
+/// are left, readable by that handle and by a new one.
+fn check_reduced(store: &Store, filled: &Filled, bounds: &Bounds) {
+    let other = store.open();
+    let cache = store.open();
+    let done = cache.admin().reduce_size(bounds, GRACE).unwrap();
+    let expected = most_recent(filled);
+    let left: BTreeSet<String> = cache.keys().unwrap().into_iter().collect();
+    assert_eq!(left, expected, "{}: {bounds:?}", store.name);
+    assert_eq!(done.kept, 13, "{}", store.name);
+    assert_eq!(done.removed.len(), 17, "{}", store.name);
+    // Least recently used first: run 1's left, then run 2's.
+    let first: BTreeSet<String> = done.removed[..7].iter().cloned().collect();
+    let run1_left: BTreeSet<String> = filled.run1.difference(&filled.reread).cloned().collect();
+    assert_eq!(first, run1_left, "{}", store.name);
+    assert_eq!(
+        cache.dir().is_none(),
+        done.compacted.is_some(),
+        "{}",
+        store.name
+    );
+    // The other handle went on reading and writing.
+    other.refresh().unwrap();
+    assert_eq!(
+        other.keys().unwrap().into_iter().collect::<BTreeSet<_>>(),
+        expected
+    );
+    for key in &expected {
+        assert_eq!(
+            other.get::<Vec<f32>>(key).unwrap().map(|v| v.len()),
+            Some(8)
+        );
+    }
+    other.put("later", &1u32).unwrap();
+    drop((cache, other));
+    assert_eq!(store.open().len().unwrap(), 14, "{}", store.name);
+}
+
+#[test]
+fn reduce_size_by_count_keeps_the_most_recently_used() {
+    for store in backends() {
+        let filled = fill(&store);
+        check_reduced(&store, &filled, &Bounds::default().max_entries(13));
+    }
+}
+
+#[test]
+fn reduce_size_by_bytes_keeps_the_most_recently_used() {
+    for store in backends() {
+        let filled = fill(&store);
+        let size = store.open().entries().unwrap()[0].size;
+        let bounds = Bounds::default().max_bytes(13 * size + size / 2);
+        check_reduced(&store, &filled, &bounds);
+    }
+}
+
+#[test]
+fn reduce_size_by_age_keeps_the_most_recently_used() {
+    for store in backends() {
+        let filled = fill(&store);
+        // Run 2 ended a run's pause before run 3 started.
+        let age = filled.run3_start.elapsed() + BETWEEN_RUNS / 2;
+        check_reduced(&store, &filled, &Bounds::default().max_age(age));
+    }
+}
+
+#[test]
+fn a_folder_reduced_gives_its_space_back_when_compacted() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let cache = Cache::open(dir.path()).unwrap();
+        for i in 0..40u32 {
+            cache.put(&format!("k{i}"), &vec![i; 1000]).unwrap();
+        }
+        let done = cache
+            .admin()
+            .reduce_size(&Bounds::default().max_entries(10), GRACE);
+        assert_eq!(done.unwrap().removed.len(), 30);
+    }
+    let compacted = Admin::compact(dir.path(), &[], |_, _| {}).unwrap();
+    assert_eq!(compacted.kept, 10);
+    assert!(
+        compacted.size_after * 3 < compacted.size_before,
+        "{compacted:?}"
+    );
+}
+
+#[test]
+fn a_bound_in_the_options_is_kept_at_checkpoints() {
+    let dir = tempfile::tempdir().unwrap();
+    let options = CacheOptions::default()
+        .checkpoint_bytes(4096)
+        .bounds(Bounds::default().max_entries(20));
+    let cache = Cache::open_with(dir.path(), options).unwrap();
+    for i in 0..200u32 {
+        cache.put(&format!("k{i:03}"), &i).unwrap();
+    }
+    // At least the first background checkpoint applied them.
+    let len = cache.len().unwrap();
+    assert!(len < 200, "{len} entries left: {:?}", cache.warnings());
+    cache.admin().checkpoint().unwrap();
+    assert_eq!(cache.len().unwrap(), 20);
+    // The latest are kept.
+    assert_eq!(cache.get::<u32>("k199").unwrap(), Some(199));
+    assert_eq!(cache.get::<u32>("k179").unwrap(), None);
+}
+
+#[test]
+fn uses_are_recorded_once_per_key_and_interval_never_per_get() {
+    for store in backends() {
+        let options = CacheOptions::default().use_interval(Duration::from_secs(3600));
+        let cache = store.open_with(options);
+        cache.put("a", &1u32).unwrap();
+        cache.put("b", &2u32).unwrap();
+        for _ in 0..10_000 {
+            assert_eq!(cache.get::<u32>("a").unwrap(), Some(1));
+        }
+        assert!(cache.contains("b").unwrap());
+        assert_eq!(
+            store.objects("used", ".jsonl"),
+            Vec::<String>::new(),
+            "{}",
+            store.name
+        );
+        drop(cache); // records them
+        let used = store.objects("used", ".jsonl");
+        assert_eq!(used.len(), 1, "{}", store.name);
+        let text = String::from_utf8(store.read(&used[0]).unwrap()).unwrap();
+        let mut keys: Vec<&str> = text.lines().map(|l| l.split('"').nth(3).unwrap()).collect();
+        keys.sort();
+        assert_eq!(keys, ["a", "b"], "{}: {text}", store.name);
+    }
+}
