@@ -351,6 +351,10 @@ pub fn parse_manifest(bytes: &[u8]) -> Result<Checkpoint, Damaged> {
     if manifest.format != FORMAT {
         return Err(damaged(format!("unknown format {}", manifest.format)));
     }
+    // The next build takes this number and counts on from it.
+    if manifest.next_table == u64::MAX {
+        return Err(damaged("no table number left after the last".into()));
+    }
     Ok(manifest)
 }
 
@@ -428,5 +432,61 @@ mod tests {
         let base = Base::open(&backend).unwrap().unwrap();
         assert!(base.lookup("k").is_err());
         assert!(base.all().is_err());
+    }
+}
+
+#[cfg(test)]
+mod numbers {
+    use super::*;
+    use crate::backend::folder::Folder;
+    use crate::backend::memory::Memory;
+    use crate::{Cache, CacheOptions};
+
+    fn open(backend: &Arc<dyn Backend>) -> Cache {
+        Cache::open_backend(backend.clone(), CacheOptions::default()).unwrap()
+    }
+
+    #[test]
+    fn a_manifest_with_no_table_number_left_is_rebuilt_not_a_panic() {
+        let dir = tempfile::tempdir().unwrap();
+        let backends: [Arc<dyn Backend>; 2] =
+            [Arc::new(Memory::new()), Arc::new(Folder::new(dir.path()))];
+        for backend in backends {
+            let cache = open(&backend);
+            cache.put("a", &1u32).unwrap();
+            cache.admin().checkpoint().unwrap();
+            drop(cache);
+            let bytes = backend.read(layout::CHECKPOINT).unwrap().unwrap();
+            let mut manifest = parse_manifest(&bytes).unwrap();
+            manifest.next_table = u64::MAX;
+            let bytes = encode_manifest(&manifest).unwrap();
+            backend.write(layout::CHECKPOINT, &bytes, false).unwrap();
+            let cache = open(&backend);
+            cache.put("b", &2u32).unwrap();
+            let _ = cache.admin().checkpoint();
+            let cache = open(&backend);
+            assert_eq!(cache.get::<u32>("a").unwrap(), Some(1));
+            assert_eq!(cache.get::<u32>("b").unwrap(), Some(2));
+        }
+    }
+
+    #[test]
+    fn a_log_segment_numbered_past_the_last_number_is_no_panic() {
+        let backend: Arc<dyn Backend> = Arc::new(Memory::new());
+        let cache = open(&backend);
+        cache.put("a", &1u32).unwrap();
+        drop(cache);
+        let log = backend.list("").unwrap().into_iter();
+        let log = log
+            .map(|l| l.name)
+            .find(|n| n.ends_with(layout::LOG_SUFFIX));
+        let log = log.unwrap();
+        let bytes = backend.read(&log).unwrap().unwrap();
+        let last = layout::segment_name(&log, u64::MAX);
+        backend.write(&last, &bytes, false).unwrap();
+        let cache = open(&backend);
+        let _ = cache.admin().checkpoint();
+        let cache = open(&backend);
+        assert_eq!(cache.get::<u32>("a").unwrap(), Some(1));
     }
 }
