@@ -37,10 +37,13 @@ fn item(id: u32, blob: usize) -> Item {
     }
 }
 
+/// A write to a store.
+type Put = Box<dyn Fn(&Cache)>;
+
 /// Puts entries of every handler and shape into `cache`, with a
 /// checkpoint among them (`checkpoint` of them before it).
 fn fill(cache: &Cache, checkpoint: usize) {
-    let puts: Vec<Box<dyn Fn(&Cache)>> = vec![
+    let puts: Vec<Put> = vec![
         Box::new(|c| c.put("a", &1u32).unwrap()),
         Box::new(|c| c.put("text", &"h\u{e9}llo \"quoted\"".to_owned()).unwrap()),
         Box::new(|c| c.put("item", &item(1, 10)).unwrap()),
