@@ -165,12 +165,13 @@ pub fn schema_name(fingerprint: &str) -> String {
 
 /// The writer of a log segment's writer id and the segment's number:
 /// `<writer>.<n>` is segment `n` of `<writer>`, `<writer>` its segment 0
-/// ([`segment_name`]; writer ids hold no `.`).
+/// ([`segment_name`]; writer ids hold no `.`). A number no writer reaches
+/// (the last one, which has no next) is part of an id.
 pub fn segment_of(id: &str) -> (&str, u64) {
     match id.rsplit_once('.') {
         Some((writer, n)) => match n.parse() {
-            Ok(n) => (writer, n),
-            Err(_) => (id, 0),
+            Ok(n) if n < u64::MAX => (writer, n),
+            _ => (id, 0),
         },
         None => (id, 0),
     }

@@ -32,6 +32,9 @@
 // - `admin/`: what a maintainer runs (compaction, checkpoints, verify,
 //   rebuild).
 
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod __fuzz;
 #[doc(hidden)]
 pub mod __handler;
 #[doc(hidden)]

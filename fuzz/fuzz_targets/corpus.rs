@@ -1,5 +1,7 @@
 //! The types the fuzz targets decode into, and the round-trip property.
 
+#![allow(dead_code)] // each target uses a part
+
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use codec::Codec;

@@ -6,8 +6,8 @@ use std::sync::Arc;
 use arrow_array::types::*;
 use arrow_array::{
     Array, ArrayRef, ArrowPrimitiveType, BinaryArray, BooleanArray, DictionaryArray,
-    FixedSizeBinaryArray, LargeBinaryArray, LargeStringArray, ListArray, PrimitiveArray,
-    RecordBatch, StringArray, StructArray,
+    FixedSizeBinaryArray, Int64Array, LargeBinaryArray, LargeStringArray, ListArray,
+    PrimitiveArray, RecordBatch, StringArray, StructArray,
 };
 use arrow_buffer::ArrowNativeType;
 use arrow_schema::{DataType, Field};
@@ -332,4 +332,38 @@ fn a_damaged_arrow_file_is_a_typed_error() {
     let err = reader.get::<RecordBatch>("t").unwrap_err();
     assert!(matches!(err, StoreError::Corrupt { .. }), "{err}");
     assert!(err.to_string().contains("Arrow file"), "{err}");
+}
+
+/// Found by the `arrow_ipc` fuzz target: a byte of a record batch's
+/// message changed (a buffer's offset) makes arrow's reader slice a
+/// buffer past its end, which panics inside arrow; the store reads it as
+/// a damaged file.
+#[test]
+fn an_arrow_file_on_which_arrows_reader_panics_is_a_typed_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = Cache::open(dir.path()).unwrap();
+    let batch = |n: i64| {
+        RecordBatch::try_from_iter([
+            ("id", Arc::new(Int64Array::from(vec![n, n + 1])) as ArrayRef),
+            (
+                "name",
+                Arc::new(StringArray::from(vec![Some("a"), None])) as ArrayRef,
+            ),
+        ])
+        .unwrap()
+    };
+    cache.put("t", &vec![batch(1), batch(5)]).unwrap();
+    let entry = cache.entries().unwrap().remove(0);
+    let (Some(codec::store::InfoValue::Text(file)), Some(codec::store::InfoValue::Int(offset))) =
+        (entry.info.get("file"), entry.info.get("offset"))
+    else {
+        panic!("{:?}", entry.info)
+    };
+    let path = dir.path().join("data").join(file);
+    let mut bytes = std::fs::read(&path).unwrap();
+    bytes[*offset as usize + 385] = 14;
+    std::fs::write(&path, &bytes).unwrap();
+    let reader = Cache::open(dir.path()).unwrap();
+    let err = reader.get::<Vec<RecordBatch>>("t").unwrap_err();
+    assert!(matches!(err, StoreError::Corrupt { .. }), "{err}");
 }

@@ -68,6 +68,25 @@ impl LocalCached {
     }
 }
 
+#[cfg(feature = "fuzzing")]
+impl LocalCached {
+    /// The file that keeps `range` of object `name`.
+    pub fn file_of(&self, name: &str, range: Option<&Range<u64>>) -> PathBuf {
+        self.files.path(name, range)
+    }
+
+    /// Whether `contents` is a file the cache returns for a range of
+    /// `expected` bytes (any length for `None`).
+    pub fn is_well_formed(contents: &[u8], expected: Option<u64>) -> bool {
+        check(&mut contents.to_vec(), expected).is_ok()
+    }
+
+    /// The trailer of a file holding `bytes`.
+    pub fn trailer_of(bytes: &[u8]) -> Vec<u8> {
+        trailer(bytes).to_vec()
+    }
+}
+
 /// Whether object `name` is a data object: created once, never changed,
 /// its name never reused.
 fn is_data(name: &str) -> bool {

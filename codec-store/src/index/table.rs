@@ -171,6 +171,37 @@ fn header(entries: u64, blocks: u64, fences_crc: u32, lines: Option<u64>) -> [u8
     h
 }
 
+/// Makes the checksums of a table's header, fences and blocks right for
+/// its bytes, as far as the header's counts fit in them.
+#[cfg(feature = "fuzzing")]
+pub fn seal(bytes: &mut [u8]) {
+    if bytes.len() < HEADER {
+        return;
+    }
+    let u64_at = |b: &[u8], i: usize| u64::from_le_bytes(b[i..i + 8].try_into().expect("8 bytes"));
+    let (entries, blocks) = (u64_at(bytes, 16), u64_at(bytes, 24));
+    let fences = entries
+        .checked_mul(ENTRY as u64)
+        .and_then(|e| e.checked_add(HEADER as u64));
+    let checks = fences.and_then(|f| f.checked_add(blocks.checked_mul(8)?));
+    let end = checks.and_then(|c| c.checked_add(blocks.checked_mul(4)?));
+    if let (Some(fences), Some(checks), Some(end)) = (fences, checks, end) {
+        if end <= bytes.len() as u64 {
+            let (fences, checks) = (fences as usize, checks as usize);
+            for n in 0..blocks as usize {
+                let start = HEADER + n * BLOCK * ENTRY;
+                let stop = HEADER + (entries as usize).min((n + 1) * BLOCK) * ENTRY;
+                let crc = crc32fast::hash(bytes.get(start..stop.max(start)).unwrap_or_default());
+                bytes[checks + n * 4..checks + n * 4 + 4].copy_from_slice(&crc.to_le_bytes());
+            }
+            let crc = crc32fast::hash(&bytes[fences..checks]);
+            bytes[32..36].copy_from_slice(&crc.to_le_bytes());
+        }
+    }
+    let crc = crc32fast::hash(&bytes[..60]);
+    bytes[60..64].copy_from_slice(&crc.to_le_bytes());
+}
+
 /// An open table.
 pub struct Table {
     map: Bytes,
@@ -180,6 +211,8 @@ pub struct Table {
     lines: Option<usize>,
     /// One bit per block: its checksum was found right.
     checked: Vec<AtomicU64>,
+    /// How many writers the checkpoint lists: entries number them.
+    writers: usize,
 }
 
 /// A table's bytes are not what was written.
@@ -187,17 +220,19 @@ pub struct Table {
 pub struct Damaged(pub String);
 
 impl Table {
-    /// The table of a map of its object, checked (header and fences).
-    pub fn from_mapped(map: Mapped) -> Result<Table, Damaged> {
-        Self::check(Bytes::Mapped(map))
+    /// The table of a map of its object, checked (header and fences),
+    /// of a checkpoint listing `writers` writers.
+    pub fn from_mapped(map: Mapped, writers: usize) -> Result<Table, Damaged> {
+        Self::check(Bytes::Mapped(map), writers)
     }
 
-    /// The table of `bytes`, read whole (from a backend without maps).
-    pub fn from_bytes(bytes: Vec<u8>) -> Result<Table, Damaged> {
-        Self::check(Bytes::Owned(bytes))
+    /// The table of `bytes`, read whole (from a backend without maps), of
+    /// a checkpoint listing `writers` writers.
+    pub fn from_bytes(bytes: Vec<u8>, writers: usize) -> Result<Table, Damaged> {
+        Self::check(Bytes::Owned(bytes), writers)
     }
 
-    fn check(map: Bytes) -> Result<Table, Damaged> {
+    fn check(map: Bytes, writers: usize) -> Result<Table, Damaged> {
         let damaged = |why: &str| Err(Damaged(why.to_owned()));
         if map.len() < HEADER || &map[0..8] != MAGIC {
             return damaged("not a checkpoint table");
@@ -230,6 +265,7 @@ impl Table {
             entries,
             blocks,
             lines: lines.map(|l| l as usize),
+            writers,
         };
         if crc32fast::hash(table.fences_bytes()).to_le_bytes() != h[32..36] {
             return damaged("fences checksum mismatch");
@@ -252,7 +288,8 @@ impl Table {
         u64::from_le_bytes(b.try_into().expect("8 bytes"))
     }
 
-    /// The entries of block `n`, checked against its checksum.
+    /// The entries of block `n`, checked against its checksum and the
+    /// checkpoint's writers.
     fn block(&self, n: usize) -> Result<&[u8], Damaged> {
         let start = HEADER + n * BLOCK * ENTRY;
         let end = HEADER + (self.entries.min((n + 1) * BLOCK)) * ENTRY;
@@ -263,6 +300,15 @@ impl Table {
             let expected = &self.map[checks + n * 4..checks + n * 4 + 4];
             if crc32fast::hash(bytes).to_le_bytes() != expected {
                 return Err(Damaged(format!("block {n} checksum mismatch")));
+            }
+            // Entries number their writer in the checkpoint's list: a
+            // number past it would be taken up by every reader.
+            let mut entries = bytes.chunks(ENTRY).map(Entry::decode);
+            if let Some(e) = entries.find(|e| e.writer as usize >= self.writers) {
+                return Err(Damaged(format!(
+                    "block {n}: an entry names writer {}, of {} the checkpoint lists",
+                    e.writer, self.writers
+                )));
             }
             self.checked[word].fetch_or(bit, Ordering::Relaxed);
         }
@@ -371,7 +417,7 @@ mod tests {
         let folder = Folder::new(path.parent().expect("a file in a folder"));
         let name = path.file_name().expect("a file").to_string_lossy();
         let map = folder.map(&name).map_err(|e| e.source)?;
-        Ok(Table::from_mapped(map))
+        Ok(Table::from_mapped(map, 3))
     }
 
     fn entry(hash: u64, i: u64) -> Entry {
@@ -466,7 +512,7 @@ mod tests {
             .collect();
         entries.sort_by_key(|e| e.hash);
         let good = encode_with_lines(&entries, &lines);
-        let table = Table::from_bytes(good.clone()).unwrap();
+        let table = Table::from_bytes(good.clone(), 1).unwrap();
         for e in &entries {
             let line = table.own_line(e).unwrap().unwrap();
             assert_eq!(line, format!("line {}", e.time).as_bytes());
@@ -474,14 +520,14 @@ mod tests {
         for at in [10, 40, HEADER + 7, good.len() - lines.len() - 2] {
             let mut bad = good.clone();
             bad[at] ^= 0x10;
-            let damaged = match Table::from_bytes(bad) {
+            let damaged = match Table::from_bytes(bad, 1) {
                 Err(_) => true,
                 Ok(table) => table.verify().is_err(),
             };
             assert!(damaged, "a flip at byte {at} went unnoticed");
         }
         // Lines cut short: the length no longer matches the header.
-        assert!(Table::from_bytes(good[..good.len() - 1].to_vec()).is_err());
+        assert!(Table::from_bytes(good[..good.len() - 1].to_vec(), 1).is_err());
         // An entry pointing past the lines is an error, not a panic.
         let mut far = entries[0];
         far.offset = u64::MAX - 3;

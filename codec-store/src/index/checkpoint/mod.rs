@@ -114,8 +114,14 @@ impl Logs {
             .ids
             .get(w)
             .ok_or_else(|| Damaged(format!("an entry names writer {w}, unknown")))?;
-        let start = e.offset as usize;
-        let end = start + e.len as usize;
+        let past_the_end = || {
+            Damaged(format!(
+                "an entry points past the end of {}",
+                layout::log_name(id)
+            ))
+        };
+        let start = usize::try_from(e.offset).map_err(|_| past_the_end())?;
+        let end = (start.checked_add(e.len as usize)).ok_or_else(past_the_end)?;
         let cached = self.maps.read()[w].clone();
         let map = match cached {
             Some(map) if map.len() > end => map,
@@ -136,10 +142,7 @@ impl Logs {
             }
         };
         if map.len() <= end || map[end] != b'\n' {
-            return Err(Damaged(format!(
-                "an entry points past the end of {}",
-                layout::log_name(id)
-            )));
+            return Err(past_the_end());
         }
         Ok((map, start, end))
     }
@@ -195,12 +198,12 @@ impl Base {
                 // never written again (a new checkpoint writes new files,
                 // and deletes old ones by name, which leaves maps intact).
                 Some(maps) => match maps.map(&name) {
-                    Ok(map) => Table::from_mapped(map),
+                    Ok(map) => Table::from_mapped(map, manifest.writers.len()),
                     Err(e) if missing(&e) => return Err(Missing(e.to_string())),
                     Err(e) => return Ok(Err(Damaged(e.to_string()))),
                 },
                 None => match backend.read(&name) {
-                    Ok(Some(bytes)) => Table::from_bytes(bytes),
+                    Ok(Some(bytes)) => Table::from_bytes(bytes, manifest.writers.len()),
                     Ok(None) => return Err(Missing(format!("{name} is missing"))),
                     Err(e) => return Ok(Err(Damaged(e.to_string()))),
                 },
@@ -348,6 +351,10 @@ pub fn parse_manifest(bytes: &[u8]) -> Result<Checkpoint, Damaged> {
     if manifest.format != FORMAT {
         return Err(damaged(format!("unknown format {}", manifest.format)));
     }
+    // The next build takes this number and counts on from it.
+    if manifest.next_table == u64::MAX {
+        return Err(damaged("no table number left after the last".into()));
+    }
     Ok(manifest)
 }
 
@@ -357,4 +364,129 @@ fn encode_manifest(manifest: &Checkpoint) -> Result<Vec<u8>, codec_runtime::Enco
     let crc = crc32fast::hash(&bytes);
     bytes.extend_from_slice(format!("\n{crc:08x}\n").as_bytes());
     Ok(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::folder::Folder;
+    use crate::backend::memory::Memory;
+    use crate::index::table::{encode, encode_with_lines};
+    use crate::{Cache, CacheOptions};
+
+    /// A store in `backend` holding `k` in its checkpoint, whose tables
+    /// are then written again with `edit` applied to their entries (a
+    /// hostile writer's tables, their checksums right).
+    fn hostile_checkpoint(backend: Arc<dyn Backend>, edit: impl Fn(&mut Vec<Entry>)) {
+        let cache = Cache::open_backend(backend.clone(), CacheOptions::default()).unwrap();
+        cache.put("k", &1u32).unwrap();
+        cache.admin().checkpoint().unwrap();
+        drop(cache);
+        let bytes = backend.read(layout::CHECKPOINT).unwrap().unwrap();
+        let manifest = parse_manifest(&bytes).unwrap();
+        for &n in &manifest.tables {
+            let name = layout::table_object(n);
+            let bytes = backend.read(&name).unwrap().unwrap();
+            let table = Table::from_bytes(bytes, manifest.writers.len()).unwrap();
+            let mut entries: Vec<Entry> = table.iter().map(Result::unwrap).collect();
+            let own_lines = table.own_line(&entries[0]).is_some();
+            let mut lines = Vec::new();
+            for e in &mut entries {
+                if let Some(line) = table.own_line(e) {
+                    let line = line.unwrap();
+                    e.offset = lines.len() as u64;
+                    lines.extend_from_slice(line);
+                    lines.push(b'\n');
+                }
+            }
+            edit(&mut entries);
+            let bytes = match own_lines {
+                true => encode_with_lines(&entries, &lines),
+                false => encode(&entries),
+            };
+            backend.write(&name, &bytes, false).unwrap();
+        }
+    }
+
+    #[test]
+    fn a_table_entry_naming_an_unknown_writer_is_damage_not_a_panic() {
+        let backend: Arc<dyn Backend> = Arc::new(Memory::new());
+        hostile_checkpoint(backend.clone(), |entries| {
+            let mut other = entries[0];
+            other.writer = 7;
+            entries.push(other);
+        });
+        let base = Base::open(&backend).unwrap().unwrap();
+        assert!(base.lookup("k").is_err());
+        assert!(base.all().is_err());
+        assert!(base.verify().is_err());
+    }
+
+    #[test]
+    fn a_table_entry_pointing_past_the_end_of_memory_is_damage_not_a_panic() {
+        let dir = tempfile::tempdir().unwrap();
+        let backend: Arc<dyn Backend> = Arc::new(Folder::new(dir.path()));
+        hostile_checkpoint(backend.clone(), |entries| {
+            entries[0].offset = u64::MAX - 2;
+        });
+        let base = Base::open(&backend).unwrap().unwrap();
+        assert!(base.lookup("k").is_err());
+        assert!(base.all().is_err());
+    }
+}
+
+#[cfg(test)]
+mod numbers {
+    use super::*;
+    use crate::backend::folder::Folder;
+    use crate::backend::memory::Memory;
+    use crate::{Cache, CacheOptions};
+
+    fn open(backend: &Arc<dyn Backend>) -> Cache {
+        Cache::open_backend(backend.clone(), CacheOptions::default()).unwrap()
+    }
+
+    #[test]
+    fn a_manifest_with_no_table_number_left_is_rebuilt_not_a_panic() {
+        let dir = tempfile::tempdir().unwrap();
+        let backends: [Arc<dyn Backend>; 2] =
+            [Arc::new(Memory::new()), Arc::new(Folder::new(dir.path()))];
+        for backend in backends {
+            let cache = open(&backend);
+            cache.put("a", &1u32).unwrap();
+            cache.admin().checkpoint().unwrap();
+            drop(cache);
+            let bytes = backend.read(layout::CHECKPOINT).unwrap().unwrap();
+            let mut manifest = parse_manifest(&bytes).unwrap();
+            manifest.next_table = u64::MAX;
+            let bytes = encode_manifest(&manifest).unwrap();
+            backend.write(layout::CHECKPOINT, &bytes, false).unwrap();
+            let cache = open(&backend);
+            cache.put("b", &2u32).unwrap();
+            let _ = cache.admin().checkpoint();
+            let cache = open(&backend);
+            assert_eq!(cache.get::<u32>("a").unwrap(), Some(1));
+            assert_eq!(cache.get::<u32>("b").unwrap(), Some(2));
+        }
+    }
+
+    #[test]
+    fn a_log_segment_numbered_past_the_last_number_is_no_panic() {
+        let backend: Arc<dyn Backend> = Arc::new(Memory::new());
+        let cache = open(&backend);
+        cache.put("a", &1u32).unwrap();
+        drop(cache);
+        let log = backend.list("").unwrap().into_iter();
+        let log = log
+            .map(|l| l.name)
+            .find(|n| n.ends_with(layout::LOG_SUFFIX));
+        let log = log.unwrap();
+        let bytes = backend.read(&log).unwrap().unwrap();
+        let last = layout::segment_name(&log, u64::MAX);
+        backend.write(&last, &bytes, false).unwrap();
+        let cache = open(&backend);
+        let _ = cache.admin().checkpoint();
+        let cache = open(&backend);
+        assert_eq!(cache.get::<u32>("a").unwrap(), Some(1));
+    }
 }

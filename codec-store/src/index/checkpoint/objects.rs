@@ -219,7 +219,7 @@ fn read_start(
         let Some(bytes) = backend.read(&name)? else {
             return Ok(None);
         };
-        match Table::from_bytes(bytes) {
+        match Table::from_bytes(bytes, manifest.writers.len()) {
             Ok(table) => start.tables.push((n, table)),
             Err(Damaged(why)) => {
                 rebuild(format!("{}: {why}", backend.address(&name)), &mut start);
