@@ -4,7 +4,7 @@
 //! `child_compact`).
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -217,19 +217,33 @@ fn a_compaction_never_runs_between_a_puts_data_and_its_line() {
     );
 }
 
-/// Compacts `CODEC_DIR`, saying how far it got.
+/// Compacts `CODEC_DIR`, saying how far it got, and waits for its kill
+/// once it has copied `CODEC_PAUSE_AT` entries (at the start for 0), so
+/// that it dies there however fast it runs.
 #[test]
 #[ignore = "a child process of a_compaction_killed_at_any_moment_leaves_every_value"]
 fn child_compact() {
     let Some(dir) = child::var::<PathBuf>("CODEC_DIR") else {
         return;
     };
-    println!();
+    let pause_at: usize = child::var("CODEC_PAUSE_AT").unwrap();
+    let said = |line: String| {
+        println!("{line}");
+        std::io::stdout().flush().unwrap();
+    };
+    let pause = || std::thread::sleep(std::time::Duration::from_secs(600));
+    said(String::new());
+    if pause_at == 0 {
+        pause();
+    }
     Admin::compact(&dir, &[], |done, all| {
-        println!("copied {done} of {all}");
+        said(format!("copied {done} of {all}"));
+        if done == pause_at {
+            pause();
+        }
     })
     .unwrap();
-    println!("done");
+    said("done".into());
 }
 
 #[test]
@@ -238,8 +252,6 @@ fn a_compaction_killed_at_any_moment_leaves_every_value() {
     let mut expected = fill(dir.path(), 1500);
     for round in 0..16usize {
         let live = expected.len();
-        let mut child = child!(child_compact).env("CODEC_DIR", dir.path()).spawn();
-        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
         // Killed while copying (after 0, 1/13, 2/13... of the entries),
         // right after the copy (syncing, marking, deleting), or not at all.
         let (after, wait_us) = match round {
@@ -247,6 +259,12 @@ fn a_compaction_killed_at_any_moment_leaves_every_value() {
             13 | 14 => (live, (round as u64 - 12) * 500),
             _ => (usize::MAX, 0),
         };
+        let pause_at = if round < 13 { after } else { usize::MAX };
+        let mut child = child!(child_compact)
+            .env("CODEC_DIR", dir.path())
+            .env("CODEC_PAUSE_AT", pause_at.to_string())
+            .spawn();
+        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
         let mut finished = false;
         for line in lines.by_ref() {
             let line = line.unwrap();
