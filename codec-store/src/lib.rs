@@ -33,6 +33,8 @@
 //   rebuild).
 
 #[doc(hidden)]
+pub mod __ids;
+#[doc(hidden)]
 pub mod __memoized;
 mod admin;
 pub mod backend;

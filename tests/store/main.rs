@@ -19,6 +19,7 @@ mod memo;
 mod memoize;
 mod open;
 mod processes;
+mod sim;
 mod typed;
 
 #[cfg(feature = "ndarray")]

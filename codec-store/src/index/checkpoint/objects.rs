@@ -360,10 +360,8 @@ fn create_table(
     generation: u64,
     bytes: &[u8],
 ) -> Result<Option<u64>, StoreError> {
-    use std::hash::BuildHasher;
     for attempt in 0..TRIES {
-        // std's hasher keys are random per process (and per thread).
-        let random = std::hash::RandomState::new().hash_one(attempt) as u32;
+        let random = crate::__ids::random_bits(attempt as u64);
         let number = (generation << 32) | u64::from(random);
         let name = layout::table_object(number);
         if backend.create(&name, bytes, true)? == Created::Yes {
