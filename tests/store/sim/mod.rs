@@ -185,3 +185,75 @@ fn a_checkpoint_by_a_handle_older_than_a_compaction_brings_back_nothing_it_dropp
     assert_eq!(fresh.get::<u32>("removed").unwrap(), None);
     assert_eq!(fresh.get::<Vec<u8>>("damaged").unwrap(), None);
 }
+
+/// A conditional write whose response is lost, retried by the client,
+/// finds the object its first try wrote (taken, or changed): a checkpoint
+/// whose commit came back so is committed all the same, and keeps its
+/// table. It deleted it, leaving a manifest that names a missing table.
+#[test]
+fn a_checkpoint_whose_commit_is_retried_after_a_lost_response_keeps_its_table() {
+    use codec::store::backend::memory::Memory;
+    use codec::store::backend::{
+        Appender, Backend, BackendError, Created, Listed, Replaced, Version,
+    };
+    use std::ops::Range;
+    use std::sync::Arc;
+
+    /// Memory whose commits of the manifest apply, then answer as their
+    /// retry would.
+    struct Retried(Memory);
+    impl Backend for Retried {
+        fn location(&self) -> String {
+            self.0.location()
+        }
+        fn address(&self, name: &str) -> String {
+            self.0.address(name)
+        }
+        fn read(&self, name: &str) -> Result<Option<Vec<u8>>, BackendError> {
+            self.0.read(name)
+        }
+        fn read_range(&self, name: &str, range: Range<u64>) -> Result<Vec<u8>, BackendError> {
+            self.0.read_range(name, range)
+        }
+        fn list(&self, prefix: &str) -> Result<Vec<Listed>, BackendError> {
+            self.0.list(prefix)
+        }
+        fn write(&self, name: &str, bytes: &[u8], sync: bool) -> Result<(), BackendError> {
+            self.0.write(name, bytes, sync)
+        }
+        fn create(&self, name: &str, bytes: &[u8], sync: bool) -> Result<Created, BackendError> {
+            let created = self.0.create(name, bytes, sync)?;
+            Ok(if name == "checkpoint.json" {
+                Created::Exists
+            } else {
+                created
+            })
+        }
+        fn read_versioned(&self, name: &str) -> Result<Option<(Vec<u8>, Version)>, BackendError> {
+            self.0.read_versioned(name)
+        }
+        fn replace(&self, name: &str, bytes: &[u8], v: &Version) -> Result<Replaced, BackendError> {
+            self.0.replace(name, bytes, v)?;
+            Ok(Replaced::Changed)
+        }
+        fn delete(&self, name: &str) -> Result<(), BackendError> {
+            self.0.delete(name)
+        }
+        fn append_to(&self, name: &str) -> Result<Box<dyn Appender>, BackendError> {
+            self.0.append_to(name)
+        }
+    }
+
+    let backend = Arc::new(Retried(Memory::new()));
+    let options = CacheOptions::default().checkpoint_bytes(0);
+    let cache = Cache::open_backend(backend.clone(), options.clone()).unwrap();
+    for round in 0..3u32 {
+        cache.put(&format!("k{round}"), &round).unwrap();
+        cache.admin().checkpoint().unwrap();
+    }
+    let fresh = Cache::open_backend(backend, options).unwrap();
+    assert_eq!(fresh.get::<u32>("k2").unwrap(), Some(2));
+    assert_eq!(fresh.admin().verify_index().unwrap(), 3);
+    let warnings = fresh.warnings();
+    assert!(warnings.is_empty(), "{warnings:?}");
+}

@@ -155,7 +155,7 @@ pub(crate) fn build_from(
     manifest.tables = tables.iter().map(|(n, _)| *n).collect();
     manifest.tables.push(number);
     manifest.next_table = generation + 1;
-    if !commit(backend, &manifest, version.as_ref())? {
+    if !commit(backend, &manifest, version.as_ref())? && !names_table(backend, number)? {
         backend.delete(&layout::table_object(number))?;
         return Ok(None);
     }
@@ -386,6 +386,18 @@ fn commit(
         ),
         None => backend.create(layout::CHECKPOINT, &bytes, true)? == Created::Yes,
     })
+}
+
+/// Whether the manifest names table `number`. A commit that found the
+/// manifest changed may have changed it itself: a request whose response
+/// was lost, retried by the object store's client, finds the manifest its
+/// first try wrote. Table numbers are random per build, so a manifest that
+/// names this build's table is its own (or built on it): the table stays.
+fn names_table(backend: &dyn Backend, number: u64) -> Result<bool, StoreError> {
+    let Some(bytes) = backend.read(layout::CHECKPOINT)? else {
+        return Ok(false);
+    };
+    Ok(parse_manifest(&bytes).is_ok_and(|m| m.tables.contains(&number)))
 }
 
 /// Deletes the tables `manifest` (just committed, built on generation
