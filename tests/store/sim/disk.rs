@@ -209,6 +209,20 @@ impl Disk {
     }
 }
 
+impl Disk {
+    /// The writers' logs as a process sees them: each log segment's name
+    /// and bytes.
+    pub fn logs(&self) -> Vec<(String, Vec<u8>)> {
+        let s = lock(&self.inner);
+        let listed = s.mem.list("").unwrap_or_default();
+        listed
+            .into_iter()
+            .filter(|l| l.name.ends_with("-info.jsonl"))
+            .filter_map(|l| Some((l.name.clone(), s.bytes(&l.name)?)))
+            .collect()
+    }
+}
+
 impl State {
     fn bytes(&self, name: &str) -> Option<Vec<u8>> {
         self.mem.read(name).ok().flatten()

@@ -403,6 +403,7 @@ impl Sim {
                 }
             }
         }
+        self.lines_once(when)?;
         // Tables are synced before the manifest that names them, and the
         // manifest is replaced whole: no fault leaves a checkpoint that
         // does not verify (a half-applied one).
@@ -429,6 +430,34 @@ impl Sim {
                 return Err(format!(
                     "a fresh handle finds a damaged checkpoint {when}: {warning}"
                 ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Every line is in a writer's log once: a line's time and sequence
+    /// number belong to one write, so a line twice is an append applied
+    /// twice (a retry that did not see its first try land).
+    fn lines_once(&self, when: &str) -> Result<(), String> {
+        let mut seen: BTreeMap<(String, Vec<u8>), String> = BTreeMap::new();
+        for (name, bytes) in self.disk.logs() {
+            let stem = name.trim_end_matches("-info.jsonl");
+            // A segment `<writer>.<n>` belongs to its writer's log.
+            let writer = match stem.rsplit_once('.') {
+                Some((id, n)) if n.bytes().all(|b| b.is_ascii_digit()) => id,
+                _ => stem,
+            };
+            let complete = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+            for line in bytes[..complete]
+                .split(|&b| b == b'\n')
+                .filter(|l| !l.is_empty())
+            {
+                let at = (writer.to_owned(), line.to_vec());
+                if let Some(first) = seen.insert(at, name.clone()) {
+                    return Err(format!(
+                        "a line of {first} is in {name} again {when}: an append applied twice"
+                    ));
+                }
             }
         }
         Ok(())
