@@ -16,6 +16,9 @@
 //! at any byte of them (whole appends before it, one cut short, none
 //! after); any other object written without `sync` is kept, lost (its
 //! name and bytes: a create or a rename not made durable), or cut short.
+//! On a disk whose logs and data objects grow in place (as a folder's
+//! files do), an append that fails may leave part of its bytes, and a
+//! power cut keeps an object's synced bytes and the rest up to a cut.
 //! Conditional replaces are durable once done, as the object stores and
 //! the folder backend make them. Deletes are durable once done.
 
@@ -27,7 +30,8 @@ use std::sync::{Mutex, MutexGuard};
 
 use codec::store::backend::memory::Memory;
 use codec::store::backend::{
-    Appended, Appender, Backend, BackendError, Created, Listed, Replaced, Segments, Version,
+    Appended, Appender, Appends, Backend, BackendError, Created, Listed, Replaced, Segments,
+    Version,
 };
 
 use super::rng::Rng;
@@ -66,6 +70,12 @@ struct State {
     /// Appends not synced, per appender, in order.
     chains: BTreeMap<u64, Vec<String>>,
     next_chain: u64,
+    /// Whether appends grow their object in place (as in a folder) rather
+    /// than making one object each.
+    in_place: bool,
+    /// Objects appended to in place: a power cut keeps their synced
+    /// bytes and a cut of the rest.
+    grown: BTreeSet<String>,
     /// Views whose handle crashed.
     dead: BTreeSet<u64>,
     /// Views that draw no faults (the checker's).
@@ -96,6 +106,8 @@ impl Disk {
                 mem: Memory::new(),
                 durable: BTreeMap::new(),
                 pending: BTreeSet::new(),
+                in_place: false,
+                grown: BTreeSet::new(),
                 chains: BTreeMap::new(),
                 next_chain: 0,
                 dead: BTreeSet::new(),
@@ -104,6 +116,14 @@ impl Disk {
                 trace,
             }),
         })
+    }
+
+    /// An empty disk whose logs and data objects grow in place, as files
+    /// do: an append that fails may leave part of its bytes.
+    pub fn in_place(rng: Rng, rates: Rates, trace: Trace) -> Arc<Disk> {
+        let disk = Disk::new(rng, rates, trace);
+        lock(&disk.inner).in_place = true;
+        disk
     }
 
     /// A view for a new handle; `calm` views draw no faults.
@@ -177,6 +197,23 @@ impl Disk {
             let Some(bytes) = s.bytes(&name) else {
                 continue;
             };
+            if s.grown.contains(&name) {
+                // What was synced, and the rest up to a cut at any byte.
+                let synced = s.durable.get(&name).cloned().flatten();
+                let from = synced.as_ref().map_or(0, |b| b.len());
+                let cut = if emptying {
+                    from
+                } else {
+                    from + s.rng.below((bytes.len() - from) as u64 + 1) as usize
+                };
+                s.trace.push(format!(
+                    "power cut: {name} keeps {cut} of {} bytes ({from} synced)",
+                    bytes.len()
+                ));
+                let keep = (synced.is_some() || cut > 0).then(|| bytes[..cut].into());
+                s.durable.insert(name, keep);
+                continue;
+            }
             let keep = match if emptying { 3 } else { s.rng.below(3) } {
                 3 => {
                     s.trace.push(format!("power cut: {name} left empty"));
@@ -518,12 +555,29 @@ impl Backend for View {
             disk: self.disk.clone(),
             id: self.id,
         });
+        if lock(&self.disk.inner).in_place {
+            let end = lock(&self.disk.inner)
+                .bytes(name)
+                .map_or(0, |b| b.len() as u64);
+            return Ok(Box::new(GrowingAppender {
+                view,
+                name: name.to_owned(),
+                end,
+            }));
+        }
         Ok(Box::new(SimAppender {
             segments: Segments::new(ViewRef(view.clone()), name),
             view,
             chain,
             written: Vec::new(),
         }))
+    }
+
+    fn appends(&self) -> Appends {
+        match lock(&self.disk.inner).in_place {
+            true => Appends::InPlace,
+            false => Appends::Segments,
+        }
     }
 
     fn concurrent_reads(&self) -> bool {
@@ -625,4 +679,61 @@ impl Appender for SimAppender {
 /// (the run reports the panic; the state is only read for its trace).
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// A log or data object that grows in place, as a file does: an append
+/// that fails may leave part of its bytes (a full disk midway), and what
+/// is not synced is kept up to a cut at any byte by a power cut.
+struct GrowingAppender {
+    view: Arc<View>,
+    name: String,
+    end: u64,
+}
+
+impl Appender for GrowingAppender {
+    fn append(&mut self, bytes: &[u8], align: u64) -> Result<Appended, BackendError> {
+        let name = self.name.clone();
+        let mut s = lock(&self.view.disk.inner);
+        let what = format!(" {}B", bytes.len());
+        let fault = self.view.draw(&mut s, "append", &name, &what, true);
+        let mut object = s.bytes(&name).unwrap_or_default();
+        let align = align.max(1) as usize;
+        let offset = object.len().div_ceil(align) * align;
+        let mut grown = vec![0; offset - object.len()];
+        grown.extend_from_slice(bytes);
+        let kept = match fault {
+            f if View::applies(f) => grown.len(),
+            Fault::Error => {
+                let kept = s.rng.below(grown.len() as u64 + 1) as usize;
+                s.trace
+                    .push(format!("{name}: {kept} bytes of the append written"));
+                kept
+            }
+            _ => 0,
+        };
+        if kept > 0 {
+            object.extend_from_slice(&grown[..kept]);
+            s.mem.write(&name, &object, false).expect("a checked name");
+            s.durable.entry(name.clone()).or_insert(None);
+            s.pending.insert(name.clone());
+            s.grown.insert(name.clone());
+        }
+        self.end = object.len() as u64;
+        if let Some(e) = View::error_of("append", &name, fault) {
+            return Err(e);
+        }
+        Ok(Appended {
+            name,
+            offset: offset as u64,
+            end: self.end,
+        })
+    }
+
+    fn sync(&mut self) -> Result<(), BackendError> {
+        self.view.sync(std::slice::from_ref(&self.name))
+    }
+
+    fn end(&self) -> (String, u64) {
+        (self.name.clone(), self.end)
+    }
 }
