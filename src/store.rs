@@ -62,6 +62,8 @@
 //! the entry being written, but an OS crash or power loss may lose recent
 //! entries. [`CacheOptions::fsync`](crate::CacheOptions::fsync) syncs data and index on every write.
 
+#[doc(hidden)]
+pub use codec_store::__ids;
 pub use codec_store::backend;
 pub use codec_store::{
     Address, Admin, Bounds, Compacted, DumpContext, DumpSelf, EntryInfo, FilePerEntry, Handler,

@@ -38,6 +38,8 @@ pub mod __fuzz;
 #[doc(hidden)]
 pub mod __handler;
 #[doc(hidden)]
+pub mod __ids;
+#[doc(hidden)]
 pub mod __memoized;
 mod admin;
 pub mod backend;

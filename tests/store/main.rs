@@ -22,6 +22,7 @@ mod open;
 mod processes;
 mod program_handlers;
 mod reduce;
+mod sim;
 mod typed;
 
 #[cfg(feature = "ndarray")]

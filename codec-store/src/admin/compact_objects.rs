@@ -110,9 +110,13 @@ fn compact_online(
     let (mut freed, mut retired) = collect(&*backend, &manifest.retired, grace, started)?;
 
     // The copies are written by a handle that reads nothing: one that
-    // read the store is enough.
+    // read the store is enough. They are synced before the manifest that
+    // retires what they copy is committed: else, where a write is not
+    // durable once done, a power cut could keep the manifest and lose
+    // the copies (on object storage a sync costs nothing).
     let options = CacheOptions {
         checkpoint_bytes: 0,
+        fsync: true,
         ..CacheOptions::default()
     };
     let old = with_handlers(

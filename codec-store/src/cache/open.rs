@@ -200,11 +200,13 @@ impl Cache {
 /// random bits, so that writers on two machines (one bucket, one shared
 /// folder) never take the same id even with equal clocks and process ids.
 fn new_writer_id() -> String {
-    use std::hash::BuildHasher;
+    // Seeded (a simulation replaying a run): from the seed.
+    if let Some(id) = crate::__ids::seeded_writer_id() {
+        return id;
+    }
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    // std's hasher keys are random per process (and per thread).
-    let random = std::hash::RandomState::new().hash_one(n) as u32;
+    let random = crate::__ids::random_bits(n);
     format!(
         "{:013x}-{}-{n}-{random:08x}",
         now_nanos() / 1000,
@@ -280,7 +282,10 @@ fn check_meta(backend: &dyn Backend) -> Result<(), StoreError> {
                 format: STORE_FORMAT,
             })?;
             // Another process may win the race: either file is the same.
-            backend.create(layout::META, &meta, false)?;
+            // Synced: a layout file a power cut leaves empty or cut short
+            // would keep the store from opening, and every entry written
+            // with `fsync` with it.
+            backend.create(layout::META, &meta, true)?;
             Ok(())
         }
     }

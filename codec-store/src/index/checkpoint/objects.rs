@@ -155,7 +155,7 @@ pub(crate) fn build_from(
     manifest.tables = tables.iter().map(|(n, _)| *n).collect();
     manifest.tables.push(number);
     manifest.next_table = generation + 1;
-    if !commit(backend, &manifest, version.as_ref())? {
+    if !commit(backend, &manifest, version.as_ref())? && !names_table(backend, number)? {
         backend.delete(&layout::table_object(number))?;
         return Ok(None);
     }
@@ -360,10 +360,8 @@ fn create_table(
     generation: u64,
     bytes: &[u8],
 ) -> Result<Option<u64>, StoreError> {
-    use std::hash::BuildHasher;
     for attempt in 0..TRIES {
-        // std's hasher keys are random per process (and per thread).
-        let random = std::hash::RandomState::new().hash_one(attempt) as u32;
+        let random = crate::__ids::random_bits(attempt as u64);
         let number = (generation << 32) | u64::from(random);
         let name = layout::table_object(number);
         if backend.create(&name, bytes, true)? == Created::Yes {
@@ -388,6 +386,18 @@ fn commit(
         ),
         None => backend.create(layout::CHECKPOINT, &bytes, true)? == Created::Yes,
     })
+}
+
+/// Whether the manifest names table `number`. A commit that found the
+/// manifest changed may have changed it itself: a request whose response
+/// was lost, retried by the object store's client, finds the manifest its
+/// first try wrote. Table numbers are random per build, so a manifest that
+/// names this build's table is its own (or built on it): the table stays.
+fn names_table(backend: &dyn Backend, number: u64) -> Result<bool, StoreError> {
+    let Some(bytes) = backend.read(layout::CHECKPOINT)? else {
+        return Ok(false);
+    };
+    Ok(parse_manifest(&bytes).is_ok_and(|m| m.tables.contains(&number)))
 }
 
 /// Deletes the tables `manifest` (just committed, built on generation

