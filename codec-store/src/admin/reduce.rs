@@ -130,8 +130,9 @@ impl Cache {
         bounds: &Bounds,
         grace: Option<Duration>,
     ) -> Result<Reduced, StoreError> {
-        let (entries, used_objects) = self.entries_by_use()?;
+        // Ages count from the call, not from the end of the reading.
         let now = now_nanos();
+        let (entries, used_objects) = self.entries_by_use()?;
         let oldest = bounds
             .max_age
             .map(|age| now.saturating_sub(u64::try_from(age.as_nanos()).unwrap_or(u64::MAX)));
