@@ -17,8 +17,9 @@ use crate::content::handler::Handler;
 use crate::error::StoreError;
 use crate::index::EntryInfo;
 
+pub use crate::options::Bounds;
 pub use compact::Compacted;
-pub use reduce::{Bounds, Reduced, Used};
+pub use reduce::{Reduced, Used};
 
 /// The maintenance of a store: compaction and the index checkpoint, what
 /// the `codec` command runs (`codec compact`, `codec verify`). A

@@ -21,54 +21,7 @@ use crate::cache::Cache;
 use crate::error::StoreError;
 use crate::index::line::LineView;
 use crate::index::{corrupt_line, EntryInfo};
-
-/// How large and how old a store may grow: see
-/// [`Admin::reduce_size`](crate::Admin::reduce_size) and
-/// [`CacheOptions::bounds`](crate::CacheOptions::bounds). A bound left
-/// `None` does not count.
-///
-/// ```
-/// use std::time::Duration;
-/// let bounds = codec::store::Bounds::default()
-///     .max_bytes(10 << 30)
-///     .max_age(Duration::from_secs(30 * 86_400));
-/// # let _ = bounds;
-/// ```
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct Bounds {
-    /// The most bytes of payload the live entries may hold together.
-    pub max_bytes: Option<u64>,
-    /// The most live entries.
-    pub max_entries: Option<usize>,
-    /// Entries not used for longer than this are removed.
-    pub max_age: Option<Duration>,
-}
-
-impl Bounds {
-    /// Sets [`max_bytes`](Bounds#structfield.max_bytes).
-    pub fn max_bytes(mut self, bytes: u64) -> Self {
-        self.max_bytes = Some(bytes);
-        self
-    }
-
-    /// Sets [`max_entries`](Bounds#structfield.max_entries).
-    pub fn max_entries(mut self, entries: usize) -> Self {
-        self.max_entries = Some(entries);
-        self
-    }
-
-    /// Sets [`max_age`](Bounds#structfield.max_age).
-    pub fn max_age(mut self, age: Duration) -> Self {
-        self.max_age = Some(age);
-        self
-    }
-
-    /// Whether no bound is set.
-    pub fn is_unbounded(&self) -> bool {
-        self.max_bytes.is_none() && self.max_entries.is_none() && self.max_age.is_none()
-    }
-}
+use crate::options::Bounds;
 
 /// What [`Admin::reduce_size`](crate::Admin::reduce_size) did.
 #[derive(Debug)]

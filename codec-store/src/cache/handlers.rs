@@ -13,8 +13,8 @@ use codec_runtime::{Bytes, Codec, WireKind};
 
 use crate::cache::write::Payload;
 use crate::cache::Cache;
+use crate::content::handler::SubValues;
 use crate::content::handler::{Handler, LoadContext};
-use crate::content::sub_values::SubValues;
 use crate::content::typed::Typed;
 use crate::error::StoreError;
 use crate::index::corrupt_line;

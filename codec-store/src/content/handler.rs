@@ -4,16 +4,17 @@
 //! [`Handler`] trait.
 
 use parking_lot::Mutex;
-use std::any::Any;
+use std::any::{Any, TypeId};
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use base64::Engine as _;
+use codec_runtime::__store::schema::SchemaInfo;
+use codec_runtime::__store::DefaultHandler;
 
 use crate::backend::{Appender, Appends, Backend, Created};
-use crate::content::sub_values::SubValues;
 use crate::error::StoreError;
 use crate::index::line::InfoRef;
 use crate::index::records::{Info, InfoValue};
@@ -494,4 +495,27 @@ impl Handler for FilePerEntry {
     fn delete(&self, info: &Info, ctx: &LoadContext<'_>) -> Result<(), StoreError> {
         ctx.delete_file(text(info, "file", ctx)?)
     }
+}
+
+/// What the contexts ask of the handle for sub-values
+/// (`content::sub_values`).
+pub(crate) trait SubValues: Sync {
+    /// The default handler of the type `type_id` (which names `declared`).
+    fn default_handler(
+        &self,
+        type_id: TypeId,
+        declared: Option<DefaultHandler>,
+    ) -> Option<Arc<dyn Handler>>;
+
+    /// The handler `name` (or the one it is an alias of).
+    fn handler(&self, name: &str) -> Option<Arc<dyn Handler>>;
+
+    /// Checks that a value of `type_name` and `fingerprint` reads as `info`.
+    fn check_schema(
+        &self,
+        key: &str,
+        type_name: &str,
+        fingerprint: &str,
+        info: &SchemaInfo,
+    ) -> Result<(), StoreError>;
 }

@@ -10,40 +10,16 @@
 //! and its load checks the schema as a `get` does.
 
 use std::any::{Any, TypeId};
-use std::sync::Arc;
 
-use codec_runtime::__store::schema::{self, SchemaInfo};
-use codec_runtime::__store::DefaultHandler;
+use codec_runtime::__store::schema;
 use codec_runtime::Codec;
 
 use crate::content::apart::{self, Parts};
-use crate::content::handler::{DumpContext, Handler, LoadContext};
+use crate::content::handler::{DumpContext, LoadContext};
 use crate::content::typed::Typed;
 use crate::error::StoreError;
 use crate::index::records::{Info, InfoValue};
 use crate::layout;
-
-/// What the contexts ask of the handle for sub-values.
-pub(crate) trait SubValues: Sync {
-    /// The default handler of the type `type_id` (which names `declared`).
-    fn default_handler(
-        &self,
-        type_id: TypeId,
-        declared: Option<DefaultHandler>,
-    ) -> Option<Arc<dyn Handler>>;
-
-    /// The handler `name` (or the one it is an alias of).
-    fn handler(&self, name: &str) -> Option<Arc<dyn Handler>>;
-
-    /// Checks that a value of `type_name` and `fingerprint` reads as `info`.
-    fn check_schema(
-        &self,
-        key: &str,
-        type_name: &str,
-        fingerprint: &str,
-        info: &SchemaInfo,
-    ) -> Result<(), StoreError>;
-}
 
 const HANDLER: &str = "handler";
 const TYPE: &str = "type";
