@@ -162,6 +162,8 @@ fn check_reduced(store: &Store, filled: &Filled, bounds: &dyn Fn() -> Bounds) {
     let first: BTreeSet<String> = done.removed[..7].iter().cloned().collect();
     let run1_left: BTreeSet<String> = filled.run1.difference(&filled.reread).cloned().collect();
     assert_eq!(first, run1_left, "{}", store.name);
+    let then: BTreeSet<String> = done.removed[7..].iter().cloned().collect();
+    assert_eq!(then, filled.run2, "{}", store.name);
     assert_eq!(
         cache.dir().is_none(),
         done.compacted.is_some(),
