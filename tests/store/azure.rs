@@ -5,13 +5,11 @@
 //! backend (`backends.rs` and the others) run on it too.
 
 use codec::store::backend::object::Objects;
-use codec::store::backend::{Backend, Created, Replaced};
 use codec::{Cache, CacheOptions};
 
 use crate::fixtures::azurite::{azurite, CONTAINER};
 use crate::fixtures::child;
-use crate::fixtures::shared;
-use crate::fixtures::{sized_chunk, Chunk};
+use crate::fixtures::{server, shared};
 
 #[test]
 fn the_store_on_azure_keeps_its_promises() {
@@ -20,57 +18,13 @@ fn the_store_on_azure_keeps_its_promises() {
     // The seam's commits: create-if-absent and replace-if-unchanged.
     let prefix = azurite.prefix("seam");
     let url = format!("az://{CONTAINER}/{prefix}");
-    let backend = Objects::new(azurite.store(), &prefix, url).unwrap();
-    assert_eq!(
-        backend.create("m.json", b"one", false).unwrap(),
-        Created::Yes
-    );
-    assert_eq!(
-        backend.create("m.json", b"two", false).unwrap(),
-        Created::Exists
-    );
-    let (bytes, v1) = backend.read_versioned("m.json").unwrap().unwrap();
-    assert_eq!(bytes, b"one");
-    assert!(matches!(
-        backend.replace("m.json", b"two", &v1).unwrap(),
-        Replaced::Yes(_)
-    ));
-    assert_eq!(
-        backend.replace("m.json", b"three", &v1).unwrap(),
-        Replaced::Changed
-    );
-    assert_eq!(backend.read("m.json").unwrap().unwrap(), b"two");
-    assert_eq!(backend.read_range("m.json", 1..10).unwrap(), b"wo");
-    assert_eq!(backend.read_range("m.json", 10..20).unwrap(), b"");
-    let listed: Vec<_> = backend
-        .list("m")
-        .unwrap()
-        .into_iter()
-        .map(|l| l.name)
-        .collect();
-    assert_eq!(listed, ["m.json"]);
+    server::check_seam(&Objects::new(azurite.store(), &prefix, url).unwrap());
 
     // The typed API, two handles.
     let prefix = azurite.prefix("cache");
     let open = || Cache::open_store(azurite.store(), &prefix, CacheOptions::default()).unwrap();
-    let (a, b) = (open(), open());
-    for i in 0..20 {
-        a.put(&format!("k/{i}"), &sized_chunk(i, 10 + 300 * i as usize))
-            .unwrap();
-    }
-    b.put("k/3", &sized_chunk(99, 10)).unwrap();
-    assert!(b.remove("k/4").unwrap());
+    server::check_two_handles(&open);
     let reader = open();
-    assert_eq!(reader.len().unwrap(), 19);
-    assert_eq!(
-        reader.get::<Chunk>("k/3").unwrap(),
-        Some(sized_chunk(99, 10))
-    );
-    assert_eq!(reader.get::<Chunk>("k/4").unwrap(), None);
-    assert_eq!(
-        reader.get::<Chunk>("k/19").unwrap(),
-        Some(sized_chunk(19, 10 + 300 * 19))
-    );
     assert_eq!(reader.location(), format!("az://{CONTAINER}/{prefix}"));
 }
 

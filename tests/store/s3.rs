@@ -8,11 +8,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use codec::store::backend::object::Objects;
-use codec::store::backend::{Backend, Created, Replaced, Retries};
+use codec::store::backend::Retries;
 use codec::{Cache, CacheOptions};
 
 use crate::fixtures::child;
 use crate::fixtures::moto::{moto, store_at, Mode, Proxy};
+use crate::fixtures::server;
 use crate::fixtures::{sized_chunk, Chunk};
 
 #[test]
@@ -21,56 +22,13 @@ fn the_store_on_s3_keeps_its_promises() {
 
     // The seam's commits: create-if-absent and replace-if-unchanged.
     let store = moto.store(&moto.bucket("seam"));
-    let backend = Objects::new(store.clone(), "root", "s3://seam/root").unwrap();
-    assert_eq!(
-        backend.create("m.json", b"one", false).unwrap(),
-        Created::Yes
-    );
-    assert_eq!(
-        backend.create("m.json", b"two", false).unwrap(),
-        Created::Exists
-    );
-    let (bytes, v1) = backend.read_versioned("m.json").unwrap().unwrap();
-    assert_eq!(bytes, b"one");
-    assert!(matches!(
-        backend.replace("m.json", b"two", &v1).unwrap(),
-        Replaced::Yes(_)
-    ));
-    assert_eq!(
-        backend.replace("m.json", b"three", &v1).unwrap(),
-        Replaced::Changed
-    );
-    assert_eq!(backend.read_range("m.json", 1..10).unwrap(), b"wo");
-    assert_eq!(backend.read_range("m.json", 10..20).unwrap(), b"");
-    let listed: Vec<_> = backend
-        .list("m")
-        .unwrap()
-        .into_iter()
-        .map(|l| l.name)
-        .collect();
-    assert_eq!(listed, ["m.json"]);
+    server::check_seam(&Objects::new(store, "root", "s3://seam/root").unwrap());
 
     // The typed API, two handles.
     let store = moto.store(&moto.bucket("cache"));
-    let open = || Cache::open_store(store.clone(), "runs/1", CacheOptions::default()).unwrap();
-    let (a, b) = (open(), open());
-    for i in 0..20 {
-        a.put(&format!("k/{i}"), &sized_chunk(i, 10 + 300 * i as usize))
-            .unwrap();
-    }
-    b.put("k/3", &sized_chunk(99, 10)).unwrap();
-    assert!(b.remove("k/4").unwrap());
-    let reader = open();
-    assert_eq!(reader.len().unwrap(), 19);
-    assert_eq!(
-        reader.get::<Chunk>("k/3").unwrap(),
-        Some(sized_chunk(99, 10))
-    );
-    assert_eq!(reader.get::<Chunk>("k/4").unwrap(), None);
-    assert_eq!(
-        reader.get::<Chunk>("k/19").unwrap(),
-        Some(sized_chunk(19, 10 + 300 * 19))
-    );
+    server::check_two_handles(&|| {
+        Cache::open_store(store.clone(), "runs/1", CacheOptions::default()).unwrap()
+    });
 }
 
 /// A cache on a fresh bucket through `proxy`, retrying `retries` times.
