@@ -49,6 +49,8 @@ fn every_msgpack_kind_is_read_and_written_back_byte_for_byte() {
         ("d38000000000000000", Value::Int(i64::MIN.into())),
         ("cb3ff8000000000000", Value::Float(1.5)),
         ("cb7ff8000000000000", Value::Float(f64::NAN)),
+        // A float32 keeps its width.
+        ("ca3dcccccd", Value::Float32(0.1)),
         ("a0", Value::Str(String::new())),
         ("a3 c3a978", Value::Str("éx".into())),
         ("c400", Value::Bytes(vec![])),
@@ -121,7 +123,6 @@ fn longer_forms_are_read_and_written_back_in_the_shortest_as_msgspec_does() {
         ("cd0001", "01"),
         ("d0ff", "ff"),
         ("d3000000000000007f", "7f"),
-        ("ca3fc00000", "cb3ff8000000000000"),
         ("d90161", "a161"),
         ("c50001ff", "c401ff"),
         ("dc000101", "9101"),
@@ -135,6 +136,30 @@ fn longer_forms_are_read_and_written_back_in_the_shortest_as_msgspec_does() {
             "{long}"
         );
     }
+}
+
+#[test]
+fn a_float32_keeps_its_width_in_both_formats() {
+    let value = from_hex("ca3dcccccd");
+    assert_eq!(value, Value::Float32(0.1));
+    assert_eq!(value.as_f64(), Some(f64::from(0.1f32)));
+    // Its shortest f32 form, not the widened 0.10000000149011612.
+    assert_eq!(codec::to_json(&value).unwrap(), "0.1");
+    assert_eq!(
+        codec::to_json(&Value::Array(vec![Value::Float32(f32::NAN), 1.5f32.into()])).unwrap(),
+        "[null,1.5]"
+    );
+    // A struct's f32 field reads as one too.
+    #[derive(codec::Codec)]
+    struct Point {
+        x: f32,
+        y: f64,
+    }
+    let bytes = codec::to_msgpack(&Point { x: 0.1, y: 0.1 }).unwrap();
+    let read = codec::from_msgpack::<Value>(&bytes).unwrap();
+    assert_eq!(read.get("x"), Some(&Value::Float32(0.1)));
+    assert_eq!(read.get("y"), Some(&Value::Float(0.1)));
+    assert_eq!(codec::to_msgpack(&read).unwrap(), bytes);
 }
 
 #[test]

@@ -251,22 +251,25 @@ fn progress(len: usize, what: &str) -> ProgressBar {
 /// An entry's value as JSON; the error names the entry.
 fn entry_json(cache: &Cache, entry: &EntryInfo) -> Result<Json, String> {
     // Store errors name the entry already; their Debug adds the causes.
-    let payload = cache
-        .admin()
-        .entry_payload(entry)
-        .map_err(|e| format!("{e:?}"))?;
+    let stored = |e: StoreError| format!("{e:?}");
+    let payload = || cache.admin().entry_payload(entry).map_err(stored);
     let named = |e: &dyn std::fmt::Display| format!("entry `{}`: {e}", entry.key);
     match entry.mode {
-        Mode::Json => untyped::json_to_json(&payload).map_err(|e| named(&e)),
-        Mode::MsgPack => untyped::msgpack_to_json(&payload).map_err(|e| named(&e)),
+        // Read as any value, whatever type and handler wrote it.
+        Mode::MsgPack => match cache.get::<codec::Value>(&entry.key).map_err(stored)? {
+            Some(value) => Ok(Json::from(value)),
+            None => Err(format!("entry `{}`: removed while it was read", entry.key)),
+        },
+        // JSON text keeps its numbers as written.
+        Mode::Json => untyped::json_to_json(&payload()?).map_err(|e| named(&e)),
         // An array as codec encodes ndarray arrays in JSON.
         Mode::Raw => Ok(match entry.array_type() {
             Some((dtype, shape)) => Json::from(
-                serde_json::json!({ "dtype": dtype, "shape": shape, "data": untyped::base64(&payload) }),
+                serde_json::json!({ "dtype": dtype, "shape": shape, "data": untyped::base64(&payload()?) }),
             ),
             None => Json::Object(vec![(
                 "raw_base64".into(),
-                Json::Str(untyped::base64(&payload)),
+                Json::Str(untyped::base64(&payload()?)),
             )]),
         }),
     }

@@ -1,4 +1,6 @@
 //! Stored payloads as JSON text without their Rust type: for `codec get`.
+//! MessagePack entries are read as [`Value`]s (`Cache::get::<Value>`),
+//! JSON payloads by the walk below, which keeps their numbers' spelling.
 //!
 //! What the wire holds is printed as it is: map entries in their stored
 //! order, float32 in its shortest f32 form (`0.1`, not `0.10000000149011612`),
@@ -9,8 +11,7 @@
 use std::fmt::Write as _;
 
 use base64::Engine as _;
-use codec::msgpack::{marker_kind, Integer};
-use codec::{DecodeError, JsonReader, MsgpackReader, WireKind};
+use codec::{DecodeError, JsonReader, Value, WireKind};
 
 /// A JSON value that keeps the order of its object's entries.
 pub enum Json {
@@ -27,17 +28,6 @@ pub fn base64(bytes: &[u8]) -> String {
     base64::engine::general_purpose::STANDARD.encode(bytes)
 }
 
-/// The MessagePack float32 marker.
-const FLOAT32: u8 = 0xca;
-
-/// The JSON form of one MessagePack value.
-pub fn msgpack_to_json(bytes: &[u8]) -> Result<Json, DecodeError> {
-    let mut r = MsgpackReader::new(bytes);
-    let value = from_msgpack(&mut r)?;
-    r.finish()?;
-    Ok(value)
-}
-
 /// A stored JSON payload, its order and number spellings kept.
 pub fn json_to_json(bytes: &[u8]) -> Result<Json, DecodeError> {
     let mut r = JsonReader::from_slice(bytes)?;
@@ -46,81 +36,48 @@ pub fn json_to_json(bytes: &[u8]) -> Result<Json, DecodeError> {
     Ok(value)
 }
 
-fn float(v: f64, f32_wide: bool) -> Json {
-    if !v.is_finite() {
-        // As codec writes non-finite floats in JSON.
-        return Json::Null;
-    }
-    let mut buf = ryu::Buffer::new();
-    Json::Number(if f32_wide {
-        buf.format_finite(v as f32).to_owned()
+/// A float's shortest form, or `null` for NaN and the infinities, as
+/// codec writes them in JSON.
+fn float(text: &str, finite: bool) -> Json {
+    if finite {
+        Json::Number(text.to_owned())
     } else {
-        buf.format_finite(v).to_owned()
-    })
+        Json::Null
+    }
 }
 
-fn from_msgpack(r: &mut MsgpackReader<'_>) -> Result<Json, DecodeError> {
-    let marker = r.peek()?;
-    let kind = marker_kind(marker);
-    Ok(if kind.is(WireKind::NIL) {
-        r.read_nil()?;
-        Json::Null
-    } else if kind.is(WireKind::BOOL) {
-        Json::Bool(r.read_bool()?)
-    } else if kind.is(WireKind::INT) {
-        Json::Number(match r.read_integer()? {
-            Integer::Pos(v) => v.to_string(),
-            Integer::Neg(v) => v.to_string(),
-        })
-    } else if kind.is(WireKind::FLOAT) {
-        float(r.read_f64()?, marker == FLOAT32)
-    } else if kind.is(WireKind::STR) {
-        Json::Str(r.read_str()?.to_owned())
-    } else if kind.is(WireKind::BYTES) {
-        Json::Str(base64(r.read_bin()?))
-    } else if kind.is(WireKind::ARRAY) {
-        let len = r.read_array_len()?;
-        let items = r.nested(|r| {
-            let mut items = Vec::with_capacity(r.capacity_hint(len));
-            for _ in 0..len {
-                items.push(from_msgpack(r)?);
-            }
-            Ok(items)
-        })?;
-        Json::Array(items)
-    } else if kind.is(WireKind::MAP) {
-        let len = r.read_map_len()?;
-        let entries = r.nested(|r| {
-            let mut entries = Vec::with_capacity(r.capacity_hint(len));
-            for _ in 0..len {
-                entries.push((from_msgpack(r)?, from_msgpack(r)?));
-            }
-            Ok(entries)
-        })?;
-        map(entries)
-    } else if kind.is(WireKind::EXT) {
-        let start = r.position();
-        let (ty, data) = r.read_ext()?;
-        if ty == -1 {
+/// A value read from MessagePack (`Cache::get::<Value>`), in JSON.
+impl From<Value> for Json {
+    fn from(v: Value) -> Json {
+        let mut buf = ryu::Buffer::new();
+        match v {
+            Value::Nil => Json::Null,
+            Value::Bool(b) => Json::Bool(b),
+            Value::Int(i) => Json::Number(i.to_string()),
+            Value::Float(f) => float(buf.format(f), f.is_finite()),
+            // Its shortest f32 form: `0.1`, not `0.10000000149011612`.
+            Value::Float32(f) => float(buf.format(f), f.is_finite()),
+            Value::Str(s) => Json::Str(s),
+            Value::Bytes(b) => Json::Str(base64(&b)),
+            Value::Array(items) => Json::Array(items.into_iter().map(Json::from).collect()),
+            Value::Map(entries) => map(entries
+                .into_iter()
+                .map(|(k, v)| (Json::from(k), Json::from(v)))
+                .collect()),
             // A timestamp: shown as JSON shows it, RFC 3339.
-            r.seek(start);
-            let (secs, nanos) = r.read_timestamp()?;
-            match codec::time::format_rfc3339(secs, nanos) {
+            Value::Timestamp { secs, nanos } => match codec::time::format_rfc3339(secs, nanos) {
                 Ok(text) => Json::Str(text),
                 Err(_) => Json::Object(vec![
                     ("timestamp_seconds".into(), Json::Number(secs.to_string())),
                     ("nanoseconds".into(), Json::Number(nanos.to_string())),
                 ]),
-            }
-        } else {
-            Json::Object(vec![
+            },
+            Value::Ext(ty, data) => Json::Object(vec![
                 ("ext".into(), Json::Number(ty.to_string())),
-                ("data".into(), Json::Str(base64(data))),
-            ])
+                ("data".into(), Json::Str(base64(&data))),
+            ]),
         }
-    } else {
-        return Err(r.unexpected("a MessagePack value"));
-    })
+    }
 }
 
 /// An object when every key is a string or an integer (as codec writes

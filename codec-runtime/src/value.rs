@@ -14,9 +14,10 @@ use crate::time;
 ///
 /// Every MessagePack kind has its variant, so a value read and written back
 /// keeps its meaning: `bin` stays [`Value::Bytes`], an unknown extension
-/// stays [`Value::Ext`], maps keep their order and non-string keys. It is
-/// written back canonically, as msgspec writes it: integers and timestamps in
-/// their shortest form, floats as float64.
+/// stays [`Value::Ext`], a float32 stays [`Value::Float32`], maps keep their
+/// order and non-string keys. It is written back canonically, as msgspec
+/// writes it: integers and timestamps in their shortest form; floats keep
+/// their width (msgspec reads both widths as a `float`).
 ///
 /// In JSON, strings stay strings (a date in a string is not guessed at),
 /// bytes are written as base64 and timestamps as RFC 3339; an extension, or
@@ -39,8 +40,12 @@ pub enum Value {
     Bool(bool),
     /// An integer: MessagePack's range, `i64::MIN..=u64::MAX`.
     Int(i128),
-    /// A float (float32 in MessagePack is widened).
+    /// A float64 (and any JSON number that is not an integer).
     Float(f64),
+    /// A MessagePack float32, kept at its width: written back as float32,
+    /// and in JSON in its shortest f32 form (`0.1`, not
+    /// `0.10000000149011612`). [`Value::as_f64`] reads both widths.
+    Float32(f32),
     /// A string.
     Str(String),
     /// A byte buffer (MessagePack `bin`).
@@ -94,6 +99,7 @@ impl Value {
         match self {
             Value::Int(v) => Some(*v as f64),
             Value::Float(v) => Some(*v),
+            Value::Float32(v) => Some(f64::from(*v)),
             _ => None,
         }
     }
@@ -117,6 +123,9 @@ fn out_of_range(v: i128) -> EncodeError {
 /// alone is too loose a bound.
 const PREALLOCATE: usize = 1024;
 
+/// The MessagePack float32 marker.
+const FLOAT32: u8 = 0xca;
+
 fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Value, DecodeError> {
     let kind = r.peek_kind()?;
     Ok(if kind.is(WireKind::NIL) {
@@ -126,6 +135,8 @@ fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Value, DecodeError> {
         Value::Bool(r.read_bool()?)
     } else if kind.is(WireKind::INT) {
         integer(r.read_integer()?)
+    } else if kind.is(WireKind::FLOAT) && r.peek()? == FLOAT32 {
+        Value::Float32(r.read_f64()? as f32)
     } else if kind.is(WireKind::FLOAT) {
         Value::Float(r.read_f64()?)
     } else if kind.is(WireKind::STR) {
@@ -181,6 +192,7 @@ fn encode_msgpack(v: &Value, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
             }
         }
         Value::Float(f) => w.write_f64(*f),
+        Value::Float32(f) => w.write_f32(*f),
         Value::Str(s) => w.write_str(s)?,
         Value::Bytes(b) => w.write_bin(b)?,
         Value::Array(items) => {
@@ -248,6 +260,7 @@ fn encode_json(v: &Value, w: &mut JsonWriter) -> Result<(), EncodeError> {
             }
         }
         Value::Float(f) => w.write_f64(*f),
+        Value::Float32(f) => w.write_f32(*f),
         Value::Str(s) => w.write_str(s)?,
         Value::Bytes(b) => w.write_base64(b),
         Value::Array(items) => {
@@ -345,6 +358,7 @@ from_impl! {
     i64 => |v| Value::Int(i128::from(v));
     u64 => |v| Value::Int(i128::from(v));
     f64 => |v| Value::Float(v);
+    f32 => |v| Value::Float32(v);
     String => |v| Value::Str(v);
     &str => |v| Value::Str(v.to_owned());
     Vec<Value> => |v| Value::Array(v);

@@ -47,7 +47,7 @@ fn child_url_writer() {
 fn three_processes_open_an_az_url_and_the_latest_write_wins() {
     let azurite = azurite();
     let url = format!("az://{CONTAINER}/{}", azurite.prefix("processes"));
-    let count = 300;
+    let count = 150;
     let children = (0..3)
         .map(|w| {
             let mut child = child!(child_url_writer)

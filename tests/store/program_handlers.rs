@@ -113,6 +113,28 @@ impl TypedHandler<Sheet> for PlainSheets {
 }
 
 #[test]
+fn put_many_stores_each_value_by_its_types_handler() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = Cache::open(dir.path()).unwrap();
+    let sheets = [sheet(5), sheet(6)];
+    cache
+        .put_many([("m/5", &sheets[0]), ("m/6", &sheets[1])])
+        .unwrap();
+    assert_eq!(
+        handlers(&cache),
+        [
+            ("m/5".to_owned(), "text-sheets".to_owned()),
+            ("m/6".to_owned(), "text-sheets".to_owned())
+        ]
+    );
+    let other = Cache::open(dir.path()).unwrap();
+    assert_eq!(
+        other.get_many::<Sheet>(&["m/5", "m/6"]).unwrap(),
+        [Some(sheet(5)), Some(sheet(6))]
+    );
+}
+
+#[test]
 fn a_handler_registered_in_the_handle_wins_over_the_types() {
     let dir = tempfile::tempdir().unwrap();
     let cache = Cache::open(dir.path()).unwrap();

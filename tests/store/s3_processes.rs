@@ -47,7 +47,11 @@ fn child_shared_writer() {
     let Some((port, bucket, w, count)) = child_env() else {
         return;
     };
-    shared::put_acknowledged(&open(port, &bucket), w, count);
+    // A checkpoint every 128 segments (a quarter of the default's), so
+    // each writer builds a few among the others' puts.
+    let options = CacheOptions::default().checkpoint_bytes(128 * 8 * 1024);
+    let cache = Cache::open_store(store_at(port, &bucket, 3), "p", options).unwrap();
+    shared::put_acknowledged(&cache, w, count);
 }
 
 /// Puts entries of keys of its own forever, printing `ack <n>` after each.
@@ -65,12 +69,12 @@ fn child_writer() {
 }
 
 #[test]
-fn four_processes_put_2000_entries_each_and_the_latest_write_wins() {
+fn four_processes_put_500_entries_each_and_the_latest_write_wins() {
     let bucket = moto().bucket("four");
-    // About half a minute of moto's time to write (150 PUTs/s here), and
-    // about 10 s to open: each writer's checkpoints (every 512 segments)
-    // leave the reader to GET the segments put since its last one only.
-    let count = 2000;
+    // About 15 s of moto's time to write (150 PUTs/s here); each writer's
+    // checkpoints (every 128 segments) leave the reader to GET the
+    // segments put since the last one only.
+    let count = 500;
     let children = (0..4)
         .map(|w| on(child!(child_shared_writer), &bucket, w, count).spawn())
         .collect();
@@ -216,7 +220,7 @@ fn kill_a_compaction_at(bucket: &str, point: &str) {
 
 #[test]
 fn a_compaction_killed_at_20_points_loses_no_acknowledged_entry() {
-    const KEYS: u32 = 120;
+    const KEYS: u32 = 48;
     let bucket = moto().bucket("compact-kill");
     // The last acknowledged put of each key.
     let acked: Mutex<HashMap<u32, u32>> = Mutex::default();
@@ -232,12 +236,13 @@ fn a_compaction_killed_at_20_points_loses_no_acknowledged_entry() {
                 }
                 cache.put(&format!("k/{}", n % KEYS), &entry(0, n)).unwrap();
                 acked.lock().unwrap().insert(n % KEYS, n);
-                std::thread::sleep(Duration::from_millis(40));
+                std::thread::sleep(Duration::from_millis(100));
             }
         });
         // A reader all along: no error, and no acknowledged put lost. Its
         // gets go on for a while after each refresh, well within the
-        // grace period.
+        // grace period, and leave moto (which answers one request at a
+        // time) a moment for the compactions between rounds.
         let reader = s.spawn(|| {
             let cache = open(moto().port, &bucket);
             for i in 0usize.. {
@@ -256,6 +261,7 @@ fn a_compaction_killed_at_20_points_loses_no_acknowledged_entry() {
                     assert!(got.n >= n, "k/{key}: put {n} acknowledged, {} read", got.n);
                     assert_eq!(got, entry(0, got.n), "k/{key}");
                 }
+                std::thread::sleep(Duration::from_millis(30));
             }
             assert!(cache.warnings().is_empty(), "{:?}", cache.warnings());
         });
