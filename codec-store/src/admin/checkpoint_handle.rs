@@ -42,7 +42,7 @@ impl Cache {
         if full {
             self.index_write().trust_again();
         }
-        self.index_write().adopt(&self.backend);
+        self.index_write().adopt(&self.backend)?;
         self.refresh()
     }
 
@@ -121,7 +121,11 @@ impl Cache {
         if self.checkpoints.rebuilt.swap(false, Ordering::Relaxed) {
             index.trust_again();
         }
-        index.adopt(&self.backend);
+        // A read that fails leaves the index as it was: the next refresh
+        // takes the checkpoint up.
+        if let Err(e) = index.adopt(&self.backend) {
+            log::debug!(target: "codec::store", "the checkpoint built is not taken up yet: {e}");
+        }
     }
 
     /// Waits for the background build, if one runs.

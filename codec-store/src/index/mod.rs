@@ -19,7 +19,7 @@ use crate::index::line::{check_line, LineView, Spans};
 use crate::index::records::{Info, Mode};
 use crate::index::table::Damaged;
 use crate::layout;
-use checkpoint::Base;
+use checkpoint::{Base, Unopened};
 
 pub(crate) mod checkpoint;
 pub(crate) mod line;
@@ -134,15 +134,15 @@ impl Index {
         let segments = backend.appends() == Appends::Segments;
         let listing = match segments {
             false => {
-                self.adopt(backend);
+                self.adopt(backend)?;
                 listing(&**backend)?
             }
             true => {
                 let listing = listing(&**backend)?;
                 let fewer = listing.logs.len() < self.listed_logs;
                 if listing.manifest != self.listed_manifest || fewer {
+                    self.adopt(backend)?;
                     self.listed_manifest = listing.manifest;
-                    self.adopt(backend);
                 }
                 self.listed_logs = listing.logs.len();
                 listing
@@ -190,10 +190,13 @@ impl Index {
     /// in place, the manifest's version tells whether it changed (a stat
     /// in a folder); where they are segments, the caller saw a sign in
     /// the listing, and the manifest and every table are read (one request
-    /// each) unless the manifest is the one this index has.
-    pub fn adopt(&mut self, backend: &Arc<dyn Backend>) {
+    /// each) unless the manifest is the one this index has. A read that
+    /// fails is an error, and the index is left as it was: the checkpoint
+    /// may hold lines no log holds any more, so reading the logs without
+    /// it could miss entries.
+    pub fn adopt(&mut self, backend: &Arc<dyn Backend>) -> Result<(), StoreError> {
         if self.distrusted {
-            return;
+            return Ok(());
         }
         let in_place = backend.appends() == Appends::InPlace;
         let mut stamp = None;
@@ -201,7 +204,7 @@ impl Index {
             stamp = backend.version(layout::CHECKPOINT).ok().flatten();
             if stamp.is_none() || stamp == self.manifest_stamp {
                 // No checkpoint (or it was deleted: the tables mapped stay good).
-                return;
+                return Ok(());
             }
         }
         match Base::open(backend) {
@@ -231,8 +234,10 @@ impl Index {
                 }
             }
             Ok(None) => {}
-            Err(Damaged(why)) => self.distrust(&backend.location(), &why),
+            Err(Unopened::Damaged(Damaged(why))) => self.distrust(&backend.location(), &why),
+            Err(Unopened::Failed(e)) => return Err(e.into()),
         }
+        Ok(())
     }
 
     /// Whether the log `id` is a segment the checkpoint covers.

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use crate::backend::{Backend, Locking};
 use crate::error::StoreError;
-use crate::index::checkpoint::{checked, encode_manifest, Base, Logs, FORMAT, RATIO};
+use crate::index::checkpoint::{checked, encode_manifest, Base, Logs, Unopened, FORMAT, RATIO};
 use crate::index::records::{Checkpoint, Covered};
 use crate::index::table::{self, key_hash, Damaged, Entry};
 use crate::index::{logs, read_complete_lines};
@@ -52,7 +52,8 @@ pub fn build(
     } else {
         match Base::open(backend) {
             Ok(base) => base,
-            Err(Damaged(why)) => {
+            Err(Unopened::Failed(e)) => return Err(e.into()),
+            Err(Unopened::Damaged(Damaged(why))) => {
                 built.warnings.push(format!(
                     "{}: the checkpoint is damaged ({why}); rebuilt from the logs",
                     backend.location()

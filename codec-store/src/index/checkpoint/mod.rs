@@ -151,6 +151,18 @@ impl Logs {
 /// A table the manifest names is not there.
 struct Missing(String);
 
+/// Why [`Base::open`] gave no checkpoint.
+#[derive(Debug)]
+pub enum Unopened {
+    /// Its bytes are not what was written: the logs are read instead.
+    Damaged(Damaged),
+    /// A read failed (an I/O error, a timeout): not a sign of damage. The
+    /// checkpoint may hold lines that no log holds any more (segments a
+    /// power cut took after a table covering them was synced), so it is
+    /// not given up for the logs: try again.
+    Failed(BackendError),
+}
+
 /// A line's text, checked, and its view.
 fn checked(bytes: &[u8]) -> Result<(&str, LineView<'_>), Damaged> {
     let text = check_line(bytes).map_err(|why| Damaged(format!("a line it points at: {why}")))?;
@@ -162,7 +174,7 @@ impl Base {
     /// The checkpoint of the store in `backend`; `Ok(None)` if it has
     /// none. Its tables are mapped where the backend has maps, else read
     /// whole (one request each).
-    pub fn open(backend: &Arc<dyn Backend>) -> Result<Option<Base>, Damaged> {
+    pub fn open(backend: &Arc<dyn Backend>) -> Result<Option<Base>, Unopened> {
         // A build that merged tables deletes them after replacing the
         // manifest: a table gone missing means a newer manifest to read.
         let mut tries = 0;
@@ -172,22 +184,22 @@ impl Base {
                     tries += 1;
                     let _ = why;
                 }
-                Err(Missing(why)) => return Err(Damaged(why)),
+                Err(Missing(why)) => return Err(Unopened::Damaged(Damaged(why))),
                 Ok(result) => return result,
             }
         }
     }
 
-    fn open_once(backend: &Arc<dyn Backend>) -> Result<Result<Option<Base>, Damaged>, Missing> {
+    fn open_once(backend: &Arc<dyn Backend>) -> Result<Result<Option<Base>, Unopened>, Missing> {
         let read = backend.read_versioned(layout::CHECKPOINT);
         let (bytes, version) = match read {
             Ok(Some(read)) => read,
             Ok(None) => return Ok(Ok(None)),
-            Err(e) => return Ok(Err(Damaged(e.to_string()))),
+            Err(e) => return Ok(Err(Unopened::Failed(e))),
         };
         let manifest = match parse_manifest(&bytes) {
             Ok(manifest) => manifest,
-            Err(e) => return Ok(Err(e)),
+            Err(e) => return Ok(Err(Unopened::Damaged(e))),
         };
         let mut tables = Vec::with_capacity(manifest.tables.len());
         for &n in &manifest.tables {
@@ -200,18 +212,19 @@ impl Base {
                 Some(maps) => match maps.map(&name) {
                     Ok(map) => Table::from_mapped(map, manifest.writers.len()),
                     Err(e) if missing(&e) => return Err(Missing(e.to_string())),
-                    Err(e) => return Ok(Err(Damaged(e.to_string()))),
+                    Err(e) => return Ok(Err(Unopened::Failed(e))),
                 },
                 None => match backend.read(&name) {
                     Ok(Some(bytes)) => Table::from_bytes(bytes, manifest.writers.len()),
                     Ok(None) => return Err(Missing(format!("{name} is missing"))),
-                    Err(e) => return Ok(Err(Damaged(e.to_string()))),
+                    Err(e) => return Ok(Err(Unopened::Failed(e))),
                 },
             };
             match table {
                 Ok(table) => tables.push(table),
                 Err(Damaged(why)) => {
-                    return Ok(Err(Damaged(format!("{}: {why}", backend.address(&name)))))
+                    let why = format!("{}: {why}", backend.address(&name));
+                    return Ok(Err(Unopened::Damaged(Damaged(why))));
                 }
             }
         }
