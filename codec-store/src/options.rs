@@ -50,7 +50,9 @@ pub struct CacheOptions {
     /// it computes holds the key up for [`memo_lease`](CacheOptions#structfield.memo_lease)
     /// at most. Waiting callers poll (from 10 ms up to a second apart) and
     /// return the value as soon as it is stored. The cost, on a miss only:
-    /// three to four requests, and the index re-read.
+    /// four requests (the lease created, read and deleted, the index listed
+    /// once more) and a thread that renews the lease while the value is
+    /// computed; hits cost nothing more.
     pub memo_lock: bool,
     /// How long the lease of [`memo_lock`](CacheOptions#structfield.memo_lock)
     /// lasts on object storage unless renewed (default: 60 s; at least
