@@ -213,7 +213,7 @@ macro_rules! python_module {
 ///   that today's `T` cannot read (a breaking change of `T`) is computed
 ///   again and overwritten, with a warning; calls with one key at a time
 ///   on one handle run the body once, the others wait and get its result
-///   (across processes too with `CacheOptions::memo_lock`).
+///   (across processes and machines too with `CacheOptions::memo_lock`).
 /// - **`async fn`** works too, through
 ///   [`Cache::get_or_try_insert_with_async`], without depending on an
 ///   async runtime: a task waiting for another's computation of its key

@@ -14,7 +14,8 @@
 //! data/<writer>.bin           a writer's shared data file
 //! data/<writer>-<seq>.<ext>   one file per entry
 //! schemas/<fingerprint>.json  each writer schema, once
-//! locks/<hash>.lock           a key being computed (memo_lock)
+//! locks/<hash>.lock           a key being computed (memo_lock): a locked
+//!                             file, or on object storage a lease
 //! used/<writer>-<n>.jsonl     keys a handle used, and when (flushed)
 //! ```
 
@@ -40,7 +41,7 @@ pub const TABLE_SUFFIX: &str = ".idx";
 pub const DATA: &str = "data";
 /// The folder of writer schemas.
 pub const SCHEMAS: &str = "schemas";
-/// The folder of per-key lock files of `memo_lock`.
+/// The folder of per-key lock files (or leases) of `memo_lock`.
 pub const KEY_LOCKS: &str = "locks";
 /// The folder of the records of when keys were used.
 pub const USED: &str = "used";

@@ -34,14 +34,43 @@ pub struct CacheOptions {
     /// instead of computing the value again (default: off).
     pub memo_strict: bool,
     /// [`Cache::get_or_insert_with`](crate::Cache::get_or_insert_with) and [`Cache::get_or_try_insert_with`](crate::Cache::get_or_try_insert_with)
-    /// take a lock file per key (`locks/<hash>.lock`) while they compute,
-    /// so that handles in other processes wait and compute each entry once
-    /// (default: off; within a handle, one computation per key is always
-    /// the rule). The cost, on a miss only: creating, locking and unlocking
-    /// a file and re-reading the index (about 70 µs more per miss on a
-    /// local disk); one empty file per key computed,
-    /// deleted by compaction.
+    /// take a lock per key (`locks/<hash>.lock`) while they compute, so
+    /// that handles in other processes, and on other machines sharing the
+    /// store, wait and compute each entry once (default: off; within a
+    /// handle, one computation per key is always the rule).
+    ///
+    /// In a folder the lock is a locked file. The cost, on a miss only:
+    /// creating, locking and unlocking a file and re-reading the index
+    /// (about 70 µs more per miss on a local disk); one empty file per key
+    /// computed, deleted by compaction.
+    ///
+    /// On object storage (and in memory) it is a lease: an object holding
+    /// its holder and when it expires, created if absent, renewed while
+    /// the computation runs and deleted after it; a process killed while
+    /// it computes holds the key up for [`memo_lease`](CacheOptions#structfield.memo_lease)
+    /// at most. Waiting callers poll (from 10 ms up to a second apart) and
+    /// return the value as soon as it is stored. The cost, on a miss only:
+    /// four requests (the lease created, read and deleted, the index listed
+    /// once more) and a thread that renews the lease while the value is
+    /// computed; hits cost nothing more.
     pub memo_lock: bool,
+    /// How long the lease of [`memo_lock`](CacheOptions#structfield.memo_lock)
+    /// lasts on object storage unless renewed (default: 60 s; at least
+    /// 1 s). Its holder renews it every third of that while it computes,
+    /// so a computation may take as long as it needs; the duration bounds
+    /// how long a process that died while computing holds its key up.
+    ///
+    /// Clocks: a waiter takes a lease over once the expiry written in it
+    /// is past by the waiter's own clock, or once it has seen the lease
+    /// unchanged for a whole duration by its own timer. A waiter whose
+    /// clock runs ahead of the holder's by less than two thirds of the
+    /// duration (40 s at the default), less the time a renewal's request
+    /// takes, never takes a lease that is still renewed; one whose clock
+    /// lags waits one duration at most after it first sees a lease no
+    /// longer renewed. A holder stalled for longer than the duration (a
+    /// machine suspended) may find its lease taken over: it then warns,
+    /// and the key may be computed twice.
+    pub memo_lease: Duration,
     /// Build a checkpoint (in a background thread) once this many bytes
     /// of the logs are not covered by one: opening the folder reads that
     /// much at most (default: 4 MiB, about 12,000 lines of small values;
@@ -96,6 +125,7 @@ impl Default for CacheOptions {
             apart_min: 64 * 1024,
             memo_strict: false,
             memo_lock: false,
+            memo_lease: Duration::from_secs(60),
             checkpoint_bytes: std::env::var("CODEC_STORE_CHECKPOINT_BYTES")
                 .ok()
                 .and_then(|v| v.parse().ok())
@@ -161,6 +191,20 @@ impl CacheOptions {
     /// Sets [`memo_lock`](CacheOptions#structfield.memo_lock).
     pub fn memo_lock(mut self, lock: bool) -> Self {
         self.memo_lock = lock;
+        self
+    }
+
+    /// Sets [`memo_lease`](CacheOptions#structfield.memo_lease).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// let options = codec::CacheOptions::default()
+    ///     .memo_lock(true)
+    ///     .memo_lease(Duration::from_secs(20));
+    /// # let _ = options;
+    /// ```
+    pub fn memo_lease(mut self, duration: Duration) -> Self {
+        self.memo_lease = duration;
         self
     }
 

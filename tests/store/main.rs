@@ -46,4 +46,6 @@ mod azure;
 #[cfg(feature = "aws")]
 mod s3;
 #[cfg(feature = "aws")]
+mod s3_memo;
+#[cfg(feature = "aws")]
 mod s3_processes;

@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
+use codec::store::backend::memory::Memory;
 use codec::{Cache, CacheOptions, StoreError};
 
 use crate::fixtures::backends::{each_backend, Store};
@@ -262,6 +263,67 @@ fn a_failed_computation_lets_the_next_caller_compute_on(store: &Store) {
     }));
     assert!(panicked.is_err());
     assert_eq!(cache.get_or_insert_with("k", || 3u32).unwrap(), 3);
+}
+
+#[test]
+fn with_memo_lock_handles_of_one_store_compute_each_entry_once() {
+    each_backend(with_memo_lock_handles_of_one_store_compute_each_entry_once_on);
+}
+
+/// 4 handles (as 4 processes would have, each its own flights) over 5
+/// shared keys: a lock file per key in a folder, a lease elsewhere.
+fn with_memo_lock_handles_of_one_store_compute_each_entry_once_on(store: &Store) {
+    let calls = AtomicUsize::new(0);
+    let handles: Vec<Cache> = (0..4)
+        .map(|_| store.open_with(CacheOptions::default().memo_lock(true)))
+        .collect();
+    std::thread::scope(|s| {
+        for (i, cache) in handles.iter().enumerate() {
+            let calls = &calls;
+            s.spawn(move || {
+                for k in (0..5u32).map(|k| (k + i as u32) % 5) {
+                    let v = cache
+                        .get_or_insert_with(&format!("shared/{k}"), || {
+                            calls.fetch_add(1, Ordering::SeqCst);
+                            std::thread::sleep(Duration::from_millis(30));
+                            k
+                        })
+                        .unwrap();
+                    assert_eq!(v, k, "on {}", store.name);
+                }
+            });
+        }
+    });
+    assert_eq!(calls.load(Ordering::SeqCst), 5, "on {}", store.name);
+    // Each lease was released: the next miss takes its own at once.
+    let failed: Result<u32, StoreError> = handles[0].get_or_try_insert_with("k", || {
+        Err(StoreError::Custom {
+            message: "no".into(),
+        })
+    });
+    assert!(failed.is_err());
+    let start = std::time::Instant::now();
+    assert_eq!(handles[1].get_or_insert_with("k", || 3u32).unwrap(), 3);
+    assert!(
+        start.elapsed() < Duration::from_secs(5),
+        "on {}",
+        store.name
+    );
+}
+
+#[test]
+fn a_lease_shorter_than_a_second_is_refused_at_open() {
+    let store = Memory::new();
+    let options = CacheOptions::default()
+        .memo_lock(true)
+        .memo_lease(Duration::from_millis(10));
+    let Err(err) = Cache::open_backend(std::sync::Arc::new(store), options) else {
+        panic!("a lease of 10 ms was taken");
+    };
+    assert!(matches!(err, StoreError::Open { .. }), "{err}");
+    let message = err.to_string();
+    assert!(message.contains("memo_lease is 10ms"), "{message}");
+    assert!(message.contains("give it 1s at least"), "{message}");
 }
 
 /// A child process: computes keys `0..CODEC_COUNT` through a memo with a

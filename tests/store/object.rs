@@ -2,6 +2,7 @@
 //! the typed API, and the requests each operation costs, counted by a
 //! wrapper store.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use object_store::ObjectStore as _;
@@ -94,6 +95,49 @@ fn requests_per_operation_meet_the_goals() {
         counts(&[("GET", 1)]),
         "a get of an entry listed already"
     );
+}
+
+#[test]
+fn memo_lock_adds_four_requests_to_a_memo_miss_and_none_to_a_hit() {
+    // A handle on a store of its own, warm: its type's schema written.
+    let warm = |memo_lock: bool| {
+        let store = Counting::new();
+        let options = CacheOptions::default().memo_lock(memo_lock);
+        let cache = Cache::open_store(store.clone(), "caches/one", options).unwrap();
+        cache.put("warm", &sized_chunk(0, 10)).unwrap();
+        store.take();
+        (store, cache)
+    };
+    let miss = |(store, cache): &(Arc<Counting>, Cache)| {
+        let got: Chunk = cache
+            .get_or_insert_with("m", || sized_chunk(1, 10))
+            .unwrap();
+        assert_eq!(got, sized_chunk(1, 10));
+        store.take()
+    };
+    let without = miss(&warm(false));
+    let locked = warm(true);
+    let with = miss(&locked);
+    let added: BTreeMap<&str, usize> = with
+        .iter()
+        .map(|(kind, n)| {
+            (
+                *kind,
+                n.saturating_sub(without.get(kind).copied().unwrap_or(0)),
+            )
+        })
+        .filter(|(_, n)| *n > 0)
+        .collect();
+    assert_eq!(
+        added,
+        counts(&[("PUT", 1), ("LIST", 1), ("GET", 1), ("DELETE", 1)]),
+        "the lease created, the index refreshed once it is taken, the lease read \
+         and deleted (a miss without memo_lock: {without:?})"
+    );
+    let (store, cache) = &locked;
+    let hit: Chunk = cache.get_or_insert_with("m", || unreachable!()).unwrap();
+    assert_eq!(hit, sized_chunk(1, 10));
+    assert_eq!(store.take(), counts(&[]), "a hit");
 }
 
 #[test]

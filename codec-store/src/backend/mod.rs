@@ -21,7 +21,8 @@
 //! - [`Backend::maps`]: memory maps of objects ([`Mapped`]);
 //! - [`Backend::locks`]: locks that go with their holder (file locks),
 //!   which tell a live writer from a gone one and let a compaction have
-//!   the store to itself;
+//!   the store to itself (where there are none, `memo_lock` takes leases
+//!   through [`Backend::create`] and [`Backend::replace`] instead);
 //! - [`Backend::file_path`]: objects that are files of this machine, for
 //!   handlers that write to a path;
 //! - [`Backend::concurrent_reads`]: whether reads gain from running

@@ -10,7 +10,9 @@
 //!   computed by another thread of the same handle wait for it and get its
 //!   value (single flight). With
 //!   [`CacheOptions::memo_lock`](crate::CacheOptions::memo_lock), the same
-//!   holds across handles and processes, through a lock file per key.
+//!   holds across handles, processes and machines, through a lock per key:
+//!   a locked file where the backend has file locks (a folder), else a
+//!   lease (`lease.rs`).
 //! - [`Cache::get_or_try_insert_with_async`] is the same for a computation
 //!   that is a future: a task waiting for another one's computation of its
 //!   key is woken, not blocked; the store's reads and writes stay blocking.
@@ -20,10 +22,12 @@ use std::collections::HashSet;
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll, Waker};
+use std::time::Duration;
 
 use sha2::{Digest, Sha256};
 
 use crate::backend::{Lock, Locking, Locks};
+use crate::cache::lease::{self, Leases, Watch};
 use crate::cache::Cache;
 use crate::error::StoreError;
 use crate::layout;
@@ -37,6 +41,13 @@ const MAX_WARNINGS: usize = 1000;
 
 /// The keys a warning names of its group; it counts the others.
 const KEYS_SHOWN: usize = 3;
+
+/// How long a caller waiting for another's lease pauses first; the pause
+/// doubles, up to [`LAST_PAUSE`] (or a quarter of the lease).
+const FIRST_PAUSE: Duration = Duration::from_millis(10);
+
+/// The longest pause between two looks of a caller waiting for a lease.
+const LAST_PAUSE: Duration = Duration::from_secs(1);
 
 /// The memo state of one handle: keys being computed, and warnings.
 #[derive(Default)]
@@ -216,8 +227,8 @@ impl Drop for Flight<'_> {
     }
 }
 
-/// The right to compute a key: its flight, and its lock file with
-/// [`CacheOptions::memo_lock`](crate::CacheOptions::memo_lock).
+/// The right to compute a key: its flight, and its lock (a locked file, a
+/// lease) with [`CacheOptions::memo_lock`](crate::CacheOptions::memo_lock).
 struct Claim<'a> {
     _lock: Option<Lock>,
     _flight: Flight<'a>,
@@ -228,6 +239,13 @@ enum Claimed<'a, T> {
     /// Another caller stored the value meanwhile.
     Stored(T),
     Compute(Claim<'a>),
+}
+
+/// What a caller waiting for a key's lease gets.
+enum Leased<T> {
+    /// The value, stored by the lease's holder.
+    Stored(T),
+    Taken(Lock),
 }
 
 /// What a memo found under a key.
@@ -323,7 +341,7 @@ impl Cache {
     /// without an async runtime: a task waiting for another task's (or
     /// thread's) computation of the same key is woken when it ends, not
     /// blocked. The store's reads and writes, and the wait for another
-    /// process's lock file with
+    /// process's lock or lease with
     /// [`CacheOptions::memo_lock`](crate::CacheOptions::memo_lock), block the
     /// thread that polls, as file I/O does (wrap the call in your runtime's
     /// `spawn_blocking` if that matters; a hit costs about a microsecond).
@@ -386,24 +404,26 @@ impl Cache {
         Ok(value)
     }
 
-    /// With `key`'s flight held: its lock file if the handle takes them,
-    /// then the value if another caller stored it while this one waited.
+    /// With `key`'s flight held: its lock if the handle takes them (a
+    /// locked file, else a lease), then the value if another caller stored
+    /// it while this one waited.
     fn claim<'a, T: Codec + 'static>(
         &self,
         key: &str,
         flight: Flight<'a>,
     ) -> Result<Claimed<'a, T>, StoreError> {
-        // Key locks are files: a cache elsewhere than in a folder computes
-        // once per key and handle only.
-        let lock = match self.backend.locks().filter(|_| self.options.memo_lock) {
-            Some(locks) => {
-                let lock = key_lock(locks, key)?;
-                // Another process may have stored the value while we waited.
-                self.refresh()?;
-                Some(lock)
-            }
-            None => None,
+        let lock = match (self.options.memo_lock, self.backend.locks()) {
+            (false, _) => None,
+            (true, Some(locks)) => Some(key_lock(locks, key)?),
+            (true, None) => match self.key_lease(key)? {
+                Leased::Stored(v) => return Ok(Claimed::Stored(v)),
+                Leased::Taken(lease) => Some(lease),
+            },
         };
+        if lock.is_some() {
+            // Another process may have stored the value while we waited.
+            self.refresh()?;
+        }
         match self.memo_get(key)? {
             Lookup::Hit(v) => return Ok(Claimed::Stored(v)),
             Lookup::Miss => {}
@@ -413,6 +433,28 @@ impl Cache {
             _lock: lock,
             _flight: flight,
         }))
+    }
+
+    /// Takes the lease of `key`, waiting while another holds it, unless
+    /// the value is stored meanwhile: a waiting caller looks for it
+    /// between its tries, so it returns as soon as the holder's put lands.
+    fn key_lease<T: Codec + 'static>(&self, key: &str) -> Result<Leased<T>, StoreError> {
+        let duration = self.options.memo_lease;
+        let leases = Leases::new(self.backend.clone(), duration);
+        let (name, holder) = (key_lock_name(key), lease::holder(&self.writer_id));
+        let mut watch = Watch::default();
+        let mut pause = FIRST_PAUSE;
+        loop {
+            if let Some(lease) = leases.try_take(&name, &holder, &mut watch)? {
+                return Ok(Leased::Taken(Lock::new(lease)));
+            }
+            std::thread::sleep(pause);
+            pause = (pause * 2).min(LAST_PAUSE).min(duration / 4);
+            self.refresh()?;
+            if let Lookup::Hit(v) = self.memo_get(key)? {
+                return Ok(Leased::Stored(v));
+            }
+        }
     }
 
     /// The value under `key`, computing and storing it with `make` if

@@ -7,6 +7,7 @@ mod array_entry;
 mod batch;
 mod handlers;
 pub(crate) mod keys;
+mod lease;
 pub(crate) mod memo;
 pub(crate) mod open;
 pub(crate) mod uses;

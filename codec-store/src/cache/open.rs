@@ -11,6 +11,7 @@ use crate::backend::folder::Folder;
 #[cfg(feature = "object-store")]
 use crate::backend::object;
 use crate::backend::{Backend, Lock, Locking};
+use crate::cache::lease;
 use crate::cache::memo;
 use crate::cache::now_nanos;
 use crate::cache::writers;
@@ -127,6 +128,17 @@ impl Cache {
         options: CacheOptions,
         lock: Option<Lock>,
     ) -> Result<Cache, StoreError> {
+        if options.memo_lease < lease::MIN_LEASE {
+            return Err(StoreError::open(
+                backend.location(),
+                format!(
+                    "CacheOptions::memo_lease is {:?}, which would expire between the requests \
+                     that renew it; give it {:?} at least",
+                    options.memo_lease,
+                    lease::MIN_LEASE,
+                ),
+            ));
+        }
         let mut writer = Writer::default();
         // Take up the log of a handle that is gone, if any (a compaction
         // writes a log of its own).

@@ -232,6 +232,19 @@ pub struct UseLine {
     pub at: u64,
 }
 
+/// `locks/<hash>.lock` where the backend has no locks that go with their
+/// holder (object storage): the lease of a key being computed with
+/// [`CacheOptions::memo_lock`](crate::CacheOptions::memo_lock).
+#[derive(Codec, Debug, Clone, PartialEq)]
+#[codec(crate = "codec_runtime", name = "codec.store.Lease")]
+pub struct LeaseRecord {
+    /// Who holds it: the holder's writer id and the number of its claim.
+    pub holder: String,
+    /// Nanoseconds since the Unix epoch, by the holder's clock: when the
+    /// lease expires unless its holder renews it.
+    pub expires: u64,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -251,7 +264,8 @@ mod tests {
             .add::<Checkpoint>()
             .add::<Covered>()
             .add::<Retired>()
-            .add::<UseLine>();
+            .add::<UseLine>()
+            .add::<LeaseRecord>();
         if let Err(e) = check.run() {
             panic!("{e}");
         }
