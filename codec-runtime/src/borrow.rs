@@ -20,22 +20,28 @@ use crate::schema;
 ///
 /// Every [`Codec`] type implements it, for every `'de`: an owned value
 /// outlives its input. A type that borrows implements it for the inputs that
-/// outlive it (`'de: 'a`): `&'a str`, `&'a [u8]`, and derived types with a
-/// lifetime parameter, whose `&'a str`, `&'a [u8]`, `Cow<'a, str>` and
-/// `Cow<'a, [u8]>` fields (alone or in an `Option` or a `Vec`) point into the
-/// input instead of holding a copy:
+/// outlive it (`'de: 'a`): `&'a str`, `&'a [u8]`, and derived types whose
+/// fields borrow: `&'a str` and `&'a [u8]` (alone or in an `Option` or a
+/// `Vec`) always do, and `Cow<'a, str>`, `Cow<'a, [u8]>` and derived types
+/// with a lifetime do with `#[codec(borrow)]` (or `#[serde(borrow)]`), as in
+/// serde. Without it a `Cow` decodes owned, and a type whose only lifetimes
+/// are such `Cow`s stays `Codec`, storable.
 ///
 /// ```
+/// use std::borrow::Cow;
+///
 /// #[derive(codec::Codec)]
 /// struct Line<'a> {
 ///     service: &'a str,
 ///     user: Option<&'a str>,
-///     note: std::borrow::Cow<'a, str>,
+///     #[codec(borrow)]
+///     note: Cow<'a, str>,
 /// }
 ///
 /// let bytes = codec::to_msgpack(&Line { service: "api", user: None, note: "x".into() }).unwrap();
 /// let line: Line<'_> = codec::from_msgpack(&bytes).unwrap();
 /// assert!(bytes.as_ptr_range().contains(&line.service.as_ptr()));
+/// assert!(matches!(line.note, Cow::Borrowed(_)));
 /// ```
 ///
 /// # Design
@@ -46,9 +52,16 @@ use crate::schema;
 /// memoized result), `T: Codec` fails to compile. A borrowing type has
 /// everything else `Codec` gives through the hidden [`BorrowCodec`] trait,
 /// whose items mirror `Codec`'s with the reader's lifetime named, so the
-/// derive generates the same code for both. Its encoding, schema and
+/// derive generates the same code for both; schemas and fingerprints take
+/// either through the hidden `HasSchema`. Its encoding, schema and
 /// fingerprint are those of the owned twin with `String` and `Vec<u8>` in
 /// place of `&str` and `&[u8]`.
+///
+/// `BorrowCodec` has no blanket impl from `Codec` (it would overlap with its
+/// impls for `Option<T>` and `Vec<T>`), and `Decode` has no impl for
+/// `Vec<T>` of borrowing `T` (it would overlap with the one from `Codec`):
+/// a top-level array of borrowing records decodes through a newtype,
+/// `struct Batch<'a>(#[codec(borrow)] Vec<Line<'a>>)`.
 ///
 /// JSON has escapes and no bytes: a `&str` borrows a string without escapes
 /// and refuses one with escapes; `&[u8]` refuses JSON, whose bytes are
