@@ -34,6 +34,58 @@ mod with_codec {
     }
 }
 
+/// The log record with its strings borrowed from the input, derived.
+mod with_codec_borrowed {
+    #[derive(codec::Codec, Debug, PartialEq)]
+    pub enum Kind<'a> {
+        Cached,
+        Computed(u32),
+        Failed { code: u32, reason: &'a str },
+    }
+
+    #[derive(codec::Codec, Debug, PartialEq)]
+    pub struct Record<'a> {
+        pub service: &'a str,
+        pub path: &'a str,
+        pub ts: u64,
+        pub status: u16,
+        pub user: Option<&'a str>,
+        pub tags: Vec<u32>,
+        #[codec(borrow)]
+        pub kind: Kind<'a>,
+    }
+
+    /// The top-level array: a `Vec` of borrowing records decodes through
+    /// a newtype.
+    #[derive(codec::Codec, Debug, PartialEq)]
+    pub struct Batch<'a>(#[codec(borrow)] pub Vec<Record<'a>>);
+}
+
+/// serde's twin of `with_codec_borrowed`, with `#[serde(borrow)]`.
+mod with_serde_borrowed {
+    use serde::Deserialize;
+
+    #[derive(Deserialize, Debug, PartialEq)]
+    #[serde(tag = "type")]
+    pub enum Kind<'a> {
+        Cached,
+        Computed { value: u32 },
+        Failed { code: u32, reason: &'a str },
+    }
+
+    #[derive(Deserialize, Debug, PartialEq)]
+    pub struct Record<'a> {
+        pub service: &'a str,
+        pub path: &'a str,
+        pub ts: u64,
+        pub status: u16,
+        pub user: Option<&'a str>,
+        pub tags: Vec<u32>,
+        #[serde(borrow)]
+        pub kind: Kind<'a>,
+    }
+}
+
 mod with_serde {
     use serde::{Deserialize, Serialize};
 
@@ -263,6 +315,36 @@ fn check_borrowed(msgpack: &[u8], codec_data: &[with_codec::Record]) {
     }
 }
 
+/// The derived borrowing record reads what the prototype reads, from
+/// MessagePack and JSON, and serde's borrowing twin reads the same.
+fn check_derived_borrowed(msgpack: &[u8], json: &str) {
+    let prototype = log_borrowed::decode(msgpack).unwrap();
+    let derived: with_codec_borrowed::Batch<'_> = codec::from_msgpack(msgpack).unwrap();
+    let from_json: with_codec_borrowed::Batch<'_> = codec::from_json(json).unwrap();
+    assert_eq!(derived, from_json);
+    let serde_json_records: Vec<with_serde_borrowed::Record<'_>> =
+        serde_json::from_str(json).unwrap();
+    let rmp_records: Vec<with_serde_borrowed::Record<'_>> = rmp_serde::from_slice(msgpack).unwrap();
+    assert_eq!(serde_json_records, rmp_records);
+    assert_eq!(derived.0.len(), prototype.len());
+    for ((d, p), s) in derived.0.iter().zip(&prototype).zip(&rmp_records) {
+        assert_eq!(
+            (d.service, d.path, d.ts, d.status),
+            (p.service, p.path, p.ts, p.status)
+        );
+        assert_eq!((d.user, &d.tags), (p.user, &p.tags));
+        assert_eq!((d.service, d.path, d.user), (s.service, s.path, s.user));
+        let (reason, prototype_reason) = match (&d.kind, &p.kind) {
+            (
+                with_codec_borrowed::Kind::Failed { reason, .. },
+                log_borrowed::Kind::Failed { reason: theirs, .. },
+            ) => (*reason, *theirs),
+            _ => ("", ""),
+        };
+        assert_eq!(reason, prototype_reason);
+    }
+}
+
 fn bench(c: &mut Criterion) {
     let (codec_data, serde_data, packer_data) = datasets();
     let [msgpack_len, json_len, _] = check_same_bytes(&codec_data, &serde_data);
@@ -302,6 +384,7 @@ fn bench(c: &mut Criterion) {
     let msgpack = codec::to_msgpack(&codec_data).unwrap();
     let json = codec::to_json(&codec_data).unwrap();
     check_borrowed(&msgpack, &codec_data);
+    check_derived_borrowed(&msgpack, &json);
     let elements = Throughput::Elements(log_data::RECORDS as u64);
 
     let mut g = c.benchmark_group("msgpack_encode");
@@ -362,6 +445,18 @@ fn bench(c: &mut Criterion) {
     g.bench_function("codec-borrowed", |b| {
         b.iter(|| log_borrowed::decode(black_box(&msgpack)).unwrap())
     });
+    // The same, derived, and serde's `#[serde(borrow)]`.
+    g.bench_function("codec-derived-borrowed", |b| {
+        b.iter(|| {
+            codec::from_msgpack::<with_codec_borrowed::Batch<'_>>(black_box(&msgpack)).unwrap()
+        })
+    });
+    g.bench_function("rmp-serde-borrowed", |b| {
+        b.iter(|| {
+            rmp_serde::from_slice::<Vec<with_serde_borrowed::Record<'_>>>(black_box(&msgpack))
+                .unwrap()
+        })
+    });
     g.finish();
 
     let mut g = c.benchmark_group("json_encode");
@@ -387,6 +482,14 @@ fn bench(c: &mut Criterion) {
     });
     g.bench_function("sonic-rs", |b| {
         b.iter(|| sonic_rs::from_str::<Vec<with_serde::Record>>(black_box(&json)).unwrap())
+    });
+    g.bench_function("codec-borrowed", |b| {
+        b.iter(|| codec::from_json::<with_codec_borrowed::Batch<'_>>(black_box(&json)).unwrap())
+    });
+    g.bench_function("serde_json-borrowed", |b| {
+        b.iter(|| {
+            serde_json::from_str::<Vec<with_serde_borrowed::Record<'_>>>(black_box(&json)).unwrap()
+        })
     });
     g.finish();
 

@@ -32,9 +32,10 @@ def ns_per_record(group, ident):
 def main():
     rows = [(g, i, ns_per_record(g, i)) for g, ids in [
         ("msgpack_encode", ["codec", "rmp-serde", "msgpacker", "zerompk-map", "zerompk-array"]),
-        ("msgpack_decode", ["codec", "rmp-serde", "msgpacker", "zerompk-map", "zerompk-array", "clone_floor", "codec-borrowed"]),
+        ("msgpack_decode", ["codec", "rmp-serde", "msgpacker", "zerompk-map", "zerompk-array", "clone_floor", "codec-borrowed",
+                            "codec-derived-borrowed", "rmp-serde-borrowed"]),
         ("json_encode", ["codec", "serde_json", "sonic-rs"]),
-        ("json_decode", ["codec", "serde_json", "sonic-rs"]),
+        ("json_decode", ["codec", "serde_json", "sonic-rs", "codec-borrowed", "serde_json-borrowed"]),
         ("per_record_encode", ["codec", "rmp-serde"]),
         ("stored_decode", ["bare", "envelope"]),
     ] for i in ids]
@@ -73,6 +74,14 @@ def main():
     print(f"borrowed / codec {borrowed / t['msgpack_decode', 'codec']:.2f}, "
           f"borrowed / clone floor {borrowed / t['msgpack_decode', 'clone_floor']:.2f}, "
           f"borrowed / zerompk (map form) {borrowed / t['msgpack_decode', 'zerompk-map']:.2f}")
+    derived = t["msgpack_decode", "codec-derived-borrowed"]
+    json_derived = t["json_decode", "codec-borrowed"]
+    print("Derived borrowing types (`Record<'a>`), no goal:")
+    print(f"MessagePack: derived / prototype {derived / borrowed:.2f}, "
+          f"derived / codec owned {derived / t['msgpack_decode', 'codec']:.2f}, "
+          f"derived / rmp-serde borrowed {derived / t['msgpack_decode', 'rmp-serde-borrowed']:.2f}")
+    print(f"JSON: derived / codec owned {json_derived / t['json_decode', 'codec']:.2f}, "
+          f"derived / serde_json borrowed {json_derived / t['json_decode', 'serde_json-borrowed']:.2f}")
 
 
 if __name__ == "__main__":

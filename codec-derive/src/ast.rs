@@ -86,6 +86,104 @@ impl<'a> Container<'a> {
         private(&self.krate)
     }
 
+    /// Whether the type borrows from its input: a field does (see
+    /// [`Container::field_borrows`]). It then implements `BorrowCodec<'__de>`
+    /// and `Decode<'__de>` for every input that outlives its lifetimes,
+    /// instead of `Codec`. A type whose lifetimes only `Cow`s name, without
+    /// `#[codec(borrow)]`, stays owned, as with serde.
+    pub fn borrows(&self) -> bool {
+        self.all_fields().any(|f| self.field_borrows(f))
+    }
+
+    fn all_fields(&self) -> Box<dyn Iterator<Item = &Field<'a>> + '_> {
+        match &self.data {
+            Data::Struct(_, fields) => Box::new(fields.iter()),
+            Data::Enum(variants) => Box::new(variants.iter().flat_map(|v| v.fields.iter())),
+        }
+    }
+
+    /// Whether a field borrows from the input: its type holds a reference
+    /// with one of the container's lifetimes (`&'a str`, `Option<&'a [u8]>`),
+    /// or it says `#[codec(borrow)]` (a `Cow<'a, str>`, a derived `T<'a>`).
+    pub fn field_borrows(&self, field: &Field) -> bool {
+        let explicit = field.attrs.borrow.is_set() && self.names_a_lifetime(field.ty);
+        !field.is_skipped()
+            && !field.attrs.with.is_set()
+            && (explicit || self.references_a_lifetime(field.ty))
+    }
+
+    /// The trait generated code calls on `Self`: `Codec`, or
+    /// `BorrowCodec<'__de>` for a type that borrows.
+    pub fn codec_trait(&self) -> proc_macro2::TokenStream {
+        let p = self.private();
+        match self.borrows() {
+            true => quote::quote!(#p::BorrowCodec<'__de>),
+            false => quote::quote!(#p::Codec),
+        }
+    }
+
+    /// The trait generated code calls on a field's type: `BorrowCodec` when
+    /// the field borrows, else `Codec`.
+    pub fn field_trait(&self, field: &Field) -> proc_macro2::TokenStream {
+        match self.field_borrows(field) {
+            true => self.codec_trait(),
+            false => {
+                let p = self.private();
+                quote::quote!(#p::Codec)
+            }
+        }
+    }
+
+    /// Whether `ty` holds a reference with one of the container's lifetimes.
+    fn references_a_lifetime(&self, ty: &syn::Type) -> bool {
+        struct Finder<'g> {
+            generics: &'g syn::Generics,
+            found: bool,
+        }
+        impl<'ast> syn::visit::Visit<'ast> for Finder<'_> {
+            fn visit_type_reference(&mut self, r: &'ast syn::TypeReference) {
+                if let Some(lt) = &r.lifetime {
+                    self.found |= self.generics.lifetimes().any(|p| p.lifetime == *lt);
+                }
+                syn::visit::visit_type_reference(self, r);
+            }
+        }
+        let mut finder = Finder {
+            generics: self.generics,
+            found: false,
+        };
+        syn::visit::Visit::visit_type(&mut finder, ty);
+        finder.found
+    }
+
+    /// Whether `ty` names one of the container's lifetimes.
+    pub fn names_a_lifetime(&self, ty: &syn::Type) -> bool {
+        struct Finder<'g> {
+            generics: &'g syn::Generics,
+            found: bool,
+        }
+        impl<'ast> syn::visit::Visit<'ast> for Finder<'_> {
+            fn visit_lifetime(&mut self, lt: &'ast syn::Lifetime) {
+                self.found |= self.generics.lifetimes().any(|p| p.lifetime == *lt);
+            }
+        }
+        let mut finder = Finder {
+            generics: self.generics,
+            found: false,
+        };
+        syn::visit::Visit::visit_type(&mut finder, ty);
+        finder.found
+    }
+
+    /// The lifetime of the readers in generated signatures: `'_`, or the
+    /// input's `'__de` for a type that borrows.
+    pub fn reader_lifetime(&self) -> proc_macro2::TokenStream {
+        match self.borrows() {
+            true => quote::quote!('__de),
+            false => quote::quote!('_),
+        }
+    }
+
     pub fn from_ast(cx: &Ctxt, input: &'a syn::DeriveInput) -> Option<Container<'a>> {
         let attrs = attr::Container::from_ast(cx, &input.attrs);
         let data = match &input.data {
@@ -192,8 +290,8 @@ pub fn private(krate: &syn::Path) -> proc_macro2::TokenStream {
 
 impl Variant<'_> {
     /// The wire kinds of an untagged variant, as an expression of type `WireKind`.
-    pub fn kind_expr(&self, krate: &syn::Path) -> proc_macro2::TokenStream {
-        let p = private(krate);
+    pub fn kind_expr(&self, cont: &Container) -> proc_macro2::TokenStream {
+        let p = cont.private();
         match self.style {
             Style::Unit => quote::quote!(#p::WireKind::NIL),
             Style::Named => quote::quote!(#p::WireKind::MAP),
@@ -203,7 +301,8 @@ impl Variant<'_> {
             }
             Style::Newtype => {
                 let ty = self.fields[0].ty;
-                quote::quote!(<#ty as #p::Codec>::KIND)
+                let codec = cont.field_trait(&self.fields[0]);
+                quote::quote!(<#ty as #codec>::KIND)
             }
         }
     }

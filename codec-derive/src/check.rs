@@ -12,6 +12,7 @@ pub fn check(cx: &Ctxt, cont: &Container) {
     check_constraints(cx, cont);
     check_serde_feature(cx, cont);
     check_handler(cx, cont);
+    check_borrowing(cx, cont);
     match &cont.data {
         Data::Struct(style, fields) => {
             check_field_attrs(cx, *style, fields, cont.attrs.array_like.is_set());
@@ -607,6 +608,57 @@ fn check_handler(cx: &Ctxt, cont: &Container) {
         ),
     };
     cx.syn_error(syn::Error::new(lit.span(), message));
+}
+
+/// A type that borrows from its input cannot be stored or bridged to
+/// serde; `borrow` needs a lifetime to borrow.
+///
+/// ```ignore
+/// #[derive(Codec)]
+/// #[codec(handler = "inline")]
+/// struct Line<'a> { text: &'a str }
+///
+/// #[derive(Codec)]
+/// struct Owned { #[codec(borrow)] text: String }
+/// ```
+fn check_borrowing(cx: &Ctxt, cont: &Container) {
+    let fields: Vec<&crate::ast::Field> = match &cont.data {
+        Data::Struct(_, fields) => fields.iter().collect(),
+        Data::Enum(variants) => variants.iter().flat_map(|v| &v.fields).collect(),
+    };
+    for field in &fields {
+        if let Some(span) = field.attrs.borrow.span() {
+            if !cont.names_a_lifetime(field.ty) {
+                let message = "`borrow` on a field whose type names none of the type's lifetimes: \
+                               give the type a lifetime (`struct Line<'a>`) and the field one \
+                               (`Cow<'a, str>`), or remove `borrow`";
+                cx.syn_error(syn::Error::new(span, message));
+            }
+        }
+    }
+    if !cont.borrows() {
+        return;
+    }
+    let lt = &cont
+        .generics
+        .lifetimes()
+        .next()
+        .expect("a type that borrows has a lifetime")
+        .lifetime;
+    if let Some(span) = cont.attrs.handler.span() {
+        let message = format!(
+            "a type that borrows from its input (`{lt}`) cannot be stored; \
+             remove `handler`, and store an owned twin (`String` for `&{lt} str`)"
+        );
+        cx.syn_error(syn::Error::new(span, message));
+    }
+    if let Some(span) = cont.attrs.serde.span() {
+        let message = format!(
+            "`serde` is not supported on a type that borrows from its input (`{lt}`); \
+             derive serde's traits on it, with #[serde(borrow)] on the fields that borrow"
+        );
+        cx.syn_error(syn::Error::new(span, message));
+    }
 }
 
 fn quoted(names: &[&str]) -> String {

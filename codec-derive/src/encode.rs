@@ -90,6 +90,7 @@ fn encoders(p: &TokenStream, msgpack: TokenStream, json: TokenStream) -> TokenSt
 /// newtype variant merges the body after its tag).
 fn map_struct_items(cont: &Container, live: &[&Field]) -> TokenStream {
     let p = cont.private();
+    let codec = cont.codec_trait();
     let header = encoded::bytes(&encoded::msgpack_map_header(live.len()));
     let len = entry_count(cont, live, self_field);
     let msgpack = msgpack_entries(cont, live, self_field);
@@ -98,7 +99,7 @@ fn map_struct_items(cont: &Container, live: &[&Field]) -> TokenStream {
         .iter()
         .any(|f| omit_condition(cont, f, &self_field(f)).is_some())
     {
-        quote!(__w.write_map_len(#p::Codec::__map_body_len(self))?;)
+        quote!(__w.write_map_len(<Self as #codec>::__map_body_len(self))?;)
     } else {
         quote!(__w.write_raw(#header);)
     };
@@ -107,11 +108,11 @@ fn map_struct_items(cont: &Container, live: &[&Field]) -> TokenStream {
         &p,
         quote! {
             #write_header
-            #p::Codec::__encode_msgpack_body(self, __w)
+            <Self as #codec>::__encode_msgpack_body(self, __w)
         },
         quote! {
             let __start = __w.as_slice().len();
-            #p::Codec::__encode_json_body(self, __w)?;
+            <Self as #codec>::__encode_json_body(self, __w)?;
             __w.end_object_from_body(__start);
             #p::Ok(())
         },
@@ -159,8 +160,9 @@ pub fn enum_items(cont: &Container, variants: &[Variant], repr: EnumRepr) -> Tok
     }
     let json_key = (repr == EnumRepr::Unit).then(|| unit_json_key(cont, variants));
     // Evaluates the const checks of a generic untagged union for these types.
-    let check = (repr == EnumRepr::Untagged)
-        .then(|| quote!(let _: #p::WireKind = <Self as #p::Codec>::KIND;));
+    let codec = cont.codec_trait();
+    let check =
+        (repr == EnumRepr::Untagged).then(|| quote!(let _: #p::WireKind = <Self as #codec>::KIND;));
     quote! {
         #[inline]
         fn encode_msgpack(&self, __w: &mut #p::MsgpackWriter) -> #p::Result<(), #p::EncodeError> {
@@ -315,7 +317,6 @@ fn tagged_payload_variant(
     tag_entry: &[u8],
     json_open: &str,
 ) -> (TokenStream, TokenStream) {
-    let p = cont.private();
     let access = |f: &Field| binding(variant, f);
     let mut content = encoded::msgpack_map_header(2);
     content.extend(tag_entry);
@@ -346,22 +347,23 @@ fn tagged_payload_variant(
     }
     // A payload that is itself a struct merges its fields after the tag.
     let ty = field.ty;
+    let codec = cont.field_trait(field);
     let tag_entry = encoded::bytes(tag_entry);
     let open = encoded::json_bytes(json_open);
     (
         quote! {
-            if <#ty as #p::Codec>::__MAP_BODY {
-                __w.write_map_len(1 + #p::Codec::__map_body_len(__f0))?;
+            if <#ty as #codec>::__MAP_BODY {
+                __w.write_map_len(1 + <#ty as #codec>::__map_body_len(__f0))?;
                 __w.write_raw(#tag_entry);
-                #p::Codec::__encode_msgpack_body(__f0, __w)?;
+                <#ty as #codec>::__encode_msgpack_body(__f0, __w)?;
             } else {
                 #unmerged_msgpack
             }
         },
         quote! {
-            if <#ty as #p::Codec>::__MAP_BODY {
+            if <#ty as #codec>::__MAP_BODY {
                 __w.write_raw(#open);
-                #p::Codec::__encode_json_body(__f0, __w)?;
+                <#ty as #codec>::__encode_json_body(__f0, __w)?;
                 __w.write_byte(b'}');
             } else {
                 #unmerged_json
@@ -541,13 +543,12 @@ fn json_elements(
 }
 
 fn msgpack_value(cont: &Container, field: &Field, access: TokenStream) -> TokenStream {
-    let krate = &cont.krate;
     match field.attrs.with.get() {
         Some(path) => quote!(#path::encode_msgpack(#access, __w)?;),
         None => {
             let ty = field.ty;
-            let encode =
-                quote_spanned!(ty.span()=> <#ty as #krate::__private::Codec>::encode_msgpack);
+            let codec = cont.field_trait(field);
+            let encode = quote_spanned!(ty.span()=> <#ty as #codec>::encode_msgpack);
             quote!(#encode(#access, __w)?;)
         }
     }
@@ -555,12 +556,12 @@ fn msgpack_value(cont: &Container, field: &Field, access: TokenStream) -> TokenS
 
 /// `field`'s value at `access` (a reference) written to the JSON writer `__w`.
 pub fn json_value(cont: &Container, field: &Field, access: TokenStream) -> TokenStream {
-    let krate = &cont.krate;
     match field.attrs.with.get() {
         Some(path) => quote!(#path::encode_json(#access, __w)?;),
         None => {
             let ty = field.ty;
-            let encode = quote_spanned!(ty.span()=> <#ty as #krate::__private::Codec>::encode_json);
+            let codec = cont.field_trait(field);
+            let encode = quote_spanned!(ty.span()=> <#ty as #codec>::encode_json);
             quote!(#encode(#access, __w)?;)
         }
     }

@@ -61,6 +61,7 @@ fn store_handler(cont: &Container) -> TokenStream {
     let krate = &cont.krate;
     let p = cont.private();
     let value = match cont.attrs.handler.get() {
+        _ if cont.borrows() => return TokenStream::new(),
         None => return TokenStream::new(),
         Some(crate::attr::Handler::Name(name)) => {
             quote!(#krate::__store::DefaultHandler::Named(#name))
@@ -93,6 +94,22 @@ fn wrap(cont: &Container, items: TokenStream) -> TokenStream {
     let generics = bound::with_codec_bounds(cont);
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
     let schemars_impl = schema::schemars_impl(cont, &generics);
+    let (codec_impl, encode_via) = match cont.borrows() {
+        false => (
+            quote! {
+                #[automatically_derived]
+                impl #impl_generics #krate::__private::Codec for #ident #ty_generics #where_clause {
+                    #items
+                }
+            },
+            quote!(#krate::__private::Codec),
+        ),
+        true => (
+            borrowing_impls(cont, &generics, items),
+            // Any input outliving the type's lifetimes encodes it alike.
+            quote!(#krate::__private::BorrowCodec<'static>),
+        ),
+    };
     quote! {
         #[doc(hidden)]
         #[allow(
@@ -106,10 +123,7 @@ fn wrap(cont: &Container, items: TokenStream) -> TokenStream {
             clippy::all
         )]
         const _: () = {
-            #[automatically_derived]
-            impl #impl_generics #krate::__private::Codec for #ident #ty_generics #where_clause {
-                #items
-            }
+            #codec_impl
 
             #[automatically_derived]
             impl #impl_generics #krate::__private::Encode for #ident #ty_generics #where_clause {
@@ -118,7 +132,7 @@ fn wrap(cont: &Container, items: TokenStream) -> TokenStream {
                     &self,
                     __w: &mut #krate::__private::MsgpackWriter,
                 ) -> #krate::__private::Result<(), #krate::__private::EncodeError> {
-                    <Self as #krate::__private::Codec>::encode_msgpack(self, __w)
+                    <Self as #encode_via>::encode_msgpack(self, __w)
                 }
 
                 #[inline]
@@ -126,7 +140,7 @@ fn wrap(cont: &Container, items: TokenStream) -> TokenStream {
                     &self,
                     __w: &mut #krate::__private::JsonWriter,
                 ) -> #krate::__private::Result<(), #krate::__private::EncodeError> {
-                    <Self as #krate::__private::Codec>::encode_json(self, __w)
+                    <Self as #encode_via>::encode_json(self, __w)
                 }
             }
 
@@ -135,10 +149,67 @@ fn wrap(cont: &Container, items: TokenStream) -> TokenStream {
     }
 }
 
+/// The impls of a type that borrows: `BorrowCodec<'__de>` with the items
+/// `Codec` would have, and `Decode<'__de>` by it, for every input `'__de`
+/// that outlives the type's lifetimes.
+fn borrowing_impls(cont: &Container, generics: &syn::Generics, items: TokenStream) -> TokenStream {
+    let p = cont.private();
+    let ident = cont.ident;
+    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
+    let lifetimes = cont.generics.lifetimes().map(|l| &l.lifetime);
+    let mut de_generics = generics.clone();
+    de_generics
+        .params
+        .insert(0, syn::parse_quote!('__de: #(#lifetimes)+*));
+    let (de_impl_generics, _, _) = de_generics.split_for_impl();
+    quote! {
+        #[automatically_derived]
+        impl #de_impl_generics #p::BorrowCodec<'__de> for #ident #ty_generics #where_clause {
+            #items
+
+            fn __subschema(__g: &mut #p::schemars::SchemaGenerator) -> #p::schemars::Schema {
+                __g.subschema_for::<#p::CodecSchema<Self>>()
+            }
+        }
+
+        #[automatically_derived]
+        impl #impl_generics #p::HasSchema for #ident #ty_generics #where_clause {
+            fn __json_schema(__g: &mut #p::schemars::SchemaGenerator) -> #p::schemars::Schema {
+                <Self as #p::BorrowCodec<'static>>::json_schema(__g)
+            }
+
+            fn __wire_name() -> #p::Option<#p::Cow<'static, str>> {
+                <Self as #p::BorrowCodec<'static>>::__wire_name()
+            }
+
+            const __WIRE_ALIASES: &'static [&'static str] =
+                <Self as #p::BorrowCodec<'static>>::__WIRE_ALIASES;
+        }
+
+        #[automatically_derived]
+        impl #de_impl_generics #p::Decode<'__de> for #ident #ty_generics #where_clause {
+            #[inline]
+            fn read_msgpack(
+                __r: &mut #p::MsgpackReader<'__de>,
+            ) -> #p::Result<Self, #p::DecodeError> {
+                <Self as #p::BorrowCodec<'__de>>::decode_msgpack(__r)
+            }
+
+            #[inline]
+            fn read_json(
+                __r: &mut #p::JsonReader<'__de>,
+            ) -> #p::Result<Self, #p::DecodeError> {
+                <Self as #p::BorrowCodec<'__de>>::decode_json(__r)
+            }
+        }
+    }
+}
+
 /// The derive's errors, plus an impl that compiles, so uses of the type don't
 /// add a cascade of "the trait `Codec` is not implemented" errors.
 fn with_stub(cont: &Container, errors: syn::Error) -> TokenStream {
     let p = cont.private();
+    let lt = cont.reader_lifetime();
     let stub = wrap(
         cont,
         quote! {
@@ -146,13 +217,13 @@ fn with_stub(cont: &Container, errors: syn::Error) -> TokenStream {
             fn encode_msgpack(&self, _: &mut #p::MsgpackWriter) -> #p::Result<(), #p::EncodeError> {
                 ::core::unimplemented!()
             }
-            fn decode_msgpack(_: &mut #p::MsgpackReader<'_>) -> #p::Result<Self, #p::DecodeError> {
+            fn decode_msgpack(_: &mut #p::MsgpackReader<#lt>) -> #p::Result<Self, #p::DecodeError> {
                 ::core::unimplemented!()
             }
             fn encode_json(&self, _: &mut #p::JsonWriter) -> #p::Result<(), #p::EncodeError> {
                 ::core::unimplemented!()
             }
-            fn decode_json(_: &mut #p::JsonReader<'_>) -> #p::Result<Self, #p::DecodeError> {
+            fn decode_json(_: &mut #p::JsonReader<#lt>) -> #p::Result<Self, #p::DecodeError> {
                 ::core::unimplemented!()
             }
             fn json_schema(_: &mut #p::schemars::SchemaGenerator) -> #p::schemars::Schema {
@@ -198,6 +269,9 @@ fn struct_consts(cont: &Container, style: Style, fields: &[crate::ast::Field]) -
 fn newtype_delegation(cont: &Container, field: &crate::ast::Field) -> TokenStream {
     let p = cont.private();
     let ty = field.ty;
+    if cont.borrows() {
+        return borrowing_newtype_delegation(cont, ty);
+    }
     if field.attrs.constraints.is_empty() {
         return quote! {
             const KIND: #p::WireKind = <#ty as #p::Codec>::KIND;
@@ -224,10 +298,59 @@ fn newtype_delegation(cont: &Container, field: &crate::ast::Field) -> TokenStrea
     }
 }
 
+/// [`newtype_delegation`] for a newtype that borrows: `BorrowCodec`'s
+/// hooks, forwarded to the field's. A borrowing type is never a map key, so
+/// the field's constraints have nothing more to check.
+fn borrowing_newtype_delegation(cont: &Container, ty: &syn::Type) -> TokenStream {
+    let p = cont.private();
+    let codec = cont.codec_trait();
+    quote! {
+        const KIND: #p::WireKind = <#ty as #codec>::KIND;
+        const __MAP_BODY: bool = <#ty as #codec>::__MAP_BODY;
+        const __FIELD_NAMES: &'static [&'static str] = <#ty as #codec>::__FIELD_NAMES;
+
+        #[inline]
+        fn __map_body_len(&self) -> usize {
+            <#ty as #codec>::__map_body_len(&self.0)
+        }
+
+        #[inline]
+        fn __encode_msgpack_body(
+            &self,
+            __w: &mut #p::MsgpackWriter,
+        ) -> #p::Result<(), #p::EncodeError> {
+            <#ty as #codec>::__encode_msgpack_body(&self.0, __w)
+        }
+
+        #[inline]
+        fn __decode_msgpack_body(
+            __r: &mut #p::MsgpackReader<'__de>,
+            __len: usize,
+            __tag: &[u8],
+        ) -> #p::Result<Self, #p::DecodeError> {
+            <#ty as #codec>::__decode_msgpack_body(__r, __len, __tag).map(Self)
+        }
+
+        #[inline]
+        fn __encode_json_body(&self, __w: &mut #p::JsonWriter) -> #p::Result<(), #p::EncodeError> {
+            <#ty as #codec>::__encode_json_body(&self.0, __w)
+        }
+
+        #[inline]
+        fn __decode_json_body(
+            __r: &mut #p::JsonReader<'__de>,
+            __first: bool,
+            __tag: &str,
+        ) -> #p::Result<Self, #p::DecodeError> {
+            <#ty as #codec>::__decode_json_body(__r, __first, __tag).map(Self)
+        }
+    }
+}
+
 fn enum_consts(cont: &Container, variants: &[crate::ast::Variant], repr: EnumRepr) -> TokenStream {
     let p = cont.private();
     if repr == EnumRepr::Untagged {
-        let kinds = variants.iter().map(|v| v.kind_expr(&cont.krate));
+        let kinds = variants.iter().map(|v| v.kind_expr(cont));
         // Generic unions are checked when used with concrete types.
         let checks = if cont.generics.params.is_empty() {
             TokenStream::new()
@@ -262,7 +385,7 @@ fn untagged_checks(cont: &Container, variants: &[crate::ast::Variant]) -> TokenS
             if a.static_kind().is_some() && b.static_kind().is_some() {
                 continue; // reported by check.rs with better spans
             }
-            let (ka, kb) = (a.kind_expr(&cont.krate), b.kind_expr(&cont.krate));
+            let (ka, kb) = (a.kind_expr(cont), b.kind_expr(cont));
             let (na, nb) = (a.ident, b.ident);
             let fix =
                 "; remove `untagged` (enums are tagged by default), or make the payloads distinct";
@@ -362,13 +485,14 @@ fn merged_tag_checks(cont: &Container, variants: &[crate::ast::Variant]) -> Toke
             continue;
         }
         let ty = v.fields[0].ty;
+        let codec = cont.field_trait(&v.fields[0]);
         let msg = format!(
             "variant `{}` merges the fields of its payload after the tag `{tag}`, but the payload has a field named `{tag}`; choose another tag with #[codec(tag = \"...\")] or rename the payload's field",
             v.ident
         );
         let check = quote! {
-            const _: () = if <#ty as #p::Codec>::__MAP_BODY
-                && #p::names_contain(<#ty as #p::Codec>::__FIELD_NAMES, #tag)
+            const _: () = if <#ty as #codec>::__MAP_BODY
+                && #p::names_contain(<#ty as #codec>::__FIELD_NAMES, #tag)
             {
                 ::core::panic!(#msg)
             };

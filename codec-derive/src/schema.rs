@@ -56,6 +56,11 @@ pub fn items(cont: &Container) -> TokenStream {
 
 /// `impl schemars::JsonSchema`, so schemars-derived types can hold codec types.
 pub fn schemars_impl(cont: &Container, generics: &syn::Generics) -> TokenStream {
+    if cont.borrows() {
+        // schemars' types own their data; a borrowing type's schema is its
+        // owned twin's.
+        return TokenStream::new();
+    }
     let p = cont.private();
     let ident = cont.ident;
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
@@ -78,7 +83,6 @@ pub fn schemars_impl(cont: &Container, generics: &syn::Generics) -> TokenStream 
 }
 
 fn field_schema(cont: &Container, field: &Field) -> TokenStream {
-    let p = cont.private();
     let schema = match field.attrs.with.get() {
         Some(path) => {
             let ty = field.ty;
@@ -86,7 +90,8 @@ fn field_schema(cont: &Container, field: &Field) -> TokenStream {
         }
         None => {
             let ty = field.ty;
-            let subschema = quote_spanned!(ty.span()=> <#ty as #p::Codec>::__subschema);
+            let codec = cont.field_trait(field);
+            let subschema = quote_spanned!(ty.span()=> <#ty as #codec>::__subschema);
             quote!(#subschema(__g))
         }
     };
@@ -156,7 +161,10 @@ fn object(cont: &Container, fields: &[Field]) -> TokenStream {
             quote!(true)
         } else {
             let ty = f.ty;
-            quote!(!#p::may_be_missing::<#ty>())
+            match cont.field_borrows(f) {
+                true => quote!(!#p::borrow::may_be_missing::<#ty>()),
+                false => quote!(!#p::may_be_missing::<#ty>()),
+            }
         };
         quote! {
             #p::schema::FieldSchema {
@@ -266,9 +274,10 @@ fn enum_schema(cont: &Container, variants: &[Variant]) -> TokenStream {
                             unmerged
                         } else {
                             let ty = field.ty;
+                            let codec = cont.field_trait(field);
                             quote! {
-                                if <#ty as #p::Codec>::__MAP_BODY {
-                                    #p::schema::subschema::<#ty>(__g)
+                                if <#ty as #codec>::__MAP_BODY {
+                                    <#ty as #codec>::__subschema(__g)
                                 } else {
                                     #unmerged
                                 }

@@ -1,7 +1,13 @@
 //! Items used by the code `#[derive(Codec)]` generates. Not a public interface.
 
 pub use crate::__forward_hooks as forward_hooks;
-pub use crate::codec::{Codec, CodecSchema};
+pub use crate::borrow::{BorrowCodec, Decode};
+pub use crate::codec::{Codec, CodecSchema, HasSchema};
+
+/// `may_be_missing` and `decode_missing` for types that borrow.
+pub mod borrow {
+    pub use crate::borrow::{decode_missing, may_be_missing};
+}
 pub use crate::constraints::{self, Bound, Bounds, CheckLength, CheckNumber, CheckPattern};
 pub use crate::encode::Encode;
 pub use crate::error::{DecodeError, DecodeErrorKind, EncodeError};

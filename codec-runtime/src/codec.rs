@@ -31,7 +31,8 @@ use serde_json::Value;
     label = "`{Self}` does not implement `Codec`",
     note = "if `{Self}` is from uuid, chrono, rust_decimal, ndarray, num-complex or arrow, enable codec's feature of that name (`decimal` for rust_decimal) in Cargo.toml: `codec = {{ version = \"..\", features = [\"chrono\"] }}` for chrono",
     note = "else, for a type of this crate, add #[derive(Codec)] to `{Self}`; for another foreign type with serde support, use `codec::Serde<{Self}>` or #[codec(with = \"codec::serde_bridge\")] (feature `serde`; the type also needs `schemars::JsonSchema`, which schemars' features give common crates: `url2`, `uuid1`, `chrono04`, `bytes1`, `indexmap2`, ...)",
-    note = "a reference (`&'a str`, `&'a [T]`) cannot be decoded into: a field holds `String`, `Vec<T>` or `Cow<'a, str>`; `to_json`, `to_msgpack` and `ContentHash::part` take references (`&str`, `&[T]`, `&T`, tuples of them) as they are"
+    note = "a type that borrows from its input (`&'a str` or `&'a [u8]` fields, or fields with #[codec(borrow)]) is read only by `from_msgpack` and `from_json` (see `codec::Decode`): a field holding one says #[codec(borrow)], and where an owned value is needed (the store's `get`, a memoized result) use its owned twin, with `String` and `Vec<u8>`",
+    note = "`to_json`, `to_msgpack` and `ContentHash::part` take references (`&str`, `&[T]`, `&T`, tuples of them) as they are"
 )]
 pub trait Codec: Encode + Sized {
     /// The kinds this type's encoding can start with: [`WireKind::MAP`] for a
@@ -201,8 +202,41 @@ pub trait Codec: Encode + Sized {
     const __STORE_HANDLER: Option<crate::__store::DefaultHandler> = None;
 }
 
+/// What schemas need of a type: its schema, wire name and former names.
+/// Every [`Codec`] type has it; a derived type that borrows from its input
+/// (see [`crate::Decode`]) has it too, with the schema of its owned twin, so
+/// [`schema_of`], [`wire_name`] and [`crate::fingerprint_of`] take both.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` has no codec schema",
+    label = "`{Self}` does not implement `Codec`",
+    note = "add #[derive(Codec)] to `{Self}`"
+)]
+pub trait HasSchema {
+    /// [`Codec::json_schema`].
+    fn __json_schema(generator: &mut SchemaGenerator) -> Schema;
+
+    /// [`Codec::__wire_name`].
+    fn __wire_name() -> Option<Cow<'static, str>>;
+
+    /// [`Codec::__WIRE_ALIASES`].
+    const __WIRE_ALIASES: &'static [&'static str];
+}
+
+impl<T: Codec> HasSchema for T {
+    fn __json_schema(generator: &mut SchemaGenerator) -> Schema {
+        T::json_schema(generator)
+    }
+
+    fn __wire_name() -> Option<Cow<'static, str>> {
+        <T as Codec>::__wire_name()
+    }
+
+    const __WIRE_ALIASES: &'static [&'static str] = <T as Codec>::__WIRE_ALIASES;
+}
+
 /// The JSON Schema of `T`'s JSON encoding, with the definitions it uses under `$defs`.
-pub fn schema_of<T: Codec>() -> Value {
+pub fn schema_of<T: HasSchema>() -> Value {
     let generator = schemars::generate::SchemaSettings::draft2020_12().into_generator();
     generator
         .into_root_schema_for::<CodecSchema<T>>()
@@ -214,10 +248,10 @@ pub fn schema_of<T: Codec>() -> Value {
 /// for standard types, a name spelled from their schema (`u32`, `string`,
 /// `bytes`, `Vec<f64>`... see [`crate::schema::structural_name`]), the same
 /// across compiler versions.
-pub fn wire_name<T: Codec>() -> Cow<'static, str> {
+pub fn wire_name<T: HasSchema>() -> Cow<'static, str> {
     T::__wire_name().unwrap_or_else(|| {
         let mut generator = schemars::generate::SchemaSettings::draft2020_12().into_generator();
-        Cow::Owned(structural_name(T::json_schema(&mut generator).as_value()))
+        Cow::Owned(structural_name(T::__json_schema(&mut generator).as_value()))
     })
 }
 
@@ -225,7 +259,7 @@ pub fn wire_name<T: Codec>() -> Cow<'static, str> {
 /// files derived types under `$defs` and inlines the others.
 pub struct CodecSchema<T>(PhantomData<T>);
 
-impl<T: Codec> schemars::JsonSchema for CodecSchema<T> {
+impl<T: HasSchema> schemars::JsonSchema for CodecSchema<T> {
     fn inline_schema() -> bool {
         T::__wire_name().is_none()
     }
@@ -239,7 +273,7 @@ impl<T: Codec> schemars::JsonSchema for CodecSchema<T> {
     }
 
     fn json_schema(generator: &mut SchemaGenerator) -> Schema {
-        T::json_schema(generator)
+        T::__json_schema(generator)
     }
 }
 

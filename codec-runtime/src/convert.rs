@@ -1,6 +1,7 @@
 //! Values to bytes and back: `to_msgpack`, `from_json` and the rest, with
 //! their decoding options.
 
+use crate::borrow::Decode;
 use crate::codec::Codec;
 use crate::encode::Encode;
 use crate::error::{DecodeError, EncodeError};
@@ -87,9 +88,11 @@ pub fn to_msgpack_into<T: Encode + ?Sized>(
 }
 
 /// Decodes one value from MessagePack; bytes after it are an error.
-pub fn from_msgpack<T: Codec>(bytes: &[u8]) -> Result<T, DecodeError> {
+///
+/// `T` may borrow from `bytes` (see [`Decode`]).
+pub fn from_msgpack<'de, T: Decode<'de>>(bytes: &'de [u8]) -> Result<T, DecodeError> {
     let mut r = MsgpackReader::new(bytes);
-    let value = T::decode_msgpack(&mut r).map_err(|e| r.locate(e))?;
+    let value = T::read_msgpack(&mut r).map_err(|e| r.locate(e))?;
     r.finish()?;
     Ok(value)
 }
@@ -119,17 +122,19 @@ pub fn to_json_vec<T: Encode + ?Sized>(value: &T) -> Result<Vec<u8>, EncodeError
 }
 
 /// Decodes one value from JSON text; anything but whitespace after it is an error.
-pub fn from_json<T: Codec>(text: &str) -> Result<T, DecodeError> {
+///
+/// `T` may borrow from `text` (see [`Decode`]).
+pub fn from_json<'de, T: Decode<'de>>(text: &'de str) -> Result<T, DecodeError> {
     decode_json(JsonReader::new(text))
 }
 
 /// Decodes one value from JSON bytes, which must be UTF-8.
-pub fn from_json_slice<T: Codec>(bytes: &[u8]) -> Result<T, DecodeError> {
+pub fn from_json_slice<'de, T: Decode<'de>>(bytes: &'de [u8]) -> Result<T, DecodeError> {
     decode_json(JsonReader::from_slice(bytes)?)
 }
 
-fn decode_json<T: Codec>(mut r: JsonReader<'_>) -> Result<T, DecodeError> {
-    let value = T::decode_json(&mut r).map_err(|e| r.locate(e))?;
+fn decode_json<'de, T: Decode<'de>>(mut r: JsonReader<'de>) -> Result<T, DecodeError> {
+    let value = T::read_json(&mut r).map_err(|e| r.locate(e))?;
     r.finish()?;
     Ok(value)
 }
@@ -186,16 +191,16 @@ impl DecodeOptions {
     }
 
     /// [`from_msgpack`] with these options.
-    pub fn from_msgpack<T: Codec>(&self, bytes: &[u8]) -> Result<T, DecodeError> {
+    pub fn from_msgpack<'de, T: Decode<'de>>(&self, bytes: &'de [u8]) -> Result<T, DecodeError> {
         self.check_size(bytes.len(), crate::Format::MsgPack)?;
         let mut r = MsgpackReader::with_depth_limit(bytes, self.depth_limit);
-        let value = T::decode_msgpack(&mut r).map_err(|e| r.locate(e))?;
+        let value = T::read_msgpack(&mut r).map_err(|e| r.locate(e))?;
         r.finish()?;
         Ok(value)
     }
 
     /// [`from_json`] with these options.
-    pub fn from_json<T: Codec>(&self, text: &str) -> Result<T, DecodeError> {
+    pub fn from_json<'de, T: Decode<'de>>(&self, text: &'de str) -> Result<T, DecodeError> {
         self.check_size(text.len(), crate::Format::Json)?;
         decode_json(JsonReader::with_depth_limit(text, self.depth_limit))
     }

@@ -13,6 +13,7 @@
 
 #![warn(missing_docs)]
 
+mod borrow;
 mod codec;
 pub mod constraints;
 mod convert;
@@ -44,6 +45,7 @@ pub mod __private;
 #[doc(hidden)]
 pub mod __store;
 
+pub use crate::borrow::Decode;
 pub use crate::codec::schema_of;
 pub use crate::codec::Codec;
 pub use crate::convert::{

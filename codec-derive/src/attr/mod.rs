@@ -46,6 +46,7 @@ const FIELD_KEYS: &[&str] = &[
     "with",
     "required",
     "skip_serializing_if",
+    "borrow",
 ];
 
 /// A value set at most once, remembering where it was set.
@@ -177,6 +178,9 @@ pub struct Field {
     pub required: Attr<()>,
     /// A function of `&T` returning true when the field is left out.
     pub skip_serializing_if: Attr<syn::ExprPath>,
+    /// `#[codec(borrow)]`: the field (a `Cow`, a derived type with a
+    /// lifetime) borrows from the input; `&'a str` and `&'a [u8]` always do.
+    pub borrow: Attr<()>,
     pub constraints: constraints::Constraints,
     /// The doc comment, the field schema's `description`.
     pub doc: Option<String>,
@@ -277,6 +281,7 @@ impl Field {
             with: Attr::none("with"),
             required: Attr::none("required"),
             skip_serializing_if: Attr::none("skip_serializing_if"),
+            borrow: Attr::none("borrow"),
             constraints: constraints::Constraints::default(),
             doc: doc(attrs),
         };
@@ -290,6 +295,7 @@ impl Field {
                 "skip" => f.skip.set(cx, span, flag(&meta)?),
                 "with" => f.with.set(cx, span, parse_lit_path(&meta)?),
                 "required" => f.required.set(cx, span, flag(&meta)?),
+                "borrow" => f.borrow.set(cx, span, flag(&meta)?),
                 "skip_serializing_if" => {
                     f.skip_serializing_if.set(cx, span, parse_fn_path(&meta)?);
                 }

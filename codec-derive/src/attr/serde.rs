@@ -192,6 +192,12 @@ impl Field {
                     return Err(refuse(&meta, "codec does not flatten a field's map into its parent's; keep the field nested (or, in a tagged union, make the struct a newtype variant: its fields are merged after the tag)"));
                 }
                 "bound" => return Err(refuse(&meta, BOUND)),
+                // `borrow` or `borrow = "'a"`: codec borrows the lifetimes
+                // the field's type names.
+                "borrow" => {
+                    ignore_value(&meta);
+                    self.borrow.set_from_serde(span, ());
+                }
                 "getter" => return Err(refuse(
                     &meta,
                     "derive `Codec` on a local type, or implement it by hand for the remote one",

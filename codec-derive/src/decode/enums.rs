@@ -15,7 +15,7 @@ use crate::encoded;
 /// fast and slow paths of a tagged map share it.
 fn variant_index_fn(cont: &Container, variants: &[Variant], fmt: Fmt) -> TokenStream {
     let p = cont.private();
-    let reader = fmt.reader(&p);
+    let reader = fmt.local_reader(&p);
     let known = known_tags(variants);
     let int_tags = matches!(variants.first().map(|v| &v.tag), Some(TagValue::Int(_)));
     // The unknown tag's error is built out of line, so the read inlines.
@@ -288,14 +288,15 @@ fn tagged_map_variant(cont: &Container, variant: &Variant, fmt: Fmt) -> TokenStr
                 return unmerged;
             }
             let ty = field.ty;
+            let codec = cont.field_trait(field);
             let merged = match fmt {
                 Fmt::MsgPack => {
-                    quote!(<#ty as #p::Codec>::__decode_msgpack_body(__r, __len, __tag))
+                    quote!(<#ty as #codec>::__decode_msgpack_body(__r, __len, __tag))
                 }
-                Fmt::Json => quote!(<#ty as #p::Codec>::__decode_json_body(__r, __first, __tag)),
+                Fmt::Json => quote!(<#ty as #codec>::__decode_json_body(__r, __first, __tag)),
             };
             quote! {
-                if <#ty as #p::Codec>::__MAP_BODY {
+                if <#ty as #codec>::__MAP_BODY {
                     #merged.map(#path)
                 } else #unmerged
             }
@@ -359,7 +360,7 @@ pub(super) fn untagged(cont: &Container, variants: &[Variant], fmt: Fmt) -> Toke
     let kinds: Vec<TokenStream> = variants
         .iter()
         .map(|v| {
-            let kind = v.kind_expr(&cont.krate);
+            let kind = v.kind_expr(cont);
             match fmt {
                 Fmt::MsgPack => kind,
                 Fmt::Json => quote!(#kind.in_json()),
@@ -390,9 +391,10 @@ pub(super) fn untagged(cont: &Container, variants: &[Variant], fmt: Fmt) -> Toke
     });
     let count = variants.len();
     let indices = 0..count;
+    let codec = cont.codec_trait();
     quote! {
         // Evaluates the const checks that no two variants share a kind.
-        let _: #p::WireKind = <Self as #p::Codec>::KIND;
+        let _: #p::WireKind = <Self as #codec>::KIND;
         let __kinds: [#p::WireKind; #count] = [#(#kinds),*];
         let __found = __r.peek_kind()?;
         match #p::untagged_variant(&__kinds, __found) {

@@ -26,7 +26,19 @@ enum Fmt {
 }
 
 impl Fmt {
-    fn reader(self, p: &TokenStream) -> TokenStream {
+    /// The reader type of a decoder's signature: over the input `'__de` a
+    /// borrowing type's values point into.
+    fn reader(self, cont: &Container) -> TokenStream {
+        let p = cont.private();
+        let lt = cont.reader_lifetime();
+        match self {
+            Fmt::MsgPack => quote!(#p::MsgpackReader<#lt>),
+            Fmt::Json => quote!(#p::JsonReader<#lt>),
+        }
+    }
+
+    /// The reader type of a local function, which returns nothing borrowed.
+    fn local_reader(self, p: &TokenStream) -> TokenStream {
         match self {
             Fmt::MsgPack => quote!(#p::MsgpackReader<'_>),
             Fmt::Json => quote!(#p::JsonReader<'_>),
@@ -56,14 +68,14 @@ pub fn struct_items(cont: &Container, style: Style, fields: &[Field]) -> TokenSt
                 array_body(cont, fields, quote!(Self), style, 0, strict, Fmt::Json),
                 Fmt::Json,
             );
-            decoders(&p, msgpack, json)
+            decoders(cont, msgpack, json)
         }
         Style::Newtype => {
             let field = &fields[0];
             let msgpack = field_value(cont, field, Fmt::MsgPack);
             let json = field_value(cont, field, Fmt::Json);
             decoders(
-                &p,
+                cont,
                 quote! {
                     let __value = __r.nested(|__r| #msgpack)?;
                     #p::Ok(Self(__value))
@@ -76,21 +88,23 @@ pub fn struct_items(cont: &Container, style: Style, fields: &[Field]) -> TokenSt
         }
         Style::Unit => {
             let nil = quote!(__r.read_nil().map(|()| Self));
-            decoders(&p, nil.clone(), nil)
+            decoders(cont, nil.clone(), nil)
         }
     }
 }
 
 /// `decode_msgpack` and `decode_json` with the given bodies.
-fn decoders(p: &TokenStream, msgpack: TokenStream, json: TokenStream) -> TokenStream {
+fn decoders(cont: &Container, msgpack: TokenStream, json: TokenStream) -> TokenStream {
+    let p = cont.private();
+    let (msgpack_reader, json_reader) = (Fmt::MsgPack.reader(cont), Fmt::Json.reader(cont));
     quote! {
         #[inline]
-        fn decode_msgpack(__r: &mut #p::MsgpackReader<'_>) -> #p::Result<Self, #p::DecodeError> {
+        fn decode_msgpack(__r: &mut #msgpack_reader) -> #p::Result<Self, #p::DecodeError> {
             #msgpack
         }
 
         #[inline]
-        fn decode_json(__r: &mut #p::JsonReader<'_>) -> #p::Result<Self, #p::DecodeError> {
+        fn decode_json(__r: &mut #json_reader) -> #p::Result<Self, #p::DecodeError> {
             #json
         }
     }
@@ -103,15 +117,17 @@ fn map_struct_items(cont: &Container, fields: &[Field]) -> TokenStream {
     let p = cont.private();
     let msgpack = named_body(cont, fields, quote!(Self), Fmt::MsgPack);
     let json = named_body(cont, fields, quote!(Self), Fmt::Json);
+    let codec = cont.codec_trait();
+    let (msgpack_reader, json_reader) = (Fmt::MsgPack.reader(cont), Fmt::Json.reader(cont));
     let decoders = decoders(
-        &p,
+        cont,
         quote! {
             let __len = __r.read_map_len()?;
-            <Self as #p::Codec>::__decode_msgpack_body(__r, __len, b"")
+            <Self as #codec>::__decode_msgpack_body(__r, __len, b"")
         },
         quote! {
             __r.begin_object()?;
-            <Self as #p::Codec>::__decode_json_body(__r, true, "")
+            <Self as #codec>::__decode_json_body(__r, true, "")
         },
     );
     quote! {
@@ -119,7 +135,7 @@ fn map_struct_items(cont: &Container, fields: &[Field]) -> TokenStream {
 
         #[inline]
         fn __decode_msgpack_body(
-            __r: &mut #p::MsgpackReader<'_>,
+            __r: &mut #msgpack_reader,
             __len: usize,
             __tag: &[u8],
         ) -> #p::Result<Self, #p::DecodeError> {
@@ -128,7 +144,7 @@ fn map_struct_items(cont: &Container, fields: &[Field]) -> TokenStream {
 
         #[inline]
         fn __decode_json_body(
-            __r: &mut #p::JsonReader<'_>,
+            __r: &mut #json_reader,
             __first: bool,
             __tag: &str,
         ) -> #p::Result<Self, #p::DecodeError> {
@@ -143,7 +159,7 @@ pub fn enum_items(cont: &Container, variants: &[Variant], repr: EnumRepr) -> Tok
     let p = cont.private();
     let mut items = TokenStream::new();
     for fmt in [Fmt::MsgPack, Fmt::Json] {
-        let reader = fmt.reader(&p);
+        let reader = fmt.reader(cont);
         let name = fmt.decode_fn();
         let body = match repr {
             EnumRepr::Unit => unit_enum(cont, variants, fmt),
@@ -234,13 +250,13 @@ fn known_tags(variants: &[Variant]) -> TokenStream {
 
 /// Decodes one field's value; errors get the field's name (or index) on their path.
 fn field_value(cont: &Container, field: &Field, fmt: Fmt) -> TokenStream {
-    let p = cont.private();
     let name = fmt.decode_fn();
     let ty = field.ty;
     let value = match field.attrs.with.get() {
         Some(path) => quote!(#path::#name(__r)),
         None => {
-            let decode = quote_spanned!(ty.span()=> <#ty as #p::Codec>::#name);
+            let codec = cont.field_trait(field);
+            let decode = quote_spanned!(ty.span()=> <#ty as #codec>::#name);
             quote!(#decode(__r))
         }
     };
@@ -261,8 +277,12 @@ fn missing_value(cont: &Container, field: &Field) -> TokenStream {
         return quote!(return #p::Err(__r.locate(#p::DecodeError::missing_field(#name))));
     }
     let ty = field.ty;
+    let decode_missing = match cont.field_borrows(field) {
+        true => quote!(#p::borrow::decode_missing::<#ty>),
+        false => quote!(#p::decode_missing::<#ty>),
+    };
     quote! {
-        match #p::decode_missing::<#ty>() {
+        match #decode_missing() {
             #p::Some(__v) => __v,
             #p::None => return #p::Err(__r.locate(#p::DecodeError::missing_field(#name))),
         }

@@ -16,7 +16,7 @@ use std::str::FromStr;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use crate::codec::Codec;
+use crate::codec::HasSchema;
 
 const IGNORED: &[&str] = &[
     "title",
@@ -35,7 +35,7 @@ const IGNORED: &[&str] = &[
 
 /// The fingerprint of `T`'s schema: equal for equal wire shapes, across runs,
 /// platforms and compiler versions. See [`Fingerprint`].
-pub fn fingerprint_of<T: Codec + 'static>() -> Fingerprint {
+pub fn fingerprint_of<T: HasSchema + 'static>() -> Fingerprint {
     super::info::<T>().fingerprint
 }
 

@@ -32,7 +32,7 @@ use std::sync::{OnceLock, RwLock};
 use schemars::{Schema, SchemaGenerator};
 use serde_json::Value;
 
-use crate::codec::{Codec, CodecSchema};
+use crate::codec::{Codec, CodecSchema, HasSchema};
 
 pub use crate::codec::wire_name;
 pub use crate::name::structural_name;
@@ -73,7 +73,7 @@ pub struct SchemaInfo {
 }
 
 impl SchemaInfo {
-    fn compute<T: Codec>() -> SchemaInfo {
+    fn compute<T: HasSchema>() -> SchemaInfo {
         let schema = schema_of::<T>();
         let canonical = canonical_json(&schema);
         let fingerprint = Fingerprint::of_canonical(&canonical);
@@ -118,7 +118,7 @@ impl SchemaInfo {
 /// every `get` of the store) takes no lock and no reference count, which
 /// threads getting at once would pass back and forth.
 #[doc(hidden)]
-pub fn info<T: Codec + 'static>() -> &'static SchemaInfo {
+pub fn info<T: HasSchema + 'static>() -> &'static SchemaInfo {
     type Infos = HashMap<TypeId, &'static SchemaInfo, BuildHasherDefault<TypeIdHasher>>;
     thread_local! {
         static SEEN: RefCell<Infos> =

@@ -2,6 +2,7 @@
 //! module round-trip a value of each through both formats.
 
 pub mod attrs;
+pub mod borrowed;
 pub mod generics;
 pub mod macros;
 pub mod memoize;

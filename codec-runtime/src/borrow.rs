@@ -1,0 +1,388 @@
+//! Decoding that borrows from the input: [`Decode`], the trait the decoding
+//! entry points take, and [`BorrowCodec`], the hooks of a type that holds
+//! `&'a str`, `&'a [u8]` or `Cow<'a, _>` taken from the bytes it was read from.
+
+use std::borrow::Cow;
+
+use schemars::{Schema, SchemaGenerator};
+
+use crate::codec::Codec;
+use crate::encode::Encode;
+use crate::error::{DecodeError, DecodeErrorKind, EncodeError};
+use crate::json::{JsonReader, JsonWriter};
+use crate::kind::WireKind;
+use crate::msgpack::{MsgpackReader, MsgpackWriter};
+use crate::schema;
+
+/// A type that can be read from input living for `'de`, as serde's
+/// `Deserialize<'de>`: [`crate::from_msgpack`] and [`crate::from_json`] take
+/// it, so one entry point returns owned and borrowing values alike.
+///
+/// Every [`Codec`] type implements it, for every `'de`: an owned value
+/// outlives its input. A type that borrows implements it for the inputs that
+/// outlive it (`'de: 'a`): `&'a str`, `&'a [u8]`, and derived types whose
+/// fields borrow: `&'a str` and `&'a [u8]` (alone or in an `Option` or a
+/// `Vec`) always do, and `Cow<'a, str>`, `Cow<'a, [u8]>` and derived types
+/// with a lifetime do with `#[codec(borrow)]` (or `#[serde(borrow)]`), as in
+/// serde. Without it a `Cow` decodes owned, and a type whose only lifetimes
+/// are such `Cow`s stays `Codec`, storable.
+///
+/// ```
+/// use std::borrow::Cow;
+///
+/// #[derive(codec::Codec)]
+/// struct Line<'a> {
+///     service: &'a str,
+///     user: Option<&'a str>,
+///     #[codec(borrow)]
+///     note: Cow<'a, str>,
+/// }
+///
+/// let bytes = codec::to_msgpack(&Line { service: "api", user: None, note: "x".into() }).unwrap();
+/// let line: Line<'_> = codec::from_msgpack(&bytes).unwrap();
+/// assert!(bytes.as_ptr_range().contains(&line.service.as_ptr()));
+/// assert!(matches!(line.note, Cow::Borrowed(_)));
+/// ```
+///
+/// # Design
+///
+/// `Codec` keeps its lifetime-free decoders, so the store, `#[codec::memoize]`
+/// and every impl written by hand stay as they are, and a type that borrows
+/// never implements it: where an owned value is needed (`get::<T>`, a
+/// memoized result), `T: Codec` fails to compile. A borrowing type has
+/// everything else `Codec` gives through the hidden [`BorrowCodec`] trait,
+/// whose items mirror `Codec`'s with the reader's lifetime named, so the
+/// derive generates the same code for both; schemas and fingerprints take
+/// either through the hidden `HasSchema`. Its encoding, schema and
+/// fingerprint are those of the owned twin with `String` and `Vec<u8>` in
+/// place of `&str` and `&[u8]`.
+///
+/// `BorrowCodec` has no blanket impl from `Codec` (it would overlap with its
+/// impls for `Option<T>` and `Vec<T>`), and `Decode` has no impl for
+/// `Vec<T>` of borrowing `T` (it would overlap with the one from `Codec`):
+/// a top-level array of borrowing records decodes through a newtype,
+/// `struct Batch<'a>(#[codec(borrow)] Vec<Line<'a>>)`.
+///
+/// JSON has escapes and no bytes: a `&str` borrows a string without escapes
+/// and refuses one with escapes; `&[u8]` refuses JSON, whose bytes are
+/// base64 text; `Cow` takes both, borrowed where it can.
+///
+/// Its methods are named apart from `Codec`'s, as [`Encode`]'s are, so a
+/// module may import both traits.
+pub trait Decode<'de>: Sized {
+    /// Reads one value from MessagePack.
+    fn read_msgpack(r: &mut MsgpackReader<'de>) -> Result<Self, DecodeError>;
+
+    /// Reads one value from JSON.
+    fn read_json(r: &mut JsonReader<'de>) -> Result<Self, DecodeError>;
+}
+
+impl<'de, T: Codec> Decode<'de> for T {
+    #[inline]
+    fn read_msgpack(r: &mut MsgpackReader<'de>) -> Result<Self, DecodeError> {
+        <T as Codec>::decode_msgpack(r)
+    }
+
+    #[inline]
+    fn read_json(r: &mut JsonReader<'de>) -> Result<Self, DecodeError> {
+        <T as Codec>::decode_json(r)
+    }
+}
+
+/// `Decode` by way of [`BorrowCodec`], for the borrowing types that are not
+/// derived (the derive writes its own).
+macro_rules! decode_by_borrow_codec {
+    ($($ty:ty),*) => {$(
+        impl<'de: 'a, 'a> Decode<'de> for $ty {
+            #[inline]
+            fn read_msgpack(r: &mut MsgpackReader<'de>) -> Result<Self, DecodeError> {
+                <Self as BorrowCodec<'de>>::decode_msgpack(r)
+            }
+
+            #[inline]
+            fn read_json(r: &mut JsonReader<'de>) -> Result<Self, DecodeError> {
+                <Self as BorrowCodec<'de>>::decode_json(r)
+            }
+        }
+    )*};
+}
+
+decode_by_borrow_codec!(&'a str, &'a [u8]);
+
+/// What [`Codec`] gives a type that borrows from input living for `'de`:
+/// the same items, with the reader's lifetime named. Generated code for a
+/// derived type with a lifetime parameter calls it where it would call
+/// `Codec`, on the fields whose types name a lifetime. No blanket impl from
+/// `Codec`: that would overlap with the impls for `Option<T>` and `Vec<T>`.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot borrow from its input",
+    label = "this field borrows from the input, but its type cannot",
+    note = "a field that borrows is `&'a str`, `&'a [u8]`, `Cow<'a, str>`, `Cow<'a, [u8]>`, a derived type that borrows, or an `Option` or `Vec` of one; hold other values owned (`u32`, `String`, `Vec<T>`)"
+)]
+pub trait BorrowCodec<'de>: Encode + Sized {
+    /// [`Codec::KIND`].
+    const KIND: WireKind;
+
+    /// [`Codec::encode_msgpack`].
+    #[inline]
+    fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
+        self.write_msgpack(w)
+    }
+
+    /// [`Codec::decode_msgpack`], borrowing from `r`'s input.
+    fn decode_msgpack(r: &mut MsgpackReader<'de>) -> Result<Self, DecodeError>;
+
+    /// [`Codec::encode_json`].
+    #[inline]
+    fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+        self.write_json(w)
+    }
+
+    /// [`Codec::decode_json`], borrowing from `r`'s input.
+    fn decode_json(r: &mut JsonReader<'de>) -> Result<Self, DecodeError>;
+
+    /// [`Codec::json_schema`]: that of the owned twin.
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema;
+
+    /// [`Codec::__subschema`]: the derive's is a `$ref` to the type's
+    /// schema, by [`crate::codec::HasSchema`].
+    fn __subschema(generator: &mut SchemaGenerator) -> Schema;
+
+    /// [`Codec::__wire_name`].
+    fn __wire_name() -> Option<Cow<'static, str>> {
+        None
+    }
+
+    /// [`Codec::__WIRE_ALIASES`].
+    const __WIRE_ALIASES: &'static [&'static str] = &[];
+
+    /// [`Codec::__MAP_BODY`].
+    const __MAP_BODY: bool = false;
+
+    /// [`Codec::__FIELD_NAMES`].
+    const __FIELD_NAMES: &'static [&'static str] = &[];
+
+    /// [`Codec::__map_body_len`].
+    fn __map_body_len(&self) -> usize {
+        0
+    }
+
+    /// [`Codec::__encode_msgpack_body`].
+    fn __encode_msgpack_body(&self, _w: &mut MsgpackWriter) -> Result<(), EncodeError> {
+        Ok(())
+    }
+
+    /// [`Codec::__decode_msgpack_body`].
+    fn __decode_msgpack_body(
+        r: &mut MsgpackReader<'de>,
+        _len: usize,
+        _tag: &[u8],
+    ) -> Result<Self, DecodeError> {
+        Err(r.unexpected("a struct that merges into a tagged union"))
+    }
+
+    /// [`Codec::__encode_json_body`].
+    fn __encode_json_body(&self, _w: &mut JsonWriter) -> Result<(), EncodeError> {
+        Ok(())
+    }
+
+    /// [`Codec::__decode_json_body`].
+    fn __decode_json_body(
+        r: &mut JsonReader<'de>,
+        _first: bool,
+        _tag: &str,
+    ) -> Result<Self, DecodeError> {
+        Err(r.unexpected("a struct that merges into a tagged union"))
+    }
+
+    /// [`Codec::__encode_json_key`]: a borrowing type is never a map key.
+    fn __encode_json_key(&self, _w: &mut JsonWriter) -> Result<(), EncodeError> {
+        Err(EncodeError::UnsupportedKey {
+            type_name: std::any::type_name::<Self>(),
+        })
+    }
+}
+
+/// The error for a string with escapes met by a `&str`, which can only
+/// point at the input as it is; at the string's start.
+#[cold]
+fn escaped_string(r: &mut JsonReader<'_>, start: usize) -> DecodeError {
+    r.seek(start);
+    r.error(DecodeErrorKind::InvalidType {
+        expected: "a string without escapes, which a `&str` can borrow".into(),
+        found: "a string with escapes; declare the field `Cow<'a, str>` to take them too".into(),
+    })
+}
+
+impl<'de: 'a, 'a> BorrowCodec<'de> for &'a str {
+    const KIND: WireKind = WireKind::STR;
+
+    #[inline]
+    fn decode_msgpack(r: &mut MsgpackReader<'de>) -> Result<Self, DecodeError> {
+        r.read_str()
+    }
+
+    #[inline]
+    fn decode_json(r: &mut JsonReader<'de>) -> Result<Self, DecodeError> {
+        let start = r.position();
+        match r.read_str()? {
+            Cow::Borrowed(s) => Ok(s),
+            Cow::Owned(_) => Err(escaped_string(r, start)),
+        }
+    }
+
+    fn json_schema(g: &mut SchemaGenerator) -> Schema {
+        <String as Codec>::json_schema(g)
+    }
+
+    fn __subschema(g: &mut SchemaGenerator) -> Schema {
+        schema::subschema::<String>(g)
+    }
+}
+
+impl<'de: 'a, 'a> BorrowCodec<'de> for &'a [u8] {
+    const KIND: WireKind = WireKind::BYTES;
+
+    #[inline]
+    fn decode_msgpack(r: &mut MsgpackReader<'de>) -> Result<Self, DecodeError> {
+        r.read_bin()
+    }
+
+    fn decode_json(r: &mut JsonReader<'de>) -> Result<Self, DecodeError> {
+        Err(r.error(DecodeErrorKind::InvalidType {
+            expected: "bytes a `&[u8]` can borrow".into(),
+            found: "JSON, whose bytes are base64 text; declare the field `Cow<'a, [u8]>` to read JSON too".into(),
+        }))
+    }
+
+    fn json_schema(g: &mut SchemaGenerator) -> Schema {
+        <Vec<u8> as Codec>::json_schema(g)
+    }
+
+    fn __subschema(g: &mut SchemaGenerator) -> Schema {
+        schema::subschema::<Vec<u8>>(g)
+    }
+}
+
+impl<'de: 'a, 'a> BorrowCodec<'de> for Cow<'a, str> {
+    const KIND: WireKind = WireKind::STR;
+
+    #[inline]
+    fn decode_msgpack(r: &mut MsgpackReader<'de>) -> Result<Self, DecodeError> {
+        r.read_str().map(Cow::Borrowed)
+    }
+
+    #[inline]
+    fn decode_json(r: &mut JsonReader<'de>) -> Result<Self, DecodeError> {
+        r.read_str()
+    }
+
+    fn json_schema(g: &mut SchemaGenerator) -> Schema {
+        <String as Codec>::json_schema(g)
+    }
+
+    fn __subschema(g: &mut SchemaGenerator) -> Schema {
+        schema::subschema::<String>(g)
+    }
+}
+
+impl<'de: 'a, 'a> BorrowCodec<'de> for Cow<'a, [u8]> {
+    const KIND: WireKind = WireKind::BYTES;
+
+    #[inline]
+    fn decode_msgpack(r: &mut MsgpackReader<'de>) -> Result<Self, DecodeError> {
+        r.read_bin().map(Cow::Borrowed)
+    }
+
+    fn decode_json(r: &mut JsonReader<'de>) -> Result<Self, DecodeError> {
+        <Vec<u8> as Codec>::decode_json(r).map(Cow::Owned)
+    }
+
+    fn json_schema(g: &mut SchemaGenerator) -> Schema {
+        <Vec<u8> as Codec>::json_schema(g)
+    }
+
+    fn __subschema(g: &mut SchemaGenerator) -> Schema {
+        schema::subschema::<Vec<u8>>(g)
+    }
+}
+
+impl<'de, T: BorrowCodec<'de>> BorrowCodec<'de> for Option<T> {
+    const KIND: WireKind = WireKind::NIL.union(T::KIND);
+
+    #[inline]
+    fn decode_msgpack(r: &mut MsgpackReader<'de>) -> Result<Self, DecodeError> {
+        if r.try_read_nil() {
+            Ok(None)
+        } else {
+            T::decode_msgpack(r).map(Some)
+        }
+    }
+
+    #[inline]
+    fn decode_json(r: &mut JsonReader<'de>) -> Result<Self, DecodeError> {
+        if r.try_read_nil() {
+            Ok(None)
+        } else {
+            T::decode_json(r).map(Some)
+        }
+    }
+
+    fn json_schema(g: &mut SchemaGenerator) -> Schema {
+        schema::build::nullable(T::__subschema(g))
+    }
+
+    fn __subschema(g: &mut SchemaGenerator) -> Schema {
+        Self::json_schema(g)
+    }
+}
+
+/// An array of `T`: no borrowing `T` is `u8`, so never a byte buffer.
+impl<'de, T: BorrowCodec<'de>> BorrowCodec<'de> for Vec<T> {
+    const KIND: WireKind = WireKind::ARRAY;
+
+    fn decode_msgpack(r: &mut MsgpackReader<'de>) -> Result<Self, DecodeError> {
+        let len = r.read_array_len()?;
+        r.nested(|r| {
+            let mut out = Vec::with_capacity(r.capacity_hint(len));
+            for i in 0..len {
+                out.push(T::decode_msgpack(r).map_err(|e| e.in_index(i))?);
+            }
+            Ok(out)
+        })
+    }
+
+    fn decode_json(r: &mut JsonReader<'de>) -> Result<Self, DecodeError> {
+        r.begin_array()?;
+        let mut out = Vec::new();
+        let mut first = true;
+        while r.next_element(&mut first)? {
+            out.push(T::decode_json(r).map_err(|e| e.in_index(out.len()))?);
+        }
+        Ok(out)
+    }
+
+    fn json_schema(g: &mut SchemaGenerator) -> Schema {
+        schema::build::array(T::__subschema(g), false, None)
+    }
+
+    fn __subschema(g: &mut SchemaGenerator) -> Schema {
+        Self::json_schema(g)
+    }
+}
+
+/// [`crate::__private::may_be_missing`] for a borrowing type.
+pub const fn may_be_missing<'de, T: BorrowCodec<'de>>() -> bool {
+    T::KIND.contains(WireKind::NIL) && !T::KIND.is(WireKind::ANY)
+}
+
+/// [`crate::__private::decode_missing`] for a borrowing type.
+#[cold]
+pub fn decode_missing<'de, T: BorrowCodec<'de>>() -> Option<T> {
+    if !may_be_missing::<T>() {
+        return None;
+    }
+    let mut r: MsgpackReader<'de> = MsgpackReader::new(&[0xc0]);
+    T::decode_msgpack(&mut r).ok()
+}

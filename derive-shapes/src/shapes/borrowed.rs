@@ -1,0 +1,103 @@
+//! Types that borrow from their input: `&'a str`, `&'a [u8]`, `Cow` with
+//! `borrow`, nested, in `Option` and `Vec`, in each kind of union, and
+//! with a type parameter beside the lifetimes.
+
+use std::borrow::Cow;
+
+/// A struct of borrowed strings and bytes.
+#[derive(codec::Codec, Debug, PartialEq)]
+pub struct Line<'a> {
+    /// Borrowed text.
+    pub text: &'a str,
+    /// Borrowed bytes.
+    pub bytes: &'a [u8],
+    /// Maybe text.
+    pub user: Option<&'a str>,
+    /// Several texts.
+    pub tags: Vec<&'a str>,
+    /// Text borrowed when it can be.
+    #[codec(borrow)]
+    pub note: Cow<'a, str>,
+}
+
+/// A tagged union holding a borrowing struct and a borrowed string.
+#[derive(codec::Codec, Debug, PartialEq)]
+pub enum Event<'a> {
+    /// Nothing.
+    Empty,
+    /// A line, merged after the tag.
+    Line(#[codec(borrow)] Line<'a>),
+    /// A message.
+    Message {
+        /// Its text.
+        text: &'a str,
+    },
+}
+
+/// An untagged union of a string and a number.
+#[derive(codec::Codec, Debug, PartialEq)]
+#[codec(untagged)]
+pub enum Either<'a> {
+    /// Text.
+    Text(&'a str),
+    /// A number.
+    Number(u64),
+}
+
+/// Two lifetimes, a type parameter, and a newtype of a borrowing `Vec`.
+#[derive(codec::Codec, Debug, PartialEq)]
+pub struct Page<'a, 'b, T> {
+    /// A title.
+    pub title: &'a str,
+    /// The events.
+    #[codec(borrow)]
+    pub events: Events<'b>,
+    /// Owned items.
+    pub items: Vec<T>,
+}
+
+/// A newtype that borrows.
+#[derive(codec::Codec, Debug, PartialEq)]
+pub struct Events<'a>(#[codec(borrow)] pub Vec<Event<'a>>);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn page() -> Page<'static, 'static, u8> {
+        Page {
+            title: "t",
+            events: Events(vec![
+                Event::Empty,
+                Event::Line(Line {
+                    text: "x",
+                    bytes: b"\x01",
+                    user: None,
+                    tags: vec!["a"],
+                    note: Cow::Borrowed("n"),
+                }),
+                Event::Message { text: "m" },
+            ]),
+            items: vec![1],
+        }
+    }
+
+    #[test]
+    fn borrowing_types_round_trip_through_msgpack() {
+        let bytes = codec::to_msgpack(&page()).expect("encodes");
+        let back: Page<'_, '_, u8> = codec::from_msgpack(&bytes).expect("decodes");
+        assert_eq!(back, page());
+        for either in [Either::Text("x"), Either::Number(1)] {
+            let bytes = codec::to_msgpack(&either).expect("encodes");
+            let back: Either<'_> = codec::from_msgpack(&bytes).expect("decodes");
+            assert_eq!(back, either);
+        }
+    }
+
+    #[test]
+    fn borrowing_types_without_bytes_round_trip_through_json() {
+        let text = codec::to_json(&Event::Message { text: "m" }).expect("encodes");
+        let back: Event<'_> = codec::from_json(&text).expect("decodes");
+        assert_eq!(back, Event::Message { text: "m" });
+    }
+}

@@ -1,0 +1,358 @@
+//! Types that borrow from their input: `&'a str`, `&'a [u8]` and `Cow`
+//! fields point into the bytes they were decoded from, and encode, describe
+//! and fingerprint as their owned twins.
+
+use std::borrow::Cow;
+
+use codec::Codec;
+
+#[derive(Codec, Debug, PartialEq)]
+struct Inner<'a> {
+    name: &'a str,
+}
+
+#[derive(Codec, Debug, PartialEq)]
+enum Kind<'a> {
+    Cached,
+    Computed(u32),
+    Failed { code: u32, reason: &'a str },
+    Nested(#[codec(borrow)] Inner<'a>),
+}
+
+#[derive(Codec, Debug, PartialEq)]
+struct Record<'a> {
+    service: &'a str,
+    user: Option<&'a str>,
+    tags: Vec<&'a str>,
+    #[codec(borrow)]
+    note: Cow<'a, str>,
+    #[codec(borrow)]
+    inner: Inner<'a>,
+    #[codec(borrow)]
+    inners: Vec<Inner<'a>>,
+    #[codec(borrow)]
+    kind: Kind<'a>,
+    count: u64,
+}
+
+// `Record` with owned fields: the same wire shape.
+#[derive(Codec, Debug, PartialEq)]
+#[codec(name = "Record")]
+struct OwnedRecord {
+    service: String,
+    user: Option<String>,
+    tags: Vec<String>,
+    note: String,
+    inner: OwnedInner,
+    inners: Vec<OwnedInner>,
+    kind: OwnedKind,
+    count: u64,
+}
+
+#[derive(Codec, Debug, PartialEq)]
+#[codec(name = "Inner")]
+struct OwnedInner {
+    name: String,
+}
+
+#[derive(Codec, Debug, PartialEq)]
+#[codec(name = "Kind")]
+enum OwnedKind {
+    Cached,
+    Computed(u32),
+    Failed { code: u32, reason: String },
+    Nested(OwnedInner),
+}
+
+/// Bytes borrow from MessagePack only: JSON holds them as base64 text.
+#[derive(Codec, Debug, PartialEq)]
+struct Blobs<'a> {
+    blob: &'a [u8],
+    #[codec(borrow)]
+    data: Cow<'a, [u8]>,
+    maybe: Option<&'a [u8]>,
+}
+
+fn record(kind: Kind<'static>) -> Record<'static> {
+    Record {
+        service: "api",
+        user: Some("ann"),
+        tags: vec!["a", "b"],
+        note: Cow::Borrowed("note"),
+        inner: Inner { name: "in" },
+        inners: vec![Inner { name: "x" }, Inner { name: "y" }],
+        kind,
+        count: 7,
+    }
+}
+
+fn owned_record() -> OwnedRecord {
+    OwnedRecord {
+        service: "api".into(),
+        user: Some("ann".into()),
+        tags: vec!["a".into(), "b".into()],
+        note: "note".into(),
+        inner: OwnedInner { name: "in".into() },
+        inners: vec![
+            OwnedInner { name: "x".into() },
+            OwnedInner { name: "y".into() },
+        ],
+        kind: OwnedKind::Failed {
+            code: 3,
+            reason: "why".into(),
+        },
+        count: 7,
+    }
+}
+
+fn failed() -> Kind<'static> {
+    Kind::Failed {
+        code: 3,
+        reason: "why",
+    }
+}
+
+/// Every string of `r` points into `input`: none was copied.
+fn assert_borrowed_from(input: &[u8], r: &Record<'_>) {
+    let inside = |s: &str, what: &str| {
+        assert!(
+            input.as_ptr_range().contains(&s.as_ptr()),
+            "{what} was copied out of the input"
+        );
+    };
+    inside(r.service, "service");
+    inside(r.user.unwrap(), "user (in an Option)");
+    for tag in &r.tags {
+        inside(tag, "a tag (in a Vec)");
+    }
+    assert!(matches!(r.note, Cow::Borrowed(_)), "note is owned");
+    inside(&r.note, "note (a Cow)");
+    inside(r.inner.name, "inner.name (nested)");
+    for inner in &r.inners {
+        inside(inner.name, "inners[_].name (nested in a Vec)");
+    }
+    match &r.kind {
+        Kind::Failed { reason, .. } => inside(reason, "kind.reason (in a variant)"),
+        Kind::Nested(inner) => inside(inner.name, "kind.name (in a newtype variant)"),
+        other => panic!("unexpected variant {other:?}"),
+    }
+}
+
+#[test]
+fn msgpack_strings_point_into_the_input() {
+    for kind in [failed(), Kind::Nested(Inner { name: "nest" })] {
+        let bytes = codec::to_msgpack(&record(kind)).unwrap();
+        let back: Record<'_> = codec::from_msgpack(&bytes).unwrap();
+        assert_borrowed_from(&bytes, &back);
+    }
+}
+
+#[test]
+fn json_strings_without_escapes_point_into_the_input() {
+    for kind in [failed(), Kind::Nested(Inner { name: "nest" })] {
+        let text = codec::to_json(&record(kind)).unwrap();
+        let back: Record<'_> = codec::from_json(&text).unwrap();
+        assert_borrowed_from(text.as_bytes(), &back);
+        let back: Record<'_> = codec::from_json_slice(text.as_bytes()).unwrap();
+        assert_borrowed_from(text.as_bytes(), &back);
+    }
+}
+
+#[test]
+fn decode_options_borrow_too() {
+    let options = codec::DecodeOptions::new().depth_limit(8);
+    let bytes = codec::to_msgpack(&record(failed())).unwrap();
+    let back: Record<'_> = options.from_msgpack(&bytes).unwrap();
+    assert_borrowed_from(&bytes, &back);
+    let text = codec::to_json(&record(failed())).unwrap();
+    let back: Record<'_> = options.from_json(&text).unwrap();
+    assert_borrowed_from(text.as_bytes(), &back);
+}
+
+#[test]
+fn msgpack_bytes_point_into_the_input() {
+    let value = Blobs {
+        blob: b"\x00\x01",
+        data: Cow::Borrowed(b"\x02"),
+        maybe: Some(b"\x03"),
+    };
+    let bytes = codec::to_msgpack(&value).unwrap();
+    let back: Blobs<'_> = codec::from_msgpack(&bytes).unwrap();
+    assert_eq!(back, value);
+    let range = bytes.as_ptr_range();
+    assert!(range.contains(&back.blob.as_ptr()));
+    assert!(matches!(back.data, Cow::Borrowed(_)));
+    assert!(range.contains(&back.data.as_ptr()));
+    assert!(range.contains(&back.maybe.unwrap().as_ptr()));
+}
+
+#[test]
+fn a_top_level_str_borrows() {
+    let bytes = codec::to_msgpack("hello").unwrap();
+    let s: &str = codec::from_msgpack(&bytes).unwrap();
+    assert!(bytes.as_ptr_range().contains(&s.as_ptr()));
+    let text = r#""hello""#;
+    let s: &str = codec::from_json(text).unwrap();
+    assert!(text.as_bytes().as_ptr_range().contains(&s.as_ptr()));
+}
+
+#[test]
+fn an_escaped_json_string_makes_a_cow_owned() {
+    let text = codec::to_json(&record(failed()))
+        .unwrap()
+        .replace(r#""note""#, r#""n\u006fte""#);
+    let back: Record<'_> = codec::from_json(&text).unwrap();
+    assert_eq!(back.note, "note");
+    assert!(
+        matches!(back.note, Cow::Owned(_)),
+        "an escaped string cannot be borrowed"
+    );
+}
+
+#[test]
+fn an_escaped_json_string_in_a_str_field_is_an_error_naming_the_field_and_the_fix() {
+    let text = codec::to_json(&record(failed()))
+        .unwrap()
+        .replace(r#""why""#, r#""wh\"y""#);
+    let err = codec::from_json::<Record<'_>>(&text).unwrap_err();
+    let message = err.to_string();
+    assert_eq!(err.path(), "$.kind.reason", "{message}");
+    assert!(message.contains("Cow<'a, str>"), "{message}");
+    assert!(message.contains("a string with escapes"), "{message}");
+    // The offset is the string's start.
+    assert_eq!(
+        err.offset(),
+        Some(text.find(r#""wh\"y""#).unwrap()),
+        "{message}"
+    );
+}
+
+#[test]
+fn json_bytes_in_a_byte_slice_field_are_an_error_naming_the_fix() {
+    let err = codec::from_json::<Blobs<'_>>(r#"{"blob":"AAE=","data":"Ag==","maybe":null}"#)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("$.blob"), "{err}");
+    assert!(err.contains("Cow<'a, [u8]>"), "{err}");
+}
+
+#[test]
+fn json_bytes_make_a_cow_of_bytes_owned() {
+    #[derive(Codec, Debug)]
+    struct Data<'a> {
+        #[codec(borrow)]
+        data: Cow<'a, [u8]>,
+    }
+    let back: Data<'_> = codec::from_json(r#"{"data":"Ag=="}"#).unwrap();
+    assert_eq!(&*back.data, b"\x02");
+    assert!(matches!(back.data, Cow::Owned(_)));
+}
+
+#[test]
+fn a_missing_optional_field_is_none() {
+    let bytes = codec::to_msgpack(&record(Kind::Cached)).unwrap();
+    let mut owned: OwnedRecord = codec::from_msgpack(&bytes).unwrap();
+    owned.user = None;
+    #[derive(Codec)]
+    struct WithoutUser {
+        service: String,
+    }
+    let bytes = codec::to_msgpack(&WithoutUser {
+        service: "api".into(),
+    })
+    .unwrap();
+    #[derive(Codec, Debug)]
+    struct Partial<'a> {
+        service: &'a str,
+        user: Option<&'a str>,
+    }
+    let back: Partial<'_> = codec::from_msgpack(&bytes).unwrap();
+    assert_eq!((back.service, back.user), ("api", None));
+    assert!(
+        codec::from_msgpack::<Inner<'_>>(b"\x80").is_err(),
+        "a missing &str is an error"
+    );
+}
+
+#[test]
+fn encoding_is_the_owned_twins() {
+    let borrowed = record(failed());
+    let owned = owned_record();
+    assert_eq!(
+        codec::to_msgpack(&borrowed).unwrap(),
+        codec::to_msgpack(&owned).unwrap()
+    );
+    assert_eq!(
+        codec::to_json(&borrowed).unwrap(),
+        codec::to_json(&owned).unwrap()
+    );
+    // Either reads the other's bytes.
+    let bytes = codec::to_msgpack(&owned).unwrap();
+    assert_eq!(codec::from_msgpack::<Record<'_>>(&bytes).unwrap(), borrowed);
+    let bytes = codec::to_msgpack(&borrowed).unwrap();
+    assert_eq!(codec::from_msgpack::<OwnedRecord>(&bytes).unwrap(), owned);
+}
+
+#[test]
+fn schema_and_fingerprint_are_the_owned_twins() {
+    assert_eq!(
+        codec::schema_of::<Record<'_>>(),
+        codec::schema_of::<OwnedRecord>()
+    );
+    assert_eq!(
+        codec::fingerprint_of::<Record<'static>>(),
+        codec::fingerprint_of::<OwnedRecord>()
+    );
+    assert_eq!(codec::schema::wire_name::<Record<'_>>(), "Record");
+}
+
+/// A newtype is its field on the wire: a top-level array of records that
+/// borrow (`Vec<Record<'a>>` itself has `Codec`'s `Decode` only when owned).
+#[derive(Codec, Debug, PartialEq)]
+struct Batch<'a>(#[codec(borrow)] Vec<Record<'a>>);
+
+#[test]
+fn a_newtype_borrows_through_its_field() {
+    let owned = vec![owned_record(), owned_record()];
+    let bytes = codec::to_msgpack(&owned).unwrap();
+    let batch: Batch<'_> = codec::from_msgpack(&bytes).unwrap();
+    assert_eq!(batch.0.len(), 2);
+    for r in &batch.0 {
+        assert_borrowed_from(&bytes, r);
+    }
+    assert_eq!(codec::to_msgpack(&batch).unwrap(), bytes);
+    let text = codec::to_json(&owned).unwrap();
+    let batch: Batch<'_> = codec::from_json(&text).unwrap();
+    assert_borrowed_from(text.as_bytes(), &batch.0[1]);
+    assert_eq!(codec::schema_of::<Batch<'_>>()["type"], "array");
+}
+
+/// serde's `#[serde(borrow)]` says the same as codec's.
+#[derive(Codec, Debug, PartialEq)]
+struct WithSerdeBorrow<'a> {
+    #[serde(borrow)]
+    note: Cow<'a, str>,
+}
+
+#[test]
+fn serde_borrow_borrows() {
+    let bytes = codec::to_msgpack(&WithSerdeBorrow { note: "n".into() }).unwrap();
+    let back: WithSerdeBorrow<'_> = codec::from_msgpack(&bytes).unwrap();
+    assert!(matches!(back.note, Cow::Borrowed(_)));
+}
+
+/// Without `borrow`, a `Cow` field decodes owned, and the type is `Codec`
+/// (storable, decodable from input that does not outlive it).
+#[derive(Codec, Debug, PartialEq)]
+struct OwnedCow<'a> {
+    note: Cow<'a, str>,
+}
+
+#[test]
+fn a_cow_without_borrow_stays_owned() {
+    fn owned<T: Codec>() {}
+    owned::<OwnedCow<'static>>();
+    let bytes = codec::to_msgpack(&OwnedCow { note: "n".into() }).unwrap();
+    let back: OwnedCow<'static> = codec::from_msgpack(&bytes).unwrap();
+    assert!(matches!(back.note, Cow::Owned(_)));
+}
