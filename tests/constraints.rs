@@ -298,9 +298,73 @@ fn decimals_take_numeric_bounds() {
     }
     assert!(codec::from_json::<Price>(r#"{"amount":"95.0"}"#).is_ok());
     let err = codec::from_json::<Price>(r#"{"amount":"-5"}"#).unwrap_err();
-    assert!(err.to_string().contains("ge = 0"), "{err}");
+    assert_eq!(
+        err.kind().to_string(),
+        "expected a value >= 0 (#[codec(ge = 0)]), found -5"
+    );
     let err = codec::from_json::<Price>(r#"{"amount":"100.5"}"#).unwrap_err();
     assert!(err.to_string().contains("lt = 100.5"), "{err}");
     let err = codec::from_json::<Price>(r#"{"amount":"12.5"}"#).unwrap_err();
     assert!(err.to_string().contains("multiple_of = 5"), "{err}");
+}
+
+#[test]
+fn boxed_and_borrowed_strings_take_lengths_and_patterns() {
+    use std::borrow::Cow;
+    #[derive(Codec, Debug)]
+    struct Names {
+        #[codec(min_length = 2, max_length = 3, pattern = "^b")]
+        boxed: Box<str>,
+        #[codec(min_length = 2, max_length = 3, pattern = "^c")]
+        cow: Cow<'static, str>,
+    }
+    let names = |boxed: &str, cow: &str| format!(r#"{{"boxed":"{boxed}","cow":"{cow}"}}"#);
+    codec::from_json::<Names>(&names("bé", "cé✓")).unwrap();
+    for (text, bound) in [
+        (names("b", "cc"), "min_length = 2"),
+        (names("bbbb", "cc"), "max_length = 3"),
+        (names("ab", "cc"), "pattern"),
+        (names("bb", "c"), "min_length = 2"),
+        (names("bb", "cccc"), "max_length = 3"),
+        (names("bb", "ac"), "pattern"),
+    ] {
+        let err = codec::from_json::<Names>(&text).unwrap_err();
+        assert!(err.to_string().contains(bound), "{text}: {err}");
+    }
+}
+
+#[test]
+fn the_schema_keeps_the_types_own_range_where_it_is_tighter() {
+    #[derive(Codec)]
+    struct Small {
+        #[codec(ge = -1, le = 300)]
+        loose: u8,
+        #[codec(ge = 10, le = 20)]
+        tight: u8,
+    }
+    let schema = codec::schema_of::<Small>();
+    let props = &schema["properties"];
+    assert_eq!(props["loose"]["minimum"], 0, "{schema}");
+    assert_eq!(props["loose"]["maximum"], 255, "{schema}");
+    assert_eq!(props["tight"]["minimum"], 10, "{schema}");
+    assert_eq!(props["tight"]["maximum"], 20, "{schema}");
+}
+
+#[test]
+fn a_bound_next_to_the_types_limit_is_kept_although_equal_as_a_float() {
+    // Each bound is a float's rounding away from the type's limit, and tighter.
+    #[derive(Codec)]
+    struct Wide {
+        #[codec(ge = -9223372036854775500)]
+        low: i64,
+        #[codec(le = 18446744073709551000)]
+        high: u64,
+    }
+    let schema = codec::schema_of::<Wide>();
+    let props = &schema["properties"];
+    assert_eq!(props["low"]["minimum"], -9223372036854775500i64, "{schema}");
+    assert_eq!(
+        props["high"]["maximum"], 18446744073709551000u64,
+        "{schema}"
+    );
 }

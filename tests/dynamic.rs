@@ -329,3 +329,25 @@ fn raw_refuses_anything_but_one_complete_value() {
     let err = codec::to_json(&Raw::to_msgpack(&Value::Ext(1, vec![])).unwrap()).unwrap_err();
     assert!(err.to_string().contains("has no JSON encoding"), "{err}");
 }
+
+#[test]
+fn accessors_answer_only_for_their_own_kind() {
+    assert_eq!(Value::from("a").as_str(), Some("a"));
+    assert_eq!(Value::Int(1).as_str(), None);
+    assert_eq!(Value::Int(-7).as_i64(), Some(-7));
+    assert_eq!(Value::Int(i64::MIN.into()).as_i64(), Some(i64::MIN));
+    // An integer past i64 (up to u64::MAX, as MessagePack holds) is no i64.
+    assert_eq!(Value::Int(u64::MAX.into()).as_i64(), None);
+    assert_eq!(Value::Float(1.0).as_i64(), None);
+    assert_eq!(Value::Int(3).as_f64(), Some(3.0));
+    assert_eq!(Value::Float(0.25).as_f64(), Some(0.25));
+    assert_eq!(Value::from("1").as_f64(), None);
+}
+
+#[test]
+fn a_raw_field_is_any_value_marked_as_kept_in_the_schema() {
+    assert_eq!(
+        codec::schema_of::<Envelope>()["properties"]["body"],
+        serde_json::json!({ "x-codec-raw": true })
+    );
+}
