@@ -317,3 +317,72 @@ fn skip_serializing_if_and_omit_defaults_each_leave_a_field_out() {
     let big = codec::to_json(&S { a: 1, n: 1000 }).unwrap();
     assert_eq!(codec::from_json::<S>(&big).unwrap(), S { a: 1, n: 0 });
 }
+
+#[test]
+fn a_serde_rename_of_the_type_names_it_and_keys_of_no_effect_are_accepted() {
+    // `rename(serialize = .., deserialize = ..)` with one name is one name.
+    #[derive(Codec, Serialize, Deserialize, Debug, PartialEq)]
+    #[serde(rename = "app.Job", crate = "serde", expecting = "a job")]
+    struct Job {
+        id: u32,
+    }
+    #[derive(Codec, Serialize, Deserialize, Debug, PartialEq)]
+    #[serde(rename(serialize = "app.Task", deserialize = "app.Task"))]
+    struct Task {
+        id: u32,
+    }
+    assert_eq!(codec::schema::wire_name::<Job>(), "app.Job");
+    assert_eq!(codec::schema::wire_name::<Task>(), "app.Task");
+    assert_eq!(same_as_serde(&Job { id: 1 }), r#"{"id":1}"#);
+    assert_eq!(same_as_serde(&Task { id: 2 }), r#"{"id":2}"#);
+}
+
+#[test]
+fn a_variants_serde_rename_all_renames_its_fields() {
+    #[derive(Codec, Serialize, Deserialize, Debug, PartialEq)]
+    #[serde(tag = "kind")]
+    enum Event {
+        #[serde(rename_all = "camelCase")]
+        Resized {
+            new_width: u32,
+            new_height: u32,
+        },
+        Closed {
+            by_user: bool,
+        },
+    }
+    assert_eq!(
+        same_as_serde(&Event::Resized {
+            new_width: 3,
+            new_height: 4
+        }),
+        r#"{"kind":"Resized","newWidth":3,"newHeight":4}"#
+    );
+    assert_eq!(
+        same_as_serde(&Event::Closed { by_user: true }),
+        r#"{"kind":"Closed","by_user":true}"#
+    );
+}
+
+#[test]
+fn a_codec_alias_wins_over_a_serde_one() {
+    #[derive(Codec, Serialize, Deserialize, Debug, PartialEq)]
+    struct Point {
+        #[codec(alias = "xx")]
+        #[serde(alias = "abscissa")]
+        x: i32,
+    }
+    #[derive(Codec, Serialize, Deserialize, Debug, PartialEq)]
+    enum Shape {
+        #[codec(alias = "Sq")]
+        #[serde(alias = "Quad")]
+        Square,
+    }
+    assert_eq!(
+        codec::from_json::<Point>(r#"{"xx":1}"#).unwrap(),
+        Point { x: 1 }
+    );
+    assert!(codec::from_json::<Point>(r#"{"abscissa":1}"#).is_err());
+    assert_eq!(codec::from_json::<Shape>(r#""Sq""#).unwrap(), Shape::Square);
+    assert!(codec::from_json::<Shape>(r#""Quad""#).is_err());
+}
