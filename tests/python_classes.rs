@@ -81,9 +81,10 @@ enum Level {
     High { level: u8 },
 }
 
-#[derive(Codec, Debug, PartialEq)]
+#[derive(Codec, Debug, PartialEq, Default)]
 enum Color {
     Red,
+    #[default]
     #[codec(rename = "dark_green")]
     Green,
 }
@@ -191,12 +192,6 @@ fn tricky() -> String {
 
 fn answer() -> Option<i64> {
     Some(42)
-}
-
-impl Default for Color {
-    fn default() -> Color {
-        Color::Green
-    }
 }
 
 /// Defaults of every kind: literals, a float written without a fraction,
