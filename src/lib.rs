@@ -224,7 +224,7 @@ macro_rules! python_module {
 pub use codec_derive::memoize;
 pub use codec_runtime::*;
 #[cfg(feature = "store")]
-pub use codec_store::{Cache, CacheOptions, PutOptions, StoreError};
+pub use codec_store::{Cache, CacheOptions, PutOptions, Ref, StoreError};
 
 #[cfg(feature = "store")]
 pub mod store;

@@ -303,6 +303,14 @@ fn schema_and_fingerprint_are_the_owned_twins() {
         codec::fingerprint_of::<Record<'static>>(),
         codec::fingerprint_of::<OwnedRecord>()
     );
+    // Any lifetime: the facts are looked up with lifetimes erased.
+    fn fingerprint_for<'a>(_input: &'a [u8]) -> codec::Fingerprint {
+        codec::fingerprint_of::<Record<'a>>()
+    }
+    assert_eq!(
+        fingerprint_for(&[1, 2, 3]),
+        codec::fingerprint_of::<OwnedRecord>()
+    );
     assert_eq!(codec::schema::wire_name::<Record<'_>>(), "Record");
 }
 

@@ -51,7 +51,7 @@ mod layout;
 mod options;
 
 pub use admin::{Admin, Bounds, Compacted, Reduced, Used};
-pub use cache::Cache;
+pub use cache::{Cache, Ref};
 #[cfg(feature = "ndarray")]
 pub use content::array::{ArrayHandler, MappedArray};
 #[cfg(feature = "arrow")]

@@ -16,6 +16,7 @@ mod checkpoint;
 mod compact;
 mod expiry;
 mod handlers;
+mod in_place;
 mod memo;
 mod memoize;
 mod open;

@@ -86,33 +86,8 @@ fn an_array_sub_value_dumped_through_the_context_reads_back_from_the_map() {
         "the pixels are viewed in the data file's map"
     );
     #[cfg(target_os = "linux")]
-    assert_in_a_map_of(back.pixels.view().as_ptr().cast(), dir.path());
+    crate::fixtures::assert_in_a_map_of(back.pixels.view().as_ptr().cast(), dir.path());
     assert_eq!(back.pixels.to_owned::<ndarray::Ix2>().unwrap(), pixels());
-}
-
-/// `address` lies in a memory map of a file under `folder`, as the
-/// process's map list says: the value was read in place, not copied out.
-#[cfg(target_os = "linux")]
-fn assert_in_a_map_of(address: *const u8, folder: &std::path::Path) {
-    let address = address as usize;
-    let maps = std::fs::read_to_string("/proc/self/maps").unwrap();
-    let folder = folder.canonicalize().unwrap();
-    let inside = maps.lines().any(|line| {
-        // `start-end perms offset dev inode path`
-        let mut fields = line.split_whitespace();
-        let range = fields.next().unwrap_or_default();
-        let path = fields.nth(4).unwrap_or_default();
-        let Some((start, end)) = range.split_once('-') else {
-            return false;
-        };
-        let start = usize::from_str_radix(start, 16).unwrap();
-        let end = usize::from_str_radix(end, 16).unwrap();
-        (start..end).contains(&address) && std::path::Path::new(path).starts_with(&folder)
-    });
-    assert!(
-        inside,
-        "{address:#x} is in no map of a file under {folder:?}:\n{maps}"
-    );
 }
 
 /// Stored as a text file by the handler its type names.

@@ -35,7 +35,7 @@ const IGNORED: &[&str] = &[
 
 /// The fingerprint of `T`'s schema: equal for equal wire shapes, across runs,
 /// platforms and compiler versions. See [`Fingerprint`].
-pub fn fingerprint_of<T: HasSchema + 'static>() -> Fingerprint {
+pub fn fingerprint_of<T: HasSchema>() -> Fingerprint {
     super::info::<T>().fingerprint
 }
 

@@ -117,15 +117,18 @@ impl SchemaInfo {
 /// its type). Each thread keeps the ones it looked up, so a lookup (on
 /// every `get` of the store) takes no lock and no reference count, which
 /// threads getting at once would pass back and forth.
+///
+/// A type that borrows (`Record<'a>`) has the facts of every one of its
+/// lifetimes: they are looked up by its type with the lifetimes erased.
 #[doc(hidden)]
-pub fn info<T: HasSchema + 'static>() -> &'static SchemaInfo {
+pub fn info<T: HasSchema>() -> &'static SchemaInfo {
     type Infos = HashMap<TypeId, &'static SchemaInfo, BuildHasherDefault<TypeIdHasher>>;
     thread_local! {
         static SEEN: RefCell<Infos> =
             const { RefCell::new(HashMap::with_hasher(BuildHasherDefault::new())) };
     }
     static ALL: OnceLock<RwLock<Infos>> = OnceLock::new();
-    let id = TypeId::of::<T>();
+    let id = typeid::of::<T>();
     // `try_with`: in a thread's teardown the thread's copy is gone, and the
     // shared map serves.
     if let Ok(Some(info)) = SEEN.try_with(|seen| seen.borrow().get(&id).copied()) {

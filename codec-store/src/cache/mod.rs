@@ -6,6 +6,7 @@
 mod array_entry;
 mod batch;
 mod handlers;
+mod in_place;
 pub(crate) mod keys;
 mod lease;
 pub(crate) mod memo;
@@ -38,6 +39,7 @@ use crate::index::records::{IndexLine, Info, Mode};
 use crate::index::{corrupt_line, view, EntryInfo, Found, Index};
 use crate::layout;
 use crate::options::{CacheOptions, PutOptions};
+pub use in_place::Ref;
 use write::Payload;
 
 /// A folder of typed values: see the [crate documentation](crate).
@@ -59,6 +61,8 @@ pub struct Cache {
     pub(crate) inline_replaced: AtomicBool,
     pub(crate) registry: typed::Registry,
     pub(crate) resources: Resources,
+    /// The buffers lent to [`Ref`]s of payloads kept in index lines.
+    pub(crate) buffers: in_place::Buffers,
     pub(crate) memo: memo::Memo,
     /// The keys this handle used since it last recorded them.
     pub(crate) uses: uses::Uses,

@@ -182,6 +182,7 @@ impl Cache {
             inline_replaced: AtomicBool::new(false),
             registry: typed::Registry::default(),
             resources: Resources::default(),
+            buffers: Default::default(),
             memo: memo::Memo::default(),
             uses: crate::cache::uses::Uses::new(use_interval),
             checkpoints: Checkpoints::default(),

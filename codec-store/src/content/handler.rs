@@ -305,10 +305,16 @@ impl LoadContext<'_> {
 
     /// The object name of a data file named in info (relative to `data/`).
     pub(crate) fn object(&self, name: &str) -> Result<String, StoreError> {
+        self.check_file_name(name)?;
+        Ok(layout::data_object(name))
+    }
+
+    /// Refuses a file name in info that would leave `data/`.
+    pub(crate) fn check_file_name(&self, name: &str) -> Result<(), StoreError> {
         if name.contains('/') || name.contains('\\') || name.starts_with('.') {
             return Err(self.corrupt(format!("data file name `{name}` leaves the data folder")));
         }
-        Ok(layout::data_object(name))
+        Ok(())
     }
 
     /// An error about this entry's data.

@@ -97,9 +97,11 @@ impl LoadContext<'_> {
     /// `end` bytes, kept between loads and mapped again when the file has
     /// grown; a file shorter than `end` is a typed error (never a fault).
     pub(crate) fn mapped(&self, name: &str, end: u64) -> Result<Arc<Mapped>, StoreError> {
-        let object = self.object(name)?;
+        // The object's name is made on a miss only: a warm get in place
+        // allocates nothing.
+        self.check_file_name(name)?;
         let map_file = || match self.backend.maps() {
-            Some(maps) => Ok(maps.map(&object)?),
+            Some(maps) => Ok(maps.map(&crate::layout::data_object(name))?),
             None => Err(StoreError::unsupported(
                 self.backend.location(),
                 format!("entry `{}`: this store has no memory maps", self.key),

@@ -1,0 +1,188 @@
+//! Reads in place (`Cache::get_ref`): a value that borrows points into the
+//! data file's memory map or into the guard's one buffer, never into a
+//! copy; its schema is checked as `get` checks it; guards held together
+//! keep their own bytes.
+
+use std::borrow::Cow;
+
+use codec::store::Mode;
+use codec::{Cache, Codec, PutOptions, StoreError, Value};
+
+use crate::fixtures::backends::{each_backend, Store};
+use crate::fixtures::{chunk, sized_chunk, truncate_data_file, Chunk};
+
+/// [`Chunk`] read in place: its text and buffer borrowed.
+#[derive(Codec, Debug)]
+#[codec(name = "test.Chunk")]
+struct ChunkRef<'a> {
+    text: &'a str,
+    start: u32,
+    #[codec(borrow)]
+    vector: Cow<'a, [u8]>,
+}
+
+impl ChunkRef<'_> {
+    fn is(&self, chunk: &Chunk) -> bool {
+        self.text == chunk.text && self.start == chunk.start && *self.vector == *chunk.vector
+    }
+}
+
+/// `inner` lies within `outer`.
+fn within(inner: &[u8], outer: &[u8]) -> bool {
+    let outer = outer.as_ptr_range();
+    let inner = inner.as_ptr_range();
+    outer.start <= inner.start && inner.end <= outer.end
+}
+
+#[test]
+fn a_value_in_a_data_file_is_read_from_its_map() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = Cache::open(dir.path()).unwrap();
+    let stored = sized_chunk(1, 5000);
+    cache.put("c", &stored).unwrap();
+    let entry = cache.get_ref::<ChunkRef<'_>>("c").unwrap().unwrap();
+    assert!(entry.is_mapped(), "{entry:?}");
+    let chunk = entry.value().unwrap();
+    assert!(chunk.is(&stored));
+    assert!(matches!(chunk.vector, Cow::Borrowed(_)));
+    assert!(within(chunk.text.as_bytes(), entry.bytes()));
+    assert!(within(&chunk.vector, entry.bytes()));
+    #[cfg(target_os = "linux")]
+    crate::fixtures::assert_in_a_map_of(chunk.text.as_ptr(), dir.path());
+}
+
+#[test]
+fn a_value_kept_in_its_line_borrows_from_the_guard() {
+    let (_dir, cache) = open();
+    cache.put("c", &chunk(4)).unwrap();
+    let entry = cache.get_ref::<ChunkRef<'_>>("c").unwrap().unwrap();
+    assert!(!entry.is_mapped());
+    let value = entry.value().unwrap();
+    assert!(value.is(&chunk(4)));
+    assert!(within(value.text.as_bytes(), entry.bytes()));
+    assert_eq!(entry.bytes(), codec::to_msgpack(&chunk(4)).unwrap());
+}
+
+#[test]
+fn every_handler_and_mode_reads_in_place_on_every_backend() {
+    each_backend(every_handler_and_mode_reads_in_place_on);
+}
+
+fn every_handler_and_mode_reads_in_place_on(store: &Store) {
+    let cache = store.open();
+    let mapped = store.name == "a folder";
+    for handler in ["inline", "shared", "file", "auto"] {
+        for mode in [Mode::MsgPack, Mode::Json] {
+            let key = format!("{handler}/{mode:?}");
+            let options = PutOptions::default().mode(mode).handler(handler);
+            let stored = sized_chunk(2, 300);
+            cache.put_with(&key, &stored, &options).unwrap();
+            let entry = cache.get_ref::<ChunkRef<'_>>(&key).unwrap().unwrap();
+            let chunk = entry.value().unwrap();
+            assert!(chunk.is(&stored), "{} {key}: {chunk:?}", store.name);
+            assert_eq!(entry.format(), mode);
+            assert!(within(chunk.text.as_bytes(), entry.bytes()));
+            let in_a_file = matches!(handler, "shared" | "file");
+            assert_eq!(
+                entry.is_mapped(),
+                mapped && in_a_file,
+                "{} {key}",
+                store.name
+            );
+        }
+    }
+}
+
+#[test]
+fn guards_held_together_keep_their_own_bytes() {
+    let (_dir, cache) = open();
+    for i in 0..40 {
+        cache.put(&format!("k{i}"), &chunk(i)).unwrap();
+    }
+    // Twice: the second round reads into buffers the first gave back.
+    for _ in 0..2 {
+        let entries: Vec<_> = (0..40)
+            .map(|i| {
+                cache
+                    .get_ref::<ChunkRef<'_>>(&format!("k{i}"))
+                    .unwrap()
+                    .unwrap()
+            })
+            .collect();
+        let values: Vec<_> = entries.iter().map(|e| e.value().unwrap()).collect();
+        for (i, value) in (0..).zip(&values) {
+            assert!(value.is(&chunk(i)), "k{i}: {value:?}");
+        }
+    }
+}
+
+#[test]
+fn the_schema_is_checked_before_decoding() {
+    /// `Chunk` with a field it never had and no default: not readable.
+    #[derive(Codec, Debug)]
+    #[codec(name = "test.Chunk")]
+    struct Wider<'a> {
+        text: &'a str,
+        start: u32,
+        lines: u32,
+    }
+    /// `Chunk` with an optional field added: readable.
+    #[derive(Codec, Debug)]
+    #[codec(name = "test.Chunk")]
+    struct Evolved<'a> {
+        text: &'a str,
+        start: u32,
+        vector: &'a [u8],
+        lines: Option<u32>,
+    }
+    let (_dir, cache) = open();
+    cache.put("c", &chunk(3)).unwrap();
+    let err = cache.get_ref::<Wider<'_>>("c").unwrap_err();
+    assert!(matches!(err, StoreError::Schema { .. }), "{err}");
+    assert!(format!("{err:?}").contains("lines"), "{err:?}");
+    let entry = cache.get_ref::<Evolved<'_>>("c").unwrap().unwrap();
+    let evolved = entry.value().unwrap();
+    assert_eq!(
+        (evolved.text, evolved.start, evolved.lines),
+        ("chunk number 3", 3, None)
+    );
+    // An owned type reads in place too, and `Value` whatever wrote it.
+    let owned = cache
+        .get_ref::<Chunk>("c")
+        .unwrap()
+        .unwrap()
+        .value()
+        .unwrap();
+    assert_eq!(owned, chunk(3));
+    let entry = cache.get_ref::<Value>("c").unwrap().unwrap();
+    let value = entry.value().unwrap();
+    assert_eq!(value.get("start").and_then(Value::as_i64), Some(3));
+}
+
+#[test]
+fn raw_bytes_and_missing_keys() {
+    let (_dir, cache) = open();
+    assert!(cache.get_ref::<ChunkRef<'_>>("none").unwrap().is_none());
+    cache.put_bytes("raw", b"bytes as they are").unwrap();
+    let err = cache.get_ref::<Value>("raw").unwrap_err();
+    assert!(matches!(err, StoreError::Unsupported { .. }), "{err}");
+    assert!(err.to_string().contains("get_bytes"), "{err}");
+}
+
+#[test]
+fn a_truncated_data_file_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = Cache::open(dir.path()).unwrap();
+    cache.put("c", &sized_chunk(1, 5000)).unwrap();
+    truncate_data_file(dir.path(), &cache, 100);
+    let fresh = Cache::open(dir.path()).unwrap();
+    let err = fresh.get_ref::<ChunkRef<'_>>("c").unwrap_err();
+    assert!(matches!(err, StoreError::Corrupt { .. }), "{err}");
+    assert!(err.to_string().contains("truncated"), "{err}");
+}
+
+fn open() -> (tempfile::TempDir, Cache) {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = Cache::open(dir.path()).unwrap();
+    (dir, cache)
+}
