@@ -94,6 +94,28 @@ fn every_handler_and_mode_reads_in_place_on(store: &Store) {
 }
 
 #[test]
+fn a_guard_keeps_its_map_while_the_data_file_grows_and_is_mapped_again() {
+    let (_dir, cache) = open();
+    cache.put("first", &sized_chunk(1, 5000)).unwrap();
+    let first = cache.get_ref::<ChunkRef<'_>>("first").unwrap().unwrap();
+    let value = first.value().unwrap();
+    // Past the end of the map the first get made: mapped again.
+    for i in 2..40 {
+        cache.put(&format!("k{i}"), &sized_chunk(i, 5000)).unwrap();
+    }
+    for i in 2..40 {
+        let entry = cache
+            .get_ref::<ChunkRef<'_>>(&format!("k{i}"))
+            .unwrap()
+            .unwrap();
+        assert!(entry.is_mapped());
+        assert!(entry.value().unwrap().is(&sized_chunk(i, 5000)), "k{i}");
+    }
+    // The first guard's value still reads from the map it was given.
+    assert!(value.is(&sized_chunk(1, 5000)));
+}
+
+#[test]
 fn guards_held_together_keep_their_own_bytes() {
     let (_dir, cache) = open();
     for i in 0..40 {
