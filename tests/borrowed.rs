@@ -312,6 +312,14 @@ fn schema_and_fingerprint_are_the_owned_twins() {
         codec::fingerprint_of::<OwnedRecord>()
     );
     assert_eq!(codec::schema::wire_name::<Record<'_>>(), "Record");
+    assert_eq!(
+        codec::fingerprint_of::<&str>(),
+        codec::fingerprint_of::<String>()
+    );
+    assert_eq!(
+        codec::fingerprint_of::<&[u8]>(),
+        codec::fingerprint_of::<Vec<u8>>()
+    );
 }
 
 /// A newtype is its field on the wire: a top-level array of records that

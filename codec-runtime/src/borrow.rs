@@ -109,6 +109,27 @@ macro_rules! decode_by_borrow_codec {
 
 decode_by_borrow_codec!(&'a str, &'a [u8]);
 
+/// The schema facts of a borrowed string or byte slice: those of `String`
+/// and `Vec<u8>`, so that they read from the store in place
+/// (`get_ref::<&str>`), schema-checked as their owned twins.
+macro_rules! schema_of_owned_twin {
+    ($($ty:ty => $owned:ty),*) => {$(
+        impl<'a> crate::codec::HasSchema for $ty {
+            fn __json_schema(generator: &mut SchemaGenerator) -> Schema {
+                <$owned as Codec>::json_schema(generator)
+            }
+
+            fn __wire_name() -> Option<Cow<'static, str>> {
+                <$owned as Codec>::__wire_name()
+            }
+
+            const __WIRE_ALIASES: &'static [&'static str] = <$owned as Codec>::__WIRE_ALIASES;
+        }
+    )*};
+}
+
+schema_of_owned_twin!(&'a str => String, &'a [u8] => Vec<u8>);
+
 /// What [`Codec`] gives a type that borrows from input living for `'de`:
 /// the same items, with the reader's lifetime named. Generated code for a
 /// derived type with a lifetime parameter calls it where it would call

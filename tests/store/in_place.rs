@@ -182,6 +182,25 @@ fn the_schema_is_checked_before_decoding() {
 }
 
 #[test]
+fn a_string_or_bytes_alone_read_in_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = Cache::open(dir.path()).unwrap();
+    cache.put("s", &"x".repeat(3000)).unwrap();
+    cache.put("b", &codec::Bytes(vec![9; 3000])).unwrap();
+    let entry = cache.get_ref::<&str>("s").unwrap().unwrap();
+    let text: &str = entry.value().unwrap();
+    assert_eq!(text, "x".repeat(3000));
+    assert!(within(text.as_bytes(), entry.bytes()));
+    let entry = cache.get_ref::<&[u8]>("b").unwrap().unwrap();
+    let bytes: &[u8] = entry.value().unwrap();
+    assert_eq!(bytes, [9; 3000]);
+    assert!(within(bytes, entry.bytes()));
+    // A string is not bytes: refused before decoding.
+    let err = cache.get_ref::<&[u8]>("s").unwrap_err();
+    assert!(matches!(err, StoreError::Schema { .. }), "{err}");
+}
+
+#[test]
 fn raw_bytes_and_missing_keys() {
     let (_dir, cache) = open();
     assert!(cache.get_ref::<ChunkRef<'_>>("none").unwrap().is_none());
