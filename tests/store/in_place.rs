@@ -222,6 +222,50 @@ fn a_truncated_data_file_is_an_error() {
     assert!(err.to_string().contains("truncated"), "{err}");
 }
 
+#[test]
+fn a_length_past_the_data_file_is_an_error_not_an_allocation() {
+    // Under the size read without asking the file's, and far past it.
+    for len in [900_000u64, 1 << 40] {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = Cache::open(dir.path()).unwrap();
+        cache.put("c", &sized_chunk(1, 5000)).unwrap();
+        let stored = cache.entries().unwrap()[0].info.clone();
+        let Some(codec::store::InfoValue::Int(real)) = stored.get("len") else {
+            panic!("{stored:?}");
+        };
+        rewrite_log(
+            dir.path(),
+            &cache,
+            &format!("\"len\":{real},"),
+            &format!("\"len\":{len},"),
+        );
+        let fresh = Cache::open(dir.path()).unwrap();
+        for err in [
+            fresh.get::<Chunk>("c").unwrap_err(),
+            fresh.get_ref::<ChunkRef<'_>>("c").unwrap_err(),
+        ] {
+            assert!(matches!(err, StoreError::Corrupt { .. }), "{len}: {err}");
+            assert!(err.to_string().contains("past its end"), "{len}: {err}");
+        }
+    }
+}
+
+/// Replaces `from` with `to` in the log of `cache`'s writer, each line's
+/// checksum made right again: damage that only the values tell.
+fn rewrite_log(dir: &std::path::Path, cache: &Cache, from: &str, to: &str) {
+    let log = dir.join(format!("{}-info.jsonl", cache.writer_id()));
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(text.contains(from), "{from} in {text}");
+    let mut out = String::new();
+    for line in text.lines() {
+        let line = line.replace(from, to);
+        let (body, _) = line.rsplit_once(",\"crc\":").unwrap();
+        let crc = crc32fast::hash(body.as_bytes());
+        out.push_str(&format!("{body},\"crc\":\"{crc:08x}\"}}\n"));
+    }
+    std::fs::write(&log, out).unwrap();
+}
+
 fn open() -> (tempfile::TempDir, Cache) {
     let dir = tempfile::tempdir().unwrap();
     let cache = Cache::open(dir.path()).unwrap();
