@@ -159,7 +159,11 @@ impl Backend for Folder {
             };
             let mut buf = vec![0; len as usize];
             let read = read_at(&file, &mut buf, range.start)?;
-            buf.truncate(read);
+            if read < buf.len() {
+                // Past the file's end: keep no room for what is not there.
+                buf.truncate(read);
+                buf.shrink_to_fit();
+            }
             Ok(buf)
         };
         read().map_err(|e| self.error("read", &path, e))
