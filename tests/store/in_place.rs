@@ -201,6 +201,19 @@ fn a_string_or_bytes_alone_read_in_place() {
 }
 
 #[test]
+fn a_guard_moves_to_other_threads() {
+    fn send_and_sync<T: Send + Sync>(_: &T) {}
+    let (_dir, cache) = open();
+    cache.put("c", &sized_chunk(5, 5000)).unwrap();
+    let entry = cache.get_ref::<ChunkRef<'_>>("c").unwrap().unwrap();
+    send_and_sync(&entry);
+    std::thread::scope(|s| {
+        let read = s.spawn(move || entry.value().unwrap().is(&sized_chunk(5, 5000)));
+        assert!(read.join().unwrap());
+    });
+}
+
+#[test]
 fn raw_bytes_and_missing_keys() {
     let (_dir, cache) = open();
     assert!(cache.get_ref::<ChunkRef<'_>>("none").unwrap().is_none());
