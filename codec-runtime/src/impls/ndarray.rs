@@ -299,7 +299,9 @@ impl<T: Element, D: Dimension> Codec for Array<T, D> {
 
 #[cfg(test)]
 mod tests {
-    use ndarray::{arr2, Array1, Array2, ArrayD};
+    use std::borrow::Cow;
+
+    use ndarray::{arr2, Array1, Array2, ArrayD, ShapeBuilder};
 
     #[test]
     fn arrays_round_trip_and_check_their_data() {
@@ -322,5 +324,19 @@ mod tests {
         let lying = r#"{"dtype":"<f8","shape":[1000000000,1000000000],"data":"AAAAAAAAAAA="}"#;
         let err = crate::from_json::<Array2<f64>>(lying).unwrap_err();
         assert!(err.to_string().contains("bytes of data"), "{err}");
+    }
+
+    #[test]
+    fn a_standard_layout_array_lends_its_memory_and_another_is_copied_in_c_order() {
+        // A 1 MiB `put_array` writes from the array's memory: no copy of it.
+        let a = arr2(&[[1.0f64, 2.0], [3.0, 4.0]]);
+        let bytes = super::raw_bytes(&a);
+        assert!(matches!(bytes, Cow::Borrowed(_)), "copied: {bytes:?}");
+        assert_eq!(bytes.as_ptr(), a.as_ptr().cast::<u8>());
+        let columns = Array2::from_shape_vec((2, 2).f(), vec![1.0f64, 3.0, 2.0, 4.0]).unwrap();
+        assert_eq!(columns, a);
+        let copied = super::raw_bytes(&columns);
+        assert!(matches!(copied, Cow::Owned(_)));
+        assert_eq!(copied, bytes);
     }
 }
