@@ -42,6 +42,11 @@ fn a_value_in_a_data_file_is_read_from_its_map() {
     cache.put("c", &stored).unwrap();
     let entry = cache.get_ref::<ChunkRef<'_>>("c").unwrap().unwrap();
     assert!(entry.is_mapped(), "{entry:?}");
+    let len = entry.bytes().len();
+    assert_eq!(
+        format!("{entry:?}"),
+        format!("Ref {{ format: MsgPack, len: {len}, mapped: true }}")
+    );
     let chunk = entry.value().unwrap();
     assert!(chunk.is(&stored));
     assert!(matches!(chunk.vector, Cow::Borrowed(_)));
@@ -179,6 +184,21 @@ fn a_truncated_data_file_is_an_error() {
     let err = fresh.get_ref::<ChunkRef<'_>>("c").unwrap_err();
     assert!(matches!(err, StoreError::Corrupt { .. }), "{err}");
     assert!(err.to_string().contains("truncated"), "{err}");
+}
+
+#[test]
+fn reads_of_a_data_file_share_its_map() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = Cache::open(dir.path()).unwrap();
+    // The entry ends the data file: a map just long enough holds it.
+    cache.put("c", &sized_chunk(1, 5000)).unwrap();
+    let first = cache.get_ref::<ChunkRef<'_>>("c").unwrap().unwrap();
+    let second = cache.get_ref::<ChunkRef<'_>>("c").unwrap().unwrap();
+    assert_eq!(
+        first.bytes().as_ptr(),
+        second.bytes().as_ptr(),
+        "the file is mapped once, not again for each read"
+    );
 }
 
 fn open() -> (tempfile::TempDir, Cache) {
