@@ -9,7 +9,7 @@ use codec::store::Mode;
 use codec::{Cache, Codec, PutOptions, StoreError, Value};
 
 use crate::fixtures::backends::{each_backend, Store};
-use crate::fixtures::{chunk, sized_chunk, truncate_data_file, Chunk};
+use crate::fixtures::{chunk, forge_index_line, sized_chunk, truncate_data_file, Chunk};
 
 /// [`Chunk`] read in place: its text and buffer borrowed.
 #[derive(Codec, Debug)]
@@ -199,6 +199,23 @@ fn reads_of_a_data_file_share_its_map() {
         second.bytes().as_ptr(),
         "the file is mapped once, not again for each read"
     );
+}
+
+#[test]
+fn a_negative_length_in_an_index_line_is_refused_with_its_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = Cache::open(dir.path()).unwrap();
+    let file = PutOptions::default().handler("file");
+    let stored = sized_chunk(1, 5000);
+    cache.put_with("c", &stored, &file).unwrap();
+    let len = codec::to_msgpack(&stored).unwrap().len();
+    forge_index_line(dir.path(), &cache, "c", |line| {
+        line.replace(&format!(r#""len":{len}"#), r#""len":-1"#)
+    });
+    let fresh = Cache::open(dir.path()).unwrap();
+    let err = fresh.get_ref::<ChunkRef<'_>>("c").unwrap_err();
+    assert!(matches!(err, StoreError::Corrupt { .. }), "{err}");
+    assert!(err.to_string().contains("lacks `len`"), "{err}");
 }
 
 fn open() -> (tempfile::TempDir, Cache) {
