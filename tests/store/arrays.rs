@@ -17,6 +17,7 @@ use codec::{Cache, CacheOptions, StoreError};
 use ndarray::{Array1, Array2, Array3, ArrayD, Ix2};
 
 use crate::fixtures::backends::each_backend;
+use crate::fixtures::forge_index_line;
 
 /// 240 KB of data: kept apart by `put` (at least `apart_min`, 64 KiB).
 fn big() -> Array2<f64> {
@@ -316,4 +317,26 @@ fn arrays_read_from_data_files_that_grow_in_place_without_maps() {
     let rows = cache.get_array_rows::<f64>("big", 7..9).unwrap().unwrap();
     assert_eq!(rows.view(), big().slice(ndarray::s![7..9, ..]).into_dyn());
     assert_eq!(cache.get::<Array1<u8>>("first").unwrap().unwrap(), first);
+}
+
+#[test]
+fn a_shape_that_does_not_match_the_arrays_bytes_is_a_typed_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = Cache::open(dir.path()).unwrap();
+    cache.put_array("a", &big()).unwrap();
+    forge_index_line(dir.path(), &cache, "a", |line| {
+        line.replace("[300, 100]", "[300, 101]")
+    });
+    let reader = Cache::open(dir.path()).unwrap();
+    for err in [
+        reader.get_array::<f64>("a").err().unwrap(),
+        // By rows, only the shape says where a row is.
+        reader.get_array_rows::<f64>("a", 0..1).err().unwrap(),
+    ] {
+        assert!(matches!(err, StoreError::Corrupt { .. }), "{err}");
+        assert!(
+            err.to_string().contains("does not match its 240000 bytes"),
+            "{err}"
+        );
+    }
 }

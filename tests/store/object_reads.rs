@@ -459,3 +459,23 @@ fn rows_read_without_maps_keep_the_alignment_they_have_in_the_file() {
         );
     }
 }
+
+#[test]
+fn rows_of_an_array_stored_as_json_cost_the_requests_of_a_get() {
+    let store = Counting::new();
+    let cache = open(&store);
+    // The handler that keeps buffers apart, named: JSON has none to keep.
+    let json = PutOptions::default()
+        .mode(codec::store::Mode::Json)
+        .handler("auto");
+    cache.put_with("json", &table(), &json).unwrap(); // in a data object
+    let reader = open(&store);
+    reader.get_array_rows::<f32>("json", 0..1).unwrap(); // reads the schema too
+    store.take();
+    let whole = reader.get::<MappedArray<f32>>("json").unwrap().unwrap();
+    assert_eq!(whole.view(), table().into_dyn());
+    let get = store.take();
+    let rows = reader.get_array_rows::<f32>("json", 3..5).unwrap().unwrap();
+    assert_eq!(rows.view(), table().slice(s![3..5, ..]).into_dyn());
+    assert_eq!(store.take(), get, "the payload read whole, once");
+}
