@@ -6,7 +6,7 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
-use codec::{Cache, CacheOptions, Codec};
+use codec::{Cache, CacheOptions, Codec, PutOptions};
 
 struct Counting;
 
@@ -59,30 +59,41 @@ struct EventRef<'a> {
     payload: &'a [u8],
 }
 
+fn event(payload: usize) -> Event {
+    Event {
+        service: "api".into(),
+        message: "request served".into(),
+        attempt: 2,
+        payload: vec![7; payload],
+    }
+}
+
+/// Reads `key` in place and checks what it read.
+fn read(cache: &Cache, key: &str, payload: usize) {
+    let entry = cache.get_ref::<EventRef<'_>>(key).unwrap().unwrap();
+    let value = entry.value().unwrap();
+    assert_eq!((value.service, value.attempt), ("api", 2));
+    assert_eq!(value.payload.len(), payload);
+}
+
 #[test]
 fn a_warm_get_in_place_allocates_nothing() {
     let dir = tempfile::tempdir().unwrap();
     // Uses are recorded once a minute: none falls in the counted gets.
     let cache = Cache::open_with(dir.path(), CacheOptions::default()).unwrap();
-    let event = |payload: usize| Event {
-        service: "api".into(),
-        message: "request served".into(),
-        attempt: 2,
-        payload: vec![7; payload],
-    };
-    // In the index line, and in the shared data file.
-    for (key, payload) in [("small", 16), ("large", 8000)] {
-        cache.put(key, &event(payload)).unwrap();
-        let read = |cache: &Cache| {
-            let entry = cache.get_ref::<EventRef<'_>>(key).unwrap().unwrap();
-            let value = entry.value().unwrap();
-            assert_eq!((value.service, value.attempt), ("api", 2));
-            assert_eq!(value.payload.len(), payload);
-        };
-        read(&cache);
+    // In the index line (small, and large but kept there by its handler),
+    // and in the shared data file.
+    let inline = PutOptions::default().handler("inline");
+    for (key, payload, options) in [
+        ("small", 16, PutOptions::default()),
+        ("inline", 8000, inline),
+        ("large", 8000, PutOptions::default()),
+    ] {
+        cache.put_with(key, &event(payload), &options).unwrap();
+        read(&cache, key, payload);
         let counted = allocations(|| {
             for _ in 0..100 {
-                read(&cache);
+                read(&cache, key, payload);
             }
         });
         assert_eq!(
@@ -93,4 +104,41 @@ fn a_warm_get_in_place_allocates_nothing() {
         let owned = allocations(|| drop(cache.get::<Event>(key).unwrap().unwrap()));
         assert!(owned >= 3, "{key}: a get allocated {owned} times");
     }
+}
+
+#[test]
+fn a_buffer_grown_past_64_kib_is_freed_not_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = Cache::open(dir.path()).unwrap();
+    let inline = PutOptions::default().handler("inline");
+    cache.put_with("small", &event(16), &inline).unwrap();
+    cache.put_with("huge", &event(100_000), &inline).unwrap();
+    read(&cache, "small", 16);
+    // The handle's one buffer grows to hold the huge payload, then is freed.
+    read(&cache, "huge", 100_000);
+    let counted = allocations(|| read(&cache, "small", 16));
+    assert_eq!(counted, 1, "a new buffer for the small payload");
+    let counted = allocations(|| read(&cache, "small", 16));
+    assert_eq!(counted, 0, "the small buffer is kept");
+}
+
+#[test]
+fn sixteen_buffers_are_kept_for_guards_held_together() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = Cache::open(dir.path()).unwrap();
+    let keys: Vec<String> = (0..20).map(|i| format!("k{i}")).collect();
+    for key in &keys {
+        cache.put(key, &event(16)).unwrap();
+    }
+    let mut guards = Vec::with_capacity(keys.len());
+    let mut hold_all = || {
+        for key in &keys {
+            guards.push(cache.get_ref::<EventRef<'_>>(key).unwrap().unwrap());
+        }
+        // 20 buffers given back: 16 kept, 4 freed.
+        guards.clear();
+    };
+    hold_all();
+    let counted = allocations(&mut hold_all);
+    assert_eq!(counted, 4, "20 guards held together, 16 buffers kept");
 }

@@ -5,9 +5,19 @@
 //! data lies apart), as an `Array` of its dtype and any dimension that
 //! fits its shape, and through `get_array`.
 
+use std::ops::Range;
+use std::sync::Arc;
+
+use codec::store::backend::folder::Folder;
+use codec::store::backend::{
+    Appender, Appends, Backend, BackendError, Created, Listed, Locks, Replaced, Version,
+};
 use codec::store::MappedArray;
-use codec::{Cache, StoreError};
+use codec::{Cache, CacheOptions, StoreError};
 use ndarray::{Array1, Array2, Array3, ArrayD, Ix2};
+
+use crate::fixtures::backends::each_backend;
+use crate::fixtures::forge_index_line;
 
 /// 240 KB of data: kept apart by `put` (at least `apart_min`, 64 KiB).
 fn big() -> Array2<f64> {
@@ -226,4 +236,107 @@ fn a_truncated_array_is_a_typed_error_not_a_fault() {
     let reader = Cache::open(dir.path()).unwrap();
     let err = reader.get_array::<f32>("a").err().unwrap();
     assert!(err.to_string().contains("past its end"), "{err}");
+}
+
+#[test]
+fn an_empty_array_round_trips_on_every_backend() {
+    each_backend(|store| {
+        let cache = store.open();
+        let empty = Array2::<f32>::zeros((0, 4));
+        cache.put_array("empty", &empty).unwrap();
+        let read = cache.get_array::<f32>("empty").unwrap().unwrap();
+        assert_eq!(read.shape(), [0, 4], "{}", store.name);
+        assert_eq!(
+            cache.get::<Array2<f32>>("empty").unwrap().unwrap(),
+            empty,
+            "{}",
+            store.name
+        );
+    });
+}
+
+/// A folder whose data files grow in place but are not memory mapped:
+/// reads are ranged, at whatever offset an array has in its file.
+struct Unmapped(Folder);
+
+impl Backend for Unmapped {
+    fn location(&self) -> String {
+        self.0.location()
+    }
+    fn address(&self, name: &str) -> String {
+        self.0.address(name)
+    }
+    fn read(&self, name: &str) -> Result<Option<Vec<u8>>, BackendError> {
+        self.0.read(name)
+    }
+    fn read_range(&self, name: &str, range: Range<u64>) -> Result<Vec<u8>, BackendError> {
+        self.0.read_range(name, range)
+    }
+    fn list(&self, prefix: &str) -> Result<Vec<Listed>, BackendError> {
+        self.0.list(prefix)
+    }
+    fn write(&self, name: &str, bytes: &[u8], sync: bool) -> Result<(), BackendError> {
+        self.0.write(name, bytes, sync)
+    }
+    fn create(&self, name: &str, bytes: &[u8], sync: bool) -> Result<Created, BackendError> {
+        self.0.create(name, bytes, sync)
+    }
+    fn read_versioned(&self, name: &str) -> Result<Option<(Vec<u8>, Version)>, BackendError> {
+        self.0.read_versioned(name)
+    }
+    fn replace(&self, name: &str, bytes: &[u8], v: &Version) -> Result<Replaced, BackendError> {
+        self.0.replace(name, bytes, v)
+    }
+    fn delete(&self, name: &str) -> Result<(), BackendError> {
+        self.0.delete(name)
+    }
+    fn append_to(&self, name: &str) -> Result<Box<dyn Appender>, BackendError> {
+        self.0.append_to(name)
+    }
+    fn appends(&self) -> Appends {
+        self.0.appends()
+    }
+    fn locks(&self) -> Option<&dyn Locks> {
+        self.0.locks()
+    }
+}
+
+#[test]
+fn arrays_read_from_data_files_that_grow_in_place_without_maps() {
+    let dir = tempfile::tempdir().unwrap();
+    let backend = Arc::new(Unmapped(Folder::new(dir.path())));
+    let cache = Cache::open_backend(backend, CacheOptions::default()).unwrap();
+    let first = Array1::from(vec![1u8, 2, 3]);
+    cache.put_array("first", &first).unwrap();
+    cache.put_array("big", &big()).unwrap();
+    // Not at the start of the data file, and not mapped.
+    let owned: Array2<f64> = cache.get("big").unwrap().unwrap();
+    assert_eq!(owned, big());
+    let whole = cache.get_array::<f64>("big").unwrap().unwrap();
+    assert_eq!(whole.view(), big().into_dyn());
+    let rows = cache.get_array_rows::<f64>("big", 7..9).unwrap().unwrap();
+    assert_eq!(rows.view(), big().slice(ndarray::s![7..9, ..]).into_dyn());
+    assert_eq!(cache.get::<Array1<u8>>("first").unwrap().unwrap(), first);
+}
+
+#[test]
+fn a_shape_that_does_not_match_the_arrays_bytes_is_a_typed_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = Cache::open(dir.path()).unwrap();
+    cache.put_array("a", &big()).unwrap();
+    forge_index_line(dir.path(), &cache, "a", |line| {
+        line.replace("[300, 100]", "[300, 101]")
+    });
+    let reader = Cache::open(dir.path()).unwrap();
+    for err in [
+        reader.get_array::<f64>("a").err().unwrap(),
+        // By rows, only the shape says where a row is.
+        reader.get_array_rows::<f64>("a", 0..1).err().unwrap(),
+    ] {
+        assert!(matches!(err, StoreError::Corrupt { .. }), "{err}");
+        assert!(
+            err.to_string().contains("does not match its 240000 bytes"),
+            "{err}"
+        );
+    }
 }

@@ -3,8 +3,12 @@
 //! `object-store` feature, `object_store`'s in-memory store, and with the
 //! `aws` feature, S3 (a moto server, `tests/common/moto.rs`).
 
-use std::sync::Arc;
+use std::ops::Range;
+use std::sync::{Arc, Mutex};
+use std::thread::ThreadId;
 
+use codec::store::backend::memory::Memory;
+use codec::store::backend::{Appender, Backend, BackendError, Created, Listed, Replaced, Version};
 use codec::store::{DumpContext, Info, InfoValue, LoadContext, Typed, TypedHandler};
 use codec::{Cache, CacheOptions, Codec, PutOptions, StoreError};
 
@@ -358,4 +362,89 @@ fn a_local_cache_answers_with_the_values_read_before() {
         };
         assert_eq!(after - before, kept, "{}", cache.location());
     });
+}
+
+/// Memory that notes the thread each data object is read on.
+#[derive(Default)]
+struct ReadThreads {
+    inner: Memory,
+    readers: Mutex<Vec<ThreadId>>,
+}
+
+impl ReadThreads {
+    fn note(&self, name: &str) {
+        if name.starts_with("data/") {
+            self.readers
+                .lock()
+                .unwrap()
+                .push(std::thread::current().id());
+        }
+    }
+
+    /// The threads of the reads since the last call, in no order.
+    fn take(&self) -> Vec<ThreadId> {
+        std::mem::take(&mut *self.readers.lock().unwrap())
+    }
+}
+
+impl Backend for ReadThreads {
+    fn location(&self) -> String {
+        self.inner.location()
+    }
+    fn address(&self, name: &str) -> String {
+        self.inner.address(name)
+    }
+    fn read(&self, name: &str) -> Result<Option<Vec<u8>>, BackendError> {
+        self.note(name);
+        self.inner.read(name)
+    }
+    fn read_range(&self, name: &str, range: Range<u64>) -> Result<Vec<u8>, BackendError> {
+        self.note(name);
+        self.inner.read_range(name, range)
+    }
+    fn list(&self, prefix: &str) -> Result<Vec<Listed>, BackendError> {
+        self.inner.list(prefix)
+    }
+    fn write(&self, name: &str, bytes: &[u8], sync: bool) -> Result<(), BackendError> {
+        self.inner.write(name, bytes, sync)
+    }
+    fn create(&self, name: &str, bytes: &[u8], sync: bool) -> Result<Created, BackendError> {
+        self.inner.create(name, bytes, sync)
+    }
+    fn read_versioned(&self, name: &str) -> Result<Option<(Vec<u8>, Version)>, BackendError> {
+        self.note(name);
+        self.inner.read_versioned(name)
+    }
+    fn replace(&self, name: &str, bytes: &[u8], v: &Version) -> Result<Replaced, BackendError> {
+        self.inner.replace(name, bytes, v)
+    }
+    fn delete(&self, name: &str) -> Result<(), BackendError> {
+        self.inner.delete(name)
+    }
+    fn append_to(&self, name: &str) -> Result<Box<dyn Appender>, BackendError> {
+        self.inner.append_to(name)
+    }
+}
+
+#[test]
+fn get_many_reads_on_threads_of_its_own_where_reads_are_requests() {
+    let backend = Arc::new(ReadThreads::default());
+    let cache = Cache::open_backend(backend.clone(), CacheOptions::default()).unwrap();
+    let keys = ["a", "b", "c"];
+    for (i, key) in (0..).zip(keys) {
+        cache.put(key, &sized_chunk(i, 5_000)).unwrap(); // a data object each
+    }
+    assert!(cache.get_many::<Chunk>(&[] as &[&str]).unwrap().is_empty());
+    let caller = std::thread::current().id();
+    for n in 1..=keys.len() {
+        backend.take();
+        let got = cache.get_many::<Chunk>(&keys[..n]).unwrap();
+        let want: Vec<_> = (0..n as u32).map(|i| Some(sized_chunk(i, 5_000))).collect();
+        assert_eq!(got, want);
+        let readers = backend.take();
+        assert_eq!(readers.len(), n, "{readers:?}");
+        if n > 1 {
+            assert!(!readers.contains(&caller), "{n} keys: {readers:?}");
+        }
+    }
 }

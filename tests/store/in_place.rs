@@ -9,7 +9,7 @@ use codec::store::Mode;
 use codec::{Cache, Codec, PutOptions, StoreError, Value};
 
 use crate::fixtures::backends::{each_backend, Store};
-use crate::fixtures::{chunk, sized_chunk, truncate_data_file, Chunk};
+use crate::fixtures::{chunk, forge_index_line, sized_chunk, truncate_data_file, Chunk};
 
 /// [`Chunk`] read in place: its text and buffer borrowed.
 #[derive(Codec, Debug)]
@@ -42,6 +42,11 @@ fn a_value_in_a_data_file_is_read_from_its_map() {
     cache.put("c", &stored).unwrap();
     let entry = cache.get_ref::<ChunkRef<'_>>("c").unwrap().unwrap();
     assert!(entry.is_mapped(), "{entry:?}");
+    let len = entry.bytes().len();
+    assert_eq!(
+        format!("{entry:?}"),
+        format!("Ref {{ format: MsgPack, len: {len}, mapped: true }}")
+    );
     let chunk = entry.value().unwrap();
     assert!(chunk.is(&stored));
     assert!(matches!(chunk.vector, Cow::Borrowed(_)));
@@ -246,12 +251,9 @@ fn a_length_past_the_data_file_is_an_error_not_an_allocation() {
         let Some(codec::store::InfoValue::Int(real)) = stored.get("len") else {
             panic!("{stored:?}");
         };
-        rewrite_log(
-            dir.path(),
-            &cache,
-            &format!("\"len\":{real},"),
-            &format!("\"len\":{len},"),
-        );
+        forge_index_line(dir.path(), &cache, "c", |line| {
+            line.replace(&format!(r#""len":{real},"#), &format!(r#""len":{len},"#))
+        });
         let fresh = Cache::open(dir.path()).unwrap();
         for err in [
             fresh.get::<Chunk>("c").unwrap_err(),
@@ -263,20 +265,36 @@ fn a_length_past_the_data_file_is_an_error_not_an_allocation() {
     }
 }
 
-/// Replaces `from` with `to` in the log of `cache`'s writer, each line's
-/// checksum made right again: damage that only the values tell.
-fn rewrite_log(dir: &std::path::Path, cache: &Cache, from: &str, to: &str) {
-    let log = dir.join(format!("{}-info.jsonl", cache.writer_id()));
-    let text = std::fs::read_to_string(&log).unwrap();
-    assert!(text.contains(from), "{from} in {text}");
-    let mut out = String::new();
-    for line in text.lines() {
-        let line = line.replace(from, to);
-        let (body, _) = line.rsplit_once(",\"crc\":").unwrap();
-        let crc = crc32fast::hash(body.as_bytes());
-        out.push_str(&format!("{body},\"crc\":\"{crc:08x}\"}}\n"));
-    }
-    std::fs::write(&log, out).unwrap();
+#[test]
+fn reads_of_a_data_file_share_its_map() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = Cache::open(dir.path()).unwrap();
+    // The entry ends the data file: a map just long enough holds it.
+    cache.put("c", &sized_chunk(1, 5000)).unwrap();
+    let first = cache.get_ref::<ChunkRef<'_>>("c").unwrap().unwrap();
+    let second = cache.get_ref::<ChunkRef<'_>>("c").unwrap().unwrap();
+    assert_eq!(
+        first.bytes().as_ptr(),
+        second.bytes().as_ptr(),
+        "the file is mapped once, not again for each read"
+    );
+}
+
+#[test]
+fn a_negative_length_in_an_index_line_is_refused_with_its_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = Cache::open(dir.path()).unwrap();
+    let file = PutOptions::default().handler("file");
+    let stored = sized_chunk(1, 5000);
+    cache.put_with("c", &stored, &file).unwrap();
+    let len = codec::to_msgpack(&stored).unwrap().len();
+    forge_index_line(dir.path(), &cache, "c", |line| {
+        line.replace(&format!(r#""len":{len}"#), r#""len":-1"#)
+    });
+    let fresh = Cache::open(dir.path()).unwrap();
+    let err = fresh.get_ref::<ChunkRef<'_>>("c").unwrap_err();
+    assert!(matches!(err, StoreError::Corrupt { .. }), "{err}");
+    assert!(err.to_string().contains("lacks `len`"), "{err}");
 }
 
 fn open() -> (tempfile::TempDir, Cache) {

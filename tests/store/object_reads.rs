@@ -436,3 +436,46 @@ fn handles_sharing_a_local_cache_under_eviction_read_right_values() {
     }
     assert_eq!(store.take(), counts(&[("GET", 20 - files.len())]));
 }
+
+#[test]
+fn rows_read_without_maps_keep_the_alignment_they_have_in_the_file() {
+    let store = Counting::new();
+    let cache = open(&store);
+    // 12 bytes a row: most rows start off a 64-byte boundary.
+    let narrow = Array2::from_shape_fn((100, 3), |(i, j)| (i * 3 + j) as f32);
+    cache.put_array("narrow", &narrow).unwrap();
+    store.take_ranges();
+    for rows in [1..2, 16..20, 21..100] {
+        let read = cache
+            .get_array_rows::<f32>("narrow", rows.clone())
+            .unwrap()
+            .unwrap();
+        assert_eq!(read.view(), narrow.slice(s![rows.clone(), ..]).into_dyn());
+        let start = the_range(&store).start;
+        assert_eq!(
+            read.view().as_ptr() as u64 % 64,
+            start % 64,
+            "rows {rows:?} at byte {start} of their object"
+        );
+    }
+}
+
+#[test]
+fn rows_of_an_array_stored_as_json_cost_the_requests_of_a_get() {
+    let store = Counting::new();
+    let cache = open(&store);
+    // The handler that keeps buffers apart, named: JSON has none to keep.
+    let json = PutOptions::default()
+        .mode(codec::store::Mode::Json)
+        .handler("auto");
+    cache.put_with("json", &table(), &json).unwrap(); // in a data object
+    let reader = open(&store);
+    reader.get_array_rows::<f32>("json", 0..1).unwrap(); // reads the schema too
+    store.take();
+    let whole = reader.get::<MappedArray<f32>>("json").unwrap().unwrap();
+    assert_eq!(whole.view(), table().into_dyn());
+    let get = store.take();
+    let rows = reader.get_array_rows::<f32>("json", 3..5).unwrap().unwrap();
+    assert_eq!(rows.view(), table().slice(s![3..5, ..]).into_dyn());
+    assert_eq!(store.take(), get, "the payload read whole, once");
+}
