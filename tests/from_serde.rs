@@ -386,3 +386,83 @@ fn a_codec_alias_wins_over_a_serde_one() {
     assert_eq!(codec::from_json::<Shape>(r#""Sq""#).unwrap(), Shape::Square);
     assert!(codec::from_json::<Shape>(r#""Quad""#).is_err());
 }
+
+/// A `u32` written as its decimal text, by serde and by codec alike.
+mod as_text {
+    use codec::schemars::{Schema, SchemaGenerator};
+    use codec::{Codec, DecodeError, EncodeError, JsonReader, JsonWriter};
+    use codec::{MsgpackReader, MsgpackWriter};
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(n: &u32, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&n.to_string())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
+        String::deserialize(d)?
+            .parse()
+            .map_err(serde::de::Error::custom)
+    }
+
+    pub fn encode_msgpack(n: &u32, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
+        n.to_string().encode_msgpack(w)
+    }
+
+    pub fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<u32, DecodeError> {
+        String::decode_msgpack(r)?
+            .parse()
+            .map_err(DecodeError::custom)
+    }
+
+    pub fn encode_json(n: &u32, w: &mut JsonWriter) -> Result<(), EncodeError> {
+        n.to_string().encode_json(w)
+    }
+
+    pub fn decode_json(r: &mut JsonReader<'_>) -> Result<u32, DecodeError> {
+        String::decode_json(r)?.parse().map_err(DecodeError::custom)
+    }
+
+    // codec names the field's type, `json_schema::<u32>`: the schema is
+    // the text's.
+    #[allow(clippy::extra_unused_type_parameters)]
+    pub fn json_schema<T>(generator: &mut SchemaGenerator) -> Schema {
+        <String as Codec>::json_schema(generator)
+    }
+}
+
+#[test]
+fn a_fields_serde_with_module_writes_it() {
+    #[derive(Codec, Serialize, Deserialize, Debug, PartialEq)]
+    struct Order {
+        #[serde(with = "as_text")]
+        count: u32,
+        plain: u32,
+    }
+    let order = Order {
+        count: 12,
+        plain: 3,
+    };
+    assert_eq!(same_as_serde(&order), r#"{"count":"12","plain":3}"#);
+    assert_eq!(
+        codec::schema_of::<Order>()["properties"]["count"]["type"],
+        "string"
+    );
+}
+
+#[test]
+fn a_variants_serde_borrow_is_accepted_without_effect() {
+    use std::borrow::Cow;
+
+    #[derive(Codec, Serialize, Deserialize, Debug, PartialEq)]
+    enum Note<'a> {
+        #[serde(borrow)]
+        Text(Cow<'a, str>),
+        Empty,
+    }
+    let note = Note::Text("hi".into());
+    let json = codec::to_json(&note).unwrap();
+    assert_eq!(json, r#"{"type":"Text","value":"hi"}"#);
+    assert_eq!(codec::from_json::<Note<'static>>(&json).unwrap(), note);
+    let theirs = serde_json::to_string(&note).unwrap();
+    assert_eq!(serde_json::from_str::<Note<'_>>(&theirs).unwrap(), note);
+}

@@ -202,7 +202,8 @@ impl Field {
                     &meta,
                     "derive `Codec` on a local type, or implement it by hand for the remote one",
                 )),
-                k if NO_EFFECT.contains(&k) => ignore_value(&meta),
+                // `crate` and `expecting` are a type's keys: serde refuses
+                // them on a field, and so does codec.
                 _ => return Err(refuse(&meta, UNKNOWN)),
             }
             Ok(())

@@ -6,4 +6,16 @@ struct S {
     value: u32,
 }
 
+#[derive(Codec)]
+#[serde(polish = "x")]
+struct T {
+    value: u32,
+}
+
+#[derive(Codec)]
+enum E {
+    #[serde(tidy)]
+    A,
+}
+
 fn main() {}
