@@ -221,6 +221,10 @@ pub trait HasSchema {
 
     /// [`Codec::__WIRE_ALIASES`].
     const __WIRE_ALIASES: &'static [&'static str];
+
+    /// [`Codec::__STORE_HANDLER`]: none for a type that borrows, which
+    /// has no handler of its own.
+    const __STORE_HANDLER: Option<crate::__store::DefaultHandler> = None;
 }
 
 impl<T: Codec> HasSchema for T {
@@ -233,6 +237,8 @@ impl<T: Codec> HasSchema for T {
     }
 
     const __WIRE_ALIASES: &'static [&'static str] = <T as Codec>::__WIRE_ALIASES;
+
+    const __STORE_HANDLER: Option<crate::__store::DefaultHandler> = <T as Codec>::__STORE_HANDLER;
 }
 
 /// The JSON Schema of `T`'s JSON encoding, with the definitions it uses under `$defs`.

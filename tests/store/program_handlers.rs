@@ -95,6 +95,20 @@ fn a_handler_named_by_the_type_stores_it_in_every_handle() {
     );
 }
 
+#[test]
+fn a_read_in_place_finds_the_handler_its_type_names() {
+    let dir = tempfile::tempdir().unwrap();
+    Cache::open(dir.path())
+        .unwrap()
+        .put("s", &sheet(7))
+        .unwrap();
+    // A handle that registered nothing and never met the type.
+    let other = Cache::open(dir.path()).unwrap();
+    let entry = other.get_ref::<Sheet>("s").unwrap().unwrap();
+    assert!(!entry.is_mapped(), "loaded by the handler: {entry:?}");
+    assert_eq!(entry.value().unwrap(), sheet(7));
+}
+
 /// Stores sheets inline, as MessagePack, under a name of its own.
 struct PlainSheets;
 

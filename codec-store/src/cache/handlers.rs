@@ -107,8 +107,14 @@ impl Cache {
     /// Makes sure this handle has the handler type `T` names, if it names
     /// one, so that entries it wrote read without a registration.
     pub(crate) fn ensure_made_handler<T: Codec + 'static>(&self) {
-        if let Some(DefaultHandler::Made(make)) = T::__STORE_HANDLER {
-            self.made_handler(TypeId::of::<T>(), make);
+        self.ensure_made_handler_of(TypeId::of::<T>(), T::__STORE_HANDLER);
+    }
+
+    /// [`Cache::ensure_made_handler`] of the type `type_id`, which names
+    /// `declared`.
+    pub(crate) fn ensure_made_handler_of(&self, type_id: TypeId, declared: Option<DefaultHandler>) {
+        if let Some(DefaultHandler::Made(make)) = declared {
+            self.made_handler(type_id, make);
         }
     }
 

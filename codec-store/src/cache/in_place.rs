@@ -189,6 +189,9 @@ impl Cache {
         if !same && !untyped {
             self.check_schema(&line, info)?;
         }
+        // Entries written through the handler `T` names read without a
+        // registration, as `get` reads them.
+        self.ensure_made_handler_of(typeid::of::<T>(), T::__STORE_HANDLER);
         if line.mode == Mode::Raw {
             return Err(StoreError::unsupported(
                 self.backend.location(),
