@@ -12,14 +12,15 @@ use std::marker::PhantomData;
 use std::ops::Deref;
 use std::sync::Arc;
 
-use base64::Engine;
 use codec_runtime::__private::HasSchema;
 use codec_runtime::__store::schema;
 use codec_runtime::{Decode, DecodeError};
 use parking_lot::Mutex;
 
 use super::Cache;
-use crate::content::handler::{range_ref, FilePerEntry, Inline, LoadContext, Shared};
+use crate::content::handler::{
+    decode_inline_into, lacks, range_ref, FilePerEntry, Inline, LoadContext, Shared,
+};
 use crate::error::StoreError;
 use crate::index::line::LineView;
 use crate::index::records::Mode;
@@ -223,13 +224,9 @@ impl Cache {
         let built_in: &(dyn Any + Send + Sync) = &**handler;
         let info = line.info_ref();
         if built_in.is::<Inline>() {
-            let data = info
-                .text("data")
-                .ok_or_else(|| ctx.corrupt("index info lacks `data`"))?;
+            let data = info.text("data").ok_or_else(|| lacks("data", &ctx))?;
             let mut buf = self.buffers.lend();
-            base64::engine::general_purpose::STANDARD
-                .decode_vec(data.as_bytes(), &mut buf)
-                .map_err(|e| ctx.corrupt(format!("inline data is not base64: {e}")))?;
+            decode_inline_into(&data, &mut buf, &ctx)?;
             return Ok(Held::Buffer {
                 buf,
                 lender: Some(&self.buffers),
@@ -238,12 +235,10 @@ impl Cache {
         let range = if built_in.is::<Shared>() {
             Some(range_ref(info, &ctx)?)
         } else if built_in.is::<FilePerEntry>() {
-            let file = info
-                .text("file")
-                .ok_or_else(|| ctx.corrupt("index info lacks `file`"))?;
+            let file = info.text("file").ok_or_else(|| lacks("file", &ctx))?;
             match info.int("len") {
                 Some(len) if len >= 0 => Some((file, 0, len as u64)),
-                _ => return Err(ctx.corrupt("index info lacks `len`")),
+                _ => return Err(lacks("len", &ctx)),
             }
         } else {
             None

@@ -375,13 +375,24 @@ impl LoadContext<'_> {
     }
 }
 
-fn lacks(key: &str, ctx: &LoadContext<'_>) -> StoreError {
+pub(crate) fn lacks(key: &str, ctx: &LoadContext<'_>) -> StoreError {
     ctx.corrupt(format!("index info lacks `{key}`"))
 }
 
 fn decode_inline(data: &str, ctx: &LoadContext<'_>) -> Result<Vec<u8>, StoreError> {
+    let mut out = Vec::new();
+    decode_inline_into(data, &mut out, ctx)?;
+    Ok(out)
+}
+
+/// The bytes of inline `data` (base64), appended to `out`.
+pub(crate) fn decode_inline_into(
+    data: &str,
+    out: &mut Vec<u8>,
+    ctx: &LoadContext<'_>,
+) -> Result<(), StoreError> {
     base64::engine::general_purpose::STANDARD
-        .decode(data)
+        .decode_vec(data, out)
         .map_err(|e| ctx.corrupt(format!("inline data is not base64: {e}")))
 }
 
