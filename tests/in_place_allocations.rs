@@ -1,7 +1,8 @@
 //! A get in place (`Cache::get_ref`) from a warm handle allocates nothing:
 //! not for a payload kept in its index line (decoded into a buffer the
 //! handle lends), not for one in a data file (viewed in its memory map).
-//! The allocations of this thread are counted by the global allocator.
+//! A JSON array of a few small numbers is read with one allocation. The
+//! allocations of this thread are counted by the global allocator.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
@@ -141,4 +142,30 @@ fn sixteen_buffers_are_kept_for_guards_held_together() {
     hold_all();
     let counted = allocations(&mut hold_all);
     assert_eq!(counted, 4, "20 guards held together, 16 buffers kept");
+}
+
+#[test]
+fn a_short_json_array_of_small_numbers_takes_one_allocation() {
+    // JSON gives no length up front: the first element reserves room for
+    // 8 `u32`s, as many as 4 `u64`s (32 bytes), so a short array does not
+    // grow from 4 to 8 on its fifth element.
+    let eight = "[3, 17, 42, 8, 5, 99, 1, 0]";
+    let decode = |text: &str| allocations(|| drop(codec::from_json::<Vec<u32>>(text).unwrap()));
+    decode(eight);
+    assert_eq!(decode(eight), 1, "8 u32s");
+    assert_eq!(decode("[]"), 0, "an empty array allocates nothing");
+    assert_eq!(
+        decode("[3, 17, 42, 8, 5, 99, 1, 0, 4]"),
+        2,
+        "9 u32s grow once"
+    );
+    // Through a borrowing type's field too.
+    #[derive(Codec)]
+    struct Tagged<'a> {
+        name: &'a str,
+        tags: Vec<u16>,
+    }
+    let text = r#"{"name": "a", "tags": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]}"#;
+    let counted = allocations(|| drop(codec::from_json::<Tagged<'_>>(text).unwrap()));
+    assert_eq!(counted, 1, "10 u16s in one allocation");
 }

@@ -184,6 +184,9 @@ pub trait Codec: Encode + Sized {
         let mut out = Vec::new();
         let mut first = true;
         while r.next_element(&mut first)? {
+            if out.capacity() == 0 {
+                out.reserve_exact(crate::json::first_capacity::<Self>());
+            }
             out.push(Self::decode_json(r).map_err(|e| e.in_index(out.len()))?);
         }
         Ok(out)
