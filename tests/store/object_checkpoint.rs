@@ -2,14 +2,17 @@
 //! (object storage, and the memory backend that behaves like it): what a
 //! fresh open costs in requests, damaged checkpoints put aside and
 //! rebuilt, handles racing to commit one, compactions while others write
-//! and racing each other.
+//! and racing each other, what they delete and sync.
 
+use std::ops::Range;
 use std::sync::{Arc, Barrier, Mutex};
 use std::time::Duration;
 
 use codec::store::backend::memory::Memory;
 use codec::store::backend::object::Objects;
-use codec::store::backend::Backend;
+use codec::store::backend::{
+    Appended, Appender, Backend, BackendError, Created, Listed, Replaced, Version,
+};
 use codec::store::Admin;
 use codec::store::{DumpContext, Handler, Info, LoadContext};
 use codec::{Cache, CacheOptions, PutOptions, StoreError};
@@ -285,6 +288,14 @@ fn logs(backend: &dyn Backend) -> Vec<String> {
     listed.filter(|n| n.ends_with("-info.jsonl")).collect()
 }
 
+/// The writers' log segments and data objects, with their sizes.
+fn segments(backend: &dyn Backend) -> Vec<(String, u64)> {
+    let logs = backend.list("").unwrap().into_iter();
+    let logs = logs.filter(|l| l.name.ends_with(".jsonl"));
+    let data = backend.list("data/").unwrap();
+    logs.chain(data).map(|l| (l.name, l.size)).collect()
+}
+
 #[test]
 fn a_compaction_keeps_the_live_entries_and_frees_the_rest() {
     for backend in backends() {
@@ -299,11 +310,19 @@ fn a_compaction_keeps_the_live_entries_and_frees_the_rest() {
         }
         writer.admin().checkpoint().unwrap();
         drop(writer);
+        // A second writer, of one log segment and one data segment.
+        let other = open(&backend, manual());
+        other.put("o/1", &big(1000)).unwrap();
+        drop(other);
+        let before = segments(&*backend);
 
         let done = Admin::compact_backend(backend.clone(), &[], Duration::ZERO, |_, _| {}).unwrap();
-        assert_eq!((done.kept, done.dropped.len()), (150, 0));
+        assert_eq!((done.kept, done.dropped.len()), (151, 0));
         assert!(done.freed > 100 * 3000, "{done:?}");
         assert!(done.size_after < done.size_before, "{done:?}");
+        let after = segments(&*backend);
+        let deleted = before.iter().filter(|s| !after.contains(s));
+        assert_eq!(done.freed, deleted.map(|(_, size)| size).sum::<u64>());
         let left = logs(&*backend);
         let compactor = left[0]
             .split(['.', '-'])
@@ -311,8 +330,11 @@ fn a_compaction_keeps_the_live_entries_and_frees_the_rest() {
             .collect::<Vec<_>>()
             .join("-");
         assert!(left.iter().all(|n| n.starts_with(&compactor)), "{left:?}");
-        // The 150 copies' lines in one append: one segment, not one each.
+        // The 151 copies' lines in one append: one segment, not one each.
         assert_eq!(left.len(), 1, "{left:?}");
+        // Of the data too, only the copies' is left.
+        let data = backend.list("data/").unwrap();
+        assert!(data.iter().all(|d| d.name.contains(&compactor)), "{data:?}");
 
         let reader = open(&backend, manual());
         for i in 0..100 {
@@ -321,7 +343,8 @@ fn a_compaction_keeps_the_live_entries_and_frees_the_rest() {
             let b = (i >= 50).then(|| big(i));
             assert_eq!(reader.get(&format!("b/{i}")).unwrap(), b);
         }
-        assert_eq!(reader.keys().unwrap().len(), 150);
+        assert_eq!(reader.get("o/1").unwrap(), Some(big(1000)));
+        assert_eq!(reader.keys().unwrap().len(), 151);
         assert!(reader.warnings().is_empty(), "{:?}", reader.warnings());
         reader.admin().verify_index().unwrap();
     }
@@ -541,6 +564,46 @@ fn a_compaction_keeps_the_data_of_a_put_whose_line_came_after_its_snapshot() {
 }
 
 #[test]
+fn a_compaction_with_no_grace_keeps_the_data_of_a_put_written_after_its_snapshot() {
+    for backend in backends() {
+        let writer = open(&backend, manual());
+        writer.put("before", &big(0)).unwrap(); // a data segment in the snapshot
+        let (written, data_written) = std::sync::mpsc::channel();
+        let (go, wait) = std::sync::mpsc::channel();
+        let handler = Arc::new(DataThenLine {
+            meanwhile: Mutex::new(Some(Box::new(move || {
+                written.send(()).unwrap();
+                wait.recv().unwrap();
+            }))),
+        });
+        writer.register_handler(handler.clone());
+        std::thread::scope(|s| {
+            let mut slow = None;
+            Admin::compact_backend(backend.clone(), &[], Duration::ZERO, |_, _| {
+                if slow.is_none() {
+                    // After the snapshot: the put's data in a segment of
+                    // its own, and its line once the compaction is over.
+                    let writer = &writer;
+                    slow = Some(s.spawn(move || {
+                        let options = PutOptions::default().handler("data-then-line");
+                        writer.put_with("slow", &big(1), &options)
+                    }));
+                    data_written.recv().unwrap();
+                }
+            })
+            .unwrap();
+            go.send(()).unwrap();
+            slow.unwrap().join().unwrap().unwrap();
+        });
+        let reader = open(&backend, manual());
+        reader.register_handler(handler);
+        assert_eq!(reader.get("slow").unwrap(), Some(big(1)));
+        assert_eq!(reader.get("before").unwrap(), Some(big(0)));
+        assert!(reader.warnings().is_empty(), "{:?}", reader.warnings());
+    }
+}
+
+#[test]
 fn a_reader_open_across_a_compaction_reads_right_after_a_refresh() {
     for backend in backends() {
         let writer = open(&backend, manual());
@@ -589,4 +652,139 @@ fn the_grace_period_runs_from_a_compactions_commit_not_its_start() {
         }
         assert!(reader.warnings().is_empty(), "{:?}", reader.warnings());
     }
+}
+
+#[test]
+fn a_fresh_open_after_a_compaction_reads_its_copies_not_the_segments_they_retire() {
+    let store = Counting::new();
+    let writer = open_counting(&store, manual());
+    for i in 0..20 {
+        writer.put(&format!("c/{i}"), &chunk(i)).unwrap();
+    }
+    let grace = Duration::from_secs(3600);
+    store.take();
+    writer.admin().compact_online(grace, |_, _| {}).unwrap();
+    // The handle that copies reads each segment; the commit covers them
+    // without reading them again.
+    let compaction = store.take();
+    assert!(compaction["GET"] < 2 * 20, "{compaction:?}");
+    // The retired segments are still there (for the grace period), but
+    // the manifest covers them.
+    let reader = open_counting(&store, manual());
+    assert_eq!(
+        store.take(),
+        counts(&[("GET", 3), ("LIST", 1)]),
+        "the layout version, one listing, the manifest and the copies' segment"
+    );
+    assert_eq!(reader.keys().unwrap().len(), 20);
+}
+
+/// Memory, noting each sync of an append and each write of the manifest.
+#[derive(Default)]
+struct Syncs {
+    inner: Memory,
+    events: Arc<Mutex<Vec<String>>>,
+}
+
+impl Syncs {
+    fn note(&self, name: &str) {
+        if name == "checkpoint.json" {
+            self.events.lock().unwrap().push("manifest".into());
+        }
+    }
+
+    /// What happened since the last call.
+    fn take(&self) -> Vec<String> {
+        std::mem::take(&mut *self.events.lock().unwrap())
+    }
+}
+
+/// An appender of [`Syncs`].
+struct SyncsAppender {
+    inner: Box<dyn Appender>,
+    name: String,
+    events: Arc<Mutex<Vec<String>>>,
+}
+
+impl Appender for SyncsAppender {
+    fn append(&mut self, bytes: &[u8], align: u64) -> Result<Appended, BackendError> {
+        self.inner.append(bytes, align)
+    }
+    fn sync(&mut self) -> Result<(), BackendError> {
+        let event = format!("sync {}", self.name);
+        self.events.lock().unwrap().push(event);
+        self.inner.sync()
+    }
+    fn end(&self) -> (String, u64) {
+        self.inner.end()
+    }
+}
+
+impl Backend for Syncs {
+    fn location(&self) -> String {
+        self.inner.location()
+    }
+    fn address(&self, name: &str) -> String {
+        self.inner.address(name)
+    }
+    fn read(&self, name: &str) -> Result<Option<Vec<u8>>, BackendError> {
+        self.inner.read(name)
+    }
+    fn read_range(&self, name: &str, range: Range<u64>) -> Result<Vec<u8>, BackendError> {
+        self.inner.read_range(name, range)
+    }
+    fn list(&self, prefix: &str) -> Result<Vec<Listed>, BackendError> {
+        self.inner.list(prefix)
+    }
+    fn write(&self, name: &str, bytes: &[u8], sync: bool) -> Result<(), BackendError> {
+        self.note(name);
+        self.inner.write(name, bytes, sync)
+    }
+    fn create(&self, name: &str, bytes: &[u8], sync: bool) -> Result<Created, BackendError> {
+        self.note(name);
+        self.inner.create(name, bytes, sync)
+    }
+    fn read_versioned(&self, name: &str) -> Result<Option<(Vec<u8>, Version)>, BackendError> {
+        self.inner.read_versioned(name)
+    }
+    fn replace(&self, name: &str, bytes: &[u8], v: &Version) -> Result<Replaced, BackendError> {
+        self.note(name);
+        self.inner.replace(name, bytes, v)
+    }
+    fn delete(&self, name: &str) -> Result<(), BackendError> {
+        self.inner.delete(name)
+    }
+    fn append_to(&self, name: &str) -> Result<Box<dyn Appender>, BackendError> {
+        Ok(Box::new(SyncsAppender {
+            inner: self.inner.append_to(name)?,
+            name: name.to_owned(),
+            events: self.events.clone(),
+        }))
+    }
+}
+
+#[test]
+fn a_compaction_syncs_its_copies_before_it_commits_its_manifest() {
+    let backend = Arc::new(Syncs::default());
+    let writer = Cache::open_backend(backend.clone(), manual()).unwrap();
+    for i in 0..10 {
+        writer.put(&format!("c/{i}"), &chunk(i)).unwrap();
+        writer.put(&format!("b/{i}"), &big(i)).unwrap();
+    }
+    drop(writer);
+    backend.take();
+    let grace = Duration::from_secs(3600);
+    Admin::compact_backend(backend.clone(), &[], grace, |_, _| {}).unwrap();
+    let events = backend.take();
+    let manifest = events.iter().position(|e| e == "manifest");
+    let before = &events[..manifest.expect("the manifest committed")];
+    // Where a write is not durable once done, a power cut could else keep
+    // the manifest that retires the originals and lose the copies.
+    let synced = |suffix: &str| {
+        before
+            .iter()
+            .any(|e| e.starts_with("sync ") && e.ends_with(suffix))
+    };
+    assert!(synced("-info.jsonl"), "the copies' lines: {events:?}");
+    assert!(synced(".bin"), "the copies' shared data: {events:?}");
 }

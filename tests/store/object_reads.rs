@@ -2,16 +2,20 @@
 //! wrapper counting requests and recording the byte ranges of ranged
 //! GETs): a get reads exactly its value's bytes, arrays read whole or by
 //! rows without memory maps, and the local read-through cache answers
-//! what was read before.
+//! what was read before, under its bound.
 
 use std::ops::Range;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
+use object_store::ObjectStore as _;
+
 use ndarray::{s, Array1, Array2};
 
-use codec::store::{LocalCache, MappedArray};
+use codec::store::{
+    DumpContext, Info, InfoValue, LoadContext, LocalCache, MappedArray, Typed, TypedHandler,
+};
 use codec::{Cache, CacheOptions, Codec, PutOptions, StoreError};
 
 use crate::fixtures::counting::{counts, Counting};
@@ -211,8 +215,16 @@ fn local_files(dir: &Path) -> Vec<std::path::PathBuf> {
     }
 }
 
+/// The files of the ranges a local cache folder keeps.
+fn kept_files(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut files = local_files(dir);
+    files.retain(|f| f.extension().is_some_and(|e| e == "bin"));
+    files
+}
+
+/// The bytes of the ranges a local cache folder keeps, trailers included.
 fn local_size(dir: &Path) -> u64 {
-    local_files(dir)
+    kept_files(dir)
         .iter()
         .map(|p| std::fs::metadata(p).unwrap().len())
         .sum()
@@ -305,6 +317,239 @@ fn the_local_cache_keeps_the_ranges_read_last_under_its_bound() {
     }
     assert_eq!(store.take(), counts(&[("GET", 2)]));
     assert!(local_size(local.path()) <= max_bytes);
+    // Nor does it push out the ranges kept.
+    assert_eq!(reader.get_bytes("v/7").unwrap().unwrap(), [7; 10_000]);
+    assert_eq!(store.take(), counts(&[]), "v/7 still kept");
+}
+
+#[test]
+fn the_local_cache_bound_counts_each_files_trailer_and_holds_exactly_full() {
+    let store = Counting::new();
+    let cache = open(&store);
+    for i in 0..3 {
+        cache.put_bytes(&format!("v/{i}"), &[i; 10_000]).unwrap();
+    }
+    // A file is the range's bytes and a trailer of 16.
+    let file = 10_000 + 16;
+    // The bound, the ranges it keeps, and whether a write scanned the
+    // folder after the handle's first (which deletes stale temporary
+    // files): only past the bound.
+    for (max_bytes, kept, scanned) in [
+        (file, 1, true),
+        (3 * file, 3, false),
+        (3 * file - 1, 2, true),
+    ] {
+        let local = tempfile::tempdir().unwrap();
+        let stale = local.path().join("0a1b.41.0.tmp");
+        let reader = open_with(&store, Some(LocalCache::new(local.path(), max_bytes)));
+        for i in 0..3 {
+            assert_eq!(
+                reader.get_bytes(&format!("v/{i}")).unwrap().unwrap(),
+                [i; 10_000]
+            );
+            let size = local_size(local.path());
+            assert!(
+                size <= max_bytes,
+                "{size} bytes after v/{i}, bound {max_bytes}"
+            );
+            if i == 0 {
+                std::fs::write(&stale, [1; 10]).unwrap();
+                age(&stale, Duration::from_secs(2 * 3600));
+            }
+        }
+        assert_eq!(kept_files(local.path()).len(), kept, "bound {max_bytes}");
+        assert_eq!(!stale.exists(), scanned, "bound {max_bytes}");
+        store.take();
+        assert_eq!(reader.get_bytes("v/2").unwrap().unwrap(), [2; 10_000]);
+        assert_eq!(store.take(), counts(&[]), "v/2 kept, bound {max_bytes}");
+    }
+}
+
+/// Sets the modification time of `path` to `ago` before now.
+fn age(path: &Path, ago: Duration) {
+    let file = std::fs::File::options().write(true).open(path).unwrap();
+    file.set_modified(SystemTime::now() - ago).unwrap();
+}
+
+#[test]
+fn a_scan_of_the_local_cache_deletes_stale_temporary_files_and_nothing_it_did_not_write() {
+    let store = Counting::new();
+    let cache = open(&store);
+    for i in 0..5 {
+        cache.put_bytes(&format!("v/{i}"), &[i; 10_000]).unwrap();
+    }
+    let local = tempfile::tempdir().unwrap();
+    let at = |name: &str| local.path().join(name);
+    let two_hours = Duration::from_secs(2 * 3600);
+    // Left by a process killed while it wrote, two hours ago; being
+    // written by another process now; a file of another program.
+    for name in ["0a1b.41.0.tmp", "2c3d.42.7.tmp", "notes.txt"] {
+        std::fs::write(at(name), [1; 5_000]).unwrap();
+    }
+    age(&at("0a1b.41.0.tmp"), two_hours);
+    age(&at("notes.txt"), two_hours);
+    // Room for three ranges of 10,000 bytes and their trailers.
+    let reader = open_with(&store, Some(LocalCache::new(local.path(), 31_000)));
+    let read = |i: u8| {
+        assert_eq!(
+            reader.get_bytes(&format!("v/{i}")).unwrap().unwrap(),
+            [i; 10_000]
+        );
+    };
+    read(0); // the handle's first write scans the folder
+    assert!(!at("0a1b.41.0.tmp").exists(), "a stale temporary file");
+    assert!(
+        at("2c3d.42.7.tmp").exists(),
+        "another process's, being written"
+    );
+
+    // Under the bound, a write does not scan the folder again.
+    std::fs::write(at("4e5f.43.0.tmp"), [1; 10]).unwrap();
+    age(&at("4e5f.43.0.tmp"), two_hours);
+    read(1);
+    read(2);
+    assert!(at("4e5f.43.0.tmp").exists(), "scanned under the bound");
+    // Past it, it does: ranges go, read least recently first.
+    read(3);
+    read(4);
+    assert!(!at("4e5f.43.0.tmp").exists(), "not scanned past the bound");
+    assert!(at("notes.txt").exists(), "another program's file");
+    assert_eq!(std::fs::read(at("notes.txt")).unwrap(), [1; 5_000]);
+}
+
+/// A note kept as a text file of its own: a handler written for a folder
+/// (reading its file whole with `LoadContext::read_file`, or through its
+/// path for `by_path`), used on object storage.
+#[derive(Codec, Debug, Clone, PartialEq)]
+#[codec(name = "test.Note")]
+struct Note {
+    text: String,
+}
+
+struct NoteFiles {
+    by_path: bool,
+}
+
+fn file_of<'a>(info: &'a Info, ctx: &LoadContext<'_>) -> Result<&'a str, StoreError> {
+    match info.get("file") {
+        Some(InfoValue::Text(name)) => Ok(name),
+        _ => Err(ctx.corrupt("no `file` in the info")),
+    }
+}
+
+impl TypedHandler<Note> for NoteFiles {
+    fn name(&self) -> &str {
+        match self.by_path {
+            true => "note-paths",
+            false => "note-files",
+        }
+    }
+
+    fn dump(&self, note: &Note, ctx: &mut DumpContext<'_>) -> Result<Info, StoreError> {
+        let name = ctx.write_file("txt", note.text.as_bytes())?;
+        Ok(Info::from([("file".to_owned(), name.into())]))
+    }
+
+    fn load(&self, info: &Info, ctx: &LoadContext<'_>) -> Result<Note, StoreError> {
+        let name = file_of(info, ctx)?;
+        let bytes = match self.by_path {
+            true => std::fs::read(ctx.path(name)?).map_err(|e| ctx.corrupt(e.to_string()))?,
+            false => ctx.read_file(name)?,
+        };
+        let text = String::from_utf8(bytes).map_err(|e| ctx.corrupt(e.to_string()))?;
+        Ok(Note { text })
+    }
+
+    fn delete(&self, info: &Info, ctx: &LoadContext<'_>) -> Result<(), StoreError> {
+        ctx.delete_file(file_of(info, ctx)?)
+    }
+}
+
+fn with_notes(cache: Cache) -> Cache {
+    for by_path in [false, true] {
+        cache.register_handler(Typed::new(NoteFiles { by_path }));
+    }
+    cache
+}
+
+fn note(text: &str) -> Note {
+    Note { text: text.into() }
+}
+
+/// The objects of the store under `data/` whose names end with `suffix`.
+fn data_objects(store: &Counting, suffix: &str) -> Vec<String> {
+    let data = object_store::path::Path::from("caches/one/data");
+    let listed = futures::executor::block_on(store.inner.list_with_delimiter(Some(&data))).unwrap();
+    listed
+        .objects
+        .iter()
+        .map(|o| o.location.to_string())
+        .filter(|name| name.ends_with(suffix))
+        .collect()
+}
+
+#[test]
+fn a_handlers_files_are_read_whole_through_the_local_cache_and_deleted_from_the_store() {
+    let store = Counting::new();
+    let local = tempfile::tempdir().unwrap();
+    let options = LocalCache::new(local.path(), 1 << 30);
+    let cache = with_notes(open(&store));
+    let files = PutOptions::default().handler("note-files");
+    cache.put_with("note", &note("kept whole"), &files).unwrap();
+    assert_eq!(data_objects(&store, ".txt").len(), 1);
+
+    let reader = with_notes(open_with(&store, Some(options.clone())));
+    store.take();
+    assert_eq!(reader.get("note").unwrap(), Some(note("kept whole")));
+    assert_eq!(store.take(), counts(&[("GET", 1)]), "cold: the file, whole");
+    assert_eq!(reader.get("note").unwrap(), Some(note("kept whole")));
+    assert_eq!(store.take(), counts(&[]), "warm: none");
+    let fresh = with_notes(open_with(&store, Some(options)));
+    store.take();
+    assert_eq!(fresh.get("note").unwrap(), Some(note("kept whole")));
+    assert_eq!(
+        store.take(),
+        counts(&[]),
+        "a fresh handle on the same folder"
+    );
+
+    // The handler deletes its file from the store, not from the copies.
+    assert!(fresh.remove("note").unwrap());
+    assert_eq!(data_objects(&store, ".txt"), Vec::<String>::new());
+}
+
+#[test]
+fn errors_of_a_handlers_files_name_the_store_with_a_local_cache_as_without() {
+    let store = Counting::new();
+    let local = tempfile::tempdir().unwrap();
+    let cache = with_notes(open(&store));
+    let paths = PutOptions::default().handler("note-paths");
+    cache
+        .put_with("by path", &note("on a folder"), &paths)
+        .unwrap();
+    let before = data_objects(&store, ".txt");
+    let files = PutOptions::default().handler("note-files");
+    cache.put_with("gone", &note("deleted"), &files).unwrap();
+    let mut gone = data_objects(&store, ".txt");
+    gone.retain(|name| !before.contains(name));
+    let [gone] = gone.try_into().unwrap();
+    futures::executor::block_on(store.inner.delete(&gone.as_str().into())).unwrap();
+
+    let plain = with_notes(open(&store));
+    let local_cached = with_notes(open_with(
+        &store,
+        Some(LocalCache::new(local.path(), 1 << 30)),
+    ));
+    for key in ["by path", "gone"] {
+        let plain = plain.get::<Note>(key).unwrap_err();
+        let err = local_cached.get::<Note>(key).unwrap_err();
+        assert_eq!(err.to_string(), plain.to_string(), "{key}");
+    }
+    let err = local_cached.get::<Note>("by path").unwrap_err();
+    assert!(matches!(err, StoreError::Unsupported { .. }), "{err}");
+    assert!(err.to_string().contains("Counting"), "{err}");
+    let err = local_cached.get::<Note>("gone").unwrap_err();
+    assert!(err.to_string().contains(&gone), "{err}");
 }
 
 #[test]

@@ -415,26 +415,79 @@ mod tests {
     fn the_wrapper_answers_as_the_backend_it_wraps() {
         let dir = tempfile::tempdir().unwrap();
         let local = LocalCache::new(dir.path().join("local"), 1 << 20);
+        // A folder that holds a file of someone else's (`foreign`).
+        let folder = dir.path().join("store");
+        fs::create_dir(&folder).unwrap();
+        fs::write(folder.join("holiday.jpg"), b"a picture").unwrap();
         let inners: [Arc<dyn Backend>; 2] = [
-            Arc::new(Folder::new(dir.path().join("store"))),
+            Arc::new(Folder::new(folder.clone())),
             Arc::new(Memory::new()),
         ];
         for inner in inners {
             let wrapped = LocalCached::new(inner.clone(), &local);
+            assert_eq!(wrapped.location(), inner.location());
+            assert_eq!(wrapped.address("data/a"), inner.address("data/a"));
             assert_eq!(wrapped.appends(), inner.appends());
             assert_eq!(wrapped.maps().is_some(), inner.maps().is_some());
             assert_eq!(wrapped.locks().is_some(), inner.locks().is_some());
             assert_eq!(wrapped.file_path("data/a"), inner.file_path("data/a"));
             assert_eq!(wrapped.concurrent_reads(), inner.concurrent_reads());
+            assert_eq!(wrapped.foreign().unwrap(), inner.foreign().unwrap());
+            // A folder refuses to sync a name that leaves it.
+            let outside = ["../outside".to_owned()];
+            assert_eq!(
+                wrapped.sync(&outside).is_err(),
+                inner.sync(&outside).is_err()
+            );
+            // A folder takes up a log no live writer holds.
+            inner.write("logs/w.log", b"", false).unwrap();
+            let logs = ["logs/w.log".to_owned()];
+            // (One at a time: the log taken up holds its lock.)
+            let taken_up = wrapped.take_up_log(&logs).unwrap().is_some();
+            assert_eq!(taken_up, inner.take_up_log(&logs).unwrap().is_some());
             inner.write("data/a.bin", b"bytes", false).unwrap();
             assert_eq!(
                 wrapped.version("data/a.bin").unwrap(),
                 inner.version("data/a.bin").unwrap()
             );
+            assert_eq!(wrapped.list("data/").unwrap(), inner.list("data/").unwrap());
             assert_eq!(wrapped.read_range("data/a.bin", 1..3).unwrap(), b"yt");
+            assert_eq!(wrapped.read("data/a.bin").unwrap().unwrap(), b"bytes");
             // Kept: read again once the object is gone.
             inner.delete("data/a.bin").unwrap();
             assert_eq!(wrapped.read_range("data/a.bin", 1..3).unwrap(), b"yt");
+            assert_eq!(wrapped.read("data/a.bin").unwrap().unwrap(), b"bytes");
+
+            // Other objects change: written and read through, never kept.
+            wrapped.write("meta", b"one", false).unwrap();
+            assert_eq!(inner.read("meta").unwrap().unwrap(), b"one");
+            assert_eq!(wrapped.read("meta").unwrap().unwrap(), b"one");
+            inner.write("meta", b"two", false).unwrap();
+            assert_eq!(wrapped.read("meta").unwrap().unwrap(), b"two");
+            assert_eq!(
+                wrapped.read_versioned("meta").unwrap(),
+                inner.read_versioned("meta").unwrap()
+            );
+        }
+    }
+
+    /// The fuzz targets' entry points judge files as the cache does.
+    #[cfg(feature = "fuzzing")]
+    #[test]
+    fn the_fuzz_entry_points_agree_with_the_cache() {
+        use crate::__fuzz::{local_cache_file, sealed_local_file};
+        let data = b"the bytes of a data object";
+        let forged = sealed_local_file(b"forged bytes of an object!");
+        assert!(LocalCached::is_well_formed(
+            &forged,
+            Some(data.len() as u64)
+        ));
+        assert!(!LocalCached::is_well_formed(&forged, Some(3)));
+        assert!(!LocalCached::is_well_formed(b"no trailer", None));
+        for whole in [true, false] {
+            // Each checks what the cache returns against `is_well_formed`.
+            local_cache_file(&forged, data, whole);
+            local_cache_file(b"no trailer", data, whole);
         }
     }
 
