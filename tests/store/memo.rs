@@ -3,7 +3,7 @@
 //! is not about files runs on every backend.
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -312,6 +312,42 @@ fn with_memo_lock_handles_of_one_store_compute_each_entry_once_on(store: &Store)
 }
 
 #[test]
+fn with_memo_lock_a_key_being_computed_holds_back_no_other_key() {
+    each_backend(with_memo_lock_a_key_being_computed_holds_back_no_other_key_on);
+}
+
+fn with_memo_lock_a_key_being_computed_holds_back_no_other_key_on(store: &Store) {
+    let options = CacheOptions::default().memo_lock(true);
+    let (one, two) = (store.open_with(options.clone()), store.open_with(options));
+    let (started, wait_start) = std::sync::mpsc::channel();
+    let (done, wait_done) = std::sync::mpsc::channel();
+    let other_first = AtomicBool::new(false);
+    std::thread::scope(|s| {
+        let (one, other_first) = (&one, &other_first);
+        let slow = s.spawn(move || {
+            one.get_or_insert_with("slow", || {
+                started.send(()).unwrap();
+                // Until the other key is computed (or, if it waits for
+                // this one, never).
+                let done = wait_done.recv_timeout(Duration::from_secs(10));
+                other_first.store(done.is_ok(), Ordering::SeqCst);
+                1u32
+            })
+        });
+        wait_start.recv().unwrap();
+        let other = two.get_or_insert_with("other", || 2u32);
+        let _ = done.send(());
+        assert_eq!(other.unwrap(), 2, "on {}", store.name);
+        assert_eq!(slow.join().unwrap().unwrap(), 1, "on {}", store.name);
+    });
+    assert!(
+        other_first.load(Ordering::SeqCst),
+        "on {}: the other key waited for the slow one's lock",
+        store.name
+    );
+}
+
+#[test]
 fn a_lease_shorter_than_a_second_is_refused_at_open() {
     let store = Memory::new();
     let options = CacheOptions::default()
@@ -375,6 +411,37 @@ fn computations_across_processes(lock: bool) -> usize {
             .count();
     }
     computed
+}
+
+/// A child process without a logger: recomputes an entry written before
+/// a breaking change.
+#[test]
+#[ignore = "a child process of the test below"]
+fn child_recompute_without_a_logger() {
+    let Some(dir) = child::var::<PathBuf>("CODEC_DIR") else {
+        return;
+    };
+    let cache = Cache::open(dir).unwrap();
+    cache
+        .put("k", &v1::Embedding { values: vec![0.5] })
+        .unwrap();
+    assert_eq!(cache.get_or_insert_with("k", fresh).unwrap(), fresh());
+}
+
+#[test]
+fn where_no_logger_is_set_a_recomputed_entry_is_warned_on_stderr() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = child!(child_recompute_without_a_logger)
+        .env("CODEC_DIR", dir.path())
+        .output();
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(
+            "codec: warning: 1 entry (`k`) could not be read as `memo.Embedding` and was computed again"
+        ),
+        "{stderr}"
+    );
 }
 
 #[test]

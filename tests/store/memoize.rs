@@ -4,7 +4,7 @@
 
 use std::future::Future;
 use std::pin::pin;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, LazyLock};
 use std::task::{Context, Poll, Wake, Waker};
 use std::time::Duration;
@@ -243,28 +243,39 @@ fn threads_calling_one_key_run_the_body_once() {
 
 // ---- async ----
 
-/// Runs a future on this thread, parking it while the future waits; a
-/// future never woken fails the test instead of hanging it.
+/// Runs a future on this thread, parking it while the future waits and
+/// polling it again only once it is woken; a future never woken fails the
+/// test instead of hanging it.
 fn block_on<F: Future>(future: F) -> F::Output {
-    struct Unpark(std::thread::Thread);
+    struct Unpark {
+        thread: std::thread::Thread,
+        woken: AtomicBool,
+    }
     impl Wake for Unpark {
         fn wake(self: Arc<Self>) {
-            self.0.unpark();
+            self.woken.store(true, Ordering::SeqCst);
+            self.thread.unpark();
         }
     }
-    let waker = Waker::from(Arc::new(Unpark(std::thread::current())));
+    let unpark = Arc::new(Unpark {
+        thread: std::thread::current(),
+        woken: AtomicBool::new(false),
+    });
+    let waker = Waker::from(unpark.clone());
     let mut cx = Context::from_waker(&waker);
     let mut future = pin!(future);
-    let deadline = std::time::Instant::now() + Duration::from_secs(30);
     loop {
-        match future.as_mut().poll(&mut cx) {
-            Poll::Ready(v) => return v,
-            Poll::Pending => std::thread::park_timeout(Duration::from_secs(1)),
+        if let Poll::Ready(v) = future.as_mut().poll(&mut cx) {
+            return v;
         }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "a waiting task was never woken"
-        );
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while !unpark.woken.swap(false, Ordering::SeqCst) {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "a waiting task was never woken"
+            );
+            std::thread::park_timeout(Duration::from_millis(100));
+        }
     }
 }
 

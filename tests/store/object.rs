@@ -141,6 +141,33 @@ fn memo_lock_adds_four_requests_to_a_memo_miss_and_none_to_a_hit() {
 }
 
 #[test]
+fn a_caller_waiting_for_anothers_lease_backs_off() {
+    let store = Counting::new();
+    let options = CacheOptions::default().memo_lock(true);
+    let open = || Cache::open_store(store.clone(), "caches/one", options.clone()).unwrap();
+    let (holder, waiter) = (open(), open());
+    let (started, wait_start) = std::sync::mpsc::channel();
+    std::thread::scope(|s| {
+        let holding = s.spawn(|| {
+            holder.get_or_insert_with("k", || {
+                started.send(()).unwrap();
+                std::thread::sleep(std::time::Duration::from_millis(500));
+                sized_chunk(1, 10)
+            })
+        });
+        wait_start.recv().unwrap();
+        store.take();
+        let got: Chunk = waiter.get_or_insert_with("k", || unreachable!()).unwrap();
+        assert_eq!(got, sized_chunk(1, 10));
+        holding.join().unwrap().unwrap();
+    });
+    // Its pauses double from 10 ms: a few tries in half a second, each a
+    // few requests, not one after another.
+    let requests: usize = store.take().values().sum();
+    assert!(requests < 100, "{requests} requests");
+}
+
+#[test]
 fn open_url_opens_memory_and_folders() {
     let memory = Cache::open_url("memory://").unwrap();
     assert_eq!(memory.location(), "memory://");

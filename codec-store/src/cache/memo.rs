@@ -523,3 +523,53 @@ fn key_lock_name(key: &str) -> String {
     let hex: String = hash[..16].iter().map(|b| format!("{b:02x}")).collect();
     format!("{}/{hex}.lock", layout::KEY_LOCKS)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn damaged() -> StoreError {
+        StoreError::Corrupt {
+            key: "k".into(),
+            message: "cut short".into(),
+        }
+    }
+
+    fn failed() -> StoreError {
+        StoreError::Custom {
+            message: "no".into(),
+        }
+    }
+
+    #[test]
+    fn entries_share_a_warning_only_with_their_type_and_reason() {
+        let memo = Memo::default();
+        assert!(memo.recomputed("t.A", "a/1", &damaged()).is_some());
+        assert!(memo.recomputed("t.A", "a/2", &damaged()).is_none());
+        assert!(
+            memo.recomputed("t.A", "a/3", &failed()).is_some(),
+            "another reason"
+        );
+        assert!(
+            memo.recomputed("t.B", "b/1", &damaged()).is_some(),
+            "another type"
+        );
+        let warnings = memo.warnings();
+        assert_eq!(warnings.len(), 3, "{warnings:#?}");
+        assert!(
+            warnings[0].starts_with("2 entries (`a/1`, `a/2`)"),
+            "{}",
+            warnings[0]
+        );
+    }
+
+    #[test]
+    fn the_first_thousand_groups_are_kept_and_every_one_is_logged() {
+        let memo = Memo::default();
+        for i in 0..MAX_WARNINGS + 5 {
+            let first = memo.recomputed(&format!("t.T{i}"), "k", &damaged());
+            assert!(first.is_some(), "group {i}");
+        }
+        assert_eq!(memo.warnings().len(), MAX_WARNINGS);
+    }
+}
