@@ -881,3 +881,19 @@ fn an_open_that_read_a_manifest_just_replaced_reads_it_again_five_times_at_most(
         );
     }
 }
+
+#[test]
+fn each_log_segment_counts_8_kib_at_least_towards_a_checkpoint() {
+    let backend: Arc<dyn Backend> = Arc::new(Memory::new());
+    // Room for 20 segments: 100 small puts (a line of 200 bytes or so
+    // each, 20 KB in all) bring a build.
+    let writer = open(
+        &backend,
+        CacheOptions::default().checkpoint_bytes(20 * 8 * 1024),
+    );
+    for i in 0..100 {
+        writer.put(&format!("c/{i}"), &chunk(i)).unwrap();
+    }
+    drop(writer); // waits for a build in progress
+    assert!(backend.read("checkpoint.json").unwrap().is_some());
+}
