@@ -3,10 +3,17 @@
 //! writers that are gone taken up by the next ones. The child processes
 //! of the kill -9 test are `child_writer` and `child_checkpointer`.
 
+use std::collections::HashMap;
 use std::io::{BufRead, BufReader};
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+use codec::store::backend::folder::Folder;
+use codec::store::backend::{
+    Appender, Appends, Backend, BackendError, Created, Listed, Locks, Mapped, Maps, Replaced,
+    Version,
+};
 use codec::store::Admin;
 use codec::{Cache, CacheOptions};
 
@@ -376,4 +383,172 @@ fn a_log_that_lost_its_end_and_was_written_again_is_read_whole() {
         "{:?}",
         reader.warnings()
     );
+}
+
+/// The writer's log in folder `dir`.
+fn the_log(dir: &Path) -> PathBuf {
+    let logs: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with("-info.jsonl"))
+        .collect();
+    let [log] = logs.try_into().unwrap();
+    log
+}
+
+#[test]
+fn a_log_cut_short_under_an_open_handle_loses_the_entries_cut_off_not_the_process() {
+    let dir = tempfile::tempdir().unwrap();
+    let writer = Cache::open_with(dir.path(), manual()).unwrap();
+    for i in 0..10 {
+        writer.put(&format!("c/{i}"), &chunk(i)).unwrap();
+    }
+    writer.admin().checkpoint().unwrap();
+    drop(writer);
+    // It reads the checkpoint, and no line of the log yet.
+    let reader = Cache::open_with(dir.path(), manual()).unwrap();
+    // Another program cuts the log in half.
+    let log = std::fs::File::options()
+        .write(true)
+        .open(the_log(dir.path()))
+        .unwrap();
+    let len = log.metadata().unwrap().len();
+    log.set_len(len / 2).unwrap();
+    // The lines cut off are gone with their entries; those left read.
+    assert_eq!(reader.get::<Chunk>("c/9").unwrap(), None);
+    assert_eq!(reader.get("c/0").unwrap(), Some(chunk(0)));
+    let warnings = reader.warnings();
+    assert!(
+        warnings.iter().any(|w| w.contains("points past the end")),
+        "{warnings:?}"
+    );
+}
+
+/// A folder that counts the maps it makes, by object.
+struct CountedMaps {
+    inner: Folder,
+    maps: Mutex<HashMap<String, usize>>,
+}
+
+impl CountedMaps {
+    /// The maps made since the last call, by object.
+    fn take(&self) -> HashMap<String, usize> {
+        std::mem::take(&mut *self.maps.lock().unwrap())
+    }
+}
+
+impl Maps for CountedMaps {
+    fn map(&self, name: &str) -> Result<Mapped, BackendError> {
+        *self
+            .maps
+            .lock()
+            .unwrap()
+            .entry(name.to_owned())
+            .or_default() += 1;
+        self.inner.maps().expect("a folder maps").map(name)
+    }
+}
+
+impl Backend for CountedMaps {
+    fn location(&self) -> String {
+        self.inner.location()
+    }
+    fn address(&self, name: &str) -> String {
+        self.inner.address(name)
+    }
+    fn read(&self, name: &str) -> Result<Option<Vec<u8>>, BackendError> {
+        self.inner.read(name)
+    }
+    fn read_range(&self, name: &str, range: Range<u64>) -> Result<Vec<u8>, BackendError> {
+        self.inner.read_range(name, range)
+    }
+    fn list(&self, prefix: &str) -> Result<Vec<Listed>, BackendError> {
+        self.inner.list(prefix)
+    }
+    fn write(&self, name: &str, bytes: &[u8], sync: bool) -> Result<(), BackendError> {
+        self.inner.write(name, bytes, sync)
+    }
+    fn create(&self, name: &str, bytes: &[u8], sync: bool) -> Result<Created, BackendError> {
+        self.inner.create(name, bytes, sync)
+    }
+    fn read_versioned(&self, name: &str) -> Result<Option<(Vec<u8>, Version)>, BackendError> {
+        self.inner.read_versioned(name)
+    }
+    fn replace(&self, name: &str, bytes: &[u8], v: &Version) -> Result<Replaced, BackendError> {
+        self.inner.replace(name, bytes, v)
+    }
+    fn delete(&self, name: &str) -> Result<(), BackendError> {
+        self.inner.delete(name)
+    }
+    fn append_to(&self, name: &str) -> Result<Box<dyn Appender>, BackendError> {
+        self.inner.append_to(name)
+    }
+    fn appends(&self) -> Appends {
+        self.inner.appends()
+    }
+    fn maps(&self) -> Option<&dyn Maps> {
+        Some(self)
+    }
+    fn locks(&self) -> Option<&dyn Locks> {
+        self.inner.locks()
+    }
+    fn file_path(&self, name: &str) -> Option<PathBuf> {
+        self.inner.file_path(name)
+    }
+    fn concurrent_reads(&self) -> bool {
+        self.inner.concurrent_reads()
+    }
+    fn foreign(&self) -> Result<Option<String>, BackendError> {
+        self.inner.foreign()
+    }
+    fn sync(&self, names: &[String]) -> Result<(), BackendError> {
+        self.inner.sync(names)
+    }
+    fn take_up_log(&self, logs: &[String]) -> Result<Option<Box<dyn Appender>>, BackendError> {
+        self.inner.take_up_log(logs)
+    }
+}
+
+#[test]
+fn lines_a_checkpoint_points_at_are_read_from_one_map_of_their_log() {
+    let dir = tempfile::tempdir().unwrap();
+    let backend = Arc::new(CountedMaps {
+        inner: Folder::new(dir.path().to_owned()),
+        maps: Mutex::default(),
+    });
+    let writer = Cache::open_backend(backend.clone(), manual()).unwrap();
+    for i in 0..50 {
+        writer.put(&format!("c/{i}"), &chunk(i)).unwrap();
+    }
+    writer.admin().checkpoint().unwrap();
+    drop(writer);
+    let reader = Cache::open_backend(backend.clone(), manual()).unwrap();
+    backend.take();
+    for i in 0..50 {
+        assert_eq!(reader.get(&format!("c/{i}")).unwrap(), Some(chunk(i)));
+    }
+    let maps = backend.take();
+    let log = the_log(dir.path());
+    let log = log.file_name().unwrap().to_str().unwrap();
+    assert_eq!(maps.get(log), Some(&1), "{maps:?}");
+}
+
+#[test]
+fn a_compaction_copies_the_newest_line_of_each_key_across_checkpoint_tables() {
+    let dir = tempfile::tempdir().unwrap();
+    let writer = Cache::open_with(dir.path(), manual()).unwrap();
+    for i in 0..100 {
+        writer.put(&format!("c/{i}"), &chunk(i)).unwrap();
+    }
+    writer.admin().checkpoint().unwrap();
+    // A table of two lines, far smaller than the first: kept beside it.
+    writer.remove("c/0").unwrap();
+    writer.put("c/1", &chunk(1001)).unwrap();
+    writer.admin().checkpoint().unwrap();
+    drop(writer);
+    Admin::compact(dir.path(), &[], |_, _| {}).unwrap();
+    let reader = Cache::open(dir.path()).unwrap();
+    assert_eq!(reader.get::<Chunk>("c/0").unwrap(), None);
+    assert_eq!(reader.get("c/1").unwrap(), Some(chunk(1001)));
+    assert_eq!(reader.len().unwrap(), 99);
 }

@@ -788,3 +788,112 @@ fn a_compaction_syncs_its_copies_before_it_commits_its_manifest() {
     assert!(synced("-info.jsonl"), "the copies' lines: {events:?}");
     assert!(synced(".bin"), "the copies' shared data: {events:?}");
 }
+
+/// Memory whose manifest reads the manifest it held before, `stale` times:
+/// as a handle that read it just before a build replaced it sees it.
+#[derive(Default)]
+struct StaleManifest {
+    inner: Memory,
+    before: Mutex<Option<(Vec<u8>, Version)>>,
+    stale: Mutex<usize>,
+}
+
+impl StaleManifest {
+    /// Keeps the manifest as it is now, to be read `stale` times later.
+    fn keep(&self) {
+        *self.before.lock().unwrap() = self.inner.read_versioned("checkpoint.json").unwrap();
+    }
+
+    fn read_stale(&self, times: usize) {
+        *self.stale.lock().unwrap() = times;
+    }
+}
+
+impl Backend for StaleManifest {
+    fn location(&self) -> String {
+        self.inner.location()
+    }
+    fn address(&self, name: &str) -> String {
+        self.inner.address(name)
+    }
+    fn read(&self, name: &str) -> Result<Option<Vec<u8>>, BackendError> {
+        self.inner.read(name)
+    }
+    fn read_range(&self, name: &str, range: Range<u64>) -> Result<Vec<u8>, BackendError> {
+        self.inner.read_range(name, range)
+    }
+    fn list(&self, prefix: &str) -> Result<Vec<Listed>, BackendError> {
+        self.inner.list(prefix)
+    }
+    fn write(&self, name: &str, bytes: &[u8], sync: bool) -> Result<(), BackendError> {
+        self.inner.write(name, bytes, sync)
+    }
+    fn create(&self, name: &str, bytes: &[u8], sync: bool) -> Result<Created, BackendError> {
+        self.inner.create(name, bytes, sync)
+    }
+    fn read_versioned(&self, name: &str) -> Result<Option<(Vec<u8>, Version)>, BackendError> {
+        let mut stale = self.stale.lock().unwrap();
+        if name == "checkpoint.json" && *stale > 0 {
+            *stale -= 1;
+            return Ok(self.before.lock().unwrap().clone());
+        }
+        self.inner.read_versioned(name)
+    }
+    fn replace(&self, name: &str, bytes: &[u8], v: &Version) -> Result<Replaced, BackendError> {
+        self.inner.replace(name, bytes, v)
+    }
+    fn delete(&self, name: &str) -> Result<(), BackendError> {
+        self.inner.delete(name)
+    }
+    fn append_to(&self, name: &str) -> Result<Box<dyn Appender>, BackendError> {
+        self.inner.append_to(name)
+    }
+    fn version(&self, name: &str) -> Result<Option<Version>, BackendError> {
+        self.inner.version(name)
+    }
+}
+
+#[test]
+fn an_open_that_read_a_manifest_just_replaced_reads_it_again_five_times_at_most() {
+    let backend = Arc::new(StaleManifest::default());
+    let writer = Cache::open_backend(backend.clone(), manual()).unwrap();
+    for i in 0..10 {
+        writer.put(&format!("c/{i}"), &chunk(i)).unwrap();
+    }
+    writer.admin().checkpoint().unwrap();
+    backend.keep();
+    // The next build merges the two tables and deletes the first, which
+    // the manifest kept names.
+    for i in 10..20 {
+        writer.put(&format!("c/{i}"), &chunk(i)).unwrap();
+    }
+    writer.admin().checkpoint().unwrap();
+    for (stale, damaged) in [(1, false), (5, false), (6, true)] {
+        backend.read_stale(stale);
+        let reader = Cache::open_backend(backend.clone(), manual()).unwrap();
+        assert_eq!(reader.len().unwrap(), 20, "{stale} stale reads");
+        let warned = !damage_warnings(&reader).is_empty();
+        assert_eq!(
+            warned,
+            damaged,
+            "{stale} stale reads: {:?}",
+            reader.warnings()
+        );
+    }
+}
+
+#[test]
+fn each_log_segment_counts_8_kib_at_least_towards_a_checkpoint() {
+    let backend: Arc<dyn Backend> = Arc::new(Memory::new());
+    // Room for 20 segments: 100 small puts (a line of 200 bytes or so
+    // each, 20 KB in all) bring a build.
+    let writer = open(
+        &backend,
+        CacheOptions::default().checkpoint_bytes(20 * 8 * 1024),
+    );
+    for i in 0..100 {
+        writer.put(&format!("c/{i}"), &chunk(i)).unwrap();
+    }
+    drop(writer); // waits for a build in progress
+    assert!(backend.read("checkpoint.json").unwrap().is_some());
+}
