@@ -338,24 +338,24 @@ impl<T: Numeric> CheckNumber for T {
             (b.lt, "lt", "<", Ordering::is_lt),
         ];
         for (bound, key, op, holds) in checks {
-            if let Some(bound) = bound {
-                if !self.compare(bound).is_some_and(holds) {
-                    return Err(violation(
-                        format!("{key} = {bound}"),
-                        format!("a value {op} {bound}"),
-                        self.show(),
-                    ));
-                }
-            }
-        }
-        if let Some(m) = b.multiple_of {
-            if !self.is_multiple(m) {
+            if let Some(bound) = bound
+                && !self.compare(bound).is_some_and(holds)
+            {
                 return Err(violation(
-                    format!("multiple_of = {m}"),
-                    format!("a multiple of {m}"),
+                    format!("{key} = {bound}"),
+                    format!("a value {op} {bound}"),
                     self.show(),
                 ));
             }
+        }
+        if let Some(m) = b.multiple_of
+            && !self.is_multiple(m)
+        {
+            return Err(violation(
+                format!("multiple_of = {m}"),
+                format!("a multiple of {m}"),
+                self.show(),
+            ));
         }
         Ok(())
     }

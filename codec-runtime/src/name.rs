@@ -18,10 +18,10 @@ pub fn structural_name(schema: &Value) -> String {
     }
     if let Some(any_of) = obj.get("anyOf").and_then(Value::as_array) {
         let non_null: Vec<&Value> = any_of.iter().filter(|v| !is_null(v)).collect();
-        if let [inner] = non_null.as_slice() {
-            if non_null.len() < any_of.len() {
-                return format!("Option<{}>", structural_name(inner));
-            }
+        if let [inner] = non_null.as_slice()
+            && non_null.len() < any_of.len()
+        {
+            return format!("Option<{}>", structural_name(inner));
         }
         let names: Vec<String> = any_of.iter().map(structural_name).collect();
         return format!("Union<{}>", names.join(", "));

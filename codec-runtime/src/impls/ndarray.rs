@@ -120,13 +120,13 @@ pub fn checked_shape<T: Element>(
             T::DTYPE
         ));
     }
-    if let Some(ndim) = ndim {
-        if shape.len() != ndim {
-            return Err(format!(
-                "array has {} dimensions, the target type has {ndim}",
-                shape.len()
-            ));
-        }
+    if let Some(ndim) = ndim
+        && shape.len() != ndim
+    {
+        return Err(format!(
+            "array has {} dimensions, the target type has {ndim}",
+            shape.len()
+        ));
     }
     let shape: Vec<usize> = shape
         .iter()

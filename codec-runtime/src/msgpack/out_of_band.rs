@@ -86,12 +86,11 @@ impl MsgpackWriter {
     #[cold]
     pub(super) fn note_large_bin(&self, bin: LargeBin) {
         let _ = TRACKING.try_with(|t| {
-            if let Ok(mut t) = t.try_borrow_mut() {
-                if let Some(t) = t.as_mut().filter(|t| std::ptr::eq(t.writer, self)) {
-                    if bin.end - bin.data >= t.min {
-                        t.found.push(bin);
-                    }
-                }
+            if let Ok(mut t) = t.try_borrow_mut()
+                && let Some(t) = t.as_mut().filter(|t| std::ptr::eq(t.writer, self))
+                && bin.end - bin.data >= t.min
+            {
+                t.found.push(bin);
             }
         });
     }

@@ -364,11 +364,11 @@ impl<'de> MsgpackReader<'de> {
     #[inline]
     pub fn read_array_len(&mut self) -> Result<usize, DecodeError> {
         // The one-byte header inlines; longer ones and errors do not.
-        if let Some(m) = self.cursor.peek() {
-            if m & 0xf0 == 0x90 {
-                self.cursor.pos += 1;
-                return Ok((m & 0x0f) as usize);
-            }
+        if let Some(m) = self.cursor.peek()
+            && m & 0xf0 == 0x90
+        {
+            self.cursor.pos += 1;
+            return Ok((m & 0x0f) as usize);
         }
         self.read_array_len_slow()
     }
@@ -397,11 +397,11 @@ impl<'de> MsgpackReader<'de> {
     #[inline]
     pub fn read_map_len(&mut self) -> Result<usize, DecodeError> {
         // The one-byte header inlines; longer ones and errors do not.
-        if let Some(m) = self.cursor.peek() {
-            if m & 0xf0 == 0x80 {
-                self.cursor.pos += 1;
-                return Ok((m & 0x0f) as usize);
-            }
+        if let Some(m) = self.cursor.peek()
+            && m & 0xf0 == 0x80
+        {
+            self.cursor.pos += 1;
+            return Ok((m & 0x0f) as usize);
         }
         self.read_map_len_slow()
     }

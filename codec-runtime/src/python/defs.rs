@@ -260,19 +260,19 @@ pub(super) fn variant_tag<'a>(
     at: &At<'_>,
 ) -> Result<(Option<&'a str>, Value), Error> {
     let constant = |v: Option<&'a Value>| v.and_then(|v| v.get("const")).cloned();
-    if let Some(first) = variant.get("prefixItems").and_then(|p| p.get(0)) {
-        if let Some(tag) = constant(Some(first)) {
-            return Ok((None, tag));
-        }
+    if let Some(first) = variant.get("prefixItems").and_then(|p| p.get(0))
+        && let Some(tag) = constant(Some(first))
+    {
+        return Ok((None, tag));
     }
     let tag_field = variant
         .get("required")
         .and_then(|r| r.get(0))
         .and_then(Value::as_str);
-    if let Some(field) = tag_field {
-        if let Some(tag) = constant(variant.get("properties").and_then(|p| p.get(field))) {
-            return Ok((Some(field), tag));
-        }
+    if let Some(field) = tag_field
+        && let Some(tag) = constant(variant.get("properties").and_then(|p| p.get(field)))
+    {
+        return Ok((Some(field), tag));
     }
     Err(at.error("a variant of a tagged union without a constant tag"))
 }

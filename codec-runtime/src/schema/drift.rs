@@ -265,10 +265,10 @@ impl DriftCheck {
     fn check_one(&self, info: &SchemaInfo, update: bool) -> Result<(), String> {
         let (name, schema) = (info.name.as_str(), &info.schema);
         let path = self.path_of(name);
-        if !path.exists() {
-            if let Some(old) = self.renamed_from(info) {
-                return self.check_renamed(info, &old, &path, update);
-            }
+        if !path.exists()
+            && let Some(old) = self.renamed_from(info)
+        {
+            return self.check_renamed(info, &old, &path, update);
         }
         let text = match std::fs::read_to_string(&path) {
             Ok(text) => text,

@@ -44,10 +44,10 @@ impl SharedFile {
     /// bytes: drop this and open the file again to find its end.
     pub fn append(&mut self, path: &Path, bytes: &[u8], align: u64) -> io::Result<u64> {
         #[cfg(target_os = "linux")]
-        if bytes.len() >= direct::MIN_LEN {
-            if let Some(offset) = self.direct.append(path, &mut self.end, bytes)? {
-                return Ok(offset);
-            }
+        if bytes.len() >= direct::MIN_LEN
+            && let Some(offset) = self.direct.append(path, &mut self.end, bytes)?
+        {
+            return Ok(offset);
         }
         let _ = path; // for direct writes only
         let align = align.max(1);

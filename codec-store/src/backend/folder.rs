@@ -217,10 +217,8 @@ impl Backend for Folder {
             let _ = std::fs::remove_file(&tmp);
             self.error("write", &path, e)
         })?;
-        if sync {
-            if let Some(parent) = path.parent() {
-                sync_folder(parent);
-            }
+        if sync && let Some(parent) = path.parent() {
+            sync_folder(parent);
         }
         Ok(())
     }
@@ -398,10 +396,10 @@ impl Backend for Folder {
                 }
                 _ => {}
             }
-            if let Some(parent) = path.parent() {
-                if !folders.iter().any(|f: &PathBuf| f == parent) {
-                    folders.push(parent.to_owned());
-                }
+            if let Some(parent) = path.parent()
+                && !folders.iter().any(|f: &PathBuf| f == parent)
+            {
+                folders.push(parent.to_owned());
             }
         }
         for folder in folders {

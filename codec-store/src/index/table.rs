@@ -185,18 +185,18 @@ pub fn seal(bytes: &mut [u8]) {
         .and_then(|e| e.checked_add(HEADER as u64));
     let checks = fences.and_then(|f| f.checked_add(blocks.checked_mul(8)?));
     let end = checks.and_then(|c| c.checked_add(blocks.checked_mul(4)?));
-    if let (Some(fences), Some(checks), Some(end)) = (fences, checks, end) {
-        if end <= bytes.len() as u64 {
-            let (fences, checks) = (fences as usize, checks as usize);
-            for n in 0..blocks as usize {
-                let start = HEADER + n * BLOCK * ENTRY;
-                let stop = HEADER + (entries as usize).min((n + 1) * BLOCK) * ENTRY;
-                let crc = crc32fast::hash(bytes.get(start..stop.max(start)).unwrap_or_default());
-                bytes[checks + n * 4..checks + n * 4 + 4].copy_from_slice(&crc.to_le_bytes());
-            }
-            let crc = crc32fast::hash(&bytes[fences..checks]);
-            bytes[32..36].copy_from_slice(&crc.to_le_bytes());
+    if let (Some(fences), Some(checks), Some(end)) = (fences, checks, end)
+        && end <= bytes.len() as u64
+    {
+        let (fences, checks) = (fences as usize, checks as usize);
+        for n in 0..blocks as usize {
+            let start = HEADER + n * BLOCK * ENTRY;
+            let stop = HEADER + (entries as usize).min((n + 1) * BLOCK) * ENTRY;
+            let crc = crc32fast::hash(bytes.get(start..stop.max(start)).unwrap_or_default());
+            bytes[checks + n * 4..checks + n * 4 + 4].copy_from_slice(&crc.to_le_bytes());
         }
+        let crc = crc32fast::hash(&bytes[fences..checks]);
+        bytes[32..36].copy_from_slice(&crc.to_le_bytes());
     }
     let crc = crc32fast::hash(&bytes[..60]);
     bytes[60..64].copy_from_slice(&crc.to_le_bytes());

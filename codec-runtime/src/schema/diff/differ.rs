@@ -94,10 +94,10 @@ impl<'a> Differ<'a> {
     {
         let (old, old_ref) = Self::resolve(self.old_root, old);
         let (new, new_ref) = Self::resolve(self.new_root, new);
-        if let (Some(a), Some(b)) = (&old_ref, &new_ref) {
-            if !self.seen.insert((a.clone(), b.clone())) {
-                return; // a recursive type, already compared on this path
-            }
+        if let (Some(a), Some(b)) = (&old_ref, &new_ref)
+            && !self.seen.insert((a.clone(), b.clone()))
+        {
+            return; // a recursive type, already compared on this path
         }
         if canonical_json(old) == canonical_json(new) {
             return;
@@ -173,10 +173,10 @@ impl<'a> Differ<'a> {
             |v| v.get("prefixItems").and_then(|p| p.get(0)),
             |v| {
                 let mut v = v.clone();
-                if let Some(Value::Array(items)) = v.get_mut("prefixItems") {
-                    if !items.is_empty() {
-                        items[0] = Value::Bool(true);
-                    }
+                if let Some(Value::Array(items)) = v.get_mut("prefixItems")
+                    && !items.is_empty()
+                {
+                    items[0] = Value::Bool(true);
                 }
                 v
             },
@@ -385,17 +385,17 @@ impl<'a> Differ<'a> {
             }
         }
         for (i, n) in resolve_new.iter().enumerate() {
-            if !matched.contains(&i) {
-                if let Some(tag) = tag_of(n) {
-                    let label = tag
-                        .as_str()
-                        .map(str::to_owned)
-                        .unwrap_or_else(|| tag.to_string());
-                    self.compatible(
-                        &format!("{path}<{label}>"),
-                        format!("variant `{label}` added"),
-                    );
-                }
+            if !matched.contains(&i)
+                && let Some(tag) = tag_of(n)
+            {
+                let label = tag
+                    .as_str()
+                    .map(str::to_owned)
+                    .unwrap_or_else(|| tag.to_string());
+                self.compatible(
+                    &format!("{path}<{label}>"),
+                    format!("variant `{label}` added"),
+                );
             }
         }
     }
