@@ -8,7 +8,7 @@ struct S {
     a: u32,
 }
 
-fn main() {
+pub fn main() {
     let s = S { a: 1 };
     assert_eq!(codec::from_json::<S>(r#"{"a":1}"#).unwrap(), s);
 }

@@ -55,7 +55,7 @@ where
     back
 }
 
-fn main() {
+pub fn main() {
     let page = Page { title: "t", body: Cow::Borrowed("b"), items: vec![1u8] };
     round_trip(&page, &mut Vec::new());
     round_trip(&Either::Text("x"), &mut Vec::new());

@@ -4,7 +4,7 @@ struct Chunk<'a> {
     text: &'a str,
 }
 
-fn main() {
+pub fn main() {
     let bytes = codec::to_msgpack(&Chunk { text: "hello" }).unwrap();
     let chunk: Chunk<'_> = codec::from_msgpack(&bytes).unwrap();
     assert!(bytes.as_ptr_range().contains(&chunk.text.as_ptr()));

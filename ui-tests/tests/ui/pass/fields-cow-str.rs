@@ -8,7 +8,7 @@ struct Chunk<'a> {
     ids: Cow<'a, [u32]>,
 }
 
-fn main() {
+pub fn main() {
     let text = String::from("hello");
     let ids = [1u32, 2];
     let chunk = Chunk { text: Cow::Borrowed(&text), ids: Cow::Borrowed(&ids) };

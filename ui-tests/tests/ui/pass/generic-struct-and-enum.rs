@@ -14,7 +14,7 @@ enum Reply<T, E> {
     Err(E),
 }
 
-fn main() {
+pub fn main() {
     let page = Page { items: vec![1u32, 2], marker: PhantomData };
     let bytes = codec::to_msgpack(&page).unwrap();
     assert_eq!(codec::from_msgpack::<Page<u32>>(&bytes).unwrap(), page);

@@ -38,7 +38,7 @@ fn d(ctx: &Ctx, r#type: Option<u8>) -> Result<(), StoreError> {
     Ok(())
 }
 
-fn main() {
+pub fn main() {
     let _ = (a, b, d);
     let _ = c("x");
 }

@@ -18,7 +18,7 @@ enum Tree {
     Node(Vec<Tree>),
 }
 
-fn main() {
+pub fn main() {
     let c = Chain(None);
     assert_eq!(codec::from_msgpack::<Chain>(&codec::to_msgpack(&c).unwrap()).unwrap(), c);
     let l = List { value: 1, next: Some(Box::new(List { value: 2, next: None })) };

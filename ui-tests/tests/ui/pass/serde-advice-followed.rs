@@ -40,7 +40,7 @@ struct Strict {
     value: Option<u32>,
 }
 
-fn main() {
+pub fn main() {
     let _ = (Adjacent::Pair(1, 2), Adjacent::Named { x: 1 });
     let _ = Bounded { value: 1u8 };
     let _ = Id(1);

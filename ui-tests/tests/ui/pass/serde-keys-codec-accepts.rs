@@ -102,7 +102,7 @@ enum Loose {
     Text(String),
 }
 
-fn main() {
+pub fn main() {
     let reading = Reading {
         temperature: Celsius(21),
         place: "hall".into(),

@@ -10,7 +10,7 @@ struct Page {
     next: Option<u32>,
 }
 
-fn main() {
+pub fn main() {
     let page = Page { tags: vec![], next: None };
     assert_eq!(codec::to_json(&page).unwrap(), "{}");
     assert_eq!(codec::from_json::<Page>("{}").unwrap(), page);

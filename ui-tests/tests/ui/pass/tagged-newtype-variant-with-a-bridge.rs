@@ -38,7 +38,7 @@ enum Reading {
     Missing,
 }
 
-fn main() {
+pub fn main() {
     let _ = Reading::Temperature(Celsius(21));
     let _ = Reading::Missing;
 }

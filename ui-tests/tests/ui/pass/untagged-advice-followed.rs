@@ -8,7 +8,7 @@ enum E {
     B(i64),
 }
 
-fn main() {
+pub fn main() {
     for e in [E::A(1), E::B(2)] {
         let text = codec::to_json(&e).unwrap();
         assert_eq!(codec::from_json::<E>(&text).unwrap(), e);

@@ -41,7 +41,7 @@ fn round_trip<T: Codec + PartialEq + std::fmt::Debug>(value: T) {
     assert_eq!(codec::from_json::<T>(&text).unwrap(), value, "{text}");
 }
 
-fn main() {
+pub fn main() {
     round_trip(Value::Nothing);
     round_trip(Value::Flag(true));
     round_trip(Value::Int(-3));

@@ -1,0 +1,35 @@
+//! Valid uses of `#[derive(Codec)]` that must keep compiling, and do what they
+//! say when run: each file under `ui/pass` is a module here, its `main` a test.
+//! (The cases that must fail to compile are `ui.rs`'s.)
+// As users write them: a `with` module's `json_schema<T>` has the signature
+// the derive calls, whether it uses `T` or not, and an async memoized
+// function is only named, not run.
+#![allow(dead_code, clippy::extra_unused_type_parameters, clippy::let_underscore_future)]
+
+macro_rules! cases {
+    ($($name:ident = $file:literal,)*) => {$(
+        #[path = $file]
+        mod $name;
+
+        #[test]
+        fn $name() {
+            $name::main();
+        }
+    )*};
+}
+
+cases! {
+    alias_equal_to_the_name = "ui/pass/alias-equal-to-the-name.rs",
+    borrow_shapes = "ui/pass/borrow-shapes.rs",
+    fields_borrowed_str = "ui/pass/fields-borrowed-str.rs",
+    fields_cow_str = "ui/pass/fields-cow-str.rs",
+    generic_struct_and_enum = "ui/pass/generic-struct-and-enum.rs",
+    memoize_cache_forms = "ui/pass/memoize-cache-forms.rs",
+    recursive_types = "ui/pass/recursive-types.rs",
+    serde_advice_followed = "ui/pass/serde-advice-followed.rs",
+    serde_keys_codec_accepts = "ui/pass/serde-keys-codec-accepts.rs",
+    skip_serializing_if_with_a_way_back = "ui/pass/skip-serializing-if-with-a-way-back.rs",
+    tagged_newtype_variant_with_a_bridge = "ui/pass/tagged-newtype-variant-with-a-bridge.rs",
+    untagged_advice_followed = "ui/pass/untagged-advice-followed.rs",
+    untagged_union_round_trips = "ui/pass/untagged-union-round-trips.rs",
+}
