@@ -366,6 +366,61 @@ mod tests {
     }
 
     #[test]
+    fn every_day_of_eight_centuries_has_its_calendar_date() {
+        // 1600 to 2400 holds the starts of two 400-year eras (2000-03-01 and
+        // 2400-03-01), the leap days of 1600, 2000 and 2400, and the years
+        // 1700, 1800, 1900, 2100, 2200 and 2300, which have none. A wrong year
+        // of the era gives a day past a month's end, which `days_from_civil`
+        // takes back to the same count: the round trip alone misses it.
+        let (mut year, mut month, mut day) = (1600, 1, 1);
+        for days in -135_140..157_420 {
+            assert_eq!(civil_from_days(days), (year, month, day), "day {days}");
+            assert_eq!(days_from_civil(year, month, day), days);
+            let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+            let month_len = match month {
+                2 if leap => 29,
+                2 => 28,
+                4 | 6 | 9 | 11 => 30,
+                _ => 31,
+            };
+            day += 1;
+            if day > month_len {
+                (month, day) = (month % 12 + 1, 1);
+                year += i64::from(month == 1);
+            }
+        }
+        assert_eq!((year, month, day), (2401, 1, 1));
+    }
+
+    #[test]
+    fn dates_exist_by_the_gregorian_rules() {
+        for (date, days) in [
+            ("2024-02-29", 19_782),
+            ("2000-02-29", 11_016),
+            ("2024-01-31", 19_753),
+        ] {
+            assert_eq!(parse_date(date), Ok(days), "{date}");
+        }
+        for bad in [
+            "2023-02-29",
+            "1900-02-29",
+            "2100-02-29",
+            "2024-04-31",
+            "2024-00-10",
+            "2024-13-01",
+            "2024-01-00",
+            "2024/05-01",
+            "2024-05/01",
+            "2024-05-1",
+            "2024-05-011",
+            "2024-+5-01",
+            "2024-05-é",
+        ] {
+            assert!(parse_date(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
     fn rfc3339_is_written_as_msgspec_writes_it() {
         assert_eq!(format_rfc3339(1, 0).unwrap(), "1970-01-01T00:00:01Z");
         assert_eq!(
@@ -413,6 +468,7 @@ mod tests {
             "2026-01-02T24:00:00Z",
             "2026-01-02T03:04:05.Z",
             "0000-01-01T00:00:00Z",
+            "2026-01-02X03:04:05Z",
         ] {
             assert!(parse_datetime(bad).is_err(), "{bad}");
         }
@@ -428,7 +484,22 @@ mod tests {
         );
         assert_eq!(parse_time("01:02:03+0200").unwrap(), (3723, 0, Some(7200)));
         assert_eq!(parse_time("01:02:03.5").unwrap(), (3723, 500_000_000, None));
-        for bad in ["01:02", "24:00:00", "01:02:60", "01:02:03+02", "1:02:03"] {
+        assert_eq!(parse_time("23:59:59").unwrap(), (86_399, 0, None));
+        assert_eq!(parse_time("00:00:00+23:59").unwrap(), (0, 0, Some(86_340)));
+        assert_eq!(parse_time("00:00:00-05:30").unwrap(), (0, 0, Some(-19_800)));
+        for bad in [
+            "01:02",
+            "24:00:00",
+            "01:60:00",
+            "01:02:60",
+            "01:02:03+02",
+            "1:02:03",
+            "+1:02:03",
+            "01-02:03",
+            "01:02-03",
+            "00:00:00+24:00",
+            "00:00:00+00:60",
+        ] {
             assert!(parse_time(bad).is_err(), "{bad}");
         }
     }
@@ -484,8 +555,14 @@ mod tests {
             "--PT1S",
             "PT0.1234567891S",
             "PT99999999999999999999S",
+            "P100000000000000W",
+            "PT1S1S",
         ] {
             assert!(parse_iso_duration(bad).is_err(), "{bad}");
+        }
+        for years_or_months in ["P1Y", "P1M"] {
+            let message = parse_iso_duration(years_or_months).unwrap_err();
+            assert!(message.contains("use days"), "{message}");
         }
     }
 
