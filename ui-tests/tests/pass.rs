@@ -4,7 +4,11 @@
 // As users write them: a `with` module's `json_schema<T>` has the signature
 // the derive calls, whether it uses `T` or not, and an async memoized
 // function is only named, not run.
-#![allow(dead_code, clippy::extra_unused_type_parameters, clippy::let_underscore_future)]
+#![allow(
+    dead_code,
+    clippy::extra_unused_type_parameters,
+    clippy::let_underscore_future
+)]
 
 macro_rules! cases {
     ($($name:ident = $file:literal,)*) => {$(
