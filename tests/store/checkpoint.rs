@@ -552,3 +552,98 @@ fn a_compaction_copies_the_newest_line_of_each_key_across_checkpoint_tables() {
     assert_eq!(reader.get("c/1").unwrap(), Some(chunk(1001)));
     assert_eq!(reader.len().unwrap(), 99);
 }
+
+/// The manifest of the checkpoint in folder `dir`, as JSON.
+fn manifest(dir: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(dir.join("checkpoint.json")).unwrap();
+    serde_json::from_str(text.lines().next().unwrap()).unwrap()
+}
+
+#[test]
+fn a_checkpoint_covers_each_log_to_its_end_and_the_next_reads_on_from_there() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = Cache::open_with(dir.path(), manual()).unwrap();
+    for i in 0..20 {
+        cache.put(&format!("k{i}"), &chunk(i)).unwrap();
+    }
+    cache.admin().checkpoint().unwrap();
+    let log = the_log(dir.path());
+    let covered = |dir: &Path| manifest(dir)["writers"][0]["to"].as_u64().unwrap();
+    assert_eq!(covered(dir.path()), std::fs::metadata(&log).unwrap().len());
+    for i in 20..30 {
+        cache.put(&format!("k{i}"), &chunk(i)).unwrap();
+    }
+    cache.admin().checkpoint().unwrap();
+    assert_eq!(covered(dir.path()), std::fs::metadata(&log).unwrap().len());
+    let reader = Cache::open_with(dir.path(), manual()).unwrap();
+    assert_eq!(reader.admin().verify_index().unwrap(), 30);
+}
+
+#[test]
+fn small_checkpoints_keep_a_table_of_their_own_until_they_add_up() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = Cache::open_with(dir.path(), manual()).unwrap();
+    for i in 0..100 {
+        cache.put(&format!("k{i}"), &chunk(i)).unwrap();
+    }
+    cache.admin().checkpoint().unwrap();
+    // 5 entries beside 100: a table of their own.
+    for i in 100..105 {
+        cache.put(&format!("k{i}"), &chunk(i)).unwrap();
+    }
+    cache.admin().checkpoint().unwrap();
+    assert_eq!(tables(dir.path()).len(), 2);
+    // 30 more, 10 of them overwrites of the first table's: 5 and 30
+    // merge, then 100 and 35 (100 is under 4 times 35), one entry a key.
+    for i in 105..125 {
+        cache.put(&format!("k{i}"), &chunk(i)).unwrap();
+    }
+    for i in 0..10 {
+        cache.put(&format!("k{i}"), &chunk(i + 1000)).unwrap();
+    }
+    cache.admin().checkpoint().unwrap();
+    assert_eq!(tables(dir.path()).len(), 1);
+    let reader = Cache::open_with(dir.path(), manual()).unwrap();
+    assert_eq!(reader.admin().verify_index().unwrap(), 125);
+    assert_eq!(reader.get("k3").unwrap(), Some(chunk(1003)));
+    // One entry a key, as in a table built from the logs alone.
+    drop((cache, reader));
+    let merged = std::fs::read(&tables(dir.path())[0]).unwrap();
+    Admin::rebuild_index(dir.path()).unwrap();
+    let rebuilt = std::fs::read(&tables(dir.path())[0]).unwrap();
+    assert_eq!(merged.len(), rebuilt.len());
+}
+
+#[test]
+fn a_checkpoint_deletes_the_tables_a_stopped_build_left_in_the_index_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = Cache::open_with(dir.path(), manual()).unwrap();
+    cache.put("k", &chunk(1)).unwrap();
+    cache.admin().checkpoint().unwrap();
+    // A table written, its manifest not; a table being written aside.
+    let index = dir.path().join("index");
+    std::fs::write(index.join("00000000000000ff.idx"), b"left").unwrap();
+    std::fs::write(index.join("0000000000000100.idx.tmp"), b"left").unwrap();
+    cache.put("l", &chunk(2)).unwrap();
+    cache.admin().checkpoint().unwrap();
+    assert_eq!(tables(dir.path()).len(), 1, "{:?}", tables(dir.path()));
+    let reader = Cache::open_with(dir.path(), manual()).unwrap();
+    assert_eq!(reader.admin().verify_index().unwrap(), 2);
+}
+
+#[test]
+fn a_compaction_removes_the_checkpoint_that_points_into_the_logs_it_replaces() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = Cache::open_with(dir.path(), manual()).unwrap();
+    for i in 0..10 {
+        cache.put(&format!("k{i}"), &chunk(i)).unwrap();
+    }
+    cache.admin().checkpoint().unwrap();
+    drop(cache);
+    Admin::compact(dir.path(), &[], |_, _| {}).unwrap();
+    assert!(!dir.path().join("checkpoint.json").exists());
+    assert_eq!(tables(dir.path()).len(), 0, "{:?}", tables(dir.path()));
+    let reader = Cache::open_with(dir.path(), manual()).unwrap();
+    assert_eq!(reader.get("k3").unwrap(), Some(chunk(3)));
+    assert!(reader.warnings().is_empty(), "{:?}", reader.warnings());
+}

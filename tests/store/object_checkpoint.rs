@@ -897,3 +897,300 @@ fn each_log_segment_counts_8_kib_at_least_towards_a_checkpoint() {
     drop(writer); // waits for a build in progress
     assert!(backend.read("checkpoint.json").unwrap().is_some());
 }
+
+/// Memory that races a build on demand: it hides objects from listings
+/// (as a segment still being written is not listed yet), moves the
+/// manifest on under a build about to commit, and runs another handle's
+/// step just before a build lists the tables it may delete.
+#[derive(Default)]
+struct Racing {
+    inner: Memory,
+    hidden: Mutex<Vec<String>>,
+    /// How many of the next commits find the manifest written again since
+    /// their build read it.
+    moved: Mutex<usize>,
+    /// Whether the next commit is answered "changed" once done: its
+    /// response lost, the client's retry finds the manifest it wrote.
+    lost_answer: Mutex<bool>,
+    /// Runs once, at the next listing of `index/`.
+    before_tables_listed: Mutex<Option<Box<dyn FnOnce() + Send>>>,
+    manifest_reads: Mutex<usize>,
+}
+
+impl Racing {
+    fn hide(&self, names: &[String]) {
+        *self.hidden.lock().unwrap() = names.to_vec();
+    }
+
+    fn move_manifest_under_commits(&self, times: usize) {
+        *self.moved.lock().unwrap() = times;
+    }
+
+    fn lose_the_next_answer(&self) {
+        *self.lost_answer.lock().unwrap() = true;
+    }
+
+    fn before_tables_listed(&self, step: impl FnOnce() + Send + 'static) {
+        *self.before_tables_listed.lock().unwrap() = Some(Box::new(step));
+    }
+
+    /// The reads of the manifest since the last call.
+    fn take_manifest_reads(&self) -> usize {
+        std::mem::take(&mut *self.manifest_reads.lock().unwrap())
+    }
+
+    fn note_read(&self, name: &str) {
+        if name == "checkpoint.json" {
+            *self.manifest_reads.lock().unwrap() += 1;
+        }
+    }
+}
+
+impl Backend for Racing {
+    fn location(&self) -> String {
+        self.inner.location()
+    }
+    fn address(&self, name: &str) -> String {
+        self.inner.address(name)
+    }
+    fn read(&self, name: &str) -> Result<Option<Vec<u8>>, BackendError> {
+        self.note_read(name);
+        self.inner.read(name)
+    }
+    fn read_range(&self, name: &str, range: Range<u64>) -> Result<Vec<u8>, BackendError> {
+        self.inner.read_range(name, range)
+    }
+    fn list(&self, prefix: &str) -> Result<Vec<Listed>, BackendError> {
+        if prefix == "index/" {
+            let step = self.before_tables_listed.lock().unwrap().take();
+            if let Some(step) = step {
+                step();
+            }
+        }
+        let hidden = self.hidden.lock().unwrap().clone();
+        let listed = self.inner.list(prefix)?.into_iter();
+        Ok(listed.filter(|l| !hidden.contains(&l.name)).collect())
+    }
+    fn write(&self, name: &str, bytes: &[u8], sync: bool) -> Result<(), BackendError> {
+        self.inner.write(name, bytes, sync)
+    }
+    fn create(&self, name: &str, bytes: &[u8], sync: bool) -> Result<Created, BackendError> {
+        self.inner.create(name, bytes, sync)
+    }
+    fn read_versioned(&self, name: &str) -> Result<Option<(Vec<u8>, Version)>, BackendError> {
+        self.inner.read_versioned(name)
+    }
+    fn replace(&self, name: &str, bytes: &[u8], v: &Version) -> Result<Replaced, BackendError> {
+        let mut moved = self.moved.lock().unwrap();
+        if name == "checkpoint.json" && *moved > 0 {
+            *moved -= 1;
+            let now = self.inner.read(name)?.unwrap();
+            self.inner.write(name, &now, false)?;
+        }
+        drop(moved);
+        let replaced = self.inner.replace(name, bytes, v)?;
+        match std::mem::take(&mut *self.lost_answer.lock().unwrap()) {
+            true => Ok(Replaced::Changed),
+            false => Ok(replaced),
+        }
+    }
+    fn delete(&self, name: &str) -> Result<(), BackendError> {
+        self.inner.delete(name)
+    }
+    fn append_to(&self, name: &str) -> Result<Box<dyn Appender>, BackendError> {
+        self.inner.append_to(name)
+    }
+    fn version(&self, name: &str) -> Result<Option<Version>, BackendError> {
+        self.inner.version(name)
+    }
+}
+
+/// The manifest as JSON.
+fn manifest(backend: &dyn Backend) -> serde_json::Value {
+    let bytes = backend.read("checkpoint.json").unwrap().unwrap();
+    let text = String::from_utf8(bytes).unwrap();
+    serde_json::from_str(text.lines().next().unwrap()).unwrap()
+}
+
+/// The segments the manifest covers, by writer, in its order.
+fn covered(backend: &dyn Backend) -> Vec<u64> {
+    let manifest = manifest(backend);
+    let writers = manifest["writers"].as_array().unwrap();
+    writers.iter().map(|w| w["to"].as_u64().unwrap()).collect()
+}
+
+#[test]
+fn a_checkpoint_with_nothing_new_to_cover_writes_nothing() {
+    let store = Counting::new();
+    let writer = open_counting(&store, manual());
+    for i in 0..20 {
+        writer.put(&format!("c/{i}"), &chunk(i)).unwrap();
+    }
+    writer.admin().checkpoint().unwrap();
+    store.take();
+    writer.admin().checkpoint().unwrap();
+    let again = store.take();
+    assert_eq!(again.get("PUT"), None, "{again:?}");
+    assert_eq!(again.get("DELETE"), None, "{again:?}");
+}
+
+#[test]
+fn a_build_reads_the_manifest_once_and_again_only_if_its_commit_failed() {
+    let backend = Arc::new(Racing::default());
+    let writer = Cache::open_backend(backend.clone(), manual()).unwrap();
+    writer.put("c/0", &chunk(0)).unwrap();
+    writer.admin().checkpoint().unwrap();
+    writer.put("c/1", &chunk(1)).unwrap();
+    backend.take_manifest_reads();
+    writer.admin().checkpoint().unwrap();
+    assert_eq!(backend.take_manifest_reads(), 0);
+}
+
+#[test]
+fn a_build_that_finds_the_manifest_moved_on_tries_again_eight_times_at_most() {
+    for moved in [1, 7, 8] {
+        let backend = Arc::new(Racing::default());
+        let writer = Cache::open_backend(backend.clone(), manual()).unwrap();
+        writer.put("c/0", &chunk(0)).unwrap();
+        writer.admin().checkpoint().unwrap();
+        for i in 1..10 {
+            writer.put(&format!("c/{i}"), &chunk(i)).unwrap();
+        }
+        backend.move_manifest_under_commits(moved);
+        let done = writer.admin().checkpoint();
+        let tables = tables(&*backend);
+        if moved < 8 {
+            done.unwrap();
+            assert_eq!(covered(&*backend), [10], "{moved} times moved");
+            assert_eq!(tables.len(), 1, "{moved} times moved: {tables:?}");
+        } else {
+            let e = done.unwrap_err().to_string();
+            assert!(e.contains("committed a checkpoint 8 times"), "{e}");
+            assert_eq!(covered(&*backend), [1], "the manifest as it was");
+            assert_eq!(tables.len(), 1, "the losers' tables deleted: {tables:?}");
+        }
+    }
+}
+
+#[test]
+fn a_build_keeps_the_table_of_a_build_that_began_after_its_commit() {
+    let backend = Arc::new(Racing::default());
+    let first = Cache::open_backend(backend.clone(), manual()).unwrap();
+    let second = Arc::new(Cache::open_backend(backend.clone(), manual()).unwrap());
+    for i in 0..10 {
+        first.put(&format!("c/{i}"), &chunk(i)).unwrap();
+    }
+    first.admin().checkpoint().unwrap();
+    for i in 10..20 {
+        first.put(&format!("c/{i}"), &chunk(i)).unwrap();
+    }
+    // Between the first's commit and its deletion of the tables no
+    // manifest names, the second writes and builds on what it committed.
+    let other = second.clone();
+    backend.before_tables_listed(move || {
+        other.put("s", &chunk(99)).unwrap();
+        other.admin().checkpoint().unwrap();
+    });
+    first.admin().checkpoint().unwrap();
+    let reader = Cache::open_backend(backend.clone(), manual()).unwrap();
+    assert_eq!(reader.len().unwrap(), 21);
+    assert!(reader.warnings().is_empty(), "{:?}", reader.warnings());
+    assert_eq!(manifest_tables(&*backend), tables(&*backend).len());
+}
+
+#[test]
+fn small_builds_keep_a_table_of_their_own_until_they_add_up() {
+    for backend in backends() {
+        let writer = open(&backend, manual());
+        for i in 0..100 {
+            writer.put(&format!("c/{i}"), &chunk(i)).unwrap();
+        }
+        writer.admin().checkpoint().unwrap();
+        // 5 entries beside 100: a table of their own.
+        for i in 100..105 {
+            writer.put(&format!("c/{i}"), &chunk(i)).unwrap();
+        }
+        writer.admin().checkpoint().unwrap();
+        assert_eq!(manifest_tables(&*backend), 2);
+        // 30 more: 5 and 35 merge, then 100 and 35 (100 is under 4 times 35).
+        for i in 105..135 {
+            writer.put(&format!("c/{i}"), &chunk(i)).unwrap();
+        }
+        writer.admin().checkpoint().unwrap();
+        assert_eq!(manifest_tables(&*backend), 1);
+        let reader = open(&backend, manual());
+        assert_eq!(reader.len().unwrap(), 135);
+    }
+}
+
+/// The log segments of the store, oldest first.
+fn log_segments(backend: &dyn Backend) -> Vec<String> {
+    let mut names = logs(backend);
+    names.sort_by_key(|n| (n.len(), n.clone()));
+    names
+}
+
+#[test]
+fn a_background_build_covers_a_writers_segments_only_up_to_one_it_has_not_seen() {
+    let backend = Arc::new(Racing::default());
+    let writer = Cache::open_backend(backend.clone(), manual()).unwrap();
+    for i in 0..5 {
+        writer.put(&format!("c/{i}"), &chunk(i)).unwrap();
+    }
+    // Segment 3 is not listed yet (written on another thread, say) when
+    // a handle that builds in the background opens: it holds 0, 1, 2 and 4.
+    let segments = log_segments(&*backend);
+    backend.hide(&segments[3..4]);
+    let builder = Cache::open_backend(backend.clone(), CacheOptions::default().checkpoint_bytes(1));
+    let builder = builder.unwrap();
+    builder.put("b", &chunk(9)).unwrap();
+    drop(builder); // waits for its build
+    backend.hide(&[]);
+    let mut covered = covered(&*backend);
+    covered.sort();
+    assert_eq!(covered, [1, 3], "the first writer's up to segment 3");
+    let reader = Cache::open_backend(backend.clone(), manual()).unwrap();
+    assert_eq!(reader.get("c/3").unwrap(), Some(chunk(3)));
+    assert_eq!(reader.len().unwrap(), 6);
+}
+
+#[test]
+fn a_build_in_the_background_after_damage_reads_the_segments_its_handle_has_not() {
+    let backend: Arc<dyn Backend> = Arc::new(Memory::new());
+    let writer = open(&backend, manual());
+    for i in 0..20 {
+        writer.put(&format!("c/{i}"), &chunk(i)).unwrap();
+    }
+    writer.admin().checkpoint().unwrap();
+    flip(&*backend, &tables(&*backend)[0], 10);
+    let builder = open(&backend, CacheOptions::default().checkpoint_bytes(1));
+    assert_eq!(damage_warnings(&builder).len(), 1);
+    // Written after the builder listed the logs: it does not hold them.
+    for i in 20..25 {
+        writer.put(&format!("c/{i}"), &chunk(i)).unwrap();
+    }
+    builder.put("b", &chunk(9)).unwrap();
+    drop(builder); // waits for its build, from scratch
+    let mut covered = covered(&*backend);
+    covered.sort();
+    assert_eq!(covered, [1, 25]);
+    let reader = open(&backend, manual());
+    assert_eq!(reader.len().unwrap(), 26);
+    assert!(reader.warnings().is_empty(), "{:?}", reader.warnings());
+}
+
+#[test]
+fn a_commit_whose_answer_was_lost_keeps_its_table() {
+    let backend = Arc::new(Racing::default());
+    let writer = Cache::open_backend(backend.clone(), manual()).unwrap();
+    writer.put("c/0", &chunk(0)).unwrap();
+    writer.admin().checkpoint().unwrap();
+    writer.put("c/1", &chunk(1)).unwrap();
+    backend.lose_the_next_answer();
+    writer.admin().checkpoint().unwrap();
+    assert_eq!(covered(&*backend), [2]);
+    let reader = Cache::open_backend(backend.clone(), manual()).unwrap();
+    assert_eq!(reader.len().unwrap(), 2);
+    assert!(reader.warnings().is_empty(), "{:?}", reader.warnings());
+    assert_eq!(manifest_tables(&*backend), tables(&*backend).len());
+}
