@@ -704,3 +704,20 @@ fn any_entry_reads_untyped_as_a_value() {
     // A typed get still refuses another type.
     assert!(cache.get::<u32>("chunk").is_err());
 }
+
+#[test]
+fn a_handle_debugs_as_its_location_and_writer() {
+    let (dir, cache) = open();
+    let shown = format!("{cache:?}");
+    let expected = format!(
+        "Cache {{ location: {:?}, writer_id: {:?}, .. }}",
+        cache.location(),
+        cache.writer_id()
+    );
+    assert_eq!(shown, expected);
+    assert!(shown.contains(&*dir.path().to_string_lossy()), "{shown}");
+    // A failed open unwraps with its error.
+    std::fs::write(dir.path().join("codec-store.json"), b"{").unwrap();
+    let error = Cache::open(dir.path()).unwrap_err();
+    assert!(!error.to_string().is_empty());
+}

@@ -647,3 +647,26 @@ fn a_compaction_removes_the_checkpoint_that_points_into_the_logs_it_replaces() {
     assert_eq!(reader.get("k3").unwrap(), Some(chunk(3)));
     assert!(reader.warnings().is_empty(), "{:?}", reader.warnings());
 }
+
+#[test]
+fn a_table_that_fails_to_map_for_another_reason_than_its_absence_fails_the_open() {
+    // A failed read is not damage: the checkpoint may hold lines no log
+    // holds any more, so the open fails (try again), where a table gone
+    // missing is looked for again and then read around, with a warning.
+    let dir = tempfile::tempdir().unwrap();
+    let cache = Cache::open_with(dir.path(), manual()).unwrap();
+    for i in 0..10 {
+        cache.put(&format!("k{i}"), &chunk(i)).unwrap();
+    }
+    cache.admin().checkpoint().unwrap();
+    drop(cache);
+    let [table] = tables(dir.path()).try_into().unwrap();
+    // Opened as a file, a folder cannot be mapped (ENODEV), even by root.
+    std::fs::remove_file(&table).unwrap();
+    std::fs::create_dir(&table).unwrap();
+    let error = Cache::open_with(dir.path(), manual())
+        .unwrap_err()
+        .to_string();
+    let name = table.file_name().unwrap().to_string_lossy().into_owned();
+    assert!(error.contains(&name), "{error}");
+}

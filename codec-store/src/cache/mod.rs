@@ -611,6 +611,17 @@ impl Cache {
     }
 }
 
+/// Where the cache is and which writer this handle is: a `Result<Cache, _>`
+/// can be unwrapped, and a type holding a handle can derive `Debug`.
+impl std::fmt::Debug for Cache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Cache")
+            .field("location", &self.location())
+            .field("writer_id", &self.writer_id)
+            .finish_non_exhaustive()
+    }
+}
+
 impl Drop for Cache {
     fn drop(&mut self) {
         // A checkpoint in progress ends before the handle's folder lock
