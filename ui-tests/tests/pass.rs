@@ -11,15 +11,20 @@
 )]
 
 macro_rules! cases {
-    ($($name:ident = $file:literal,)*) => {$(
-        #[path = $file]
-        mod $name;
+    ($($name:ident = $file:literal,)*) => {
+        $(
+            #[path = $file]
+            mod $name;
 
-        #[test]
-        fn $name() {
-            $name::main();
-        }
-    )*};
+            #[test]
+            fn $name() {
+                $name::main();
+            }
+        )*
+
+        /// The files the tests above run.
+        const FILES: &[&str] = &[$($file),*];
+    };
 }
 
 cases! {
@@ -36,4 +41,18 @@ cases! {
     tagged_newtype_variant_with_a_bridge = "ui/pass/tagged-newtype-variant-with-a-bridge.rs",
     untagged_advice_followed = "ui/pass/untagged-advice-followed.rs",
     untagged_union_round_trips = "ui/pass/untagged-union-round-trips.rs",
+}
+
+/// A case added to `ui/pass` and not to the list above would run nowhere.
+#[test]
+fn every_file_of_ui_pass_is_a_test() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ui/pass");
+    let mut found: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| format!("ui/pass/{}", e.unwrap().file_name().to_string_lossy()))
+        .collect();
+    found.sort();
+    let mut listed: Vec<&str> = FILES.to_vec();
+    listed.sort_unstable();
+    assert_eq!(found, listed, "add each file of ui/pass to `cases!`");
 }
