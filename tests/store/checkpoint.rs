@@ -27,6 +27,18 @@ fn tables(dir: &Path) -> Vec<std::path::PathBuf> {
     out
 }
 
+/// A folder store whose checkpoints are built by hand, with `n` entries
+/// (`k0`, `k1`, ...) put and a checkpoint built over them.
+fn checkpointed(n: u32) -> (tempfile::TempDir, Cache) {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = Cache::open_with(dir.path(), manual()).unwrap();
+    for i in 0..n {
+        cache.put(&format!("k{i}"), &chunk(i)).unwrap();
+    }
+    cache.admin().checkpoint().unwrap();
+    (dir, cache)
+}
+
 #[test]
 fn a_checkpoint_covers_the_logs_and_later_lines_are_read_after_it() {
     let dir = tempfile::tempdir().unwrap();
@@ -191,12 +203,7 @@ fn a_checkpoint_built_while_a_line_is_half_written_covers_it_once_whole() {
 
 #[test]
 fn rebuild_index_starts_again_from_the_logs() {
-    let dir = tempfile::tempdir().unwrap();
-    let cache = Cache::open_with(dir.path(), manual()).unwrap();
-    for i in 0..100 {
-        cache.put(&format!("k{i}"), &chunk(i)).unwrap();
-    }
-    cache.admin().checkpoint().unwrap();
+    let (dir, cache) = checkpointed(100);
     drop(cache);
     flip(&tables(dir.path())[0], 64 + 5);
     let reader = Cache::open_with(dir.path(), manual()).unwrap();
@@ -347,12 +354,7 @@ fn kill_9_during_checkpoints_loses_no_acknowledged_entry() {
 fn a_log_that_lost_its_end_and_was_written_again_is_read_whole() {
     // What a power loss may leave when writers do not sync: the end of a
     // log the checkpoint covers is gone, and a new handle writes there.
-    let dir = tempfile::tempdir().unwrap();
-    let cache = Cache::open_with(dir.path(), manual()).unwrap();
-    for i in 0..200 {
-        cache.put(&format!("k{i}"), &chunk(i)).unwrap();
-    }
-    cache.admin().checkpoint().unwrap();
+    let (dir, cache) = checkpointed(200);
     let log = dir.path().join(format!("{}-info.jsonl", cache.writer_id()));
     drop(cache);
     let text = std::fs::read(&log).unwrap();
@@ -561,12 +563,7 @@ fn manifest(dir: &Path) -> serde_json::Value {
 
 #[test]
 fn a_checkpoint_covers_each_log_to_its_end_and_the_next_reads_on_from_there() {
-    let dir = tempfile::tempdir().unwrap();
-    let cache = Cache::open_with(dir.path(), manual()).unwrap();
-    for i in 0..20 {
-        cache.put(&format!("k{i}"), &chunk(i)).unwrap();
-    }
-    cache.admin().checkpoint().unwrap();
+    let (dir, cache) = checkpointed(20);
     let log = the_log(dir.path());
     let covered = |dir: &Path| manifest(dir)["writers"][0]["to"].as_u64().unwrap();
     assert_eq!(covered(dir.path()), std::fs::metadata(&log).unwrap().len());
@@ -581,12 +578,7 @@ fn a_checkpoint_covers_each_log_to_its_end_and_the_next_reads_on_from_there() {
 
 #[test]
 fn small_checkpoints_keep_a_table_of_their_own_until_they_add_up() {
-    let dir = tempfile::tempdir().unwrap();
-    let cache = Cache::open_with(dir.path(), manual()).unwrap();
-    for i in 0..100 {
-        cache.put(&format!("k{i}"), &chunk(i)).unwrap();
-    }
-    cache.admin().checkpoint().unwrap();
+    let (dir, cache) = checkpointed(100);
     // 5 entries beside 100: a table of their own.
     for i in 100..105 {
         cache.put(&format!("k{i}"), &chunk(i)).unwrap();
@@ -633,12 +625,7 @@ fn a_checkpoint_deletes_the_tables_a_stopped_build_left_in_the_index_folder() {
 
 #[test]
 fn a_compaction_removes_the_checkpoint_that_points_into_the_logs_it_replaces() {
-    let dir = tempfile::tempdir().unwrap();
-    let cache = Cache::open_with(dir.path(), manual()).unwrap();
-    for i in 0..10 {
-        cache.put(&format!("k{i}"), &chunk(i)).unwrap();
-    }
-    cache.admin().checkpoint().unwrap();
+    let (dir, cache) = checkpointed(10);
     drop(cache);
     Admin::compact(dir.path(), &[], |_, _| {}).unwrap();
     assert!(!dir.path().join("checkpoint.json").exists());
@@ -653,12 +640,7 @@ fn a_table_that_fails_to_map_for_another_reason_than_its_absence_fails_the_open(
     // A failed read is not damage: the checkpoint may hold lines no log
     // holds any more, so the open fails (try again), where a table gone
     // missing is looked for again and then read around, with a warning.
-    let dir = tempfile::tempdir().unwrap();
-    let cache = Cache::open_with(dir.path(), manual()).unwrap();
-    for i in 0..10 {
-        cache.put(&format!("k{i}"), &chunk(i)).unwrap();
-    }
-    cache.admin().checkpoint().unwrap();
+    let (dir, cache) = checkpointed(10);
     drop(cache);
     let [table] = tables(dir.path()).try_into().unwrap();
     // Opened as a file, a folder cannot be mapped (ENODEV), even by root.
