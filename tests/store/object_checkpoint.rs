@@ -946,6 +946,16 @@ impl Racing {
     }
 }
 
+/// A store on a [`Racing`] backend with one entry, `c/0`, and a checkpoint
+/// over it, and the handle that wrote them (checkpoints by hand).
+fn racing_with_a_checkpoint() -> (Arc<Racing>, Cache) {
+    let backend = Arc::new(Racing::default());
+    let writer = Cache::open_backend(backend.clone(), manual()).unwrap();
+    writer.put("c/0", &chunk(0)).unwrap();
+    writer.admin().checkpoint().unwrap();
+    (backend, writer)
+}
+
 impl Backend for Racing {
     fn location(&self) -> String {
         self.inner.location()
@@ -1036,10 +1046,7 @@ fn a_checkpoint_with_nothing_new_to_cover_writes_nothing() {
 
 #[test]
 fn a_build_reads_the_manifest_once_and_again_only_if_its_commit_failed() {
-    let backend = Arc::new(Racing::default());
-    let writer = Cache::open_backend(backend.clone(), manual()).unwrap();
-    writer.put("c/0", &chunk(0)).unwrap();
-    writer.admin().checkpoint().unwrap();
+    let (backend, writer) = racing_with_a_checkpoint();
     writer.put("c/1", &chunk(1)).unwrap();
     backend.take_manifest_reads();
     writer.admin().checkpoint().unwrap();
@@ -1049,10 +1056,7 @@ fn a_build_reads_the_manifest_once_and_again_only_if_its_commit_failed() {
 #[test]
 fn a_build_that_finds_the_manifest_moved_on_tries_again_eight_times_at_most() {
     for moved in [1, 7, 8] {
-        let backend = Arc::new(Racing::default());
-        let writer = Cache::open_backend(backend.clone(), manual()).unwrap();
-        writer.put("c/0", &chunk(0)).unwrap();
-        writer.admin().checkpoint().unwrap();
+        let (backend, writer) = racing_with_a_checkpoint();
         for i in 1..10 {
             writer.put(&format!("c/{i}"), &chunk(i)).unwrap();
         }
@@ -1181,10 +1185,7 @@ fn a_build_in_the_background_after_damage_reads_the_segments_its_handle_has_not(
 
 #[test]
 fn a_commit_whose_answer_was_lost_keeps_its_table() {
-    let backend = Arc::new(Racing::default());
-    let writer = Cache::open_backend(backend.clone(), manual()).unwrap();
-    writer.put("c/0", &chunk(0)).unwrap();
-    writer.admin().checkpoint().unwrap();
+    let (backend, writer) = racing_with_a_checkpoint();
     writer.put("c/1", &chunk(1)).unwrap();
     backend.lose_the_next_answer();
     writer.admin().checkpoint().unwrap();
