@@ -280,6 +280,41 @@ fn reads_of_a_data_file_share_its_map() {
     );
 }
 
+/// The files of one entry each are mapped for the read that needs them and
+/// unmapped with its guard: a handle reading many keeps none of them
+/// mapped (nor the disk space of those deleted since).
+#[cfg(target_os = "linux")]
+#[test]
+fn files_of_one_entry_are_not_kept_mapped_after_their_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = Cache::open(dir.path()).unwrap();
+    let file = PutOptions::default().handler("file");
+    for i in 0..20 {
+        cache
+            .put_with(&format!("c{i}"), &sized_chunk(i, 5000), &file)
+            .unwrap();
+    }
+    let data = dir.path().join("data");
+    let mapped = || {
+        let maps = std::fs::read_to_string("/proc/self/maps").unwrap();
+        let data = data.to_str().unwrap();
+        maps.lines().filter(|l| l.contains(data)).count()
+    };
+    for i in 0..20 {
+        let key = format!("c{i}");
+        let entry = cache.get_ref::<ChunkRef<'_>>(&key).unwrap().unwrap();
+        assert!(entry.is_mapped(), "{key}");
+        assert_eq!(entry.value().unwrap().start, i);
+        assert_eq!(mapped(), 1, "{key}: its file, while its guard lives");
+        drop(entry);
+        assert_eq!(
+            cache.get::<Chunk>(&key).unwrap().unwrap(),
+            sized_chunk(i, 5000)
+        );
+    }
+    assert_eq!(mapped(), 0, "no file of an entry stays mapped");
+}
+
 #[test]
 fn a_negative_length_in_an_index_line_is_refused_with_its_reason() {
     let dir = tempfile::tempdir().unwrap();

@@ -19,7 +19,7 @@ use parking_lot::Mutex;
 
 use super::Cache;
 use crate::content::handler::{
-    decode_inline_into, lacks, range_ref, FilePerEntry, Inline, LoadContext, Shared,
+    decode_inline_into, lacks, range_ref, FilePerEntry, Handler, Inline, LoadContext, Shared,
 };
 use crate::error::StoreError;
 use crate::index::line::LineView;
@@ -60,10 +60,7 @@ impl<'c, T> Ref<'c, T> {
     /// The entry's encoded payload, in the format it was stored in
     /// ([`format`](Ref::format)).
     pub fn bytes(&self) -> &[u8] {
-        match &self.held {
-            Held::Window { bytes, start, len } => &bytes[*start..*start + *len],
-            Held::Buffer { buf, .. } => buf,
-        }
+        self.held.bytes()
     }
 
     /// The format of [`bytes`](Ref::bytes): MessagePack or JSON.
@@ -89,8 +86,9 @@ impl<T> fmt::Debug for Ref<'_, T> {
     }
 }
 
-/// Where the bytes of a [`Ref`] are.
-enum Held<'c> {
+/// Where the bytes of a [`Ref`] (or of an entry [`Cache::get`] decodes)
+/// are.
+pub(crate) enum Held<'c> {
     /// `len` bytes at `start` of a data file's map (or of a range read).
     Window {
         bytes: Arc<dyn Deref<Target = [u8]> + Send + Sync>,
@@ -102,6 +100,16 @@ enum Held<'c> {
         buf: Vec<u8>,
         lender: Option<&'c Buffers>,
     },
+}
+
+impl Held<'_> {
+    /// The entry's encoded payload.
+    pub(crate) fn bytes(&self) -> &[u8] {
+        match self {
+            Held::Window { bytes, start, len } => &bytes[*start..*start + *len],
+            Held::Buffer { buf, .. } => buf,
+        }
+    }
 }
 
 impl Drop for Held<'_> {
@@ -173,8 +181,7 @@ impl Cache {
     /// # }
     /// ```
     ///
-    /// Owned types read too (`get_ref::<Chunk>`), without the copy of the
-    /// payload that `get` makes. An entry of raw bytes (`put_bytes`,
+    /// Owned types read too (`get_ref::<Chunk>`), as `get` reads them. An entry of raw bytes (`put_bytes`,
     /// `put_array`) has no encoding to decode: it is
     /// [`StoreError::Unsupported`], which names `get_bytes` and
     /// `get_array`.
@@ -202,24 +209,28 @@ impl Cache {
                 ),
             ));
         }
+        let name = line.handler.as_deref().unwrap_or_default();
         Ok(Some(Ref {
-            held: self.held(&line)?,
+            held: self.held(self.handler_ref(name).as_deref(), &line)?,
             mode: line.mode,
             _value: PhantomData,
         }))
     }
 
-    /// The payload of `line`: viewed in place where the built-in handlers
-    /// put it in a data file and the store has maps, decoded into a lent
-    /// buffer when it is in the line, else loaded by its handler.
-    fn held(&self, line: &LineView<'_>) -> Result<Held<'_>, StoreError> {
-        let name = line.handler.as_deref().unwrap_or_default();
-        let handler = self
-            .handler_ref(name)
-            .ok_or_else(|| StoreError::UnknownHandler {
-                key: line.key.clone().into_owned(),
-                handler: name.to_owned(),
-            })?;
+    /// The payload of `line`, stored by `handler` (the one its line
+    /// names, if this handle has it): viewed in place where the built-in
+    /// handlers put it in a data file and the store has maps, decoded
+    /// into a lent buffer when it is in the line, else loaded by its
+    /// handler.
+    pub(crate) fn held(
+        &self,
+        handler: Option<&Arc<dyn Handler>>,
+        line: &LineView<'_>,
+    ) -> Result<Held<'_>, StoreError> {
+        let handler = handler.ok_or_else(|| StoreError::UnknownHandler {
+            key: line.key.clone().into_owned(),
+            handler: line.handler.as_deref().unwrap_or_default().to_owned(),
+        })?;
         let ctx = self.load_context(&line.key);
         let built_in: &(dyn Any + Send + Sync) = &**handler;
         let info = line.info_ref();
@@ -232,24 +243,32 @@ impl Cache {
                 lender: Some(&self.buffers),
             });
         }
-        let range = if built_in.is::<Shared>() {
-            Some(range_ref(info, &ctx)?)
-        } else if built_in.is::<FilePerEntry>() {
-            let file = info.text("file").ok_or_else(|| lacks("file", &ctx))?;
-            match info.int("len") {
-                Some(len) if len >= 0 => Some((file, 0, len as u64)),
-                _ => return Err(lacks("len", &ctx)),
-            }
-        } else {
-            None
-        };
-        match range {
-            Some((file, offset, len)) => window(&ctx, &file, offset, len),
-            None => Ok(Held::Buffer {
-                buf: handler.load_ref(info, &ctx)?,
-                lender: None,
-            }),
+        if built_in.is::<Shared>() {
+            let (file, offset, len) = range_ref(info, &ctx)?;
+            return window(&ctx, &file, offset, len);
         }
+        if built_in.is::<FilePerEntry>() {
+            let file = info.text("file").ok_or_else(|| lacks("file", &ctx))?;
+            let len = match info.int("len") {
+                Some(len) if len >= 0 => len as u64,
+                _ => return Err(lacks("len", &ctx)),
+            };
+            return match ctx.map_alone(&file, len)? {
+                Some(map) => Ok(Held::Window {
+                    bytes: Arc::new(map),
+                    start: 0,
+                    len: len as usize,
+                }),
+                None => Ok(Held::Buffer {
+                    buf: ctx.read_range(&file, 0, len)?,
+                    lender: None,
+                }),
+            };
+        }
+        Ok(Held::Buffer {
+            buf: handler.load_ref(info, &ctx)?,
+            lender: None,
+        })
     }
 }
 

@@ -366,14 +366,17 @@ impl Cache {
             let info = line.info().map_err(|e| corrupt_line(key, e))?;
             apart::Parts::load(&info, &self.load_context(key))?.decode()
         } else {
-            let payload = self.load_payload_with(handler.as_deref(), &line)?;
+            // Viewed where it lies (a data file's map, a lent buffer),
+            // as `get_ref` views it: decoding makes the one copy.
+            let held = self.held(handler.as_deref(), &line)?;
+            let payload = held.bytes();
             match line.mode {
-                Mode::Json => codec_runtime::from_json_slice(&payload),
+                Mode::Json => codec_runtime::from_json_slice(payload),
                 // Raw bytes, read untyped: a byte string.
-                Mode::Raw if untyped => {
-                    codec_runtime::from_msgpack(&codec_runtime::to_msgpack(&Bytes(payload))?)
-                }
-                _ => codec_runtime::from_msgpack(&payload),
+                Mode::Raw if untyped => codec_runtime::from_msgpack(&codec_runtime::to_msgpack(
+                    &Bytes(payload.to_vec()),
+                )?),
+                _ => codec_runtime::from_msgpack(payload),
             }
         };
         decoded.map(Some).map_err(|source| StoreError::Decode {

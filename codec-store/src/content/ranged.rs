@@ -123,6 +123,26 @@ impl LoadContext<'_> {
         Ok(map)
     }
 
+    /// A map of the whole of `name`, a data file of one entry, made for
+    /// this read and not kept: such files are as many as their entries,
+    /// and a map kept for each would hold every file read (and the disk
+    /// space of every one deleted since) until the handle drops. `None`
+    /// where the backend has no maps.
+    pub(crate) fn map_alone(&self, name: &str, len: u64) -> Result<Option<Mapped>, StoreError> {
+        let Some(maps) = self.backend.maps() else {
+            return Ok(None);
+        };
+        self.check_file_name(name)?;
+        let map = maps.map(&crate::layout::data_object(name))?;
+        if (map.len() as u64) < len {
+            return Err(self.corrupt(format!(
+                "bytes up to {len} of {name} are past its end ({} bytes); the file was truncated",
+                map.len()
+            )));
+        }
+        Ok(Some(map))
+    }
+
     /// The bytes at `range` of data file `name`, for values that view
     /// them in place: the file's memory map where the backend has maps,
     /// else exactly the range, read into a buffer of its own.
