@@ -372,3 +372,180 @@ fn a_cow_without_borrow_stays_owned() {
     let back: OwnedCow<'static> = codec::from_msgpack(&bytes).unwrap();
     assert!(matches!(back.note, Cow::Owned(_)));
 }
+
+// A recursive type that borrows, through `Box` (and `Rc`, `Arc`): each
+// node's name points into the input. (No doc comment: it would be the
+// schema's description, which the owned twin does not have.)
+#[derive(Codec, Debug, PartialEq)]
+struct Node<'a> {
+    name: &'a str,
+    #[codec(borrow)]
+    next: Option<Box<Node<'a>>>,
+    #[codec(borrow)]
+    shared: std::sync::Arc<Inner<'a>>,
+    #[codec(borrow)]
+    local: std::rc::Rc<Inner<'a>>,
+}
+
+#[derive(Codec, Debug, PartialEq)]
+#[codec(name = "Node")]
+struct OwnedNode {
+    name: String,
+    next: Option<Box<OwnedNode>>,
+    shared: std::sync::Arc<OwnedInner>,
+    local: std::rc::Rc<OwnedInner>,
+}
+
+fn owned_chain(len: usize) -> OwnedNode {
+    let inner = |i: usize| OwnedInner {
+        name: format!("inner {i}"),
+    };
+    (0..len)
+        .fold(None, |next, i| {
+            Some(OwnedNode {
+                name: format!("node {i}"),
+                next: next.map(Box::new),
+                shared: inner(i).into(),
+                local: inner(i).into(),
+            })
+        })
+        .unwrap()
+}
+
+#[test]
+fn a_recursive_type_borrows_through_pointers() {
+    let owned = owned_chain(3);
+    let inside = |input: &[u8], s: &str| input.as_ptr_range().contains(&s.as_ptr());
+    let bytes = codec::to_msgpack(&owned).unwrap();
+    let text = codec::to_json(&owned).unwrap();
+    for (input, node) in [
+        (&bytes[..], codec::from_msgpack::<Node<'_>>(&bytes).unwrap()),
+        (
+            text.as_bytes(),
+            codec::from_json::<Node<'_>>(&text).unwrap(),
+        ),
+    ] {
+        let mut names = vec![];
+        let mut at = Some(&node);
+        while let Some(n) = at {
+            for s in [n.name, n.shared.name, n.local.name] {
+                assert!(inside(input, s), "{s} was copied");
+            }
+            names.push(n.name);
+            at = n.next.as_deref();
+        }
+        assert_eq!(names, ["node 2", "node 1", "node 0"]);
+        assert_eq!(codec::to_msgpack(&node).unwrap(), bytes);
+        assert_eq!(codec::to_json(&node).unwrap(), text);
+    }
+    assert_eq!(
+        codec::schema_of::<Node<'_>>(),
+        codec::schema_of::<OwnedNode>()
+    );
+    assert_eq!(
+        codec::fingerprint_of::<Node<'static>>(),
+        codec::fingerprint_of::<OwnedNode>()
+    );
+}
+
+#[test]
+fn a_borrowing_chain_deeper_than_the_limit_is_an_error_not_an_overflow() {
+    // {"name": "n", "next": {...}} nested far past the depth limit.
+    let levels = 100_000;
+    let mut bytes = Vec::new();
+    for _ in 0..levels {
+        bytes.extend_from_slice(b"\x82\xa4name\xa1n\xa4next");
+    }
+    bytes.push(0xc0);
+    let err = codec::from_msgpack::<Node<'_>>(&bytes).unwrap_err();
+    assert!(err.to_string().contains("depth"), "{err}");
+    let text = "{\"name\":\"n\",\"next\":".repeat(levels) + "null" + &"}".repeat(levels);
+    let err = codec::from_json::<Node<'_>>(&text).unwrap_err();
+    assert!(err.to_string().contains("depth"), "{err}");
+}
+
+// Tuples that hold borrowed values: each element read as it reads alone.
+#[derive(Codec, Debug, PartialEq)]
+#[codec(name = "Pairs")]
+struct Pairs<'a> {
+    headers: Vec<(&'a str, &'a str)>,
+    first: (&'a str, u32, Inner<'a>),
+}
+
+#[derive(Codec, Debug, PartialEq)]
+#[codec(name = "Pairs")]
+struct OwnedPairs {
+    headers: Vec<(String, String)>,
+    first: (String, u32, OwnedInner),
+}
+
+#[test]
+fn tuples_borrow_their_elements() {
+    let owned = OwnedPairs {
+        headers: vec![
+            ("accept".into(), "text/plain".into()),
+            ("host".into(), "a".into()),
+        ],
+        first: ("one".into(), 1, OwnedInner { name: "in".into() }),
+    };
+    let bytes = codec::to_msgpack(&owned).unwrap();
+    let text = codec::to_json(&owned).unwrap();
+    for (input, pairs) in [
+        (
+            &bytes[..],
+            codec::from_msgpack::<Pairs<'_>>(&bytes).unwrap(),
+        ),
+        (
+            text.as_bytes(),
+            codec::from_json::<Pairs<'_>>(&text).unwrap(),
+        ),
+    ] {
+        let (name, n, inner) = &pairs.first;
+        assert_eq!((*name, *n, inner.name), ("one", 1, "in"));
+        assert_eq!(pairs.headers, [("accept", "text/plain"), ("host", "a")]);
+        let strings = [name, &inner.name, &pairs.headers[1].0, &pairs.headers[1].1];
+        for s in strings {
+            assert!(input.as_ptr_range().contains(&s.as_ptr()), "{s} was copied");
+        }
+        assert_eq!(codec::to_msgpack(&pairs).unwrap(), bytes);
+        assert_eq!(codec::to_json(&pairs).unwrap(), text);
+    }
+    assert_eq!(
+        codec::schema_of::<Pairs<'_>>(),
+        codec::schema_of::<OwnedPairs>()
+    );
+    assert_eq!(
+        codec::fingerprint_of::<Pairs<'static>>(),
+        codec::fingerprint_of::<OwnedPairs>()
+    );
+}
+
+#[test]
+fn a_borrowed_tuple_of_another_length_or_with_an_escape_is_an_error_at_its_element() {
+    let short = r#"{"headers": [["a"]], "first": ["one", 1, {"name": "in"}]}"#;
+    let err = codec::from_json::<Pairs<'_>>(short)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("a tuple of 2 elements"), "{err}");
+    assert!(err.contains("headers[0]"), "{err}");
+    #[derive(Codec)]
+    struct Long {
+        headers: Vec<(String, String, String)>,
+        first: (String, u32, OwnedInner),
+    }
+    let long = codec::to_msgpack(&Long {
+        headers: vec![("a".into(), "b".into(), "c".into())],
+        first: ("one".into(), 1, OwnedInner { name: "in".into() }),
+    })
+    .unwrap();
+    let err = codec::from_msgpack::<Pairs<'_>>(&long)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("a tuple of 2 elements"), "{err}");
+    let escaped = r#"{"headers": [["a", "b\n"]], "first": ["one", 1, {"name": "in"}]}"#;
+    let err = codec::from_json::<Pairs<'_>>(escaped)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("headers[0][1]"), "{err}");
+    assert!(err.contains("Cow<'a, str>"), "{err}");
+}

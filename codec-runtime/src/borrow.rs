@@ -3,6 +3,8 @@
 //! `&'a str`, `&'a [u8]` or `Cow<'a, _>` taken from the bytes it was read from.
 
 use std::borrow::Cow;
+use std::rc::Rc;
+use std::sync::Arc;
 
 use schemars::{Schema, SchemaGenerator};
 
@@ -21,10 +23,10 @@ use crate::schema;
 /// Every [`Codec`] type implements it, for every `'de`: an owned value
 /// outlives its input. A type that borrows implements it for the inputs that
 /// outlive it (`'de: 'a`): `&'a str`, `&'a [u8]`, and derived types whose
-/// fields borrow: `&'a str` and `&'a [u8]` (alone or in an `Option` or a
-/// `Vec`) always do, and `Cow<'a, str>`, `Cow<'a, [u8]>` and derived types
-/// with a lifetime do with `#[codec(borrow)]` (or `#[serde(borrow)]`), as in
-/// serde. Without it a `Cow` decodes owned, and a type whose only lifetimes
+/// fields borrow: `&'a str` and `&'a [u8]` (alone or in an `Option`, a
+/// `Vec` or a tuple) always do, and `Cow<'a, str>`, `Cow<'a, [u8]>` and
+/// derived types with a lifetime (also behind a `Box`, `Rc` or `Arc`) do
+/// with `#[codec(borrow)]` (or `#[serde(borrow)]`), as in serde. Without it a `Cow` decodes owned, and a type whose only lifetimes
 /// are such `Cow`s stays `Codec`, storable.
 ///
 /// ```
@@ -139,7 +141,7 @@ schema_of_owned_twin!(&'a str => String, &'a [u8] => Vec<u8>);
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot borrow from its input",
     label = "this field borrows from the input, but its type cannot",
-    note = "a field that borrows is `&'a str`, `&'a [u8]`, `Cow<'a, str>`, `Cow<'a, [u8]>`, a derived type that borrows, or an `Option` or `Vec` of one; hold other values owned (`u32`, `String`, `Vec<T>`)"
+    note = "a field that borrows is `&'a str`, `&'a [u8]`, `Cow<'a, str>`, `Cow<'a, [u8]>`, a derived type that borrows, an `Option`, `Vec`, `Box`, `Rc` or `Arc` of one, or a tuple of `&'a str`, `&'a [u8]`, derived types and owned values (for an `Option` in a tuple, make the tuple a derived struct); hold other values owned (`u32`, `String`, `Vec<T>`, `HashMap<K, V>`)"
 )]
 pub trait BorrowCodec<'de>: Encode + Sized {
     /// [`Codec::KIND`].
@@ -392,6 +394,67 @@ impl<'de, T: BorrowCodec<'de>> BorrowCodec<'de> for Vec<T> {
         Self::json_schema(g)
     }
 }
+
+/// Pointers to a borrowing value, as [`Codec`]'s: the pointee on the wire,
+/// one level of nesting counted, so that a recursive type that borrows
+/// (`next: Option<Box<Node<'a>>>`) stays within the depth limit.
+macro_rules! borrowing_pointer {
+    ($($ptr:ident),*) => {$(
+        impl<'de, T: BorrowCodec<'de>> BorrowCodec<'de> for $ptr<T> {
+            const KIND: WireKind = T::KIND;
+            const __MAP_BODY: bool = T::__MAP_BODY;
+            const __FIELD_NAMES: &'static [&'static str] = T::__FIELD_NAMES;
+
+            #[inline]
+            fn decode_msgpack(r: &mut MsgpackReader<'de>) -> Result<Self, DecodeError> {
+                r.nested(T::decode_msgpack).map(Self::new)
+            }
+
+            #[inline]
+            fn decode_json(r: &mut JsonReader<'de>) -> Result<Self, DecodeError> {
+                r.nested(T::decode_json).map(Self::new)
+            }
+
+            fn json_schema(g: &mut SchemaGenerator) -> Schema {
+                T::__subschema(g)
+            }
+
+            fn __subschema(g: &mut SchemaGenerator) -> Schema {
+                T::__subschema(g)
+            }
+
+            fn __map_body_len(&self) -> usize {
+                (**self).__map_body_len()
+            }
+
+            fn __encode_msgpack_body(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
+                (**self).__encode_msgpack_body(w)
+            }
+
+            fn __decode_msgpack_body(
+                r: &mut MsgpackReader<'de>,
+                len: usize,
+                tag: &[u8],
+            ) -> Result<Self, DecodeError> {
+                T::__decode_msgpack_body(r, len, tag).map(Self::new)
+            }
+
+            fn __encode_json_body(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+                (**self).__encode_json_body(w)
+            }
+
+            fn __decode_json_body(
+                r: &mut JsonReader<'de>,
+                first: bool,
+                tag: &str,
+            ) -> Result<Self, DecodeError> {
+                T::__decode_json_body(r, first, tag).map(Self::new)
+            }
+        }
+    )*};
+}
+
+borrowing_pointer!(Box, Rc, Arc);
 
 /// [`crate::__private::may_be_missing`] for a borrowing type.
 pub const fn may_be_missing<'de, T: BorrowCodec<'de>>() -> bool {

@@ -6,7 +6,8 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 use std::hash::{BuildHasher, Hash};
 
-use crate::codec::Codec;
+use crate::borrow::{BorrowCodec, Decode};
+use crate::codec::{Codec, CodecSchema, HasSchema};
 use crate::encode::{encode_by_codec, Encode};
 use crate::error::{DecodeError, EncodeError};
 use crate::json::{JsonReader, JsonWriter};
@@ -342,6 +343,44 @@ where
     }
 }
 
+/// The body of a tuple's decoder: its elements in order, each read by
+/// `$trait::$read`, and exactly `$len` of them.
+macro_rules! tuple_decode {
+    (msgpack, $r:ident, $len:literal, $trait:ident::$read:ident, $($name:ident $idx:tt),+) => {{
+        let start = $r.position();
+        let len = $r.read_array_len()?;
+        if len != $len {
+            $r.seek(start);
+            return Err($r.error(crate::DecodeErrorKind::InvalidLength {
+                expected: concat!("a tuple of ", $len, " elements").into(),
+                found: len,
+            }));
+        }
+        $r.nested(|r| Ok(($(<$name as $trait>::$read(r).map_err(|e| e.in_index($idx))?,)+)))
+    }};
+    (json, $r:ident, $len:literal, $trait:ident::$read:ident, $($name:ident $idx:tt),+) => {{
+        $r.begin_array()?;
+        let mut first = true;
+        let out = ($(
+            if $r.next_element(&mut first)? {
+                <$name as $trait>::$read($r).map_err(|e| e.in_index($idx))?
+            } else {
+                return Err($r.error(crate::DecodeErrorKind::InvalidLength {
+                    expected: concat!("a tuple of ", $len, " elements").into(),
+                    found: $idx,
+                }));
+            },
+        )+);
+        if $r.next_element(&mut first)? {
+            return Err($r.error(crate::DecodeErrorKind::InvalidLength {
+                expected: concat!("a tuple of ", $len, " elements").into(),
+                found: $len + 1,
+            }));
+        }
+        Ok(out)
+    }};
+}
+
 macro_rules! tuple_impl {
     ($($len:literal => ($($name:ident $idx:tt),+);)*) => {$(
         /// An array of the elements, each as it encodes (borrowed ones too).
@@ -377,16 +416,7 @@ macro_rules! tuple_impl {
             }
 
             fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
-                let start = r.position();
-                let len = r.read_array_len()?;
-                if len != $len {
-                    r.seek(start);
-                    return Err(r.error(crate::DecodeErrorKind::InvalidLength {
-                        expected: concat!("a tuple of ", $len, " elements").into(),
-                        found: len,
-                    }));
-                }
-                r.nested(|r| Ok(($($name::decode_msgpack(r).map_err(|e| e.in_index($idx))?,)+)))
+                tuple_decode!(msgpack, r, $len, Codec::decode_msgpack, $($name $idx),+)
             }
 
             fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
@@ -394,25 +424,33 @@ macro_rules! tuple_impl {
             }
 
             fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
-                r.begin_array()?;
-                let mut first = true;
-                let out = ($(
-                    if r.next_element(&mut first)? {
-                        $name::decode_json(r).map_err(|e| e.in_index($idx))?
-                    } else {
-                        return Err(r.error(crate::DecodeErrorKind::InvalidLength {
-                            expected: concat!("a tuple of ", $len, " elements").into(),
-                            found: $idx,
-                        }));
-                    },
-                )+);
-                if r.next_element(&mut first)? {
-                    return Err(r.error(crate::DecodeErrorKind::InvalidLength {
-                        expected: concat!("a tuple of ", $len, " elements").into(),
-                        found: $len + 1,
-                    }));
-                }
-                Ok(out)
+                tuple_decode!(json, r, $len, Codec::decode_json, $($name $idx),+)
+            }
+        }
+
+        /// A tuple that holds a value borrowing from the input (`(&'a str,
+        /// u32)`): each element read as it reads alone, owned or borrowed.
+        /// Not listed among the types that borrow in a diagnostic: the
+        /// twelve of them would hide the others.
+        #[diagnostic::do_not_recommend]
+        impl<'de, $($name: Decode<'de> + Encode + HasSchema),+> BorrowCodec<'de> for ($($name,)+) {
+            const KIND: WireKind = WireKind::ARRAY;
+
+            fn decode_msgpack(r: &mut MsgpackReader<'de>) -> Result<Self, DecodeError> {
+                tuple_decode!(msgpack, r, $len, Decode::read_msgpack, $($name $idx),+)
+            }
+
+            fn decode_json(r: &mut JsonReader<'de>) -> Result<Self, DecodeError> {
+                tuple_decode!(json, r, $len, Decode::read_json, $($name $idx),+)
+            }
+
+            fn json_schema(g: &mut SchemaGenerator) -> Schema {
+                let elements = vec![$(g.subschema_for::<CodecSchema<$name>>()),+];
+                schema::tuple(elements, $len, true)
+            }
+
+            fn __subschema(g: &mut SchemaGenerator) -> Schema {
+                Self::json_schema(g)
             }
         }
     )*};

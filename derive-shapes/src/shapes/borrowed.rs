@@ -1,6 +1,6 @@
 //! Types that borrow from their input: `&'a str`, `&'a [u8]`, `Cow` with
-//! `borrow`, nested, in `Option` and `Vec`, in each kind of union, and
-//! with a type parameter beside the lifetimes.
+//! `borrow`, nested, in `Option`, `Vec`, tuples and `Box`, in each kind of
+//! union, and with a type parameter beside the lifetimes.
 
 use std::borrow::Cow;
 
@@ -56,6 +56,23 @@ pub struct Page<'a, 'b, T> {
     pub items: Vec<T>,
 }
 
+/// A recursive type that borrows, through a pointer, with tuples.
+#[derive(codec::Codec, Debug, PartialEq)]
+pub struct Node<'a> {
+    /// Its name.
+    pub name: &'a str,
+    /// Pairs of texts.
+    pub pairs: Vec<(&'a str, &'a str)>,
+    /// A text and a number.
+    pub first: Option<(&'a str, u32)>,
+    /// The next node.
+    #[codec(borrow)]
+    pub next: Option<Box<Node<'a>>>,
+    /// A shared line.
+    #[codec(borrow)]
+    pub line: std::sync::Arc<Line<'a>>,
+}
+
 /// A newtype that borrows.
 #[derive(codec::Codec, Debug, PartialEq)]
 pub struct Events<'a>(#[codec(borrow)] pub Vec<Event<'a>>);
@@ -92,6 +109,39 @@ mod tests {
             let back: Either<'_> = codec::from_msgpack(&bytes).expect("decodes");
             assert_eq!(back, either);
         }
+    }
+
+    #[test]
+    fn a_recursive_borrowing_type_round_trips() {
+        let line = Line {
+            text: "x",
+            bytes: b"\x01",
+            user: Some("u"),
+            tags: vec![],
+            note: Cow::Borrowed("n"),
+        };
+        let node = Node {
+            name: "outer",
+            pairs: vec![("a", "b")],
+            first: Some(("one", 1)),
+            next: Some(Box::new(Node {
+                name: "inner",
+                pairs: vec![],
+                first: None,
+                next: None,
+                line: std::sync::Arc::new(line),
+            })),
+            line: std::sync::Arc::new(Line {
+                text: "y",
+                bytes: b"",
+                user: None,
+                tags: vec!["t"],
+                note: Cow::Borrowed("m"),
+            }),
+        };
+        let bytes = codec::to_msgpack(&node).expect("encodes");
+        let back: Node<'_> = codec::from_msgpack(&bytes).expect("decodes");
+        assert_eq!(back, node);
     }
 
     #[test]
