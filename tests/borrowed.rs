@@ -549,3 +549,25 @@ fn a_borrowed_tuple_of_another_length_or_with_an_escape_is_an_error_at_its_eleme
     assert!(err.contains("headers[0][1]"), "{err}");
     assert!(err.contains("Cow<'a, str>"), "{err}");
 }
+
+#[test]
+fn top_level_options_and_vecs_of_borrowed_strings_and_bytes_borrow() {
+    let inside = |input: &[u8], s: &[u8]| input.as_ptr_range().contains(&s.as_ptr());
+    let bytes = codec::to_msgpack(&vec!["a", "b"]).unwrap();
+    let strings: Vec<&str> = codec::from_msgpack(&bytes).unwrap();
+    assert_eq!(strings, ["a", "b"]);
+    assert!(strings.iter().all(|s| inside(&bytes, s.as_bytes())));
+    let text = codec::to_json(&Some("x")).unwrap();
+    let one: Option<&str> = codec::from_json(&text).unwrap();
+    assert!(inside(text.as_bytes(), one.unwrap().as_bytes()));
+    let none: Option<&str> = codec::from_json("null").unwrap();
+    assert_eq!(none, None);
+    let blobs = vec![codec::Bytes(vec![1, 2]), codec::Bytes(vec![3])];
+    let bytes = codec::to_msgpack(&blobs).unwrap();
+    let back: Vec<&[u8]> = codec::from_msgpack(&bytes).unwrap();
+    assert_eq!(back, [&[1u8, 2][..], &[3]]);
+    assert!(back.iter().all(|b| inside(&bytes, b)));
+    let bytes = codec::to_msgpack(&Some(codec::Bytes(vec![9]))).unwrap();
+    let one: Option<&[u8]> = codec::from_msgpack(&bytes).unwrap();
+    assert!(inside(&bytes, one.unwrap()));
+}

@@ -63,7 +63,9 @@ use crate::schema;
 /// impls for `Option<T>` and `Vec<T>`), and `Decode` has no impl for
 /// `Vec<T>` of borrowing `T` (it would overlap with the one from `Codec`):
 /// a top-level array of borrowing records decodes through a newtype,
-/// `struct Batch<'a>(#[codec(borrow)] Vec<Line<'a>>)`.
+/// `struct Batch<'a>(#[codec(borrow)] Vec<Line<'a>>)`. An `Option` or a
+/// `Vec` of `&str` or `&[u8]`, which no `Codec` impl can cover, has its
+/// own.
 ///
 /// JSON has escapes and no bytes: a `&str` borrows a string without escapes
 /// and refuses one with escapes; `&[u8]` refuses JSON, whose bytes are
@@ -109,7 +111,14 @@ macro_rules! decode_by_borrow_codec {
     )*};
 }
 
-decode_by_borrow_codec!(&'a str, &'a [u8]);
+decode_by_borrow_codec!(
+    &'a str,
+    &'a [u8],
+    Option<&'a str>,
+    Option<&'a [u8]>,
+    Vec<&'a str>,
+    Vec<&'a [u8]>
+);
 
 /// The schema facts of a borrowed string or byte slice: those of `String`
 /// and `Vec<u8>`, so that they read from the store in place
