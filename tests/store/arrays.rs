@@ -5,19 +5,17 @@
 //! data lies apart), as an `Array` of its dtype and any dimension that
 //! fits its shape, and through `get_array`.
 
-use std::ops::Range;
 use std::sync::Arc;
 
 use codec::store::backend::folder::Folder;
-use codec::store::backend::{
-    Appender, Appends, Backend, BackendError, Created, Listed, Locks, Replaced, Version,
-};
+use codec::store::backend::Backend;
 use codec::store::MappedArray;
 use codec::{Cache, CacheOptions, StoreError};
 use ndarray::{Array1, Array2, Array3, ArrayD, Ix2};
 
 use crate::fixtures::backends::each_backend;
 use crate::fixtures::forge_index_line;
+use crate::fixtures::wrapped::{Hooks, Wrapped};
 
 /// 240 KB of data: kept apart by `put` (at least `apart_min`, 64 KiB).
 fn big() -> Array2<f64> {
@@ -255,56 +253,20 @@ fn an_empty_array_round_trips_on_every_backend() {
     });
 }
 
-/// A folder whose data files grow in place but are not memory mapped:
-/// reads are ranged, at whatever offset an array has in its file.
-struct Unmapped(Folder);
+/// No memory maps: over a folder, data files grow in place but reads
+/// are ranged, at whatever offset an array has in its file.
+struct Unmapped;
 
-impl Backend for Unmapped {
-    fn location(&self) -> String {
-        self.0.location()
-    }
-    fn address(&self, name: &str) -> String {
-        self.0.address(name)
-    }
-    fn read(&self, name: &str) -> Result<Option<Vec<u8>>, BackendError> {
-        self.0.read(name)
-    }
-    fn read_range(&self, name: &str, range: Range<u64>) -> Result<Vec<u8>, BackendError> {
-        self.0.read_range(name, range)
-    }
-    fn list(&self, prefix: &str) -> Result<Vec<Listed>, BackendError> {
-        self.0.list(prefix)
-    }
-    fn write(&self, name: &str, bytes: &[u8], sync: bool) -> Result<(), BackendError> {
-        self.0.write(name, bytes, sync)
-    }
-    fn create(&self, name: &str, bytes: &[u8], sync: bool) -> Result<Created, BackendError> {
-        self.0.create(name, bytes, sync)
-    }
-    fn read_versioned(&self, name: &str) -> Result<Option<(Vec<u8>, Version)>, BackendError> {
-        self.0.read_versioned(name)
-    }
-    fn replace(&self, name: &str, bytes: &[u8], v: &Version) -> Result<Replaced, BackendError> {
-        self.0.replace(name, bytes, v)
-    }
-    fn delete(&self, name: &str) -> Result<(), BackendError> {
-        self.0.delete(name)
-    }
-    fn append_to(&self, name: &str) -> Result<Box<dyn Appender>, BackendError> {
-        self.0.append_to(name)
-    }
-    fn appends(&self) -> Appends {
-        self.0.appends()
-    }
-    fn locks(&self) -> Option<&dyn Locks> {
-        self.0.locks()
+impl Hooks for Unmapped {
+    fn maps(&self, _: &dyn Backend) -> bool {
+        false
     }
 }
 
 #[test]
 fn arrays_read_from_data_files_that_grow_in_place_without_maps() {
     let dir = tempfile::tempdir().unwrap();
-    let backend = Arc::new(Unmapped(Folder::new(dir.path())));
+    let backend = Arc::new(Wrapped::new(Arc::new(Folder::new(dir.path())), Unmapped));
     let cache = Cache::open_backend(backend, CacheOptions::default()).unwrap();
     let first = Array1::from(vec![1u8, 2, 3]);
     cache.put_array("first", &first).unwrap();

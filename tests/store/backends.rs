@@ -8,10 +8,11 @@ use std::sync::{Arc, Mutex};
 use std::thread::ThreadId;
 
 use codec::store::backend::memory::Memory;
-use codec::store::backend::{Appender, Backend, BackendError, Created, Listed, Replaced, Version};
+use codec::store::backend::{Backend, BackendError, Version};
 use codec::store::{DumpContext, Info, InfoValue, LoadContext, Typed, TypedHandler};
 use codec::{Cache, CacheOptions, Codec, PutOptions, StoreError};
 
+use crate::fixtures::wrapped::{Hooks, Wrapped};
 use crate::fixtures::{backends, sized_chunk, Chunk};
 
 /// Runs `check` with a way to open handles on one fresh store, for each backend.
@@ -364,10 +365,9 @@ fn a_local_cache_answers_with_the_values_read_before() {
     });
 }
 
-/// Memory that notes the thread each data object is read on.
+/// Notes the thread each data object is read on.
 #[derive(Default)]
 struct ReadThreads {
-    inner: Memory,
     readers: Mutex<Vec<ThreadId>>,
 }
 
@@ -387,48 +387,36 @@ impl ReadThreads {
     }
 }
 
-impl Backend for ReadThreads {
-    fn location(&self) -> String {
-        self.inner.location()
-    }
-    fn address(&self, name: &str) -> String {
-        self.inner.address(name)
-    }
-    fn read(&self, name: &str) -> Result<Option<Vec<u8>>, BackendError> {
+impl Hooks for ReadThreads {
+    fn read(&self, inner: &dyn Backend, name: &str) -> Result<Option<Vec<u8>>, BackendError> {
         self.note(name);
-        self.inner.read(name)
+        inner.read(name)
     }
-    fn read_range(&self, name: &str, range: Range<u64>) -> Result<Vec<u8>, BackendError> {
+    fn read_range(
+        &self,
+        inner: &dyn Backend,
+        name: &str,
+        range: Range<u64>,
+    ) -> Result<Vec<u8>, BackendError> {
         self.note(name);
-        self.inner.read_range(name, range)
+        inner.read_range(name, range)
     }
-    fn list(&self, prefix: &str) -> Result<Vec<Listed>, BackendError> {
-        self.inner.list(prefix)
-    }
-    fn write(&self, name: &str, bytes: &[u8], sync: bool) -> Result<(), BackendError> {
-        self.inner.write(name, bytes, sync)
-    }
-    fn create(&self, name: &str, bytes: &[u8], sync: bool) -> Result<Created, BackendError> {
-        self.inner.create(name, bytes, sync)
-    }
-    fn read_versioned(&self, name: &str) -> Result<Option<(Vec<u8>, Version)>, BackendError> {
+    fn read_versioned(
+        &self,
+        inner: &dyn Backend,
+        name: &str,
+    ) -> Result<Option<(Vec<u8>, Version)>, BackendError> {
         self.note(name);
-        self.inner.read_versioned(name)
-    }
-    fn replace(&self, name: &str, bytes: &[u8], v: &Version) -> Result<Replaced, BackendError> {
-        self.inner.replace(name, bytes, v)
-    }
-    fn delete(&self, name: &str) -> Result<(), BackendError> {
-        self.inner.delete(name)
-    }
-    fn append_to(&self, name: &str) -> Result<Box<dyn Appender>, BackendError> {
-        self.inner.append_to(name)
+        inner.read_versioned(name)
     }
 }
 
 #[test]
 fn get_many_reads_on_threads_of_its_own_where_reads_are_requests() {
-    let backend = Arc::new(ReadThreads::default());
+    let backend = Arc::new(Wrapped::new(
+        Arc::new(Memory::new()),
+        ReadThreads::default(),
+    ));
     let cache = Cache::open_backend(backend.clone(), CacheOptions::default()).unwrap();
     let keys = ["a", "b", "c"];
     for (i, key) in (0..).zip(keys) {

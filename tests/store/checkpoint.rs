@@ -5,18 +5,15 @@
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader};
-use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use codec::store::backend::folder::Folder;
-use codec::store::backend::{
-    Appender, Appends, Backend, BackendError, Created, Listed, Locks, Mapped, Maps, Replaced,
-    Version,
-};
+use codec::store::backend::{Backend, BackendError, Mapped};
 use codec::store::Admin;
 use codec::{Cache, CacheOptions};
 
+use crate::fixtures::wrapped::{Hooks, Wrapped};
 use crate::fixtures::{child, chunk, manual, Chunk};
 
 fn tables(dir: &Path) -> Vec<std::path::PathBuf> {
@@ -426,9 +423,9 @@ fn a_log_cut_short_under_an_open_handle_loses_the_entries_cut_off_not_the_proces
     );
 }
 
-/// A folder that counts the maps it makes, by object.
+/// Counts the maps of objects made, by object.
+#[derive(Default)]
 struct CountedMaps {
-    inner: Folder,
     maps: Mutex<HashMap<String, usize>>,
 }
 
@@ -439,85 +436,23 @@ impl CountedMaps {
     }
 }
 
-impl Maps for CountedMaps {
-    fn map(&self, name: &str) -> Result<Mapped, BackendError> {
+impl Hooks for CountedMaps {
+    fn map(&self, inner: &dyn Backend, name: &str) -> Result<Mapped, BackendError> {
         *self
             .maps
             .lock()
             .unwrap()
             .entry(name.to_owned())
             .or_default() += 1;
-        self.inner.maps().expect("a folder maps").map(name)
-    }
-}
-
-impl Backend for CountedMaps {
-    fn location(&self) -> String {
-        self.inner.location()
-    }
-    fn address(&self, name: &str) -> String {
-        self.inner.address(name)
-    }
-    fn read(&self, name: &str) -> Result<Option<Vec<u8>>, BackendError> {
-        self.inner.read(name)
-    }
-    fn read_range(&self, name: &str, range: Range<u64>) -> Result<Vec<u8>, BackendError> {
-        self.inner.read_range(name, range)
-    }
-    fn list(&self, prefix: &str) -> Result<Vec<Listed>, BackendError> {
-        self.inner.list(prefix)
-    }
-    fn write(&self, name: &str, bytes: &[u8], sync: bool) -> Result<(), BackendError> {
-        self.inner.write(name, bytes, sync)
-    }
-    fn create(&self, name: &str, bytes: &[u8], sync: bool) -> Result<Created, BackendError> {
-        self.inner.create(name, bytes, sync)
-    }
-    fn read_versioned(&self, name: &str) -> Result<Option<(Vec<u8>, Version)>, BackendError> {
-        self.inner.read_versioned(name)
-    }
-    fn replace(&self, name: &str, bytes: &[u8], v: &Version) -> Result<Replaced, BackendError> {
-        self.inner.replace(name, bytes, v)
-    }
-    fn delete(&self, name: &str) -> Result<(), BackendError> {
-        self.inner.delete(name)
-    }
-    fn append_to(&self, name: &str) -> Result<Box<dyn Appender>, BackendError> {
-        self.inner.append_to(name)
-    }
-    fn appends(&self) -> Appends {
-        self.inner.appends()
-    }
-    fn maps(&self) -> Option<&dyn Maps> {
-        Some(self)
-    }
-    fn locks(&self) -> Option<&dyn Locks> {
-        self.inner.locks()
-    }
-    fn file_path(&self, name: &str) -> Option<PathBuf> {
-        self.inner.file_path(name)
-    }
-    fn concurrent_reads(&self) -> bool {
-        self.inner.concurrent_reads()
-    }
-    fn foreign(&self) -> Result<Option<String>, BackendError> {
-        self.inner.foreign()
-    }
-    fn sync(&self, names: &[String]) -> Result<(), BackendError> {
-        self.inner.sync(names)
-    }
-    fn take_up_log(&self, logs: &[String]) -> Result<Option<Box<dyn Appender>>, BackendError> {
-        self.inner.take_up_log(logs)
+        inner.maps().expect("a folder maps").map(name)
     }
 }
 
 #[test]
 fn lines_a_checkpoint_points_at_are_read_from_one_map_of_their_log() {
     let dir = tempfile::tempdir().unwrap();
-    let backend = Arc::new(CountedMaps {
-        inner: Folder::new(dir.path().to_owned()),
-        maps: Mutex::default(),
-    });
+    let folder = Arc::new(Folder::new(dir.path().to_owned()));
+    let backend = Arc::new(Wrapped::new(folder, CountedMaps::default()));
     let writer = Cache::open_backend(backend.clone(), manual()).unwrap();
     for i in 0..50 {
         writer.put(&format!("c/{i}"), &chunk(i)).unwrap();

@@ -4,7 +4,6 @@
 //! rebuilt, handles racing to commit one, compactions while others write
 //! and racing each other, what they delete and sync.
 
-use std::ops::Range;
 use std::sync::{Arc, Barrier, Mutex};
 use std::time::Duration;
 
@@ -18,6 +17,7 @@ use codec::store::{DumpContext, Handler, Info, LoadContext};
 use codec::{Cache, CacheOptions, PutOptions, StoreError};
 
 use crate::fixtures::counting::{counts, Counting};
+use crate::fixtures::wrapped::{Hooks, Wrapped};
 use crate::fixtures::{chunk, manual, Chunk};
 
 fn open_counting(store: &Arc<Counting>, options: CacheOptions) -> Cache {
@@ -679,10 +679,9 @@ fn a_fresh_open_after_a_compaction_reads_its_copies_not_the_segments_they_retire
     assert_eq!(reader.keys().unwrap().len(), 20);
 }
 
-/// Memory, noting each sync of an append and each write of the manifest.
+/// Notes each sync of an append and each write of the manifest.
 #[derive(Default)]
 struct Syncs {
-    inner: Memory,
     events: Arc<Mutex<Vec<String>>>,
 }
 
@@ -720,43 +719,44 @@ impl Appender for SyncsAppender {
     }
 }
 
-impl Backend for Syncs {
-    fn location(&self) -> String {
-        self.inner.location()
-    }
-    fn address(&self, name: &str) -> String {
-        self.inner.address(name)
-    }
-    fn read(&self, name: &str) -> Result<Option<Vec<u8>>, BackendError> {
-        self.inner.read(name)
-    }
-    fn read_range(&self, name: &str, range: Range<u64>) -> Result<Vec<u8>, BackendError> {
-        self.inner.read_range(name, range)
-    }
-    fn list(&self, prefix: &str) -> Result<Vec<Listed>, BackendError> {
-        self.inner.list(prefix)
-    }
-    fn write(&self, name: &str, bytes: &[u8], sync: bool) -> Result<(), BackendError> {
+impl Hooks for Syncs {
+    fn write(
+        &self,
+        inner: &dyn Backend,
+        name: &str,
+        bytes: &[u8],
+        sync: bool,
+    ) -> Result<(), BackendError> {
         self.note(name);
-        self.inner.write(name, bytes, sync)
+        inner.write(name, bytes, sync)
     }
-    fn create(&self, name: &str, bytes: &[u8], sync: bool) -> Result<Created, BackendError> {
+    fn create(
+        &self,
+        inner: &dyn Backend,
+        name: &str,
+        bytes: &[u8],
+        sync: bool,
+    ) -> Result<Created, BackendError> {
         self.note(name);
-        self.inner.create(name, bytes, sync)
+        inner.create(name, bytes, sync)
     }
-    fn read_versioned(&self, name: &str) -> Result<Option<(Vec<u8>, Version)>, BackendError> {
-        self.inner.read_versioned(name)
-    }
-    fn replace(&self, name: &str, bytes: &[u8], v: &Version) -> Result<Replaced, BackendError> {
+    fn replace(
+        &self,
+        inner: &dyn Backend,
+        name: &str,
+        bytes: &[u8],
+        v: &Version,
+    ) -> Result<Replaced, BackendError> {
         self.note(name);
-        self.inner.replace(name, bytes, v)
+        inner.replace(name, bytes, v)
     }
-    fn delete(&self, name: &str) -> Result<(), BackendError> {
-        self.inner.delete(name)
-    }
-    fn append_to(&self, name: &str) -> Result<Box<dyn Appender>, BackendError> {
+    fn append_to(
+        &self,
+        inner: &dyn Backend,
+        name: &str,
+    ) -> Result<Box<dyn Appender>, BackendError> {
         Ok(Box::new(SyncsAppender {
-            inner: self.inner.append_to(name)?,
+            inner: inner.append_to(name)?,
             name: name.to_owned(),
             events: self.events.clone(),
         }))
@@ -765,7 +765,7 @@ impl Backend for Syncs {
 
 #[test]
 fn a_compaction_syncs_its_copies_before_it_commits_its_manifest() {
-    let backend = Arc::new(Syncs::default());
+    let backend = Arc::new(Wrapped::new(Arc::new(Memory::new()), Syncs::default()));
     let writer = Cache::open_backend(backend.clone(), manual()).unwrap();
     for i in 0..10 {
         writer.put(&format!("c/{i}"), &chunk(i)).unwrap();
@@ -789,73 +789,49 @@ fn a_compaction_syncs_its_copies_before_it_commits_its_manifest() {
     assert!(synced(".bin"), "the copies' shared data: {events:?}");
 }
 
-/// Memory whose manifest reads the manifest it held before, `stale` times:
-/// as a handle that read it just before a build replaced it sees it.
+/// Reads of the manifest that find the manifest held before, `stale`
+/// times: as a handle that read it just before a build replaced it sees
+/// it.
 #[derive(Default)]
 struct StaleManifest {
-    inner: Memory,
     before: Mutex<Option<(Vec<u8>, Version)>>,
     stale: Mutex<usize>,
 }
 
 impl StaleManifest {
-    /// Keeps the manifest as it is now, to be read `stale` times later.
-    fn keep(&self) {
-        *self.before.lock().unwrap() = self.inner.read_versioned("checkpoint.json").unwrap();
-    }
-
     fn read_stale(&self, times: usize) {
         *self.stale.lock().unwrap() = times;
     }
 }
 
-impl Backend for StaleManifest {
-    fn location(&self) -> String {
-        self.inner.location()
+impl Wrapped<StaleManifest> {
+    /// Keeps the manifest as it is now, to be read `stale` times later.
+    fn keep(&self) {
+        *self.before.lock().unwrap() = self.inner().read_versioned("checkpoint.json").unwrap();
     }
-    fn address(&self, name: &str) -> String {
-        self.inner.address(name)
-    }
-    fn read(&self, name: &str) -> Result<Option<Vec<u8>>, BackendError> {
-        self.inner.read(name)
-    }
-    fn read_range(&self, name: &str, range: Range<u64>) -> Result<Vec<u8>, BackendError> {
-        self.inner.read_range(name, range)
-    }
-    fn list(&self, prefix: &str) -> Result<Vec<Listed>, BackendError> {
-        self.inner.list(prefix)
-    }
-    fn write(&self, name: &str, bytes: &[u8], sync: bool) -> Result<(), BackendError> {
-        self.inner.write(name, bytes, sync)
-    }
-    fn create(&self, name: &str, bytes: &[u8], sync: bool) -> Result<Created, BackendError> {
-        self.inner.create(name, bytes, sync)
-    }
-    fn read_versioned(&self, name: &str) -> Result<Option<(Vec<u8>, Version)>, BackendError> {
+}
+
+impl Hooks for StaleManifest {
+    fn read_versioned(
+        &self,
+        inner: &dyn Backend,
+        name: &str,
+    ) -> Result<Option<(Vec<u8>, Version)>, BackendError> {
         let mut stale = self.stale.lock().unwrap();
         if name == "checkpoint.json" && *stale > 0 {
             *stale -= 1;
             return Ok(self.before.lock().unwrap().clone());
         }
-        self.inner.read_versioned(name)
-    }
-    fn replace(&self, name: &str, bytes: &[u8], v: &Version) -> Result<Replaced, BackendError> {
-        self.inner.replace(name, bytes, v)
-    }
-    fn delete(&self, name: &str) -> Result<(), BackendError> {
-        self.inner.delete(name)
-    }
-    fn append_to(&self, name: &str) -> Result<Box<dyn Appender>, BackendError> {
-        self.inner.append_to(name)
-    }
-    fn version(&self, name: &str) -> Result<Option<Version>, BackendError> {
-        self.inner.version(name)
+        inner.read_versioned(name)
     }
 }
 
 #[test]
 fn an_open_that_read_a_manifest_just_replaced_reads_it_again_five_times_at_most() {
-    let backend = Arc::new(StaleManifest::default());
+    let backend = Arc::new(Wrapped::new(
+        Arc::new(Memory::new()),
+        StaleManifest::default(),
+    ));
     let writer = Cache::open_backend(backend.clone(), manual()).unwrap();
     for i in 0..10 {
         writer.put(&format!("c/{i}"), &chunk(i)).unwrap();
@@ -898,13 +874,12 @@ fn each_log_segment_counts_8_kib_at_least_towards_a_checkpoint() {
     assert!(backend.read("checkpoint.json").unwrap().is_some());
 }
 
-/// Memory that races a build on demand: it hides objects from listings
-/// (as a segment still being written is not listed yet), moves the
-/// manifest on under a build about to commit, and runs another handle's
-/// step just before a build lists the tables it may delete.
+/// Races a build on demand: hides objects from listings (as a segment
+/// still being written is not listed yet), moves the manifest on under a
+/// build about to commit, and runs another handle's step just before a
+/// build lists the tables it may delete.
 #[derive(Default)]
 struct Racing {
-    inner: Memory,
     hidden: Mutex<Vec<String>>,
     /// How many of the next commits find the manifest written again since
     /// their build read it.
@@ -946,31 +921,27 @@ impl Racing {
     }
 }
 
+/// Memory that races as [`Racing`] says.
+fn racing() -> Arc<Wrapped<Racing>> {
+    Arc::new(Wrapped::new(Arc::new(Memory::new()), Racing::default()))
+}
+
 /// A store on a [`Racing`] backend with one entry, `c/0`, and a checkpoint
 /// over it, and the handle that wrote them (checkpoints by hand).
-fn racing_with_a_checkpoint() -> (Arc<Racing>, Cache) {
-    let backend = Arc::new(Racing::default());
+fn racing_with_a_checkpoint() -> (Arc<Wrapped<Racing>>, Cache) {
+    let backend = racing();
     let writer = Cache::open_backend(backend.clone(), manual()).unwrap();
     writer.put("c/0", &chunk(0)).unwrap();
     writer.admin().checkpoint().unwrap();
     (backend, writer)
 }
 
-impl Backend for Racing {
-    fn location(&self) -> String {
-        self.inner.location()
-    }
-    fn address(&self, name: &str) -> String {
-        self.inner.address(name)
-    }
-    fn read(&self, name: &str) -> Result<Option<Vec<u8>>, BackendError> {
+impl Hooks for Racing {
+    fn read(&self, inner: &dyn Backend, name: &str) -> Result<Option<Vec<u8>>, BackendError> {
         self.note_read(name);
-        self.inner.read(name)
+        inner.read(name)
     }
-    fn read_range(&self, name: &str, range: Range<u64>) -> Result<Vec<u8>, BackendError> {
-        self.inner.read_range(name, range)
-    }
-    fn list(&self, prefix: &str) -> Result<Vec<Listed>, BackendError> {
+    fn list(&self, inner: &dyn Backend, prefix: &str) -> Result<Vec<Listed>, BackendError> {
         if prefix == "index/" {
             let step = self.before_tables_listed.lock().unwrap().take();
             if let Some(step) = step {
@@ -978,40 +949,28 @@ impl Backend for Racing {
             }
         }
         let hidden = self.hidden.lock().unwrap().clone();
-        let listed = self.inner.list(prefix)?.into_iter();
+        let listed = inner.list(prefix)?.into_iter();
         Ok(listed.filter(|l| !hidden.contains(&l.name)).collect())
     }
-    fn write(&self, name: &str, bytes: &[u8], sync: bool) -> Result<(), BackendError> {
-        self.inner.write(name, bytes, sync)
-    }
-    fn create(&self, name: &str, bytes: &[u8], sync: bool) -> Result<Created, BackendError> {
-        self.inner.create(name, bytes, sync)
-    }
-    fn read_versioned(&self, name: &str) -> Result<Option<(Vec<u8>, Version)>, BackendError> {
-        self.inner.read_versioned(name)
-    }
-    fn replace(&self, name: &str, bytes: &[u8], v: &Version) -> Result<Replaced, BackendError> {
+    fn replace(
+        &self,
+        inner: &dyn Backend,
+        name: &str,
+        bytes: &[u8],
+        v: &Version,
+    ) -> Result<Replaced, BackendError> {
         let mut moved = self.moved.lock().unwrap();
         if name == "checkpoint.json" && *moved > 0 {
             *moved -= 1;
-            let now = self.inner.read(name)?.unwrap();
-            self.inner.write(name, &now, false)?;
+            let now = inner.read(name)?.unwrap();
+            inner.write(name, &now, false)?;
         }
         drop(moved);
-        let replaced = self.inner.replace(name, bytes, v)?;
+        let replaced = inner.replace(name, bytes, v)?;
         match std::mem::take(&mut *self.lost_answer.lock().unwrap()) {
             true => Ok(Replaced::Changed),
             false => Ok(replaced),
         }
-    }
-    fn delete(&self, name: &str) -> Result<(), BackendError> {
-        self.inner.delete(name)
-    }
-    fn append_to(&self, name: &str) -> Result<Box<dyn Appender>, BackendError> {
-        self.inner.append_to(name)
-    }
-    fn version(&self, name: &str) -> Result<Option<Version>, BackendError> {
-        self.inner.version(name)
     }
 }
 
@@ -1078,7 +1037,7 @@ fn a_build_that_finds_the_manifest_moved_on_tries_again_eight_times_at_most() {
 
 #[test]
 fn a_build_keeps_the_table_of_a_build_that_began_after_its_commit() {
-    let backend = Arc::new(Racing::default());
+    let backend = racing();
     let first = Cache::open_backend(backend.clone(), manual()).unwrap();
     let second = Arc::new(Cache::open_backend(backend.clone(), manual()).unwrap());
     for i in 0..10 {
@@ -1136,7 +1095,7 @@ fn log_segments(backend: &dyn Backend) -> Vec<String> {
 
 #[test]
 fn a_background_build_covers_a_writers_segments_only_up_to_one_it_has_not_seen() {
-    let backend = Arc::new(Racing::default());
+    let backend = racing();
     let writer = Cache::open_backend(backend.clone(), manual()).unwrap();
     for i in 0..5 {
         writer.put(&format!("c/{i}"), &chunk(i)).unwrap();

@@ -266,7 +266,8 @@ impl State {
     }
 }
 
-/// One handle's way to the disk.
+/// One handle's way to the disk; a clone is the same handle's.
+#[derive(Clone)]
 pub struct View {
     disk: Arc<Disk>,
     id: u64,
@@ -566,7 +567,7 @@ impl Backend for View {
             }));
         }
         Ok(Box::new(SimAppender {
-            segments: Segments::new(ViewRef(view.clone()), name),
+            segments: Segments::new(View::clone(&view), name),
             view,
             chain,
             written: Vec::new(),
@@ -596,56 +597,11 @@ impl Backend for View {
     }
 }
 
-/// A view shared by an appender's segments.
-#[derive(Clone)]
-struct ViewRef(Arc<View>);
-
-impl Backend for ViewRef {
-    fn location(&self) -> String {
-        self.0.location()
-    }
-    fn address(&self, name: &str) -> String {
-        self.0.address(name)
-    }
-    fn read(&self, name: &str) -> Result<Option<Vec<u8>>, BackendError> {
-        self.0.read(name)
-    }
-    fn read_range(&self, name: &str, range: Range<u64>) -> Result<Vec<u8>, BackendError> {
-        self.0.read_range(name, range)
-    }
-    fn list(&self, prefix: &str) -> Result<Vec<Listed>, BackendError> {
-        self.0.list(prefix)
-    }
-    fn write(&self, name: &str, bytes: &[u8], sync: bool) -> Result<(), BackendError> {
-        self.0.write(name, bytes, sync)
-    }
-    fn create(&self, name: &str, bytes: &[u8], sync: bool) -> Result<Created, BackendError> {
-        self.0.create(name, bytes, sync)
-    }
-    fn read_versioned(&self, name: &str) -> Result<Option<(Vec<u8>, Version)>, BackendError> {
-        self.0.read_versioned(name)
-    }
-    fn replace(
-        &self,
-        name: &str,
-        bytes: &[u8],
-        version: &Version,
-    ) -> Result<Replaced, BackendError> {
-        self.0.replace(name, bytes, version)
-    }
-    fn delete(&self, name: &str) -> Result<(), BackendError> {
-        self.0.delete(name)
-    }
-    fn append_to(&self, name: &str) -> Result<Box<dyn Appender>, BackendError> {
-        self.0.append_to(name)
-    }
-}
-
 /// A log or data object of one handle: a segment per append (as on
 /// object storage, and as [`Memory`] keeps them), not durable until
 /// synced, kept up to a cut by a power cut before then.
 struct SimAppender {
-    segments: Segments<ViewRef>,
+    segments: Segments<View>,
     view: Arc<View>,
     chain: u64,
     /// The segments it appended, to sync.

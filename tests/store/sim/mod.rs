@@ -196,59 +196,42 @@ fn a_checkpoint_by_a_handle_older_than_a_compaction_brings_back_nothing_it_dropp
 /// table. It deleted it, leaving a manifest that names a missing table.
 #[test]
 fn a_checkpoint_whose_commit_is_retried_after_a_lost_response_keeps_its_table() {
+    use crate::fixtures::wrapped::{Hooks, Wrapped};
     use codec::store::backend::memory::Memory;
-    use codec::store::backend::{
-        Appender, Backend, BackendError, Created, Listed, Replaced, Version,
-    };
-    use std::ops::Range;
+    use codec::store::backend::{Backend, BackendError, Created, Replaced, Version};
     use std::sync::Arc;
 
-    /// Memory whose commits of the manifest apply, then answer as their
-    /// retry would.
-    struct Retried(Memory);
-    impl Backend for Retried {
-        fn location(&self) -> String {
-            self.0.location()
-        }
-        fn address(&self, name: &str) -> String {
-            self.0.address(name)
-        }
-        fn read(&self, name: &str) -> Result<Option<Vec<u8>>, BackendError> {
-            self.0.read(name)
-        }
-        fn read_range(&self, name: &str, range: Range<u64>) -> Result<Vec<u8>, BackendError> {
-            self.0.read_range(name, range)
-        }
-        fn list(&self, prefix: &str) -> Result<Vec<Listed>, BackendError> {
-            self.0.list(prefix)
-        }
-        fn write(&self, name: &str, bytes: &[u8], sync: bool) -> Result<(), BackendError> {
-            self.0.write(name, bytes, sync)
-        }
-        fn create(&self, name: &str, bytes: &[u8], sync: bool) -> Result<Created, BackendError> {
-            let created = self.0.create(name, bytes, sync)?;
+    /// Commits of the manifest that apply, then answer as their retry
+    /// would.
+    struct Retried;
+    impl Hooks for Retried {
+        fn create(
+            &self,
+            inner: &dyn Backend,
+            name: &str,
+            bytes: &[u8],
+            sync: bool,
+        ) -> Result<Created, BackendError> {
+            let created = inner.create(name, bytes, sync)?;
             Ok(if name == "checkpoint.json" {
                 Created::Exists
             } else {
                 created
             })
         }
-        fn read_versioned(&self, name: &str) -> Result<Option<(Vec<u8>, Version)>, BackendError> {
-            self.0.read_versioned(name)
-        }
-        fn replace(&self, name: &str, bytes: &[u8], v: &Version) -> Result<Replaced, BackendError> {
-            self.0.replace(name, bytes, v)?;
+        fn replace(
+            &self,
+            inner: &dyn Backend,
+            name: &str,
+            bytes: &[u8],
+            v: &Version,
+        ) -> Result<Replaced, BackendError> {
+            inner.replace(name, bytes, v)?;
             Ok(Replaced::Changed)
-        }
-        fn delete(&self, name: &str) -> Result<(), BackendError> {
-            self.0.delete(name)
-        }
-        fn append_to(&self, name: &str) -> Result<Box<dyn Appender>, BackendError> {
-            self.0.append_to(name)
         }
     }
 
-    let backend = Arc::new(Retried(Memory::new()));
+    let backend = Arc::new(Wrapped::new(Arc::new(Memory::new()), Retried));
     let options = CacheOptions::default().checkpoint_bytes(0);
     let cache = Cache::open_backend(backend.clone(), options.clone()).unwrap();
     for round in 0..3u32 {
