@@ -26,8 +26,9 @@ use crate::schema;
 /// fields borrow: `&'a str` and `&'a [u8]` (alone or in an `Option`, a
 /// `Vec` or a tuple) always do, and `Cow<'a, str>`, `Cow<'a, [u8]>` and
 /// derived types with a lifetime (also behind a `Box`, `Rc` or `Arc`) do
-/// with `#[codec(borrow)]` (or `#[serde(borrow)]`), as in serde. Without it a `Cow` decodes owned, and a type whose only lifetimes
-/// are such `Cow`s stays `Codec`, storable.
+/// with `#[codec(borrow)]` (or `#[serde(borrow)]`), as in serde. Without
+/// it a `Cow` decodes owned, and a type whose only lifetimes are such
+/// `Cow`s stays `Codec`, storable.
 ///
 /// ```
 /// use std::borrow::Cow;

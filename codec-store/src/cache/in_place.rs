@@ -181,10 +181,10 @@ impl Cache {
     /// # }
     /// ```
     ///
-    /// Owned types read too (`get_ref::<Chunk>`), as `get` reads them. An entry of raw bytes (`put_bytes`,
-    /// `put_array`) has no encoding to decode: it is
-    /// [`StoreError::Unsupported`], which names `get_bytes` and
-    /// `get_array`.
+    /// Owned types read too (`get_ref::<Chunk>`), as `get` reads them. An
+    /// entry of raw bytes (`put_bytes`, `put_array`) has no encoding to
+    /// decode: it is [`StoreError::Unsupported`], which names `get_bytes`
+    /// and `get_array`.
     pub fn get_ref<T: HasSchema>(&self, key: &str) -> Result<Option<Ref<'_, T>>, StoreError> {
         let Some(found) = self.lookup(key)? else {
             return Ok(None);
