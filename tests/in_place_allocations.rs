@@ -106,6 +106,14 @@ fn a_warm_get_in_place_allocates_nothing() {
         // the value holds (two strings and the payload) and nothing else.
         let owned = allocations(|| drop(cache.get::<Event>(key).unwrap().unwrap()));
         assert_eq!(owned, 3, "{key}: a get allocated {owned} times");
+        // The payload's bytes: one buffer, returned; read by a function, none.
+        let bytes = allocations(|| drop(cache.get_bytes(key).unwrap().unwrap()));
+        assert_eq!(bytes, 1, "{key}: get_bytes allocated {bytes} times");
+        let read = allocations(|| {
+            let len = cache.get_with_fn(key, |b| Ok::<_, String>(b.len()));
+            assert!(len.unwrap().unwrap() > payload);
+        });
+        assert_eq!(read, 0, "{key}: get_with_fn allocated {read} times");
     }
 }
 

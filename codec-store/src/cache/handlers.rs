@@ -50,25 +50,6 @@ impl Cache {
         }
     }
 
-    /// The payload of the entry of `line`, read by its handler.
-    pub(crate) fn load_payload(&self, line: &LineView<'_>) -> Result<Vec<u8>, StoreError> {
-        let handler = self.handler_ref(line.handler.as_deref().unwrap_or_default());
-        self.load_payload_with(handler.as_deref(), line)
-    }
-
-    /// [`Cache::load_payload`] with the line's handler looked up already.
-    pub(crate) fn load_payload_with(
-        &self,
-        handler: Option<&Arc<dyn Handler>>,
-        line: &LineView<'_>,
-    ) -> Result<Vec<u8>, StoreError> {
-        let handler = handler.ok_or_else(|| StoreError::UnknownHandler {
-            key: line.key.clone().into_owned(),
-            handler: line.handler.as_deref().unwrap_or_default().to_owned(),
-        })?;
-        handler.load_ref(line.info_ref(), &self.load_context(&line.key))
-    }
-
     /// Registers `handler` and makes it the one that stores every `T` put
     /// through this handle without a handler named in [`PutOptions`]
     /// (exca's `register(default_for=T)`). Any handler may be a type's

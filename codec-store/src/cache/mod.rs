@@ -388,30 +388,42 @@ impl Cache {
     /// The raw bytes under `key` (for entries stored with [`Cache::put_bytes`]),
     /// or the encoded payload of a typed entry.
     pub fn get_bytes(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError> {
-        match self.lookup(key)? {
-            Some(found) => self.load_payload(&view(key, &found)?).map(Some),
-            None => Ok(None),
-        }
+        self.with_payload(key, <[u8]>::to_vec)
     }
 
-    /// The value under `key`, made by `deserialize` from its bytes. Its
-    /// error (any error type, or a message) is the source of a
-    /// [`StoreError::Function`].
+    /// `read` of the payload under `key`, viewed where it lies (a data
+    /// file's map, a lent buffer), as [`Cache::get_ref`] views it.
+    fn with_payload<R>(
+        &self,
+        key: &str,
+        read: impl FnOnce(&[u8]) -> R,
+    ) -> Result<Option<R>, StoreError> {
+        let Some(found) = self.lookup(key)? else {
+            return Ok(None);
+        };
+        let line = view(key, &found)?;
+        let handler = self.handler_ref(line.handler.as_deref().unwrap_or_default());
+        let held = self.held(handler.as_deref(), &line)?;
+        Ok(Some(read(held.bytes())))
+    }
+
+    /// The value under `key`, made by `deserialize` from its bytes, which
+    /// it reads where they lie (in a folder, a data file's memory map),
+    /// not copied. Its error (any error type, or a message) is the source
+    /// of a [`StoreError::Function`].
     pub fn get_with_fn<T, E: Into<Box<dyn std::error::Error + Send + Sync>>>(
         &self,
         key: &str,
         deserialize: impl FnOnce(&[u8]) -> Result<T, E>,
     ) -> Result<Option<T>, StoreError> {
-        let Some(bytes) = self.get_bytes(key)? else {
+        let Some(deserialized) = self.with_payload(key, deserialize)? else {
             return Ok(None);
         };
-        deserialize(&bytes)
-            .map(Some)
-            .map_err(|e| StoreError::Function {
-                key: key.to_owned(),
-                action: "deserializing",
-                source: e.into(),
-            })
+        deserialized.map(Some).map_err(|e| StoreError::Function {
+            key: key.to_owned(),
+            action: "deserializing",
+            source: e.into(),
+        })
     }
 
     /// Removes `key` for every reader. Returns whether it was present.
