@@ -571,3 +571,100 @@ fn top_level_options_and_vecs_of_borrowed_strings_and_bytes_borrow() {
     let one: Option<&[u8]> = codec::from_msgpack(&bytes).unwrap();
     assert!(inside(&bytes, one.unwrap()));
 }
+
+// Maps keyed by borrowed strings, their values borrowed or owned.
+#[derive(Codec, Debug, PartialEq)]
+#[codec(name = "Labels")]
+struct Labels<'a> {
+    labels: std::collections::BTreeMap<&'a str, &'a str>,
+    counts: std::collections::HashMap<&'a str, u32>,
+    nested: std::collections::BTreeMap<&'a str, Inner<'a>>,
+}
+
+#[derive(Codec, Debug, PartialEq)]
+#[codec(name = "Labels")]
+struct OwnedLabels {
+    labels: std::collections::BTreeMap<String, String>,
+    counts: std::collections::HashMap<String, u32>,
+    nested: std::collections::BTreeMap<String, OwnedInner>,
+}
+
+fn owned_labels() -> OwnedLabels {
+    let pairs = |n: usize| (0..n).map(move |i| (format!("key {i}"), i));
+    OwnedLabels {
+        labels: pairs(5).map(|(k, i)| (k, format!("value {i}"))).collect(),
+        counts: pairs(20).map(|(k, i)| (k, i as u32)).collect(),
+        nested: pairs(3)
+            .map(|(k, i)| {
+                (
+                    k,
+                    OwnedInner {
+                        name: format!("inner {i}"),
+                    },
+                )
+            })
+            .collect(),
+    }
+}
+
+#[test]
+fn maps_with_borrowed_keys_borrow_keys_and_values() {
+    let owned = owned_labels();
+    let bytes = codec::to_msgpack(&owned).unwrap();
+    let text = codec::to_json(&owned).unwrap();
+    for (input, labels) in [
+        (
+            &bytes[..],
+            codec::from_msgpack::<Labels<'_>>(&bytes).unwrap(),
+        ),
+        (
+            text.as_bytes(),
+            codec::from_json::<Labels<'_>>(&text).unwrap(),
+        ),
+    ] {
+        let inside = |s: &str| input.as_ptr_range().contains(&s.as_ptr());
+        assert_eq!(labels.labels.len(), 5);
+        assert_eq!(labels.counts.len(), 20);
+        assert_eq!(labels.counts["key 7"], 7);
+        assert_eq!(labels.nested["key 2"].name, "inner 2");
+        for (k, v) in &labels.labels {
+            assert!(inside(k) && inside(v), "{k}: {v} was copied");
+        }
+        assert!(labels.counts.keys().all(|k| inside(k)));
+        assert!(labels.nested.values().all(|v| inside(v.name)));
+        // Encoded as the owned twin: the hash map's entries in key order.
+        assert_eq!(codec::to_msgpack(&labels).unwrap(), bytes);
+        assert_eq!(codec::to_json(&labels).unwrap(), text);
+    }
+    assert_eq!(
+        codec::schema_of::<Labels<'_>>(),
+        codec::schema_of::<OwnedLabels>()
+    );
+    assert_eq!(
+        codec::fingerprint_of::<Labels<'static>>(),
+        codec::fingerprint_of::<OwnedLabels>()
+    );
+}
+
+#[test]
+fn an_escaped_key_in_a_map_with_borrowed_keys_is_an_error_naming_the_fix() {
+    let text = r#"{"labels": {"a\nb": "x"}, "counts": {}, "nested": {}}"#;
+    let err = codec::from_json::<Labels<'_>>(text)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("labels"), "{err}");
+    assert!(err.contains("`String` keys"), "{err}");
+    // A value's escape is the value's error, at its key.
+    let text = r#"{"labels": {"a": "x\ny"}, "counts": {}, "nested": {}}"#;
+    let err = codec::from_json::<Labels<'_>>(text)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("labels.a"), "{err}");
+    assert!(err.contains("Cow<'a, str>"), "{err}");
+}
+
+#[test]
+fn maps_with_borrowed_keys_encode_as_they_are() {
+    let map: std::collections::HashMap<&str, u32> = [("b", 2), ("a", 1)].into();
+    assert_eq!(codec::to_json(&map).unwrap(), r#"{"a":1,"b":2}"#);
+}

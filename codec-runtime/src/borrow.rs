@@ -24,7 +24,7 @@ use crate::schema;
 /// outlives its input. A type that borrows implements it for the inputs that
 /// outlive it (`'de: 'a`): `&'a str`, `&'a [u8]`, and derived types whose
 /// fields borrow: `&'a str` and `&'a [u8]` (alone or in an `Option`, a
-/// `Vec` or a tuple) always do, and `Cow<'a, str>`, `Cow<'a, [u8]>` and
+/// `Vec`, a tuple, or as a map's keys or values) always do, and `Cow<'a, str>`, `Cow<'a, [u8]>` and
 /// derived types with a lifetime (also behind a `Box`, `Rc` or `Arc`) do
 /// with `#[codec(borrow)]` (or `#[serde(borrow)]`), as in serde. Without
 /// it a `Cow` decodes owned, and a type whose only lifetimes are such
@@ -151,7 +151,7 @@ schema_of_owned_twin!(&'a str => String, &'a [u8] => Vec<u8>);
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot borrow from its input",
     label = "this field borrows from the input, but its type cannot",
-    note = "a field that borrows is `&'a str`, `&'a [u8]`, `Cow<'a, str>`, `Cow<'a, [u8]>`, a derived type that borrows, an `Option`, `Vec`, `Box`, `Rc` or `Arc` of one, or a tuple of `&'a str`, `&'a [u8]`, derived types and owned values (for an `Option` in a tuple, make the tuple a derived struct); hold other values owned (`u32`, `String`, `Vec<T>`, `HashMap<K, V>`)"
+    note = "a field that borrows is `&'a str`, `&'a [u8]`, `Cow<'a, str>`, `Cow<'a, [u8]>`, a derived type that borrows, an `Option`, `Vec`, `Box`, `Rc` or `Arc` of one, a tuple of `&'a str`, `&'a [u8]`, derived types and owned values (for an `Option` in a tuple, make the tuple a derived struct), or a `BTreeMap` or `HashMap` with `&'a str` keys; hold other values owned (`u32`, `String`, `Vec<T>`, `HashMap<String, V>`)"
 )]
 pub trait BorrowCodec<'de>: Encode + Sized {
     /// [`Codec::KIND`].

@@ -343,6 +343,113 @@ where
     }
 }
 
+/// Maps keyed by borrowed strings (`BTreeMap<&'a str, V>`, a `HashMap`
+/// too), as their owned twins with `String` keys: entries in key order.
+/// A value may borrow as well (`&'a str`, a derived type that borrows) or
+/// be owned; a JSON key with escapes cannot be borrowed, and is an error
+/// at the map's path, as a `&str` value's is.
+macro_rules! str_key_map {
+    ($([$($generics:tt)*] $map:ty, $entries:expr;)*) => {$(
+        impl<'a, V: Encode, $($generics)*> Encode for $map {
+            fn write_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
+                w.write_map_len(self.len())?;
+                for (k, v) in $entries(self) {
+                    w.write_str(k)?;
+                    v.write_msgpack(w)?;
+                }
+                Ok(())
+            }
+
+            fn write_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+                w.write_byte(b'{');
+                for (i, (k, v)) in $entries(self).into_iter().enumerate() {
+                    if i > 0 {
+                        w.write_byte(b',');
+                    }
+                    w.write_str(k)?;
+                    w.write_byte(b':');
+                    v.write_json(w)?;
+                }
+                w.write_byte(b'}');
+                Ok(())
+            }
+        }
+
+        impl<'de: 'a, 'a, V: Decode<'de> + Encode + HasSchema, $($generics)*> BorrowCodec<'de>
+            for $map
+        {
+            const KIND: WireKind = WireKind::MAP;
+
+            fn decode_msgpack(r: &mut MsgpackReader<'de>) -> Result<Self, DecodeError> {
+                let len = r.read_map_len()?;
+                r.nested(|r| {
+                    let mut out = Self::default();
+                    for i in 0..len {
+                        let k = <&str as BorrowCodec<'de>>::decode_msgpack(r)
+                            .map_err(|e| e.in_index(i))?;
+                        let v = V::read_msgpack(r).map_err(|e| e.in_field(k.to_owned()))?;
+                        out.insert(k, v);
+                    }
+                    Ok(out)
+                })
+            }
+
+            fn decode_json(r: &mut JsonReader<'de>) -> Result<Self, DecodeError> {
+                r.begin_object()?;
+                let mut out = Self::default();
+                let mut first = true;
+                loop {
+                    let start = r.position();
+                    let k = match r.next_key(&mut first)? {
+                        None => return Ok(out),
+                        Some(std::borrow::Cow::Borrowed(k)) => k,
+                        Some(std::borrow::Cow::Owned(_)) => {
+                            r.seek(start);
+                            return Err(escaped_key(r));
+                        }
+                    };
+                    let v = V::read_json(r).map_err(|e| e.in_field(k.to_owned()))?;
+                    out.insert(k, v);
+                }
+            }
+
+            fn json_schema(g: &mut SchemaGenerator) -> Schema {
+                schema::map(g.subschema_for::<CodecSchema<V>>(), false)
+            }
+
+            fn __subschema(g: &mut SchemaGenerator) -> Schema {
+                Self::json_schema(g)
+            }
+        }
+    )*};
+}
+
+str_key_map! {
+    [] BTreeMap<&'a str, V>, str_entries;
+    [S: BuildHasher + Default] HashMap<&'a str, V, S>, sorted_str_entries;
+}
+
+fn str_entries<'m, 'a, V>(map: &'m BTreeMap<&'a str, V>) -> impl Iterator<Item = (&'a str, &'m V)> {
+    map.iter().map(|(k, v)| (*k, v))
+}
+
+fn sorted_str_entries<'m, 'a, V, S>(map: &'m HashMap<&'a str, V, S>) -> Vec<(&'a str, &'m V)> {
+    let mut entries: Vec<(&str, &V)> = map.iter().map(|(k, v)| (*k, v)).collect();
+    entries.sort_unstable_by_key(|e| e.0);
+    entries
+}
+
+/// The error for a JSON key with escapes in a map whose keys borrow.
+#[cold]
+fn escaped_key(r: &mut JsonReader<'_>) -> DecodeError {
+    r.error(crate::DecodeErrorKind::InvalidType {
+        expected: "a key without escapes, which a `&str` key can borrow".into(),
+        found:
+            "a key with escapes; declare the map with `String` keys and owned values to take them"
+                .into(),
+    })
+}
+
 /// The body of a tuple's decoder: its elements in order, each read by
 /// `$trait::$read`, and exactly `$len` of them.
 macro_rules! tuple_decode {

@@ -1,6 +1,6 @@
 //! Types that borrow from their input: `&'a str`, `&'a [u8]`, `Cow` with
-//! `borrow`, nested, in `Option`, `Vec`, tuples and `Box`, in each kind of
-//! union, and with a type parameter beside the lifetimes.
+//! `borrow`, nested, in `Option`, `Vec`, tuples, maps and `Box`, in each
+//! kind of union, and with a type parameter beside the lifetimes.
 
 use std::borrow::Cow;
 
@@ -71,6 +71,8 @@ pub struct Node<'a> {
     /// A shared line.
     #[codec(borrow)]
     pub line: std::sync::Arc<Line<'a>>,
+    /// Labels, keys and values borrowed.
+    pub labels: std::collections::BTreeMap<&'a str, &'a str>,
 }
 
 /// A newtype that borrows.
@@ -130,6 +132,7 @@ mod tests {
                 first: None,
                 next: None,
                 line: std::sync::Arc::new(line),
+                labels: std::collections::BTreeMap::new(),
             })),
             line: std::sync::Arc::new(Line {
                 text: "y",
@@ -138,6 +141,7 @@ mod tests {
                 tags: vec!["t"],
                 note: Cow::Borrowed("m"),
             }),
+            labels: [("k", "v")].into(),
         };
         let bytes = codec::to_msgpack(&node).expect("encodes");
         let back: Node<'_> = codec::from_msgpack(&bytes).expect("decodes");
