@@ -49,6 +49,13 @@ const FIRST_PAUSE: Duration = Duration::from_millis(10);
 /// The longest pause between two looks of a caller waiting for a lease.
 const LAST_PAUSE: Duration = Duration::from_secs(1);
 
+/// The pause after `pause` of a caller waiting for a lease of `lease`:
+/// twice as long, up to [`LAST_PAUSE`] and a quarter of the lease, so
+/// that a short lease is looked at several times before it expires.
+fn next_pause(pause: Duration, lease: Duration) -> Duration {
+    (pause * 2).min(LAST_PAUSE).min(lease / 4)
+}
+
 /// The memo state of one handle: keys being computed, and warnings.
 #[derive(Default)]
 pub(crate) struct Memo {
@@ -449,7 +456,7 @@ impl Cache {
                 return Ok(Leased::Taken(Lock::new(lease)));
             }
             std::thread::sleep(pause);
-            pause = (pause * 2).min(LAST_PAUSE).min(duration / 4);
+            pause = next_pause(pause, duration);
             self.refresh()?;
             if let Lookup::Hit(v) = self.memo_get(key)? {
                 return Ok(Leased::Stored(v));
@@ -539,6 +546,20 @@ mod tests {
         StoreError::Custom {
             message: "no".into(),
         }
+    }
+
+    #[test]
+    fn a_waiter_pauses_twice_as_long_each_time_up_to_a_second_and_a_quarter_of_the_lease() {
+        let ms = Duration::from_millis;
+        let pauses = |lease| {
+            std::iter::successors(Some(FIRST_PAUSE), |&p| Some(next_pause(p, lease)))
+                .take(9)
+                .collect::<Vec<_>>()
+        };
+        let long = [10, 20, 40, 80, 160, 320, 640, 1000, 1000].map(ms);
+        assert_eq!(pauses(Duration::from_secs(60)), long);
+        let short = [10, 20, 40, 80, 160, 250, 250, 250, 250].map(ms);
+        assert_eq!(pauses(Duration::from_secs(1)), short);
     }
 
     #[test]
