@@ -200,21 +200,26 @@ fn sorted_set<T: Ord, S>(set: &HashSet<T, S>) -> Vec<&T> {
     items
 }
 
-fn encode_map_msgpack<'a, K: Codec + 'a, V: Codec + 'a>(
+/// A map's entries in MessagePack, each key written by `key`.
+fn encode_map_msgpack<'a, K, V: Encode + 'a>(
     len: usize,
-    entries: impl Iterator<Item = (&'a K, &'a V)>,
+    entries: impl Iterator<Item = (K, &'a V)>,
+    key: impl Fn(K, &mut MsgpackWriter) -> Result<(), EncodeError>,
     w: &mut MsgpackWriter,
 ) -> Result<(), EncodeError> {
     w.write_map_len(len)?;
     for (k, v) in entries {
-        k.encode_msgpack(w)?;
-        v.encode_msgpack(w)?;
+        key(k, w)?;
+        v.write_msgpack(w)?;
     }
     Ok(())
 }
 
-fn encode_map_json<'a, K: Codec + 'a, V: Codec + 'a>(
-    entries: impl Iterator<Item = (&'a K, &'a V)>,
+/// A map's entries as a JSON object, each key written by `key` (a
+/// quoted string).
+fn encode_map_json<'a, K, V: Encode + 'a>(
+    entries: impl Iterator<Item = (K, &'a V)>,
+    key: impl Fn(K, &mut JsonWriter) -> Result<(), EncodeError>,
     w: &mut JsonWriter,
 ) -> Result<(), EncodeError> {
     w.write_byte(b'{');
@@ -222,9 +227,9 @@ fn encode_map_json<'a, K: Codec + 'a, V: Codec + 'a>(
         if i > 0 {
             w.write_byte(b',');
         }
-        k.__encode_json_key(w)?;
+        key(k, w)?;
         w.write_byte(b':');
-        v.encode_json(w)?;
+        v.write_json(w)?;
     }
     w.write_byte(b'}');
     Ok(())
@@ -269,7 +274,7 @@ impl<K: Codec + Ord, V: Codec> Codec for BTreeMap<K, V> {
     }
 
     fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
-        encode_map_msgpack(self.len(), self.iter(), w)
+        encode_map_msgpack(self.len(), self.iter(), K::encode_msgpack, w)
     }
 
     fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
@@ -281,7 +286,7 @@ impl<K: Codec + Ord, V: Codec> Codec for BTreeMap<K, V> {
     }
 
     fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
-        encode_map_json(self.iter(), w)
+        encode_map_json(self.iter(), K::__encode_json_key, w)
     }
 
     fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
@@ -319,7 +324,12 @@ where
     }
 
     fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
-        encode_map_msgpack(self.len(), sorted_entries(self).into_iter(), w)
+        encode_map_msgpack(
+            self.len(),
+            sorted_entries(self).into_iter(),
+            K::encode_msgpack,
+            w,
+        )
     }
 
     fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
@@ -331,7 +341,7 @@ where
     }
 
     fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
-        encode_map_json(sorted_entries(self).into_iter(), w)
+        encode_map_json(sorted_entries(self).into_iter(), K::__encode_json_key, w)
     }
 
     fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
@@ -352,26 +362,12 @@ macro_rules! str_key_map {
     ($([$($generics:tt)*] $map:ty, $entries:expr;)*) => {$(
         impl<'a, V: Encode, $($generics)*> Encode for $map {
             fn write_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
-                w.write_map_len(self.len())?;
-                for (k, v) in $entries(self) {
-                    w.write_str(k)?;
-                    v.write_msgpack(w)?;
-                }
-                Ok(())
+                let entries = $entries(self).into_iter();
+                encode_map_msgpack(self.len(), entries, |k, w| w.write_str(k), w)
             }
 
             fn write_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
-                w.write_byte(b'{');
-                for (i, (k, v)) in $entries(self).into_iter().enumerate() {
-                    if i > 0 {
-                        w.write_byte(b',');
-                    }
-                    w.write_str(k)?;
-                    w.write_byte(b':');
-                    v.write_json(w)?;
-                }
-                w.write_byte(b'}');
-                Ok(())
+                encode_map_json($entries(self).into_iter(), |k, w| w.write_str(k), w)
             }
         }
 
