@@ -371,19 +371,14 @@ impl Backend for Folder {
         let Ok(listing) = std::fs::read_dir(&self.root) else {
             return Ok(None);
         };
-        let mut foreign = None;
-        for entry in listing.flatten() {
+        let entries = listing.flatten().map(|entry| {
             let name = entry.file_name().to_string_lossy().into_owned();
-            if layout::marks_a_cache(&name) {
-                return Ok(None);
-            }
+            let path = entry.path();
             let empty_folder =
-                std::fs::read_dir(entry.path()).is_ok_and(|mut d| d.next().is_none());
-            if foreign.is_none() && !layout::may_begin_a_cache(&name, empty_folder) {
-                foreign = Some(name);
-            }
-        }
-        Ok(foreign)
+                move || std::fs::read_dir(path).is_ok_and(|mut d| d.next().is_none());
+            (name, empty_folder)
+        });
+        Ok(foreign_among(entries, || self.path(layout::META).exists()))
     }
 
     fn sync(&self, names: &[String]) -> Result<(), BackendError> {
@@ -434,6 +429,28 @@ impl Backend for Folder {
         }
         Ok(None)
     }
+}
+
+/// The first entry of a folder's listing that no cache begins with, if
+/// the listing shows no cache and none was made while it was read
+/// (`made_since`): another handle creating the folder's cache writes its
+/// layout file first, then its first entries into `data/`, and a listing
+/// need not show a file created while it is read while `data/` is looked
+/// into later, when it may hold them already.
+fn foreign_among<E: FnOnce() -> bool>(
+    entries: impl IntoIterator<Item = (String, E)>,
+    made_since: impl FnOnce() -> bool,
+) -> Option<String> {
+    let mut foreign = None;
+    for (name, empty_folder) in entries {
+        if layout::marks_a_cache(&name) {
+            return None;
+        }
+        if foreign.is_none() && !layout::may_begin_a_cache(&name, empty_folder()) {
+            foreign = Some(name);
+        }
+    }
+    foreign.filter(|_| !made_since())
 }
 
 impl Maps for Folder {
@@ -599,5 +616,35 @@ impl Appender for DataFile {
 
     fn end(&self) -> (String, u64) {
         (self.name.clone(), 0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::foreign_among;
+
+    fn listing(entries: &[(&str, bool)]) -> Vec<(String, impl FnOnce() -> bool)> {
+        entries
+            .iter()
+            .map(|&(name, empty)| (name.to_owned(), move || empty))
+            .collect()
+    }
+
+    #[test]
+    fn a_folder_is_foreign_by_its_first_file_no_cache_begins_with() {
+        let other = listing(&[("data", true), ("notes.txt", false), ("data2", false)]);
+        assert_eq!(foreign_among(other, || false).as_deref(), Some("notes.txt"));
+        let beginning = listing(&[("data", true), ("schemas", true), (".gitignore", false)]);
+        assert_eq!(foreign_among(beginning, || false), None);
+        let cache = listing(&[("notes.txt", false), ("codec-store.json", false)]);
+        assert_eq!(foreign_among(cache, || false), None);
+    }
+
+    #[test]
+    fn a_folder_made_a_cache_while_it_was_listed_is_not_foreign() {
+        // Listed before another handle wrote its layout file; `data/`
+        // looked into after its first entry.
+        let racing = listing(&[("schemas", true), ("data", false)]);
+        assert_eq!(foreign_among(racing, || true), None);
     }
 }
