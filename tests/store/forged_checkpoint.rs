@@ -1,8 +1,9 @@
 //! Folder checkpoints whose tables were written by a faulty or hostile
 //! writer, their checksums right: an entry that does not say what its line
-//! says (its time, whether it removes the key) is found out when it is
-//! read, and the checkpoint put aside with a warning for the logs, so a
-//! lookup never answers with another line than the newest one of its key.
+//! says (its key's hash, its time, whether it removes the key) is found
+//! out when it is read, and the checkpoint put aside with a warning for
+//! the logs, so a lookup answers with the newest line of its key, never
+//! another line, nor none.
 
 use std::path::Path;
 
@@ -120,6 +121,7 @@ fn found_out(dir: &Path, reader: &Cache, why: &str) {
     }
 }
 
+/// Why an entry of `k` whose time or removal is not its line's is damage.
 const MISMATCH: &str = "the entry of `k` does not match its line";
 
 #[test]
