@@ -105,7 +105,8 @@ fn of(line: &str, key: &str) -> bool {
 }
 
 /// `reader` put the checkpoint aside, saying `why`, and a fresh handle's
-/// check of the store finds the entry out too.
+/// check of the store finds the entry out too; the next checkpoint
+/// `reader` builds is built from the logs alone, and trusted.
 fn found_out(dir: &Path, reader: &Cache, why: &str) {
     let warnings = reader.warnings();
     assert!(
@@ -119,6 +120,11 @@ fn found_out(dir: &Path, reader: &Cache, why: &str) {
         Err(StoreError::Corrupt { message, .. }) => assert!(message.contains(why), "{message}"),
         other => panic!("{other:?}"),
     }
+    reader.admin().checkpoint().unwrap();
+    let fresh = Cache::open_with(dir, manual()).unwrap();
+    fresh.admin().verify_index().unwrap();
+    assert_eq!(fresh.keys().unwrap(), reader.keys().unwrap());
+    assert!(fresh.warnings().is_empty(), "{:?}", fresh.warnings());
 }
 
 /// Why an entry of `k` whose time or removal is not its line's is damage.
