@@ -15,6 +15,7 @@ mod basics;
 mod checkpoint;
 mod compact;
 mod expiry;
+mod forged_checkpoint;
 mod handlers;
 mod in_place;
 mod memo;

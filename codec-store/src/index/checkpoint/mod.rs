@@ -277,10 +277,10 @@ impl Base {
                 }
                 let hit = self.with_line(t, e, |line| {
                     let (text, view) = checked(line)?;
+                    check_entry(e, &view)?;
                     if view.key != key {
                         return Ok(None); // another key with the same hash
                     }
-                    check_entry(e, &view)?;
                     Ok(Some(Hit {
                         time: e.time,
                         writer: e.writer,
@@ -336,7 +336,17 @@ impl Base {
     }
 }
 
+/// Whether entry `e` says what the line it points at says: the hash of
+/// its key (an entry that points at another key's line would hide its
+/// own key, taken for another with the same hash), its time, and whether
+/// it removes the key.
 fn check_entry(e: &Entry, view: &LineView<'_>) -> Result<(), Damaged> {
+    if key_hash(&view.key) != e.hash {
+        return Err(Damaged(format!(
+            "an entry of another key points at the line of `{}`",
+            view.key
+        )));
+    }
     if view.time != e.time || view.handler.is_none() != e.removed {
         return Err(Damaged(format!(
             "the entry of `{}` does not match its line",
