@@ -73,6 +73,20 @@ struct Blobs<'a> {
     maybe: Option<&'a [u8]>,
 }
 
+/// The schema and fingerprint of a borrowing type are its owned twin's.
+macro_rules! assert_owned_twin {
+    ($borrowing:ident, $owned:ty) => {
+        assert_eq!(
+            codec::schema_of::<$borrowing<'_>>(),
+            codec::schema_of::<$owned>()
+        );
+        assert_eq!(
+            codec::fingerprint_of::<$borrowing<'static>>(),
+            codec::fingerprint_of::<$owned>()
+        );
+    };
+}
+
 fn record(kind: Kind<'static>) -> Record<'static> {
     Record {
         service: "api",
@@ -438,14 +452,7 @@ fn a_recursive_type_borrows_through_pointers() {
         assert_eq!(codec::to_msgpack(&node).unwrap(), bytes);
         assert_eq!(codec::to_json(&node).unwrap(), text);
     }
-    assert_eq!(
-        codec::schema_of::<Node<'_>>(),
-        codec::schema_of::<OwnedNode>()
-    );
-    assert_eq!(
-        codec::fingerprint_of::<Node<'static>>(),
-        codec::fingerprint_of::<OwnedNode>()
-    );
+    assert_owned_twin!(Node, OwnedNode);
 }
 
 #[test]
@@ -510,14 +517,7 @@ fn tuples_borrow_their_elements() {
         assert_eq!(codec::to_msgpack(&pairs).unwrap(), bytes);
         assert_eq!(codec::to_json(&pairs).unwrap(), text);
     }
-    assert_eq!(
-        codec::schema_of::<Pairs<'_>>(),
-        codec::schema_of::<OwnedPairs>()
-    );
-    assert_eq!(
-        codec::fingerprint_of::<Pairs<'static>>(),
-        codec::fingerprint_of::<OwnedPairs>()
-    );
+    assert_owned_twin!(Pairs, OwnedPairs);
 }
 
 #[test]
@@ -636,14 +636,7 @@ fn maps_with_borrowed_keys_borrow_keys_and_values() {
         assert_eq!(codec::to_msgpack(&labels).unwrap(), bytes);
         assert_eq!(codec::to_json(&labels).unwrap(), text);
     }
-    assert_eq!(
-        codec::schema_of::<Labels<'_>>(),
-        codec::schema_of::<OwnedLabels>()
-    );
-    assert_eq!(
-        codec::fingerprint_of::<Labels<'static>>(),
-        codec::fingerprint_of::<OwnedLabels>()
-    );
+    assert_owned_twin!(Labels, OwnedLabels);
 }
 
 #[test]

@@ -127,16 +127,23 @@ fn found_out(dir: &Path, reader: &Cache, why: &str) {
     assert!(fresh.warnings().is_empty(), "{:?}", fresh.warnings());
 }
 
-/// Why an entry of `k` whose time or removal is not its line's is damage.
-const MISMATCH: &str = "the entry of `k` does not match its line";
-
-#[test]
-fn a_table_entry_newer_than_its_line_is_found_out_and_the_newer_put_after_it_read() {
+/// A folder store of `k` and `other`, checkpointed, with the handle that
+/// wrote them.
+fn k_and_other_checkpointed() -> (tempfile::TempDir, Cache) {
     let dir = tempfile::tempdir().unwrap();
     let cache = Cache::open_with(dir.path(), manual()).unwrap();
     cache.put("k", &chunk(1)).unwrap();
     cache.put("other", &chunk(3)).unwrap();
     cache.admin().checkpoint().unwrap();
+    (dir, cache)
+}
+
+/// Why an entry of `k` whose time or removal is not its line's is damage.
+const MISMATCH: &str = "the entry of `k` does not match its line";
+
+#[test]
+fn a_table_entry_newer_than_its_line_is_found_out_and_the_newer_put_after_it_read() {
+    let (dir, cache) = k_and_other_checkpointed();
     cache.put("k", &chunk(2)).unwrap();
     drop(cache);
     // An hour after its line: trusted, it would hide the put after it.
@@ -153,11 +160,7 @@ fn a_table_entry_newer_than_its_line_is_found_out_and_the_newer_put_after_it_rea
 
 #[test]
 fn a_table_entry_that_calls_a_put_a_removal_is_found_out_and_the_value_read() {
-    let dir = tempfile::tempdir().unwrap();
-    let cache = Cache::open_with(dir.path(), manual()).unwrap();
-    cache.put("k", &chunk(1)).unwrap();
-    cache.put("other", &chunk(3)).unwrap();
-    cache.admin().checkpoint().unwrap();
+    let (dir, cache) = k_and_other_checkpointed();
     drop(cache);
     forge_tables(dir.path(), |line, e| e.removed |= of(line, "k"));
     let reader = Cache::open_with(dir.path(), manual()).unwrap();
@@ -184,11 +187,7 @@ fn a_table_entry_that_calls_a_removal_a_put_is_found_out_and_the_key_stays_remov
 
 #[test]
 fn a_table_entry_pointing_at_another_keys_line_is_found_out_and_both_keys_read() {
-    let dir = tempfile::tempdir().unwrap();
-    let cache = Cache::open_with(dir.path(), manual()).unwrap();
-    cache.put("k", &chunk(1)).unwrap();
-    cache.put("other", &chunk(3)).unwrap();
-    cache.admin().checkpoint().unwrap();
+    let (dir, cache) = k_and_other_checkpointed();
     drop(cache);
     // The entry of `k` made a copy of that of `other`, but for the key's
     // hash, which orders the table: only the line's key can tell.
