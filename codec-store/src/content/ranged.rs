@@ -114,13 +114,20 @@ impl LoadContext<'_> {
         } else {
             map
         };
+        self.holds(name, &map, end)?;
+        Ok(map)
+    }
+
+    /// That `map` of data file `name` holds its first `end` bytes: a
+    /// shorter file was truncated, a typed error.
+    fn holds(&self, name: &str, map: &Mapped, end: u64) -> Result<(), StoreError> {
         if (map.len() as u64) < end {
             return Err(self.corrupt(format!(
                 "bytes up to {end} of {name} are past its end ({} bytes); the file was truncated",
                 map.len()
             )));
         }
-        Ok(map)
+        Ok(())
     }
 
     /// A map of the whole of `name`, a data file of one entry, made for
@@ -134,12 +141,7 @@ impl LoadContext<'_> {
         };
         self.check_file_name(name)?;
         let map = maps.map(&crate::layout::data_object(name))?;
-        if (map.len() as u64) < len {
-            return Err(self.corrupt(format!(
-                "bytes up to {len} of {name} are past its end ({} bytes); the file was truncated",
-                map.len()
-            )));
-        }
+        self.holds(name, &map, len)?;
         Ok(Some(map))
     }
 
