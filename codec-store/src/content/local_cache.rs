@@ -361,20 +361,27 @@ impl LocalFiles {
         if total <= self.max_bytes {
             return Ok(total);
         }
-        files.sort();
-        let target = self.max_bytes / 10 * 9;
-        for (_, len, path) in files {
-            if total <= target {
-                break;
-            }
-            match fs::remove_file(&path) {
-                Ok(()) => total -= len,
-                Err(e) if e.kind() == io::ErrorKind::NotFound => total -= len,
-                Err(_) => {}
-            }
-        }
-        Ok(total)
+        Ok(remove_oldest(files, total, self.max_bytes / 10 * 9))
     }
+}
+
+/// Removes the oldest of `files` (time read, length, path), which hold
+/// `total` bytes, until at most `target` are left; returns the bytes left.
+/// A file already gone (another process evicted it) counts as removed;
+/// one that cannot be removed counts as kept.
+fn remove_oldest(mut files: Vec<(SystemTime, u64, PathBuf)>, mut total: u64, target: u64) -> u64 {
+    files.sort();
+    for (_, len, path) in files {
+        if total <= target {
+            break;
+        }
+        match fs::remove_file(&path) {
+            Ok(()) => total -= len,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => total -= len,
+            Err(_) => {}
+        }
+    }
+    total
 }
 
 fn trailer(bytes: &[u8]) -> [u8; TRAILER] {
@@ -514,5 +521,34 @@ mod tests {
         }
         // Whole, but not the length of the range asked for.
         assert!(check(&mut good.clone(), Some(3)).is_err());
+    }
+    #[test]
+    fn eviction_counts_a_file_gone_as_removed_and_one_it_cannot_remove_as_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let t = |s| SystemTime::UNIX_EPOCH + Duration::from_secs(s);
+        let (old, gone, stuck, new) = (
+            dir.path().join("old.bin"),
+            dir.path().join("gone.bin"),
+            dir.path().join("stuck.bin"),
+            dir.path().join("new.bin"),
+        );
+        fs::write(&old, [0; 10]).unwrap();
+        fs::write(&new, [0; 40]).unwrap();
+        // A folder cannot be removed as a file, not even by root.
+        fs::create_dir(&stuck).unwrap();
+        let files = vec![
+            (t(4), 40, new.clone()),
+            (t(3), 30, stuck.clone()),
+            (t(1), 10, old.clone()),
+            (t(2), 20, gone),
+        ];
+        // Oldest first: `old` is removed, `gone` was removed by another
+        // process, `stuck` stays and its bytes with it, `new` goes too.
+        assert_eq!(remove_oldest(files.clone(), 100, 35), 30);
+        assert!(!old.exists() && !new.exists() && stuck.is_dir());
+        // Nothing is removed once the target is met.
+        fs::write(&new, [0; 40]).unwrap();
+        assert_eq!(remove_oldest(files, 100, 100), 100);
+        assert!(new.exists());
     }
 }
