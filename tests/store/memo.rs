@@ -403,8 +403,8 @@ fn computations_across_processes(lock: bool) -> usize {
         .collect();
     let mut computed = 0;
     for child in children {
-        let out = child.wait_with_output().unwrap();
-        assert!(out.status.success());
+        let out = child.wait_with_output();
+        child::ended_well(&out);
         // The test harness's own words may share a line with ours.
         computed += String::from_utf8_lossy(&out.stdout)
             .matches("computed key/")
@@ -434,7 +434,7 @@ fn where_no_logger_is_set_a_recomputed_entry_is_warned_on_stderr() {
     let out = child!(child_recompute_without_a_logger)
         .env("CODEC_DIR", dir.path())
         .output();
-    assert!(out.status.success());
+    child::ended_well(&out);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         stderr.contains(

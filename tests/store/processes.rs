@@ -3,16 +3,15 @@
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::Child;
 
 use codec::{Cache, CacheOptions, StoreError};
 
-use crate::fixtures::child::{self, ChildTest};
+use crate::fixtures::child::{self, ChildTest, Spawned};
 use crate::fixtures::{entry, Entry};
 
 /// Starts `child` on folder `dir` as writer `writer`, writing `count`
 /// entries (0: until killed).
-fn start(child: ChildTest, dir: &Path, writer: u32, count: u32) -> Child {
+fn start(child: ChildTest, dir: &Path, writer: u32, count: u32) -> Spawned {
     child
         .env("CODEC_DIR", dir)
         .env("CODEC_WRITER", writer.to_string())
@@ -120,7 +119,7 @@ fn ack(line: &str) -> Option<&str> {
     line.rfind("ack ").map(|i| &line[i + 4..])
 }
 
-fn acks(child: &mut std::process::Child) -> Vec<String> {
+fn acks(child: &mut Spawned) -> Vec<String> {
     let out = child.stdout.take().unwrap();
     BufReader::new(out)
         .lines()
@@ -154,7 +153,7 @@ fn several_processes_write_one_folder() {
     let mut all_acks = Vec::new();
     for c in &mut children {
         all_acks.extend(acks(c));
-        assert!(c.wait().unwrap().success());
+        c.ended_well();
     }
     assert_eq!(all_acks.len(), 4 * count as usize);
     let reader = Cache::open(dir.path()).unwrap();
@@ -221,7 +220,7 @@ fn a_full_disk_is_a_typed_error_and_earlier_entries_load() {
     let mut c = start(child!(child_disk_full), dir.path(), 7, 0);
     let out = c.stdout.take().unwrap();
     let lines: Vec<String> = BufReader::new(out).lines().map_while(Result::ok).collect();
-    assert!(c.wait().unwrap().success());
+    c.ended_well();
     let errors: Vec<&String> = lines.iter().filter(|l| l.contains("err ")).collect();
     assert_eq!(
         errors.len(),

@@ -189,7 +189,7 @@ fn open_url_in_a_child(proxy: &Proxy, bucket: &str, retries: Option<usize>) -> S
         child = child.env("CODEC_RETRIES", retries.to_string());
     }
     let out = child.output();
-    assert!(out.status.success(), "{out:?}");
+    child::ended_well(&out);
     let out = String::from_utf8(out.stdout).unwrap();
     let printed = out
         .lines()
