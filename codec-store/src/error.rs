@@ -54,6 +54,16 @@ pub enum StoreError {
         /// What is wrong.
         message: String,
     },
+    /// A file of the store's own is damaged: its index checkpoint, its
+    /// layout file, the record of a compaction, a writer's schema. Damaged
+    /// entries are [`StoreError::Corrupt`].
+    #[error("{address}, a file of the store's own, is damaged: {message}")]
+    DamagedFile {
+        /// The file or object.
+        address: Address,
+        /// What is wrong, what the file is for, and the fix.
+        message: String,
+    },
     /// A handler returned info under a key the index line reserves.
     #[error(
         "handler `{handler}` returned info key `{key}`, which the index reserves; rename that info key"
@@ -336,6 +346,19 @@ impl StoreError {
         StoreError::Io {
             address: Address::Path(path.into()),
             source,
+        }
+    }
+
+    /// A [`StoreError::DamagedFile`]: the file `name` of the store
+    /// `backend` holds.
+    pub(crate) fn damaged_file(
+        backend: &dyn crate::backend::Backend,
+        name: &str,
+        message: impl Into<String>,
+    ) -> Self {
+        StoreError::DamagedFile {
+            address: backend.address(name).into(),
+            message: message.into(),
         }
     }
 

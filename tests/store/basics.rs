@@ -721,3 +721,39 @@ fn a_handle_debugs_as_its_location_and_writer() {
     let error = Cache::open(dir.path()).unwrap_err();
     assert!(!error.to_string().is_empty());
 }
+
+#[test]
+fn a_damaged_file_of_the_store_is_named_with_what_it_is_for_and_the_fix() {
+    let (dir, cache) = open();
+    cache.put("k", &chunk(1)).unwrap();
+    let fingerprint = cache.entries().unwrap()[0].fingerprint.clone().unwrap();
+    let damaged = |err: StoreError, file: &str, says: &str| match &err {
+        StoreError::DamagedFile { address, message } => {
+            assert_eq!(address.as_path(), Some(&*dir.path().join(file)), "{err}");
+            assert!(message.contains(says), "{err}");
+            // The advice for a damaged entry is not this file's.
+            assert!(!err.to_string().contains("Cache::remove"), "{err}");
+        }
+        other => panic!("{file}: {other:?}"),
+    };
+    let schema = format!("schemas/{fingerprint}.json");
+    std::fs::write(dir.path().join(&schema), b"{").unwrap();
+    let err = cache.admin().writer_schema(&fingerprint).unwrap_err();
+    damaged(err, &schema, "writes it again");
+    drop(cache);
+    let meta = dir.path().join("codec-store.json");
+    let kept = std::fs::read(&meta).unwrap();
+    std::fs::write(&meta, b"{").unwrap();
+    damaged(
+        Cache::open(dir.path()).unwrap_err(),
+        "codec-store.json",
+        "layout version",
+    );
+    std::fs::write(&meta, kept).unwrap();
+    std::fs::write(dir.path().join("compacting.json"), b"{").unwrap();
+    damaged(
+        Cache::open(dir.path()).unwrap_err(),
+        "compacting.json",
+        "logs a compaction replaced",
+    );
+}

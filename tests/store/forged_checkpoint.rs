@@ -117,7 +117,14 @@ fn found_out(dir: &Path, reader: &Cache, why: &str) {
     );
     let fresh = Cache::open_with(dir, manual()).unwrap();
     match fresh.admin().verify_index() {
-        Err(StoreError::Corrupt { message, .. }) => assert!(message.contains(why), "{message}"),
+        Err(StoreError::DamagedFile { address, message }) => {
+            assert_eq!(address.as_path(), Some(&*dir.join("checkpoint.json")));
+            assert!(message.contains(why), "{message}");
+            assert!(
+                message.contains("codec verify --rebuild-index"),
+                "{message}"
+            );
+        }
         other => panic!("{other:?}"),
     }
     reader.admin().checkpoint().unwrap();
@@ -209,4 +216,31 @@ fn a_table_entry_pointing_at_another_keys_line_is_found_out_and_both_keys_read()
     let fresh = Cache::open_with(dir.path(), manual()).unwrap();
     assert_eq!(fresh.keys().unwrap(), ["k", "other"]);
     found_out(dir.path(), &reader, "points at the line of `other`");
+}
+
+#[test]
+fn a_checkpoint_that_merges_an_entry_not_pointing_at_a_line_is_built_again_from_the_logs() {
+    let (dir, cache) = k_and_other_checkpointed();
+    drop(cache);
+    // The entry of `k` points into the middle of its line.
+    forge_tables(dir.path(), |line, e| {
+        if of(line, "k") {
+            (e.offset, e.len) = (e.offset + 1, e.len - 1);
+        }
+    });
+    // A put of `k` makes the next checkpoint merge its entry with the
+    // table's, which reads the key of the table's entry from its line.
+    let writer = Cache::open_with(dir.path(), manual()).unwrap();
+    writer.put("k", &chunk(2)).unwrap();
+    writer.admin().checkpoint().unwrap();
+    let warnings = writer.warnings();
+    assert!(
+        (warnings.iter()).any(|w| w.contains("the checkpoint is damaged") && w.contains("rebuilt")),
+        "{warnings:?}"
+    );
+    let fresh = Cache::open_with(dir.path(), manual()).unwrap();
+    assert_eq!(fresh.admin().verify_index().unwrap(), 2);
+    assert_eq!(fresh.get::<Chunk>("k").unwrap(), Some(chunk(2)));
+    assert_eq!(fresh.get::<Chunk>("other").unwrap(), Some(chunk(3)));
+    assert!(fresh.warnings().is_empty(), "{:?}", fresh.warnings());
 }

@@ -11,8 +11,6 @@ use crate::backend::{Appends, Backend};
 use crate::cache::Cache;
 use crate::error::StoreError;
 use crate::index::checkpoint::{build, objects, Built};
-use crate::index::table::Damaged;
-use crate::layout;
 
 /// Builds a checkpoint of the store `backend` holds, in the shape its
 /// appends take: tables that point into logs growing in place ([`build`]),
@@ -59,12 +57,7 @@ impl Cache {
         self.refresh()?;
         self.index_read()
             .verify_checkpoint()
-            .map_err(|Damaged(why)| StoreError::Corrupt {
-                key: layout::CHECKPOINT.into(),
-                message: format!(
-                    "{why}; rebuild it from the logs with `codec verify --rebuild-index`"
-                ),
-            })
+            .map_err(|damaged| crate::index::checkpoint::damaged(&*self.backend, damaged))
     }
 
     /// After a write: a checkpoint in the background if the logs not

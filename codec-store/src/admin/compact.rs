@@ -305,11 +305,8 @@ fn finish(backend: &dyn Backend) -> Result<u64, StoreError> {
     let Some(bytes) = backend.read(MARKER)? else {
         return Ok(0);
     };
-    let marker: Compacting =
-        codec_runtime::from_json_slice(&bytes).map_err(|e| StoreError::Corrupt {
-            key: MARKER.into(),
-            message: e.to_string(),
-        })?;
+    let marker: Compacting = codec_runtime::from_json_slice(&bytes)
+        .map_err(|e| crate::index::logs::damaged_marker(backend, &e))?;
     let mut sizes = HashMap::new();
     for prefix in [String::new(), format!("{}/", layout::DATA)] {
         sizes.extend(backend.list(&prefix)?.into_iter().map(|o| (o.name, o.size)));

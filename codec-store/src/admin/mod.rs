@@ -79,7 +79,7 @@ impl Admin<'_> {
 
     /// Checks the checkpoint the handle reads whole: every block of its
     /// tables, every line they point at. Returns the keys it holds
-    /// (0 without a checkpoint); a damage is a [`StoreError::Corrupt`].
+    /// (0 without a checkpoint); a damage is a [`StoreError::DamagedFile`].
     pub fn verify_index(&self) -> Result<usize, StoreError> {
         self.cache.verify_index()
     }

@@ -481,14 +481,16 @@ impl Cache {
     ) -> Result<Option<serde_json::Value>, StoreError> {
         let name = layout::schema_object(fingerprint);
         match self.backend.read(&name)? {
-            Some(bytes) => {
-                serde_json::from_slice(&bytes)
-                    .map(Some)
-                    .map_err(|e| StoreError::Corrupt {
-                        key: name,
-                        message: e.to_string(),
-                    })
-            }
+            Some(bytes) => serde_json::from_slice(&bytes).map(Some).map_err(|e| {
+                StoreError::damaged_file(
+                    &*self.backend,
+                    &name,
+                    format!(
+                        "{e}. It is the schema of a type's version; remove it, and the next \
+                                 handle to put a value of that version writes it again"
+                    ),
+                )
+            }),
             None => Ok(None),
         }
     }

@@ -281,9 +281,15 @@ fn check_meta(backend: &dyn Backend) -> Result<(), StoreError> {
     match backend.read(layout::META)? {
         Some(bytes) => {
             let meta: StoreMeta =
-                codec_runtime::from_json_slice(&bytes).map_err(|e| StoreError::Corrupt {
-                    key: layout::META.into(),
-                    message: e.to_string(),
+                codec_runtime::from_json_slice(&bytes).map_err(|e| {
+                    StoreError::damaged_file(
+                        backend,
+                        layout::META,
+                        format!(
+                            "{e}. It holds the layout version of the store, `{{\"format\":{STORE_FORMAT}}}` \
+                             for this codec's layout"
+                        ),
+                    )
                 })?;
             if meta.format > STORE_FORMAT {
                 return Err(StoreError::Format { found: meta.format });

@@ -104,8 +104,17 @@ pub(crate) fn read_marker(backend: &dyn Backend) -> Result<Compacting, StoreErro
         let gone = std::io::Error::from(std::io::ErrorKind::NotFound);
         StoreError::io(backend.address(layout::COMPACT_MARKER), gone)
     })?;
-    codec_runtime::from_json_slice(&bytes).map_err(|e| StoreError::Corrupt {
-        key: layout::COMPACT_MARKER.into(),
-        message: e.to_string(),
-    })
+    codec_runtime::from_json_slice(&bytes).map_err(|e| damaged_marker(backend, &e))
+}
+
+/// The error of a record of a compaction that does not read.
+pub(crate) fn damaged_marker(backend: &dyn Backend, e: &dyn std::fmt::Display) -> StoreError {
+    StoreError::damaged_file(
+        backend,
+        layout::COMPACT_MARKER,
+        format!(
+            "{e}. It lists the logs a compaction replaced, which readers skip, and is written \
+             whole: the disk or another program changed it"
+        ),
+    )
 }

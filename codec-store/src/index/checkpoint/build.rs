@@ -232,7 +232,10 @@ pub(super) fn merge_newest(
             Ok(entries) => entries,
             Err(damaged) => return Ok(Err(damaged)),
         };
-        newest = merge(&entries, &newest, writers, |e| older.key(e))?;
+        newest = match merge(&entries, &newest, writers, |e| older.key(e)) {
+            Ok(merged) => merged,
+            Err(damaged) => return Ok(Err(damaged)),
+        };
         kept -= 1;
     }
     Ok(Ok((newest, kept)))
@@ -273,13 +276,7 @@ pub(super) fn merge(
     newer: &[Entry],
     writers: &[Covered],
     key_of: impl Fn(&Entry) -> Result<String, Damaged>,
-) -> Result<Vec<Entry>, StoreError> {
-    let key_of = |e: &Entry| {
-        key_of(e).map_err(|Damaged(why)| StoreError::Corrupt {
-            key: layout::CHECKPOINT.into(),
-            message: why,
-        })
-    };
+) -> Result<Vec<Entry>, Damaged> {
     let mut out = Vec::with_capacity(older.len() + newer.len());
     let (mut i, mut j) = (0, 0);
     while i < older.len() || j < newer.len() {

@@ -356,6 +356,20 @@ fn check_entry(e: &Entry, view: &LineView<'_>) -> Result<(), Damaged> {
     Ok(())
 }
 
+/// The error of a damaged checkpoint of the store `backend` holds, with
+/// the fix.
+pub(crate) fn damaged(backend: &dyn Backend, Damaged(why): Damaged) -> crate::error::StoreError {
+    crate::error::StoreError::damaged_file(
+        backend,
+        layout::CHECKPOINT,
+        format!(
+            "{why}. It is the index checkpoint: a handle that finds it damaged reads the logs \
+             instead and rebuilds it at its next checkpoint; on a folder, `codec verify \
+             --rebuild-index` (Admin::rebuild_index) rebuilds it now"
+        ),
+    )
+}
+
 /// A manifest's bytes, checked: `<json>\n<crc32 hex>\n`.
 pub fn parse_manifest(bytes: &[u8]) -> Result<Checkpoint, Damaged> {
     let damaged = |why: String| Damaged(format!("{}: {why}", layout::CHECKPOINT));

@@ -26,7 +26,7 @@ use std::sync::Arc;
 use crate::backend::{Backend, Created, Replaced, Version};
 use crate::error::StoreError;
 use crate::index::checkpoint::build::{add_lines, merge_newest, writer_of, OlderTables};
-use crate::index::checkpoint::{checked, encode_manifest, parse_manifest, Built, FORMAT};
+use crate::index::checkpoint::{checked, damaged, encode_manifest, parse_manifest, Built, FORMAT};
 use crate::index::logs;
 use crate::index::records::Checkpoint;
 use crate::index::table::{self, Damaged, Entry, Table};
@@ -146,7 +146,7 @@ pub(crate) fn build_from(
         text: &mut text,
     };
     let (mut newest, kept) =
-        merge_newest(fresh, &mut older, &manifest.writers)?.map_err(damaged)?;
+        merge_newest(fresh, &mut older, &manifest.writers)?.map_err(|d| damaged(backend, d))?;
     tables.truncate(kept);
     let bytes = table_bytes(&mut newest, &text);
     let Some(number) = create_table(backend, generation, &bytes)? else {
@@ -162,13 +162,6 @@ pub(crate) fn build_from(
     delete_dead_tables(backend, &manifest, generation)?;
     built.tables = manifest.tables.len();
     Ok(Some(built))
-}
-
-fn damaged(Damaged(why): Damaged) -> StoreError {
-    StoreError::Corrupt {
-        key: layout::CHECKPOINT.into(),
-        message: why,
-    }
 }
 
 /// The manifest to build on and its tables, read whole; a fresh one if
