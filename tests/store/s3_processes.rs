@@ -123,7 +123,7 @@ fn a_writer_killed_at_20_points_loses_no_acknowledged_entry() {
             // Killed after a few acknowledgements, and a moment into the
             // next put: between its data and its line, or within a request.
             for _ in 0..1 + w % 5 * 3 {
-                let n = acks.next().expect("the writer ended");
+                let n = (acks.next()).unwrap_or_else(|| writer.ended_before("an acknowledgement"));
                 acked.lock().unwrap().push((w, n));
             }
             std::thread::sleep(Duration::from_micros(700 * w as u64));

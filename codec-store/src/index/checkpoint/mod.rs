@@ -329,8 +329,9 @@ impl Base {
 
     /// Checks every table block and every line the tables point at.
     pub fn verify(&self) -> Result<usize, Damaged> {
-        for table in &self.tables {
-            table.verify()?;
+        for (table, &n) in self.tables.iter().zip(&self.manifest.tables) {
+            let name = || layout::table_object(n);
+            (table.verify()).map_err(|Damaged(why)| Damaged(format!("{}: {why}", name())))?;
         }
         Ok(self.all()?.len())
     }
