@@ -889,7 +889,11 @@ struct Racing {
     lost_answer: Mutex<bool>,
     /// Runs once, at the next listing of `index/`.
     before_tables_listed: Mutex<Option<Box<dyn FnOnce() + Send>>>,
+    /// Runs each time the manifest is moved on under a commit.
+    while_moving: Mutex<Option<Box<dyn FnMut() + Send>>>,
     manifest_reads: Mutex<usize>,
+    /// The log segments read, in order.
+    segment_reads: Mutex<Vec<String>>,
 }
 
 impl Racing {
@@ -909,14 +913,26 @@ impl Racing {
         *self.before_tables_listed.lock().unwrap() = Some(Box::new(step));
     }
 
+    fn while_moving(&self, step: impl FnMut() + Send + 'static) {
+        *self.while_moving.lock().unwrap() = Some(Box::new(step));
+    }
+
     /// The reads of the manifest since the last call.
     fn take_manifest_reads(&self) -> usize {
         std::mem::take(&mut *self.manifest_reads.lock().unwrap())
     }
 
+    /// The log segments read since the last call, in order.
+    fn take_segment_reads(&self) -> Vec<String> {
+        std::mem::take(&mut *self.segment_reads.lock().unwrap())
+    }
+
     fn note_read(&self, name: &str) {
         if name == "checkpoint.json" {
             *self.manifest_reads.lock().unwrap() += 1;
+        }
+        if name.ends_with("-info.jsonl") {
+            self.segment_reads.lock().unwrap().push(name.to_owned());
         }
     }
 }
@@ -962,6 +978,9 @@ impl Hooks for Racing {
         let mut moved = self.moved.lock().unwrap();
         if name == "checkpoint.json" && *moved > 0 {
             *moved -= 1;
+            if let Some(step) = self.while_moving.lock().unwrap().as_mut() {
+                step();
+            }
             let now = inner.read(name)?.unwrap();
             inner.write(name, &now, false)?;
         }
@@ -1153,4 +1172,58 @@ fn a_commit_whose_answer_was_lost_keeps_its_table() {
     assert_eq!(reader.len().unwrap(), 2);
     assert!(reader.warnings().is_empty(), "{:?}", reader.warnings());
     assert_eq!(manifest_tables(&*backend), tables(&*backend).len());
+}
+
+#[test]
+fn a_compaction_overtaken_by_checkpoints_reads_again_only_the_segments_written_since() {
+    let (backend, writer) = racing_with_a_checkpoint();
+    for i in 1..20 {
+        writer.put(&format!("c/{i}"), &chunk(i)).unwrap();
+    }
+    writer.admin().checkpoint().unwrap();
+    // Each time another checkpoint commits under the compaction's commit,
+    // a put is made first: a segment of the log the next try must cover.
+    let writer = Arc::new(writer);
+    let late = writer.clone();
+    let mut n = 100;
+    backend.while_moving(move || {
+        late.put(&format!("late/{n}"), &chunk(n)).unwrap();
+        n += 1;
+    });
+    backend.move_manifest_under_commits(3);
+    let progress = backend.clone();
+    Admin::compact_backend(
+        backend.clone(),
+        &[],
+        Duration::from_secs(3600),
+        |done, all| {
+            if done == all {
+                progress.take_segment_reads();
+            }
+        },
+    )
+    .unwrap();
+    // The first try read the segments after the compaction's snapshot
+    // (its copies); each try after it, the one put since.
+    let reads = backend.take_segment_reads();
+    let mut once = reads.clone();
+    once.sort();
+    once.dedup();
+    assert_eq!(reads.len(), once.len(), "a segment read twice: {reads:?}");
+    assert!(reads.len() >= 4, "{reads:?}");
+    let fresh = Cache::open_backend(backend.clone(), manual()).unwrap();
+    assert_eq!(fresh.admin().verify_index().unwrap(), 23);
+    for i in 0..20 {
+        assert_eq!(
+            fresh.get::<Chunk>(&format!("c/{i}")).unwrap(),
+            Some(chunk(i))
+        );
+    }
+    for n in 100..103 {
+        assert_eq!(
+            fresh.get::<Chunk>(&format!("late/{n}")).unwrap(),
+            Some(chunk(n))
+        );
+    }
+    assert!(fresh.warnings().is_empty(), "{:?}", fresh.warnings());
 }

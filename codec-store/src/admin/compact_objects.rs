@@ -104,7 +104,7 @@ fn compact_online(
 ) -> Result<Compacted, StoreError> {
     let started = now_nanos();
     let size_before = store_size(&*backend)?;
-    let (manifest, mut version) = read_manifest(&*backend)?;
+    let (manifest, version) = read_manifest(&*backend)?;
     let snapshot = snapshot(&*backend)?;
     let data_snapshot = data_segments(&*backend)?;
     let (mut freed, mut retired) = collect(&*backend, &manifest.retired, grace, started)?;
@@ -149,7 +149,7 @@ fn compact_online(
         ..manifest.clone()
     };
     next.tables.clear();
-    let next = commit(&*backend, next, retiring, &manifest, &mut version)?;
+    let next = commit(&*backend, next, retiring, &manifest, version)?;
     if grace.is_zero() {
         freed += collect(&*backend, &next.retired, grace, now_nanos())?.0;
     }
@@ -164,28 +164,31 @@ fn compact_online(
 }
 
 /// Commits the compaction's manifest `next`, built on `manifest` read at
-/// `version`: again from a newer version if a checkpoint came in between;
-/// an error if a compaction did. What it retires (`next.retired` from
+/// `version`: again from a newer version if a checkpoint came in between
+/// (reading only the segments written since the last try, and merging
+/// them with the table it built); an error if a compaction did. What it retires (`next.retired` from
 /// `retiring` on) is stamped with the time of each try, so that its grace
 /// period runs from the commit: a handle that read the manifest before
 /// may read the objects retired until then. Returns the manifest
 /// committed.
 fn commit(
     backend: &dyn Backend,
-    mut next: Checkpoint,
+    next: Checkpoint,
     retiring: usize,
     manifest: &Checkpoint,
-    version: &mut Option<crate::backend::Version>,
+    version: Option<crate::backend::Version>,
 ) -> Result<Checkpoint, StoreError> {
+    let mut start = Start::bare(next, version);
     for _ in 0..TRIES {
         let now = now_nanos();
-        for r in &mut next.retired[retiring..] {
+        for r in &mut start.manifest.retired[retiring..] {
             r.at = now;
         }
-        let start = Start::bare(next.clone(), version.clone());
-        if build_from(backend, start, true, Sources::Listed(&Known::new()))?.is_some() {
-            return Ok(next);
-        }
+        let committed = start.manifest.clone();
+        let overtaken = match build_from(backend, start, true, Sources::Listed(&Known::new()))? {
+            Ok(_) => return Ok(committed),
+            Err(overtaken) => overtaken,
+        };
         let (now, now_version) = read_manifest(backend)?;
         if now.compactions != manifest.compactions {
             return Err(StoreError::unsupported(
@@ -195,8 +198,9 @@ fn commit(
                  next compaction): compact again to reclaim its space",
             ));
         }
-        next.next_table = now.next_table;
-        *version = now_version;
+        // The next try reads only the segments written since this one
+        // listed them: a short window for checkpoints to commit in.
+        start = Start::after(overtaken, now.next_table, now_version);
     }
     Err(StoreError::unsupported(
         backend.location(),

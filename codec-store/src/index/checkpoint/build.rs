@@ -81,7 +81,7 @@ pub fn build(
         base: base.as_ref(),
         logs: &logs,
     };
-    let (newest, kept) = match merge_newest(fresh, &mut older, &manifest.writers)? {
+    let (newest, kept) = match merge_newest(fresh, &mut older, &manifest.writers, false)? {
         Ok(merged) => merged,
         Err(Damaged(why)) => {
             // Start again from the logs alone.
@@ -217,17 +217,18 @@ pub(super) trait OlderTables {
 }
 
 /// Merges the newest of `older` into `newest` while the table before is
-/// not `RATIO` times larger: a store of `n` entries keeps about
-/// `log4(n / lines per checkpoint)` tables. Returns the entries merged
-/// and how many of `older`, from the first, stay as they are; `Ok(Err)`
-/// if the entries of one of them are damaged.
+/// not `RATIO` times larger (all of them if `all`): a store of `n` entries
+/// keeps about `log4(n / lines per checkpoint)` tables. Returns the
+/// entries merged and how many of `older`, from the first, stay as they
+/// are; `Ok(Err)` if the entries of one of them are damaged.
 pub(super) fn merge_newest(
     mut newest: Vec<Entry>,
     older: &mut dyn OlderTables,
     writers: &[Covered],
+    all: bool,
 ) -> Result<Result<(Vec<Entry>, usize), Damaged>, StoreError> {
     let mut kept = older.count();
-    while kept > 0 && older.len(kept - 1) <= RATIO * newest.len() {
+    while kept > 0 && (all || older.len(kept - 1) <= RATIO * newest.len()) {
         let entries = match older.entries(kept - 1) {
             Ok(entries) => entries,
             Err(damaged) => return Ok(Err(damaged)),

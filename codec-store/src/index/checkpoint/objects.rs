@@ -88,6 +88,9 @@ pub(crate) struct Start {
     pub manifest: Checkpoint,
     pub version: Option<Version>,
     tables: Vec<(u64, Table)>,
+    /// Whether the build merges every table into its own, whatever their
+    /// sizes.
+    whole: bool,
 }
 
 impl Start {
@@ -97,8 +100,35 @@ impl Start {
             manifest,
             version,
             tables: Vec::new(),
+            whole: false,
         }
     }
+
+    /// A build that goes on where `overtaken` stopped, on the manifest
+    /// read at `version` whose next table is `next_table`: it reads only
+    /// the segments `overtaken` did not, and merges them with its table
+    /// into one of a generation that can still commit.
+    pub fn after(overtaken: Overtaken, next_table: u64, version: Option<Version>) -> Start {
+        let mut manifest = overtaken.manifest;
+        manifest.next_table = next_table;
+        manifest.tables.clear();
+        Start {
+            manifest,
+            version,
+            tables: vec![(0, overtaken.table)],
+            whole: true,
+        }
+    }
+}
+
+/// A build whose commit another one's overtook: where it got to, so that
+/// a next try need not read again what it read. Its table's object is
+/// deleted (a commit of a newer generation may delete it any time).
+pub(crate) struct Overtaken {
+    /// Its manifest: coverage past the segments it read.
+    manifest: Checkpoint,
+    /// Its table, held in memory.
+    table: Table,
 }
 
 /// One build; `Ok(None)` if another one committed first.
@@ -111,22 +141,23 @@ fn attempt(
     let Some(start) = read_start(backend, full, warnings)? else {
         return Ok(None);
     };
-    build_from(backend, start, full, sources)
+    Ok(build_from(backend, start, full, sources)?.ok())
 }
 
 /// A build from `start`: the segments it does not cover read, merged
 /// with its tables, committed if the manifest is still at its version.
-/// `Ok(None)` if another build committed first (its table deleted).
+/// `Ok(Err)` if another build committed first (its table deleted).
 pub(crate) fn build_from(
     backend: &dyn Backend,
     start: Start,
     full: bool,
     sources: Sources<'_>,
-) -> Result<Option<Built>, StoreError> {
+) -> Result<Result<Built, Overtaken>, StoreError> {
     let Start {
         mut manifest,
         version,
         mut tables,
+        whole,
     } = start;
     let generation = manifest.next_table;
     // Every line the build handles, each followed by a newline: entries
@@ -139,29 +170,34 @@ pub(crate) fn build_from(
     };
     if fresh.is_empty() && version.is_some() && !full {
         built.tables = manifest.tables.len();
-        return Ok(Some(built));
+        return Ok(Ok(built));
     }
     let mut older = HoldingTables {
         tables: &tables,
         text: &mut text,
     };
-    let (mut newest, kept) =
-        merge_newest(fresh, &mut older, &manifest.writers)?.map_err(|d| damaged(backend, d))?;
+    let (mut newest, kept) = merge_newest(fresh, &mut older, &manifest.writers, whole)?
+        .map_err(|d| damaged(backend, d))?;
     tables.truncate(kept);
     let bytes = table_bytes(&mut newest, &text);
+    let overtaken = |manifest: Checkpoint, bytes: Vec<u8>| {
+        let table = Table::from_bytes(bytes, manifest.writers.len());
+        let table = table.map_err(|d| damaged(backend, d))?;
+        Ok(Err(Overtaken { manifest, table }))
+    };
     let Some(number) = create_table(backend, generation, &bytes)? else {
-        return Ok(None);
+        return overtaken(manifest, bytes);
     };
     manifest.tables = tables.iter().map(|(n, _)| *n).collect();
     manifest.tables.push(number);
     manifest.next_table = generation + 1;
     if !commit(backend, &manifest, version.as_ref())? && !names_table(backend, number)? {
         backend.delete(&layout::table_object(number))?;
-        return Ok(None);
+        return overtaken(manifest, bytes);
     }
     delete_dead_tables(backend, &manifest, generation)?;
     built.tables = manifest.tables.len();
-    Ok(Some(built))
+    Ok(Ok(built))
 }
 
 /// The manifest to build on and its tables, read whole; a fresh one if
@@ -179,6 +215,7 @@ fn read_start(
         },
         version: None,
         tables: Vec::new(),
+        whole: false,
     };
     let Some((bytes, version)) = backend.read_versioned(layout::CHECKPOINT)? else {
         return Ok(Some(start));
