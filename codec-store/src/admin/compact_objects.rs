@@ -166,11 +166,11 @@ fn compact_online(
 /// Commits the compaction's manifest `next`, built on `manifest` read at
 /// `version`: again from a newer version if a checkpoint came in between
 /// (reading only the segments written since the last try, and merging
-/// them with the table it built); an error if a compaction did. What it retires (`next.retired` from
-/// `retiring` on) is stamped with the time of each try, so that its grace
-/// period runs from the commit: a handle that read the manifest before
-/// may read the objects retired until then. Returns the manifest
-/// committed.
+/// them with the table it built); an error if a compaction did. What it
+/// retires (`next.retired` from `retiring` on) is stamped with the time
+/// of each try, so that its grace period runs from the commit: a handle
+/// that read the manifest before may read the objects retired until then.
+/// Returns the manifest committed.
 fn commit(
     backend: &dyn Backend,
     next: Checkpoint,

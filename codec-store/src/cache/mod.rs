@@ -487,7 +487,7 @@ impl Cache {
                     &name,
                     format!(
                         "{e}. It is the schema of a type's version; remove it, and the next \
-                                 handle to put a value of that version writes it again"
+                         handle to put a value of that version writes it again"
                     ),
                 )
             }),

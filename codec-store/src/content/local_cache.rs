@@ -522,6 +522,7 @@ mod tests {
         // Whole, but not the length of the range asked for.
         assert!(check(&mut good.clone(), Some(3)).is_err());
     }
+
     #[test]
     fn eviction_counts_a_file_gone_as_removed_and_one_it_cannot_remove_as_kept() {
         let dir = tempfile::tempdir().unwrap();

@@ -330,8 +330,8 @@ impl Base {
     /// Checks every table block and every line the tables point at.
     pub fn verify(&self) -> Result<usize, Damaged> {
         for (table, &n) in self.tables.iter().zip(&self.manifest.tables) {
-            let name = || layout::table_object(n);
-            (table.verify()).map_err(|Damaged(why)| Damaged(format!("{}: {why}", name())))?;
+            let named = |Damaged(why)| Damaged(format!("{}: {why}", layout::table_object(n)));
+            table.verify().map_err(named)?;
         }
         Ok(self.all()?.len())
     }
