@@ -80,6 +80,9 @@ struct State {
     dead: BTreeSet<u64>,
     /// Views that draw no faults (the checker's).
     calm: BTreeSet<u64>,
+    /// Whether another handle's commit of the manifest comes first, at
+    /// one conditional replace of it in three that draws no other fault.
+    overtake: bool,
     next_view: u64,
     trace: Trace,
 }
@@ -112,6 +115,7 @@ impl Disk {
                 next_chain: 0,
                 dead: BTreeSet::new(),
                 calm: BTreeSet::new(),
+                overtake: false,
                 next_view: 0,
                 trace,
             }),
@@ -124,6 +128,14 @@ impl Disk {
         let disk = Disk::new(rng, rates, trace);
         lock(&disk.inner).in_place = true;
         disk
+    }
+
+    /// From now on, one commit of the manifest in three that draws no
+    /// other fault finds that another handle committed first: the
+    /// manifest is written again, the same bytes at a new version (its
+    /// durability as it was), just before the conditional replace.
+    pub fn overtake_commits(&self) {
+        lock(&self.inner).overtake = true;
     }
 
     /// A view for a new handle; `calm` views draw no faults.
@@ -512,6 +524,17 @@ impl Backend for View {
         let mut s = lock(&self.disk.inner);
         let what = format!(" {}B", bytes.len());
         let fault = self.draw(&mut s, "replace", name, &what, true);
+        let overtaken = fault == Fault::None && s.overtake && name == "checkpoint.json";
+        if overtaken
+            && s.rng.below(3) == 0
+            && let Some(now) = s.mem.read(name).expect("a checked name")
+        {
+            s.mem.write(name, &now, false).expect("a checked name");
+            s.trace.push(format!(
+                "h{} replace {name}: another handle committed first",
+                self.id
+            ));
+        }
         let mut replaced = Replaced::Changed;
         if Self::applies(fault) {
             replaced = s.mem.replace(name, bytes, version).expect("a checked name");

@@ -1,6 +1,7 @@
 //! Deterministic simulation: the store on a simulated disk that loses
-//! power, cuts appends short, fails calls and crashes handles, every
-//! fault drawn from a seed, so that a failing seed replays the same run.
+//! power, cuts appends short, fails calls, crashes handles and has other
+//! handles' commits of the manifest come first, every fault drawn from a
+//! seed, so that a failing seed replays the same run.
 //!
 //! - `disk`: the simulated backend (over the in-memory store) and its
 //!   faults;
