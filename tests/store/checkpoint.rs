@@ -213,6 +213,13 @@ fn rebuild_index_starts_again_from_the_logs() {
         "{err}"
     );
     assert!(err.contains("codec verify --rebuild-index"), "{err}");
+    // A handle that meets it reading keys puts it aside, naming it too.
+    assert_eq!(reader.keys().unwrap().len(), 100);
+    let warnings = reader.warnings();
+    assert!(
+        (warnings.iter()).any(|w| w.contains(&format!("index/{name}: block 0 checksum mismatch"))),
+        "{warnings:?}"
+    );
     drop(reader);
     assert_eq!(Admin::rebuild_index(dir.path()).unwrap(), 100);
     let reader = Cache::open_with(dir.path(), manual()).unwrap();

@@ -266,7 +266,7 @@ impl Base {
         let mut best: Option<Hit> = None;
         for (t, table) in self.tables.iter().enumerate() {
             found.clear();
-            table.find(hash, &mut found)?;
+            (table.find(hash, &mut found)).map_err(|d| self.in_table(t, d))?;
             for e in &found {
                 let newer = best.as_ref().is_none_or(|b| {
                     (e.time, &self.logs.ids[e.writer as usize])
@@ -302,7 +302,7 @@ impl Base {
         let mut out: HashMap<String, Hit> = HashMap::new();
         for (t, table) in self.tables.iter().enumerate() {
             for e in table.iter() {
-                let e = e?;
+                let e = e.map_err(|d| self.in_table(t, d))?;
                 self.with_line(t, &e, |line| {
                     let (text, view) = checked(line)?;
                     check_entry(&e, &view)?;
@@ -327,11 +327,18 @@ impl Base {
         Ok(out)
     }
 
+    /// `damage` of table `t`'s own bytes, named by its object.
+    fn in_table(&self, t: usize, Damaged(why): Damaged) -> Damaged {
+        Damaged(format!(
+            "{}: {why}",
+            layout::table_object(self.manifest.tables[t])
+        ))
+    }
+
     /// Checks every table block and every line the tables point at.
     pub fn verify(&self) -> Result<usize, Damaged> {
-        for (table, &n) in self.tables.iter().zip(&self.manifest.tables) {
-            let named = |Damaged(why)| Damaged(format!("{}: {why}", layout::table_object(n)));
-            table.verify().map_err(named)?;
+        for (t, table) in self.tables.iter().enumerate() {
+            table.verify().map_err(|d| self.in_table(t, d))?;
         }
         Ok(self.all()?.len())
     }
