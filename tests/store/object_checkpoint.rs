@@ -141,7 +141,6 @@ fn small_puts_bring_checkpoints_too_so_a_fresh_open_reads_few_segments() {
     let view = Objects::new(store.clone(), "caches/one", "memory:///caches/one").unwrap();
     let covered: u64 = covered(&view).iter().sum();
     let tables = manifest(&view)["tables"].as_array().unwrap().len() as u64;
-    store.take();
     assert!(
         covered >= 512,
         "no build covered the first 512 segments: {covered}"
