@@ -130,7 +130,7 @@ macro_rules! drift_check {
 /// ```no_run
 /// #[test]
 /// fn python_classes_are_up_to_date() {
-///     codec::python_module!().check("python/models.py").unwrap();
+///     codec::python_module!().schemas("schemas").check("python/models.py").unwrap();
 /// }
 /// ```
 ///

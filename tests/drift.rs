@@ -226,3 +226,176 @@ fn two_types_under_one_wire_name_are_a_problem() {
         .to_string();
     assert!(err.contains("`TextChunk` is the wire name of"), "{err}");
 }
+
+mod twins {
+    /// An owned type and its borrowing twin whose fields have drifted apart.
+    #[derive(codec::Codec)]
+    #[codec(name = "Chunk")]
+    pub struct Chunk {
+        pub text: String,
+        pub start: u32,
+    }
+
+    #[derive(codec::Codec)]
+    #[codec(name = "Chunk")]
+    pub struct ChunkRef<'a> {
+        pub text: &'a str,
+        pub start: u64,
+    }
+
+    #[derive(codec::Codec)]
+    #[codec(name = "Chunk")]
+    pub struct SameRef<'a> {
+        pub text: &'a str,
+        pub start: u32,
+    }
+}
+
+#[test]
+fn two_types_of_one_wire_name_and_two_schemas_are_an_error_naming_both() {
+    let dir = tempfile::tempdir().unwrap();
+    let err = DriftCheck::new(dir.path())
+        .add::<twins::Chunk>()
+        .add::<twins::ChunkRef<'static>>()
+        .update(true)
+        .run()
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("`Chunk` is the wire name of"), "{err}");
+    assert!(
+        err.contains("twins::Chunk`") && err.contains("twins::ChunkRef"),
+        "{err}"
+    );
+    assert!(
+        std::fs::read_dir(dir.path()).unwrap().next().is_none(),
+        "nothing written"
+    );
+    // Twins of one schema are one stored type.
+    DriftCheck::new(dir.path())
+        .add::<twins::Chunk>()
+        .add::<twins::SameRef<'static>>()
+        .update(true)
+        .run()
+        .unwrap();
+    DriftCheck::new(dir.path())
+        .add::<twins::Chunk>()
+        .add::<twins::SameRef<'static>>()
+        .run()
+        .unwrap();
+}
+
+mod half {
+    pub mod v1 {
+        #[derive(codec::Codec)]
+        #[codec(name = "half.Doc")]
+        pub struct Doc {
+            pub text: String,
+        }
+        #[derive(codec::Codec)]
+        #[codec(name = "half.Span")]
+        pub struct Span {
+            pub end: u32,
+        }
+    }
+    pub mod v2 {
+        /// A compatible change.
+        #[derive(codec::Codec)]
+        #[codec(name = "half.Doc")]
+        pub struct Doc {
+            pub text: String,
+            #[codec(default)]
+            pub lang: String,
+        }
+        /// A breaking one.
+        #[derive(codec::Codec)]
+        #[codec(name = "half.Span")]
+        pub struct Span {
+            pub end: String,
+        }
+    }
+}
+
+#[test]
+fn a_refused_update_writes_no_file_of_any_type() {
+    use half::{v1, v2};
+    let dir = tempfile::tempdir().unwrap();
+    DriftCheck::new(dir.path())
+        .add::<v1::Doc>()
+        .add::<v1::Span>()
+        .update(true)
+        .run()
+        .unwrap();
+    let before = |name: &str| std::fs::read_to_string(dir.path().join(name)).unwrap();
+    let (doc, span) = (before("half.Doc.json"), before("half.Span.json"));
+    let err = DriftCheck::new(dir.path())
+        .add::<v2::Doc>()
+        .add::<v2::Span>()
+        .update(true)
+        .run()
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("half.Span.end: integer -> string (breaking)"),
+        "{err}"
+    );
+    assert!(err.contains("nothing was written"), "{err}");
+    assert_eq!(
+        before("half.Doc.json"),
+        doc,
+        "the compatible type's file was rewritten"
+    );
+    assert_eq!(before("half.Span.json"), span);
+
+    // The Python module of the same types stays as it was too.
+    let module = dir.path().join("models.py");
+    codec::python::Module::new()
+        .add::<v1::Doc>()
+        .add::<v1::Span>()
+        .update(true)
+        .check(&module)
+        .unwrap();
+    let python = std::fs::read_to_string(&module).unwrap();
+    let err = codec::python::Module::new()
+        .add::<v2::Doc>()
+        .add::<v2::Span>()
+        .schemas(dir.path())
+        .update(true)
+        .check(&module)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("half.Span.end: integer -> string"), "{err}");
+    assert_eq!(std::fs::read_to_string(&module).unwrap(), python);
+    // Without the schemas, a changed fingerprint is not the module's to accept.
+    let err = codec::python::Module::new()
+        .add::<v2::Doc>()
+        .add::<v2::Span>()
+        .update(true)
+        .check(&module)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("Module::schemas"), "{err}");
+    assert_eq!(std::fs::read_to_string(&module).unwrap(), python);
+
+    // Once the breaking change is gone, both update.
+    mod v3 {
+        #[derive(codec::Codec)]
+        #[codec(name = "half.Span")]
+        pub struct Span {
+            pub end: u64,
+        }
+    }
+    codec::python::Module::new()
+        .add::<v2::Doc>()
+        .add::<v3::Span>()
+        .schemas(dir.path())
+        .update(true)
+        .check(&module)
+        .unwrap();
+    DriftCheck::new(dir.path())
+        .add::<v2::Doc>()
+        .add::<v3::Span>()
+        .update(true)
+        .run()
+        .unwrap();
+    assert_ne!(before("half.Doc.json"), doc);
+}

@@ -54,12 +54,17 @@ fn files(dir: &std::path::Path) -> Vec<String> {
 fn all_checks_every_named_or_versioned_type_without_listing_them() {
     let dir = tempfile::tempdir().unwrap();
     let err = DriftCheck::all(dir.path()).run().unwrap_err().to_string();
-    assert!(err.contains("schema drift in 3 type(s)"), "{err}");
+    assert!(err.contains("schema drift in 4 type(s)"), "{err}");
     DriftCheck::all(dir.path()).update(true).run().unwrap();
     // codec's own records are not among them.
     assert_eq!(
         files(dir.path()),
-        ["Versioned.json", "all.Declared.json", "all.Named.json"]
+        [
+            "Versioned.json",
+            "all.Declared.json",
+            "all.Named.json",
+            "all.Text.json"
+        ]
     );
     DriftCheck::all(dir.path()).run().unwrap();
 
@@ -71,4 +76,17 @@ fn all_checks_every_named_or_versioned_type_without_listing_them() {
         .unwrap();
     let err = DriftCheck::all(dir.path()).run().unwrap_err().to_string();
     assert!(err.contains("all.Wrapper_u8_.json is stale"), "{err}");
+}
+
+/// An owned type and its borrowing twin: one stored type, one file.
+#[derive(Codec)]
+#[codec(name = "all.Text")]
+pub struct Text {
+    pub text: String,
+}
+
+#[derive(Codec)]
+#[codec(name = "all.Text")]
+pub struct TextRef<'a> {
+    pub text: &'a str,
 }

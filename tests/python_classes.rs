@@ -395,6 +395,28 @@ struct Tag {
 }
 
 /// `Tag` as it was, under its old name: with the same fields, and with others.
+/// The envelope `bytes` with `fingerprint` as its writer's.
+fn with_fingerprint(bytes: &[u8], fingerprint: codec::Fingerprint) -> Vec<u8> {
+    let header = codec::envelope_header(bytes).unwrap();
+    let mut w = codec::MsgpackWriter::new(bytes[..5].to_vec());
+    w.write_str(header.type_name).unwrap();
+    w.write_bin(&fingerprint.0).unwrap();
+    w.write_bin(header.schema.as_bytes()).unwrap();
+    w.write_raw(&bytes[header.payload_offset..]);
+    w.into_inner()
+}
+
+/// The envelope `bytes` with `name` as its type's wire name.
+fn stored_as(name: &str, bytes: &[u8]) -> Vec<u8> {
+    let header = codec::envelope_header(bytes).unwrap();
+    let mut w = codec::MsgpackWriter::new(bytes[..5].to_vec());
+    w.write_str(name).unwrap();
+    w.write_bin(&header.fingerprint.0).unwrap();
+    w.write_bin(header.schema.as_bytes()).unwrap();
+    w.write_raw(&bytes[header.payload_offset..]);
+    w.into_inner()
+}
+
 mod old {
     #[derive(codec::Codec)]
     #[codec(name = "shapes.OldTag")]
@@ -402,8 +424,10 @@ mod old {
         pub tag: String,
     }
 
+    /// Stored as a `shapes.OldTag` of another schema (`stored_as`): two
+    /// types of one program cannot share a wire name and differ.
     #[derive(codec::Codec)]
-    #[codec(name = "shapes.OldTag")]
+    #[codec(name = "shapes.LongTag")]
     pub struct LongTag {
         pub tag: String,
         pub long: bool,
@@ -955,11 +979,14 @@ fn cases() -> Vec<Case> {
         ),
         stored_refused(
             "stored_under_an_alias_with_another_schema",
-            codec::to_stored(&old::LongTag {
-                tag: "t".into(),
-                long: true,
-            })
-            .unwrap(),
+            stored_as(
+                "shapes.OldTag",
+                &codec::to_stored(&old::LongTag {
+                    tag: "t".into(),
+                    long: true,
+                })
+                .unwrap(),
+            ),
             "Tag",
             format!(
                 "stored `shapes.OldTag` was written with schema {}, and this module's `shapes.Tag` has schema {}",
@@ -986,6 +1013,24 @@ fn cases() -> Vec<Case> {
             "these bytes were not written by codec::to_stored".into(),
         ),
     ];
+    // A value stored by a codec that fingerprinted `Defaults` before floats
+    // had a width: Python reads it as Rust does.
+    let defaults = cases.iter().position(|c| c.name == "defaults").unwrap();
+    let legacy = codec::schema::info::<Defaults>()
+        .legacy_fingerprint
+        .expect("an earlier fingerprint of the same shape");
+    let mut earlier = case(
+        "stored_by_an_earlier_codec",
+        codec::from_stored::<Defaults>(&cases[defaults].stored).unwrap(),
+        ("Defaults", "Defaults"),
+        "Defaults()",
+    );
+    earlier.stored = with_fingerprint(&earlier.stored, legacy);
+    assert_eq!(
+        codec::from_stored::<Defaults>(&earlier.stored).unwrap(),
+        codec::from_stored::<Defaults>(&cases[defaults].stored).unwrap()
+    );
+    cases.push(earlier);
     // Rust reads a value stored with the same schema under any name.
     let origin = codec::to_stored(&Origin::default()).unwrap();
     assert_eq!(

@@ -23,7 +23,7 @@ use std::fmt;
 use crate::codec::Codec;
 use crate::error::{DecodeError, EncodeError};
 use crate::msgpack::{MsgpackReader, MsgpackWriter};
-use crate::schema::{self, Change, Fingerprint};
+use crate::schema::{self, Changes, Fingerprint};
 
 const MAGIC: [u8; 4] = [0xc1, b'C', b'D', b'C'];
 /// The envelope format this version of codec writes and reads.
@@ -58,8 +58,9 @@ pub enum EnvelopeError {
         writer: Fingerprint,
         /// The reader's fingerprint.
         reader: Fingerprint,
-        /// Every change from the writer's schema to the reader's.
-        changes: Vec<Change>,
+        /// Every change from the writer's schema to the reader's: the
+        /// error's `source()`.
+        changes: Changes,
     },
     /// The payload does not decode.
     Decode(DecodeError),
@@ -93,25 +94,12 @@ impl fmt::Display for EnvelopeError {
                 writer,
                 reader,
                 changes,
-            } => {
-                writeln!(
-                    f,
-                    "stored `{type_name}` was written with schema {writer} and cannot be read with schema {reader}:"
-                )?;
-                for change in changes {
-                    writeln!(f, "  - {change}")?;
-                }
-                // The fix each breaking change admits; restoring the old
-                // shape is the only one for the others.
-                let breaking = changes.iter().filter(|c| c.is_breaking());
-                let mut fixes: Vec<&str> =
-                    breaking.clone().filter_map(|c| c.fix.as_deref()).collect();
-                if breaking.clone().any(|c| c.fix.is_none()) {
-                    fixes.push("restore the changed types");
-                }
-                fixes.dedup();
-                write!(f, "fix: {}; or drop the stale entry", fixes.join("; "))
-            }
+            } => write!(
+                f,
+                "stored `{type_name}` was written with schema {writer} and cannot be read with schema {reader}: breaking change {}; fix: {}, or drop the stale value",
+                changes.summary(),
+                changes.fixes()
+            ),
             EnvelopeError::Decode(e) => write!(f, "stored payload does not decode: {e}"),
         }
     }
@@ -121,6 +109,7 @@ impl std::error::Error for EnvelopeError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             EnvelopeError::Decode(e) => Some(e),
+            EnvelopeError::Incompatible { changes, .. } => Some(changes),
             _ => None,
         }
     }
@@ -138,13 +127,13 @@ impl From<DecodeError> for EnvelopeError {
 pub fn to_stored<T: Codec + 'static>(value: &T) -> Result<Vec<u8>, EncodeError> {
     let info = schema::info::<T>();
     let mut w = MsgpackWriter::new(Vec::with_capacity(
-        64 + info.name.len() + info.canonical.len(),
+        64 + info.name.len() + info.stored_schema.len(),
     ));
     w.write_raw(&MAGIC);
     w.write_raw(&[FORMAT_VERSION]);
     w.write_str(&info.name)?;
     w.write_bin(&info.fingerprint.0)?;
-    w.write_bin(info.canonical.as_bytes())?;
+    w.write_bin(info.stored_schema.as_bytes())?;
     value.encode_msgpack(&mut w)?;
     Ok(w.into_inner())
 }

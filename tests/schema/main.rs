@@ -8,4 +8,5 @@
 mod corpus;
 mod diff;
 mod drift;
+mod evolution_props;
 mod generation;

@@ -177,7 +177,9 @@ impl Codec for f64 {
     }
 
     fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        schema::typed("number", json!({}))
+        // The width is part of the wire shape: a `f64` read as a `f32` loses
+        // precision, so the two must not share a fingerprint.
+        schema::typed("number", json!({ "format": "double" }))
     }
 }
 
@@ -209,7 +211,7 @@ impl Codec for f32 {
     }
 
     fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        schema::typed("number", json!({}))
+        schema::typed("number", json!({ "format": "float" }))
     }
 }
 

@@ -64,6 +64,13 @@ pub struct Module {
     update: Option<bool>,
     /// Types that cannot be roots (standard types have no class).
     refused: Vec<String>,
+    /// Wire names given to two types of different schemas.
+    clashes: Vec<String>,
+    /// The Rust types added, for the drift check of [`Module::schemas`].
+    types: Vec<(&'static str, &'static SchemaInfo)>,
+    /// The folder of the types' committed schemas, which an update must
+    /// agree with.
+    schemas: Option<PathBuf>,
 }
 
 impl Module {
@@ -81,17 +88,36 @@ impl Module {
     /// which links your library's types into the test. A module with no
     /// type fails to render rather than check nothing.
     pub fn all() -> Module {
-        let mut infos: Vec<&SchemaInfo> = crate::schema::registry::registered()
-            .filter(|r| !r.is_codecs_own())
-            .map(|r| (r.info)())
-            .collect();
-        infos.sort_by(|a, b| a.name.cmp(&b.name));
-        infos.into_iter().fold(Module::new(), Module::push)
+        let mut infos: Vec<(&'static str, &'static SchemaInfo)> =
+            crate::schema::registry::registered()
+                .filter(|r| !r.is_codecs_own())
+                .map(|r| ((r.rust_name)(), (r.info)()))
+                .collect();
+        infos.sort_by(|a, b| (&a.1.name, a.0).cmp(&(&b.1.name, b.0)));
+        infos
+            .into_iter()
+            .fold(Module::new(), |m, (rust, info)| m.push(rust, info))
     }
 
     /// Adds `T` and the types it contains.
     pub fn add<T: Codec + 'static>(self) -> Module {
-        self.push(crate::schema::info::<T>())
+        self.push(std::any::type_name::<T>(), crate::schema::info::<T>())
+    }
+
+    /// Makes [`Module::check`]'s update agree with the drift check of the
+    /// same types against the schema files of `dir`: the module is
+    /// rewritten only when the schemas may be, so a breaking change the
+    /// drift check refuses leaves both untouched.
+    ///
+    /// ```no_run
+    /// #[test]
+    /// fn python_classes_are_up_to_date() {
+    ///     codec::python_module!().schemas("schemas").check("python/models.py").unwrap();
+    /// }
+    /// ```
+    pub fn schemas(mut self, dir: impl AsRef<Path>) -> Module {
+        self.schemas = Some(dir.as_ref().to_owned());
+        self
     }
 
     /// Adds the type whose schema (as `codec::schema_of` gives it, or a
@@ -107,15 +133,40 @@ impl Module {
         Ok(self.push_schema(name, schema, fingerprint))
     }
 
-    fn push(mut self, info: &SchemaInfo) -> Module {
+    fn push(mut self, rust_name: &'static str, info: &'static SchemaInfo) -> Module {
         if !info.nominal {
             self.refused.push(info.name.clone());
             return self;
         }
+        self.types.push((rust_name, info));
         self.push_schema(&info.name, &info.schema, info.fingerprint)
     }
 
     fn push_schema(mut self, name: &str, schema: &Value, fingerprint: Fingerprint) -> Module {
+        if let Some(known) = self.identities.get(name) {
+            // One class per wire name: twins of one schema (an owned type
+            // and its borrowing twin) are one; two schemas cannot be.
+            if known.fingerprint != fingerprint.to_string() {
+                let rust: Vec<String> = self
+                    .types
+                    .iter()
+                    .filter(|(_, i)| i.name == name)
+                    .map(|(r, _)| format!("`{r}`"))
+                    .collect();
+                let who = if rust.len() > 1 {
+                    rust.join(" and ")
+                } else {
+                    "two types".to_owned()
+                };
+                self.clashes.push(format!(
+                    "`{name}` is the wire name of {who}, whose schemas differ; give all but one another #[codec(name = \"...\")]"
+                ));
+            }
+            return self;
+        }
+        let legacy_fingerprint = crate::schema::fingerprint::legacy::fingerprint(schema)
+            .filter(|legacy| *legacy != fingerprint)
+            .map(|legacy| legacy.to_string());
         let mut schema = schema.clone();
         let aliases = schema
             .get(crate::schema::ALIASES)
@@ -141,6 +192,7 @@ impl Module {
             name: name.to_owned(),
             aliases,
             fingerprint: fingerprint.to_string(),
+            legacy_fingerprint,
         };
         self.identities.insert(name.to_owned(), identity);
         if !self.roots.iter().any(|r| r == name) {
@@ -158,6 +210,9 @@ impl Module {
 
     /// The module's Python source: the types in dependency order.
     pub fn render(&self) -> Result<String, Error> {
+        if let Some(clash) = self.clashes.first() {
+            return Err(Error::new(clash.clone()));
+        }
         if let Some(name) = self.refused.first() {
             return Err(Error::new(format!(
                 "`{name}` is not a derived type; add the types that hold it instead"
@@ -193,6 +248,7 @@ impl Module {
             return Ok(());
         }
         if update {
+            self.may_update(path, committed.as_deref(), &generated)?;
             return write(path, &generated);
         }
         Err(Error::new(match committed {
@@ -206,6 +262,54 @@ impl Module {
                 first_difference(&text, &generated)
             ),
         }))
+    }
+}
+
+impl Module {
+    /// Whether an update may rewrite the module at `path`: with
+    /// [`Module::schemas`], when the drift check of the types would
+    /// accept their schemas; without, when no class the file has changed
+    /// its fingerprint (which only the schemas can judge).
+    fn may_update(
+        &self,
+        path: &Path,
+        committed: Option<&str>,
+        generated: &str,
+    ) -> Result<(), Error> {
+        if let Some(dir) = &self.schemas {
+            let mut check = crate::schema::DriftCheck::new(dir);
+            for (rust, info) in &self.types {
+                check.push_info(rust, info);
+            }
+            return match check.planned_edits() {
+                Ok(_) => Ok(()),
+                Err(e) => Err(Error::new(format!(
+                    "{} was not rewritten: the schemas of its types cannot be updated either:\n{e}",
+                    path.display()
+                ))),
+            };
+        }
+        let Some(committed) = committed else {
+            return Ok(());
+        };
+        let before = stored::fingerprints(committed);
+        let after = stored::fingerprints(generated);
+        let changed: Vec<String> = before
+            .iter()
+            .filter_map(|(name, old)| {
+                let new = after.get(name)?;
+                (new != old).then(|| format!("`{name}` ({old} -> {new})"))
+            })
+            .collect();
+        if changed.is_empty() {
+            return Ok(());
+        }
+        Err(Error::new(format!(
+            "{} was not rewritten: the schema of {} changed, and whether old values still read is for the schema drift check to say; \
+             give the module the schema folder, Module::schemas(\"schemas\"), so that it is rewritten when the schemas may be",
+            path.display(),
+            changed.join(", ")
+        )))
     }
 }
 

@@ -22,6 +22,9 @@ pub(super) struct Identity {
     pub(super) name: String,
     pub(super) aliases: Vec<String>,
     pub(super) fingerprint: String,
+    /// The fingerprint earlier versions of codec gave the same schema,
+    /// where it was exact and is not today's: values they stored read.
+    pub(super) legacy_fingerprint: Option<String>,
 }
 
 impl Identity {
@@ -42,6 +45,12 @@ impl Identity {
             "    __codec_fingerprint__: typing.ClassVar[str] = {}\n",
             python_str(&self.fingerprint)
         ));
+        if let Some(legacy) = &self.legacy_fingerprint {
+            out.push_str(&format!(
+                "    __codec_legacy_fingerprint__: typing.ClassVar[str] = {}\n",
+                python_str(legacy)
+            ));
+        }
         out
     }
 
@@ -53,6 +62,34 @@ impl Identity {
             _ => format!("({})", items.join(", ")),
         }
     }
+}
+
+/// The fingerprint of each type a generated module names, by wire name:
+/// read from its classes' `__codec_name__` and `__codec_fingerprint__`,
+/// and from the rows of `CODEC_TYPES`.
+pub(super) fn fingerprints(module: &str) -> std::collections::BTreeMap<String, String> {
+    /// The double-quoted strings of a line, as `python_str` writes them.
+    fn quoted(line: &str) -> Vec<&str> {
+        line.split('"').skip(1).step_by(2).collect()
+    }
+    let mut out = std::collections::BTreeMap::new();
+    let mut name = None;
+    for line in module.lines() {
+        let line = line.trim();
+        if line.starts_with("__codec_name__") {
+            name = quoted(line).first().map(|n| n.to_string());
+        } else if line.starts_with("__codec_fingerprint__") {
+            if let (Some(n), Some(fp)) = (name.take(), quoted(line).first()) {
+                out.insert(n, fp.to_string());
+            }
+        } else if line.starts_with('(')
+            && let [n, fp, ..] = quoted(line)[..]
+            && fp.len() == 32
+        {
+            out.insert(n.to_owned(), fp.to_owned());
+        }
+    }
+    out
 }
 
 /// The end of the module: the identities of the types that are not classes
@@ -100,6 +137,10 @@ def from_stored(data: bytes, type: typing.Any) -> typing.Any:
     if hasattr(type, "__codec_name__"):
         aliases = getattr(type, "__codec_aliases__", ())
         candidates = [(type.__codec_name__, type.__codec_fingerprint__, aliases)]
+        # The fingerprint an earlier codec gave this very schema.
+        legacy = getattr(type, "__codec_legacy_fingerprint__", None)
+        if legacy is not None:
+            candidates.append((type.__codec_name__, legacy, aliases))
     if not candidates:
         raise TypeError(
             f"{type!r} is not one of the types this module was generated for "

@@ -29,7 +29,7 @@ use serde_json::Value;
 
 use super::diff::{diff, Change};
 use super::{registry, SchemaInfo, VERSION};
-use crate::codec::Codec;
+use crate::codec::HasSchema;
 
 /// The environment variable that makes [`DriftCheck::run`] rewrite schema files.
 pub const UPDATE_ENV: &str = "CODEC_UPDATE_SCHEMAS";
@@ -116,10 +116,15 @@ impl DriftCheck {
         check
     }
 
-    /// Registers `T`.
-    pub fn add<T: Codec + 'static>(mut self) -> Self {
+    /// Registers `T` (a type that borrows too: `ChunkRef<'static>`).
+    pub fn add<T: HasSchema + 'static>(mut self) -> Self {
         self.push(std::any::type_name::<T>(), super::info::<T>());
         self
+    }
+
+    /// Registers a type by its facts.
+    pub(crate) fn push_info(&mut self, rust_name: &'static str, info: &'static SchemaInfo) {
+        self.push(rust_name, info);
     }
 
     fn push(&mut self, rust_name: &'static str, info: &'static SchemaInfo) {
@@ -154,21 +159,63 @@ impl DriftCheck {
                 checked_nothing: true,
             });
         }
+        let (edits, mut problems) = self.plan(update);
+        if !problems.is_empty() {
+            if update && !edits.is_empty() {
+                problems.push(format!(
+                    "nothing was written: {UPDATE_ENV}=1 rewrites the schema files all at once or not at all, and the problems above refuse it"
+                ));
+            }
+            return Err(DriftError {
+                problems,
+                checked_nothing: false,
+            });
+        }
+        for edit in &edits {
+            edit.apply().map_err(|problem| DriftError {
+                problems: vec![problem],
+                checked_nothing: false,
+            })?;
+        }
+        Ok(())
+    }
+
+    /// The edits an update would make to the folder, or the problems that
+    /// refuse it: nothing is written.
+    pub(crate) fn planned_edits(&self) -> Result<Vec<Edit>, DriftError> {
+        if let Some(problem) = self.nothing_to_check(true) {
+            return Err(DriftError {
+                problems: vec![problem],
+                checked_nothing: true,
+            });
+        }
+        match self.plan(true) {
+            (edits, problems) if problems.is_empty() => Ok(edits),
+            (_, problems) => Err(DriftError {
+                problems,
+                checked_nothing: false,
+            }),
+        }
+    }
+
+    /// Checks every type: the edits an update makes (when `update`), and
+    /// the problems found.
+    fn plan(&self, update: bool) -> (Vec<Edit>, Vec<String>) {
         let mut problems = self.same_names();
+        let mut edits = Vec::new();
+        let mut checked = BTreeSet::new();
         for (_, info) in &self.entries {
-            if let Err(problem) = self.check_one(info, update) {
-                problems.push(problem);
+            // Twins of one schema under one name have one file.
+            if !checked.insert((&info.name, info.fingerprint)) {
+                continue;
+            }
+            match self.check_one(info, update) {
+                Ok(planned) => edits.extend(planned),
+                Err(problem) => problems.push(problem),
             }
         }
         problems.extend(self.stale_files());
-        if problems.is_empty() {
-            Ok(())
-        } else {
-            Err(DriftError {
-                problems,
-                checked_nothing: false,
-            })
-        }
+        (edits, problems)
     }
 
     /// Why this check would pass without checking anything, if it would: it
@@ -198,20 +245,26 @@ impl DriftCheck {
         None
     }
 
-    /// Two Rust types under one wire name: their stored values would mix.
+    /// Two Rust types under one wire name whose schemas differ: their
+    /// stored values would mix, each read as the other. Types of one
+    /// schema under one name (an owned type and its borrowing twin) are
+    /// one stored type, checked once.
     fn same_names(&self) -> Vec<String> {
-        let mut by_name: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+        let mut by_name: BTreeMap<&str, Vec<(&str, &SchemaInfo)>> = BTreeMap::new();
         for (rust, info) in &self.entries {
-            by_name.entry(&info.name).or_default().insert(rust);
+            by_name.entry(&info.name).or_default().push((rust, info));
         }
         by_name
             .into_iter()
-            .filter(|(_, types)| types.len() > 1)
+            .filter(|(_, types)| types.iter().any(|(_, i)| i.fingerprint != types[0].1.fingerprint))
             .map(|(name, types)| {
-                let types: Vec<String> = types.iter().map(|t| format!("`{t}`")).collect();
+                let listed: Vec<String> = types
+                    .iter()
+                    .map(|(rust, info)| format!("`{rust}` (schema {})", info.fingerprint))
+                    .collect();
                 format!(
-                    "`{name}` is the wire name of {}; give all but one another #[codec(name = \"...\")]",
-                    types.join(" and ")
+                    "`{name}` is the wire name of {}, whose schemas differ: values stored by one would be read as the other; give all but one another #[codec(name = \"...\")], or make their fields the same",
+                    listed.join(" and ")
                 )
             })
             .collect()
@@ -262,7 +315,7 @@ impl DriftCheck {
             .find(|p| p.exists())
     }
 
-    fn check_one(&self, info: &SchemaInfo, update: bool) -> Result<(), String> {
+    fn check_one(&self, info: &SchemaInfo, update: bool) -> Result<Vec<Edit>, String> {
         let (name, schema) = (info.name.as_str(), &info.schema);
         let path = self.path_of(name);
         if !path.exists()
@@ -274,7 +327,7 @@ impl DriftCheck {
             Ok(text) => text,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 return if update {
-                    write(&path, schema)
+                    Ok(vec![Edit::write(&path, schema)])
                 } else {
                     Err(format!(
                         "`{name}`: no committed schema at {}; run the test with {UPDATE_ENV}=1 to create it",
@@ -291,14 +344,14 @@ impl DriftCheck {
             )
         })?;
         if committed == *schema {
-            return Ok(());
+            return Ok(Vec::new());
         }
         let changes = diff(&committed, schema);
         if changes.is_empty() {
             // Not a change of the wire shape (a version, an alias, an
             // annotation): the file is still stale.
             if update {
-                return write(&path, schema);
+                return Ok(vec![Edit::write(&path, schema)]);
             }
             let mut edits = Vec::new();
             json_edits(&committed, schema, "", &mut edits);
@@ -330,7 +383,7 @@ impl DriftCheck {
                 version(&committed)
             ));
         }
-        write(&path, schema)
+        Ok(vec![Edit::write(&path, schema)])
     }
 
     /// A type whose schema is committed under a former name (`old`): the
@@ -341,7 +394,7 @@ impl DriftCheck {
         old: &Path,
         path: &Path,
         update: bool,
-    ) -> Result<(), String> {
+    ) -> Result<Vec<Edit>, String> {
         let name = &info.name;
         let text = std::fs::read_to_string(old)
             .map_err(|e| format!("`{name}`: cannot read {}: {e}", old.display()))?;
@@ -374,8 +427,10 @@ impl DriftCheck {
                 version(&committed)
             ));
         }
-        write(path, &info.schema)?;
-        std::fs::remove_file(old).map_err(|e| format!("cannot delete {}: {e}", old.display()))
+        Ok(vec![
+            Edit::write(path, &info.schema),
+            Edit::Remove(old.to_owned()),
+        ])
     }
 }
 
@@ -471,14 +526,36 @@ fn short(v: &Value) -> String {
     }
 }
 
-fn write(path: &Path, schema: &Value) -> Result<(), String> {
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+/// A change an update makes to the schema folder.
+pub(crate) enum Edit {
+    /// Writes a schema file.
+    Write(PathBuf, String),
+    /// Deletes the file of a type's former name.
+    Remove(PathBuf),
+}
+
+impl Edit {
+    fn write(path: &Path, schema: &Value) -> Edit {
+        let mut text = serde_json::to_string_pretty(schema).unwrap_or_default();
+        text.push('\n');
+        Edit::Write(path.to_owned(), text)
     }
-    let mut text = serde_json::to_string_pretty(schema).map_err(|e| e.to_string())?;
-    text.push('\n');
-    std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+
+    /// Makes the change.
+    pub(crate) fn apply(&self) -> Result<(), String> {
+        match self {
+            Edit::Write(path, text) => {
+                if let Some(dir) = path.parent() {
+                    std::fs::create_dir_all(dir)
+                        .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+                }
+                std::fs::write(path, text)
+                    .map_err(|e| format!("cannot write {}: {e}", path.display()))
+            }
+            Edit::Remove(path) => std::fs::remove_file(path)
+                .map_err(|e| format!("cannot delete {}: {e}", path.display())),
+        }
+    }
 }
 
 #[cfg(test)]

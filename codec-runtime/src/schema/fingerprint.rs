@@ -1,14 +1,16 @@
-//! The fingerprint of a schema: SHA-256 of its canonical text, first 16 bytes.
+//! The fingerprint of a schema: SHA-256 of the canonical text of its
+//! resolved model (see `model/canonical.rs`), first 16 bytes. Two schemas
+//! fingerprint equal exactly when their wire shapes are equal: references
+//! followed, annotations (titles, descriptions, examples, defaults,
+//! codec's aliases, versions and field orders) left out where they are
+//! annotations, never where they are names. Field order counts only where
+//! the wire has an order: the elements of an `array_like` type
+//! (`prefixItems`).
 //!
-//! The canonical text is the schema as compact JSON with object keys sorted,
-//! the order-free lists (`required`, `enum`) sorted, and the annotations that
-//! do not change the wire shape removed: `title`, `description`, `examples`,
-//! `$comment`, `default`, `$schema` and codec's own `x-codec-aliases`,
-//! `x-codec-version`, `x-codec-order`, `x-codec-fields`,
-//! `x-codec-omit-defaults` (which name fields or change what is written,
-//! never what is read) and `x-codec-raw` (a `Raw` value's schema, which is
-//! `true`). Field order therefore counts only where the wire has an
-//! order: the elements of an `array_like` type (`prefixItems`).
+//! Earlier versions hashed the schema's JSON with a key filter that also
+//! dropped fields named like annotations (`title`, `default`...), and did
+//! not follow references. Their fingerprint of a type is its
+//! legacy fingerprint (`legacy`), still recognised where it was exact.
 
 use std::fmt;
 use std::str::FromStr;
@@ -16,22 +18,8 @@ use std::str::FromStr;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
+use super::model::{Canonical, Model};
 use crate::codec::HasSchema;
-
-const IGNORED: &[&str] = &[
-    "title",
-    "description",
-    "examples",
-    "$comment",
-    "default",
-    "$schema",
-    super::ALIASES,
-    super::VERSION,
-    super::ORDER,
-    super::FIELDS,
-    super::OMIT_DEFAULTS,
-    super::RAW,
-];
 
 /// The fingerprint of `T`'s schema: equal for equal wire shapes, across runs,
 /// platforms and compiler versions. See [`Fingerprint`].
@@ -110,50 +98,103 @@ impl FromStr for Fingerprint {
     }
 }
 
-/// The canonical text of a schema: see the module documentation.
+/// The canonical text of a schema, whose hash is its fingerprint: see the
+/// module documentation.
 pub fn canonical_json(schema: &Value) -> String {
-    let mut out = String::new();
-    write_canonical(schema, None, &mut out);
-    out
+    Canonical::new(&Model::new(schema)).root()
 }
 
-fn write_canonical(value: &Value, key: Option<&str>, out: &mut String) {
-    match value {
-        Value::Object(map) if super::is_raw(map) => out.push_str("true"),
-        Value::Object(map) => {
-            let mut keys: Vec<&String> = map
-                .keys()
-                .filter(|k| !IGNORED.contains(&k.as_str()))
-                .collect();
-            keys.sort();
-            out.push('{');
-            for (i, k) in keys.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
+/// The fingerprint earlier versions gave a schema, when it was exact: a
+/// key filter over the JSON that dropped annotations, and with them any
+/// field or definition named like one. `None` when the filter dropped a
+/// name: that fingerprint is shared by other shapes, and says nothing.
+pub(crate) mod legacy {
+    use serde_json::Value;
+
+    use super::Fingerprint;
+    use crate::schema::{ALIASES, FIELDS, OMIT_DEFAULTS, ORDER, RAW, VERSION};
+
+    const IGNORED: &[&str] = &[
+        "title",
+        "description",
+        "examples",
+        "$comment",
+        "default",
+        "$schema",
+        ALIASES,
+        VERSION,
+        ORDER,
+        FIELDS,
+        OMIT_DEFAULTS,
+        RAW,
+    ];
+
+    /// Keywords whose keys are names.
+    const NAMES: &[&str] = &["properties", "patternProperties", "$defs", "definitions"];
+
+    /// The earlier fingerprint of `schema`, when it was exact.
+    pub fn fingerprint(schema: &Value) -> Option<Fingerprint> {
+        let (text, exact) = canonical(schema);
+        exact.then(|| Fingerprint::of_canonical(&text))
+    }
+
+    /// The earlier canonical text, and whether no name was dropped.
+    pub fn canonical(schema: &Value) -> (String, bool) {
+        let mut out = String::new();
+        let mut exact = true;
+        write(schema, None, &mut out, &mut exact);
+        (out, exact)
+    }
+
+    fn write(value: &Value, key: Option<&str>, out: &mut String, exact: &mut bool) {
+        match value {
+            Value::Object(map) if crate::schema::is_raw(map) => out.push_str("true"),
+            Value::Object(map) => {
+                let names = key.is_some_and(|k| NAMES.contains(&k));
+                // Floats had no width in their schema then.
+                let width = map.get("type").is_some_and(|t| t == "number")
+                    && map
+                        .get("format")
+                        .is_some_and(|f| f == "float" || f == "double");
+                let mut keys: Vec<&String> = map
+                    .keys()
+                    .filter(|k| {
+                        let dropped = IGNORED.contains(&k.as_str());
+                        *exact &= !(dropped && names);
+                        let width_format = width && *k == "format";
+                        !(dropped || width_format)
+                    })
+                    .collect();
+                keys.sort();
+                out.push('{');
+                for (i, k) in keys.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    out.push_str(&Value::from(k.as_str()).to_string());
+                    out.push(':');
+                    write(&map[*k], Some(k), out, exact);
                 }
-                out.push_str(&Value::from(k.as_str()).to_string());
-                out.push(':');
-                write_canonical(&map[*k], Some(k), out);
+                out.push('}');
             }
-            out.push('}');
-        }
-        Value::Array(items) => {
-            let mut parts: Vec<String> = items
-                .iter()
-                .map(|item| {
-                    let mut s = String::new();
-                    write_canonical(item, None, &mut s);
-                    s
-                })
-                .collect();
-            if matches!(key, Some("required" | "enum")) {
-                parts.sort();
+            Value::Array(items) => {
+                let mut parts: Vec<String> = items
+                    .iter()
+                    .map(|item| {
+                        let mut s = String::new();
+                        write(item, None, &mut s, exact);
+                        s
+                    })
+                    .collect();
+                if matches!(key, Some("required" | "enum")) {
+                    parts.sort();
+                }
+                out.push('[');
+                out.push_str(&parts.join(","));
+                out.push(']');
             }
-            out.push('[');
-            out.push_str(&parts.join(","));
-            out.push(']');
+            other => out.push_str(&other.to_string()),
         }
-        other => out.push_str(&other.to_string()),
     }
 }
 

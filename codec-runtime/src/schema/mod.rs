@@ -20,6 +20,7 @@ pub(crate) mod build;
 mod diff;
 mod drift;
 pub(crate) mod fingerprint;
+pub(crate) mod model;
 pub(crate) mod readable;
 pub(crate) mod registry;
 
@@ -36,7 +37,7 @@ use crate::codec::{Codec, CodecSchema, HasSchema};
 
 pub use crate::codec::wire_name;
 pub use crate::name::structural_name;
-pub use diff::{diff, Change, Compatibility};
+pub use diff::{diff, Change, Changes, Compatibility};
 pub(crate) use drift::update_requested;
 pub use drift::{DriftCheck, DriftError, UPDATE_ENV};
 pub use fingerprint::canonical_json;
@@ -57,10 +58,15 @@ pub struct SchemaInfo {
     pub aliases: &'static [&'static str],
     /// The schema, as [`schema_of`] gives it.
     pub schema: Value,
-    /// The canonical text of the schema, whose hash is the fingerprint.
-    pub canonical: String,
+    /// The schema as a stored value keeps it: compact JSON, without
+    /// descriptions (see `model::without_descriptions`).
+    pub stored_schema: String,
     /// The fingerprint.
     pub fingerprint: Fingerprint,
+    /// The fingerprint earlier versions of codec wrote for this schema,
+    /// when it was exact (see `fingerprint::legacy`): a value written with
+    /// it has this very shape.
+    pub legacy_fingerprint: Option<Fingerprint>,
     /// The fingerprint as hex, as index lines and file names spell it.
     pub fingerprint_hex: String,
     /// The name earlier versions wrote for a standard type or a generic
@@ -75,15 +81,18 @@ pub struct SchemaInfo {
 impl SchemaInfo {
     fn compute<T: HasSchema>() -> SchemaInfo {
         let schema = schema_of::<T>();
-        let canonical = canonical_json(&schema);
-        let fingerprint = Fingerprint::of_canonical(&canonical);
+        let fingerprint = Fingerprint::of_schema(&schema);
+        let legacy_fingerprint =
+            fingerprint::legacy::fingerprint(&schema).filter(|legacy| *legacy != fingerprint);
+        let stored_schema = model::without_descriptions(&schema).to_string();
         SchemaInfo {
+            legacy_fingerprint,
             name: wire_name::<T>().into_owned(),
             aliases: T::__WIRE_ALIASES,
             fingerprint,
             fingerprint_hex: fingerprint.to_string(),
             schema,
-            canonical,
+            stored_schema,
             legacy_name: std::any::type_name::<T>(),
             nominal: T::__wire_name().is_some(),
         }

@@ -4,7 +4,10 @@
 
 use serde_json::Value;
 
-use super::{diff, Change, Fingerprint, SchemaInfo};
+use super::diff::diff_models;
+use super::fingerprint::legacy;
+use super::model::Model;
+use super::{Change, Changes, Fingerprint, SchemaInfo};
 use crate::envelope::EnvelopeError;
 
 /// Checks that a value written as the type `found` (its wire name), with
@@ -23,7 +26,8 @@ pub fn check_readable<E>(
     writer_schema: impl FnOnce() -> Result<Value, E>,
     unreadable: impl FnOnce(EnvelopeError) -> E,
 ) -> Result<(), E> {
-    if writer == reader.fingerprint {
+    // The fingerprint earlier versions wrote for this very shape.
+    if writer == reader.fingerprint || Some(writer) == reader.legacy_fingerprint {
         return Ok(());
     }
     if !reader.accepts_name(found) {
@@ -40,20 +44,38 @@ pub fn check_readable<E>(
         if reader.nominal {
             return Err(wrong());
         }
-        let changes = diff(&writer_schema()?, &reader.schema);
+        let changes = changes(writer, &writer_schema()?, reader);
         return match changes.iter().any(Change::is_breaking) {
             true => Err(wrong()),
             false => Ok(()),
         };
     }
-    let changes = diff(&writer_schema()?, &reader.schema);
+    let changes = changes(writer, &writer_schema()?, reader);
     if changes.iter().any(Change::is_breaking) {
         return Err(unreadable(EnvelopeError::Incompatible {
             type_name: reader.name.clone(),
             writer,
             reader: reader.fingerprint,
-            changes,
+            changes: Changes(changes),
         }));
     }
     Ok(())
+}
+
+/// The changes from the writer's schema to the reader's.
+///
+/// A value written by an earlier version of codec whose fingerprint left
+/// out the fields named like annotations (`title`, `default`...) kept a
+/// schema without them too, in its envelope: when that schema is what the
+/// earlier version made of the reader's own, the value was written by this
+/// shape as far as anything stored can tell, and reads as it always did.
+fn changes(writer: Fingerprint, writer_schema: &Value, reader: &SchemaInfo) -> Vec<Change> {
+    if legacy::fingerprint(&reader.schema).is_none() {
+        let (text, _) = legacy::canonical(&reader.schema);
+        if Fingerprint::of_canonical(&text) == writer && legacy::canonical(writer_schema).0 == text
+        {
+            return Vec::new();
+        }
+    }
+    diff_models(&Model::new(writer_schema), &Model::new(&reader.schema))
 }

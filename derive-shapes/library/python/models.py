@@ -70,6 +70,10 @@ def from_stored(data: bytes, type: typing.Any) -> typing.Any:
     if hasattr(type, "__codec_name__"):
         aliases = getattr(type, "__codec_aliases__", ())
         candidates = [(type.__codec_name__, type.__codec_fingerprint__, aliases)]
+        # The fingerprint an earlier codec gave this very schema.
+        legacy = getattr(type, "__codec_legacy_fingerprint__", None)
+        if legacy is not None:
+            candidates.append((type.__codec_name__, legacy, aliases))
     if not candidates:
         raise TypeError(
             f"{type!r} is not one of the types this module was generated for "

@@ -3,7 +3,10 @@
 
 #[test]
 fn python_classes_are_up_to_date() {
-    codec::python_module!().check("python/models.py").unwrap();
+    codec::python_module!()
+        .schemas("schemas")
+        .check("python/models.py")
+        .unwrap();
 }
 
 /// A change of a stored type fails the check: the committed module of

@@ -3,9 +3,10 @@
 //! compatible. `minimum` and `maximum` are the integer ranges' own, compared
 //! with the type (see `Differ::scalar`).
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::change::Compatibility;
+use crate::schema::model::Keywords;
 
 /// Lower bounds: a larger new value narrows.
 const LOWER: &[&str] = &["exclusiveMinimum", "minLength", "minItems", "minProperties"];
@@ -15,24 +16,19 @@ const UPPER: &[&str] = &["exclusiveMaximum", "maxLength", "maxItems", "maxProper
 /// Each change of a constraint keyword from `old` to `new`, in words.
 /// `minItems` and `maxItems` of fixed-length arrays (`prefixItems`) are
 /// their elements' business, not constraints, and are left out.
-pub(super) fn changes(
-    old: &Map<String, Value>,
-    new: &Map<String, Value>,
-) -> Vec<(String, Compatibility)> {
-    let tuple = old.contains_key("prefixItems") || new.contains_key("prefixItems");
+pub(super) fn changes(old: &Keywords, new: &Keywords) -> Vec<(String, Compatibility)> {
+    let tuple = old.has("prefixItems") || new.has("prefixItems");
+    let number = Bound::of;
     let mut out = Vec::new();
     for (keys, lower) in [(LOWER, true), (UPPER, false)] {
         for &key in keys {
             if tuple && matches!(key, "minItems" | "maxItems") {
                 continue;
             }
-            let (o, n) = (
-                old.get(key).and_then(Value::as_f64),
-                new.get(key).and_then(Value::as_f64),
-            );
+            let (o, n) = (number(old, key), number(new, key));
             let narrowed = match (o, n) {
                 (None, Some(_)) => true,
-                (Some(o), Some(n)) => (lower && n > o) || (!lower && n < o),
+                (Some(o), Some(n)) => (lower && n.above(o)) || (!lower && o.above(n)),
                 _ => false,
             };
             if o != n {
@@ -44,10 +40,8 @@ pub(super) fn changes(
             }
         }
     }
-    let (o, n) = (
-        old.get("multipleOf").and_then(Value::as_f64),
-        new.get("multipleOf").and_then(Value::as_f64),
-    );
+    let float = |k: &Keywords, key: &str| k.value(key).and_then(Value::as_f64);
+    let (o, n) = (float(old, "multipleOf"), float(new, "multipleOf"));
     if o != n {
         // Every multiple of the old step is one of the new if the new divides it.
         let compatible = match (o, n) {
@@ -60,7 +54,7 @@ pub(super) fn changes(
             verdict(!compatible),
         ));
     }
-    let (o, n) = (old.get("pattern"), new.get("pattern"));
+    let (o, n) = (old.value("pattern"), new.value("pattern"));
     if o != n {
         let text = |p: Option<&Value>| p.map_or_else(|| "none".to_owned(), ToString::to_string);
         out.push((
@@ -71,6 +65,51 @@ pub(super) fn changes(
     out
 }
 
+/// A bound of a schema: exact for integers (an `i64`'s `-2^63` and
+/// `-2^63 + 1` are one `f64`), else a float.
+#[derive(Clone, Copy, PartialEq, Debug)]
+pub(super) enum Bound {
+    Int(i128),
+    Float(f64),
+}
+
+impl Bound {
+    pub(super) fn of(k: &Keywords, key: &str) -> Option<Bound> {
+        let v = k.value(key)?;
+        if let Some(i) = v.as_i64() {
+            Some(Bound::Int(i.into()))
+        } else if let Some(u) = v.as_u64() {
+            Some(Bound::Int(u.into()))
+        } else {
+            v.as_f64().map(Bound::Float)
+        }
+    }
+
+    fn float(self) -> f64 {
+        match self {
+            Bound::Int(i) => i as f64,
+            Bound::Float(f) => f,
+        }
+    }
+
+    /// Whether `self` is greater than `other`.
+    pub(super) fn above(self, other: Bound) -> bool {
+        match (self, other) {
+            (Bound::Int(a), Bound::Int(b)) => a > b,
+            (a, b) => a.float() > b.float(),
+        }
+    }
+}
+
+impl std::fmt::Display for Bound {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Bound::Int(i) => write!(f, "{i}"),
+            Bound::Float(x) => write!(f, "{x}"),
+        }
+    }
+}
+
 fn verdict(breaking: bool) -> Compatibility {
     if breaking {
         Compatibility::Breaking
@@ -79,6 +118,6 @@ fn verdict(breaking: bool) -> Compatibility {
     }
 }
 
-fn show(v: Option<f64>) -> String {
-    v.map_or_else(|| "none".to_owned(), |v| format!("{v}"))
+fn show(v: Option<impl std::fmt::Display>) -> String {
+    v.map_or_else(|| "none".to_owned(), |v| v.to_string())
 }

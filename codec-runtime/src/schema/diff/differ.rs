@@ -1,43 +1,62 @@
-//! The walk over two schemas side by side, from their roots through `$ref`s,
-//! that records each difference with its path.
+//! The walk over two models side by side, from their roots through every
+//! reference, that records each difference with its path.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashMap, HashSet};
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-use super::bounds;
+use super::bounds::{self, Bound};
 use super::change::{Change, Compatibility};
-use super::shape::{aliases, describe, describe_map, shape, string_list, Shape};
+use super::shape::{aliases, describe, describe_scalar, shape, Shape};
 use crate::schema::build::enum_value_key;
-use crate::schema::{canonical_json, VALUE_ALIASES};
+use crate::schema::model::{Canonical, Keywords, Model, Node};
+use crate::schema::VALUE_ALIASES;
 
 /// The changes from `old` to `new`, two root schemas as [`crate::schema_of`]
 /// gives them. Empty when the wire shapes are equal.
 pub fn diff(old: &Value, new: &Value) -> Vec<Change> {
+    diff_models(&Model::new(old), &Model::new(new))
+}
+
+/// The changes from the model `old` to the model `new`.
+pub(crate) fn diff_models(old: &Model, new: &Model) -> Vec<Change> {
     let root = new
-        .get("title")
-        .or_else(|| old.get("title"))
-        .and_then(Value::as_str)
+        .title()
+        .or_else(|| old.title())
         .unwrap_or("$")
         .to_owned();
     let mut cx = Differ {
-        old_root: old,
-        new_root: new,
-        seen: HashSet::new(),
+        old,
+        new,
+        old_text: Canonical::new(old),
+        new_text: Canonical::new(new),
+        active: HashSet::new(),
+        known: HashMap::new(),
+        in_set: false,
         changes: Vec::new(),
     };
-    cx.node(old, new, &root);
+    cx.node(old.root(), new.root(), &root);
     cx.changes
 }
 
-struct Differ<'a> {
-    old_root: &'a Value,
-    new_root: &'a Value,
-    seen: HashSet<(String, String)>,
+struct Differ<'m> {
+    old: &'m Model,
+    new: &'m Model,
+    old_text: Canonical<'m>,
+    new_text: Canonical<'m>,
+    /// The pairs of nodes (by address, and whether inside a set) being
+    /// compared, up the path.
+    active: HashSet<(usize, usize, bool)>,
+    /// The changes found in each pair of nodes compared, by the path
+    /// below the pair's.
+    known: HashMap<(usize, usize, bool), Vec<Change>>,
+    /// Whether the nodes compared are (inside) the elements of a set,
+    /// where two elements that become equal become one.
+    in_set: bool,
     changes: Vec<Change>,
 }
 
-impl<'a> Differ<'a> {
+impl<'m> Differ<'m> {
     fn push(
         &mut self,
         path: &str,
@@ -66,121 +85,117 @@ impl<'a> Differ<'a> {
         self.push(path, description, Compatibility::Compatible, None);
     }
 
-    /// Follows `$ref`s into the root's `$defs`.
-    fn resolve<'b>(root: &'b Value, mut v: &'b Value) -> (&'b Value, Option<String>) {
-        let mut name = None;
-        for _ in 0..32 {
-            let Some(reference) = v.get("$ref").and_then(Value::as_str) else {
-                break;
-            };
-            name = Some(reference.to_owned());
-            v = if reference == "#" {
-                root
-            } else {
-                let key = reference.rsplit('/').next().unwrap_or_default();
-                let key = key.replace("~1", "/").replace("~0", "~");
-                match root.get("$defs").and_then(|d| d.get(&key)) {
-                    Some(def) => def,
-                    None => break,
-                }
-            };
-        }
-        (v, name)
+    /// Whether two nodes describe the same wire shape.
+    fn same(&mut self, old: &Node, new: &Node) -> bool {
+        self.old_text.node(old) == self.new_text.node(new)
     }
 
-    fn node<'b>(&mut self, old: &'b Value, new: &'b Value, path: &str)
-    where
-        'a: 'b,
-    {
-        let (old, old_ref) = Self::resolve(self.old_root, old);
-        let (new, new_ref) = Self::resolve(self.new_root, new);
-        if let (Some(a), Some(b)) = (&old_ref, &new_ref)
-            && !self.seen.insert((a.clone(), b.clone()))
-        {
-            return; // a recursive type, already compared on this path
-        }
-        if canonical_json(old) == canonical_json(new) {
+    fn node(&mut self, old: &'m Node, new: &'m Node, path: &str) {
+        let (old, _) = self.old.resolve(old);
+        let (new, _) = self.new.resolve(new);
+        // Nodes live in their models: a pair met again inside itself is a
+        // recursive type, compared already up the path; a pair met again
+        // elsewhere (a type used twice) has its changes said again there.
+        let pair = (
+            std::ptr::from_ref(old) as usize,
+            std::ptr::from_ref(new) as usize,
+            self.in_set,
+        );
+        if self.active.contains(&pair) {
             return;
         }
-        if let (Some(o), Some(n)) = (old.as_object(), new.as_object()) {
+        if let Some(known) = self.known.get(&pair) {
+            let replayed: Vec<Change> = known
+                .iter()
+                .map(|c| Change {
+                    path: format!("{path}{}", c.path),
+                    ..c.clone()
+                })
+                .collect();
+            self.changes.extend(replayed);
+            return;
+        }
+        if self.same(old, new) {
+            return;
+        }
+        self.active.insert(pair);
+        let start = self.changes.len();
+        self.compare(old, new, path);
+        self.active.remove(&pair);
+        let relative = self.changes[start..]
+            .iter()
+            .map(|c| Change {
+                path: c.path.strip_prefix(path).unwrap_or(&c.path).to_owned(),
+                ..c.clone()
+            })
+            .collect();
+        self.known.insert(pair, relative);
+    }
+
+    /// Compares two resolved nodes of different shapes' texts.
+    fn compare(&mut self, old: &'m Node, new: &'m Node, path: &str) {
+        if let (Some(o), Some(n)) = (old.keywords(), new.keywords()) {
             for (description, compatibility) in bounds::changes(o, n) {
                 self.push(path, description, compatibility, None);
             }
         }
-        match (shape(old), shape(new)) {
+        let (old_model, new_model) = (self.old, self.new);
+        match (shape(old_model, old), shape(new_model, new)) {
             (Shape::Nullable(o), Shape::Nullable(n)) => self.node(o, n, path),
-            (Shape::Nullable(_), _) => self.breaking(
-                path,
-                format!(
+            (Shape::Nullable(_), _) => {
+                let text = format!(
                     "{} -> {}: stored nulls no longer decode",
-                    describe(old),
-                    describe(new)
-                ),
-            ),
+                    describe(old_model, old),
+                    describe(new_model, new)
+                );
+                self.breaking(path, text);
+            }
             (_, Shape::Nullable(n)) => {
-                self.compatible(path, format!("{} -> {}", describe(old), describe(new)));
+                let text = format!(
+                    "{} -> {}",
+                    describe(old_model, old),
+                    describe(new_model, new)
+                );
+                self.compatible(path, text);
                 self.node(old, n, path);
             }
-            (Shape::Object(o), Shape::Object(n)) => self.object(o, n, path),
+            (Shape::Object(o), Shape::Object(n)) => {
+                self.object(Fields::of(o, None), Fields::of(n, None), path)
+            }
             (Shape::TaggedMap(ot, ov), Shape::TaggedMap(nt, nv)) if ot == nt => {
-                self.tagged_maps(ot, &ov, &nv, path)
+                self.tagged(ov, nv, path, &Tagging::Map(ot))
             }
             (Shape::TaggedMap(ot, _), Shape::TaggedMap(nt, _)) => {
                 self.breaking(path, format!("tag field `{ot}` -> `{nt}`"))
             }
-            (Shape::TaggedArray(ov), Shape::TaggedArray(nv)) => self.tagged_arrays(&ov, &nv, path),
-            (Shape::Enum(o), Shape::Enum(n)) => self.enums(o, n, new.get(VALUE_ALIASES), path),
-            (Shape::Map(o), Shape::Map(n)) => self.node(o, n, &format!("{path}.*")),
+            (Shape::TaggedArray(ov), Shape::TaggedArray(nv)) => {
+                self.tagged(ov, nv, path, &Tagging::Array)
+            }
+            (Shape::Enum(o), Shape::Enum(n)) => {
+                let aliases = new.keywords().and_then(|k| k.value(VALUE_ALIASES));
+                self.enums(o, n, aliases, path)
+            }
+            (Shape::Const(o), Shape::Enum(n)) if n.contains(o) => {
+                self.compatible(path, format!("constant {o} -> one of {}", n.len()))
+            }
+            (Shape::Map(o), Shape::Map(n)) => self.map(o, n, path),
             (Shape::Array(o), Shape::Array(n)) => self.array(o, n, path),
             (Shape::Scalar(ot, o), Shape::Scalar(nt, n)) => self.scalar(ot, o, nt, n, path),
             (Shape::Untagged(o), Shape::Untagged(n)) => self.untagged(o, n, path),
-            (_, Shape::Any) => self.compatible(path, format!("{} -> any value", describe(old))),
-            _ => self.breaking(path, format!("{} -> {}", describe(old), describe(new))),
+            (_, Shape::Any) => {
+                let text = format!("{} -> any value", describe(old_model, old));
+                self.compatible(path, text)
+            }
+            (Shape::Never, _) => self.compatible(path, "no value -> a value"),
+            _ => {
+                let text = format!(
+                    "{} -> {}",
+                    describe(old_model, old),
+                    describe(new_model, new)
+                );
+                self.breaking(path, text)
+            }
         }
-    }
-
-    /// Tagged map unions with the same tag field: variants by tag value.
-    fn tagged_maps<'b>(&mut self, tag: &str, old: &[&'b Value], new: &[&'b Value], path: &str)
-    where
-        'a: 'b,
-    {
-        self.tagged(
-            old,
-            new,
-            path,
-            |v| v.get("properties")?.get(tag)?.get("const").cloned(),
-            |v| v.get("properties").and_then(|p| p.get(tag)),
-            |v| {
-                let mut v = v.clone();
-                if let Some(Value::Object(props)) = v.get_mut("properties") {
-                    props.remove(tag);
-                }
-                v
-            },
-        )
-    }
-
-    /// `array_like` unions: variants by the tag in their first element.
-    fn tagged_arrays<'b>(&mut self, old: &[&'b Value], new: &[&'b Value], path: &str)
-    where
-        'a: 'b,
-    {
-        self.tagged(
-            old,
-            new,
-            path,
-            |v| v.get("prefixItems")?.get(0)?.get("const").cloned(),
-            |v| v.get("prefixItems").and_then(|p| p.get(0)),
-            |v| {
-                let mut v = v.clone();
-                if let Some(Value::Array(items)) = v.get_mut("prefixItems")
-                    && !items.is_empty()
-                {
-                    items[0] = Value::Bool(true);
-                }
-                v
-            },
-        )
     }
 
     /// Unit-only enums: a removed value is breaking, an added one
@@ -217,15 +232,29 @@ impl<'a> Differ<'a> {
         }
     }
 
-    /// Untagged unions: every old variant must still be there, unchanged.
-    fn untagged(&mut self, old: &[Value], new: &[Value], path: &str) {
-        let new_forms: Vec<String> = new.iter().map(canonical_json).collect();
+    /// Untagged unions: a value is read by the variant of its kind, so
+    /// every old variant must still be there, the same or read by the new
+    /// variant of its kind.
+    fn untagged(&mut self, old: &'m [Node], new: &'m [Node], path: &str) {
+        let (old_model, new_model) = (self.old, self.new);
         for variant in old {
-            if !new_forms.contains(&canonical_json(variant)) {
-                self.breaking(
-                    path,
-                    format!("untagged variant {} changed or removed", describe(variant)),
-                );
+            if new.iter().any(|n| self.same(variant, n)) {
+                continue;
+            }
+            let old_kind = kind(old_model, variant);
+            let same_kind: Vec<&Node> = new
+                .iter()
+                .filter(|n| old_kind.is_some() && kind(new_model, n) == old_kind)
+                .collect();
+            match (old_kind, same_kind.as_slice()) {
+                (Some(k), [one]) => self.node(variant, one, &format!("{path}<{k}>")),
+                _ => {
+                    let text = format!(
+                        "untagged variant {} changed or removed",
+                        describe(old_model, variant)
+                    );
+                    self.breaking(path, text)
+                }
             }
         }
         if new.len() > old.len() {
@@ -233,44 +262,29 @@ impl<'a> Differ<'a> {
         }
     }
 
-    fn object<'b>(&mut self, old: &'b Map<String, Value>, new: &'b Map<String, Value>, path: &str)
-    where
-        'a: 'b,
-    {
-        let empty = Map::new();
-        let old_props = old
-            .get("properties")
-            .and_then(Value::as_object)
-            .unwrap_or(&empty);
-        let new_props = new
-            .get("properties")
-            .and_then(Value::as_object)
-            .unwrap_or(&empty);
-        let old_required = string_list(old.get("required"));
-        let new_required = string_list(new.get("required"));
-        let closed = new.get("additionalProperties") == Some(&Value::Bool(false));
+    fn object(&mut self, old: Fields<'m>, new: Fields<'m>, path: &str) {
         let mut matched_old: HashSet<&str> = HashSet::new();
-        for (name, new_schema) in new_props {
+        for (&name, &new_schema) in &new.props {
             let field = format!("{path}.{name}");
-            let (old_name, old_schema) = match old_props.get(name) {
-                Some(s) => (name.as_str(), s),
+            let (old_name, old_schema) = match old.props.get(name) {
+                Some(&s) => (name, s),
                 None => match aliases(new_schema)
                     .into_iter()
-                    .find_map(|a| old_props.get_key_value(a))
+                    .find_map(|a| old.props.get_key_value(a))
                 {
-                    Some((old_name, s)) => {
+                    Some((&old_name, &s)) => {
                         self.compatible(&field, format!("renamed from `{old_name}` (an alias)"));
-                        (old_name.as_str(), s)
+                        (old_name, s)
                     }
                     None => {
-                        let required = new_required.contains(&name.as_str());
-                        self.added_field(&field, name, new_schema, required, old_props, new_props);
+                        let required = new.required.contains(&name);
+                        self.added_field(&field, name, new_schema, required, &old, &new);
                         continue;
                     }
                 },
             };
             matched_old.insert(old_name);
-            if new_required.contains(&name.as_str()) && !old_required.contains(&old_name) {
+            if new.required.contains(&name) && !old.required.contains(&old_name) {
                 self.breaking_fixable(
                     &field,
                     format!("field `{name}` lost its default"),
@@ -279,16 +293,18 @@ impl<'a> Differ<'a> {
             }
             self.node(old_schema, new_schema, &field);
         }
-        for name in old_props
-            .keys()
-            .filter(|k| !matched_old.contains(k.as_str()))
-        {
+        for &name in old.props.keys().filter(|k| !matched_old.contains(*k)) {
             let field = format!("{path}.{name}");
-            if closed {
+            if new.closed {
                 self.breaking_fixable(
                     &field,
                     format!("field `{name}` removed, and the type denies unknown fields"),
                     "remove #[codec(deny_unknown_fields)], or keep the field".to_owned(),
+                );
+            } else if self.in_set {
+                self.breaking(
+                    &field,
+                    format!("field `{name}` removed from the elements of a set: elements that differed by it become one"),
                 );
             } else {
                 self.compatible(&field, format!("field `{name}` removed"));
@@ -303,22 +319,24 @@ impl<'a> Differ<'a> {
         &mut self,
         field: &str,
         name: &str,
-        new_schema: &Value,
+        new_schema: &'m Node,
         required: bool,
-        old_props: &Map<String, Value>,
-        new_props: &Map<String, Value>,
+        old: &Fields<'m>,
+        new: &Fields<'m>,
     ) {
         if !required {
             self.compatible(field, format!("field `{name}` added with a default"));
             return;
         }
         // A removed field of the same shape: likely a rename.
-        let renamed_from = old_props.iter().find(|(old_name, old_schema)| {
-            !new_props.contains_key(*old_name)
-                && canonical_json(old_schema) == canonical_json(new_schema)
-        });
+        let renamed_from = old
+            .props
+            .iter()
+            .filter(|(old_name, _)| !new.props.contains_key(*old_name))
+            .find(|(_, old_schema)| self.same(old_schema, new_schema))
+            .map(|(old_name, _)| *old_name);
         let (hint, fix) = match renamed_from {
-            Some((old_name, _)) => (
+            Some(old_name) => (
                 format!("; if it is `{old_name}` renamed, add #[codec(alias = \"{old_name}\")]"),
                 format!("add #[codec(alias = \"{old_name}\")] to `{name}` if it is `{old_name}` renamed, else give `{name}` a #[codec(default)]"),
             ),
@@ -334,48 +352,40 @@ impl<'a> Differ<'a> {
         );
     }
 
-    fn tagged<'b>(
-        &mut self,
-        old: &[&'b Value],
-        new: &[&'b Value],
-        path: &str,
-        tag_of: impl Fn(&Value) -> Option<Value>,
-        tag_schema: impl Fn(&Value) -> Option<&Value>,
-        strip_tag: impl Fn(&Value) -> Value,
-    ) where
-        'a: 'b,
-    {
-        let resolve_old: Vec<&Value> = old
-            .iter()
-            .map(|v| Self::resolve(self.old_root, v).0)
-            .collect();
-        let resolve_new: Vec<&Value> = new
-            .iter()
-            .map(|v| Self::resolve(self.new_root, v).0)
-            .collect();
+    /// Tagged unions: variants matched by tag (or a tag's alias), each
+    /// compared without its tag.
+    fn tagged(&mut self, old: &'m [Node], new: &'m [Node], path: &str, tagging: &Tagging<'_>) {
+        let (old_model, new_model) = (self.old, self.new);
+        let old: Vec<&'m Keywords> = old.iter().filter_map(|v| variant(old_model, v)).collect();
+        let new: Vec<&'m Keywords> = new.iter().filter_map(|v| variant(new_model, v)).collect();
         let mut matched = HashSet::new();
-        for o in &resolve_old {
-            let Some(tag) = tag_of(o) else { continue };
-            let label = tag
-                .as_str()
-                .map(str::to_owned)
-                .unwrap_or_else(|| tag.to_string());
+        for o in &old {
+            let Some(tag) = tagging.tag(o) else { continue };
+            let label = label(tag);
             let variant_path = format!("{path}<{label}>");
-            let found = resolve_new.iter().enumerate().find(|(_, n)| {
-                tag_of(n) == Some(tag.clone())
-                    || tag_schema(n).is_some_and(|s| aliases(s).contains(&label.as_str()))
+            let found = new.iter().enumerate().find(|(_, n)| {
+                tagging.tag(n) == Some(tag)
+                    || tagging
+                        .tag_node(n)
+                        .is_some_and(|s| aliases(s).contains(&label.as_str()))
             });
             match found {
                 Some((i, n)) => {
                     matched.insert(i);
-                    if tag_of(n) != Some(tag.clone()) {
+                    if tagging.tag(n) != Some(tag) {
                         self.compatible(
                             &variant_path,
                             format!("variant `{label}` renamed (an alias)"),
                         );
                     }
-                    let (o, n) = (strip_tag(o), strip_tag(n));
-                    self.node(&o, &n, &variant_path);
+                    match tagging {
+                        Tagging::Map(tag) => self.object(
+                            Fields::of(o, Some(tag)),
+                            Fields::of(n, Some(tag)),
+                            &variant_path,
+                        ),
+                        Tagging::Array => self.elements(o, n, &variant_path, 1),
+                    }
                 }
                 None => self.breaking_fixable(
                     &variant_path,
@@ -384,14 +394,11 @@ impl<'a> Differ<'a> {
                 ),
             }
         }
-        for (i, n) in resolve_new.iter().enumerate() {
+        for (i, n) in new.iter().enumerate() {
             if !matched.contains(&i)
-                && let Some(tag) = tag_of(n)
+                && let Some(tag) = tagging.tag(n)
             {
-                let label = tag
-                    .as_str()
-                    .map(str::to_owned)
-                    .unwrap_or_else(|| tag.to_string());
+                let label = label(tag);
                 self.compatible(
                     &format!("{path}<{label}>"),
                     format!("variant `{label}` added"),
@@ -400,73 +407,127 @@ impl<'a> Differ<'a> {
         }
     }
 
-    fn array<'b>(&mut self, old: &'b Map<String, Value>, new: &'b Map<String, Value>, path: &str)
-    where
-        'a: 'b,
-    {
-        let old_prefix = old.get("prefixItems").and_then(Value::as_array);
-        let new_prefix = new.get("prefixItems").and_then(Value::as_array);
-        match (old_prefix, new_prefix) {
-            (Some(o), Some(n)) => {
-                for (i, (os, ns)) in o.iter().zip(n).enumerate() {
-                    self.node(os, ns, &format!("{path}[{i}]"));
+    fn map(&mut self, old: &'m Keywords, new: &'m Keywords, path: &str) {
+        let (old_keys, new_keys) = (old.schema("propertyNames"), new.schema("propertyNames"));
+        let same_keys = match (old_keys, new_keys) {
+            (None, None) => true,
+            (Some(o), Some(n)) => self.same(o, n),
+            _ => false,
+        };
+        if !same_keys {
+            // Integer keys are integers in MessagePack, strings are strings:
+            // neither reads the other.
+            let keys = |k: Option<&Node>| {
+                if k.is_some() {
+                    "integer keys"
+                } else {
+                    "string keys"
                 }
-                let new_min = new.get("minItems").and_then(Value::as_u64).unwrap_or(0) as usize;
-                for i in o.len()..n.len() {
-                    if i < new_min {
-                        self.breaking(&format!("{path}[{i}]"), "element added without a default");
-                    } else {
-                        self.compatible(&format!("{path}[{i}]"), "element added with a default");
-                    }
-                }
-                if n.len() < o.len() {
-                    if new.get("items") == Some(&Value::Bool(false)) {
-                        self.breaking(path, format!("{} elements -> {}", o.len(), n.len()));
-                    } else {
-                        self.compatible(
-                            path,
-                            format!("trailing elements removed ({} -> {})", o.len(), n.len()),
-                        );
-                    }
-                }
-            }
-            (None, None) => {
-                if let (Some(o), Some(n)) = (old.get("items"), new.get("items")) {
+            };
+            self.breaking(
+                path,
+                format!("map with {} -> {}", keys(old_keys), keys(new_keys)),
+            );
+        }
+        if let (Some(o), Some(n)) = (
+            old.schema("additionalProperties"),
+            new.schema("additionalProperties"),
+        ) {
+            self.node(o, n, &format!("{path}.*"));
+        }
+    }
+
+    fn array(&mut self, old: &'m Keywords, new: &'m Keywords, path: &str) {
+        match (old.has("prefixItems"), new.has("prefixItems")) {
+            (true, true) => self.elements(old, new, path, 0),
+            (false, false) => {
+                let unique = |k: &Keywords| k.value("uniqueItems") == Some(&Value::Bool(true));
+                if let (Some(o), Some(n)) = (old.schema("items"), new.schema("items")) {
+                    let outer = self.in_set;
+                    self.in_set |= unique(new);
                     self.node(o, n, &format!("{path}[]"));
+                    self.in_set = outer;
                 }
-                for key in ["uniqueItems"] {
-                    if old.get(key) != new.get(key) {
-                        self.breaking(path, format!("`{key}` changed"));
-                    }
+                if unique(old) != unique(new) {
+                    self.breaking(path, "`uniqueItems` changed");
                 }
             }
             _ => self.breaking(path, "sequence -> fixed array, or the reverse"),
         }
     }
 
+    /// Arrays of elements by position (tuples, `array_like` types and
+    /// variants), from element `skip` on (after a variant's tag).
+    fn elements(&mut self, old: &'m Keywords, new: &'m Keywords, path: &str, skip: usize) {
+        let none: &'m [Node] = &[];
+        let o = old.schemas("prefixItems").unwrap_or(none);
+        let n = new.schemas("prefixItems").unwrap_or(none);
+        let at = |i: usize| format!("{path}[{i}]");
+        for (i, (os, ns)) in o.iter().zip(n).enumerate().skip(skip) {
+            self.node(os, ns, &at(i));
+        }
+        let count = |k: &Keywords, key: &str| k.value(key).and_then(Value::as_u64);
+        let new_min = count(new, "minItems").unwrap_or(0) as usize;
+        for i in o.len().max(skip)..n.len() {
+            if i < new_min {
+                self.breaking(&at(i), "element added without a default");
+            } else {
+                self.compatible(&at(i), "element added with a default");
+            }
+        }
+        let old_min = count(old, "minItems").unwrap_or(0) as usize;
+        for i in old_min.max(skip)..new_min.min(o.len()) {
+            self.breaking(&at(i), "element lost its default");
+        }
+        let closed = |k: &Keywords| matches!(k.schema("items"), Some(Node::Bool(false)));
+        if n.len() < o.len() {
+            if closed(new) {
+                self.breaking(path, format!("{} elements -> {}", o.len(), n.len()));
+            } else if self.in_set {
+                self.breaking(
+                    path,
+                    format!("trailing elements removed ({} -> {}) from the elements of a set: elements that differed by them become one", o.len(), n.len()),
+                );
+            } else {
+                self.compatible(
+                    path,
+                    format!("trailing elements removed ({} -> {})", o.len(), n.len()),
+                );
+            }
+        } else if closed(new) && !closed(old) {
+            self.breaking(path, "the array no longer admits more elements");
+        }
+    }
+
     fn scalar(
         &mut self,
         old_ty: &str,
-        old: &Map<String, Value>,
+        old: &'m Keywords,
         new_ty: &str,
-        new: &Map<String, Value>,
+        new: &'m Keywords,
         path: &str,
     ) {
         if old_ty != new_ty {
             if old_ty == "integer" && new_ty == "number" {
                 self.compatible(path, "integer -> number");
             } else {
-                self.breaking(path, format!("{old_ty} -> {new_ty}"));
+                self.breaking(
+                    path,
+                    format!(
+                        "{} -> {}",
+                        describe_scalar(old_ty, old),
+                        describe_scalar(new_ty, new)
+                    ),
+                );
             }
             return;
         }
-        let bound = |m: &Map<String, Value>, k: &str| m.get(k).and_then(Value::as_f64);
-        let (old_min, new_min) = (bound(old, "minimum"), bound(new, "minimum"));
-        let (old_max, new_max) = (bound(old, "maximum"), bound(new, "maximum"));
+        let (old_min, new_min) = (Bound::of(old, "minimum"), Bound::of(new, "minimum"));
+        let (old_max, new_max) = (Bound::of(old, "maximum"), Bound::of(new, "maximum"));
         let narrower = matches!((old_min, new_min), (None, Some(_)))
-            || matches!((old_min, new_min), (Some(o), Some(n)) if n > o)
+            || matches!((old_min, new_min), (Some(o), Some(n)) if n.above(o))
             || matches!((old_max, new_max), (None, Some(_)))
-            || matches!((old_max, new_max), (Some(o), Some(n)) if n < o);
+            || matches!((old_max, new_max), (Some(o), Some(n)) if o.above(n));
         if narrower {
             self.breaking(
                 path,
@@ -486,23 +547,121 @@ impl<'a> Differ<'a> {
                 ),
             );
         }
-        for key in ["format", "contentEncoding", "not"] {
-            if old.get(key) != new.get(key) {
-                self.breaking(
-                    path,
-                    format!(
-                        "{} -> {}",
-                        describe_map(old_ty, old),
-                        describe_map(new_ty, new)
-                    ),
-                );
-                return;
+        let (old_not, new_not) = (old.schema("not"), new.schema("not"));
+        let not_changed = match (old_not, new_not) {
+            (None, None) => false,
+            (Some(o), Some(n)) => !self.same(o, n),
+            (Some(_), None) => {
+                self.compatible(path, "an excluded value is admitted");
+                false
             }
+            (None, Some(_)) => true,
+        };
+        fn format(k: &Keywords) -> Option<&str> {
+            k.value("format").and_then(Value::as_str)
+        }
+        let widened_float = old_ty == "number"
+            && matches!((format(old), format(new)), (Some("float"), Some("double")));
+        // A number written before floats had a width could be either.
+        let unknown_width = old_ty == "number"
+            && format(old).is_none()
+            && matches!(format(new), Some("float" | "double"));
+        let format_changed = format(old) != format(new) && !widened_float && !unknown_width;
+        let encoding_changed = old.value("contentEncoding") != new.value("contentEncoding");
+        if not_changed || format_changed || encoding_changed {
+            self.breaking(
+                path,
+                format!(
+                    "{} -> {}",
+                    describe_scalar(old_ty, old),
+                    describe_scalar(new_ty, new)
+                ),
+            );
+        } else if widened_float {
+            self.compatible(path, "32-bit float -> 64-bit float");
+        } else if unknown_width {
+            // Written before floats had a width: read as they always were.
+            let text = format!("number -> {}", describe_scalar(new_ty, new));
+            self.compatible(path, text);
         }
     }
 }
 
-fn range(min: Option<f64>, max: Option<f64>) -> String {
-    let show = |v: Option<f64>| v.map_or_else(|| "..".to_owned(), |v| format!("{v}"));
+/// The fields of an object (or of a tagged variant, without its tag).
+struct Fields<'m> {
+    props: BTreeMap<&'m str, &'m Node>,
+    required: Vec<&'m str>,
+    /// Whether unknown fields are refused.
+    closed: bool,
+}
+
+impl<'m> Fields<'m> {
+    fn of(keywords: &'m Keywords, without: Option<&str>) -> Self {
+        let props = keywords
+            .named("properties")
+            .into_iter()
+            .flatten()
+            .filter(|(name, _)| Some(name.as_str()) != without)
+            .map(|(name, node)| (name.as_str(), node))
+            .collect();
+        let required = keywords
+            .strings("required")
+            .into_iter()
+            .filter(|name| Some(*name) != without)
+            .collect();
+        Fields {
+            props,
+            required,
+            closed: matches!(
+                keywords.schema("additionalProperties"),
+                Some(Node::Bool(false))
+            ),
+        }
+    }
+}
+
+/// How a union's variants carry their tag.
+enum Tagging<'a> {
+    /// In a map, under this field.
+    Map(&'a str),
+    /// As the first element of an array.
+    Array,
+}
+
+impl Tagging<'_> {
+    fn tag_node<'m>(&self, variant: &'m Keywords) -> Option<&'m Node> {
+        match self {
+            Tagging::Map(tag) => variant.named("properties")?.get(*tag),
+            Tagging::Array => variant.schemas("prefixItems")?.first(),
+        }
+    }
+
+    fn tag<'m>(&self, variant: &'m Keywords) -> Option<&'m Value> {
+        self.tag_node(variant)?.keywords()?.value("const")
+    }
+}
+
+fn label(tag: &Value) -> String {
+    tag.as_str()
+        .map(str::to_owned)
+        .unwrap_or_else(|| tag.to_string())
+}
+
+/// A variant's keywords, its references followed.
+fn variant<'m>(model: &'m Model, node: &'m Node) -> Option<&'m Keywords> {
+    model.resolve(node).0.keywords()
+}
+
+/// The kind of value an untagged variant reads: its `type`.
+fn kind<'m>(model: &'m Model, node: &'m Node) -> Option<&'m str> {
+    let (node, _) = model.resolve(node);
+    match shape(model, node) {
+        Shape::Nullable(_) => None,
+        _ => node.keywords()?.value("type")?.as_str(),
+    }
+}
+
+fn range(min: Option<Bound>, max: Option<Bound>) -> String {
+    let show = |v: Option<Bound>| v.map_or_else(|| "..".to_owned(), |v| v.to_string());
     format!("[{}, {}]", show(min), show(max))
 }

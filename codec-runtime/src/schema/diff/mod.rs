@@ -17,5 +17,6 @@ mod change;
 mod differ;
 mod shape;
 
-pub use change::{Change, Compatibility};
+pub use change::{Change, Changes, Compatibility};
 pub use differ::diff;
+pub(crate) use differ::diff_models;
