@@ -132,7 +132,7 @@ impl<'m> Differ<'m> {
         self.known.insert(pair, relative);
     }
 
-    /// Compares two resolved nodes of different shapes' texts.
+    /// Compares two resolved nodes whose canonical texts differ.
     fn compare(&mut self, old: &'m Node, new: &'m Node, path: &str) {
         if let (Some(o), Some(n)) = (old.keywords(), new.keywords()) {
             for (description, compatibility) in bounds::changes(o, n) {
