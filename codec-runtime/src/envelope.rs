@@ -105,6 +105,23 @@ impl fmt::Display for EnvelopeError {
     }
 }
 
+impl EnvelopeError {
+    /// Why the value cannot be read, in a few words, for the message of an
+    /// error that has this one as its source: the first breaking change
+    /// (`` breaking change `Chunk.end`: integer -> string (and 2 more) ``),
+    /// the type found, or what is wrong with the bytes.
+    pub fn reason(&self) -> String {
+        match self {
+            EnvelopeError::Malformed { .. } => "the stored bytes are damaged".to_owned(),
+            EnvelopeError::WrongType { found, .. } => format!("it is a `{found}`"),
+            EnvelopeError::Incompatible { changes, .. } => {
+                format!("breaking change {}", changes.summary())
+            }
+            EnvelopeError::Decode(_) => "its payload does not decode".to_owned(),
+        }
+    }
+}
+
 impl std::error::Error for EnvelopeError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {

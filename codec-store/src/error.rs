@@ -37,7 +37,7 @@ pub enum StoreError {
     },
     /// The entry was written by another version of the type, with breaking
     /// changes; or as another type.
-    #[error("entry `{key}` cannot be read as the type asked for: {source}")]
+    #[error("entry `{key}` cannot be read as the type asked for: {}", source.reason())]
     Schema {
         /// The entry's key.
         key: String,
