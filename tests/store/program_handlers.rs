@@ -337,3 +337,30 @@ fn a_type_that_dumps_itself_is_its_own_handler() {
     other.remove("r").unwrap();
     assert_eq!(files(), 0, "delete_info frees the file");
 }
+
+/// A handler entry is as large as the files it wrote: its size counts in
+/// listings and bounds as any entry's does.
+#[test]
+fn a_handler_entrys_size_is_the_bytes_it_wrote() {
+    use codec::store::Bounds;
+    let dir = tempfile::tempdir().unwrap();
+    let cache = Cache::open(dir.path()).unwrap();
+    let long = Sheet {
+        lines: vec!["x".repeat(4000); 3],
+    };
+    cache.put("long", &long).unwrap();
+    cache.put("short", &sheet(1)).unwrap();
+    let text_len = |s: &Sheet| s.lines.join("\n").len() as u64;
+    let size = |key: &str| {
+        let entries = cache.entries().unwrap();
+        entries.into_iter().find(|e| e.key == key).unwrap().size
+    };
+    assert_eq!(size("long"), text_len(&long));
+    assert_eq!(size("short"), text_len(&sheet(1)));
+    // A bound below the two: the older, larger one goes.
+    let grace = std::time::Duration::from_secs(3600);
+    let bound = Bounds::default().max_bytes(text_len(&long));
+    let done = cache.admin().reduce_size(&bound, grace).unwrap();
+    assert_eq!(done.removed, ["long"]);
+    assert_eq!(cache.keys().unwrap(), ["short"]);
+}

@@ -152,11 +152,13 @@ impl Cache {
     ) -> Result<(), StoreError> {
         let schema = codec_runtime::schema::info::<T>();
         self.write_schema(schema)?;
-        let info = self.dump_with(key, &[], |ctx| typed.dump_value(value, ctx))?;
-        // The size of what the handler wrote, when its info says (`len`).
+        // The size of what the handler wrote through its context (files,
+        // appends, sub-values), or, if it wrote elsewhere, what its info
+        // says (`len`).
+        let (info, held) = self.dump_with(key, &[], |ctx| typed.dump_value(value, ctx))?;
         let size = match info.get("len") {
-            Some(InfoValue::Int(len)) => u64::try_from(*len).unwrap_or(0),
-            _ => 0,
+            Some(InfoValue::Int(len)) => held.max(u64::try_from(*len).unwrap_or(0)),
+            _ => held,
         };
         self.append_entry(
             key,

@@ -75,8 +75,10 @@ impl Cache {
                 key: key.to_owned(),
                 handler: name.to_owned(),
             })?;
-        let info = self.dump_with(key, large, |ctx| handler.dump(payload, ctx))?;
-        // Under the handler's name, not an alias it was asked by.
+        let (info, held) = self.dump_with(key, large, |ctx| handler.dump(payload, ctx))?;
+        // Under the handler's name, not an alias it was asked by. The size
+        // is what the entry holds: the payload, or more if the handler
+        // wrote more (a user handler's files).
         self.append_entry(
             key,
             type_name,
@@ -84,18 +86,19 @@ impl Cache {
             handler.name(),
             mode,
             info,
-            payload.len() as u64,
+            held.max(payload.len() as u64),
             expires,
         )
     }
 
-    /// Runs `dump` with the dump context of an entry of `key`.
+    /// Runs `dump` with the dump context of an entry of `key`: the info
+    /// it returns, and the bytes the entry holds.
     pub(crate) fn dump_with(
         &self,
         key: &str,
         large: &[LargeBin],
         dump: impl FnOnce(&mut DumpContext<'_>) -> Result<Info, StoreError>,
-    ) -> Result<Info, StoreError> {
+    ) -> Result<(Info, u64), StoreError> {
         let mut writer = self.writer.lock();
         let seq = writer.seq;
         let mut ctx = DumpContext {
@@ -110,15 +113,18 @@ impl Cache {
             apart_min: self.options.apart_min,
             subs: Some(self),
             schemas: Vec::new(),
+            written: 0,
+            allocated: Vec::new(),
         };
         let info = dump(&mut ctx)?;
+        let held = ctx.bytes_held()?;
         let schemas = std::mem::take(&mut ctx.schemas);
         drop(writer);
         // The sub-values' schemas, before the line that names them.
         for schema in schemas {
             self.write_schema(schema)?;
         }
-        Ok(info)
+        Ok((info, held))
     }
 
     /// Appends the line of an entry that `handler` stored, described by `info`.

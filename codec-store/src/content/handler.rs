@@ -75,6 +75,12 @@ pub struct DumpContext<'a> {
     pub(crate) subs: Option<&'a dyn SubValues>,
     /// The schemas of the sub-values stored, to write once the dump is done.
     pub(crate) schemas: Vec<&'static codec_runtime::__store::schema::SchemaInfo>,
+    /// The bytes this dump wrote through the context (files, appends,
+    /// sub-values kept in the info), which the entry holds: its size.
+    pub(crate) written: u64,
+    /// The files [`allocate_file`](Self::allocate_file) gave out, whose
+    /// size is known once the handler has written them.
+    pub(crate) allocated: Vec<String>,
 }
 
 impl DumpContext<'_> {
@@ -105,7 +111,10 @@ impl DumpContext<'_> {
             let name = layout::entry_file_name(self.writer_id, seq, extension);
             let path = data_dir.join(&name);
             match OpenOptions::new().write(true).create_new(true).open(&path) {
-                Ok(file) => return Ok((name, file)),
+                Ok(file) => {
+                    self.allocated.push(name.clone());
+                    return Ok((name, file));
+                }
                 Err(e)
                     if e.kind() == std::io::ErrorKind::AlreadyExists && seq < self.seq + 1000 =>
                 {
@@ -131,6 +140,7 @@ impl DumpContext<'_> {
             let name = layout::entry_file_name(self.writer_id, seq, extension);
             let object = layout::data_object(&name);
             if self.backend.create(&object, bytes, self.fsync)? == Created::Yes {
+                self.written += bytes.len() as u64;
                 return Ok(name);
             }
         }
@@ -160,6 +170,7 @@ impl DumpContext<'_> {
         }
         let file = self.shared.as_mut().expect("opened above");
         let appended = file.append(bytes, align)?;
+        self.written += bytes.len() as u64;
         if self.fsync {
             file.sync()?;
         }
@@ -212,6 +223,7 @@ impl DumpContext<'_> {
     pub fn dump_bytes(&mut self, bytes: &[u8]) -> Result<InfoValue, StoreError> {
         let engine = &base64::engine::general_purpose::STANDARD;
         if bytes.len() <= self.inline_limit {
+            self.written += bytes.len() as u64;
             return Ok(InfoValue::Text(format!("b64:{}", engine.encode(bytes))));
         }
         let (file, offset) = self.append_shared(bytes)?;
@@ -232,6 +244,18 @@ impl DumpContext<'_> {
         value: &T,
     ) -> Result<InfoValue, StoreError> {
         self.dump_bytes(&codec_runtime::to_msgpack(value)?)
+    }
+
+    /// The bytes the entry holds once the dump is done: what it wrote
+    /// through this context, and the files it was given, as they are now.
+    pub(crate) fn bytes_held(&self) -> Result<u64, StoreError> {
+        let mut total = self.written;
+        for name in &self.allocated {
+            let path = self.path(name);
+            let meta = std::fs::metadata(&path).map_err(|e| StoreError::io(&path, e))?;
+            total += meta.len();
+        }
+        Ok(total)
     }
 
     /// Whether data must reach the disk before the index line (the cache's

@@ -43,6 +43,8 @@
 //! let page = Page { lines: vec!["a".into(), "b".into()] };
 //! cache.put("page/1", &page)?;
 //! assert_eq!(cache.get::<Page>("page/1")?, Some(page));
+//! // The entry is as large as its file: bounds and listings count it.
+//! assert_eq!(cache.entries()?[0].size, "a\nb".len() as u64);
 //! # Ok(())
 //! # }
 //! ```
