@@ -561,3 +561,140 @@ fn inspect_shows_when_entries_were_last_used_and_expire() {
         "{daily}"
     );
 }
+
+/// Text kept as files of their own by a handler of this test's: the
+/// `codec` command never links it.
+#[derive(Codec, Debug, PartialEq, Clone)]
+#[codec(name = "cli.Text", handler = TextFiles)]
+struct Text(String);
+
+#[derive(Default)]
+struct TextFiles;
+
+impl codec::store::TypedHandler<Text> for TextFiles {
+    fn name(&self) -> &str {
+        "text-files"
+    }
+
+    fn dump(
+        &self,
+        text: &Text,
+        ctx: &mut codec::store::DumpContext<'_>,
+    ) -> Result<codec::store::Info, codec::StoreError> {
+        let file = ctx.write_file("txt", text.0.as_bytes())?;
+        // A sub-value in the shared data file, by its token.
+        let note = ctx.dump_bytes(&[b'n'; 200])?;
+        Ok(codec::store::Info::from([
+            ("file".to_owned(), file.into()),
+            ("note".to_owned(), note),
+        ]))
+    }
+
+    fn load(
+        &self,
+        info: &codec::store::Info,
+        ctx: &codec::store::LoadContext<'_>,
+    ) -> Result<Text, codec::StoreError> {
+        let Some(codec::store::InfoValue::Text(file)) = info.get("file") else {
+            return Err(ctx.corrupt("no file"));
+        };
+        let note = ctx.load_bytes(info.get("note").ok_or_else(|| ctx.corrupt("no note"))?)?;
+        if note != vec![b'n'; 200] {
+            return Err(ctx.corrupt("the note changed"));
+        }
+        let text =
+            String::from_utf8(ctx.read_file(file)?).map_err(|e| ctx.corrupt(e.to_string()))?;
+        Ok(Text(text))
+    }
+}
+
+#[test]
+fn verify_get_and_compact_handle_an_entry_whose_handler_they_do_not_link() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    {
+        let cache = Cache::open(dir.path()).unwrap();
+        cache.put("text", &Text("hello".into())).unwrap();
+        cache.put("gone", &Text("old".into())).unwrap();
+        cache.remove("gone").unwrap();
+        cache.put("plain", &7u32).unwrap();
+    }
+    let (ok, out, err) = run(&["verify", d]);
+    assert!(ok, "{out}{err}");
+    assert!(out.contains("2 entries checked, 0 problem(s)"), "{out}");
+
+    let (ok, out, err) = run(&["get", d, "text"]);
+    assert!(ok, "{out}{err}");
+    assert!(out.contains("\"handler\": \"text-files\""), "{out}");
+    assert!(out.contains("\"type\": \"cli.Text\""), "{out}");
+    // The file's bytes, "hello", in base64.
+    assert!(out.contains("\"base64\": \"aGVsbG8=\""), "{out}");
+
+    let (ok, out, err) = run(&["compact", d]);
+    assert!(ok, "{out}{err}");
+    assert!(out.contains("compacted 2 entries"), "{out}");
+    let cache = Cache::open(dir.path()).unwrap();
+    assert_eq!(
+        cache.get::<Text>("text").unwrap(),
+        Some(Text("hello".into()))
+    );
+    assert_eq!(cache.get::<u32>("plain").unwrap(), Some(7));
+    drop(cache);
+    let (ok, out, err) = run(&["verify", d]);
+    assert!(ok && out.contains("0 problem(s)"), "{out}{err}");
+
+    // A changed byte of the entry's file is found without the handler.
+    let file = std::fs::read_dir(dir.path().join("data"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|e| e == "txt"))
+        .unwrap();
+    std::fs::write(&file, "jello").unwrap();
+    let (ok, out, _) = run(&["verify", d]);
+    assert!(!ok);
+    assert!(out.contains("entry `text`"), "{out}");
+    assert!(out.contains("checksum"), "{out}");
+}
+
+#[test]
+fn entries_of_an_unknown_handler_written_before_parts_are_left_to_their_handler() {
+    fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+        std::fs::create_dir_all(to).unwrap();
+        for entry in std::fs::read_dir(from).unwrap() {
+            let entry = entry.unwrap();
+            let target = to.join(entry.file_name());
+            if entry.file_type().unwrap().is_dir() {
+                copy_dir(&entry.path(), &target);
+            } else {
+                std::fs::copy(entry.path(), target).unwrap();
+            }
+        }
+    }
+    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/fixtures/store-handlers-v1");
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&fixture, dir.path());
+    let d = dir.path().to_str().unwrap();
+    let (ok, out, err) = run(&["verify", d]);
+    assert!(ok, "{out}{err}");
+    assert!(
+        out.contains("1 entries checked, 0 problem(s), 2 left to their handler"),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "entry `text/0`: stored by handler `text-files` before entries recorded their bytes"
+        ),
+        "{out}"
+    );
+    let (ok, out, err) = run(&["get", d, "text/1"]);
+    assert!(ok, "{out}{err}");
+    assert!(
+        out.contains("only a program with that handler reads it"),
+        "{out}"
+    );
+    // Copying them needs the handler, as it always did.
+    let (ok, _, err) = run(&["compact", d]);
+    assert!(!ok);
+    assert!(err.contains("text-files"), "{err}");
+}

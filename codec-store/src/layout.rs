@@ -81,6 +81,16 @@ pub fn handler_feature(name: &str) -> Option<&'static str> {
     }
 }
 
+/// The key of an entry's info that lists the files and ranges it holds
+/// (`content/parts.rs`), for the handlers a program brings.
+pub const PARTS: &str = "#parts";
+
+/// Whether a handler is one of codec's own, which every handle has (and
+/// whose entries record no parts).
+pub fn is_built_in_handler(name: &str) -> bool {
+    [INLINE, SHARED, FILE, AUTO, ARRAY, ARROW, ARROW_BATCHES].contains(&name)
+}
+
 /// Whether a handler is one codec chooses by size (compaction chooses again).
 pub fn is_sized_handler(name: &str) -> bool {
     [INLINE, SHARED, AUTO].contains(&name)

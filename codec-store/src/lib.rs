@@ -60,6 +60,7 @@ pub use content::dump_self::{DumpSelf, SelfDumping};
 pub use content::handler::{
     DumpContext, FilePerEntry, Handler, Inline, LoadContext, Resources, Shared,
 };
+pub use content::parts::Part;
 pub use content::typed::{TableInfo, Typed, TypedHandler};
 pub use error::{Address, StoreError};
 pub use index::line::InfoRef;

@@ -37,7 +37,7 @@ use crate::content::apart;
 use crate::content::handler::Handler;
 use crate::error::StoreError;
 use crate::index::line::LineView;
-use crate::index::records::Compacting;
+use crate::index::records::{Compacting, Info, InfoValue};
 use crate::index::EntryInfo;
 use crate::layout::{self, COMPACT_MARKER as MARKER};
 use crate::options::CacheOptions;
@@ -184,9 +184,12 @@ pub(crate) fn copy_live_entries(
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<(usize, Vec<(String, StoreError)>), StoreError> {
     let entries = live_entries(old)?;
+    // An entry of a handler not given is copied from the bytes its dump
+    // recorded; one that recorded none (written before entries did)
+    // needs its handler.
     if let Some((e, _)) = entries
         .iter()
-        .find(|(e, _)| old.handler(&e.handler).is_none())
+        .find(|(e, _)| old.handler(&e.handler).is_none() && e.parts.is_none())
     {
         return Err(StoreError::UnknownHandler {
             key: e.key.clone(),
@@ -198,6 +201,17 @@ pub(crate) fn copy_live_entries(
     for copies in entries.chunks(COPIES_PER_APPEND) {
         new.in_one_append(|| {
             for (entry, time) in copies {
+                if old.handler(&entry.handler).is_none() {
+                    new.writer.lock().pinned_time = Some(*time);
+                    match copy_recorded(old, new, entry) {
+                        Ok(()) => {}
+                        Err(e) if e.is_damage() => dropped.push((entry.key.clone(), e)),
+                        Err(e) => return Err(e),
+                    }
+                    done += 1;
+                    progress(done, entries.len());
+                    continue;
+                }
                 match read_entry(old, entry) {
                     Ok((payload, large)) => {
                         new.writer.lock().pinned_time = Some(*time);
@@ -216,6 +230,70 @@ pub(crate) fn copy_live_entries(
         })?;
     }
     Ok((entries.len() - dropped.len(), dropped))
+}
+
+/// Copies an entry of a handler `old` does not have from the bytes its
+/// dump recorded (`content/parts.rs`): each file and range, checked, to a
+/// file or range of `new`, and the info's names of them (a file's name, a
+/// sub-value's `at:` token) to the copies'. A part the info does not name
+/// so is refused: only the handler knows where it keeps it.
+fn copy_recorded(old: &Cache, new: &Cache, entry: &EntryInfo) -> Result<(), StoreError> {
+    let parts = entry.parts.as_deref().unwrap_or_default();
+    let ctx = old.load_context(&entry.key);
+    let mut info = entry.info.clone();
+    let (info, copied, held) = new.dump_with(&entry.key, &[], |dump| {
+        for part in parts {
+            ctx.check_file_name(&part.file)?;
+            part.check(&ctx)?;
+            let (from, to) = match part.offset {
+                None => {
+                    let bytes = ctx.read_file(&part.file)?;
+                    let extension = part.file.rsplit_once('.').map_or("", |(_, e)| e);
+                    (part.file.clone(), dump.write_file(extension, &bytes)?)
+                }
+                Some(offset) => {
+                    let bytes = ctx.read_range(&part.file, offset, part.len)?;
+                    let (file, at) = dump.append_shared(&bytes)?;
+                    let token = |file: &str, at: u64| format!("at:{file}:{at}:{}", part.len);
+                    (token(&part.file, offset), token(&file, at))
+                }
+            };
+            if rename_in(&mut info, &from, &to) == 0 {
+                return Err(StoreError::UnknownHandler {
+                    key: entry.key.clone(),
+                    handler: entry.handler.clone(),
+                });
+            }
+        }
+        Ok(info)
+    })?;
+    new.append_entry(
+        &entry.key,
+        entry.type_name.clone(),
+        entry.fingerprint.clone(),
+        &entry.handler,
+        entry.mode,
+        (info, &copied),
+        held.max(entry.size),
+        entry.expires,
+    )
+}
+
+/// Replaces every text `from` of `info`, at any depth, by `to`; returns
+/// how many it replaced.
+fn rename_in(info: &mut Info, from: &str, to: &str) -> usize {
+    fn walk(value: &mut InfoValue, from: &str, to: &str) -> usize {
+        match value {
+            InfoValue::Text(text) if text == from => {
+                *text = to.to_owned();
+                1
+            }
+            InfoValue::List(items) => items.iter_mut().map(|v| walk(v, from, to)).sum(),
+            InfoValue::Map(map) => map.values_mut().map(|v| walk(v, from, to)).sum(),
+            _ => 0,
+        }
+    }
+    info.values_mut().map(|v| walk(v, from, to)).sum()
 }
 
 /// Every live entry and the time of its line, by key.

@@ -91,6 +91,49 @@ impl Admin<'_> {
         self.cache.entry_payload(entry)
     }
 
+    /// Checks the bytes a live entry holds outside its line against what
+    /// its dump recorded ([`EntryInfo::parts`](crate::EntryInfo::parts)): each file and range there,
+    /// of its length and checksum. This needs no handler: it checks the
+    /// bytes, not their meaning. `Ok(None)` when the entry recorded none
+    /// (a built-in handler's, which [`Admin::entry_payload`] checks, or
+    /// one written before entries recorded their bytes); else how many
+    /// parts it checked.
+    pub fn check_entry_bytes(&self, entry: &EntryInfo) -> Result<Option<usize>, StoreError> {
+        let Some(parts) = &entry.parts else {
+            return Ok(None);
+        };
+        let ctx = self.cache.load_context(&entry.key);
+        for part in parts {
+            ctx.check_file_name(&part.file)?;
+            part.check(&ctx)?;
+        }
+        Ok(Some(parts.len()))
+    }
+
+    /// The bytes of each part a live entry recorded
+    /// ([`EntryInfo::parts`]), in order, read without its handler: empty
+    /// when it recorded none.
+    pub fn entry_bytes(&self, entry: &EntryInfo) -> Result<Vec<Vec<u8>>, StoreError> {
+        let Some(parts) = &entry.parts else {
+            return Ok(Vec::new());
+        };
+        let ctx = self.cache.load_context(&entry.key);
+        parts
+            .iter()
+            .map(|p| match p.offset {
+                Some(offset) => ctx.read_range(&p.file, offset, p.len),
+                None => ctx.read_file(&p.file),
+            })
+            .collect()
+    }
+
+    /// Whether this handle has the handler `name` (built in, registered,
+    /// or named by a type the program links): the one that reads its
+    /// entries' values.
+    pub fn has_handler(&self, name: &str) -> bool {
+        self.cache.handler(name).is_some()
+    }
+
     /// The schema a fingerprint (of [`EntryInfo::fingerprint`]) names, as
     /// stored by the writer that used it; `None` if it is missing.
     pub fn writer_schema(

@@ -155,7 +155,7 @@ impl Cache {
         // The size of what the handler wrote through its context (files,
         // appends, sub-values), or, if it wrote elsewhere, what its info
         // says (`len`).
-        let (info, held) = self.dump_with(key, &[], |ctx| typed.dump_value(value, ctx))?;
+        let (info, parts, held) = self.dump_with(key, &[], |ctx| typed.dump_value(value, ctx))?;
         let size = match info.get("len") {
             Some(InfoValue::Int(len)) => held.max(u64::try_from(*len).unwrap_or(0)),
             _ => held,
@@ -166,7 +166,7 @@ impl Cache {
             Some(schema.fingerprint_hex.clone()),
             typed.name(),
             Mode::MsgPack,
-            info,
+            (info, &parts),
             size,
             expires,
         )

@@ -10,6 +10,7 @@ use crate::cache::writers;
 use crate::cache::Cache;
 use crate::cache::Writer;
 use crate::content::handler::DumpContext;
+use crate::content::parts::Part;
 use crate::error::StoreError;
 use crate::index::checkpoint;
 use crate::index::line;
@@ -75,7 +76,7 @@ impl Cache {
                 key: key.to_owned(),
                 handler: name.to_owned(),
             })?;
-        let (info, held) = self.dump_with(key, large, |ctx| handler.dump(payload, ctx))?;
+        let (info, parts, held) = self.dump_with(key, large, |ctx| handler.dump(payload, ctx))?;
         // Under the handler's name, not an alias it was asked by. The size
         // is what the entry holds: the payload, or more if the handler
         // wrote more (a user handler's files).
@@ -85,20 +86,21 @@ impl Cache {
             fingerprint,
             handler.name(),
             mode,
-            info,
+            (info, &parts),
             held.max(payload.len() as u64),
             expires,
         )
     }
 
     /// Runs `dump` with the dump context of an entry of `key`: the info
-    /// it returns, and the bytes the entry holds.
+    /// it returns, the files and ranges it wrote, and the bytes the entry
+    /// holds.
     pub(crate) fn dump_with(
         &self,
         key: &str,
         large: &[LargeBin],
         dump: impl FnOnce(&mut DumpContext<'_>) -> Result<Info, StoreError>,
-    ) -> Result<(Info, u64), StoreError> {
+    ) -> Result<(Info, Vec<Part>, u64), StoreError> {
         let mut writer = self.writer.lock();
         let seq = writer.seq;
         let mut ctx = DumpContext {
@@ -113,21 +115,24 @@ impl Cache {
             apart_min: self.options.apart_min,
             subs: Some(self),
             schemas: Vec::new(),
-            written: 0,
+            parts: Vec::new(),
+            inline_bytes: 0,
             allocated: Vec::new(),
         };
         let info = dump(&mut ctx)?;
-        let held = ctx.bytes_held()?;
+        let (parts, held) = ctx.finish()?;
         let schemas = std::mem::take(&mut ctx.schemas);
         drop(writer);
         // The sub-values' schemas, before the line that names them.
         for schema in schemas {
             self.write_schema(schema)?;
         }
-        Ok((info, held))
+        Ok((info, parts, held))
     }
 
-    /// Appends the line of an entry that `handler` stored, described by `info`.
+    /// Appends the line of an entry that `handler` stored, described by
+    /// `info`, having written `parts`: an entry of a handler that is not
+    /// built in records them in its info (`content/parts.rs`).
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn append_entry(
         &self,
@@ -136,11 +141,11 @@ impl Cache {
         fingerprint: Option<String>,
         handler: &str,
         mode: Mode,
-        info: Info,
+        (mut info, parts): (Info, &[Part]),
         size: u64,
         expires: Option<u64>,
     ) -> Result<(), StoreError> {
-        for reserved in ["#key", "#type"] {
+        for reserved in ["#key", "#type", layout::PARTS] {
             if info.contains_key(reserved) {
                 return Err(StoreError::ReservedInfoKey {
                     handler: handler.to_owned(),
@@ -148,7 +153,12 @@ impl Cache {
                 });
             }
         }
+        // The handler's own info is bounded; the list of what it wrote is
+        // as long as it is.
         check_info_size(key, handler, &info)?;
+        if !layout::is_built_in_handler(handler) {
+            info.insert(layout::PARTS.to_owned(), Part::to_info(parts));
+        }
         self.append_line(IndexLine {
             key: key.to_owned(),
             type_name,

@@ -15,6 +15,7 @@ use codec_runtime::__store::schema::SchemaInfo;
 use codec_runtime::__store::DefaultHandler;
 
 use crate::backend::{Appender, Appends, Backend, Created};
+use crate::content::parts::Part;
 use crate::error::StoreError;
 use crate::index::line::InfoRef;
 use crate::index::records::{Info, InfoValue};
@@ -23,7 +24,8 @@ use crate::layout;
 /// Stores and loads payloads for a cache.
 ///
 /// `dump` returns the info the index line keeps (where the payload went);
-/// `load` gets it back. Info keys `#key` and `#type` are reserved. A
+/// `load` gets it back. Info keys `#key`, `#type` and `#parts` are reserved (the
+/// last lists the files and ranges the dump wrote: see [`Part`](crate::Part)). A
 /// handler that takes values rather than bytes is a
 /// [`TypedHandler`](crate::content::typed::TypedHandler).
 pub trait Handler: Any + Send + Sync {
@@ -75,11 +77,12 @@ pub struct DumpContext<'a> {
     pub(crate) subs: Option<&'a dyn SubValues>,
     /// The schemas of the sub-values stored, to write once the dump is done.
     pub(crate) schemas: Vec<&'static codec_runtime::__store::schema::SchemaInfo>,
-    /// The bytes this dump wrote through the context (files, appends,
-    /// sub-values kept in the info), which the entry holds: its size.
-    pub(crate) written: u64,
+    /// The files and ranges this dump wrote through the context.
+    pub(crate) parts: Vec<Part>,
+    /// The bytes of sub-values kept in the info itself.
+    pub(crate) inline_bytes: u64,
     /// The files [`allocate_file`](Self::allocate_file) gave out, whose
-    /// size is known once the handler has written them.
+    /// bytes are known once the handler has written them.
     pub(crate) allocated: Vec<String>,
 }
 
@@ -140,7 +143,7 @@ impl DumpContext<'_> {
             let name = layout::entry_file_name(self.writer_id, seq, extension);
             let object = layout::data_object(&name);
             if self.backend.create(&object, bytes, self.fsync)? == Created::Yes {
-                self.written += bytes.len() as u64;
+                self.parts.push(Part::of(&name, None, bytes));
                 return Ok(name);
             }
         }
@@ -170,15 +173,17 @@ impl DumpContext<'_> {
         }
         let file = self.shared.as_mut().expect("opened above");
         let appended = file.append(bytes, align)?;
-        self.written += bytes.len() as u64;
         if self.fsync {
             file.sync()?;
         }
         let name = appended
             .name
             .strip_prefix(layout::DATA)
-            .unwrap_or(&appended.name);
-        Ok((name.trim_start_matches('/').to_owned(), appended.offset))
+            .unwrap_or(&appended.name)
+            .trim_start_matches('/');
+        self.parts
+            .push(Part::of(name, Some(appended.offset), bytes));
+        Ok((name.to_owned(), appended.offset))
     }
 
     /// Appends `parts` to this writer's shared data, each at a multiple of
@@ -223,7 +228,7 @@ impl DumpContext<'_> {
     pub fn dump_bytes(&mut self, bytes: &[u8]) -> Result<InfoValue, StoreError> {
         let engine = &base64::engine::general_purpose::STANDARD;
         if bytes.len() <= self.inline_limit {
-            self.written += bytes.len() as u64;
+            self.inline_bytes += bytes.len() as u64;
             return Ok(InfoValue::Text(format!("b64:{}", engine.encode(bytes))));
         }
         let (file, offset) = self.append_shared(bytes)?;
@@ -246,16 +251,23 @@ impl DumpContext<'_> {
         self.dump_bytes(&codec_runtime::to_msgpack(value)?)
     }
 
-    /// The bytes the entry holds once the dump is done: what it wrote
-    /// through this context, and the files it was given, as they are now.
-    pub(crate) fn bytes_held(&self) -> Result<u64, StoreError> {
-        let mut total = self.written;
-        for name in &self.allocated {
-            let path = self.path(name);
-            let meta = std::fs::metadata(&path).map_err(|e| StoreError::io(&path, e))?;
-            total += meta.len();
+    /// What the entry holds once the dump is done: the files and ranges
+    /// it wrote through this context (the files it was given read as they
+    /// are now), and its size, those and the sub-values kept in the info.
+    pub(crate) fn finish(&mut self) -> Result<(Vec<Part>, u64), StoreError> {
+        for name in std::mem::take(&mut self.allocated) {
+            let object = layout::data_object(&name);
+            let bytes = self.backend.read(&object)?.ok_or_else(|| {
+                StoreError::io(
+                    self.backend.address(&object),
+                    std::io::ErrorKind::NotFound.into(),
+                )
+            })?;
+            self.parts.push(Part::of(&name, None, &bytes));
         }
-        Ok(total)
+        let parts = std::mem::take(&mut self.parts);
+        let held = self.inline_bytes + parts.iter().map(|p| p.len).sum::<u64>();
+        Ok((parts, held))
     }
 
     /// Whether data must reach the disk before the index line (the cache's

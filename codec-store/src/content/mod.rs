@@ -11,6 +11,7 @@ pub(crate) mod arrow;
 pub(crate) mod dump_self;
 pub(crate) mod handler;
 pub(crate) mod local_cache;
+pub(crate) mod parts;
 pub(crate) mod ranged;
 pub(crate) mod sub_values;
 pub(crate) mod typed;

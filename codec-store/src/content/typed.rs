@@ -64,7 +64,7 @@ use codec_runtime::Codec;
 /// `dump` writes the value where the [`DumpContext`] lets it (a file of
 /// its own, the writer's shared data file, sub-values) and returns the
 /// info the index line keeps; `load` reads it back from that info. Info
-/// keys `#key` and `#type` are reserved. Register it wrapped in [`Typed`].
+/// keys `#key`, `#type` and `#parts` are reserved. Register it wrapped in [`Typed`].
 ///
 /// The entry's schema check covers `T` as usual (its wire name and
 /// fingerprint are in the line); the format of the handler's files is the

@@ -526,6 +526,11 @@ pub struct EntryInfo {
     pub size: u64,
     /// The handler's info.
     pub info: Info,
+    /// The files and ranges the entry holds outside its line, as its dump
+    /// recorded them (see [`Part`](crate::Part)): `None` when it recorded
+    /// none (a built-in handler's entry, or one written before entries
+    /// recorded their bytes).
+    pub parts: Option<Vec<crate::Part>>,
     /// When the entry expires, in nanoseconds since the Unix epoch
     /// ([`PutOptions::ttl`](crate::PutOptions::ttl)); `None`: never.
     pub expires: Option<u64>,
@@ -546,6 +551,18 @@ impl EntryInfo {
             return Ok(None);
         };
         let owned = |s: &Option<std::borrow::Cow<'_, str>>| s.as_deref().map(str::to_owned);
+        let mut info = line.info().map_err(|e| corrupt_line(&line.key, e))?;
+        let parts = match crate::content::parts::Part::of_info(&info) {
+            None => None,
+            Some(Ok(parts)) => Some(parts),
+            Some(Err(message)) => {
+                return Err(StoreError::Corrupt {
+                    key: line.key.clone().into_owned(),
+                    message,
+                })
+            }
+        };
+        info.remove(crate::layout::PARTS);
         Ok(Some(EntryInfo {
             key: line.key.clone().into_owned(),
             type_name: owned(&line.type_name),
@@ -553,7 +570,8 @@ impl EntryInfo {
             handler: handler.clone().into_owned(),
             mode: line.mode,
             size: line.size,
-            info: line.info().map_err(|e| corrupt_line(&line.key, e))?,
+            info,
+            parts,
             expires: line.expires,
         }))
     }
