@@ -643,6 +643,28 @@ fn verify_get_and_compact_handle_an_entry_whose_handler_they_do_not_link() {
     let (ok, out, err) = run(&["verify", d]);
     assert!(ok && out.contains("0 problem(s)"), "{out}{err}");
 
+    // Removed without the handler: the file it recorded goes with it.
+    {
+        let cache = Cache::open(dir.path()).unwrap();
+        cache.put("other", &Text("bye".into())).unwrap();
+    }
+    let texts = || {
+        std::fs::read_dir(dir.path().join("data"))
+            .unwrap()
+            .filter(|e| {
+                e.as_ref()
+                    .unwrap()
+                    .path()
+                    .extension()
+                    .is_some_and(|e| e == "txt")
+            })
+            .count()
+    };
+    assert_eq!(texts(), 2);
+    let (ok, out, err) = run(&["remove", d, "other"]);
+    assert!(ok, "{out}{err}");
+    assert_eq!(texts(), 1);
+
     // A changed byte of the entry's file is found without the handler.
     let file = std::fs::read_dir(dir.path().join("data"))
         .unwrap()

@@ -444,9 +444,23 @@ impl Cache {
             seq: 0,
             expires: None,
         })?;
-        if let Some(handler) = line.handler.as_deref().and_then(|h| self.handler(h)) {
-            let info = line.info().map_err(|e| corrupt_line(key, e))?;
-            handler.delete(&info, &self.load_context(key))?;
+        let Some(name) = line.handler.as_deref() else {
+            return Ok(true);
+        };
+        let info = line.info().map_err(|e| corrupt_line(key, e))?;
+        match self.handler(name) {
+            Some(handler) => handler.delete(&info, &self.load_context(key))?,
+            // Without its handler, the files of its own that the entry
+            // recorded go (ranges of shared files, with compaction).
+            None => {
+                let ctx = self.load_context(key);
+                let parts = crate::content::parts::Part::of_info(&info);
+                for part in parts.and_then(Result::ok).unwrap_or_default() {
+                    if part.offset.is_none() {
+                        ctx.delete_file(&part.file)?;
+                    }
+                }
+            }
         }
         Ok(true)
     }
