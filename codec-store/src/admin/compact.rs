@@ -241,7 +241,7 @@ fn copy_recorded(old: &Cache, new: &Cache, entry: &EntryInfo) -> Result<(), Stor
     let parts = entry.parts.as_deref().unwrap_or_default();
     let ctx = old.load_context(&entry.key);
     let mut info = entry.info.clone();
-    let (info, copied, held) = new.dump_with(&entry.key, &[], |dump| {
+    let (info, copied, held) = new.dump_with(&entry.key, &[], true, |dump| {
         for part in parts {
             ctx.check_file_name(&part.file)?;
             part.check(&ctx)?;

@@ -155,7 +155,9 @@ impl Cache {
         // The size of what the handler wrote through its context (files,
         // appends, sub-values), or, if it wrote elsewhere, what its info
         // says (`len`).
-        let (info, parts, held) = self.dump_with(key, &[], |ctx| typed.dump_value(value, ctx))?;
+        let record = !layout::is_built_in_handler(typed.name());
+        let (info, parts, held) =
+            self.dump_with(key, &[], record, |ctx| typed.dump_value(value, ctx))?;
         let size = match info.get("len") {
             Some(InfoValue::Int(len)) => held.max(u64::try_from(*len).unwrap_or(0)),
             _ => held,

@@ -76,7 +76,9 @@ impl Cache {
                 key: key.to_owned(),
                 handler: name.to_owned(),
             })?;
-        let (info, parts, held) = self.dump_with(key, large, |ctx| handler.dump(payload, ctx))?;
+        let record = !layout::is_built_in_handler(handler.name());
+        let (info, parts, held) =
+            self.dump_with(key, large, record, |ctx| handler.dump(payload, ctx))?;
         // Under the handler's name, not an alias it was asked by. The size
         // is what the entry holds: the payload, or more if the handler
         // wrote more (a user handler's files).
@@ -93,12 +95,13 @@ impl Cache {
     }
 
     /// Runs `dump` with the dump context of an entry of `key`: the info
-    /// it returns, the files and ranges it wrote, and the bytes the entry
-    /// holds.
+    /// it returns, the files and ranges it wrote (when it `record`s them),
+    /// and the bytes the entry holds.
     pub(crate) fn dump_with(
         &self,
         key: &str,
         large: &[LargeBin],
+        record: bool,
         dump: impl FnOnce(&mut DumpContext<'_>) -> Result<Info, StoreError>,
     ) -> Result<(Info, Vec<Part>, u64), StoreError> {
         let mut writer = self.writer.lock();
@@ -115,6 +118,7 @@ impl Cache {
             apart_min: self.options.apart_min,
             subs: Some(self),
             schemas: Vec::new(),
+            record,
             parts: Vec::new(),
             inline_bytes: 0,
             allocated: Vec::new(),

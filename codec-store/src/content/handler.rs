@@ -77,6 +77,9 @@ pub struct DumpContext<'a> {
     pub(crate) subs: Option<&'a dyn SubValues>,
     /// The schemas of the sub-values stored, to write once the dump is done.
     pub(crate) schemas: Vec<&'static codec_runtime::__store::schema::SchemaInfo>,
+    /// Whether the dump records its parts: for the handlers a program
+    /// brings, not the built-in ones, which every handle has.
+    pub(crate) record: bool,
     /// The files and ranges this dump wrote through the context.
     pub(crate) parts: Vec<Part>,
     /// The bytes of sub-values kept in the info itself.
@@ -115,7 +118,9 @@ impl DumpContext<'_> {
             let path = data_dir.join(&name);
             match OpenOptions::new().write(true).create_new(true).open(&path) {
                 Ok(file) => {
-                    self.allocated.push(name.clone());
+                    if self.record {
+                        self.allocated.push(name.clone());
+                    }
                     return Ok((name, file));
                 }
                 Err(e)
@@ -143,7 +148,9 @@ impl DumpContext<'_> {
             let name = layout::entry_file_name(self.writer_id, seq, extension);
             let object = layout::data_object(&name);
             if self.backend.create(&object, bytes, self.fsync)? == Created::Yes {
-                self.parts.push(Part::of(&name, None, bytes));
+                if self.record {
+                    self.parts.push(Part::of(&name, None, bytes));
+                }
                 return Ok(name);
             }
         }
@@ -181,8 +188,10 @@ impl DumpContext<'_> {
             .strip_prefix(layout::DATA)
             .unwrap_or(&appended.name)
             .trim_start_matches('/');
-        self.parts
-            .push(Part::of(name, Some(appended.offset), bytes));
+        if self.record {
+            self.parts
+                .push(Part::of(name, Some(appended.offset), bytes));
+        }
         Ok((name.to_owned(), appended.offset))
     }
 
