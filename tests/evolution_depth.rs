@@ -559,3 +559,86 @@ fn a_u128_schema_has_no_negative_maximum_and_reads_what_the_old_one_wrote() {
         codec::fingerprint_of::<u128>()
     );
 }
+
+mod stored_schema {
+    use super::*;
+
+    #[test]
+    fn an_envelope_keeps_fields_named_like_annotations_and_drops_doc_comments() {
+        mod v1 {
+            /// A document: this doc comment is not stored with each value.
+            #[derive(codec::Codec)]
+            #[codec(name = "Doc")]
+            pub struct Doc {
+                /// What the document is about (also not stored).
+                pub description: String,
+                pub title: String,
+                pub items: Vec<u32>,
+            }
+        }
+        mod v2 {
+            #[derive(codec::Codec, Debug, PartialEq)]
+            #[codec(name = "Doc")]
+            pub struct Doc {
+                pub description: String,
+                pub title: String,
+                pub items: Vec<u64>,
+                #[codec(default)]
+                pub lang: String,
+            }
+        }
+        let bytes = codec::to_stored(&v1::Doc {
+            description: "d".into(),
+            title: "t".into(),
+            items: vec![1],
+        })
+        .unwrap();
+        let header = codec::envelope_header(&bytes).unwrap();
+        assert!(!header.schema.contains("not stored"), "{}", header.schema);
+        // Another fingerprint: the stored schema is compared, and it still
+        // has the fields named `description` and `title`.
+        assert_ne!(header.fingerprint, codec::fingerprint_of::<v2::Doc>());
+        let back: v2::Doc = codec::from_stored(&bytes).unwrap();
+        assert_eq!(back.description, "d");
+        assert_eq!(back.items, [1]);
+    }
+
+    #[test]
+    fn a_field_of_a_nested_type_renamed_with_an_alias_reads() {
+        mod v1 {
+            #[derive(codec::Codec)]
+            #[codec(name = "Span")]
+            pub struct Span {
+                pub end: u32,
+            }
+            #[derive(codec::Codec)]
+            #[codec(name = "Doc")]
+            pub struct Doc {
+                pub span: Span,
+            }
+        }
+        mod v2 {
+            #[derive(codec::Codec, Debug, PartialEq)]
+            #[codec(name = "Span")]
+            pub struct Span {
+                pub end: u32,
+            }
+            #[derive(codec::Codec, Debug, PartialEq)]
+            #[codec(name = "Doc")]
+            pub struct Doc {
+                #[codec(alias = "span")]
+                pub range: Span,
+            }
+        }
+        let changes = codec::schema::diff(
+            &codec::schema_of::<v1::Doc>(),
+            &codec::schema_of::<v2::Doc>(),
+        );
+        assert!(!changes.iter().any(|c| c.is_breaking()), "{changes:#?}");
+        let back: v2::Doc = read(&v1::Doc {
+            span: v1::Span { end: 4 },
+        })
+        .unwrap();
+        assert_eq!(back.range, v2::Span { end: 4 });
+    }
+}
