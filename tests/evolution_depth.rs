@@ -642,3 +642,34 @@ mod stored_schema {
         assert_eq!(back.range, v2::Span { end: 4 });
     }
 }
+
+#[test]
+fn a_default_changed_under_omit_defaults_is_refused() {
+    mod v1 {
+        #[derive(codec::Codec)]
+        #[codec(name = "Opts", omit_defaults)]
+        pub struct Opts {
+            pub name: String,
+            #[codec(default)]
+            pub retries: u32,
+        }
+    }
+    mod v2 {
+        #[derive(codec::Codec, Debug)]
+        #[codec(name = "Opts", omit_defaults)]
+        pub struct Opts {
+            pub name: String,
+            #[codec(default = "five")]
+            pub retries: u32,
+        }
+        fn five() -> u32 {
+            5
+        }
+    }
+    // `retries: 0` was left out: read with the new default it would be 5.
+    let old = v1::Opts {
+        name: "a".into(),
+        retries: 0,
+    };
+    refused::<_, v2::Opts>(&old, "Opts.retries");
+}

@@ -10,7 +10,7 @@ use super::change::{Change, Compatibility};
 use super::shape::{aliases, describe, describe_scalar, shape, Shape};
 use crate::schema::build::enum_value_key;
 use crate::schema::model::{Canonical, Keywords, Model, Node};
-use crate::schema::VALUE_ALIASES;
+use crate::schema::{OMIT_DEFAULTS, VALUE_ALIASES};
 
 /// The changes from `old` to `new`, two root schemas as [`crate::schema_of`]
 /// gives them. Empty when the wire shapes are equal.
@@ -284,6 +284,9 @@ impl<'m> Differ<'m> {
                 },
             };
             matched_old.insert(old_name);
+            if old.omits {
+                self.default_kept(&field, name, old_schema, new_schema);
+            }
             if new.required.contains(&name) && !old.required.contains(&old_name) {
                 self.breaking_fixable(
                     &field,
@@ -310,6 +313,23 @@ impl<'m> Differ<'m> {
                 self.compatible(&field, format!("field `{name}` removed"));
             }
         }
+    }
+
+    /// Where fields equal to their default were left out, a field's
+    /// default is what it read as: changing it changes their values.
+    fn default_kept(&mut self, field: &str, name: &str, old: &Node, new: &Node) {
+        let default = |n: &Node| n.keywords().and_then(|k| k.value("default")).cloned();
+        let (was, now) = (default(old), default(new));
+        let Some(was) = was else { return };
+        if now.as_ref() == Some(&was) {
+            return;
+        }
+        let now = now.map_or_else(|| "none".to_owned(), |v| v.to_string());
+        self.breaking_fixable(
+            field,
+            format!("default {was} -> {now}, and values equal to it were left out: they would read as the new one"),
+            format!("give `{name}` its default {was} back"),
+        );
     }
 
     /// A field the new schema has and the old one does not (nor under an
@@ -593,6 +613,8 @@ struct Fields<'m> {
     required: Vec<&'m str>,
     /// Whether unknown fields are refused.
     closed: bool,
+    /// Whether fields equal to their default are left out.
+    omits: bool,
 }
 
 impl<'m> Fields<'m> {
@@ -616,6 +638,7 @@ impl<'m> Fields<'m> {
                 keywords.schema("additionalProperties"),
                 Some(Node::Bool(false))
             ),
+            omits: keywords.value(OMIT_DEFAULTS) == Some(&Value::Bool(true)),
         }
     }
 }

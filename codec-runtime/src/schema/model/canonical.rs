@@ -5,10 +5,16 @@
 //! where they are names: a field named `title` is a field), and every
 //! reference replaced by what it describes. A reference back to a
 //! definition being written (a recursive type) is written as
-//! `{"$ref":"#N"}`, N counting the definitions between it and its target,
-//! so a type's text is the same wherever it is used; a definition's text
-//! longer than [`LONG`] is written as its hash, so a type used at many
-//! places of a deep graph costs its text once.
+//! `{"$ref":"#N"}`, N counting the definitions between it and its target.
+//! The text of a definition outside any cycle is the same wherever it is
+//! used: it is kept, and one longer than [`LONG`] is written as its hash,
+//! so a type used at many places of a deep graph costs its text once. A
+//! recursive definition is written where it is, its references back
+//! ending at the nearest definition of its cycle.
+//!
+//! Where an object leaves out fields equal to their default
+//! (`#[codec(omit_defaults)]`), each field's default is written with it:
+//! what a reader reads for a field left out is part of the value.
 //!
 //! A schema without references has the text earlier versions hashed: the
 //! fingerprints of such types did not change when references began to be
@@ -21,6 +27,7 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use super::{is_annotation, Keyword, Keywords, Model, Node};
+use crate::schema::OMIT_DEFAULTS;
 
 /// The length past which a definition's text is replaced by its hash.
 const LONG: usize = 16 * 1024;
@@ -33,6 +40,10 @@ pub struct Canonical<'m> {
     known: HashMap<usize, String>,
     /// The definitions being written, outermost first.
     stack: Vec<usize>,
+    /// Whether texts that do not depend on where they are written are
+    /// kept (always, but in the test that checks that keeping them
+    /// changes no text).
+    remember: bool,
 }
 
 /// No definition around the node written is referred to.
@@ -45,6 +56,7 @@ impl<'m> Canonical<'m> {
             model,
             known: HashMap::new(),
             stack: Vec::new(),
+            remember: true,
         }
     }
 
@@ -81,6 +93,7 @@ impl<'m> Canonical<'m> {
     }
 
     fn keywords(&mut self, keywords: &Keywords, out: &mut String) -> usize {
+        let omits = keywords.value(OMIT_DEFAULTS) == Some(&Value::Bool(true));
         let mut low = FREE;
         out.push('{');
         let mut first = true;
@@ -109,7 +122,20 @@ impl<'m> Canonical<'m> {
                             out.push(',');
                         }
                         write_key(name, out);
+                        // Where fields equal to their default are left
+                        // out, the default is what a reader reads for them.
+                        let default = (omits && key == "properties")
+                            .then(|| node.keywords().and_then(|k| k.value("default")))
+                            .flatten();
+                        if let Some(default) = default {
+                            out.push_str("{\"default\":");
+                            write_value(default, None, out);
+                            out.push_str(",\"value\":");
+                        }
                         low = low.min(self.write(node, out));
+                        if default.is_some() {
+                            out.push('}');
+                        }
                     }
                     out.push('}');
                 }
@@ -141,6 +167,13 @@ impl<'m> Canonical<'m> {
             out.push_str(&text);
             return low;
         }
+        if low != FREE {
+            // Recursive: written inside another definition of its cycle,
+            // its references back end sooner, so it is written where it
+            // is, each time (a back reference is never to a kept text).
+            out.push_str(&text);
+            return FREE;
+        }
         if text.len() > LONG {
             let digest = Sha256::digest(text.as_bytes());
             text = String::from("{\"$sha256\":\"");
@@ -150,7 +183,9 @@ impl<'m> Canonical<'m> {
             text.push_str("\"}");
         }
         out.push_str(&text);
-        self.known.insert(id, text);
+        if self.remember {
+            self.known.insert(id, text);
+        }
         FREE
     }
 }
@@ -194,5 +229,52 @@ fn write_value(value: &Value, key: Option<&str>, out: &mut String) {
             out.push(']');
         }
         other => out.push_str(&other.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    /// The text with nothing kept, every definition written again.
+    fn unremembered(schema: &Value) -> String {
+        let model = Model::new(schema);
+        let mut canonical = Canonical::new(&model);
+        canonical.remember = false;
+        canonical.root()
+    }
+
+    #[test]
+    fn a_kept_text_is_the_text_written_again_wherever_it_is_used() {
+        // `A` and `B` refer to each other, and the root holds each: `B`
+        // written inside `A` refers back to `A`, so its text there is not
+        // its text at the root.
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "a": {"$ref": "#/$defs/A"},
+                "b": {"$ref": "#/$defs/B"},
+                "c": {"$ref": "#/$defs/C"},
+                "d": {"items": {"$ref": "#/$defs/C"}, "type": "array"},
+            },
+            "$defs": {
+                "A": {"type": "object", "properties": {"b": {"anyOf": [{"$ref": "#/$defs/B"}, {"type": "null"}]}}},
+                "B": {"type": "object", "properties": {"a": {"anyOf": [{"$ref": "#/$defs/A"}, {"type": "null"}]}, "c": {"$ref": "#/$defs/C"}}},
+                "C": {"type": "object", "properties": {"n": {"type": "integer"}}},
+            },
+        });
+        let model = Model::new(&schema);
+        assert_eq!(Canonical::new(&model).root(), unremembered(&schema));
+        // A node's text alone, too, after the whole was written.
+        let mut canonical = Canonical::new(&model);
+        let _ = canonical.root();
+        let b = model.def(2);
+        assert_eq!(canonical.node(&b.node), {
+            let mut fresh = Canonical::new(&model);
+            fresh.remember = false;
+            fresh.node(&b.node)
+        });
     }
 }
