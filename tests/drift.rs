@@ -398,4 +398,12 @@ fn a_refused_update_writes_no_file_of_any_type() {
         .run()
         .unwrap();
     assert_ne!(before("half.Doc.json"), doc);
+    // A module of some of the folder's types: the others' files are not
+    // its business.
+    codec::python::Module::new()
+        .add::<v2::Doc>()
+        .schemas(dir.path())
+        .update(true)
+        .check(dir.path().join("docs.py"))
+        .unwrap();
 }

@@ -180,16 +180,12 @@ impl DriftCheck {
         Ok(())
     }
 
-    /// The edits an update would make to the folder, or the problems that
-    /// refuse it: nothing is written.
+    /// The edits an update would make to the files of these types, or
+    /// the problems that refuse it: nothing is written. The folder's other
+    /// files are not these types' business (a Python module of some of the
+    /// types a drift check covers).
     pub(crate) fn planned_edits(&self) -> Result<Vec<Edit>, DriftError> {
-        if let Some(problem) = self.nothing_to_check(true) {
-            return Err(DriftError {
-                problems: vec![problem],
-                checked_nothing: true,
-            });
-        }
-        match self.plan(true) {
+        match self.plan_types(true) {
             (edits, problems) if problems.is_empty() => Ok(edits),
             (_, problems) => Err(DriftError {
                 problems,
@@ -198,9 +194,16 @@ impl DriftCheck {
         }
     }
 
-    /// Checks every type: the edits an update makes (when `update`), and
-    /// the problems found.
+    /// Checks every type and the folder: the edits an update makes (when
+    /// `update`), and the problems found.
     fn plan(&self, update: bool) -> (Vec<Edit>, Vec<String>) {
+        let (edits, mut problems) = self.plan_types(update);
+        problems.extend(self.stale_files());
+        (edits, problems)
+    }
+
+    /// [`DriftCheck::plan`] of the types only.
+    fn plan_types(&self, update: bool) -> (Vec<Edit>, Vec<String>) {
         let mut problems = self.same_names();
         let mut edits = Vec::new();
         let mut checked = BTreeSet::new();
@@ -214,7 +217,6 @@ impl DriftCheck {
                 Err(problem) => problems.push(problem),
             }
         }
-        problems.extend(self.stale_files());
         (edits, problems)
     }
 
