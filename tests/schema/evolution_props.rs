@@ -389,6 +389,35 @@ fn a_type_change_inside_a_vec_of_a_nested_type_is_breaking() {
 }
 
 #[test]
+fn an_untagged_variant_is_compared_with_the_new_variant_of_its_kind() {
+    let int = |max: u64| json!({"type": "integer", "minimum": 0, "maximum": max});
+    let untagged = |int: Value| json!({"anyOf": [int, {"type": "string"}]});
+    let (narrow, wide) = (untagged(int(u32::MAX.into())), untagged(int(u64::MAX)));
+    assert!(
+        !breaking(&narrow, &wide),
+        "{:?}",
+        codec::schema::diff(&narrow, &wide)
+    );
+    let changes = codec::schema::diff(&wide, &narrow);
+    assert!(
+        changes
+            .iter()
+            .any(|c| c.is_breaking() && c.path.ends_with("<integer>")),
+        "{changes:?}"
+    );
+    // No variant of its kind left: breaking.
+    let only_text = json!({"anyOf": [{"type": "string"}, {"type": "boolean"}]});
+    assert!(breaking(&narrow, &only_text));
+}
+
+#[test]
+fn a_constant_read_as_an_enum_holding_it_is_compatible() {
+    let constant = json!({"const": "a"});
+    assert!(!breaking(&constant, &json!({"enum": ["a", "b"]})));
+    assert!(breaking(&constant, &json!({"enum": ["b", "c"]})));
+}
+
+#[test]
 fn a_field_removed_from_the_elements_of_a_set_is_breaking() {
     // Two elements that differed only by the field would become one.
     let set_of = |item: Value| json!({"type": "array", "uniqueItems": true, "items": item});
