@@ -411,6 +411,26 @@ fn an_untagged_variant_is_compared_with_the_new_variant_of_its_kind() {
 }
 
 #[test]
+fn a_map_of_integer_keys_whose_values_widen_is_compatible() {
+    let map = |max: u64| {
+        json!({
+            "type": "object",
+            "additionalProperties": {"type": "integer", "minimum": 0, "maximum": max},
+            "propertyNames": {"pattern": "^-?[0-9]+$"},
+        })
+    };
+    let (old, new) = (map(u32::MAX.into()), map(u64::MAX));
+    assert!(
+        !breaking(&old, &new),
+        "{:?}",
+        codec::schema::diff(&old, &new)
+    );
+    let mut string_keys = new.clone();
+    string_keys.as_object_mut().unwrap().remove("propertyNames");
+    assert!(breaking(&old, &string_keys));
+}
+
+#[test]
 fn a_constant_read_as_an_enum_holding_it_is_compatible() {
     let constant = json!({"const": "a"});
     assert!(!breaking(&constant, &json!({"enum": ["a", "b"]})));
