@@ -431,6 +431,23 @@ fn a_map_of_integer_keys_whose_values_widen_is_compatible() {
 }
 
 #[test]
+fn an_excluded_value_counts_where_it_changes() {
+    use std::num::{NonZeroU32, NonZeroU64};
+    let (narrow, wide) = (
+        codec::schema_of::<NonZeroU32>(),
+        codec::schema_of::<NonZeroU64>(),
+    );
+    assert!(
+        !breaking(&narrow, &wide),
+        "{:?}",
+        codec::schema::diff(&narrow, &wide)
+    );
+    // A zero stored no longer reads.
+    assert!(breaking(&codec::schema_of::<u32>(), &narrow));
+    assert!(!breaking(&narrow, &codec::schema_of::<u64>()));
+}
+
+#[test]
 fn a_constant_read_as_an_enum_holding_it_is_compatible() {
     let constant = json!({"const": "a"});
     assert!(!breaking(&constant, &json!({"enum": ["a", "b"]})));
