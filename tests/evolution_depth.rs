@@ -673,3 +673,14 @@ fn a_default_changed_under_omit_defaults_is_refused() {
     };
     refused::<_, v2::Opts>(&old, "Opts.retries");
 }
+
+#[test]
+fn a_float_written_before_floats_had_a_width_reads_as_either() {
+    let old = serde_json::json!({"type": "number"});
+    for new in [codec::schema_of::<f32>(), codec::schema_of::<f64>()] {
+        let changes = codec::schema::diff(&old, &new);
+        assert!(!changes.iter().any(|c| c.is_breaking()), "{changes:?}");
+    }
+    let changes = codec::schema::diff(&codec::schema_of::<f64>(), &codec::schema_of::<f32>());
+    assert!(changes.iter().any(|c| c.is_breaking()), "{changes:?}");
+}
