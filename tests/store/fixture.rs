@@ -18,6 +18,8 @@ use codec::store::Mode;
 use codec::{Bytes, Cache, Codec, PutOptions};
 use ndarray::{Array1, Array2};
 
+use crate::fixtures::copy_dir;
+
 /// The chunk of the committed folder, not the shared `test.Chunk`: its
 /// fields, wire name and values are on disk.
 #[derive(Codec, Debug, Clone, PartialEq)]
@@ -136,19 +138,6 @@ fn write_fixture() {
     cache.remove("gone").unwrap();
     for i in 3..5 {
         cache.put(&format!("after/{i}"), &chunk(1000 + i)).unwrap();
-    }
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
     }
 }
 

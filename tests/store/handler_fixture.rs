@@ -9,6 +9,8 @@ use std::path::Path;
 use codec::store::{Admin, DumpContext, Info, InfoValue, LoadContext, TypedHandler};
 use codec::{Cache, Codec, StoreError};
 
+use crate::fixtures::copy_dir;
+
 /// The type and handler of the folder, as they were.
 #[derive(Codec, Debug, PartialEq, Clone)]
 #[codec(name = "fixture.Text", handler = TextFiles)]
@@ -42,19 +44,6 @@ impl TypedHandler<Text> for TextFiles {
         let text =
             String::from_utf8(ctx.read_file(file)?).map_err(|e| ctx.corrupt(e.to_string()))?;
         Ok(Text(text))
-    }
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
     }
 }
 
