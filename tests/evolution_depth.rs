@@ -528,6 +528,45 @@ mod stored_before {
     }
 
     #[test]
+    fn an_earlier_fingerprint_with_the_writers_whole_schema_is_compared_exactly() {
+        // The store keeps a writer's whole schema: with it, the field
+        // named `title` is there to compare, whatever the fingerprint.
+        mod now {
+            #[derive(codec::Codec, Debug)]
+            #[codec(name = "fixture.Art")]
+            pub struct Art {
+                pub title: u64,
+                pub n: u32,
+            }
+        }
+        let written = codec::envelope_header(&fixture("art.bin"))
+            .unwrap()
+            .fingerprint;
+        let whole = codec::schema_of::<Art>();
+        let reader = codec::__store::schema::info::<now::Art>();
+        let checked = codec::__store::schema::check_readable(
+            "fixture.Art",
+            written,
+            reader,
+            || Ok::<_, EnvelopeError>(whole.clone()),
+            |e| e,
+        );
+        assert!(
+            matches!(checked, Err(EnvelopeError::Incompatible { .. })),
+            "{checked:?}"
+        );
+        let same = codec::__store::schema::info::<Art>();
+        let checked = codec::__store::schema::check_readable(
+            "fixture.Art",
+            written,
+            same,
+            || Ok(whole),
+            |e| e,
+        );
+        assert!(checked.is_ok(), "{checked:?}");
+    }
+
+    #[test]
     fn an_old_value_whose_schema_lost_a_field_to_its_name_is_decoded_not_trusted() {
         // The envelope of `Art { title: String }` kept a schema without
         // `title`, as it would have for `title: u64`: which it was cannot

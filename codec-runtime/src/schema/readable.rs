@@ -69,11 +69,15 @@ pub fn check_readable<E>(
 /// schema without them too, in its envelope: when that schema is what the
 /// earlier version made of the reader's own, the value was written by this
 /// shape as far as anything stored can tell, and reads as it always did.
+/// A writer's whole schema (the store keeps it) still has those fields,
+/// and is compared.
 fn changes(writer: Fingerprint, writer_schema: &Value, reader: &SchemaInfo) -> Vec<Change> {
-    if legacy::fingerprint(&reader.schema).is_none() {
-        let (text, _) = legacy::canonical(&reader.schema);
-        if Fingerprint::of_canonical(&text) == writer && legacy::canonical(writer_schema).0 == text
-        {
+    let (reader_text, reader_exact) = legacy::canonical(&reader.schema);
+    if !reader_exact && Fingerprint::of_canonical(&reader_text) == writer {
+        // Exact: the writer's schema lost nothing more to the filter,
+        // having lost the names already.
+        let (writer_text, writer_exact) = legacy::canonical(writer_schema);
+        if writer_exact && writer_text == reader_text {
             return Vec::new();
         }
     }
