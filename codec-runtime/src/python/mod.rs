@@ -279,10 +279,10 @@ impl Module {
         if let Some(dir) = &self.schemas {
             let mut check = crate::schema::DriftCheck::new(dir);
             for (rust, info) in &self.types {
-                check.push_info(rust, info);
+                check.push(rust, info);
             }
-            return match check.planned_edits() {
-                Ok(_) => Ok(()),
+            return match check.may_update() {
+                Ok(()) => Ok(()),
                 Err(e) => Err(Error::new(format!(
                     "{} was not rewritten: the schemas of its types cannot be updated either:\n{e}",
                     path.display()

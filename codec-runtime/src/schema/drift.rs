@@ -123,11 +123,7 @@ impl DriftCheck {
     }
 
     /// Registers a type by its facts.
-    pub(crate) fn push_info(&mut self, rust_name: &'static str, info: &'static SchemaInfo) {
-        self.push(rust_name, info);
-    }
-
-    fn push(&mut self, rust_name: &'static str, info: &'static SchemaInfo) {
+    pub(crate) fn push(&mut self, rust_name: &'static str, info: &'static SchemaInfo) {
         if !self.entries.iter().any(|(r, _)| *r == rust_name) {
             self.entries.push((rust_name, info));
         }
@@ -180,14 +176,15 @@ impl DriftCheck {
         Ok(())
     }
 
-    /// The edits an update would make to the files of these types, or
-    /// the problems that refuse it: nothing is written. The folder's other
+    /// Whether an update may rewrite the files of these types, or the
+    /// problems that refuse it: nothing is written. The folder's other
     /// files are not these types' business (a Python module of some of the
     /// types a drift check covers).
-    pub(crate) fn planned_edits(&self) -> Result<Vec<Edit>, DriftError> {
-        match self.plan_types(true) {
-            (edits, problems) if problems.is_empty() => Ok(edits),
-            (_, problems) => Err(DriftError {
+    pub(crate) fn may_update(&self) -> Result<(), DriftError> {
+        let (_, problems) = self.plan_types(true);
+        match problems.is_empty() {
+            true => Ok(()),
+            false => Err(DriftError {
                 problems,
                 checked_nothing: false,
             }),
