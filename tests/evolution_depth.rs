@@ -723,3 +723,39 @@ fn a_float_written_before_floats_had_a_width_reads_as_either() {
     let changes = codec::schema::diff(&codec::schema_of::<f64>(), &codec::schema_of::<f32>());
     assert!(changes.iter().any(|c| c.is_breaking()), "{changes:?}");
 }
+
+#[test]
+fn a_stored_schema_of_definitions_nested_thousands_deep_is_refused_not_a_crash() {
+    #[derive(codec::Codec, Debug)]
+    #[codec(name = "Deep")]
+    struct Deep {
+        next: Option<u32>,
+    }
+    // `D0 -> D1 -> ... -> D19999`, each a field holding the next.
+    let n = 20_000;
+    let mut defs = serde_json::Map::new();
+    for i in 0..n {
+        let next = match i + 1 < n {
+            true => serde_json::json!({"$ref": format!("#/$defs/D{}", i + 1)}),
+            false => serde_json::json!({"type": "integer"}),
+        };
+        defs.insert(
+            format!("D{i}"),
+            serde_json::json!({"type": "object", "properties": {"next": next}}),
+        );
+    }
+    let schema = serde_json::json!({
+        "title": "Deep", "type": "object",
+        "properties": {"next": {"$ref": "#/$defs/D0"}},
+        "$defs": defs,
+    });
+    let bytes = codec::to_stored(&Deep { next: None }).unwrap();
+    let header = codec::envelope_header(&bytes).unwrap();
+    let mut w = codec::MsgpackWriter::new(bytes[..5].to_vec());
+    w.write_str(header.type_name).unwrap();
+    w.write_bin(&[7; 16]).unwrap();
+    w.write_bin(schema.to_string().as_bytes()).unwrap();
+    w.write_raw(&bytes[header.payload_offset..]);
+    let err = codec::from_stored::<Deep>(&w.into_inner()).unwrap_err();
+    assert!(matches!(err, EnvelopeError::Incompatible { .. }), "{err}");
+}

@@ -9,7 +9,7 @@ use super::bounds::{self, Bound};
 use super::change::{Change, Compatibility};
 use super::shape::{aliases, describe, describe_scalar, shape, Shape};
 use crate::schema::build::enum_value_key;
-use crate::schema::model::{Canonical, Keywords, Model, Node};
+use crate::schema::model::{Canonical, Keywords, Model, Node, DEEPEST};
 use crate::schema::{OMIT_DEFAULTS, VALUE_ALIASES};
 
 /// The changes from `old` to `new`, two root schemas as [`crate::schema_of`]
@@ -85,12 +85,21 @@ impl<'m> Differ<'m> {
         self.push(path, description, Compatibility::Compatible, None);
     }
 
-    /// Whether two nodes describe the same wire shape.
+    /// Whether two nodes describe the same wire shape (never, for a
+    /// schema nested deeper than its text is written).
     fn same(&mut self, old: &Node, new: &Node) -> bool {
         self.old_text.node(old) == self.new_text.node(new)
+            && !self.old_text.too_deep
+            && !self.new_text.too_deep
     }
 
     fn node(&mut self, old: &'m Node, new: &'m Node, path: &str) {
+        if self.active.len() >= DEEPEST {
+            // Nested deeper than any program's types: a stored schema made
+            // to exhaust the stack is refused, not followed.
+            self.breaking(path, format!("nested more than {DEEPEST} levels deep"));
+            return;
+        }
         let (old, _) = self.old.resolve(old);
         let (new, _) = self.new.resolve(new);
         // Nodes live in their models: a pair met again inside itself is a

@@ -40,11 +40,17 @@ pub struct Canonical<'m> {
     known: HashMap<usize, String>,
     /// The definitions being written, outermost first.
     stack: Vec<usize>,
+    /// Whether a definition was met deeper than [`DEEPEST`] inside others,
+    /// and written as a mark rather than its text.
+    pub too_deep: bool,
     /// Whether texts that do not depend on where they are written are
     /// kept (always, but in the test that checks that keeping them
     /// changes no text).
     remember: bool,
 }
+
+/// How many definitions deep a text is written, at most.
+pub const DEEPEST: usize = 256;
 
 /// No definition around the node written is referred to.
 const FREE: usize = usize::MAX;
@@ -56,6 +62,7 @@ impl<'m> Canonical<'m> {
             model,
             known: HashMap::new(),
             stack: Vec::new(),
+            too_deep: false,
             remember: true,
         }
     }
@@ -156,6 +163,14 @@ impl<'m> Canonical<'m> {
             return FREE;
         }
         let at = self.stack.len();
+        if at >= DEEPEST {
+            // A chain of types this long is no program's: a stored schema
+            // made to exhaust the stack. Its text says so, and comparisons
+            // with it fail (see `too_deep`).
+            self.too_deep = true;
+            out.push_str("{\"$deeper\":true}");
+            return FREE;
+        }
         self.stack.push(id);
         let mut text = String::new();
         let model = self.model;

@@ -25,7 +25,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
-pub use canonical::Canonical;
+pub use canonical::{Canonical, DEEPEST};
 
 use super::{is_raw, ALIASES, FIELDS, OMIT_DEFAULTS, ORDER, RAW, VALUE_ALIASES, VERSION};
 
@@ -140,8 +140,14 @@ impl Model {
             defs: vec![Def {
                 node: Node::Bool(true),
             }],
+            pending: Vec::new(),
         };
         builder.defs[0].node = builder.node(root);
+        // Definitions one after the other, not one inside another: a chain
+        // of them as long as a stored schema holds costs no stack.
+        while let Some((id, def)) = builder.pending.pop() {
+            builder.defs[id].node = builder.node(&def);
+        }
         Model { defs: builder.defs }
     }
 
@@ -262,6 +268,8 @@ struct Builder {
     /// The id given to each definition reached so far.
     ids: BTreeMap<String, usize>,
     defs: Vec<Def>,
+    /// The definitions reached and not built yet, by id.
+    pending: Vec<(usize, Value)>,
 }
 
 impl Builder {
@@ -345,7 +353,7 @@ impl Builder {
         self.defs.push(Def {
             node: Node::Bool(true),
         });
-        self.defs[id].node = self.node(&def);
+        self.pending.push((id, def));
         Some(id)
     }
 }
