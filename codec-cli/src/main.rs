@@ -324,11 +324,15 @@ fn stored_json(cache: &Cache, entry: &EntryInfo) -> Result<Json, String> {
         ));
         return Ok(Json::Object(fields));
     };
-    cache.admin().check_entry_bytes(entry).map_err(stored)?;
+    // Checked whole, shown when small.
     let total: u64 = parts.iter().map(|p| p.len).sum();
-    let data = (total <= SHOWN_BYTES)
-        .then(|| cache.admin().entry_bytes(entry).map_err(stored))
-        .transpose()?;
+    let data = match total <= SHOWN_BYTES {
+        true => Some(cache.admin().entry_bytes(entry).map_err(stored)?),
+        false => {
+            cache.admin().check_entry_bytes(entry).map_err(stored)?;
+            None
+        }
+    };
     let listed = parts
         .iter()
         .enumerate()

@@ -243,16 +243,13 @@ fn copy_recorded(old: &Cache, new: &Cache, entry: &EntryInfo) -> Result<(), Stor
     let mut info = entry.info.clone();
     let (info, copied, held) = new.dump_with(&entry.key, &[], true, |dump| {
         for part in parts {
-            ctx.check_file_name(&part.file)?;
-            part.check(&ctx)?;
+            let bytes = part.read_checked(&ctx)?;
             let (from, to) = match part.offset {
                 None => {
-                    let bytes = ctx.read_file(&part.file)?;
                     let extension = part.file.rsplit_once('.').map_or("", |(_, e)| e);
                     (part.file.clone(), dump.write_file(extension, &bytes)?)
                 }
                 Some(offset) => {
-                    let bytes = ctx.read_range(&part.file, offset, part.len)?;
                     let (file, at) = dump.append_shared(&bytes)?;
                     let token = |file: &str, at: u64| format!("at:{file}:{at}:{}", part.len);
                     (token(&part.file, offset), token(&file, at))

@@ -104,27 +104,21 @@ impl Admin<'_> {
         };
         let ctx = self.cache.load_context(&entry.key);
         for part in parts {
-            ctx.check_file_name(&part.file)?;
-            part.check(&ctx)?;
+            part.read_checked(&ctx)?;
         }
         Ok(Some(parts.len()))
     }
 
     /// The bytes of each part a live entry recorded
-    /// ([`EntryInfo::parts`]), in order, read without its handler: empty
-    /// when it recorded none.
+    /// ([`EntryInfo::parts`]), in order, read without its handler and
+    /// checked as [`Admin::check_entry_bytes`] checks them: empty when it
+    /// recorded none.
     pub fn entry_bytes(&self, entry: &EntryInfo) -> Result<Vec<Vec<u8>>, StoreError> {
         let Some(parts) = &entry.parts else {
             return Ok(Vec::new());
         };
         let ctx = self.cache.load_context(&entry.key);
-        parts
-            .iter()
-            .map(|p| match p.offset {
-                Some(offset) => ctx.read_range(&p.file, offset, p.len),
-                None => ctx.read_file(&p.file),
-            })
-            .collect()
+        parts.iter().map(|p| p.read_checked(&ctx)).collect()
     }
 
     /// Whether this handle has the handler `name` (built in, registered,

@@ -104,8 +104,9 @@ impl Part {
         })
     }
 
-    /// Reads the part's bytes and checks their length and checksum.
-    pub(crate) fn check(&self, ctx: &LoadContext<'_>) -> Result<(), StoreError> {
+    /// Reads the part's bytes, checked against its length and checksum.
+    pub(crate) fn read_checked(&self, ctx: &LoadContext<'_>) -> Result<Vec<u8>, StoreError> {
+        ctx.check_file_name(&self.file)?;
         let bytes = match self.offset {
             Some(offset) => ctx.read_range(&self.file, offset, self.len)?,
             None => ctx.read_file(&self.file)?,
@@ -128,6 +129,6 @@ impl Part {
                 self.crc
             )));
         }
-        Ok(())
+        Ok(bytes)
     }
 }
