@@ -292,7 +292,7 @@ const OTHER_CRATES: &str = "\
 
 /// Names of the types the samples declare.
 const SAMPLES: &str = "\
-    Blob Chunk Client Event Job Model MyError Page Settings TextPages Value \
+    Blob Chunk Client Event Job Model MyError Page Settings Text TextFiles TextPages Value \
     Wrapper";
 
 /// Names the generated Python module defines (`codec::python::Module`).

@@ -86,6 +86,43 @@ impl<'a> Container<'a> {
         private(&self.krate)
     }
 
+    /// Whether values of the type go to a store handler of its own
+    /// (`#[codec(handler = ..)]`) wherever the store meets them: its
+    /// encoder and decoder first ask the store (`__store::handled`).
+    pub fn store_handled(&self) -> bool {
+        self.attrs.handler.get().is_some() && !self.borrows()
+    }
+
+    /// The first statement of `encode_msgpack`: a value of a handled type
+    /// met while the store encodes is given to the store.
+    pub fn divert(&self) -> proc_macro2::TokenStream {
+        let krate = &self.krate;
+        let p = self.private();
+        match self.store_handled() {
+            true => quote::quote! {
+                if #krate::__store::handled::divert(self, __w)? {
+                    return #p::Ok(());
+                }
+            },
+            false => proc_macro2::TokenStream::new(),
+        }
+    }
+
+    /// The first statement of `decode_msgpack`: a placeholder the store
+    /// wrote stands for a value it reads back.
+    pub fn undivert(&self) -> proc_macro2::TokenStream {
+        let krate = &self.krate;
+        let p = self.private();
+        match self.store_handled() {
+            true => quote::quote! {
+                if let #p::Some(__value) = #krate::__store::handled::undivert::<Self>(__r)? {
+                    return #p::Ok(__value);
+                }
+            },
+            false => proc_macro2::TokenStream::new(),
+        }
+    }
+
     /// Whether the type borrows from its input: a field does (see
     /// [`Container::field_borrows`]). It then implements `BorrowCodec<'__de>`
     /// and `Decode<'__de>` for every input that outlives its lifetimes,

@@ -24,7 +24,7 @@ pub fn struct_items(cont: &Container, style: Style, fields: &[Field]) -> TokenSt
             let msgpack = live.iter().map(|f| msgpack_value(cont, f, self_field(f)));
             let json = json_elements(cont, &live, self_field, false);
             encoders(
-                &p,
+                cont,
                 quote! {
                     __w.write_raw(#header);
                     #(#msgpack)*
@@ -43,7 +43,7 @@ pub fn struct_items(cont: &Container, style: Style, fields: &[Field]) -> TokenSt
             let msgpack = msgpack_value(cont, field, self_field(field));
             let json = json_value(cont, field, self_field(field));
             encoders(
-                &p,
+                cont,
                 quote! {
                     #msgpack
                     #p::Ok(())
@@ -59,7 +59,7 @@ pub fn struct_items(cont: &Container, style: Style, fields: &[Field]) -> TokenSt
                 __w.write_nil();
                 #p::Ok(())
             };
-            encoders(&p, nil.clone(), nil)
+            encoders(cont, nil.clone(), nil)
         }
     }
 }
@@ -71,10 +71,13 @@ fn self_field(f: &Field) -> TokenStream {
 }
 
 /// `encode_msgpack` and `encode_json` with the given bodies.
-fn encoders(p: &TokenStream, msgpack: TokenStream, json: TokenStream) -> TokenStream {
+fn encoders(cont: &Container, msgpack: TokenStream, json: TokenStream) -> TokenStream {
+    let p = cont.private();
+    let divert = cont.divert();
     quote! {
         #[inline]
         fn encode_msgpack(&self, __w: &mut #p::MsgpackWriter) -> #p::Result<(), #p::EncodeError> {
+            #divert
             #msgpack
         }
 
@@ -105,7 +108,7 @@ fn map_struct_items(cont: &Container, live: &[&Field]) -> TokenStream {
     };
     let defaults = container_default(cont);
     let encoders = encoders(
-        &p,
+        cont,
         quote! {
             #write_header
             <Self as #codec>::__encode_msgpack_body(self, __w)
@@ -163,9 +166,11 @@ pub fn enum_items(cont: &Container, variants: &[Variant], repr: EnumRepr) -> Tok
     let codec = cont.codec_trait();
     let check =
         (repr == EnumRepr::Untagged).then(|| quote!(let _: #p::WireKind = <Self as #codec>::KIND;));
+    let divert = cont.divert();
     quote! {
         #[inline]
         fn encode_msgpack(&self, __w: &mut #p::MsgpackWriter) -> #p::Result<(), #p::EncodeError> {
+            #divert
             #check
             match self {
                 #(#msgpack_arms)*
@@ -346,6 +351,7 @@ fn tagged_payload_variant(
         return (unmerged_msgpack, unmerged_json);
     }
     // A payload that is itself a struct merges its fields after the tag.
+    let (p, krate) = (cont.private(), &cont.krate);
     let ty = field.ty;
     let codec = cont.field_trait(field);
     let tag_entry = encoded::bytes(tag_entry);
@@ -353,6 +359,9 @@ fn tagged_payload_variant(
     (
         quote! {
             if <#ty as #codec>::__MAP_BODY {
+                if <#ty as #p::HasSchema>::__STORE_HANDLER.is_some() {
+                    #krate::__store::handled::refuse_merged(::core::any::type_name::<#ty>(), __w)?;
+                }
                 __w.write_map_len(1 + <#ty as #codec>::__map_body_len(__f0))?;
                 __w.write_raw(#tag_entry);
                 <#ty as #codec>::__encode_msgpack_body(__f0, __w)?;

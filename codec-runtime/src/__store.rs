@@ -3,7 +3,14 @@
 //! band), the arrays' parts, and the JSON number scanner of the index
 //! lines. Not a public interface.
 
-pub use crate::convert::to_msgpack_tracking;
+pub use crate::convert::{to_msgpack_diverting, to_msgpack_tracking};
+/// Values of types with a store handler met inside another value.
+pub mod handled {
+    pub use crate::msgpack::handled::{
+        divert, reading_handled, refuse_merged, undivert, Divert, HandledType, Undivert,
+        HANDLED_EXT,
+    };
+}
 /// The JSON number scanner.
 pub mod number {
     pub use crate::json::number::*;

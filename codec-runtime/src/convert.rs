@@ -70,6 +70,28 @@ pub fn to_msgpack_tracking<T: Codec>(
     Ok((bytes, large))
 }
 
+/// [`to_msgpack_tracking`], each value of a type with a store handler
+/// inside `value` (not `value` itself) given to `divert`: see
+/// [`MsgpackWriter::diverting`].
+pub fn to_msgpack_diverting<T: Codec + 'static>(
+    value: &T,
+    min: usize,
+    divert: &mut dyn crate::msgpack::handled::Divert,
+) -> Result<(Vec<u8>, Vec<crate::msgpack::LargeBin>), EncodeError> {
+    let mut large = Vec::new();
+    let root = Some(std::any::TypeId::of::<T>());
+    let bytes = encode_fresh(|buf| {
+        let mut w = MsgpackWriter::new(std::mem::take(buf));
+        let (result, found) = w.diverting(root, divert, |w| {
+            w.tracking_large_bins(min, |w| value.encode_msgpack(w))
+        });
+        large = found;
+        *buf = w.into_inner();
+        result
+    })?;
+    Ok((bytes, large))
+}
+
 /// Appends the MessagePack encoding of `value` to `buf`, reusing its capacity.
 ///
 /// On error, `buf` keeps its previous contents.

@@ -33,6 +33,16 @@ impl WireKind {
     /// Any kind: a foreign type whose encoding codec cannot see.
     pub const ANY: WireKind = WireKind(0x1ff);
 
+    /// The set as bits (one per kind, in the order of the constants).
+    pub(crate) const fn bits(self) -> u16 {
+        self.0
+    }
+
+    /// The set of `bits`, those of no kind dropped.
+    pub(crate) const fn from_bits(bits: u16) -> WireKind {
+        WireKind(bits & WireKind::ANY.0)
+    }
+
     /// Both sets.
     pub const fn union(self, other: WireKind) -> WireKind {
         WireKind(self.0 | other.0)

@@ -85,6 +85,11 @@ pub fn handler_feature(name: &str) -> Option<&'static str> {
 /// (`content/parts.rs`), for the handlers a program brings.
 pub const PARTS: &str = "#parts";
 
+/// The key of an entry's info that lists the tokens of the values of
+/// types with a handler that its payload holds the places of
+/// (`content/sub_values.rs`).
+pub const VALUES: &str = "#values";
+
 /// Whether a handler is one of codec's own, which every handle has (and
 /// whose entries record no parts).
 pub fn is_built_in_handler(name: &str) -> bool {

@@ -16,6 +16,7 @@ mod checkpoint;
 mod compact;
 mod expiry;
 mod forged_checkpoint;
+mod handled_inside;
 mod handler_fixture;
 mod handlers;
 mod in_place;

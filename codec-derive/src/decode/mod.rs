@@ -97,9 +97,11 @@ pub fn struct_items(cont: &Container, style: Style, fields: &[Field]) -> TokenSt
 fn decoders(cont: &Container, msgpack: TokenStream, json: TokenStream) -> TokenStream {
     let p = cont.private();
     let (msgpack_reader, json_reader) = (Fmt::MsgPack.reader(cont), Fmt::Json.reader(cont));
+    let undivert = cont.undivert();
     quote! {
         #[inline]
         fn decode_msgpack(__r: &mut #msgpack_reader) -> #p::Result<Self, #p::DecodeError> {
+            #undivert
             #msgpack
         }
 

@@ -2,6 +2,7 @@
 //! [`crate::MsgpackReader`] and [`crate::MsgpackWriter`]; here are the details
 //! they share with tools that walk MessagePack: markers and integers.
 
+pub(crate) mod handled;
 mod marker;
 pub(crate) mod out_of_band;
 pub(crate) mod read;

@@ -135,11 +135,17 @@ impl<'de> MsgpackReader<'de> {
     /// The kind of the next value, not consumed.
     pub fn peek_kind(&self) -> Result<crate::kind::WireKind, DecodeError> {
         let kind = marker_kind(self.peek()?);
-        if kind == crate::kind::WireKind::EXT
-            && self.out_of_band.is_some()
-            && self.out_of_band_here().is_some()
-        {
-            return Ok(crate::kind::WireKind::BYTES);
+        if kind == crate::kind::WireKind::EXT {
+            if self.out_of_band.is_some() && self.out_of_band_here().is_some() {
+                return Ok(crate::kind::WireKind::BYTES);
+            }
+            // A value kept by its handler, where the store reads it.
+            if let Some(kinds) = self
+                .peek_placeholder()
+                .filter(|_| Self::reads_placeholders())
+            {
+                return Ok(kinds);
+            }
         }
         Ok(kind)
     }

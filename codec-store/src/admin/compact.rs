@@ -34,7 +34,7 @@ use crate::cache::open::create_folder;
 use crate::cache::write::Payload;
 use crate::cache::Cache;
 use crate::content::apart;
-use crate::content::handler::Handler;
+use crate::content::handler::{DumpContext, Handler};
 use crate::error::StoreError;
 use crate::index::line::LineView;
 use crate::index::records::{Compacting, Info, InfoValue};
@@ -201,6 +201,17 @@ pub(crate) fn copy_live_entries(
     for copies in entries.chunks(COPIES_PER_APPEND) {
         new.in_one_append(|| {
             for (entry, time) in copies {
+                if entry.info.contains_key(layout::VALUES) {
+                    new.writer.lock().pinned_time = Some(*time);
+                    match copy_holding_values(old, new, entry) {
+                        Ok(()) => {}
+                        Err(e) if e.is_damage() => dropped.push((entry.key.clone(), e)),
+                        Err(e) => return Err(e),
+                    }
+                    done += 1;
+                    progress(done, entries.len());
+                    continue;
+                }
                 if old.handler(&entry.handler).is_none() {
                     new.writer.lock().pinned_time = Some(*time);
                     match copy_recorded(old, new, entry) {
@@ -238,30 +249,10 @@ pub(crate) fn copy_live_entries(
 /// sub-value's `at:` token) to the copies'. A part the info does not name
 /// so is refused: only the handler knows where it keeps it.
 fn copy_recorded(old: &Cache, new: &Cache, entry: &EntryInfo) -> Result<(), StoreError> {
-    let parts = entry.parts.as_deref().unwrap_or_default();
-    let ctx = old.load_context(&entry.key);
     let mut info = entry.info.clone();
+    let mut values = take_values(&mut info);
     let (info, copied, held) = new.dump_with(&entry.key, &[], true, |dump| {
-        for part in parts {
-            let bytes = part.read_checked(&ctx)?;
-            let (from, to) = match part.offset {
-                None => {
-                    let extension = part.file.rsplit_once('.').map_or("", |(_, e)| e);
-                    (part.file.clone(), dump.write_file(extension, &bytes)?)
-                }
-                Some(offset) => {
-                    let (file, at) = dump.append_shared(&bytes)?;
-                    let token = |file: &str, at: u64| format!("at:{file}:{at}:{}", part.len);
-                    (token(&part.file, offset), token(&file, at))
-                }
-            };
-            if rename_in(&mut info, &from, &to) == 0 {
-                return Err(StoreError::UnknownHandler {
-                    key: entry.key.clone(),
-                    handler: entry.handler.clone(),
-                });
-            }
-        }
+        copy_parts(old, entry, dump, &mut info, &mut values)?;
         Ok(info)
     })?;
     new.append_entry(
@@ -270,15 +261,90 @@ fn copy_recorded(old: &Cache, new: &Cache, entry: &EntryInfo) -> Result<(), Stor
         entry.fingerprint.clone(),
         &entry.handler,
         entry.mode,
-        (info, &copied),
+        (info, &copied, values),
         held.max(entry.size),
         entry.expires,
     )
 }
 
+/// Copies an entry of a built-in handler whose payload holds the places
+/// of values of handled types (`#values`): the payload as
+/// [`write_entry`] stores it, and the values' recorded bytes as
+/// [`copy_recorded`] copies them, without their handlers. One not built
+/// in is copied by `copy_recorded`, which its handler need not read.
+fn copy_holding_values(old: &Cache, new: &Cache, entry: &EntryInfo) -> Result<(), StoreError> {
+    if !layout::is_built_in_handler(&entry.handler) {
+        return copy_recorded(old, new, entry);
+    }
+    let (payload, large) = read_entry(old, entry)?;
+    let mut values = take_values(&mut entry.info.clone());
+    let handler = (!layout::is_sized_handler(&entry.handler)).then_some(entry.handler.as_str());
+    new.write_entry_made(
+        &entry.key,
+        entry.type_name.clone(),
+        entry.fingerprint.clone(),
+        entry.mode,
+        handler,
+        entry.expires,
+        |dump| {
+            dump.record = true;
+            copy_parts(old, entry, dump, &mut Info::new(), &mut values)?;
+            Ok((payload, large, values))
+        },
+    )
+}
+
+/// The tokens of the values an entry's payload holds the places of,
+/// taken out of its info.
+fn take_values(info: &mut Info) -> Vec<InfoValue> {
+    match info.remove(layout::VALUES) {
+        Some(InfoValue::List(values)) => values,
+        Some(other) => vec![other],
+        None => Vec::new(),
+    }
+}
+
+/// Copies each part `entry` recorded (`content/parts.rs`) from `old`,
+/// checked, to a file or range of `dump`'s entry, renaming where `info`
+/// or `values` name it (a file's name, a sub-value's `at:` token). A
+/// part neither names so is refused: only its handler knows where it is
+/// kept.
+fn copy_parts(
+    old: &Cache,
+    entry: &EntryInfo,
+    dump: &mut DumpContext<'_>,
+    info: &mut Info,
+    values: &mut [InfoValue],
+) -> Result<(), StoreError> {
+    let ctx = old.load_context(&entry.key);
+    for part in entry.parts.as_deref().unwrap_or_default() {
+        let bytes = part.read_checked(&ctx)?;
+        let (from, to) = match part.offset {
+            None => {
+                let extension = part.file.rsplit_once('.').map_or("", |(_, e)| e);
+                (part.file.clone(), dump.write_file(extension, &bytes)?)
+            }
+            Some(offset) => {
+                let (file, at) = dump.append_shared(&bytes)?;
+                let token = |file: &str, at: u64| format!("at:{file}:{at}:{}", part.len);
+                (token(&part.file, offset), token(&file, at))
+            }
+        };
+        let renamed =
+            rename_in(info.values_mut(), &from, &to) + rename_in(values.iter_mut(), &from, &to);
+        if renamed == 0 {
+            return Err(StoreError::UnknownHandler {
+                key: entry.key.clone(),
+                handler: entry.handler.clone(),
+            });
+        }
+    }
+    Ok(())
+}
+
 /// Replaces every text `from` of `info`, at any depth, by `to`; returns
 /// how many it replaced.
-fn rename_in(info: &mut Info, from: &str, to: &str) -> usize {
+fn rename_in<'v>(info: impl Iterator<Item = &'v mut InfoValue>, from: &str, to: &str) -> usize {
     fn walk(value: &mut InfoValue, from: &str, to: &str) -> usize {
         match value {
             InfoValue::Text(text) if text == from => {
@@ -290,7 +356,7 @@ fn rename_in(info: &mut Info, from: &str, to: &str) -> usize {
             _ => 0,
         }
     }
-    info.values_mut().map(|v| walk(v, from, to)).sum()
+    info.map(|v| walk(v, from, to)).sum()
 }
 
 /// Every live entry and the time of its line, by key.

@@ -168,7 +168,7 @@ impl Cache {
             Some(schema.fingerprint_hex.clone()),
             typed.name(),
             Mode::MsgPack,
-            (info, &parts),
+            (info, &parts, Vec::new()),
             size,
             expires,
         )

@@ -209,6 +209,21 @@ impl Cache {
                 ),
             ));
         }
+        if line
+            .info_ref()
+            .mentions(crate::content::sub_values::QUOTED_VALUES)
+            && line
+                .info()
+                .is_ok_and(|info| info.contains_key(crate::layout::VALUES))
+        {
+            return Err(StoreError::unsupported(
+                self.backend.location(),
+                format!(
+                    "entry `{key}` holds values that their types' handlers keep, \
+                     which a `Ref` cannot read in place: read it with Cache::get"
+                ),
+            ));
+        }
         let name = line.handler.as_deref().unwrap_or_default();
         Ok(Some(Ref {
             held: self.held(self.handler_ref(name).as_deref(), &line)?,

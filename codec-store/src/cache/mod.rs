@@ -31,6 +31,7 @@ use codec_runtime::{Bytes, Codec};
 use crate::backend::{Appender, Backend, Lock};
 use crate::content::apart;
 use crate::content::handler::{Handler, Resources};
+use crate::content::sub_values::{self, Probe};
 use crate::content::typed;
 use crate::error::StoreError;
 use crate::index;
@@ -39,6 +40,7 @@ use crate::index::records::{IndexLine, Info, Mode};
 use crate::index::{corrupt_line, view, EntryInfo, Found, Index};
 use crate::layout;
 use crate::options::{CacheOptions, PutOptions};
+use codec_runtime::__store::handled::HandledType;
 pub use in_place::Ref;
 use write::Payload;
 
@@ -203,9 +205,18 @@ impl Cache {
         if let Some(typed) = handler.as_deref().and_then(|h| self.typed_handler::<T>(h)) {
             return self.put_typed(key, value, &typed, expires);
         }
+        // A value holding values of types with a handler is encoded again
+        // in its entry's dump context, which stores those through their
+        // handlers; others (most) are encoded outside the writer's lock.
+        let mut probe = Probe::default();
+        let encoded =
+            codec_runtime::__store::to_msgpack_diverting(value, self.options.apart_min, &mut probe);
         let (payload, large) = match options.mode {
+            _ if probe.found => {
+                return self.put_holding_handled(key, value, options, handler, expires)
+            }
             Mode::Json => (codec_runtime::to_json_vec(value)?, Vec::new()),
-            _ => codec_runtime::__store::to_msgpack_tracking(value, self.options.apart_min)?,
+            _ => encoded?,
         };
         let info = schema::info::<T>();
         self.write_schema(info)?;
@@ -220,6 +231,42 @@ impl Cache {
             },
             handler.as_deref(),
             expires,
+        )
+    }
+
+    /// [`put_with`](Self::put_with) of a value holding values of types
+    /// with a store handler: each goes to its handler as a sub-value of
+    /// the entry, whose payload holds its place (`content/sub_values.rs`).
+    fn put_holding_handled<T: Codec + 'static>(
+        &self,
+        key: &str,
+        value: &T,
+        options: &PutOptions,
+        handler: Option<String>,
+        expires: Option<u64>,
+    ) -> Result<(), StoreError> {
+        let ty = HandledType::of::<T>();
+        if options.mode == Mode::Json {
+            return Err(StoreError::unsupported(
+                self.backend.location(),
+                format!(
+                    "entry `{key}`: a `{}` holds values of a type with a store handler, \
+                     which JSON mode cannot give to their handler (it stores the value's JSON); \
+                     put it in MessagePack mode (the default)",
+                    ty.rust_name
+                ),
+            ));
+        }
+        let info = schema::info::<T>();
+        self.write_schema(info)?;
+        self.write_entry_made(
+            key,
+            Some(info.name.clone()),
+            Some(info.fingerprint_hex.clone()),
+            options.mode,
+            handler.as_deref(),
+            expires,
+            |ctx| ctx.encode_diverting(value, &ty, Some(self.options.apart_min)),
         )
     }
 
@@ -361,28 +408,39 @@ impl Cache {
         if let Some(value) = self.get_typed::<T>(handler.as_deref(), &line)? {
             return Ok(Some(value));
         }
-        let decoded = if line.mode == Mode::MsgPack && line.handler.as_deref() == Some(layout::AUTO)
-        {
-            let info = line.info().map_err(|e| corrupt_line(key, e))?;
-            apart::Parts::load(&info, &self.load_context(key))?.decode()
-        } else {
-            // Viewed where it lies (a data file's map, a lent buffer),
-            // as `get_ref` views it: decoding makes the one copy.
-            let held = self.held(handler.as_deref(), &line)?;
-            let payload = held.bytes();
-            match line.mode {
-                Mode::Json => codec_runtime::from_json_slice(payload),
-                // Raw bytes, read untyped: a byte string.
-                Mode::Raw if untyped => codec_runtime::from_msgpack(&codec_runtime::to_msgpack(
-                    &Bytes(payload.to_vec()),
-                )?),
-                _ => codec_runtime::from_msgpack(payload),
-            }
+        // The values its payload holds the places of, which their
+        // handlers stored.
+        let values_info = match line.info_ref().mentions(sub_values::QUOTED_VALUES) {
+            true => Some(line.info().map_err(|e| corrupt_line(key, e))?),
+            false => None,
         };
-        decoded.map(Some).map_err(|source| StoreError::Decode {
-            key: key.to_owned(),
-            source,
+        let values = values_info
+            .as_ref()
+            .map_or(&[][..], sub_values::entry_values);
+        let ctx = self.load_context(key);
+        if line.mode == Mode::MsgPack && line.handler.as_deref() == Some(layout::AUTO) {
+            let info = line.info().map_err(|e| corrupt_line(key, e))?;
+            let parts = apart::Parts::load(&info, &ctx)?;
+            return ctx.reading_values(values, || parts.decode()).map(Some);
+        }
+        // Viewed where it lies (a data file's map, a lent buffer),
+        // as `get_ref` views it: decoding makes the one copy.
+        let held = self.held(handler.as_deref(), &line)?;
+        let payload = held.bytes();
+        // Raw bytes, read untyped: a byte string.
+        let raw;
+        let payload = match line.mode {
+            Mode::Raw if untyped => {
+                raw = codec_runtime::to_msgpack(&Bytes(payload.to_vec()))?;
+                &raw[..]
+            }
+            _ => payload,
+        };
+        ctx.reading_values(values, || match line.mode {
+            Mode::Json => codec_runtime::from_json_slice(payload),
+            _ => codec_runtime::from_msgpack(payload),
         })
+        .map(Some)
     }
 
     /// The raw bytes under `key` (for entries stored with [`Cache::put_bytes`]),
@@ -448,17 +506,20 @@ impl Cache {
             return Ok(true);
         };
         let info = line.info().map_err(|e| corrupt_line(key, e))?;
-        match self.handler(name) {
-            Some(handler) => handler.delete(&info, &self.load_context(key))?,
-            // Without its handler, the files of its own that the entry
-            // recorded go (ranges of shared files, with compaction).
-            None => {
-                let ctx = self.load_context(key);
-                let parts = crate::content::parts::Part::of_info(&info);
-                for part in parts.and_then(Result::ok).unwrap_or_default() {
-                    if part.offset.is_none() {
-                        ctx.delete_file(&part.file)?;
-                    }
+        let handler = self.handler(name);
+        if let Some(handler) = &handler {
+            handler.delete(&info, &self.load_context(key))?;
+        }
+        // Without its handler, the files of its own that the entry
+        // recorded go (ranges of shared files, with compaction); so do
+        // those of the values its payload holds the places of, which
+        // their handlers wrote.
+        if handler.is_none() || info.contains_key(layout::VALUES) {
+            let ctx = self.load_context(key);
+            let parts = crate::content::parts::Part::of_info(&info);
+            for part in parts.and_then(Result::ok).unwrap_or_default() {
+                if part.offset.is_none() {
+                    ctx.delete_file(&part.file)?;
                 }
             }
         }

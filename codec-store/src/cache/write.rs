@@ -27,6 +27,11 @@ pub(crate) struct Payload<'a> {
     pub large: &'a [LargeBin],
 }
 
+/// A payload encoded in its entry's dump context: its bytes, where its
+/// large `bin` values are, and the tokens of the values of handled types
+/// it holds the places of.
+pub(crate) type MadePayload = (Vec<u8>, Vec<LargeBin>, Vec<InfoValue>);
+
 impl<'a> Payload<'a> {
     pub fn plain(bytes: &'a [u8]) -> Self {
         Payload { bytes, large: &[] }
@@ -88,8 +93,67 @@ impl Cache {
             fingerprint,
             handler.name(),
             mode,
-            (info, &parts),
+            (info, &parts, Vec::new()),
             held.max(payload.len() as u64),
+            expires,
+        )
+    }
+
+    /// [`write_entry`](Self::write_entry) of the payload `make` encodes
+    /// in the entry's dump context, with the tokens of the values of
+    /// handled types it stored through their handlers meanwhile
+    /// (`content/sub_values.rs`), which the line lists under `#values`.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn write_entry_made(
+        &self,
+        key: &str,
+        type_name: Option<String>,
+        fingerprint: Option<String>,
+        mode: Mode,
+        handler: Option<&str>,
+        expires: Option<u64>,
+        make: impl FnOnce(&mut DumpContext<'_>) -> Result<MadePayload, StoreError>,
+    ) -> Result<(), StoreError> {
+        let mut chosen = None;
+        let mut payload_len = 0;
+        let mut values = Vec::new();
+        let (info, parts, held) = self.dump_with(key, &[], false, |ctx| {
+            let (payload, large, found) = make(ctx)?;
+            let name = match handler {
+                Some(name) => name,
+                None if payload.len() <= self.options.inline_limit => layout::INLINE,
+                None if !large.is_empty() => layout::AUTO,
+                None => layout::SHARED,
+            };
+            let handler = self
+                .handler(name)
+                .ok_or_else(|| StoreError::UnknownHandler {
+                    key: key.to_owned(),
+                    handler: name.to_owned(),
+                })?;
+            ctx.large = large;
+            ctx.record = !layout::is_built_in_handler(handler.name());
+            let info = handler.dump(&payload, ctx)?;
+            payload_len = payload.len() as u64;
+            values = found;
+            chosen = Some(handler);
+            Ok(info)
+        })?;
+        let handler = chosen.expect("set by a dump that returned");
+        // What the sub-values wrote is recorded; what a built-in handler
+        // wrote of the payload is not.
+        let size = match layout::is_built_in_handler(handler.name()) {
+            true => held + payload_len,
+            false => held.max(payload_len),
+        };
+        self.append_entry(
+            key,
+            type_name,
+            fingerprint,
+            handler.name(),
+            mode,
+            (info, &parts, values),
+            size,
             expires,
         )
     }
@@ -113,7 +177,7 @@ impl Cache {
             shared: &mut writer.shared,
             fsync: self.options.fsync,
             key,
-            large,
+            large: large.to_vec(),
             inline_limit: self.options.inline_limit,
             apart_min: self.options.apart_min,
             subs: Some(self),
@@ -135,8 +199,9 @@ impl Cache {
     }
 
     /// Appends the line of an entry that `handler` stored, described by
-    /// `info`, having written `parts`: an entry of a handler that is not
-    /// built in records them in its info (`content/parts.rs`).
+    /// `info`, having written `parts`, its payload holding the places of
+    /// `values`: an entry of a handler that is not built in, or holding
+    /// such values, records its parts in its info (`content/parts.rs`).
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn append_entry(
         &self,
@@ -145,11 +210,11 @@ impl Cache {
         fingerprint: Option<String>,
         handler: &str,
         mode: Mode,
-        (mut info, parts): (Info, &[Part]),
+        (mut info, parts, values): (Info, &[Part], Vec<InfoValue>),
         size: u64,
         expires: Option<u64>,
     ) -> Result<(), StoreError> {
-        for reserved in ["#key", "#type", layout::PARTS] {
+        for reserved in ["#key", "#type", layout::PARTS, layout::VALUES] {
             if info.contains_key(reserved) {
                 return Err(StoreError::ReservedInfoKey {
                     handler: handler.to_owned(),
@@ -160,8 +225,11 @@ impl Cache {
         // The handler's own info is bounded; the list of what it wrote is
         // as long as it is.
         check_info_size(key, handler, &info)?;
-        if !layout::is_built_in_handler(handler) {
+        if !layout::is_built_in_handler(handler) || !values.is_empty() {
             info.insert(layout::PARTS.to_owned(), Part::to_info(parts));
+        }
+        if !values.is_empty() {
+            info.insert(layout::VALUES.to_owned(), InfoValue::List(values));
         }
         self.append_line(IndexLine {
             key: key.to_owned(),

@@ -41,8 +41,10 @@ impl Handler for Auto {
     }
 
     fn dump(&self, payload: &[u8], ctx: &mut DumpContext<'_>) -> Result<Info, StoreError> {
-        let large = ctx.large;
-        dump_apart(payload, large, ctx)
+        let large = std::mem::take(&mut ctx.large);
+        let info = dump_apart(payload, &large, ctx);
+        ctx.large = large;
+        info
     }
 
     fn load(&self, info: &Info, ctx: &LoadContext<'_>) -> Result<Vec<u8>, StoreError> {
@@ -212,6 +214,14 @@ impl Parts {
     /// Decodes the value, each buffer read from the memory map (or the
     /// range read).
     pub fn decode<T: codec_runtime::Codec>(&self) -> Result<T, codec_runtime::DecodeError> {
+        self.decode_with(T::decode_msgpack)
+    }
+
+    /// [`decode`](Self::decode) by `decode`.
+    pub fn decode_with<R>(
+        &self,
+        decode: impl FnOnce(&mut MsgpackReader<'_>) -> Result<R, codec_runtime::DecodeError>,
+    ) -> Result<R, codec_runtime::DecodeError> {
         let apart = self.window.as_ref().map(|window| OutOfBand {
             refs: self.refs.iter().map(|r| (r.at, self.bytes(r))).collect(),
             backing: window.bytes.clone(),
@@ -220,7 +230,7 @@ impl Parts {
         if let Some(apart) = &apart {
             r = r.with_out_of_band(apart);
         }
-        let value = T::decode_msgpack(&mut r).map_err(|e| r.locate(e))?;
+        let value = decode(&mut r).map_err(|e| r.locate(e))?;
         r.finish()?;
         Ok(value)
     }

@@ -58,6 +58,14 @@ pub trait Handler: Any + Send + Sync {
     fn delete(&self, _info: &Info, _ctx: &LoadContext<'_>) -> Result<(), StoreError> {
         Ok(())
     }
+
+    /// The handler as one that takes values ([`Typed`](crate::content::typed::Typed)
+    /// overrides it): how the store gives it a value of a type it meets
+    /// inside another. Not for handlers a program writes.
+    #[doc(hidden)]
+    fn __values(&self) -> Option<&dyn crate::content::typed::AnyTyped> {
+        None
+    }
 }
 
 /// What a handler can do while storing one entry.
@@ -69,7 +77,7 @@ pub struct DumpContext<'a> {
     pub(crate) fsync: bool,
     pub(crate) key: &'a str,
     /// The payload's large `bin` values, for the `auto` handler.
-    pub(crate) large: &'a [codec_runtime::__store::LargeBin],
+    pub(crate) large: Vec<codec_runtime::__store::LargeBin>,
     pub(crate) inline_limit: usize,
     /// The size from which sub-values keep their buffers apart.
     pub(crate) apart_min: usize,

@@ -1,5 +1,7 @@
 //! Sub-values of an entry through their own handlers: what
-//! [`DumpContext::dump`] and [`LoadContext::load`] do (exca's `ctx.dump`).
+//! [`DumpContext::dump`] and [`LoadContext::load`] do (exca's `ctx.dump`),
+//! and what the store does with each value of a type that names a
+//! handler (`#[codec(handler = ..)]`) met inside another value it stores.
 //!
 //! A sub-value is stored as the entry it would be on its own: by its type's
 //! default handler (a handler the handle registered for it, or the one the
@@ -8,15 +10,23 @@
 //! data file, so that a load views them in the memory map. Its token in the
 //! info is a map: `{"handler": .., "type": .., "fingerprint": .., "info": {..}}`,
 //! and its load checks the schema as a `get` does.
+//!
+//! Inside a value the store encodes (an entry's, or a sub-value's that a
+//! handler of bytes or `auto` stores), a value of a type with a handler
+//! goes to that handler as a sub-value, and an extension value of type
+//! [`HANDLED_EXT`](codec_runtime::__store::handled::HANDLED_EXT) holds its
+//! place: its number in the list of their tokens, which the entry's info
+//! keeps under `#values` (a sub-value's token, under `values`). A read
+//! gives each placeholder its value back.
 
-use std::any::{Any, TypeId};
+use std::any::Any;
 
-use codec_runtime::__store::schema;
-use codec_runtime::Codec;
+use codec_runtime::__store::handled::{self, Divert, HandledType, Undivert};
+use codec_runtime::__store::LargeBin;
+use codec_runtime::{Codec, DecodeError, EncodeError, MsgpackReader, MsgpackWriter};
 
 use crate::content::apart::{self, Parts};
 use crate::content::handler::{DumpContext, LoadContext};
-use crate::content::typed::Typed;
 use crate::error::StoreError;
 use crate::index::records::{Info, InfoValue};
 use crate::layout;
@@ -25,6 +35,9 @@ const HANDLER: &str = "handler";
 const TYPE: &str = "type";
 const FINGERPRINT: &str = "fingerprint";
 const INFO: &str = "info";
+/// In a sub-value's token: the tokens of the values its payload holds
+/// the places of.
+const VALUES: &str = "values";
 
 impl DumpContext<'_> {
     /// Stores `value` as a sub-value of this entry through its own
@@ -33,35 +46,47 @@ impl DumpContext<'_> {
     /// buffers (an array's data) apart so that
     /// [`LoadContext::load`] views them in the memory map. Keep the
     /// returned token in the handler's info; its load checks `T`'s schema
-    /// as a `get` does.
+    /// as a `get` does. Inside `value`, each value of a type that names a
+    /// handler goes to that handler too.
     pub fn dump<T: Codec + 'static>(&mut self, value: &T) -> Result<InfoValue, StoreError> {
-        let schema = schema::info::<T>();
+        self.dump_any(value, &HandledType::of::<T>())
+    }
+
+    /// [`dump`](Self::dump) of a value of `ty`.
+    pub(crate) fn dump_any(
+        &mut self,
+        value: &dyn Any,
+        ty: &HandledType,
+    ) -> Result<InfoValue, StoreError> {
+        let schema = (ty.schema)();
         let handler = self
             .subs
-            .and_then(|subs| subs.default_handler(TypeId::of::<T>(), T::__STORE_HANDLER));
-        let typed = handler.as_ref().and_then(|h| {
-            let any: &(dyn Any + Send + Sync) = &**h;
-            any.downcast_ref::<Typed<T>>()
-        });
-        let (name, info) = match (typed, &handler) {
-            (Some(typed), Some(handler)) => {
-                (handler.name().to_owned(), typed.dump_value(value, self)?)
+            .and_then(|subs| subs.default_handler(ty.type_id, ty.handler));
+        // What a sub-value writes is the entry's: sized, checked and
+        // copied without its handler.
+        let recording = std::mem::replace(&mut self.record, true);
+        let mut values = Vec::new();
+        let dumped: Result<(String, Info), StoreError> = (|| match &handler {
+            Some(handler) => {
+                if let Some(info) = handler.__values().and_then(|v| v.dump_any(value, self)) {
+                    return Ok((handler.name().to_owned(), info?));
+                }
+                let (payload, _, found) = self.encode_diverting(value, ty, None)?;
+                values = found;
+                Ok((handler.name().to_owned(), handler.dump(&payload, self)?))
             }
-            (None, Some(handler)) => {
-                let payload = codec_runtime::to_msgpack(value)?;
-                (handler.name().to_owned(), handler.dump(&payload, self)?)
+            None => {
+                let (payload, large, found) =
+                    self.encode_diverting(value, ty, Some(self.apart_min))?;
+                values = found;
+                let info = apart::dump_apart(&payload, &large, self)?;
+                Ok((layout::AUTO.to_owned(), info))
             }
-            _ => {
-                let (payload, large) =
-                    codec_runtime::__store::to_msgpack_tracking(value, self.apart_min)?;
-                (
-                    layout::AUTO.to_owned(),
-                    apart::dump_apart(&payload, &large, self)?,
-                )
-            }
-        };
+        })();
+        self.record = recording;
+        let (name, info) = dumped?;
         self.schemas.push(schema);
-        Ok(InfoValue::Map(Info::from([
+        let mut token = Info::from([
             (HANDLER.to_owned(), InfoValue::Text(name)),
             (TYPE.to_owned(), InfoValue::Text(schema.name.clone())),
             (
@@ -69,7 +94,83 @@ impl DumpContext<'_> {
                 InfoValue::Text(schema.fingerprint_hex.clone()),
             ),
             (INFO.to_owned(), InfoValue::Map(info)),
-        ])))
+        ]);
+        if !values.is_empty() {
+            token.insert(VALUES.to_owned(), InfoValue::List(values));
+        }
+        Ok(InfoValue::Map(token))
+    }
+
+    /// The MessagePack encoding of `value` (of `ty`, the root: not
+    /// diverted itself), each value of a handled type inside it stored
+    /// through its handler and its token listed; with the `bin` values
+    /// of at least `large` bytes listed if asked.
+    pub(crate) fn encode_diverting(
+        &mut self,
+        value: &dyn Any,
+        ty: &HandledType,
+        large: Option<usize>,
+    ) -> Result<(Vec<u8>, Vec<LargeBin>, Vec<InfoValue>), StoreError> {
+        let mut w = MsgpackWriter::new(Vec::new());
+        let mut divert = ToHandlers {
+            ctx: self,
+            values: Vec::new(),
+            error: None,
+        };
+        let (encoded, bins) = w.diverting(Some(ty.type_id), &mut divert, |w| match large {
+            Some(min) => w.tracking_large_bins(min, |w| (ty.encode)(value, w)),
+            None => ((ty.encode)(value, w), Vec::new()),
+        });
+        if let Some(error) = divert.error {
+            return Err(error);
+        }
+        encoded?;
+        Ok((w.into_inner(), bins, divert.values))
+    }
+}
+
+/// Gives each value of a handled type met while encoding to its handler,
+/// as a sub-value of the entry.
+struct ToHandlers<'c, 'a> {
+    ctx: &'c mut DumpContext<'a>,
+    values: Vec<InfoValue>,
+    /// The store's error, which the encoder's cannot carry.
+    error: Option<StoreError>,
+}
+
+impl Divert for ToHandlers<'_, '_> {
+    fn divert(&mut self, value: &dyn Any, ty: &HandledType) -> Result<u32, EncodeError> {
+        let index = u32::try_from(self.values.len()).map_err(|_| EncodeError::Custom {
+            message: "more than 2^32 values kept by their handlers in one entry".to_owned(),
+        })?;
+        match self.ctx.dump_any(value, ty) {
+            Ok(token) => {
+                self.values.push(token);
+                Ok(index)
+            }
+            Err(error) => {
+                let message = format!("storing a `{}` through its handler: {error}", ty.rust_name);
+                self.error = Some(error);
+                Err(EncodeError::Custom { message })
+            }
+        }
+    }
+}
+
+/// Notes whether an encoding meets a value of a handled type, and stops
+/// it there: a put encodes first without its dump context (outside the
+/// writer's lock), and again with it only if it must.
+#[derive(Default)]
+pub(crate) struct Probe {
+    pub found: bool,
+}
+
+impl Divert for Probe {
+    fn divert(&mut self, _: &dyn Any, _: &HandledType) -> Result<u32, EncodeError> {
+        self.found = true;
+        Err(EncodeError::Custom {
+            message: "a value of a type with a store handler".to_owned(),
+        })
     }
 }
 
@@ -79,14 +180,34 @@ impl LoadContext<'_> {
     /// compatible change of `T` reads, a breaking one is an error). A token
     /// of [`DumpContext::dump_value`] (the value's MessagePack) reads too.
     pub fn load<T: Codec + 'static>(&self, token: &InfoValue) -> Result<T, StoreError> {
-        let InfoValue::Map(parts) = token else {
+        let InfoValue::Map(_) = token else {
             return self.load_value(token);
         };
+        let boxed = self.load_any(token, &HandledType::of::<T>())?;
+        Ok(*boxed
+            .downcast::<T>()
+            .expect("load_any returns a value of the type asked"))
+    }
+
+    /// [`load`](Self::load) of a sub-value of `ty`.
+    pub(crate) fn load_any(
+        &self,
+        token: &InfoValue,
+        ty: &HandledType,
+    ) -> Result<Box<dyn Any>, StoreError> {
         let bad = || self.corrupt(format!("`{token:?}` is not a sub-value token"));
+        let InfoValue::Map(parts) = token else {
+            return Err(bad());
+        };
         let text = |name: &str| parts.get(name).and_then(InfoValue::as_text).ok_or_else(bad);
         let (name, type_name, fingerprint) = (text(HANDLER)?, text(TYPE)?, text(FINGERPRINT)?);
         let Some(InfoValue::Map(info)) = parts.get(INFO) else {
             return Err(bad());
+        };
+        let values = match parts.get(VALUES) {
+            None => &[][..],
+            Some(InfoValue::List(values)) => values,
+            Some(_) => return Err(bad()),
         };
         let Some(subs) = self.subs else {
             return Err(StoreError::unsupported(
@@ -97,30 +218,97 @@ impl LoadContext<'_> {
                 ),
             ));
         };
-        let schema = schema::info::<T>();
+        let schema = (ty.schema)();
         if fingerprint != schema.fingerprint_hex {
             subs.check_schema(self.key, type_name, fingerprint, schema)?;
         }
         let decoded = if name == layout::AUTO {
-            Parts::load(info, self)?.decode::<T>()
+            let parts = Parts::load(info, self)?;
+            self.reading_values(values, || parts.decode_with(ty.decode))
         } else {
             // The type's own handler, built if this handle has not met it.
-            let _ = subs.default_handler(TypeId::of::<T>(), T::__STORE_HANDLER);
+            let _ = subs.default_handler(ty.type_id, ty.handler);
             let handler = subs
                 .handler(name)
                 .ok_or_else(|| StoreError::UnknownHandler {
                     key: self.key.to_owned(),
                     handler: name.to_owned(),
                 })?;
-            let any: &(dyn Any + Send + Sync) = &*handler;
-            if let Some(typed) = any.downcast_ref::<Typed<T>>() {
-                return typed.load_value(info, self);
+            if let Some(loaded) = handler
+                .__values()
+                .and_then(|v| v.load_any(ty.type_id, info, self))
+            {
+                return loaded;
             }
-            codec_runtime::from_msgpack(&handler.load(info, self)?)
+            let payload = handler.load(info, self)?;
+            self.reading_values(values, || {
+                let mut r = MsgpackReader::new(&payload);
+                let value = (ty.decode)(&mut r).map_err(|e| r.locate(e))?;
+                r.finish()?;
+                Ok(value)
+            })
         };
+        decoded
+    }
+
+    /// Runs `decode`, each placeholder of a handled value read from its
+    /// token in `values`. A store error met on the way (a sub-value's
+    /// breaking schema change, damage) is the result, as it is.
+    pub(crate) fn reading_values<R>(
+        &self,
+        values: &[InfoValue],
+        decode: impl FnOnce() -> Result<R, DecodeError>,
+    ) -> Result<R, StoreError> {
+        let from = FromHandlers {
+            ctx: self,
+            values,
+            error: std::cell::RefCell::new(None),
+        };
+        let decoded = match values.is_empty() {
+            true => decode(),
+            false => handled::reading_handled(&from, decode),
+        };
+        if let Some(error) = from.error.into_inner() {
+            return Err(error);
+        }
         decoded.map_err(|source| StoreError::Decode {
             key: self.key.to_owned(),
             source,
         })
+    }
+}
+
+/// Gives back each value of a handled type from its token.
+struct FromHandlers<'c, 'a> {
+    ctx: &'c LoadContext<'a>,
+    values: &'c [InfoValue],
+    /// The store's error, which the decoder's cannot carry.
+    error: std::cell::RefCell<Option<StoreError>>,
+}
+
+impl Undivert for FromHandlers<'_, '_> {
+    fn undivert(&self, index: u32, ty: &HandledType) -> Result<Box<dyn Any>, DecodeError> {
+        let Some(token) = self.values.get(index as usize) else {
+            return Err(DecodeError::custom(format!(
+                "the payload names kept value {index}, of {} listed in the info",
+                self.values.len()
+            )));
+        };
+        self.ctx.load_any(token, ty).map_err(|error| {
+            let message = format!("reading a `{}` through its handler: {error}", ty.rust_name);
+            self.error.borrow_mut().get_or_insert(error);
+            DecodeError::custom(message)
+        })
+    }
+}
+
+/// The key `#values` as the text of an index line holds it.
+pub(crate) const QUOTED_VALUES: &str = "\"#values\"";
+
+/// The tokens of the kept values an entry's info lists under `#values`.
+pub(crate) fn entry_values(info: &Info) -> &[InfoValue] {
+    match info.get(layout::VALUES) {
+        Some(InfoValue::List(values)) => values,
+        _ => &[],
     }
 }

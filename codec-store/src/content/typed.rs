@@ -50,7 +50,7 @@
 //! ```
 
 use parking_lot::RwLock;
-use std::any::TypeId;
+use std::any::{Any, TypeId};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -148,6 +148,53 @@ impl<T: Codec + 'static> Handler for Typed<T> {
 
     fn delete(&self, info: &Info, ctx: &LoadContext<'_>) -> Result<(), StoreError> {
         self.inner.delete(info, ctx)
+    }
+
+    fn __values(&self) -> Option<&dyn AnyTyped> {
+        Some(self)
+    }
+}
+
+/// A [`Typed`] handler without its type: what the store calls with a
+/// value of a handled type it meets inside another (`content::handled`).
+#[doc(hidden)]
+pub trait AnyTyped {
+    /// Stores `value` if it is a `T`; `None` if it is not.
+    fn dump_any(
+        &self,
+        value: &dyn Any,
+        ctx: &mut DumpContext<'_>,
+    ) -> Option<Result<Info, StoreError>>;
+
+    /// Loads the value `info` describes if `T` is `type_id`; `None` if not.
+    fn load_any(
+        &self,
+        type_id: TypeId,
+        info: &Info,
+        ctx: &LoadContext<'_>,
+    ) -> Option<Result<Box<dyn Any>, StoreError>>;
+}
+
+impl<T: Codec + 'static> AnyTyped for Typed<T> {
+    fn dump_any(
+        &self,
+        value: &dyn Any,
+        ctx: &mut DumpContext<'_>,
+    ) -> Option<Result<Info, StoreError>> {
+        Some(self.inner.dump(value.downcast_ref::<T>()?, ctx))
+    }
+
+    fn load_any(
+        &self,
+        type_id: TypeId,
+        info: &Info,
+        ctx: &LoadContext<'_>,
+    ) -> Option<Result<Box<dyn Any>, StoreError>> {
+        (type_id == TypeId::of::<T>()).then(|| {
+            self.inner
+                .load(info, ctx)
+                .map(|v| Box::new(v) as Box<dyn Any>)
+        })
     }
 }
 

@@ -252,6 +252,12 @@ impl<'a> InfoRef<'a> {
         }
     }
 
+    /// Whether the text of the map holds `text`: always when it is a key
+    /// of the map, quoted; also where a value holds the same text.
+    pub(crate) fn mentions(&self, text: &str) -> bool {
+        self.json.contains(text)
+    }
+
     /// The whole map.
     pub fn to_info(&self) -> Result<Info, DecodeError> {
         codec_runtime::from_json(self.json)
