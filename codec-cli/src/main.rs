@@ -282,6 +282,15 @@ fn get(out: &mut impl Write, dir: &Location, key: &str) -> Outcome {
         return Ok(ExitCode::from(1));
     };
     let value = match cache.admin().has_handler(&entry.handler) {
+        // Values of its own its payload holds the places of (`#values`):
+        // the value, with their placeholders, and where they are stored.
+        true if entry.info.contains_key("#values") => {
+            entry_json(&cache, &entry).and_then(|value| {
+                let mut fields = stored_fields(&cache, &entry)?;
+                fields.insert(0, ("value".to_owned(), value));
+                Ok(Json::Object(fields))
+            })
+        }
         true => entry_json(&cache, &entry),
         false => stored_json(&cache, &entry),
     };
@@ -301,6 +310,11 @@ fn get(out: &mut impl Write, dir: &Location, key: &str) -> Outcome {
 /// handler's name, its info, and the bytes its dump recorded (checked),
 /// in base64 when they are at most [`SHOWN_BYTES`] in all.
 fn stored_json(cache: &Cache, entry: &EntryInfo) -> Result<Json, String> {
+    stored_fields(cache, entry).map(Json::Object)
+}
+
+/// The fields of [`stored_json`].
+fn stored_fields(cache: &Cache, entry: &EntryInfo) -> Result<Vec<(String, Json)>, String> {
     const SHOWN_BYTES: u64 = 1 << 20;
     let stored = |e: StoreError| format!("{e:?}");
     let info = codec::to_json(&entry.info).map_err(|e| format!("entry `{}`: {e}", entry.key))?;
@@ -322,7 +336,7 @@ fn stored_json(cache: &Cache, entry: &EntryInfo) -> Result<Json, String> {
                 entry.handler
             )),
         ));
-        return Ok(Json::Object(fields));
+        return Ok(fields);
     };
     // Checked whole, shown when small.
     let total: u64 = parts.iter().map(|p| p.len).sum();
@@ -349,7 +363,7 @@ fn stored_json(cache: &Cache, entry: &EntryInfo) -> Result<Json, String> {
         })
         .collect();
     fields.push(("parts".to_owned(), Json::Array(listed)));
-    Ok(Json::Object(fields))
+    Ok(fields)
 }
 
 fn verify(out: &mut impl Write, dir: &Location, rebuild_index: bool) -> Outcome {

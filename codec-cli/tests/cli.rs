@@ -720,3 +720,74 @@ fn entries_of_an_unknown_handler_written_before_parts_are_left_to_their_handler(
     assert!(!ok);
     assert!(err.contains("text-files"), "{err}");
 }
+
+#[derive(Codec, Debug, PartialEq, Clone)]
+#[codec(name = "cli.Note")]
+struct Note {
+    title: String,
+    body: Text,
+}
+
+#[test]
+fn verify_get_compact_and_remove_handle_values_kept_by_a_handler_they_do_not_link() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let texts = vec![Text("one".into()), Text("two".into())];
+    let note = Note {
+        title: "t".into(),
+        body: Text("body".into()),
+    };
+    {
+        let cache = Cache::open(dir.path()).unwrap();
+        cache.put("texts", &texts).unwrap();
+        cache.put("note", &note).unwrap();
+        cache.put("maybe", &Some(Text("maybe".into()))).unwrap();
+    }
+    let txt_files = || {
+        std::fs::read_dir(dir.path().join("data"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "txt"))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(txt_files().len(), 4, "one file per text");
+    let (ok, out, err) = run(&["verify", d]);
+    assert!(ok, "{out}{err}");
+    assert!(out.contains("3 entries checked, 0 problem(s)"), "{out}");
+
+    let (ok, out, err) = run(&["get", d, "texts"]);
+    assert!(ok, "{out}{err}");
+    assert!(out.contains("#values"), "{out}");
+    assert!(out.contains("\"handler\": \"text-files\""), "{out}");
+    // The second text's file, "two", in base64.
+    assert!(out.contains("\"base64\": \"dHdv\""), "{out}");
+
+    let (ok, out, err) = run(&["compact", d]);
+    assert!(ok, "{out}{err}");
+    assert!(out.contains("compacted 3 entries"), "{out}");
+    assert_eq!(
+        txt_files().len(),
+        4,
+        "the files were copied, the old ones gone"
+    );
+    let cache = Cache::open(dir.path()).unwrap();
+    assert_eq!(cache.get::<Vec<Text>>("texts").unwrap(), Some(texts));
+    assert_eq!(cache.get::<Note>("note").unwrap(), Some(note));
+    assert_eq!(
+        cache.get::<Option<Text>>("maybe").unwrap(),
+        Some(Some(Text("maybe".into())))
+    );
+    drop(cache);
+
+    let (ok, out, err) = run(&["remove", d, "texts"]);
+    assert!(ok, "{out}{err}");
+    assert_eq!(txt_files().len(), 2, "the texts' files went with the entry");
+    // A changed byte of a text's file is found without the handler.
+    let file = &txt_files()[0];
+    let mut bytes = std::fs::read(file).unwrap();
+    bytes[0] ^= 1;
+    std::fs::write(file, bytes).unwrap();
+    let (ok, out, _) = run(&["verify", d]);
+    assert!(!ok);
+    assert!(out.contains("checksum"), "{out}");
+}

@@ -127,7 +127,12 @@ const PREALLOCATE: usize = 1024;
 const FLOAT32: u8 = 0xca;
 
 fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Value, DecodeError> {
-    let kind = r.peek_kind()?;
+    // The place of a value a store handler keeps is itself: without its
+    // type, nothing reads the value.
+    let kind = match r.peek_placeholder() {
+        Some(_) => WireKind::EXT,
+        None => r.peek_kind()?,
+    };
     Ok(if kind.is(WireKind::NIL) {
         r.read_nil()?;
         Value::Nil

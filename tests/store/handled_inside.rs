@@ -7,7 +7,9 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
 
-use codec::store::{Admin, Bounds, DumpContext, Info, InfoValue, LoadContext, TypedHandler};
+use codec::store::{
+    Admin, Bounds, DumpContext, DumpSelf, Info, InfoValue, LoadContext, TypedHandler,
+};
 use codec::{Cache, Codec, PutOptions, StoreError};
 
 use crate::fixtures::child;
@@ -285,8 +287,13 @@ fn bounds_count_the_values_files() {
     for (key, i) in [("a", 1), ("b", 2), ("c", 3)] {
         cache.put(key, &vec![long(i)]).unwrap();
     }
-    let sizes: Vec<u64> = cache.entries().unwrap().iter().map(|e| e.size).collect();
-    assert!(sizes.iter().all(|&s| s > 10_000), "{sizes:?}");
+    // Each entry is its small payload and its text's file, which counts.
+    for entry in cache.entries().unwrap() {
+        let parts = entry.parts.as_deref().unwrap_or_default();
+        let files: u64 = parts.iter().map(|p| p.len).sum();
+        assert_eq!(files, 10_000, "{entry:?}");
+        assert!(entry.size > files && entry.size < files + 100, "{entry:?}");
+    }
     let bounds = Bounds::default().max_bytes(25_000);
     let done = cache
         .admin()
@@ -332,4 +339,80 @@ fn bytes_read_outside_the_store_name_the_fix() {
     assert!(err.to_string().contains("`get`"), "{err}");
     let err = cache.get_ref::<Vec<Text>>("vec").err().unwrap();
     assert!(err.to_string().contains("Cache::get"), "{err}");
+}
+
+/// A shelf that stores itself: its texts as one sub-value, each text of
+/// which goes to `TextFiles` in turn.
+#[derive(Codec, Debug, PartialEq, Clone)]
+#[codec(name = "inside.Shelf", handler = Self)]
+struct Shelf {
+    label: String,
+    texts: Vec<Text>,
+}
+
+impl DumpSelf for Shelf {
+    const HANDLER: &'static str = "inside-shelf";
+
+    fn dump_info(&self, ctx: &mut DumpContext<'_>) -> Result<Info, StoreError> {
+        Ok(Info::from([
+            ("label".to_owned(), self.label.as_str().into()),
+            ("texts".to_owned(), ctx.dump(&self.texts)?),
+        ]))
+    }
+
+    fn load_from_info(info: &Info, ctx: &LoadContext<'_>) -> Result<Self, StoreError> {
+        let label = info
+            .get("label")
+            .and_then(InfoValue::as_text)
+            .unwrap_or_default();
+        let texts = ctx.load(info.get("texts").ok_or_else(|| ctx.corrupt("no texts"))?)?;
+        Ok(Shelf {
+            label: label.to_owned(),
+            texts,
+        })
+    }
+}
+
+#[test]
+fn values_inside_a_sub_value_go_to_their_handler_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = Cache::open(dir.path()).unwrap();
+    let shelf = Shelf {
+        label: "s".into(),
+        texts: vec![text("s0"), text("s1")],
+    };
+    // A shelf of its own, and shelves in a list: each shelf through its
+    // handler, each of its texts through theirs.
+    cache.put("shelf", &shelf).unwrap();
+    cache
+        .put("shelves", &vec![shelf.clone(), shelf.clone()])
+        .unwrap();
+    assert_eq!(text_files(dir.path()).len(), 6);
+    let entries = cache.entries().unwrap();
+    let one = entries.iter().find(|e| e.key == "shelf").unwrap();
+    let Some(InfoValue::Map(token)) = one.info.get("texts") else {
+        panic!("{:?}", one.info);
+    };
+    assert!(
+        matches!(&token["values"], InfoValue::List(v) if v.len() == 2),
+        "{token:?}"
+    );
+    // The list itself is small: its token holds it.
+    assert_eq!(one.parts.as_ref().map(Vec::len), Some(2), "the two texts");
+    let other = Cache::open(dir.path()).unwrap();
+    assert_eq!(other.get::<Shelf>("shelf").unwrap(), Some(shelf.clone()));
+    assert_eq!(
+        other.get::<Vec<Shelf>>("shelves").unwrap(),
+        Some(vec![shelf.clone(), shelf.clone()])
+    );
+    drop((cache, other));
+    // Copied without the handlers: the texts' files renamed at any depth.
+    Admin::compact(dir.path(), &[], |_, _| {}).unwrap();
+    let cache = Cache::open(dir.path()).unwrap();
+    assert_eq!(cache.get::<Shelf>("shelf").unwrap(), Some(shelf.clone()));
+    assert_eq!(
+        cache.get::<Vec<Shelf>>("shelves").unwrap(),
+        Some(vec![shelf.clone(), shelf])
+    );
+    assert_eq!(text_files(dir.path()).len(), 6);
 }

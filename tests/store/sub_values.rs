@@ -209,3 +209,52 @@ fn a_sub_value_goes_through_its_types_handler_and_its_schema_is_checked() {
         other => panic!("expected a schema error, got {other:?}"),
     }
 }
+
+/// A frame whose type names its handler, which keeps its pixels as an
+/// array sub-value.
+#[derive(Codec)]
+#[codec(name = "test.Frame", handler = Frames)]
+struct Frame {
+    pixels: MappedArray<f32>,
+}
+
+#[derive(Default)]
+struct Frames;
+
+impl TypedHandler<Frame> for Frames {
+    fn name(&self) -> &str {
+        "frames"
+    }
+
+    fn dump(&self, frame: &Frame, ctx: &mut DumpContext<'_>) -> Result<Info, StoreError> {
+        let pixels: ndarray::Array2<f32> = frame.pixels.to_owned().map_err(|e| ctx_error(&e))?;
+        Ok(Info::from([("pixels".to_owned(), ctx.dump(&pixels)?)]))
+    }
+
+    fn load(&self, info: &Info, ctx: &LoadContext<'_>) -> Result<Frame, StoreError> {
+        Ok(Frame {
+            pixels: ctx.load(part(info, "pixels", ctx)?)?,
+        })
+    }
+}
+
+#[test]
+fn values_of_a_zero_copy_handler_inside_a_list_are_read_from_the_map() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = Cache::open(dir.path()).unwrap();
+    let frames: Vec<Frame> = (0..2)
+        .map(|_| Frame {
+            pixels: MappedArray::from_array(&pixels()),
+        })
+        .collect();
+    cache.put("frames", &frames).unwrap();
+    let other = Cache::open(dir.path()).unwrap();
+    let back = other.get::<Vec<Frame>>("frames").unwrap().unwrap();
+    assert_eq!(back.len(), 2);
+    for frame in &back {
+        assert!(frame.pixels.is_mapped(), "viewed in the data file's map");
+        #[cfg(target_os = "linux")]
+        crate::fixtures::assert_in_a_map_of(frame.pixels.view().as_ptr().cast(), dir.path());
+        assert_eq!(frame.pixels.to_owned::<ndarray::Ix2>().unwrap(), pixels());
+    }
+}
