@@ -179,18 +179,26 @@ fn a_handle_that_never_met_the_type_names_the_missing_handler() {
         .unwrap()
         .put("s", &sheet(4))
         .unwrap();
-    // Read without the type, the handler cannot be found: the error says
-    // which and how to provide it.
+    // Read as a value without the type, the handler cannot be found: the
+    // error says which and how to provide it.
     let other = Cache::open(dir.path()).unwrap();
-    match other.get_bytes("s") {
+    match other.get::<codec::Value>("s") {
         Err(e @ StoreError::UnknownHandler { .. }) => {
             assert!(e.to_string().contains("text-sheets"), "{e}");
         }
         other => panic!("expected UnknownHandler, got {other:?}"),
     }
-    // Once the handle has met the type, the untyped reads work too.
+    // Its bytes are what the handler wrote, as the entry recorded them.
+    assert_eq!(
+        other.get_bytes("s").unwrap().unwrap(),
+        sheet(4).lines.join("\n").as_bytes()
+    );
+    // Once the handle has met the type, the untyped reads are the value's.
     assert_eq!(other.get::<Sheet>("s").unwrap(), Some(sheet(4)));
-    assert!(other.get_bytes("s").unwrap().is_some());
+    assert_eq!(
+        other.get_bytes("s").unwrap().unwrap(),
+        codec::to_msgpack(&sheet(4)).unwrap()
+    );
 }
 
 /// Reads the parent's sheet and puts one, in a process of its own that

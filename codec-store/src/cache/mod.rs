@@ -444,9 +444,47 @@ impl Cache {
     }
 
     /// The raw bytes under `key` (for entries stored with [`Cache::put_bytes`]),
-    /// or the encoded payload of a typed entry.
+    /// or the encoded payload of a typed entry. An entry of a handler
+    /// this handle lacks gives the bytes its handler wrote, as recorded
+    /// (checked; its parts one after the other, which
+    /// [`Admin::entry_bytes`](crate::Admin::entry_bytes) gives apart); one
+    /// written before entries recorded them is
+    /// [`StoreError::UnknownHandler`].
     pub fn get_bytes(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError> {
-        self.with_payload(key, <[u8]>::to_vec)
+        match self.with_payload(key, <[u8]>::to_vec) {
+            Err(StoreError::UnknownHandler { key, handler }) => {
+                self.recorded_bytes(&key).and_then(|bytes| match bytes {
+                    // Removed meanwhile.
+                    None if self.lookup(&key)?.is_none() => Ok(None),
+                    None => Err(StoreError::UnknownHandler { key, handler }),
+                    some => Ok(some),
+                })
+            }
+            other => other,
+        }
+    }
+
+    /// The bytes the entry `key` recorded, its parts one after the other,
+    /// checked; `None` if it has none recorded (or no entry is there).
+    fn recorded_bytes(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        let Some(found) = self.lookup(key)? else {
+            return Ok(None);
+        };
+        let line = view(key, &found)?;
+        let info = line.info().map_err(|e| corrupt_line(key, e))?;
+        let Some(parts) = crate::content::parts::Part::of_info(&info) else {
+            return Ok(None);
+        };
+        let parts = parts.map_err(|message| StoreError::Corrupt {
+            key: key.to_owned(),
+            message,
+        })?;
+        let ctx = self.load_context(key);
+        let mut bytes = Vec::new();
+        for part in &parts {
+            bytes.extend_from_slice(&part.read_checked(&ctx)?);
+        }
+        Ok(Some(bytes))
     }
 
     /// `read` of the payload under `key`, viewed where it lies (a data
