@@ -416,3 +416,30 @@ fn values_inside_a_sub_value_go_to_their_handler_too() {
     );
     assert_eq!(text_files(dir.path()).len(), 6);
 }
+
+#[test]
+fn a_folder_of_the_earlier_layout_is_raised_by_its_first_entry_holding_kept_values() {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/store-v1");
+    let dir = tempfile::tempdir().unwrap();
+    crate::fixtures::copy_dir(&fixture, dir.path());
+    let layout = || std::fs::read_to_string(dir.path().join("codec-store.json")).unwrap();
+    assert_eq!(layout(), r#"{"format":1}"#);
+    let cache = Cache::open(dir.path()).unwrap();
+    // What a codec of layout 1 reads keeps the folder at 1.
+    cache.put("plain", &text("plain")).unwrap();
+    cache.put("note", &"a note".to_owned()).unwrap();
+    assert_eq!(layout(), r#"{"format":1}"#);
+    // An entry holding a kept value raises it: such a codec would lose it.
+    cache.put("kept", &vec![text("kept")]).unwrap();
+    assert_eq!(
+        layout(),
+        format!(r#"{{"format":{}}}"#, codec::store::STORE_FORMAT)
+    );
+    assert_eq!(codec::store::STORE_FORMAT, 2);
+    let other = Cache::open(dir.path()).unwrap();
+    assert_eq!(
+        other.get::<Vec<Text>>("kept").unwrap(),
+        Some(vec![text("kept")])
+    );
+    assert_eq!(other.get::<Text>("plain").unwrap(), Some(text("plain")));
+}

@@ -104,6 +104,9 @@ pub(crate) struct Writer {
     /// copies keep the time of the lines they copy.
     pub(crate) pinned_time: Option<u64>,
     pub(crate) schemas_written: Vec<Fingerprint>,
+    /// Whether this handle made sure the store's layout version is this
+    /// codec's (`open::raise_format`).
+    pub(crate) format_raised: bool,
     /// The bytes of the line being written, reused between lines.
     pub(crate) line_buf: Vec<u8>,
     /// Where each line of the write being made starts in `line_buf` (and

@@ -310,6 +310,24 @@ fn check_meta(backend: &dyn Backend) -> Result<(), StoreError> {
     }
 }
 
+/// Raises the store's layout version to this codec's, once a handle is
+/// about to write what only this layout reads (an entry holding values
+/// kept by their handlers): a codec that reads an earlier one then
+/// refuses the store rather than lose them.
+pub(crate) fn raise_format(backend: &dyn Backend) -> Result<(), StoreError> {
+    check_meta(backend)?;
+    let found = backend
+        .read(layout::META)?
+        .and_then(|bytes| codec_runtime::from_json_slice::<StoreMeta>(&bytes).ok());
+    if found.is_some_and(|meta| meta.format >= STORE_FORMAT) {
+        return Ok(());
+    }
+    let meta = codec_runtime::to_json_vec(&StoreMeta {
+        format: STORE_FORMAT,
+    })?;
+    Ok(backend.write(layout::META, &meta, true)?)
+}
+
 #[cfg(feature = "object-store")]
 impl Cache {
     /// Opens (creating if needed) the cache at `url`: `s3://bucket/prefix`,

@@ -140,6 +140,13 @@ impl Cache {
             Ok(info)
         })?;
         let handler = chosen.expect("set by a dump that returned");
+        if !values.is_empty() {
+            let mut writer = self.writer.lock();
+            if !writer.format_raised {
+                crate::cache::open::raise_format(&*self.backend)?;
+                writer.format_raised = true;
+            }
+        }
         // What the sub-values wrote is recorded; what a built-in handler
         // wrote of the payload is not.
         let size = match layout::is_built_in_handler(handler.name()) {
