@@ -163,9 +163,13 @@ pub fn shared_name(id: &str) -> String {
     format!("{id}.bin")
 }
 
-/// The name (relative to `data/`) of an entry's own file.
-pub fn entry_file_name(id: &str, seq: u64, extension: &str) -> String {
-    format!("{id}-{seq}.{extension}")
+/// The name (relative to `data/`) of the file number `n` of writer `id`'s
+/// entry `seq` (its first file, `n` 0, has none).
+pub fn entry_file_name(id: &str, seq: u64, n: u64, extension: &str) -> String {
+    match n {
+        0 => format!("{id}-{seq}.{extension}"),
+        n => format!("{id}-{seq}-{n}.{extension}"),
+    }
 }
 
 /// Whether a file of `data/` or of the folder belongs to writer `id`.
@@ -219,6 +223,10 @@ pub const MAX_INFO_VALUES: usize = 10_000;
 /// Where buffers, arrays and Arrow files start in a shared data file:
 /// enough for any element type, and for SIMD loads.
 pub const ALIGN: u64 = 64;
+
+/// The most values of types with a handler one value holds (each has its
+/// token in the entry's index line, under `#values`).
+pub const MAX_KEPT_VALUES: usize = 1_000;
 
 /// The version of the folder layout, in `codec-store.json`. 2: an entry
 /// may hold values that their types' handlers keep (`#values`), which a

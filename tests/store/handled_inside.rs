@@ -443,3 +443,24 @@ fn a_folder_of_the_earlier_layout_is_raised_by_its_first_entry_holding_kept_valu
     );
     assert_eq!(other.get::<Text>("plain").unwrap(), Some(text("plain")));
 }
+
+#[test]
+fn too_many_kept_values_in_one_value_are_refused_with_the_fix() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = Cache::open(dir.path()).unwrap();
+    let many: Vec<Text> = (0..1_001).map(|i| text(&i.to_string())).collect();
+    let err = cache.put("many", &many).unwrap_err();
+    let source = std::error::Error::source(&err).map(ToString::to_string);
+    assert!(
+        source
+            .as_ref()
+            .is_some_and(|s| s.contains("entries of their own")),
+        "{err}: {source:?}"
+    );
+    assert!(cache.keys().unwrap().is_empty());
+    cache.put("enough", &many[..1_000].to_vec()).unwrap();
+    assert_eq!(
+        cache.get::<Vec<Text>>("enough").unwrap().unwrap().len(),
+        1_000
+    );
+}

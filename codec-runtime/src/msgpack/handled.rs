@@ -290,3 +290,45 @@ impl MsgpackReader<'_> {
         UNDIVERTING.try_with(Cell::get).ok().flatten().is_some()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The placeholder of value 3, of a type whose encoding is a map.
+    const MAP_PLACEHOLDER: [u8; 10] = [0xd7, 99, 0, 0, 0, 3, 0, 0x80, 0, 0];
+
+    struct Nothing;
+
+    impl Undivert for Nothing {
+        fn undivert(&self, _: u32, _: &HandledType) -> Result<Box<dyn Any>, DecodeError> {
+            Err(DecodeError::custom("nothing"))
+        }
+    }
+
+    #[test]
+    fn a_placeholder_has_its_types_kinds_only_where_the_store_reads() {
+        // Elsewhere it is the extension value it is (a user's own type 99).
+        let r = MsgpackReader::new(&MAP_PLACEHOLDER);
+        assert!(r.peek_kind().unwrap().is(WireKind::EXT));
+        reading_handled(&Nothing, || {
+            let r = MsgpackReader::new(&MAP_PLACEHOLDER);
+            assert!(r.peek_kind().unwrap().is(WireKind::MAP));
+        });
+        let r = MsgpackReader::new(&MAP_PLACEHOLDER);
+        assert!(
+            r.peek_kind().unwrap().is(WireKind::EXT),
+            "not once it returned"
+        );
+    }
+
+    #[test]
+    fn a_placeholder_read_outside_the_store_names_the_fix() {
+        let mut r = MsgpackReader::new(&MAP_PLACEHOLDER);
+        let err = undivert::<crate::Value>(&mut r).unwrap_err();
+        assert!(err.to_string().contains("cache store's `get`"), "{err}");
+        // Not a placeholder: nothing to do.
+        let mut r = MsgpackReader::new(&[0xc0]);
+        assert!(undivert::<crate::Value>(&mut r).unwrap().is_none());
+    }
+}

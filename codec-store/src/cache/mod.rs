@@ -107,6 +107,9 @@ pub(crate) struct Writer {
     /// Whether this handle made sure the store's layout version is this
     /// codec's (`open::raise_format`).
     pub(crate) format_raised: bool,
+    /// The sequence of the last dump, and how many file names it gave
+    /// out (`DumpContext::next_file_name`).
+    pub(crate) files_named: (u64, u64),
     /// The bytes of the line being written, reused between lines.
     pub(crate) line_buf: Vec<u8>,
     /// Where each line of the write being made starts in `line_buf` (and

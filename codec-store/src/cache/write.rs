@@ -175,8 +175,15 @@ impl Cache {
         record: bool,
         dump: impl FnOnce(&mut DumpContext<'_>) -> Result<Info, StoreError>,
     ) -> Result<(Info, Vec<Part>, u64), StoreError> {
-        let mut writer = self.writer.lock();
-        let seq = writer.seq;
+        let mut guard = self.writer.lock();
+        let seq = guard.seq;
+        // Names a dump of this sequence that failed gave its files are
+        // taken: the next starts past them.
+        let files = match guard.files_named {
+            (named_seq, files) if named_seq == seq => files,
+            _ => 0,
+        };
+        let writer = &mut *guard;
         let mut ctx = DumpContext {
             backend: &*self.backend,
             writer_id: &self.writer_id,
@@ -192,12 +199,16 @@ impl Cache {
             record,
             parts: Vec::new(),
             inline_bytes: 0,
+            files,
             allocated: Vec::new(),
         };
-        let info = dump(&mut ctx)?;
-        let (parts, held) = ctx.finish()?;
+        let dumped = dump(&mut ctx);
+        let named = ctx.files;
+        let finished = dumped.and_then(|info| Ok((info, ctx.finish()?)));
         let schemas = std::mem::take(&mut ctx.schemas);
-        drop(writer);
+        guard.files_named = (seq, named);
+        drop(guard);
+        let (info, (parts, held)) = finished?;
         // The sub-values' schemas, before the line that names them.
         for schema in schemas {
             self.write_schema(schema)?;

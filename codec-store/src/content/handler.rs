@@ -92,6 +92,8 @@ pub struct DumpContext<'a> {
     pub(crate) parts: Vec<Part>,
     /// The bytes of sub-values kept in the info itself.
     pub(crate) inline_bytes: u64,
+    /// How many file names this entry was given.
+    pub(crate) files: u64,
     /// The files [`allocate_file`](Self::allocate_file) gave out, whose
     /// bytes are known once the handler has written them.
     pub(crate) allocated: Vec<String>,
@@ -118,11 +120,9 @@ impl DumpContext<'_> {
                 ),
             ));
         };
-        // A writer taken up from a handle that is gone may find the file
-        // of an entry whose line was never written under the same name.
-        let mut seq = self.seq;
+        let mut tries = 0;
         loop {
-            let name = layout::entry_file_name(self.writer_id, seq, extension);
+            let name = self.next_file_name(extension);
             let path = data_dir.join(&name);
             match OpenOptions::new().write(true).create_new(true).open(&path) {
                 Ok(file) => {
@@ -131,10 +131,8 @@ impl DumpContext<'_> {
                     }
                     return Ok((name, file));
                 }
-                Err(e)
-                    if e.kind() == std::io::ErrorKind::AlreadyExists && seq < self.seq + 1000 =>
-                {
-                    seq += 1;
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && tries < 1000 => {
+                    tries += 1;
                 }
                 // A store opened on its backend has no data folder until
                 // its first data object.
@@ -150,10 +148,8 @@ impl DumpContext<'_> {
     /// never see a part of it); returns its name (relative to `data/`,
     /// for the info).
     pub fn write_file(&mut self, extension: &str, bytes: &[u8]) -> Result<String, StoreError> {
-        // A writer taken up from a handle that is gone may find the file
-        // of an entry whose line was never written under the same name.
-        for seq in self.seq..self.seq + 1000 {
-            let name = layout::entry_file_name(self.writer_id, seq, extension);
+        for _ in 0..1000 {
+            let name = self.next_file_name(extension);
             let object = layout::data_object(&name);
             if self.backend.create(&object, bytes, self.fsync)? == Created::Yes {
                 if self.record {
@@ -162,11 +158,20 @@ impl DumpContext<'_> {
                 return Ok(name);
             }
         }
-        let name = layout::entry_file_name(self.writer_id, self.seq, extension);
+        let name = layout::entry_file_name(self.writer_id, self.seq, 0, extension);
         Err(StoreError::io(
             self.backend.address(&layout::data_object(&name)),
             std::io::ErrorKind::AlreadyExists.into(),
         ))
+    }
+
+    /// The name of this entry's next file. A writer taken up from a
+    /// handle that is gone may find a file of an entry whose line was
+    /// never written under that name: its caller then asks for the next.
+    fn next_file_name(&mut self, extension: &str) -> String {
+        let n = self.files;
+        self.files += 1;
+        layout::entry_file_name(self.writer_id, self.seq, n, extension)
     }
 
     /// Appends `bytes` to this writer's shared data file; returns the file's

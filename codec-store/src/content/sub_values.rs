@@ -140,9 +140,19 @@ struct ToHandlers<'c, 'a> {
 
 impl Divert for ToHandlers<'_, '_> {
     fn divert(&mut self, value: &dyn Any, ty: &HandledType) -> Result<u32, EncodeError> {
-        let index = u32::try_from(self.values.len()).map_err(|_| EncodeError::Custom {
-            message: "more than 2^32 values kept by their handlers in one entry".to_owned(),
-        })?;
+        // Each has its token in the index line, read with every lookup.
+        if self.values.len() >= layout::MAX_KEPT_VALUES {
+            return Err(EncodeError::Custom {
+                message: format!(
+                    "more than {} values of types with a store handler (`{}`) in one value: \
+                     the entry's index line lists each; store them as entries of their own, \
+                     or give the type that holds them a handler",
+                    layout::MAX_KEPT_VALUES,
+                    ty.rust_name
+                ),
+            });
+        }
+        let index = self.values.len() as u32;
         match self.ctx.dump_any(value, ty) {
             Ok(token) => {
                 self.values.push(token);
