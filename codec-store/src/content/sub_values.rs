@@ -22,9 +22,9 @@
 use std::any::Any;
 
 use codec_runtime::__store::handled::{self, Divert, HandledType, Undivert};
-use codec_runtime::__store::LargeBin;
 use codec_runtime::{Codec, DecodeError, EncodeError, MsgpackReader, MsgpackWriter};
 
+use crate::cache::write::MadePayload;
 use crate::content::apart::{self, Parts};
 use crate::content::handler::{DumpContext, LoadContext};
 use crate::error::StoreError;
@@ -110,7 +110,7 @@ impl DumpContext<'_> {
         value: &dyn Any,
         ty: &HandledType,
         large: Option<usize>,
-    ) -> Result<(Vec<u8>, Vec<LargeBin>, Vec<InfoValue>), StoreError> {
+    ) -> Result<MadePayload, StoreError> {
         let mut w = MsgpackWriter::new(Vec::new());
         let mut divert = ToHandlers {
             ctx: self,
@@ -232,7 +232,7 @@ impl LoadContext<'_> {
         if fingerprint != schema.fingerprint_hex {
             subs.check_schema(self.key, type_name, fingerprint, schema)?;
         }
-        let decoded = if name == layout::AUTO {
+        if name == layout::AUTO {
             let parts = Parts::load(info, self)?;
             self.reading_values(values, || parts.decode_with(ty.decode))
         } else {
@@ -257,8 +257,7 @@ impl LoadContext<'_> {
                 r.finish()?;
                 Ok(value)
             })
-        };
-        decoded
+        }
     }
 
     /// Runs `decode`, each placeholder of a handled value read from its
