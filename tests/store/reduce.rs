@@ -282,3 +282,28 @@ fn uses_are_recorded_once_per_key_and_interval_never_per_get() {
         assert_eq!(keys, ["a", "b"], "{}: {text}", store.name);
     }
 }
+
+#[test]
+fn the_last_uses_of_the_entries_kept_survive_the_merge_of_their_records() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = Cache::open(dir.path()).unwrap();
+    cache.put("a", &1u32).unwrap();
+    cache.put("b", &2u32).unwrap();
+    // `a` is used after `b` was written: the most recently used.
+    assert_eq!(cache.get::<u32>("a").unwrap(), Some(1));
+    // A reduction that keeps both merges the records of uses...
+    let kept_both = cache
+        .admin()
+        .reduce_size(&Bounds::default().max_entries(2), GRACE)
+        .unwrap();
+    assert!(kept_both.removed.is_empty());
+    drop(cache);
+    // ... and the next, by another handle, still knows `a`'s use.
+    let other = Cache::open(dir.path()).unwrap();
+    let done = other
+        .admin()
+        .reduce_size(&Bounds::default().max_entries(1), GRACE)
+        .unwrap();
+    assert_eq!(done.removed, ["b"]);
+    assert_eq!(other.get::<u32>("a").unwrap(), Some(1));
+}

@@ -176,3 +176,23 @@ impl Cache {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::Cache;
+
+    #[test]
+    fn a_key_written_again_after_the_reduction_read_it_stays() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = Cache::open(dir.path()).unwrap();
+        cache.put("k", &1u32).unwrap();
+        let read = cache.lookup("k").unwrap().unwrap().time;
+        // Another write, after the reduction read the line.
+        cache.put("k", &2u32).unwrap();
+        assert!(!cache.remove_if_written_at("k", read).unwrap());
+        assert_eq!(cache.get::<u32>("k").unwrap(), Some(2));
+        let written = cache.lookup("k").unwrap().unwrap().time;
+        assert!(cache.remove_if_written_at("k", written).unwrap());
+        assert_eq!(cache.get::<u32>("k").unwrap(), None);
+    }
+}
