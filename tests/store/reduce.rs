@@ -307,3 +307,100 @@ fn the_last_uses_of_the_entries_kept_survive_the_merge_of_their_records() {
     assert_eq!(done.removed, ["b"]);
     assert_eq!(other.get::<u32>("a").unwrap(), Some(1));
 }
+
+/// The lines of every `used/` record of the folder.
+fn use_lines(dir: &std::path::Path) -> Vec<String> {
+    let Ok(listed) = std::fs::read_dir(dir.join("used")) else {
+        return Vec::new();
+    };
+    listed
+        .flat_map(|e| {
+            let text = std::fs::read_to_string(e.unwrap().path()).unwrap();
+            text.lines().map(str::to_owned).collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+#[test]
+fn compaction_drops_the_uses_of_removed_keys_and_keeps_the_others() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let cache = Cache::open(dir.path()).unwrap();
+        for i in 0..200u32 {
+            cache.put(&format!("k{i}"), &i).unwrap();
+        }
+        for i in 0..200u32 {
+            assert_eq!(cache.get::<u32>(&format!("k{i}")).unwrap(), Some(i));
+        }
+        for i in 10..200u32 {
+            cache.remove(&format!("k{i}")).unwrap();
+        }
+    }
+    assert!(use_lines(dir.path()).len() >= 200);
+    Admin::compact(dir.path(), &[], |_, _| {}).unwrap();
+    let mut lines = use_lines(dir.path());
+    lines.sort();
+    assert_eq!(lines.len(), 10, "{lines:?}");
+    let live: Vec<String> = (0..10).map(|i| format!(r##""#key":"k{i}""##)).collect();
+    assert!(
+        lines
+            .iter()
+            .all(|l| live.iter().any(|k| l.contains(k.as_str()))),
+        "{lines:?}"
+    );
+    // The uses kept still order the entries, and a handle that takes up
+    // the compaction's writer id records its own beside them: the most
+    // recently read stays.
+    let cache = Cache::open(dir.path()).unwrap();
+    assert_eq!(cache.get::<u32>("k3").unwrap(), Some(3));
+    drop(cache);
+    let cache = Cache::open(dir.path()).unwrap();
+    let done = cache
+        .admin()
+        .reduce_size(&Bounds::default().max_entries(1), GRACE)
+        .unwrap();
+    assert_eq!(cache.keys().unwrap(), ["k3"], "{done:?}");
+}
+
+#[test]
+fn online_compaction_drops_the_uses_of_removed_keys_and_expired_leases() {
+    use codec::store::backend::memory::Memory;
+    use codec::store::backend::Backend;
+    let backend: std::sync::Arc<dyn Backend> = std::sync::Arc::new(Memory::new());
+    let cache = Cache::open_backend(backend.clone(), CacheOptions::default()).unwrap();
+    for i in 0..50u32 {
+        cache.put(&format!("k{i}"), &i).unwrap();
+        cache.get::<u32>(&format!("k{i}")).unwrap();
+    }
+    for i in 5..50u32 {
+        cache.remove(&format!("k{i}")).unwrap();
+    }
+    // A lease of a holder gone long ago, and one held now.
+    let lease = |expires: u64| format!(r#"{{"holder":"gone-1","expires":{expires}}}"#);
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos() as u64;
+    let later = now + 3_600_000_000_000;
+    backend
+        .write("locks/a.lock", lease(1).as_bytes(), false)
+        .unwrap();
+    backend
+        .write("locks/b.lock", lease(later).as_bytes(), false)
+        .unwrap();
+    drop(cache);
+    Admin::compact_backend(backend.clone(), &[], Duration::ZERO, |_, _| {}).unwrap();
+    let mut uses = Vec::new();
+    for listed in backend.list("used/").unwrap() {
+        let bytes = backend.read(&listed.name).unwrap().unwrap();
+        uses.extend(String::from_utf8(bytes).unwrap().lines().map(str::to_owned));
+    }
+    assert_eq!(uses.len(), 5, "{uses:?}");
+    let leases: Vec<String> = backend
+        .list("locks/")
+        .unwrap()
+        .into_iter()
+        .map(|l| l.name)
+        .collect();
+    assert_eq!(leases, ["locks/b.lock"]);
+}

@@ -68,9 +68,16 @@ impl Cache {
             self.take_up_checkpoint();
         }
         let threshold = self.options.checkpoint_bytes;
-        if threshold == 0 || uncovered < threshold || c.running.swap(true, Ordering::AcqRel) {
+        if threshold == 0 || uncovered < threshold {
             return;
         }
+        if c.running.swap(true, Ordering::AcqRel) {
+            // Asked for while one runs: a later write, or the close,
+            // builds it.
+            c.wanted.store(true, Ordering::Relaxed);
+            return;
+        }
+        c.wanted.store(false, Ordering::Relaxed);
         // Its removals go in the logs the checkpoint covers (their
         // writes come back here, and find a build running).
         self.apply_bounds();
@@ -118,6 +125,31 @@ impl Cache {
         // takes the checkpoint up.
         if let Err(e) = index.adopt(&self.backend) {
             log::debug!(target: "codec::store", "the checkpoint built is not taken up yet: {e}");
+        }
+    }
+
+    /// As the handle closes: the build a write asked for while one ran
+    /// (and no write came after it to start one), here, so that a writer
+    /// leaves what it wrote covered and the next open does not read it
+    /// again. A handle whose writes asked for none builds none.
+    pub(crate) fn close_checkpoint(&self) {
+        self.join_checkpoint();
+        if !self.checkpoints.wanted.swap(false, Ordering::Relaxed) {
+            return;
+        }
+        let threshold = self.options.checkpoint_bytes;
+        let at_least = match self.backend.appends() {
+            Appends::InPlace => 0,
+            Appends::Segments => crate::index::checkpoint::SEGMENT_BYTES,
+        };
+        if threshold == 0 || self.index_read().uncovered(at_least) < threshold {
+            return;
+        }
+        let full = self.index_read().is_distrusted();
+        let known = self.index_read().known_segments();
+        match build_on(&self.backend, false, full, objects::Sources::Known(&known)) {
+            Ok(built) => self.record(built),
+            Err(e) => log::debug!(target: "codec::store", "a checkpoint as the handle closed: {e}"),
         }
     }
 

@@ -122,6 +122,8 @@ pub(crate) fn compact_alone(
     );
     let new = with_handlers(Cache::open_unread(backend.clone(), options)?, handlers);
     let (kept, dropped) = copy_live_entries(&old, &new, progress)?;
+    // The uses of removed keys go with them.
+    new.keep_uses_of_own_entries()?;
     let writer_id = new.writer_id.clone();
     drop((old, new));
     sync_writers_objects(&*backend, &writer_id)?;

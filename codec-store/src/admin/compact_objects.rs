@@ -48,7 +48,7 @@ use crate::error::StoreError;
 use crate::index::checkpoint::objects::{build_from, Known, Sources, Start};
 use crate::index::checkpoint::parse_manifest;
 use crate::index::logs;
-use crate::index::records::{Checkpoint, Covered, Retired};
+use crate::index::records::{Checkpoint, Covered, LeaseRecord, Retired};
 use crate::index::table::Damaged;
 use crate::layout;
 use crate::options::CacheOptions;
@@ -150,6 +150,11 @@ fn compact_online(
     };
     next.tables.clear();
     let next = commit(&*backend, next, retiring, &manifest, version)?;
+    // The uses of removed keys go with them, and the leases of holders
+    // gone for longer than the grace period.
+    new.keep_uses_of_own_entries()?;
+    drop((old, new));
+    freed += remove_expired_leases(&*backend, grace)?;
     if grace.is_zero() {
         freed += collect(&*backend, &next.retired, grace, now_nanos())?.0;
     }
@@ -211,6 +216,28 @@ fn commit(
 
 /// The manifest and its version; an empty one if there is none or it is
 /// damaged (a compaction rebuilds it whole).
+/// Deletes the leases (`locks/`) that expired more than `grace` ago by
+/// this clock: their holders are gone (a live one renews its lease every
+/// third of its duration). Returns the bytes freed.
+fn remove_expired_leases(backend: &dyn Backend, grace: Duration) -> Result<u64, StoreError> {
+    let before = now_nanos().saturating_sub(u64::try_from(grace.as_nanos()).unwrap_or(u64::MAX));
+    let mut freed = 0;
+    for listed in backend.list(&format!("{}/", layout::KEY_LOCKS))? {
+        let Some(bytes) = backend.read(&listed.name)? else {
+            continue; // released meanwhile
+        };
+        // A lease that does not read is not one of this codec's: kept.
+        let Ok(lease) = codec_runtime::from_json_slice::<LeaseRecord>(&bytes) else {
+            continue;
+        };
+        if lease.expires < before {
+            backend.delete(&listed.name)?;
+            freed += bytes.len() as u64;
+        }
+    }
+    Ok(freed)
+}
+
 fn read_manifest(
     backend: &dyn Backend,
 ) -> Result<(Checkpoint, Option<crate::backend::Version>), StoreError> {

@@ -160,6 +160,30 @@ impl Cache {
         Ok(())
     }
 
+    /// Replaces the `used/` objects by one holding the last use of each
+    /// entry this handle holds: what a compaction's new handle calls, so
+    /// the records of keys removed go with the entries. Records other
+    /// handles write meanwhile are not touched.
+    pub(crate) fn keep_uses_of_own_entries(&self) -> Result<(), StoreError> {
+        let (uses, read) = recorded_uses(&*self.backend)?;
+        if read.is_empty() {
+            return Ok(());
+        }
+        let mut lines = Vec::new();
+        for key in self.keys()? {
+            if let Some(&at) = uses.get(&key) {
+                let line = UseLine { key, at };
+                lines.extend_from_slice(&codec_runtime::to_json_vec(&line)?);
+                lines.push(b'\n');
+            }
+        }
+        self.uses.write(&*self.backend, &self.writer_id, &lines)?;
+        for name in read {
+            self.backend.delete(&name)?;
+        }
+        Ok(())
+    }
+
     /// Applies [`CacheOptions::bounds`](crate::CacheOptions::bounds), as a
     /// checkpoint starts (in the background or by
     /// [`Admin::checkpoint`](crate::Admin::checkpoint)): what is past them is removed (its space comes

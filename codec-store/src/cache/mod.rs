@@ -84,6 +84,8 @@ pub(crate) struct Checkpoints {
     pub(crate) running: Arc<AtomicBool>,
     /// A build ended: take up its checkpoint.
     pub(crate) ended: Arc<AtomicBool>,
+    /// A write asked for a build while one ran.
+    pub(crate) wanted: AtomicBool,
     /// The build that ended read the logs whole (the checkpoint was damaged).
     pub(crate) rebuilt: Arc<AtomicBool>,
     /// What builds had to say (a damaged checkpoint rebuilt).
@@ -761,8 +763,9 @@ impl std::fmt::Debug for Cache {
 impl Drop for Cache {
     fn drop(&mut self) {
         // A checkpoint in progress ends before the handle's folder lock
-        // goes (a compaction may be waiting for it).
-        self.join_checkpoint_thread();
+        // goes (a compaction may be waiting for it); one a write asked
+        // for meanwhile is built.
+        self.close_checkpoint();
         if let Err(e) = self.uses.flush(&*self.backend, &self.writer_id) {
             log::debug!(target: "codec::store", "recording uses: {e}");
         }

@@ -21,7 +21,7 @@ use std::time::Duration;
 
 use parking_lot::Mutex;
 
-use crate::backend::Backend;
+use crate::backend::{Backend, Created};
 use crate::cache::now_nanos;
 use crate::error::StoreError;
 pub(crate) use crate::index::records::UseLine;
@@ -33,6 +33,10 @@ const SHARDS: usize = 16;
 
 /// Hits of keys noted already between two looks at the clock, per shard.
 const HITS_PER_LOOK: u32 = 4096;
+
+/// The most records of a writer id found taken before a write of uses
+/// gives up (their merge by `reduce_size` or a compaction keeps them few).
+const MAX_TAKEN: u32 = 10_000;
 
 /// The keys a handle used since it last wrote them.
 pub(crate) struct Uses {
@@ -118,9 +122,19 @@ impl Uses {
         if lines.is_empty() {
             return Ok(());
         }
-        let n = self.next.fetch_add(1, Ordering::Relaxed);
-        backend.create(&layout::used_object(writer, n), lines, false)?;
-        Ok(())
+        // A handle that took up the writer id of one gone finds that
+        // one's records (and those a compaction merged) under the first
+        // numbers: each is passed, never overwritten nor lost.
+        for _ in 0..MAX_TAKEN {
+            let n = self.next.fetch_add(1, Ordering::Relaxed);
+            if backend.create(&layout::used_object(writer, n), lines, false)? == Created::Yes {
+                return Ok(());
+            }
+        }
+        Err(StoreError::io(
+            backend.address(layout::USED),
+            std::io::ErrorKind::AlreadyExists.into(),
+        ))
     }
 }
 
