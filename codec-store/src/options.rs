@@ -112,7 +112,8 @@ pub struct CacheOptions {
     /// starts (in the background every
     /// [`checkpoint_bytes`](CacheOptions#structfield.checkpoint_bytes) of
     /// writes, or [`Admin::checkpoint`](crate::Admin::checkpoint)), the handle removes what is past them, as
-    /// [`Admin::reduce_size`](crate::Admin::reduce_size) does; the space
+    /// [`Admin::reduce_size`](crate::Admin::reduce_size) does, in the
+    /// thread that builds the checkpoint (never in a put); the space
     /// comes back with the next compaction.
     pub bounds: Option<Bounds>,
 }

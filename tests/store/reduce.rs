@@ -242,13 +242,17 @@ fn a_bound_in_the_options_is_kept_at_checkpoints() {
     let options = CacheOptions::default()
         .checkpoint_bytes(4096)
         .bounds(Bounds::default().max_entries(20));
-    let cache = Cache::open_with(dir.path(), options).unwrap();
+    let cache = Cache::open_with(dir.path(), options.clone()).unwrap();
     for i in 0..200u32 {
         cache.put(&format!("k{i:03}"), &i).unwrap();
     }
-    // At least the first background checkpoint applied them.
+    // At least the first background checkpoint applied them, in the
+    // background: the close waits for it.
+    let warnings = cache.warnings();
+    drop(cache);
+    let cache = Cache::open_with(dir.path(), options).unwrap();
     let len = cache.len().unwrap();
-    assert!(len < 200, "{len} entries left: {:?}", cache.warnings());
+    assert!(len < 200, "{len} entries left: {warnings:?}");
     cache.admin().checkpoint().unwrap();
     assert_eq!(cache.len().unwrap(), 20);
     // The latest are kept.
@@ -403,4 +407,62 @@ fn online_compaction_drops_the_uses_of_removed_keys_and_expired_leases() {
         .map(|l| l.name)
         .collect();
     assert_eq!(leases, ["locks/b.lock"]);
+}
+
+/// Holds every listing of `used/` (which applying the bounds starts
+/// with) until the test lets it go.
+struct HeldUses {
+    held: std::sync::Arc<(std::sync::Mutex<bool>, std::sync::Condvar)>,
+}
+
+impl crate::fixtures::wrapped::Hooks for HeldUses {
+    fn list(
+        &self,
+        inner: &dyn codec::store::backend::Backend,
+        prefix: &str,
+    ) -> Result<Vec<codec::store::backend::Listed>, codec::store::backend::BackendError> {
+        if prefix.starts_with("used") {
+            let (lock, released) = &*self.held;
+            let mut go = lock.lock().unwrap();
+            while !*go {
+                go = released.wait(go).unwrap();
+            }
+        }
+        inner.list(prefix)
+    }
+}
+
+#[test]
+fn puts_never_wait_for_the_bounds_which_the_background_applies() {
+    use codec::store::backend::folder::Folder;
+    let dir = tempfile::tempdir().unwrap();
+    let held = std::sync::Arc::new((std::sync::Mutex::new(false), std::sync::Condvar::new()));
+    let backend = std::sync::Arc::new(crate::fixtures::wrapped::Wrapped::new(
+        std::sync::Arc::new(Folder::new(dir.path())),
+        HeldUses { held: held.clone() },
+    ));
+    let options = CacheOptions::default()
+        .checkpoint_bytes(4096)
+        .bounds(Bounds::default().max_entries(20));
+    let cache = Cache::open_backend(backend, options).unwrap();
+    // Past the threshold several times over, while the bounds' reading
+    // is held: every put returns.
+    let (done, puts) = std::sync::mpsc::channel();
+    let writer = std::thread::spawn(move || {
+        for i in 0..200u32 {
+            cache.put(&format!("k{i:03}"), &i).unwrap();
+        }
+        done.send(()).unwrap();
+        cache
+    });
+    let returned = puts.recv_timeout(Duration::from_secs(60));
+    let release = || {
+        *held.0.lock().unwrap() = true;
+        held.1.notify_all();
+    };
+    release();
+    let cache = writer.join().unwrap();
+    assert!(returned.is_ok(), "a put waited for the bounds");
+    cache.admin().checkpoint().unwrap();
+    assert_eq!(cache.len().unwrap(), 20);
 }

@@ -78,10 +78,12 @@ impl Cache {
             return;
         }
         c.wanted.store(false, Ordering::Relaxed);
-        // Its removals go in the logs the checkpoint covers (their
-        // writes come back here, and find a build running).
-        self.apply_bounds();
         self.join_checkpoint_thread();
+        // The bounds are applied in the background too, never in a put:
+        // reading every live line is the work of the whole store. Their
+        // removals come back here, and find a build running.
+        let bounded = (self.options.bounds.as_ref()).is_some_and(|b| !b.is_unbounded());
+        let background = bounded.then(|| self.for_background());
         let full = self.index_read().is_distrusted();
         // What this handle wrote or read: other handles build from theirs.
         let known = self.index_read().known_segments();
@@ -96,6 +98,9 @@ impl Cache {
             .name("codec-checkpoint".into())
             .spawn(move || {
                 lower_priority();
+                if let Some(cache) = background {
+                    cache.apply_bounds();
+                }
                 match build_on(&backend, false, full, objects::Sources::Known(&known)) {
                     Ok(Some(built)) => {
                         rebuilt.store(full, Ordering::Relaxed);

@@ -46,6 +46,45 @@ use write::Payload;
 
 /// A folder of typed values: see the [crate documentation](crate).
 pub struct Cache {
+    /// What the handle holds, shared with its background work (the
+    /// checkpointer, which applies the bounds too).
+    pub(crate) store: Arc<Store>,
+    /// Whether this is the handle the program holds, not the background
+    /// work's: the one that closes the store.
+    owner: bool,
+}
+
+impl std::ops::Deref for Cache {
+    type Target = Store;
+
+    fn deref(&self) -> &Store {
+        &self.store
+    }
+}
+
+impl Cache {
+    /// The handle the program holds, over `store`.
+    pub(crate) fn own(store: Store) -> Cache {
+        Cache {
+            store: Arc::new(store),
+            owner: true,
+        }
+    }
+
+    /// A handle for background work over the same store, which closes
+    /// nothing when dropped: the owner waits for the work before it
+    /// closes the store.
+    pub(crate) fn for_background(&self) -> Cache {
+        Cache {
+            store: self.store.clone(),
+            owner: false,
+        }
+    }
+}
+
+/// The state of a [`Cache`] handle.
+#[doc(hidden)]
+pub struct Store {
     /// The folder, for a store in one.
     pub(crate) dir: Option<PathBuf>,
     /// Where the objects live: the folder `dir`, or another backend.
@@ -762,6 +801,9 @@ impl std::fmt::Debug for Cache {
 
 impl Drop for Cache {
     fn drop(&mut self) {
+        if !self.owner {
+            return;
+        }
         // A checkpoint in progress ends before the handle's folder lock
         // goes (a compaction may be waiting for it); one a write asked
         // for meanwhile is built.

@@ -169,7 +169,7 @@ impl Cache {
             .file_path(layout::META)
             .and_then(|meta| meta.parent().map(Path::to_path_buf));
         let use_interval = options.use_interval;
-        let cache = Cache {
+        let cache = Cache::own(crate::cache::Store {
             dir,
             backend,
             loads,
@@ -187,7 +187,7 @@ impl Cache {
             uses: crate::cache::uses::Uses::new(use_interval),
             checkpoints: Checkpoints::default(),
             _lock: lock,
-        };
+        });
         for h in [
             cache.inline.clone(),
             Arc::new(Shared),
