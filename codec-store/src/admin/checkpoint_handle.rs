@@ -97,10 +97,13 @@ impl Cache {
         let spawned = std::thread::Builder::new()
             .name("codec-checkpoint".into())
             .spawn(move || {
-                lower_priority();
+                // The bounds at the writers' priority: writes that
+                // outran them would leave the store past them, and each
+                // pass longer.
                 if let Some(cache) = background {
                     cache.apply_bounds();
                 }
+                lower_priority();
                 match build_on(&backend, false, full, objects::Sources::Known(&known)) {
                     Ok(Some(built)) => {
                         rebuilt.store(full, Ordering::Relaxed);

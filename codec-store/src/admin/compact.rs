@@ -203,33 +203,17 @@ pub(crate) fn copy_live_entries(
     for copies in entries.chunks(COPIES_PER_APPEND) {
         new.in_one_append(|| {
             for (entry, time) in copies {
-                if entry.info.contains_key(layout::VALUES) {
-                    new.writer.lock().pinned_time = Some(*time);
-                    match copy_holding_values(old, new, entry) {
-                        Ok(()) => {}
-                        Err(e) if e.is_damage() => dropped.push((entry.key.clone(), e)),
-                        Err(e) => return Err(e),
-                    }
-                    done += 1;
-                    progress(done, entries.len());
-                    continue;
-                }
-                if old.handler(&entry.handler).is_none() {
-                    new.writer.lock().pinned_time = Some(*time);
-                    match copy_recorded(old, new, entry) {
-                        Ok(()) => {}
-                        Err(e) if e.is_damage() => dropped.push((entry.key.clone(), e)),
-                        Err(e) => return Err(e),
-                    }
-                    done += 1;
-                    progress(done, entries.len());
-                    continue;
-                }
-                match read_entry(old, entry) {
-                    Ok((payload, large)) => {
-                        new.writer.lock().pinned_time = Some(*time);
-                        write_entry(new, entry, &payload, &large)?;
-                    }
+                new.writer.lock().pinned_time = Some(*time);
+                let copied = if entry.info.contains_key(layout::VALUES) {
+                    copy_holding_values(old, new, entry)
+                } else if old.handler(&entry.handler).is_none() {
+                    copy_recorded(old, new, entry)
+                } else {
+                    read_entry(old, entry)
+                        .and_then(|(payload, large)| write_entry(new, entry, &payload, &large))
+                };
+                match copied {
+                    Ok(()) => {}
                     Err(e) if e.is_damage() => dropped.push((entry.key.clone(), e)),
                     // Anything else (permissions, too many open files)
                     // may pass: stop rather than drop an entry that is

@@ -141,23 +141,9 @@ impl Cache {
     /// Replaces the `used/` objects read by one holding the last use of
     /// each entry kept, so that they do not pile up.
     fn merge_uses(&self, kept: &[Used], read: Vec<String>) -> Result<(), StoreError> {
-        if read.is_empty() {
-            return Ok(());
-        }
-        let mut lines = Vec::new();
-        for used in kept.iter().filter(|u| u.last_used > u.written) {
-            let line = UseLine {
-                key: used.entry.key.clone(),
-                at: used.last_used,
-            };
-            lines.extend_from_slice(&codec_runtime::to_json_vec(&line)?);
-            lines.push(b'\n');
-        }
-        self.uses.write(&*self.backend, &self.writer_id, &lines)?;
-        for name in read {
-            self.backend.delete(&name)?;
-        }
-        Ok(())
+        let uses = kept.iter().filter(|u| u.last_used > u.written);
+        let uses = uses.map(|u| (u.entry.key.clone(), u.last_used));
+        self.replace_uses(uses, read)
     }
 
     /// Replaces the `used/` objects by one holding the last use of each
@@ -166,16 +152,32 @@ impl Cache {
     /// handles write meanwhile are not touched.
     pub(crate) fn keep_uses_of_own_entries(&self) -> Result<(), StoreError> {
         let (uses, read) = recorded_uses(&*self.backend)?;
+        let keys = if read.is_empty() {
+            Vec::new()
+        } else {
+            self.keys()?
+        };
+        let kept = keys.into_iter().filter_map(|key| {
+            let at = *uses.get(&key)?;
+            Some((key, at))
+        });
+        self.replace_uses(kept, read)
+    }
+
+    /// Writes `uses` (key, last use) as one `used/` object of this handle,
+    /// then deletes the objects `read`; nothing if none was read.
+    fn replace_uses(
+        &self,
+        uses: impl Iterator<Item = (String, u64)>,
+        read: Vec<String>,
+    ) -> Result<(), StoreError> {
         if read.is_empty() {
             return Ok(());
         }
         let mut lines = Vec::new();
-        for key in self.keys()? {
-            if let Some(&at) = uses.get(&key) {
-                let line = UseLine { key, at };
-                lines.extend_from_slice(&codec_runtime::to_json_vec(&line)?);
-                lines.push(b'\n');
-            }
+        for (key, at) in uses {
+            lines.extend_from_slice(&codec_runtime::to_json_vec(&UseLine { key, at })?);
+            lines.push(b'\n');
         }
         self.uses.write(&*self.backend, &self.writer_id, &lines)?;
         for name in read {

@@ -701,8 +701,9 @@ impl Cache {
     /// Every live key and its line; expired entries are not live.
     pub(crate) fn live_lines(&self) -> Result<Vec<index::LiveLine>, StoreError> {
         self.refresh()?;
-        let lines = self.index.read().lines();
-        let mut lines = match lines {
+        // Read without the index's lock, which writers need.
+        let snapshot = self.index.read().snapshot();
+        let mut lines = match snapshot.lines() {
             Ok(lines) => lines,
             Err(damaged) => {
                 self.put_checkpoint_aside(&damaged.0)?;

@@ -2,14 +2,14 @@
 //! handler, then the index line, in one write.
 
 use parking_lot::MutexGuard;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use crate::backend::Appends;
 use crate::cache::now_nanos;
 use crate::cache::writers;
 use crate::cache::Cache;
 use crate::cache::Writer;
-use crate::content::handler::DumpContext;
+use crate::content::handler::{DumpContext, Handler};
 use crate::content::parts::Part;
 use crate::error::StoreError;
 use crate::index::checkpoint;
@@ -69,18 +69,7 @@ impl Cache {
             bytes: payload,
             large,
         } = payload;
-        let name = match handler {
-            Some(name) => name,
-            None if payload.len() <= self.options.inline_limit => layout::INLINE,
-            None if !large.is_empty() => layout::AUTO,
-            None => layout::SHARED,
-        };
-        let handler = self
-            .handler(name)
-            .ok_or_else(|| StoreError::UnknownHandler {
-                key: key.to_owned(),
-                handler: name.to_owned(),
-            })?;
+        let handler = self.chosen_handler(key, handler, payload, large)?;
         let record = !layout::is_built_in_handler(handler.name());
         let (info, parts, held) =
             self.dump_with(key, large, record, |ctx| handler.dump(payload, ctx))?;
@@ -97,6 +86,29 @@ impl Cache {
             held.max(payload.len() as u64),
             expires,
         )
+    }
+
+    /// The handler `name`, or the built-in one the payload's size
+    /// chooses (in the line, in the shared file, with its large buffers
+    /// apart).
+    fn chosen_handler(
+        &self,
+        key: &str,
+        name: Option<&str>,
+        payload: &[u8],
+        large: &[LargeBin],
+    ) -> Result<Arc<dyn Handler>, StoreError> {
+        let name = match name {
+            Some(name) => name,
+            None if payload.len() <= self.options.inline_limit => layout::INLINE,
+            None if !large.is_empty() => layout::AUTO,
+            None => layout::SHARED,
+        };
+        self.handler(name)
+            .ok_or_else(|| StoreError::UnknownHandler {
+                key: key.to_owned(),
+                handler: name.to_owned(),
+            })
     }
 
     /// [`write_entry`](Self::write_entry) of the payload `make` encodes
@@ -119,18 +131,7 @@ impl Cache {
         let mut values = Vec::new();
         let (info, parts, held) = self.dump_with(key, &[], false, |ctx| {
             let (payload, large, found) = make(ctx)?;
-            let name = match handler {
-                Some(name) => name,
-                None if payload.len() <= self.options.inline_limit => layout::INLINE,
-                None if !large.is_empty() => layout::AUTO,
-                None => layout::SHARED,
-            };
-            let handler = self
-                .handler(name)
-                .ok_or_else(|| StoreError::UnknownHandler {
-                    key: key.to_owned(),
-                    handler: name.to_owned(),
-                })?;
+            let handler = self.chosen_handler(key, handler, &payload, &large)?;
             ctx.large = large;
             ctx.record = !layout::is_built_in_handler(handler.name());
             let info = handler.dump(&payload, ctx)?;

@@ -104,7 +104,7 @@ pub struct Index {
     writer_ids: HashMap<Box<str>, u32>,
     pub warnings: Vec<String>,
     /// The checkpoint, if the folder has one that checked.
-    base: Option<Base>,
+    base: Option<Arc<Base>>,
     /// The writer number of each writer of the checkpoint, by position.
     base_writers: Vec<u32>,
     /// Where logs grow in place: the version of the manifest the base
@@ -276,7 +276,7 @@ impl Index {
         let writers = &self.writers;
         self.entries
             .retain(|_, slot| slot.at >= writers[slot.stamp.writer as usize].covered);
-        self.base = Some(base);
+        self.base = Some(Arc::new(base));
         self.manifest_stamp = stamp;
     }
 
@@ -473,30 +473,23 @@ impl Index {
     /// Every live key with the text of its line, unordered: the
     /// checkpoint's lines read from the logs, then the newer ones.
     pub fn lines(&self) -> Result<Vec<LiveLine>, Damaged> {
-        let mut all: HashMap<Box<str>, (Stamp, Option<Arc<str>>)> = HashMap::new();
-        if let Some(base) = &self.base {
-            for (key, hit) in base.all()? {
-                let stamp = Stamp {
-                    time: hit.time,
-                    writer: self.base_writers[hit.writer as usize],
-                    seq: hit.seq,
-                };
-                all.insert(key.into(), (stamp, hit.text));
-            }
+        self.snapshot().lines()
+    }
+
+    /// What [`lines`](Self::lines) reads, taken under the index's lock:
+    /// the checkpoint (shared, never changed) and the lines after it (a
+    /// checkpoint's worth at most). The reading of the checkpoint's
+    /// lines, the work of the whole store, then runs without the lock,
+    /// which writers need.
+    pub fn snapshot(&self) -> LinesSnapshot {
+        LinesSnapshot {
+            base: self.base.clone(),
+            base_writers: self.base_writers.clone(),
+            writer_ids: self.writers.iter().map(|w| w.id.clone()).collect(),
+            tail: (self.entries.iter())
+                .map(|(key, slot)| (key.clone(), slot.stamp, slot.line.clone()))
+                .collect(),
         }
-        for (key, slot) in &self.entries {
-            match all.get_mut(key) {
-                Some(current) if !newer(&self.writers, slot.stamp, current.0) => {}
-                Some(current) => *current = (slot.stamp, slot.line.clone()),
-                None => {
-                    all.insert(key.clone(), (slot.stamp, slot.line.clone()));
-                }
-            }
-        }
-        Ok(all
-            .into_iter()
-            .filter_map(|(key, (_, line))| Some((key, line?)))
-            .collect())
     }
 
     /// Checks the checkpoint whole: every table block, every line it
@@ -612,6 +605,47 @@ pub(crate) fn line_expired(text: &str, now: u64) -> bool {
 /// The view of a line the index returned for `key`.
 pub(super) fn view<'a>(key: &'a str, found: &'a Found) -> Result<LineView<'a>, StoreError> {
     found.view(key).map_err(|e| corrupt_line(key, e))
+}
+
+/// The index's live lines as they were: see [`Index::snapshot`].
+pub struct LinesSnapshot {
+    base: Option<Arc<Base>>,
+    base_writers: Vec<u32>,
+    writer_ids: Vec<Box<str>>,
+    tail: Vec<(Box<str>, Stamp, Option<Arc<str>>)>,
+}
+
+impl LinesSnapshot {
+    /// Every live key and its line, the latest of the checkpoint's and
+    /// the tail's.
+    pub fn lines(self) -> Result<Vec<LiveLine>, Damaged> {
+        let mut all: HashMap<Box<str>, (Stamp, Option<Arc<str>>)> = HashMap::new();
+        if let Some(base) = &self.base {
+            for (key, hit) in base.all()? {
+                let stamp = Stamp {
+                    time: hit.time,
+                    writer: self.base_writers[hit.writer as usize],
+                    seq: hit.seq,
+                };
+                all.insert(key.into(), (stamp, hit.text));
+            }
+        }
+        let id = |s: Stamp| &*self.writer_ids[s.writer as usize];
+        let newer = |a: Stamp, b: Stamp| (a.time, id(a), a.seq) > (b.time, id(b), b.seq);
+        for (key, stamp, line) in self.tail {
+            match all.get_mut(&key) {
+                Some(current) if !newer(stamp, current.0) => {}
+                Some(current) => *current = (stamp, line),
+                None => {
+                    all.insert(key, (stamp, line));
+                }
+            }
+        }
+        Ok(all
+            .into_iter()
+            .filter_map(|(key, (_, line))| Some((key, line?)))
+            .collect())
+    }
 }
 
 fn newer(writers: &[WriterFile], a: Stamp, b: Stamp) -> bool {
