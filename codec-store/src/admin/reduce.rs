@@ -17,7 +17,7 @@ use crate::admin::compact::Compacted;
 use crate::backend::Appends;
 use crate::cache::now_nanos;
 use crate::cache::uses::{recorded_uses, UseLine};
-use crate::cache::Cache;
+use crate::cache::{Cache, Removed};
 use crate::error::StoreError;
 use crate::index::line::LineView;
 use crate::index::{corrupt_line, EntryInfo};
@@ -106,12 +106,21 @@ impl Cache {
         }
         let mut removed = Vec::new();
         let mut removed_bytes = 0;
-        // Least recently used first.
-        for used in entries[keep..].iter().rev() {
-            if self.remove_if_written_at(&used.entry.key, used.written)? {
-                removed_bytes += used.entry.size;
-                removed.push(used.entry.key.clone());
+        // Least recently used first, their lines in one write; then their
+        // files, which no live line names any more.
+        let mut files = Vec::new();
+        self.in_one_append(|| {
+            for used in entries[keep..].iter().rev() {
+                if let Some(gone) = self.remove_if_written_at(&used.entry.key, used.written)? {
+                    files.push(gone);
+                    removed_bytes += used.entry.size;
+                    removed.push(used.entry.key.clone());
+                }
             }
+            Ok(())
+        })?;
+        for gone in files {
+            self.delete_removed(gone)?;
         }
         self.merge_uses(&entries[..keep], used_objects)?;
         let compacted = match (self.backend.appends(), grace) {
@@ -131,10 +140,10 @@ impl Cache {
 
     /// Removes `key` if its live line is still the one written at
     /// `written`: a put made since by another handle stays.
-    fn remove_if_written_at(&self, key: &str, written: u64) -> Result<bool, StoreError> {
+    fn remove_if_written_at(&self, key: &str, written: u64) -> Result<Option<Removed>, StoreError> {
         match self.lookup(key)? {
-            Some(found) if found.time == written => self.remove(key),
-            _ => Ok(false),
+            Some(found) if found.time == written => self.write_removal(key, &found).map(Some),
+            _ => Ok(None),
         }
     }
 
@@ -215,10 +224,11 @@ mod tests {
         let read = cache.lookup("k").unwrap().unwrap().time;
         // Another write, after the reduction read the line.
         cache.put("k", &2u32).unwrap();
-        assert!(!cache.remove_if_written_at("k", read).unwrap());
+        assert!(cache.remove_if_written_at("k", read).unwrap().is_none());
         assert_eq!(cache.get::<u32>("k").unwrap(), Some(2));
         let written = cache.lookup("k").unwrap().unwrap().time;
-        assert!(cache.remove_if_written_at("k", written).unwrap());
+        let removed = cache.remove_if_written_at("k", written).unwrap();
+        cache.delete_removed(removed.unwrap()).unwrap();
         assert_eq!(cache.get::<u32>("k").unwrap(), None);
     }
 }

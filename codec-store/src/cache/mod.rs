@@ -82,6 +82,14 @@ impl Cache {
     }
 }
 
+/// An entry whose removal line is written, and what it leaves to delete.
+pub(crate) struct Removed {
+    key: String,
+    /// Its handler's name; `None` for an entry with no files.
+    handler: Option<String>,
+    info: Info,
+}
+
 /// The state of a [`Cache`] handle.
 #[doc(hidden)]
 pub struct Store {
@@ -574,7 +582,21 @@ impl Cache {
         let Some(found) = self.lookup(key)? else {
             return Ok(false);
         };
-        let line = view(key, &found)?;
+        let removed = self.write_removal(key, &found)?;
+        self.delete_removed(removed)?;
+        Ok(true)
+    }
+
+    /// Appends the line that removes `key`, whose live line `found` is;
+    /// returns what the removal leaves to delete once that line is
+    /// written ([`delete_removed`](Self::delete_removed)).
+    pub(crate) fn write_removal(&self, key: &str, found: &Found) -> Result<Removed, StoreError> {
+        let line = view(key, found)?;
+        let handler = line.handler.as_deref().map(str::to_owned);
+        let info = match handler {
+            Some(_) => line.info().map_err(|e| corrupt_line(key, e))?,
+            None => Info::new(),
+        };
         self.append_line(IndexLine {
             key: key.to_owned(),
             type_name: None,
@@ -587,20 +609,29 @@ impl Cache {
             seq: 0,
             expires: None,
         })?;
-        let Some(name) = line.handler.as_deref() else {
-            return Ok(true);
+        Ok(Removed {
+            key: key.to_owned(),
+            handler,
+            info,
+        })
+    }
+
+    /// Deletes the files of an entry whose removal line is written: its
+    /// handler's, or, without its handler, the files of its own that it
+    /// recorded (ranges of shared files go with compaction); so do those
+    /// of the values its payload holds the places of, which their
+    /// handlers wrote.
+    pub(crate) fn delete_removed(&self, removed: Removed) -> Result<(), StoreError> {
+        let Removed { key, handler, info } = removed;
+        let Some(name) = handler else {
+            return Ok(());
         };
-        let info = line.info().map_err(|e| corrupt_line(key, e))?;
-        let handler = self.handler(name);
+        let ctx = self.load_context(&key);
+        let handler = self.handler(&name);
         if let Some(handler) = &handler {
-            handler.delete(&info, &self.load_context(key))?;
+            handler.delete(&info, &ctx)?;
         }
-        // Without its handler, the files of its own that the entry
-        // recorded go (ranges of shared files, with compaction); so do
-        // those of the values its payload holds the places of, which
-        // their handlers wrote.
         if handler.is_none() || info.contains_key(layout::VALUES) {
-            let ctx = self.load_context(key);
             let parts = crate::content::parts::Part::of_info(&info);
             for part in parts.and_then(Result::ok).unwrap_or_default() {
                 if part.offset.is_none() {
@@ -608,7 +639,7 @@ impl Cache {
                 }
             }
         }
-        Ok(true)
+        Ok(())
     }
 
     /// Removes `key` and returns the value it held, if any.
