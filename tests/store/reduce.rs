@@ -466,3 +466,23 @@ fn puts_never_wait_for_the_bounds_which_the_background_applies() {
     cache.admin().checkpoint().unwrap();
     assert_eq!(cache.len().unwrap(), 20);
 }
+
+#[test]
+fn the_bounds_are_applied_every_so_many_writes_without_checkpoints() {
+    let dir = tempfile::tempdir().unwrap();
+    let options = CacheOptions::default()
+        .checkpoint_bytes(0)
+        .bounds(Bounds::default().max_entries(100));
+    let cache = Cache::open_with(dir.path(), options.clone()).unwrap();
+    for i in 0..3000u32 {
+        cache.put(&format!("k{i:04}"), &i).unwrap();
+    }
+    // The close waits for a pass that runs. The first starts at the
+    // 1,024th write and reads those at least: it keeps 100 of them,
+    // however slowly it runs beside the puts.
+    drop(cache);
+    let cache = Cache::open_with(dir.path(), options).unwrap();
+    let len = cache.len().unwrap();
+    assert!(len <= 3000 - (1024 - 100), "{len} entries left");
+    assert_eq!(cache.get::<u32>("k2999").unwrap(), Some(2999));
+}

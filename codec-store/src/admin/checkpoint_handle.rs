@@ -67,6 +67,16 @@ impl Cache {
         if c.ended.swap(false, Ordering::Relaxed) {
             self.take_up_checkpoint();
         }
+        if self.bounded() {
+            let writes = c.writes_since_bounds.fetch_add(1, Ordering::Relaxed) + 1;
+            if writes
+                >= c.bounds_every
+                    .load(Ordering::Relaxed)
+                    .max(MIN_WRITES_BETWEEN_BOUNDS)
+            {
+                self.start_bounds_pass();
+            }
+        }
         let threshold = self.options.checkpoint_bytes;
         if threshold == 0 || uncovered < threshold {
             return;
@@ -79,11 +89,9 @@ impl Cache {
         }
         c.wanted.store(false, Ordering::Relaxed);
         self.join_checkpoint_thread();
-        // The bounds are applied in the background too, never in a put:
-        // reading every live line is the work of the whole store. Their
-        // removals come back here, and find a build running.
-        let bounded = (self.options.bounds.as_ref()).is_some_and(|b| !b.is_unbounded());
-        let background = bounded.then(|| self.for_background());
+        if self.bounded() {
+            self.start_bounds_pass();
+        }
         let full = self.index_read().is_distrusted();
         // What this handle wrote or read: other handles build from theirs.
         let known = self.index_read().known_segments();
@@ -97,12 +105,6 @@ impl Cache {
         let spawned = std::thread::Builder::new()
             .name("codec-checkpoint".into())
             .spawn(move || {
-                // The bounds at the writers' priority: writes that
-                // outran them would leave the store past them, and each
-                // pass longer.
-                if let Some(cache) = background {
-                    cache.apply_bounds();
-                }
                 lower_priority();
                 match build_on(&backend, false, full, objects::Sources::Known(&known)) {
                     Ok(Some(built)) => {
@@ -120,6 +122,50 @@ impl Cache {
                 *c.thread.lock() = Some(handle);
             }
             Err(_) => c.running.store(false, Ordering::Release),
+        }
+    }
+
+    /// Whether the options bound the store.
+    fn bounded(&self) -> bool {
+        (self.options.bounds.as_ref()).is_some_and(|b| !b.is_unbounded())
+    }
+
+    /// Applies the bounds in a thread of their own, unless a pass runs:
+    /// never in a put, as reading every live line is the work of the
+    /// whole store. At the writers' priority: writes that outran the
+    /// passes would leave the store past its bounds, and each pass
+    /// longer. The next pass comes after an eighth of the entries this
+    /// one read were written (at least [`MIN_WRITES_BETWEEN_BOUNDS`]),
+    /// or with the next checkpoint, whichever is first.
+    fn start_bounds_pass(&self) {
+        let c = &self.checkpoints;
+        if c.bounding.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        c.writes_since_bounds.store(0, Ordering::Relaxed);
+        self.join_bounds_thread();
+        let cache = self.for_background();
+        let (bounding, every) = (c.bounding.clone(), c.bounds_every.clone());
+        let spawned = std::thread::Builder::new()
+            .name("codec-bounds".into())
+            .spawn(move || {
+                if let Some(read) = cache.apply_bounds() {
+                    every.store(read / 8, Ordering::Relaxed);
+                }
+                drop(cache);
+                bounding.store(false, Ordering::Release);
+            });
+        match spawned {
+            Ok(handle) => *c.bounds_thread.lock() = Some(handle),
+            Err(_) => c.bounding.store(false, Ordering::Release),
+        }
+    }
+
+    /// Waits for the pass of the bounds, if one runs.
+    pub(crate) fn join_bounds_thread(&self) {
+        let handle = self.checkpoints.bounds_thread.lock().take();
+        if let Some(handle) = handle {
+            let _ = handle.join();
         }
     }
 
@@ -141,6 +187,8 @@ impl Cache {
     /// leaves what it wrote covered and the next open does not read it
     /// again. A handle whose writes asked for none builds none.
     pub(crate) fn close_checkpoint(&self) {
+        // Its removals may ask for a build.
+        self.join_bounds_thread();
         self.join_checkpoint();
         if !self.checkpoints.wanted.swap(false, Ordering::Relaxed) {
             return;
@@ -182,6 +230,9 @@ impl Cache {
         }
     }
 }
+
+/// The fewest writes between two passes of the bounds.
+const MIN_WRITES_BETWEEN_BOUNDS: u64 = 1024;
 
 /// Background builds yield the processor to the handle's writers.
 fn lower_priority() {

@@ -195,19 +195,22 @@ impl Cache {
         Ok(())
     }
 
-    /// Applies [`CacheOptions::bounds`](crate::CacheOptions::bounds), as a
-    /// checkpoint starts (in the background or by
-    /// [`Admin::checkpoint`](crate::Admin::checkpoint)): what is past them is removed (its space comes
-    /// back with the next compaction).
-    pub(crate) fn apply_bounds(&self) {
-        let Some(bounds) = self.options.bounds.as_ref().filter(|b| !b.is_unbounded()) else {
-            return;
-        };
-        if let Err(e) = self.reduce_size(bounds, None) {
-            self.checkpoints.warnings.lock().push(format!(
-                "{}: keeping the store within its bounds: {e}",
-                self.location()
-            ));
+    /// Applies [`CacheOptions::bounds`](crate::CacheOptions::bounds), in
+    /// the background (`start_bounds_pass`, every so many writes and as a
+    /// checkpoint starts) or by [`Admin::checkpoint`](crate::Admin::checkpoint):
+    /// what is past them is removed (its space comes back with the next
+    /// compaction). Returns how many live entries it read, if it ran.
+    pub(crate) fn apply_bounds(&self) -> Option<u64> {
+        let bounds = self.options.bounds.as_ref().filter(|b| !b.is_unbounded())?;
+        match self.reduce_size(bounds, None) {
+            Ok(done) => Some((done.kept + done.removed.len()) as u64),
+            Err(e) => {
+                self.checkpoints.warnings.lock().push(format!(
+                    "{}: keeping the store within its bounds: {e}",
+                    self.location()
+                ));
+                None
+            }
         }
     }
 }

@@ -133,6 +133,13 @@ pub(crate) struct Checkpoints {
     pub(crate) ended: Arc<AtomicBool>,
     /// A write asked for a build while one ran.
     pub(crate) wanted: AtomicBool,
+    /// A pass of the bounds runs (`start_bounds_pass`).
+    pub(crate) bounding: Arc<AtomicBool>,
+    pub(crate) bounds_thread: Mutex<Option<JoinHandle<()>>>,
+    /// Writes since the last pass of the bounds started.
+    pub(crate) writes_since_bounds: std::sync::atomic::AtomicU64,
+    /// Writes between two passes, from the entries the last one read.
+    pub(crate) bounds_every: Arc<std::sync::atomic::AtomicU64>,
     /// The build that ended read the logs whole (the checkpoint was damaged).
     pub(crate) rebuilt: Arc<AtomicBool>,
     /// What builds had to say (a damaged checkpoint rebuilt).
