@@ -285,7 +285,7 @@ fn get(out: &mut impl Write, dir: &Location, key: &str) -> Outcome {
         // Values of its own its payload holds the places of (`#values`):
         // the value, with their placeholders, and where they are stored.
         true if entry.info.contains_key("#values") => {
-            entry_json(&cache, &entry).and_then(|value| {
+            values_json(&cache, &entry).and_then(|value| {
                 let mut fields = stored_fields(&cache, &entry)?;
                 fields.insert(0, ("value".to_owned(), value));
                 Ok(Json::Object(fields))
@@ -303,6 +303,34 @@ fn get(out: &mut impl Write, dir: &Location, key: &str) -> Outcome {
             warn(format_args!("{e}"));
             Ok(ExitCode::from(1))
         }
+    }
+}
+
+/// An entry whose payload holds the places of values their types'
+/// handlers keep (`#values`): its value, each place shown as
+/// `{"#value": n}`, the number of its token in `#values`.
+fn values_json(cache: &Cache, entry: &EntryInfo) -> Result<Json, String> {
+    fn name_places(value: codec::Value) -> codec::Value {
+        use codec::Value;
+        match value {
+            Value::Ext(99, data) if data.len() == 8 => {
+                let n = u32::from_be_bytes([data[0], data[1], data[2], data[3]]);
+                Value::Map(vec![(Value::Str("#value".into()), Value::Int(n.into()))])
+            }
+            Value::Array(items) => Value::Array(items.into_iter().map(name_places).collect()),
+            Value::Map(entries) => Value::Map(
+                entries
+                    .into_iter()
+                    .map(|(k, v)| (name_places(k), name_places(v)))
+                    .collect(),
+            ),
+            other => other,
+        }
+    }
+    match cache.get::<codec::Value>(&entry.key) {
+        Ok(Some(value)) => Ok(Json::from(name_places(value))),
+        Ok(None) => Err(format!("entry `{}`: removed while it was read", entry.key)),
+        Err(e) => Err(format!("{e:?}")),
     }
 }
 

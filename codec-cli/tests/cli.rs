@@ -758,6 +758,8 @@ fn verify_get_compact_and_remove_handle_values_kept_by_a_handler_they_do_not_lin
     let (ok, out, err) = run(&["get", d, "texts"]);
     assert!(ok, "{out}{err}");
     assert!(out.contains("#values"), "{out}");
+    // Each place names its value's token.
+    assert!(out.contains("\"#value\": 1"), "{out}");
     assert!(out.contains("\"handler\": \"text-files\""), "{out}");
     // The second text's file, "two", in base64.
     assert!(out.contains("\"base64\": \"dHdv\""), "{out}");
