@@ -48,9 +48,11 @@ pub const USED: &str = "used";
 /// The suffix of a record of uses.
 pub const USED_SUFFIX: &str = ".jsonl";
 
-/// The object name of writer `id`'s `n`th record of uses.
-pub fn used_object(id: &str, n: u64) -> String {
-    format!("{USED}/{id}-{n}{USED_SUFFIX}")
+/// The object name of the `n`th record of uses of the handle of writer
+/// `id` that drew `session` (random bits): a handle that takes up the id
+/// of one gone does not meet that one's names.
+pub fn used_object(id: &str, session: u32, n: u64) -> String {
+    format!("{USED}/{id}-{session:08x}-{n}{USED_SUFFIX}")
 }
 
 /// The suffix of a file written aside before it is renamed into place.

@@ -34,9 +34,9 @@ const SHARDS: usize = 16;
 /// Hits of keys noted already between two looks at the clock, per shard.
 const HITS_PER_LOOK: u32 = 4096;
 
-/// The most records of a writer id found taken before a write of uses
-/// gives up (their merge by `reduce_size` or a compaction keeps them few).
-const MAX_TAKEN: u32 = 10_000;
+/// The most names found taken before a write of uses gives up (two
+/// handles of one writer id drew the same bits).
+const MAX_TAKEN: u32 = 1_000;
 
 /// The keys a handle used since it last wrote them.
 pub(crate) struct Uses {
@@ -47,6 +47,8 @@ pub(crate) struct Uses {
     flushed_at: AtomicU64,
     /// The number of the next `used/` object of this handle.
     next: AtomicU64,
+    /// Random bits of this handle's, in the names of its `used/` objects.
+    session: u32,
 }
 
 #[derive(Default)]
@@ -63,6 +65,7 @@ impl Uses {
             interval: u64::try_from(interval.as_nanos()).unwrap_or(u64::MAX),
             flushed_at: AtomicU64::new(now_nanos()),
             next: AtomicU64::new(0),
+            session: crate::__ids::random_bits(0x75736573),
         }
     }
 
@@ -122,12 +125,12 @@ impl Uses {
         if lines.is_empty() {
             return Ok(());
         }
-        // A handle that took up the writer id of one gone finds that
-        // one's records (and those a compaction merged) under the first
-        // numbers: each is passed, never overwritten nor lost.
+        // Names of this handle's own: a handle that took up the writer id
+        // of one gone never overwrites nor loses that one's records.
         for _ in 0..MAX_TAKEN {
             let n = self.next.fetch_add(1, Ordering::Relaxed);
-            if backend.create(&layout::used_object(writer, n), lines, false)? == Created::Yes {
+            let name = layout::used_object(writer, self.session, n);
+            if backend.create(&name, lines, false)? == Created::Yes {
                 return Ok(());
             }
         }
