@@ -51,6 +51,11 @@ impl Cache {
         writes: impl FnOnce() -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {
         let this = std::thread::current().id();
+        // Inside another (a reduction inside a `put_many`): its lines
+        // join the outer batch, written once with it.
+        if self.writer.lock().batches.iter().any(|(t, _)| *t == this) {
+            return writes();
+        }
         let batches = |f: &mut dyn FnMut(&mut Vec<_>)| {
             let mut writer = self.writer.lock();
             f(&mut writer.batches);
@@ -100,5 +105,35 @@ impl Cache {
             }
             Ok(values)
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::Cache;
+
+    #[test]
+    fn a_batch_inside_another_joins_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = Cache::open(dir.path()).unwrap();
+        let log = || {
+            let mut logs = std::fs::read_dir(dir.path())
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .filter(|p| p.to_string_lossy().ends_with("-info.jsonl"));
+            logs.next().map_or(0, |p| std::fs::read(p).unwrap().len())
+        };
+        cache
+            .in_one_append(|| {
+                cache.put("a", &1u32)?;
+                cache.in_one_append(|| cache.put("b", &2u32))?;
+                // Nothing written before the outer batch ends.
+                assert_eq!(log(), 0);
+                cache.put("c", &3u32)
+            })
+            .unwrap();
+        assert!(log() > 0);
+        assert_eq!(cache.get::<u32>("b").unwrap(), Some(2));
+        assert_eq!(cache.keys().unwrap().len(), 3);
     }
 }
