@@ -31,6 +31,8 @@ fn build_on(
 impl Cache {
     /// [`Admin::checkpoint`](crate::Admin::checkpoint).
     pub(crate) fn checkpoint(&self) -> Result<(), StoreError> {
+        // One pass of the bounds at a time.
+        self.join_bounds_thread();
         self.join_checkpoint();
         self.apply_bounds();
         let full = self.index_read().is_distrusted();

@@ -141,7 +141,7 @@ impl Cache {
     /// Removes `key` if its live line is still the one written at
     /// `written`: a put made since by another handle stays.
     fn remove_if_written_at(&self, key: &str, written: u64) -> Result<Option<Removed>, StoreError> {
-        match self.lookup(key)? {
+        match self.lookup_unnoted(key)? {
             Some(found) if found.time == written => self.write_removal(key, &found).map(Some),
             _ => Ok(None),
         }
@@ -218,6 +218,21 @@ impl Cache {
 #[cfg(test)]
 mod tests {
     use crate::Cache;
+
+    #[test]
+    fn a_removal_is_not_a_use() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = Cache::open(dir.path()).unwrap();
+        cache.put("removed", &1u32).unwrap();
+        cache.put("read", &2u32).unwrap();
+        cache.get::<u32>("read").unwrap();
+        assert!(cache.remove("removed").unwrap());
+        // A reduction beside it would take the key it removes for the
+        // most recently used.
+        cache.uses.flush(&*cache.backend, &cache.writer_id).unwrap();
+        let (uses, _) = crate::cache::uses::recorded_uses(&*cache.backend).unwrap();
+        assert_eq!(uses.keys().collect::<Vec<_>>(), ["read"]);
+    }
 
     #[test]
     fn a_key_written_again_after_the_reduction_read_it_stays() {

@@ -586,7 +586,7 @@ impl Cache {
 
     /// Removes `key` for every reader. Returns whether it was present.
     pub fn remove(&self, key: &str) -> Result<bool, StoreError> {
-        let Some(found) = self.lookup(key)? else {
+        let Some(found) = self.lookup_unnoted(key)? else {
             return Ok(false);
         };
         let removed = self.write_removal(key, &found)?;
@@ -696,6 +696,17 @@ impl Cache {
     /// The text of the live line of `key`, refreshing the index once if
     /// the key is unknown.
     pub(crate) fn lookup(&self, key: &str) -> Result<Option<Found>, StoreError> {
+        let found = self.lookup_unnoted(key)?;
+        if found.is_some() {
+            self.uses.note(key, &*self.backend, &self.writer_id);
+        }
+        Ok(found)
+    }
+
+    /// [`lookup`](Self::lookup) that records no use: a removal's, which
+    /// would make the entry it removes the most recently used to a
+    /// reduction running beside it.
+    pub(crate) fn lookup_unnoted(&self, key: &str) -> Result<Option<Found>, StoreError> {
         // Read first: a swap would write the flag's cache line on every get,
         // which threads getting at once would pass back and forth.
         if self.checkpoints.ended.load(Ordering::Relaxed)
@@ -707,20 +718,13 @@ impl Cache {
             // Expired, as the line this handle knows: another writer may
             // have put it again since.
             Some(Some(found)) if found.expired(key, now_nanos) => {}
-            Some(Some(found)) => {
-                self.uses.note(key, &*self.backend, &self.writer_id);
-                return Ok(Some(found));
-            }
+            Some(Some(found)) => return Ok(Some(found)),
             Some(None) => return Ok(None),
             None => {}
         }
         self.refresh()?;
         let found = self.index_get(key)?.flatten();
-        let found = found.filter(|found| !found.expired(key, now_nanos));
-        if found.is_some() {
-            self.uses.note(key, &*self.backend, &self.writer_id);
-        }
-        Ok(found)
+        Ok(found.filter(|found| !found.expired(key, now_nanos)))
     }
 
     /// [`Index::get`]; a damaged checkpoint found on the way is put aside
