@@ -142,7 +142,11 @@ impl Cache {
     /// `written`: a put made since by another handle stays.
     fn remove_if_written_at(&self, key: &str, written: u64) -> Result<Option<Removed>, StoreError> {
         match self.lookup_unnoted(key)? {
-            Some(found) if found.time == written => self.write_removal(key, &found).map(Some),
+            // Timed as it is decided, not when the batch of removals is
+            // written: a put made after this by another handle wins.
+            Some(found) if found.time == written => {
+                self.write_removal(key, &found, now_nanos()).map(Some)
+            }
             _ => Ok(None),
         }
     }
@@ -218,6 +222,26 @@ impl Cache {
 #[cfg(test)]
 mod tests {
     use crate::Cache;
+
+    #[test]
+    fn a_put_by_another_handle_while_the_removals_are_batched_stays() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = Cache::open(dir.path()).unwrap();
+        let other = Cache::open(dir.path()).unwrap();
+        cache.put("k", &1u32).unwrap();
+        let written = cache.lookup("k").unwrap().unwrap().time;
+        let mut removed = None;
+        cache
+            .in_one_append(|| {
+                removed = cache.remove_if_written_at("k", written)?;
+                // Before the batch of removals is written.
+                other.put("k", &2u32)
+            })
+            .unwrap();
+        cache.delete_removed(removed.unwrap()).unwrap();
+        cache.refresh().unwrap();
+        assert_eq!(cache.get::<u32>("k").unwrap(), Some(2));
+    }
 
     #[test]
     fn a_removal_is_not_a_use() {

@@ -589,15 +589,21 @@ impl Cache {
         let Some(found) = self.lookup_unnoted(key)? else {
             return Ok(false);
         };
-        let removed = self.write_removal(key, &found)?;
+        let removed = self.write_removal(key, &found, 0)?;
         self.delete_removed(removed)?;
         Ok(true)
     }
 
-    /// Appends the line that removes `key`, whose live line `found` is;
-    /// returns what the removal leaves to delete once that line is
-    /// written ([`delete_removed`](Self::delete_removed)).
-    pub(crate) fn write_removal(&self, key: &str, found: &Found) -> Result<Removed, StoreError> {
+    /// Appends the line that removes `key`, whose live line `found` is,
+    /// at time `at` (0: when it is written); returns what the removal
+    /// leaves to delete once that line is written
+    /// ([`delete_removed`](Self::delete_removed)).
+    pub(crate) fn write_removal(
+        &self,
+        key: &str,
+        found: &Found,
+        at: u64,
+    ) -> Result<Removed, StoreError> {
         let line = view(key, found)?;
         let handler = line.handler.as_deref().map(str::to_owned);
         let info = match handler {
@@ -612,7 +618,7 @@ impl Cache {
             mode: Mode::Raw,
             info: Info::new(),
             size: 0,
-            time: 0,
+            time: at,
             seq: 0,
             expires: None,
         })?;
