@@ -630,8 +630,8 @@ impl LinesSnapshot {
                 all.insert(key.into(), (stamp, hit.text));
             }
         }
-        let id = |s: Stamp| &*self.writer_ids[s.writer as usize];
-        let newer = |a: Stamp, b: Stamp| (a.time, id(a), a.seq) > (b.time, id(b), b.seq);
+        let ids = &self.writer_ids;
+        let newer = |a: Stamp, b: Stamp| newer_by(|n| &ids[n as usize], a, b);
         for (key, stamp, line) in self.tail {
             match all.get_mut(&key) {
                 Some(current) if !newer(stamp, current.0) => {}
@@ -649,6 +649,11 @@ impl LinesSnapshot {
 }
 
 fn newer(writers: &[WriterFile], a: Stamp, b: Stamp) -> bool {
-    let id = |s: Stamp| &*writers[s.writer as usize].id;
-    (a.time, id(a), a.seq) > (b.time, id(b), b.seq)
+    newer_by(|n| &writers[n as usize].id, a, b)
+}
+
+/// Whether `a` is the later stamp: by time, then by the id of its writer
+/// (`id` of a writer number), then by sequence.
+fn newer_by<'w>(id: impl Fn(u32) -> &'w str, a: Stamp, b: Stamp) -> bool {
+    (a.time, id(a.writer), a.seq) > (b.time, id(b.writer), b.seq)
 }
