@@ -496,10 +496,11 @@ fn clear(out: &mut impl Write, dir: &Location, prefix: Option<&str>) -> Outcome 
 }
 
 /// Rewrites the live entries into one new writer and deletes the other
-/// files: in a folder `Admin::compact` (safe against a crash midway;
-/// refused while a handle has the folder open), on object storage
-/// `Admin::compact_online` (committed by compare-and-swap, what it
-/// replaced deleted by a later one after `grace_secs`).
+/// files: in a folder `Admin::compact` (safe against a crash midway), or
+/// `Admin::compact_online` while another handle has it open; on object
+/// storage `Admin::compact_online` (committed by compare-and-swap). What
+/// an online compaction retires is deleted by a later one after
+/// `grace_secs`.
 fn compact(out: &mut impl Write, dir: &Location, grace_secs: u64) -> Outcome {
     let cache = open(dir)?; // refuses a location that is not a cache
     let bar = progress(0, "copying");
@@ -507,14 +508,23 @@ fn compact(out: &mut impl Write, dir: &Location, grace_secs: u64) -> Outcome {
         bar.set_length(all as u64);
         bar.set_position(done as u64);
     };
+    let grace = std::time::Duration::from_secs(grace_secs);
     let done = match dir {
         Location::Folder(folder) => {
             drop(cache);
-            Admin::compact(folder, &[], shown)?
+            match Admin::compact(folder, &[], shown) {
+                Err(StoreError::InUse { .. }) => {
+                    writeln!(
+                        out,
+                        "the folder is open elsewhere: compacted online, what it retired is \
+                         deleted by a compaction {grace_secs} s from now or later"
+                    )?;
+                    open(dir)?.admin().compact_online(grace, shown)?
+                }
+                done => done?,
+            }
         }
-        Location::Url(_) => cache
-            .admin()
-            .compact_online(std::time::Duration::from_secs(grace_secs), shown)?,
+        Location::Url(_) => cache.admin().compact_online(grace, shown)?,
     };
     bar.finish_and_clear();
     for (key, e) in &done.dropped {
@@ -601,8 +611,9 @@ fn parse_age(text: &str) -> Result<std::time::Duration, String> {
 }
 
 /// Removes the least recently used entries past `bounds`
-/// (`Admin::reduce_size`), then reclaims their space: a folder is
-/// compacted if no other handle has it open.
+/// (`Admin::reduce_size`), then reclaims their space by an online
+/// compaction, whose retired files are deleted by a later one after
+/// `grace_secs`.
 fn reduce_size(out: &mut impl Write, dir: &Location, bounds: &Bounds, grace_secs: u64) -> Outcome {
     if bounds.is_unbounded() {
         warn(format_args!(
@@ -621,24 +632,26 @@ fn reduce_size(out: &mut impl Write, dir: &Location, bounds: &Bounds, grace_secs
         done.kept,
         done.kept_bytes
     )?;
-    let compacted = match (dir, done.compacted) {
-        (_, Some(compacted)) => Some(compacted),
-        (Location::Folder(folder), None) if !done.removed.is_empty() => {
-            drop(cache);
-            match Admin::compact(folder, &[], |_, _| {}) {
-                Ok(compacted) => Some(compacted),
-                Err(StoreError::InUse { .. }) => {
-                    writeln!(
-                        out,
-                        "the folder is open elsewhere: `codec compact` reclaims the space once it is closed"
-                    )?;
-                    None
+    let mut compacted = done.compacted;
+    // A folder no other handle has open gives back at once what the
+    // online compaction retired.
+    if let (Location::Folder(folder), Some(_)) = (dir, &compacted) {
+        drop(cache);
+        match Admin::compact(folder, &[], |_, _| {}) {
+            Ok(mut alone) => {
+                if let Some(online) = &compacted {
+                    alone.size_before = online.size_before;
                 }
-                Err(e) => return Err(e.into()),
+                compacted = Some(alone);
             }
+            Err(StoreError::InUse { .. }) => writeln!(
+                out,
+                "the folder is open elsewhere: what the compaction retired is deleted by a \
+                 compaction {grace_secs} s from now or later"
+            )?,
+            Err(e) => return Err(e.into()),
         }
-        _ => None,
-    };
+    }
     if let Some(done) = compacted {
         writeln!(
             out,

@@ -342,6 +342,11 @@ impl StoreError {
         }
     }
 
+    /// A file or object read was not there.
+    pub(crate) fn is_missing(&self) -> bool {
+        matches!(self, StoreError::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound)
+    }
+
     pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         StoreError::Io {
             address: Address::Path(path.into()),

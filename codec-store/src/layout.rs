@@ -4,8 +4,14 @@
 //! ```text
 //! codec-store.json            the layout version
 //! codec-store.lock            shared by handles, exclusive for a compaction
-//! <writer>-info.jsonl         one index log per writer
-//! compacting.json             the files a stopped compaction replaced
+//! <writer>-info.jsonl         one index log per writer; once it is
+//!                             sealed, the writer's next segment is
+//!                             <writer>.<n>-info.jsonl, with its data in
+//!                             data/<writer>.<n>.bin
+//! compacting.json             the files a compaction replaced (and,
+//!                             online, when: they are deleted once no
+//!                             handle may read them)
+//! compact.lock                held by the handle compacting online
 //! checkpoint.json             the checkpoint: its tables and what they cover
 //! checkpoint.lock             held by the handle building a checkpoint
 //! index/<n>.idx               the checkpoint's sorted tables (on object
@@ -25,6 +31,9 @@ pub const META: &str = "codec-store.json";
 pub const LOCK: &str = "codec-store.lock";
 /// The marker of a compaction that has copied every live entry.
 pub const COMPACT_MARKER: &str = "compacting.json";
+/// Held (exclusively, without waiting) by the handle compacting a folder
+/// online.
+pub const COMPACT_LOCK: &str = "compact.lock";
 /// The suffix of a writer's index log: `<writer>-info.jsonl`.
 pub const LOG_SUFFIX: &str = "-info.jsonl";
 /// The suffix of a log being created, before it is locked and visible.
@@ -232,6 +241,28 @@ pub const MAX_KEPT_VALUES: usize = 1_000;
 
 /// The version of the folder layout, in `codec-store.json`. 2: an entry
 /// may hold values that their types' handlers keep (`#values`), which a
-/// codec reading 1 would lose in a compaction. A folder of 1 reads as it
-/// is, and is raised to 2 by its first such entry.
-pub const STORE_FORMAT: u32 = 2;
+/// codec reading 1 would lose in a compaction. 3: a writer's log and data
+/// are sealed segments and one active one, which a codec reading 2 would
+/// take up and append to after they were sealed. A folder reads as it is,
+/// and is raised by its first entry holding values (to 2) and its first
+/// sealed segment (to 3).
+pub const STORE_FORMAT: u32 = 3;
+
+/// The layout version that entries holding values kept by their types'
+/// handlers need.
+pub const VALUES_FORMAT: u32 = 2;
+
+/// The layout version that sealed segments in a folder need.
+pub const SEGMENTS_FORMAT: u32 = 3;
+
+/// The name of writer `id`'s log segment `n` (`<writer>-info.jsonl`,
+/// then `<writer>.<n>-info.jsonl`).
+pub fn log_segment(id: &str, n: u64) -> String {
+    segment_name(&log_name(id), n)
+}
+
+/// The object name of writer `id`'s shared data segment `n`
+/// (`data/<writer>.bin`, then `data/<writer>.<n>.bin`).
+pub fn shared_segment(id: &str, n: u64) -> String {
+    segment_name(&data_object(&shared_name(id)), n)
+}

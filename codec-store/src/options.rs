@@ -116,6 +116,25 @@ pub struct CacheOptions {
     /// thread that builds the checkpoint (never in a put); the space
     /// comes back with the next compaction.
     pub bounds: Option<Bounds>,
+    /// In a folder, the size at which a writer seals the segment of its
+    /// log and data it appends to and goes on in a new one (default:
+    /// 64 MiB; 0: never by size). A sealed segment never grows again, so
+    /// [`Admin::compact_online`](crate::Admin::compact_online) can copy
+    /// what is live in it and give its space back while handles write on;
+    /// the handle that compacts seals its own segment first. The
+    /// environment variable `CODEC_STORE_SEGMENT_BYTES` sets the default
+    /// (tests run the store's suite with tiny segments). On object
+    /// storage each append is a sealed object already.
+    pub segment_bytes: u64,
+    /// In a folder with [`bounds`](CacheOptions#structfield.bounds), the
+    /// store compacts by itself once the bounds removed entries and the
+    /// folder holds more than twice the payload it keeps, and 8 MiB more
+    /// (online, in the background thread of the bounds: what the writers
+    /// sealed, and this handle's segment). What a compaction retires stays
+    /// this long (default: 2 s), for handles whose index still names it (a
+    /// handle that finds it gone reads the index again), and is deleted
+    /// by the next one.
+    pub compact_grace: Duration,
 }
 
 impl Default for CacheOptions {
@@ -137,6 +156,11 @@ impl Default for CacheOptions {
             adopt_folder: false,
             use_interval: Duration::from_secs(60),
             bounds: None,
+            segment_bytes: std::env::var("CODEC_STORE_SEGMENT_BYTES")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(64 << 20),
+            compact_grace: Duration::from_secs(2),
         }
     }
 }
@@ -242,6 +266,18 @@ impl CacheOptions {
     /// Sets [`bounds`](CacheOptions#structfield.bounds).
     pub fn bounds(mut self, bounds: Bounds) -> Self {
         self.bounds = Some(bounds);
+        self
+    }
+
+    /// Sets [`segment_bytes`](CacheOptions#structfield.segment_bytes).
+    pub fn segment_bytes(mut self, bytes: u64) -> Self {
+        self.segment_bytes = bytes;
+        self
+    }
+
+    /// Sets [`compact_grace`](CacheOptions#structfield.compact_grace).
+    pub fn compact_grace(mut self, grace: Duration) -> Self {
+        self.compact_grace = grace;
         self
     }
 

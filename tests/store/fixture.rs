@@ -196,3 +196,27 @@ fn a_folder_written_by_an_earlier_version_takes_new_entries_and_compacts() {
     let cache = Cache::open(dir.path()).unwrap();
     read_all(&cache);
 }
+
+#[test]
+fn a_folder_written_by_an_earlier_version_compacts_online_and_is_raised_by_its_first_seal() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&fixture(), dir.path());
+    let layout = || std::fs::read_to_string(dir.path().join("codec-store.json")).unwrap();
+    let options = codec::CacheOptions::default().segment_bytes(1 << 20);
+    let cache = Cache::open_with(dir.path(), options).unwrap();
+    cache.put("new", &chunk(5000)).unwrap();
+    assert!(cache.remove("new").unwrap());
+    // What a codec of layout 1 reads keeps the folder at 1.
+    assert_eq!(layout(), r#"{"format":1}"#);
+    let grace = std::time::Duration::ZERO;
+    let done = cache.admin().compact_online(grace, |_, _| {}).unwrap();
+    assert_eq!(done.kept, expected().len());
+    assert!(done.size_after < done.size_before, "{done:?}");
+    // Sealed segments: a codec that reads layout 1 or 2 would take one
+    // up and append to it.
+    assert_eq!(layout(), r#"{"format":3}"#);
+    read_all(&cache);
+    read_all(&Cache::open(dir.path()).unwrap());
+    let mapped = cache.get_array::<f64>("array/put_array").unwrap().unwrap();
+    assert!(mapped.is_mapped());
+}

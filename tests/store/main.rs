@@ -14,6 +14,7 @@ mod backends;
 mod basics;
 mod checkpoint;
 mod compact;
+mod compact_online;
 mod expiry;
 mod forged_checkpoint;
 mod handled_inside;

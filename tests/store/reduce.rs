@@ -164,12 +164,8 @@ fn check_reduced(store: &Store, filled: &Filled, bounds: &dyn Fn() -> Bounds) {
     assert_eq!(first, run1_left, "{}", store.name);
     let then: BTreeSet<String> = done.removed[7..].iter().cloned().collect();
     assert_eq!(then, filled.run2, "{}", store.name);
-    assert_eq!(
-        cache.dir().is_none(),
-        done.compacted.is_some(),
-        "{}",
-        store.name
-    );
+    // Online, on every backend, a folder too.
+    assert!(done.compacted.is_some(), "{}", store.name);
     // The other handle went on reading and writing.
     other.refresh().unwrap();
     assert_eq!(

@@ -68,6 +68,20 @@ pub struct Compacted {
     pub size_after: u64,
 }
 
+impl Compacted {
+    /// A compaction that did nothing, of a store of `size` bytes.
+    pub(crate) fn nothing(size: u64) -> Compacted {
+        Compacted {
+            kept: 0,
+            dropped: Vec::new(),
+            freed: 0,
+            schemas_removed: 0,
+            size_before: size,
+            size_after: size,
+        }
+    }
+}
+
 /// An error unless `dir` is a cache folder already: what works on one
 /// (compaction, rebuilding the index) never makes one of another folder.
 pub(crate) fn require_cache_folder(dir: &Path) -> Result<(), StoreError> {
@@ -185,7 +199,17 @@ pub(crate) fn copy_live_entries(
     new: &Cache,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<(usize, Vec<(String, StoreError)>), StoreError> {
-    let entries = live_entries(old)?;
+    copy_entries(old, new, live_entries(old)?, progress)
+}
+
+/// [`copy_live_entries`] of `entries` (live entries of `old`, each with
+/// the time of its line).
+pub(crate) fn copy_entries(
+    old: &Cache,
+    new: &Cache,
+    entries: Vec<(EntryInfo, u64)>,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<(usize, Vec<(String, StoreError)>), StoreError> {
     // An entry of a handler not given is copied from the bytes its dump
     // recorded; one that recorded none (written before entries did)
     // needs its handler.
@@ -226,6 +250,8 @@ pub(crate) fn copy_live_entries(
             Ok(())
         })?;
     }
+    // The lines `new` writes after are timed by the clock, or as given.
+    new.writer.lock().pinned_time = None;
     Ok((entries.len() - dropped.len(), dropped))
 }
 
@@ -346,7 +372,7 @@ fn rename_in<'v>(info: impl Iterator<Item = &'v mut InfoValue>, from: &str, to: 
 }
 
 /// Every live entry and the time of its line, by key.
-fn live_entries(cache: &Cache) -> Result<Vec<(EntryInfo, u64)>, StoreError> {
+pub(crate) fn live_entries(cache: &Cache) -> Result<Vec<(EntryInfo, u64)>, StoreError> {
     let mut out = Vec::new();
     for (key, text) in cache.live_lines()? {
         let line = LineView::parse(&text).map_err(|e| crate::index::corrupt_line(&key, e))?;
@@ -396,7 +422,7 @@ pub(crate) fn write_entry(
 
 /// Makes every object of writer `id` durable: the copies must be before
 /// the marker makes readers rely on them alone.
-fn sync_writers_objects(backend: &dyn Backend, id: &str) -> Result<(), StoreError> {
+pub(crate) fn sync_writers_objects(backend: &dyn Backend, id: &str) -> Result<(), StoreError> {
     let mut names = Vec::new();
     for prefix in [String::new(), format!("{}/", layout::DATA)] {
         for listed in backend.list(&prefix)? {
@@ -422,7 +448,10 @@ fn mark_replaced(backend: &dyn Backend, keep: &str) -> Result<(), StoreError> {
         }
     }
     replaced.sort();
-    let bytes = codec_runtime::to_json_vec(&Compacting { replaced })?;
+    let bytes = codec_runtime::to_json_vec(&Compacting {
+        replaced,
+        retired: Vec::new(),
+    })?;
     Ok(backend.write(MARKER, &bytes, true)?)
 }
 
@@ -439,7 +468,7 @@ fn finish(backend: &dyn Backend) -> Result<u64, StoreError> {
         sizes.extend(backend.list(&prefix)?.into_iter().map(|o| (o.name, o.size)));
     }
     let mut freed = 0;
-    for name in &marker.replaced {
+    for name in marker.ignored() {
         if name.contains("..") || name.starts_with('/') {
             return Err(StoreError::Corrupt {
                 key: MARKER.into(),

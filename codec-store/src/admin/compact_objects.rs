@@ -40,6 +40,7 @@ use std::time::Duration;
 use crate::admin::compact::{
     compact_alone, copy_live_entries, store_size, with_handlers, Compacted,
 };
+use crate::admin::compact_sealed::{compact_sealed, Compaction};
 use crate::backend::{Appends, Backend};
 use crate::cache::now_nanos;
 use crate::cache::Cache;
@@ -84,15 +85,20 @@ impl Cache {
         grace: Duration,
         progress: impl FnMut(usize, usize),
     ) -> Result<Compacted, StoreError> {
-        if self.backend.appends() == Appends::InPlace {
-            return Err(StoreError::unsupported(
-                self.location(),
-                "a folder is compacted alone, with no handle open: \
-                 drop this one and call Admin::compact",
-            ));
-        }
         let handlers: Vec<Arc<dyn Handler>> = (self.handlers.read()).values().cloned().collect();
-        compact_online(self.backend.clone(), &handlers, grace, progress)
+        match self.backend.appends() {
+            Appends::InPlace => {
+                let mut progress = progress;
+                compact_sealed(
+                    Some(self),
+                    self.backend.clone(),
+                    &handlers,
+                    Compaction::Asked(grace),
+                    &mut progress,
+                )
+            }
+            Appends::Segments => compact_online(self.backend.clone(), &handlers, grace, progress),
+        }
     }
 }
 

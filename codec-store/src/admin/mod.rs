@@ -5,6 +5,7 @@
 pub(crate) mod checkpoint_handle;
 pub(crate) mod compact;
 pub(crate) mod compact_objects;
+pub(crate) mod compact_sealed;
 pub(crate) mod reduce;
 
 use std::path::Path;

@@ -13,7 +13,8 @@
 
 use std::time::Duration;
 
-use crate::admin::compact::Compacted;
+use crate::admin::compact::{store_size, Compacted};
+use crate::admin::compact_sealed::{compact_sealed, Compaction};
 use crate::backend::Appends;
 use crate::cache::now_nanos;
 use crate::cache::uses::{recorded_uses, UseLine};
@@ -22,6 +23,10 @@ use crate::error::StoreError;
 use crate::index::line::LineView;
 use crate::index::{corrupt_line, EntryInfo};
 use crate::options::Bounds;
+
+/// Bytes a folder holds past twice the payload it keeps before the
+/// bounds applied in the background compact it.
+const AUTO_COMPACT_MIN: u64 = 8 << 20;
 
 /// What [`Admin::reduce_size`](crate::Admin::reduce_size) did.
 #[derive(Debug)]
@@ -123,10 +128,8 @@ impl Cache {
             self.delete_removed(gone)?;
         }
         self.merge_uses(&entries[..keep], used_objects)?;
-        let compacted = match (self.backend.appends(), grace) {
-            (Appends::Segments, Some(grace)) if !removed.is_empty() => {
-                Some(self.compact_online(grace, |_, _| {})?)
-            }
+        let compacted = match grace {
+            Some(grace) if !removed.is_empty() => Some(self.compact_online(grace, |_, _| {})?),
             _ => None,
         };
         Ok(Reduced {
@@ -207,7 +210,12 @@ impl Cache {
     pub(crate) fn apply_bounds(&self) -> Option<u64> {
         let bounds = self.options.bounds.as_ref().filter(|b| !b.is_unbounded())?;
         match self.reduce_size(bounds, None) {
-            Ok(done) => Some((done.kept + done.removed.len()) as u64),
+            Ok(done) => {
+                if !done.removed.is_empty() {
+                    self.compact_if_mostly_garbage(done.kept_bytes);
+                }
+                Some((done.kept + done.removed.len()) as u64)
+            }
             Err(e) => {
                 self.checkpoints.warnings.lock().push(format!(
                     "{}: keeping the store within its bounds: {e}",
@@ -215,6 +223,38 @@ impl Cache {
                 ));
                 None
             }
+        }
+    }
+}
+
+impl Cache {
+    /// In a folder, after the bounds removed entries: compacts online
+    /// (what the writers sealed, and this handle's segment) once the
+    /// folder holds more than twice the payload it keeps, and
+    /// [`AUTO_COMPACT_MIN`] more
+    /// ([`CacheOptions::compact_grace`](crate::CacheOptions::compact_grace)).
+    /// Unless another handle compacts it already; an error is a warning.
+    fn compact_if_mostly_garbage(&self, kept_bytes: u64) {
+        if self.backend.appends() != Appends::InPlace {
+            return;
+        }
+        let compacted = store_size(&*self.backend).and_then(|size| {
+            let worth = kept_bytes
+                .saturating_mul(2)
+                .saturating_add(AUTO_COMPACT_MIN);
+            if size <= worth {
+                return Ok(());
+            }
+            let handlers: Vec<_> = (self.handlers.read()).values().cloned().collect();
+            let backend = self.backend.clone();
+            let how = Compaction::IfFree(self.options.compact_grace);
+            compact_sealed(Some(self), backend, &handlers, how, &mut |_, _| {}).map(drop)
+        });
+        if let Err(e) = compacted {
+            self.checkpoints.warnings.lock().push(format!(
+                "{}: compacting the store after its bounds: {e}",
+                self.location()
+            ));
         }
     }
 }

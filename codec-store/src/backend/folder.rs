@@ -412,8 +412,10 @@ impl Backend for Folder {
             if file.try_lock().is_err() {
                 continue; // its writer lives (or locks are not to be had)
             }
-            // Deleted (by a compaction) between the listing and the lock?
-            if !path.exists() {
+            // Deleted (by a compaction) between the listing and the lock,
+            // or sealed (its writer went on to its next segment before it
+            // let it go)?
+            if !path.exists() || self.path(&next_segment(name)).exists() {
                 continue;
             }
             let end = file
@@ -429,6 +431,12 @@ impl Backend for Folder {
         }
         Ok(None)
     }
+}
+
+/// The name of the log segment after log `name`.
+fn next_segment(name: &str) -> String {
+    let (id, n) = layout::segment_of(layout::log_writer(name).unwrap_or(name));
+    layout::log_segment(id, n + 1)
 }
 
 /// The first entry of a folder's listing that no cache begins with, if

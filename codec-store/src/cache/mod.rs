@@ -160,9 +160,12 @@ pub(crate) struct Writer {
     /// copies keep the time of the lines they copy.
     pub(crate) pinned_time: Option<u64>,
     pub(crate) schemas_written: Vec<Fingerprint>,
-    /// Whether this handle made sure the store's layout version is this
-    /// codec's (`open::raise_format`).
-    pub(crate) format_raised: bool,
+    /// The layout version this handle made sure the store has at least
+    /// (`open::raise_format`).
+    pub(crate) format_raised: u32,
+    /// The number of the segment of its log and shared data this handle
+    /// appends to (`layout::log_segment`): 0 until it seals one.
+    pub(crate) segment: u64,
     /// The sequence of the last dump, and how many file names it gave
     /// out (`DumpContext::next_file_name`).
     pub(crate) files_named: (u64, u64),
@@ -449,6 +452,26 @@ impl Cache {
     /// # }
     /// ```
     pub fn get<T: Codec + 'static>(&self, key: &str) -> Result<Option<T>, StoreError> {
+        self.reading_moved(|| self.get_once(key))
+    }
+
+    /// `read`, and once more after reading the index again if a file it
+    /// read is missing: an online compaction moved the entry, and deleted
+    /// the file this handle's index still named (past its grace period).
+    pub(crate) fn reading_moved<R>(
+        &self,
+        read: impl Fn() -> Result<R, StoreError>,
+    ) -> Result<R, StoreError> {
+        match read() {
+            Err(e) if e.is_missing() => {
+                self.refresh()?;
+                read()
+            }
+            done => done,
+        }
+    }
+
+    fn get_once<T: Codec + 'static>(&self, key: &str) -> Result<Option<T>, StoreError> {
         let Some(found) = self.lookup(key)? else {
             return Ok(None);
         };
@@ -556,13 +579,15 @@ impl Cache {
         key: &str,
         read: impl FnOnce(&[u8]) -> R,
     ) -> Result<Option<R>, StoreError> {
-        let Some(found) = self.lookup(key)? else {
-            return Ok(None);
-        };
-        let line = view(key, &found)?;
-        let handler = self.handler_ref(line.handler.as_deref().unwrap_or_default());
-        let held = self.held(handler.as_deref(), &line)?;
-        Ok(Some(read(held.bytes())))
+        let held = self.reading_moved(|| {
+            let Some(found) = self.lookup(key)? else {
+                return Ok(None);
+            };
+            let line = view(key, &found)?;
+            let handler = self.handler_ref(line.handler.as_deref().unwrap_or_default());
+            self.held(handler.as_deref(), &line).map(Some)
+        })?;
+        Ok(held.map(|held| read(held.bytes())))
     }
 
     /// The value under `key`, made by `deserialize` from its bytes, which

@@ -147,7 +147,8 @@ impl Cache {
             None => None,
         };
         let writer_id = match claimed {
-            Some((id, log)) => {
+            Some((id, segment, log)) => {
+                writer.segment = segment;
                 writer.seq = log.next_seq;
                 writer.last_time = log.last_time;
                 writer.torn = log.torn;
@@ -310,21 +311,19 @@ fn check_meta(backend: &dyn Backend) -> Result<(), StoreError> {
     }
 }
 
-/// Raises the store's layout version to this codec's, once a handle is
-/// about to write what only this layout reads (an entry holding values
-/// kept by their handlers): a codec that reads an earlier one then
-/// refuses the store rather than lose them.
-pub(crate) fn raise_format(backend: &dyn Backend) -> Result<(), StoreError> {
+/// Raises the store's layout version to `format` at least, once a handle
+/// is about to write what only that layout reads (an entry holding values
+/// kept by their handlers, a sealed segment): a codec that reads an
+/// earlier one then refuses the store rather than lose them.
+pub(crate) fn raise_format(backend: &dyn Backend, format: u32) -> Result<(), StoreError> {
     check_meta(backend)?;
     let found = backend
         .read(layout::META)?
         .and_then(|bytes| codec_runtime::from_json_slice::<StoreMeta>(&bytes).ok());
-    if found.is_some_and(|meta| meta.format >= STORE_FORMAT) {
+    if found.is_some_and(|meta| meta.format >= format) {
         return Ok(());
     }
-    let meta = codec_runtime::to_json_vec(&StoreMeta {
-        format: STORE_FORMAT,
-    })?;
+    let meta = codec_runtime::to_json_vec(&StoreMeta { format })?;
     Ok(backend.write(layout::META, &meta, true)?)
 }
 

@@ -143,9 +143,9 @@ impl Cache {
         let handler = chosen.expect("set by a dump that returned");
         if !values.is_empty() {
             let mut writer = self.writer.lock();
-            if !writer.format_raised {
-                crate::cache::open::raise_format(&*self.backend)?;
-                writer.format_raised = true;
+            if writer.format_raised < layout::VALUES_FORMAT {
+                crate::cache::open::raise_format(&*self.backend, layout::VALUES_FORMAT)?;
+                writer.format_raised = layout::VALUES_FORMAT;
             }
         }
         // What the sub-values wrote is recorded; what a built-in handler
@@ -189,6 +189,7 @@ impl Cache {
             backend: &*self.backend,
             writer_id: &self.writer_id,
             seq,
+            segment: writer.segment,
             shared: &mut writer.shared,
             fsync: self.options.fsync,
             key,
@@ -326,7 +327,8 @@ impl Cache {
         }
         starts.push(bytes.len());
         if writer.log.is_none() {
-            writer.log = Some(writers::create(&*self.backend, &self.writer_id)?);
+            let segment = writer.segment;
+            writer.log = Some(writers::create(&*self.backend, &self.writer_id, segment)?);
         }
         let log = writer.log.as_mut().expect("opened above");
         let appended = match log.appender.append(bytes, 1) {
@@ -370,6 +372,11 @@ impl Cache {
             };
             index.uncovered(at_least)
         };
+        if self.segment_full(&guard, appended.end) {
+            // The lines are written: a failure to start the next segment
+            // is this write's error, and the next write tries again.
+            self.seal(&mut guard)?;
+        }
         drop(guard);
         self.after_write(uncovered);
         Ok(())

@@ -4,8 +4,17 @@
 //! folder has at most as many logs as handles ever wrote to it at the same
 //! time (plus one per compaction), however many short runs write to it.
 //! Backends without locks never take a log up: each handle starts its own.
+//!
+//! In a folder a writer's log and shared data are segments: once they hold
+//! [`CacheOptions::segment_bytes`](crate::CacheOptions::segment_bytes)
+//! (or a compaction run by the handle asks for it), the writer seals them
+//! and goes on in the next ones (`layout::log_segment`). A sealed segment
+//! never grows again, so a compaction can copy what is live in it and
+//! retire it while the writer writes on. Only the last segment of a writer
+//! is ever taken up.
 
-use crate::backend::{Appender, Backend};
+use crate::backend::{Appender, Appends, Backend};
+use crate::cache::{Store, Writer};
 use crate::error::StoreError;
 use crate::index::line::{check_line, LineView};
 use crate::index::logs;
@@ -22,24 +31,36 @@ pub struct Log {
     pub torn: bool,
 }
 
-/// The log of a writer that is gone, taken for this handle, with its id;
-/// `None` if every log has a live writer (or the backend cannot tell).
-pub fn claim_dead(backend: &dyn Backend) -> Result<Option<(String, Log)>, StoreError> {
-    let names: Vec<String> = logs(backend)?.into_iter().map(|log| log.name).collect();
+/// The log of a writer that is gone, taken for this handle, with its id
+/// and segment; `None` if every log has a live writer (or the backend
+/// cannot tell). Only a writer's last segment is taken up: the others are
+/// sealed.
+pub fn claim_dead(backend: &dyn Backend) -> Result<Option<(String, u64, Log)>, StoreError> {
+    let mut last: Vec<(String, u64, String)> = Vec::new();
+    for log in logs(backend)? {
+        let (id, n) = layout::segment_of(&log.writer);
+        match last.iter_mut().find(|(w, _, _)| w == id) {
+            Some(found) if found.1 >= n => {}
+            Some(found) => *found = (id.to_owned(), n, log.name),
+            None => last.push((id.to_owned(), n, log.name)),
+        }
+    }
+    let names: Vec<String> = last.into_iter().map(|(_, _, name)| name).collect();
     let Some(appender) = backend.take_up_log(&names)? else {
         return Ok(None);
     };
     let (name, _) = appender.end();
-    let id = layout::log_writer(&name).unwrap_or(&name).to_owned();
+    let (id, n) = layout::segment_of(layout::log_writer(&name).unwrap_or(&name));
+    let id = id.to_owned();
     let log = resume(backend, appender)?;
-    Ok(Some((id, log)))
+    Ok(Some((id, n, log)))
 }
 
-/// Starts writer `id`'s log (locked before any other handle can see it,
-/// in a folder).
-pub fn create(backend: &dyn Backend, id: &str) -> Result<Log, StoreError> {
+/// Starts segment `n` of writer `id`'s log (locked before any other handle
+/// can see it, in a folder).
+pub fn create(backend: &dyn Backend, id: &str, n: u64) -> Result<Log, StoreError> {
     Ok(Log {
-        appender: backend.append_to(&layout::log_name(id))?,
+        appender: backend.append_to(&layout::log_segment(id, n))?,
         last_time: 0,
         next_seq: 0,
         torn: false,
@@ -72,4 +93,43 @@ fn resume(backend: &dyn Backend, appender: Box<dyn Appender>) -> Result<Log, Sto
         next_seq,
         torn,
     })
+}
+
+impl Store {
+    /// Seals the segment of its log and shared data this handle appends to
+    /// (in a folder; elsewhere each append is sealed already): its next
+    /// lines and data go to the next segment. The next log exists, locked,
+    /// before this one is let go, so that no handle looking for a gone
+    /// writer's log takes up this one.
+    pub(crate) fn seal(&self, writer: &mut Writer) -> Result<(), StoreError> {
+        if self.backend.appends() != Appends::InPlace
+            || (writer.log.is_none() && writer.shared.is_none())
+        {
+            return Ok(());
+        }
+        if writer.format_raised < layout::SEGMENTS_FORMAT {
+            crate::cache::open::raise_format(&*self.backend, layout::SEGMENTS_FORMAT)?;
+            writer.format_raised = layout::SEGMENTS_FORMAT;
+        }
+        let next = writer.segment + 1;
+        writer.log = Some(create(&*self.backend, &self.writer_id, next)?);
+        writer.shared = None;
+        writer.torn = false;
+        writer.segment = next;
+        Ok(())
+    }
+
+    /// [`seal`](Self::seal) of this handle's writer.
+    pub(crate) fn seal_now(&self) -> Result<(), StoreError> {
+        self.seal(&mut self.writer.lock())
+    }
+
+    /// Whether the segment this handle appends to holds
+    /// [`CacheOptions::segment_bytes`](crate::CacheOptions::segment_bytes)
+    /// of log and data: time to seal it.
+    pub(crate) fn segment_full(&self, writer: &Writer, log_end: u64) -> bool {
+        let limit = self.options.segment_bytes;
+        let data = writer.shared.as_ref().map_or(0, |shared| shared.end().1);
+        limit > 0 && self.backend.appends() == Appends::InPlace && log_end + data >= limit
+    }
 }

@@ -73,6 +73,8 @@ pub struct DumpContext<'a> {
     pub(crate) backend: &'a dyn Backend,
     pub(crate) writer_id: &'a str,
     pub(crate) seq: u64,
+    /// The writer's segment, which its shared data goes to.
+    pub(crate) segment: u64,
     pub(crate) shared: &'a mut Option<Box<dyn Appender>>,
     pub(crate) fsync: bool,
     pub(crate) key: &'a str,
@@ -188,7 +190,7 @@ impl DumpContext<'_> {
         align: u64,
     ) -> Result<(String, u64), StoreError> {
         if self.shared.is_none() {
-            let name = layout::data_object(&layout::shared_name(self.writer_id));
+            let name = layout::shared_segment(self.writer_id, self.segment);
             *self.shared = Some(self.backend.append_to(&name)?);
         }
         let file = self.shared.as_mut().expect("opened above");

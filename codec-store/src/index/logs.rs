@@ -86,7 +86,7 @@ pub(super) fn listing(backend: &dyn Backend) -> Result<Listing, StoreError> {
                 size: listed.size,
             });
         } else if listed.name == layout::COMPACT_MARKER {
-            replaced = read_marker(backend)?.replaced;
+            replaced = read_marker(backend)?.ignored().cloned().collect();
         } else if listed.name == layout::CHECKPOINT {
             manifest = Some(listed.size);
         }

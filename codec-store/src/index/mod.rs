@@ -135,7 +135,17 @@ impl Index {
         let listing = match segments {
             false => {
                 self.adopt(backend)?;
-                listing(&**backend)?
+                let listing = listing(&**backend)?;
+                if !self.read_retired(&listing) {
+                    listing
+                } else {
+                    // An online compaction retired logs this index read:
+                    // what they held is in the copies and the logs left,
+                    // read again from the start (the checkpoint first).
+                    self.forget();
+                    self.adopt(backend)?;
+                    crate::index::logs::listing(&**backend)?
+                }
             }
             true => {
                 let listing = listing(&**backend)?;
@@ -238,6 +248,24 @@ impl Index {
             Err(Unopened::Failed(e)) => return Err(e.into()),
         }
         Ok(())
+    }
+
+    /// Whether this index read lines of a log that `listing` no longer
+    /// has: a compaction retired it.
+    fn read_retired(&self, listing: &logs::Listing) -> bool {
+        let read = self.writers.iter().filter(|w| w.read_to > 0);
+        read.into_iter()
+            .any(|w| !listing.logs.iter().any(|log| *log.writer == *w.id))
+    }
+
+    /// Forgets every line read, and the checkpoint, to read the store
+    /// again from the start; keeps the warnings given.
+    fn forget(&mut self) {
+        *self = Index {
+            warnings: std::mem::take(&mut self.warnings),
+            distrusted: self.distrusted,
+            ..Index::default()
+        };
     }
 
     /// Whether the log `id` is a segment the checkpoint covers.

@@ -21,6 +21,29 @@ pub struct StoreMeta {
 pub struct Compacting {
     /// Index and data files, relative to the folder.
     pub replaced: Vec<String>,
+    /// What online compactions retired while handles had the folder
+    /// open: readers ignore those files at once too, and they are deleted
+    /// once their retirement is older than the compaction's grace period
+    /// (or by the next compaction that has the folder to itself).
+    #[codec(default)]
+    pub retired: Vec<RetiredFiles>,
+}
+
+/// The files one online compaction of a folder retired.
+#[derive(Codec, Debug, Clone, PartialEq)]
+#[codec(crate = "codec_runtime", name = "codec.store.RetiredFiles")]
+pub struct RetiredFiles {
+    /// Index and data files, relative to the folder.
+    pub files: Vec<String>,
+    /// When they were retired, in nanoseconds since the Unix epoch.
+    pub at: u64,
+}
+
+impl Compacting {
+    /// Every file readers ignore: replaced or retired.
+    pub fn ignored(&self) -> impl Iterator<Item = &String> {
+        (self.replaced.iter()).chain(self.retired.iter().flat_map(|r| &r.files))
+    }
 }
 
 /// How an entry's value was serialized.

@@ -69,7 +69,17 @@ pub fn build(
             format: FORMAT,
             ..Checkpoint::default()
         });
-    delete_unnamed_tables(&**backend, &manifest)?;
+    // Built again from the logs, the checkpoint replaces the one there,
+    // whose tables handles may be about to map: they go once the new
+    // manifest is in place, and the new table takes a number of its own.
+    let replaced = match base {
+        Some(_) => Vec::new(),
+        None => previous_tables(&**backend),
+    };
+    manifest.next_table = manifest
+        .next_table
+        .max(replaced.iter().max().map_or(0, |&n| n + 1));
+    delete_unnamed_tables(&**backend, &manifest, &replaced)?;
     let (fresh, lines) = read_new_lines(&**backend, &mut manifest)?;
     built.lines = lines;
     if fresh.is_empty() && base.is_some() {
@@ -97,7 +107,8 @@ pub fn build(
             return Ok(Some(again));
         }
     };
-    let merged_away = manifest.tables.split_off(kept);
+    let mut merged_away = manifest.tables.split_off(kept);
+    merged_away.extend(replaced);
     let number = manifest.next_table;
     manifest.next_table += 1;
     backend.write(&layout::table_object(number), &table::encode(&newest), true)?;
@@ -317,13 +328,15 @@ pub(super) fn merge(
 
 /// Deletes the objects of `index/` the manifest does not name: tables of
 /// a build that stopped before its manifest, files written aside.
-fn delete_unnamed_tables(backend: &dyn Backend, manifest: &Checkpoint) -> Result<(), StoreError> {
+fn delete_unnamed_tables(
+    backend: &dyn Backend,
+    manifest: &Checkpoint,
+    kept: &[u64],
+) -> Result<(), StoreError> {
     let Ok(listing) = backend.list(&format!("{}/", layout::TABLES)) else {
         return Ok(());
     };
-    let named: Vec<String> = manifest
-        .tables
-        .iter()
+    let named: Vec<String> = (manifest.tables.iter().chain(kept))
         .map(|&n| layout::table_object(n))
         .collect();
     for listed in listing {
@@ -332,6 +345,14 @@ fn delete_unnamed_tables(backend: &dyn Backend, manifest: &Checkpoint) -> Result
         }
     }
     Ok(())
+}
+
+/// The tables of the manifest in place, if it reads (a build from the
+/// logs replaces them).
+fn previous_tables(backend: &dyn Backend) -> Vec<u64> {
+    let manifest = backend.read(layout::CHECKPOINT).ok().flatten();
+    let manifest = manifest.and_then(|bytes| crate::index::checkpoint::parse_manifest(&bytes).ok());
+    manifest.map(|m| m.tables).unwrap_or_default()
 }
 
 /// Deletes the checkpoint of the store (its manifest and tables):

@@ -1,0 +1,452 @@
+//! Compacting a folder while handles have it open: writers seal segments,
+//! the live entries of sealed segments are copied, the segments retired
+//! and deleted after a grace period, and what an active segment still
+//! holds never comes back.
+
+use std::path::Path;
+use std::time::Duration;
+
+use codec::store::Bounds;
+use codec::{Cache, CacheOptions, PutOptions};
+
+/// The bytes of the files under `dir`, as they are listed (a file a
+/// compaction deletes meanwhile counts for nothing).
+fn folder_size(dir: &Path) -> u64 {
+    let mut total = 0;
+    let Ok(listing) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    for entry in listing.map_while(Result::ok) {
+        let Ok(meta) = entry.metadata() else {
+            continue;
+        };
+        total += match meta.is_dir() {
+            true => folder_size(&entry.path()),
+            false => meta.len(),
+        };
+    }
+    total
+}
+
+fn value(i: u32) -> String {
+    format!("{i:06}-").repeat(140) // about 1 KB
+}
+
+#[test]
+fn a_folder_gives_its_space_back_while_its_handle_is_open() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = Cache::open(dir.path()).unwrap();
+    for i in 0..20_000 {
+        cache.put(&format!("k{i}"), &value(i)).unwrap();
+    }
+    let grace = Duration::ZERO;
+    let reduced = cache
+        .admin()
+        .reduce_size(&Bounds::default().max_entries(1000), grace)
+        .unwrap();
+    assert_eq!(reduced.kept, 1000);
+    let compacted = reduced.compacted.expect("a folder compacts online");
+    assert_eq!(compacted.kept, 1000);
+    let size = folder_size(dir.path());
+    assert!(size < 3 << 20, "{size} bytes left");
+    assert!(
+        compacted.size_after < compacted.size_before / 8,
+        "{compacted:?}"
+    );
+    // The handle and a fresh one read the kept entries, and only those.
+    let fresh = Cache::open(dir.path()).unwrap();
+    for handle in [&cache, &fresh] {
+        assert_eq!(handle.keys().unwrap().len(), 1000);
+        for i in 19_000..20_000 {
+            let got = handle.get::<String>(&format!("k{i}")).unwrap();
+            assert_eq!(got, Some(value(i)), "k{i}");
+        }
+        assert_eq!(handle.get::<String>("k0").unwrap(), None);
+        assert!(handle.warnings().is_empty(), "{:?}", handle.warnings());
+    }
+    // The handle writes on.
+    cache.put("after", &value(1)).unwrap();
+    assert_eq!(fresh.get::<String>("after").unwrap(), Some(value(1)));
+}
+
+#[test]
+fn a_removal_in_a_sealed_segment_keeps_an_older_put_of_an_active_one_gone() {
+    let dir = tempfile::tempdir().unwrap();
+    let other = Cache::open(dir.path()).unwrap();
+    let cache = Cache::open(dir.path()).unwrap();
+    other.put("removed", &1u32).unwrap();
+    other.put("expired", &2u32).unwrap();
+    other.put("kept", &3u32).unwrap();
+    assert!(cache.remove("removed").unwrap());
+    let ttl = PutOptions::default().ttl(Duration::from_nanos(1));
+    cache.put_with("expired", &4u32, &ttl).unwrap();
+    // `other` never seals its segment: its lines stay, and only the
+    // compaction's lines can keep them dead once `cache`'s are deleted.
+    cache
+        .admin()
+        .compact_online(Duration::ZERO, |_, _| {})
+        .unwrap();
+    for handle in [&cache, &other, &Cache::open(dir.path()).unwrap()] {
+        assert_eq!(handle.keys().unwrap(), ["kept"]);
+        assert_eq!(handle.get::<u32>("removed").unwrap(), None);
+        assert_eq!(handle.get::<u32>("expired").unwrap(), None);
+        assert_eq!(handle.get::<u32>("kept").unwrap(), Some(3));
+    }
+}
+
+#[test]
+fn a_handle_that_read_an_entry_before_it_was_moved_reads_the_copy() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = Cache::open(dir.path()).unwrap();
+    let reader = Cache::open(dir.path()).unwrap();
+    // In the shared data file, not in the line.
+    cache.put("big", &value(7).repeat(4)).unwrap();
+    cache.put("small", &7u32).unwrap();
+    // Its line read, not its data (which a handle keeps mapped once read).
+    assert_eq!(reader.get::<u32>("small").unwrap(), Some(7));
+    cache
+        .admin()
+        .compact_online(Duration::ZERO, |_, _| {})
+        .unwrap();
+    // The reader's index still points into the data file now deleted.
+    assert_eq!(
+        reader.get::<String>("big").unwrap(),
+        Some(value(7).repeat(4))
+    );
+    assert_eq!(reader.get::<u32>("small").unwrap(), Some(7));
+}
+
+#[test]
+fn segments_retired_within_the_grace_period_are_ignored_then_deleted() {
+    let dir = tempfile::tempdir().unwrap();
+    let options = CacheOptions::default().segment_bytes(4096);
+    let cache = Cache::open_with(dir.path(), options).unwrap();
+    for i in 0..200 {
+        cache.put(&format!("k{}", i % 20), &value(i)).unwrap();
+    }
+    let logs = |dir: &Path| {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .filter(|e| {
+                let name = e.as_ref().unwrap().file_name();
+                name.to_string_lossy().ends_with("-info.jsonl")
+            })
+            .count()
+    };
+    let sealed = logs(dir.path());
+    assert!(sealed > 10, "{sealed} logs");
+    let hour = Duration::from_secs(3600);
+    let done = cache.admin().compact_online(hour, |_, _| {}).unwrap();
+    assert_eq!(done.kept, 20);
+    assert_eq!(done.freed, 0);
+    // Still there, and ignored: the copies are read.
+    assert!(logs(dir.path()) > sealed);
+    let fresh = Cache::open(dir.path()).unwrap();
+    assert_eq!(fresh.keys().unwrap().len(), 20);
+    for i in 180..200 {
+        let got = fresh.get::<String>(&format!("k{}", i % 20)).unwrap();
+        assert_eq!(got, Some(value(i)));
+    }
+    // A later compaction past the grace period deletes them.
+    let done = cache
+        .admin()
+        .compact_online(Duration::ZERO, |_, _| {})
+        .unwrap();
+    assert!(done.freed > 200 * 1000, "{done:?}");
+    assert!(logs(dir.path()) <= 3, "{} logs", logs(dir.path()));
+    let fresh = Cache::open(dir.path()).unwrap();
+    assert_eq!(fresh.keys().unwrap().len(), 20);
+    for i in 180..200 {
+        let got = fresh.get::<String>(&format!("k{}", i % 20)).unwrap();
+        assert_eq!(got, Some(value(i)));
+    }
+}
+
+#[test]
+fn a_compaction_of_a_folder_needing_it_alone_waits_for_none_online() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = Cache::open(dir.path()).unwrap();
+    cache.put("k", &1u32).unwrap();
+    cache.put("k", &2u32).unwrap();
+    cache
+        .admin()
+        .compact_online(Duration::ZERO, |_, _| {})
+        .unwrap();
+    drop(cache);
+    // The folder alone: what online compactions left is completed.
+    let done = codec::store::Admin::compact(dir.path(), &[], |_, _| {}).unwrap();
+    assert_eq!(done.kept, 1);
+    let fresh = Cache::open(dir.path()).unwrap();
+    assert_eq!(fresh.get::<u32>("k").unwrap(), Some(2));
+}
+
+/// What a handle does in [`online_compaction_changes_nothing_that_reads`].
+#[derive(Debug, Clone)]
+enum Op {
+    Put { handle: usize, key: u8, big: bool },
+    Expiring { handle: usize, key: u8 },
+    Remove { handle: usize, key: u8 },
+    Compact { handle: usize, at_once: bool },
+}
+
+fn op() -> impl proptest::strategy::Strategy<Value = Op> {
+    use proptest::prelude::*;
+    let handle = 0..3usize;
+    let key = 0..10u8;
+    prop_oneof![
+        6 => (handle.clone(), key.clone(), any::<bool>())
+            .prop_map(|(handle, key, big)| Op::Put { handle, key, big }),
+        1 => (handle.clone(), key.clone()).prop_map(|(handle, key)| Op::Expiring { handle, key }),
+        2 => (handle.clone(), key).prop_map(|(handle, key)| Op::Remove { handle, key }),
+        1 => (handle, any::<bool>()).prop_map(|(handle, at_once)| Op::Compact { handle, at_once }),
+    ]
+}
+
+/// Every handle, and a fresh one, reads what `model` holds.
+fn reads_as(dir: &Path, handles: &[Cache], model: &std::collections::BTreeMap<String, String>) {
+    let fresh = Cache::open(dir).unwrap();
+    for handle in handles.iter().chain([&fresh]) {
+        let keys: Vec<String> = model.keys().cloned().collect();
+        assert_eq!(handle.keys().unwrap(), keys);
+        for k in 0..10u8 {
+            let key = format!("k{k}");
+            assert_eq!(
+                handle.get::<String>(&key).unwrap().as_ref(),
+                model.get(&key)
+            );
+        }
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::test_runner::Config { cases: 40, ..Default::default() })]
+
+    /// Writes, removals and expiries by three handles on small segments,
+    /// and online compactions among them (their segments deleted at once
+    /// or kept for a grace period): every handle and a fresh one read
+    /// what was written last, before and after each compaction.
+    #[test]
+    fn online_compaction_changes_nothing_that_reads(
+        ops in proptest::collection::vec(op(), 1..40),
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let options = CacheOptions::default().segment_bytes(2048);
+        let handles: Vec<Cache> = (0..3)
+            .map(|_| Cache::open_with(dir.path(), options.clone()).unwrap())
+            .collect();
+        let mut model = std::collections::BTreeMap::new();
+        for (i, op) in ops.iter().enumerate() {
+            match *op {
+                Op::Put { handle, key, big } => {
+                    let text = match big {
+                        true => value(i as u32).repeat(2),
+                        false => format!("small {i}"),
+                    };
+                    handles[handle].put(&format!("k{key}"), &text).unwrap();
+                    model.insert(format!("k{key}"), text);
+                }
+                Op::Expiring { handle, key } => {
+                    let ttl = PutOptions::default().ttl(Duration::from_nanos(1));
+                    handles[handle].put_with(&format!("k{key}"), &"gone".to_owned(), &ttl).unwrap();
+                    model.remove(&format!("k{key}"));
+                }
+                Op::Remove { handle, key } => {
+                    // A handle removes what it knows of: one that knows
+                    // of a removal already reads no further.
+                    handles[handle].refresh().unwrap();
+                    handles[handle].remove(&format!("k{key}")).unwrap();
+                    model.remove(&format!("k{key}"));
+                }
+                Op::Compact { handle, at_once } => {
+                    let grace = if at_once { Duration::ZERO } else { Duration::from_secs(3600) };
+                    handles[handle].admin().compact_online(grace, |_, _| {}).unwrap();
+                    reads_as(dir.path(), &handles, &model);
+                }
+            }
+        }
+        handles[0].admin().compact_online(Duration::ZERO, |_, _| {}).unwrap();
+        reads_as(dir.path(), &handles, &model);
+    }
+}
+
+#[test]
+fn a_folder_with_bounds_gives_its_space_back_by_itself() {
+    let dir = tempfile::tempdir().unwrap();
+    let options = CacheOptions::default()
+        .bounds(Bounds::default().max_entries(1000))
+        .compact_grace(Duration::ZERO);
+    let cache = Cache::open_with(dir.path(), options).unwrap();
+    let mut largest = 0;
+    for i in 0..20_000 {
+        cache.put(&format!("k{i}"), &value(i)).unwrap();
+        if i % 500 == 0 {
+            largest = largest.max(folder_size(dir.path()));
+        }
+    }
+    // The pass of the bounds under way ends, and one more runs.
+    cache.admin().checkpoint().unwrap();
+    // How far the folder grows depends on how fast the background passes
+    // are beside the puts: less than the 26 MB written, in a release build
+    // on a quiet machine; never much more, on any.
+    assert!(largest < 64 << 20, "{largest} bytes at most");
+    // Past the bounds, and past twice what they keep and 8 MiB more, the
+    // folder compacted by itself.
+    assert!(cache.warnings().is_empty(), "{:?}", cache.warnings());
+    let size = folder_size(dir.path());
+    assert!(size < 12 << 20, "{size} bytes left");
+    assert!(cache.warnings().is_empty(), "{:?}", cache.warnings());
+    assert_eq!(cache.keys().unwrap().len(), 1000);
+    let fresh = Cache::open(dir.path()).unwrap();
+    assert_eq!(fresh.keys().unwrap().len(), 1000);
+    assert_eq!(fresh.get::<String>("k19999").unwrap(), Some(value(19_999)));
+    // Without a handle closed.
+    let done = cache
+        .admin()
+        .compact_online(Duration::ZERO, |_, _| {})
+        .unwrap();
+    assert!(done.size_after < 3 << 20, "{done:?}");
+}
+
+/// Puts entries (every 7th overwriting the one before) on small segments,
+/// printing `ack <n>` after each.
+#[test]
+#[ignore = "a child process of the test below"]
+fn child_sealing_writer() {
+    let Some(dir) = crate::fixtures::child::var::<std::path::PathBuf>("CODEC_DIR") else {
+        return;
+    };
+    let writer: u32 = crate::fixtures::child::var("CODEC_WRITER").unwrap();
+    let options = CacheOptions::default().segment_bytes(16 << 10);
+    let cache = Cache::open_with(&dir, options).unwrap();
+    for n in 0u32..4000 {
+        if n % 4 == 0 {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        cache
+            .put(&format!("w{writer}/{n}"), &soak_value(n))
+            .unwrap();
+        if n % 7 == 6 {
+            let overwrite = soak_value(n + 1_000_000);
+            cache
+                .put(&format!("w{writer}/{}", n - 1), &overwrite)
+                .unwrap();
+        }
+        println!("ack {n}");
+    }
+}
+
+/// Compacts online one compaction after the other (what each retires
+/// deleted by the next), printing `ack` after each.
+#[test]
+#[ignore = "a child process of the test below"]
+fn child_compactor() {
+    let Some(dir) = crate::fixtures::child::var::<std::path::PathBuf>("CODEC_DIR") else {
+        return;
+    };
+    let cache = Cache::open(&dir).unwrap();
+    loop {
+        cache
+            .admin()
+            .compact_online(Duration::ZERO, |_, _| {})
+            .unwrap();
+        println!("ack");
+    }
+}
+
+/// Inline for some, in the shared data file for the others.
+fn soak_value(n: u32) -> String {
+    match n % 3 {
+        0 => format!("{n}-").repeat(400),
+        _ => format!("value {n}"),
+    }
+}
+
+/// What key `n` of a writer may hold once `done` entries were
+/// acknowledged: every 7th step overwrote the entry before it (the last
+/// one perhaps unacknowledged yet).
+fn soak_expected(got: &str, n: u32, done: u32) -> bool {
+    let overwritten = soak_value(n + 1 + 1_000_000);
+    match n % 7 {
+        5 if n + 1 < done => got == overwritten,
+        5 => got == soak_value(n) || got == overwritten,
+        _ => got == soak_value(n),
+    }
+}
+
+#[test]
+fn kill_9_during_online_compactions_loses_no_acknowledged_entry() {
+    use std::io::{BufRead, BufReader};
+    use std::sync::{Arc, Mutex};
+    let dir = tempfile::tempdir().unwrap();
+    let acked: Vec<Arc<Mutex<u32>>> = (0..2).map(|_| Arc::new(Mutex::new(0))).collect();
+    let mut writers = Vec::new();
+    let mut readers = Vec::new();
+    let ack = |line: &str| -> Option<u32> { line.strip_prefix("ack ")?.trim().parse().ok() };
+    for w in 0..2u32 {
+        let mut c = child!(child_sealing_writer)
+            .env("CODEC_DIR", dir.path())
+            .env("CODEC_WRITER", w.to_string())
+            .spawn();
+        let out = c.stdout.take().unwrap();
+        let count = acked[w as usize].clone();
+        readers.push(std::thread::spawn(move || {
+            for line in BufReader::new(out).lines().map_while(Result::ok) {
+                if let Some(n) = ack(&line) {
+                    *count.lock().unwrap() = n + 1;
+                }
+            }
+        }));
+        writers.push(c);
+    }
+    let mut compactions = 0;
+    for point in 0..12u64 {
+        let mut c = child!(child_compactor).env("CODEC_DIR", dir.path()).spawn();
+        let out = c.stdout.take().unwrap();
+        let mut lines = BufReader::new(out).lines();
+        // A compaction or two, then a kill somewhere in the next one.
+        for _ in 0..1 + point % 2 {
+            (lines.next().and_then(Result::ok)).unwrap_or_else(|| c.ended_before("a compaction"));
+            compactions += 1;
+        }
+        std::thread::sleep(Duration::from_micros(point * 397 % 5000));
+        c.kill().unwrap(); // SIGKILL
+        c.wait().unwrap();
+        let acknowledged: Vec<u32> = acked.iter().map(|c| *c.lock().unwrap()).collect();
+        let reader = Cache::open(dir.path()).unwrap();
+        for (w, &done) in acknowledged.iter().enumerate() {
+            for n in (0..done).step_by(11).chain(done.checked_sub(1)) {
+                let key = format!("w{w}/{n}");
+                let got = reader.get::<String>(&key).unwrap();
+                let got = got.unwrap_or_else(|| panic!("point {point}: {key} lost"));
+                assert!(soak_expected(&got, n, done), "{key}: {got:?}");
+            }
+        }
+        assert!(reader.warnings().is_empty(), "{:?}", reader.warnings());
+    }
+    for mut c in writers {
+        c.kill().unwrap();
+        c.wait().unwrap();
+    }
+    for r in readers {
+        r.join().unwrap();
+    }
+    assert!(compactions >= 12);
+    // Every acknowledged entry, and the folder compacted once more.
+    for compacted in [false, true] {
+        let reader = Cache::open(dir.path()).unwrap();
+        if compacted {
+            let done = reader.admin().compact_online(Duration::ZERO, |_, _| {});
+            assert!(done.unwrap().kept > 0);
+        }
+        for (w, count) in acked.iter().enumerate() {
+            let done = *count.lock().unwrap();
+            assert!(done > 0);
+            for n in 0..done {
+                let got = reader.get::<String>(&format!("w{w}/{n}")).unwrap();
+                let got = got.unwrap_or_else(|| panic!("w{w}/{n} lost"));
+                assert!(soak_expected(&got, n, done), "w{w}/{n}: {got:?}");
+            }
+        }
+        assert!(reader.warnings().is_empty(), "{:?}", reader.warnings());
+    }
+}
