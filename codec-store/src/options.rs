@@ -129,11 +129,14 @@ pub struct CacheOptions {
     /// In a folder with [`bounds`](CacheOptions#structfield.bounds), the
     /// store compacts by itself once the bounds removed entries and the
     /// folder holds more than twice the payload it keeps, and 8 MiB more
-    /// (online, in the background thread of the bounds: what the writers
-    /// sealed, and this handle's segment). What a compaction retires stays
-    /// this long (default: 2 s), for handles whose index still names it (a
-    /// handle that finds it gone reads the index again), and is deleted
-    /// by the next one.
+    /// (online, in a background thread: what the writers sealed, and this
+    /// handle's segment). What a compaction retires stays this long for
+    /// handles whose index still names it, then the next compaction
+    /// deletes it (default: zero, deleted at once: a handle that finds an
+    /// entry's file gone reads the index again and the entry's copy, and
+    /// one reading a file has it open or mapped, which a deletion leaves
+    /// readable; give a grace period on a network file system that does
+    /// not).
     pub compact_grace: Duration,
 }
 
@@ -160,7 +163,7 @@ impl Default for CacheOptions {
                 .ok()
                 .and_then(|v| v.parse().ok())
                 .unwrap_or(64 << 20),
-            compact_grace: Duration::from_secs(2),
+            compact_grace: Duration::ZERO,
         }
     }
 }

@@ -450,3 +450,29 @@ fn kill_9_during_online_compactions_loses_no_acknowledged_entry() {
         assert!(reader.warnings().is_empty(), "{:?}", reader.warnings());
     }
 }
+
+#[test]
+fn a_handle_on_the_checkpoint_before_a_compaction_takes_up_the_next() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = Cache::open(dir.path()).unwrap();
+    for i in 0..50 {
+        cache.put(&format!("k{i}"), &value(i)).unwrap();
+    }
+    cache.admin().checkpoint().unwrap();
+    // Reads the checkpoint, not yet the log its lines are in.
+    let reader = Cache::open(dir.path()).unwrap();
+    cache
+        .admin()
+        .compact_online(Duration::ZERO, |_, _| {})
+        .unwrap();
+    assert_eq!(reader.get::<String>("k7").unwrap(), Some(value(7)));
+    assert!(reader.warnings().is_empty(), "{:?}", reader.warnings());
+    // And a listing of every entry, from a handle of the same age.
+    let lister = Cache::open(dir.path()).unwrap();
+    cache
+        .admin()
+        .compact_online(Duration::ZERO, |_, _| {})
+        .unwrap();
+    assert_eq!(lister.keys().unwrap().len(), 50);
+    assert!(lister.warnings().is_empty(), "{:?}", lister.warnings());
+}

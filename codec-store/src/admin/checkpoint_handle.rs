@@ -35,6 +35,8 @@ impl Cache {
         self.join_bounds_thread();
         self.join_checkpoint();
         self.apply_bounds();
+        // The compaction the bounds asked for, if they did.
+        self.join_compaction();
         let full = self.index_read().is_distrusted();
         let known = self.index_read().known_segments();
         let built = build_on(&self.backend, true, full, objects::Sources::Listed(&known))?;
@@ -189,8 +191,9 @@ impl Cache {
     /// leaves what it wrote covered and the next open does not read it
     /// again. A handle whose writes asked for none builds none.
     pub(crate) fn close_checkpoint(&self) {
-        // Its removals may ask for a build.
+        // Its removals may ask for a build, and for a compaction.
         self.join_bounds_thread();
+        self.join_compaction();
         self.join_checkpoint();
         if !self.checkpoints.wanted.swap(false, Ordering::Relaxed) {
             return;

@@ -131,11 +131,20 @@ pub(crate) fn compact_sealed(
         bounds: None,
         ..CacheOptions::default()
     };
-    let old = with_handlers(
-        Cache::open_unlocked(backend.clone(), options.clone())?,
-        handlers,
-    );
-    let entries = live_entries(&old)?;
+    // The handle asking reads the store as it is (its index is up to date
+    // once refreshed, the checkpoint mapped): no need to read it again.
+    let opened;
+    let old = match cache {
+        Some(cache) => cache,
+        None => {
+            opened = with_handlers(
+                Cache::open_unlocked(backend.clone(), options.clone())?,
+                handlers,
+            );
+            &opened
+        }
+    };
+    let entries = live_entries(old)?;
     let live: std::collections::HashSet<&str> =
         entries.iter().map(|(e, _)| e.key.as_str()).collect();
     // Removed again: keys an active segment puts, dead in the store.
@@ -160,7 +169,7 @@ pub(crate) fn compact_sealed(
     drop(newest_active);
 
     let new = with_handlers(Cache::open_unread(backend.clone(), options)?, handlers);
-    let (kept, dropped) = copy_entries(&old, &new, copies, progress)?;
+    let (kept, dropped) = copy_entries(old, &new, copies, progress)?;
     new.in_one_append(|| {
         for (key, at) in &removals {
             new.append_line(removal(key, *at))?;
@@ -179,10 +188,6 @@ pub(crate) fn compact_sealed(
     // The uses of removed keys go with them.
     old.refresh()?;
     old.keep_uses_of_own_entries()?;
-    drop(old);
-    if let Some(cache) = cache {
-        cache.refresh()?;
-    }
     if grace.is_zero() {
         freed += collect(&*backend, grace, now_nanos())?;
     }

@@ -11,6 +11,7 @@
 //! next compaction of a folder (`codec reduce-size` runs it when no other
 //! handle has the folder open).
 
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use crate::admin::compact::{store_size, Compacted};
@@ -58,28 +59,79 @@ pub struct Used {
     pub last_used: u64,
 }
 
+/// What a reduction knows of a live entry: its key, size, line's time and
+/// last use (of [`Used`], without the entry's info, which it does not
+/// read).
+struct InUse {
+    key: Box<str>,
+    size: u64,
+    written: u64,
+    last_used: u64,
+}
+
 impl Cache {
     /// Every live entry with its last use, most recently used first (then
     /// by key); and the `used/` objects read.
     pub(crate) fn entries_by_use(&self) -> Result<(Vec<Used>, Vec<String>), StoreError> {
-        self.uses.flush(&*self.backend, &self.writer_id)?;
-        let (uses, names) = recorded_uses(&*self.backend)?;
         let mut out = Vec::new();
-        for (key, text) in self.live_lines()? {
-            let line = LineView::parse(&text).map_err(|e| corrupt_line(&key, e))?;
-            if let Some(entry) = EntryInfo::of_line(&line)? {
-                let used = uses.get(&*key).copied().unwrap_or(0);
+        let (names, uses) = self.by_use(|line| {
+            if let Some(entry) = EntryInfo::of_line(line)? {
                 out.push(Used {
                     entry,
                     written: line.time,
-                    last_used: line.time.max(used),
+                    last_used: line.time,
                 });
             }
+            Ok(())
+        })?;
+        for used in &mut out {
+            let recorded = uses.get(&used.entry.key).copied().unwrap_or(0);
+            used.last_used = used.last_used.max(recorded);
         }
         out.sort_by(|a, b| {
             (b.last_used.cmp(&a.last_used)).then_with(|| a.entry.key.cmp(&b.entry.key))
         });
         Ok((out, names))
+    }
+
+    /// [`entries_by_use`](Self::entries_by_use) as a reduction needs it:
+    /// the lines' fields only.
+    fn in_use_order(&self) -> Result<(Vec<InUse>, Vec<String>), StoreError> {
+        let mut out = Vec::new();
+        let (names, uses) = self.by_use(|line| {
+            if line.handler.is_some() {
+                out.push(InUse {
+                    key: line.key.as_ref().into(),
+                    size: line.size,
+                    written: line.time,
+                    last_used: line.time,
+                });
+            }
+            Ok(())
+        })?;
+        for used in &mut out {
+            used.last_used = used
+                .last_used
+                .max(uses.get(&*used.key).copied().unwrap_or(0));
+        }
+        out.sort_by(|a, b| (b.last_used.cmp(&a.last_used)).then_with(|| a.key.cmp(&b.key)));
+        Ok((out, names))
+    }
+
+    /// Calls `each` with every live line, after flushing this handle's
+    /// uses; returns the `used/` objects read and the last use they
+    /// record of each key.
+    fn by_use(
+        &self,
+        mut each: impl FnMut(&LineView<'_>) -> Result<(), StoreError>,
+    ) -> Result<(Vec<String>, std::collections::HashMap<String, u64>), StoreError> {
+        self.uses.flush(&*self.backend, &self.writer_id)?;
+        let (uses, names) = recorded_uses(&*self.backend)?;
+        for (key, text) in self.live_lines()? {
+            let line = LineView::parse(&text).map_err(|e| corrupt_line(&key, e))?;
+            each(&line)?;
+        }
+        Ok((names, uses))
     }
 
     /// [`Admin::reduce_size`](crate::Admin::reduce_size).
@@ -90,7 +142,7 @@ impl Cache {
     ) -> Result<Reduced, StoreError> {
         // Ages count from the call, not from the end of the reading.
         let now = now_nanos();
-        let (entries, used_objects) = self.entries_by_use()?;
+        let (entries, used_objects) = self.in_use_order()?;
         let oldest = bounds
             .max_age
             .map(|age| now.saturating_sub(u64::try_from(age.as_nanos()).unwrap_or(u64::MAX)));
@@ -100,14 +152,14 @@ impl Cache {
             let fits = bounds.max_entries.is_none_or(|max| kept < max)
                 && bounds
                     .max_bytes
-                    .is_none_or(|max| kept_bytes.saturating_add(used.entry.size) <= max)
+                    .is_none_or(|max| kept_bytes.saturating_add(used.size) <= max)
                 && oldest.is_none_or(|oldest| used.last_used >= oldest);
             if !fits {
                 keep = i;
                 break;
             }
             kept += 1;
-            kept_bytes += used.entry.size;
+            kept_bytes += used.size;
         }
         let mut removed = Vec::new();
         let mut removed_bytes = 0;
@@ -116,10 +168,10 @@ impl Cache {
         let mut files = Vec::new();
         self.in_one_append(|| {
             for used in entries[keep..].iter().rev() {
-                if let Some(gone) = self.remove_if_written_at(&used.entry.key, used.written)? {
+                if let Some(gone) = self.remove_if_written_at(&used.key, used.written)? {
                     files.push(gone);
-                    removed_bytes += used.entry.size;
-                    removed.push(used.entry.key.clone());
+                    removed_bytes += used.size;
+                    removed.push(used.key.clone().into());
                 }
             }
             Ok(())
@@ -156,9 +208,9 @@ impl Cache {
 
     /// Replaces the `used/` objects read by one holding the last use of
     /// each entry kept, so that they do not pile up.
-    fn merge_uses(&self, kept: &[Used], read: Vec<String>) -> Result<(), StoreError> {
+    fn merge_uses(&self, kept: &[InUse], read: Vec<String>) -> Result<(), StoreError> {
         let uses = kept.iter().filter(|u| u.last_used > u.written);
-        let uses = uses.map(|u| (u.entry.key.clone(), u.last_used));
+        let uses = uses.map(|u| (u.key.to_string(), u.last_used));
         self.replace_uses(uses, read)
     }
 
@@ -238,24 +290,62 @@ impl Cache {
         if self.backend.appends() != Appends::InPlace {
             return;
         }
-        let compacted = store_size(&*self.backend).and_then(|size| {
-            let worth = kept_bytes
-                .saturating_mul(2)
-                .saturating_add(AUTO_COMPACT_MIN);
-            if size <= worth {
-                return Ok(());
+        match store_size(&*self.backend) {
+            Ok(size)
+                if size
+                    > kept_bytes
+                        .saturating_mul(2)
+                        .saturating_add(AUTO_COMPACT_MIN) =>
+            {
+                self.start_compaction();
             }
-            let handlers: Vec<_> = (self.handlers.read()).values().cloned().collect();
-            let backend = self.backend.clone();
-            let how = Compaction::IfFree(self.options.compact_grace);
-            compact_sealed(Some(self), backend, &handlers, how, &mut |_, _| {}).map(drop)
-        });
-        if let Err(e) = compacted {
-            self.checkpoints.warnings.lock().push(format!(
-                "{}: compacting the store after its bounds: {e}",
-                self.location()
-            ));
+            Ok(_) => {}
+            Err(e) => self.compaction_failed(&e),
         }
+    }
+
+    /// The online compaction the bounds asked for, in a thread of its own
+    /// (the passes of the bounds go on meanwhile); one at a time.
+    fn start_compaction(&self) {
+        let c = &self.checkpoints;
+        if c.compacting.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        self.join_compaction();
+        let cache = self.for_background();
+        let compacting = c.compacting.clone();
+        let spawned = std::thread::Builder::new()
+            .name("codec-compact".into())
+            .spawn(move || {
+                let handlers: Vec<_> = (cache.handlers.read()).values().cloned().collect();
+                let how = Compaction::IfFree(cache.options.compact_grace);
+                let backend = cache.backend.clone();
+                let done = compact_sealed(Some(&cache), backend, &handlers, how, &mut |_, _| {});
+                if let Err(e) = done {
+                    cache.compaction_failed(&e);
+                }
+                drop(cache);
+                compacting.store(false, Ordering::Release);
+            });
+        match spawned {
+            Ok(handle) => *c.compact_thread.lock() = Some(handle),
+            Err(_) => c.compacting.store(false, Ordering::Release),
+        }
+    }
+
+    /// Waits for the compaction the bounds asked for, if one runs.
+    pub(crate) fn join_compaction(&self) {
+        let handle = self.checkpoints.compact_thread.lock().take();
+        if let Some(handle) = handle {
+            let _ = handle.join();
+        }
+    }
+
+    fn compaction_failed(&self, e: &StoreError) {
+        self.checkpoints.warnings.lock().push(format!(
+            "{}: compacting the store after its bounds: {e}",
+            self.location()
+        ));
     }
 }
 

@@ -67,6 +67,13 @@ impl Cache {
         &self,
         key: &str,
     ) -> Result<Option<MappedArray<T>>, StoreError> {
+        self.reading_moved(|| self.get_array_once(key))
+    }
+
+    fn get_array_once<T: Element + 'static>(
+        &self,
+        key: &str,
+    ) -> Result<Option<MappedArray<T>>, StoreError> {
         little_endian()?;
         let Some(found) = self.lookup(key)? else {
             return Ok(None);
@@ -115,6 +122,14 @@ impl Cache {
     /// # }
     /// ```
     pub fn get_array_rows<T: Element + 'static>(
+        &self,
+        key: &str,
+        rows: Range<usize>,
+    ) -> Result<Option<MappedArray<T>>, StoreError> {
+        self.reading_moved(|| self.get_array_rows_once(key, rows.clone()))
+    }
+
+    fn get_array_rows_once<T: Element + 'static>(
         &self,
         key: &str,
         rows: Range<usize>,

@@ -186,6 +186,10 @@ impl Cache {
     /// decode: it is [`StoreError::Unsupported`], which names `get_bytes`
     /// and `get_array`.
     pub fn get_ref<T: HasSchema>(&self, key: &str) -> Result<Option<Ref<'_, T>>, StoreError> {
+        self.reading_moved(|| self.get_ref_once(key))
+    }
+
+    fn get_ref_once<T: HasSchema>(&self, key: &str) -> Result<Option<Ref<'_, T>>, StoreError> {
         let Some(found) = self.lookup(key)? else {
             return Ok(None);
         };

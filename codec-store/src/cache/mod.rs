@@ -136,6 +136,9 @@ pub(crate) struct Checkpoints {
     /// A pass of the bounds runs (`start_bounds_pass`).
     pub(crate) bounding: Arc<AtomicBool>,
     pub(crate) bounds_thread: Mutex<Option<JoinHandle<()>>>,
+    /// An online compaction the bounds asked for runs.
+    pub(crate) compacting: Arc<AtomicBool>,
+    pub(crate) compact_thread: Mutex<Option<JoinHandle<()>>>,
     /// Writes since the last pass of the bounds started.
     pub(crate) writes_since_bounds: std::sync::atomic::AtomicU64,
     /// Writes between two passes, from the entries the last one read.
@@ -631,9 +634,17 @@ impl Cache {
     ) -> Result<Removed, StoreError> {
         let line = view(key, found)?;
         let handler = line.handler.as_deref().map(str::to_owned);
-        let info = match handler {
-            Some(_) => line.info().map_err(|e| corrupt_line(key, e))?,
-            None => Info::new(),
+        // Only a handler that deletes files (one of a program's, `file`),
+        // or the values' handlers, need the info: parsing it (a payload
+        // inline, in base64) would slow removals down for nothing.
+        let needs_info = handler.as_deref().is_some_and(|h| {
+            h == layout::FILE
+                || !layout::is_built_in_handler(h)
+                || line.info_ref().mentions(sub_values::QUOTED_VALUES)
+        });
+        let info = match needs_info {
+            true => line.info().map_err(|e| corrupt_line(key, e))?,
+            false => Info::new(),
         };
         self.append_line(IndexLine {
             key: key.to_owned(),
@@ -762,13 +773,18 @@ impl Cache {
     /// (with a warning) and the logs read instead.
     pub(crate) fn index_get(&self, key: &str) -> Result<Option<Option<Found>>, StoreError> {
         let got = self.index.read().get(key);
-        match got {
-            Ok(found) => Ok(found),
-            Err(damaged) => {
-                self.put_checkpoint_aside(&damaged.0)?;
-                Ok(self.index.read().get(key).unwrap_or_default())
-            }
+        let damaged = match got {
+            Ok(found) => return Ok(found),
+            Err(damaged) => damaged,
+        };
+        // A compaction may have retired the log a line of the checkpoint
+        // is in, and built the checkpoint again: taken up first.
+        self.refresh()?;
+        if let Ok(found) = self.index.read().get(key) {
+            return Ok(found);
         }
+        self.put_checkpoint_aside(&damaged.0)?;
+        Ok(self.index.read().get(key).unwrap_or_default())
     }
 
     /// Every live key and its line; expired entries are not live.
@@ -778,10 +794,15 @@ impl Cache {
         let snapshot = self.index.read().snapshot();
         let mut lines = match snapshot.lines() {
             Ok(lines) => lines,
-            Err(damaged) => {
-                self.put_checkpoint_aside(&damaged.0)?;
-                self.index.read().lines().unwrap_or_default()
-            }
+            // As in `index_get`: a checkpoint built again is taken up
+            // first.
+            Err(damaged) => match self.refresh().map(|()| self.index.read().lines()) {
+                Ok(Ok(lines)) => lines,
+                _ => {
+                    self.put_checkpoint_aside(&damaged.0)?;
+                    self.index.read().lines().unwrap_or_default()
+                }
+            },
         };
         let now = now_nanos();
         lines.retain(|(_, text)| !index::line_expired(text, now));
