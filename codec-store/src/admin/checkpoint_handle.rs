@@ -33,6 +33,7 @@ impl Cache {
     pub(crate) fn checkpoint(&self) -> Result<(), StoreError> {
         // One pass of the bounds at a time.
         self.join_bounds_thread();
+        self.join_compaction();
         self.join_checkpoint();
         self.apply_bounds();
         // The compaction the bounds asked for, if they did.

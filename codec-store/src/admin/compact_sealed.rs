@@ -26,7 +26,8 @@
 //!   its data until then (and one that finds it gone reads the index
 //!   again, and the copy).
 //!
-//! One compaction runs at a time (`compact.lock`), and it holds the
+//! One compaction runs at a time (`compact.lock`: one asked for waits for
+//! the one under way, the store's own skips its turn), and it holds the
 //! store's lock shared, as handles do: a compaction that needs the folder
 //! to itself waits for it.
 
@@ -59,7 +60,7 @@ struct Active {
 /// How a compaction of sealed segments goes.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Compaction {
-    /// Asked for: an error if another handle compacts the folder now.
+    /// Asked for: after the compaction under way, if one is.
     Asked(Duration),
     /// By the store itself: nothing if another handle compacts it now.
     IfFree(Duration),
@@ -83,14 +84,15 @@ pub(crate) fn compact_sealed(
             "its online compaction needs locks, which the backend does not have",
         ));
     };
-    let Some(_compacting) = locks.lock(layout::COMPACT_LOCK, Locking::TryAlone)? else {
-        if let Compaction::IfFree(_) = how {
-            return Ok(Compacted::nothing(store_size(&*backend)?));
-        }
-        return Err(StoreError::unsupported(
-            backend.location(),
-            "another handle is compacting the folder: its compaction gives the space back",
-        ));
+    // Asked for, it waits for a compaction under way (and for a child
+    // process between its fork and its exec, which holds a copy of its
+    // parent's locks for that instant).
+    let wait = match how {
+        Compaction::Asked(_) => Locking::Alone,
+        Compaction::IfFree(_) => Locking::TryAlone,
+    };
+    let Some(_compacting) = locks.lock(layout::COMPACT_LOCK, wait)? else {
+        return Ok(Compacted::nothing(store_size(&*backend)?));
     };
     // As a handle does: a compaction that needs the folder to itself
     // waits for this one.
@@ -128,7 +130,6 @@ pub(crate) fn compact_sealed(
     let options = CacheOptions {
         checkpoint_bytes: 0,
         fsync: true,
-        bounds: None,
         ..CacheOptions::default()
     };
     // The handle asking reads the store as it is (its index is up to date

@@ -138,10 +138,17 @@ impl Admin<'_> {
         self.cache.writer_schema(fingerprint)
     }
 
-    /// [`Admin::compact_backend`] of the store the handle has open, with
-    /// the handlers registered on it: for object storage and memory,
-    /// where compaction runs online (a folder's needs the folder to
-    /// itself: see [`Admin::compact`]).
+    /// Compacts the store the handle has open, online, with the handlers
+    /// registered on it, while this handle and others go on writing and
+    /// reading: on object storage and memory as [`Admin::compact_backend`]
+    /// does; in a folder, what is live in the writers' sealed segments is
+    /// copied (this handle's segment is sealed first; another live
+    /// handle's, once it holds
+    /// [`segment_bytes`](crate::CacheOptions::segment_bytes)) and the
+    /// segments retired. What a compaction retired is deleted by a later
+    /// one once older than `grace` (zero: at once; a handle whose index
+    /// still names a moved entry reads the index again). In a folder it
+    /// waits for a compaction under way.
     ///
     /// ```
     /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -175,12 +182,10 @@ impl Admin<'_> {
     /// It runs online on every backend: the entries go as
     /// [`Cache::remove`] removes them, while other handles read and
     /// write (a key written again meanwhile is kept). The space comes
-    /// back at once for entries in files of their own; on object storage
-    /// and in memory, through the online compaction that follows
+    /// back at once for entries in files of their own, and through the
+    /// online compaction that follows on every backend
     /// ([`Admin::compact_online`] with `grace`), whose report is
-    /// [`Reduced::compacted`]; in a folder, with its next compaction
-    /// ([`Admin::compact`], which `codec reduce-size` runs when no other
-    /// handle has the folder open).
+    /// [`Reduced::compacted`].
     ///
     /// ```
     /// # fn main() -> Result<(), Box<dyn std::error::Error>> {

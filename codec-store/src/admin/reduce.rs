@@ -7,9 +7,8 @@
 //! backend: other handles go on reading and writing, and a key written
 //! again after the reduction started is kept. The space comes back as
 //! compaction gives it back: at once for entries in files of their own,
-//! by the online compaction that follows on object storage, and by the
-//! next compaction of a folder (`codec reduce-size` runs it when no other
-//! handle has the folder open).
+//! and by the online compaction that follows, on every backend (and, with
+//! `CacheOptions::bounds` in a folder, the store's own).
 
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -41,9 +40,8 @@ pub struct Reduced {
     pub kept_bytes: u64,
     /// Bytes of payload of the entries removed.
     pub removed_bytes: u64,
-    /// The online compaction that followed, where the backend has one
-    /// (object storage, memory); `None` in a folder, whose space comes
-    /// back with the next compaction ([`Admin::compact`](crate::Admin::compact)).
+    /// The online compaction that followed ([`Admin::compact_online`](crate::Admin::compact_online)),
+    /// if entries were removed.
     pub compacted: Option<Compacted>,
 }
 

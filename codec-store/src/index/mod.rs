@@ -253,9 +253,13 @@ impl Index {
     /// Whether this index read lines of a log that `listing` no longer
     /// has: a compaction retired it.
     fn read_retired(&self, listing: &logs::Listing) -> bool {
-        let read = self.writers.iter().filter(|w| w.read_to > 0);
-        read.into_iter()
-            .any(|w| !listing.logs.iter().any(|log| *log.writer == *w.id))
+        let mut read = self.writers.iter().filter(|w| w.read_to > 0).peekable();
+        if read.peek().is_none() {
+            return false;
+        }
+        let listed: std::collections::HashSet<&str> =
+            listing.logs.iter().map(|log| log.writer.as_str()).collect();
+        read.any(|w| !listed.contains(&*w.id))
     }
 
     /// Forgets every line read, and the checkpoint, to read the store
