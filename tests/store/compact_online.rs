@@ -402,12 +402,12 @@ fn kill_9_during_online_compactions_loses_no_acknowledged_entry() {
         writers.push(c);
     }
     let mut compactions = 0;
-    for point in 0..12u64 {
+    for point in 0..20u64 {
         let mut c = child!(child_compactor).env("CODEC_DIR", dir.path()).spawn();
         let out = c.stdout.take().unwrap();
         let mut lines = BufReader::new(out).lines();
-        // A compaction or two, then a kill somewhere in the next one.
-        for _ in 0..1 + point % 2 {
+        // A few compactions, then a kill somewhere in the next one.
+        for _ in 0..1 + point % 4 {
             (lines.next().and_then(Result::ok)).unwrap_or_else(|| c.ended_before("a compaction"));
             compactions += 1;
         }
@@ -433,7 +433,9 @@ fn kill_9_during_online_compactions_loses_no_acknowledged_entry() {
     for r in readers {
         r.join().unwrap();
     }
-    assert!(compactions >= 12);
+    assert!(compactions >= 20);
+    let counts: Vec<u32> = acked.iter().map(|c| *c.lock().unwrap()).collect();
+    println!("{compactions} compactions ended, 20 killed; acknowledged per writer: {counts:?}");
     // Every acknowledged entry, and the folder compacted once more.
     for compacted in [false, true] {
         let reader = Cache::open(dir.path()).unwrap();
