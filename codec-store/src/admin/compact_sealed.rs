@@ -17,6 +17,11 @@
 //!   expired) has no live entry to copy, but an older line of it in an
 //!   active segment would come back once the segments are gone: the copy
 //!   removes it again, at the time just after that line;
+//! - a put's data and its line are two writes: a seal between them (by
+//!   another thread's write, or by a compaction) leaves the line in the
+//!   active segment and the data in the sealed one. An active line that
+//!   names a file the compaction retires is copied too (its copy, at the
+//!   same time, wins the tie by its newer writer id);
 //! - once the copies are durable, `compacting.json` lists the sealed
 //!   segments (logs, shared data and the files of their entries) as
 //!   retired, with the time: readers ignore them from then on, and the
@@ -31,7 +36,7 @@
 //! store's lock shared, as handles do: a compaction that needs the folder
 //! to itself waits for it.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -55,6 +60,11 @@ struct Active {
     seq: u64,
     /// Whether it puts a value (else it removes the key).
     puts: bool,
+    /// Whether it names a file the compaction retires: a put whose data
+    /// went to a segment before its writer sealed it, and whose line came
+    /// after (another thread's write, or a compaction, sealed it in
+    /// between).
+    names_retired: bool,
 }
 
 /// How a compaction of sealed segments goes.
@@ -123,10 +133,15 @@ pub(crate) fn compact_sealed(
             ..Compacted::nothing(size_before)
         });
     }
+    let retiring = retirement(&*backend, &sealed)?;
+    let data_prefix = format!("{}/", layout::DATA);
+    let retired_data: HashSet<&str> = (retiring.iter())
+        .filter_map(|name| name.strip_prefix(&data_prefix))
+        .collect();
     // The active segments first, the whole store after: a line written
     // in between is in the store's reading, and newer than every line
     // read before.
-    let newest_active = newest_lines(&*backend, &active)?;
+    let newest_active = newest_lines(&*backend, &active, &retired_data)?;
     let options = CacheOptions {
         checkpoint_bytes: 0,
         fsync: true,
@@ -146,8 +161,7 @@ pub(crate) fn compact_sealed(
         }
     };
     let entries = live_entries(old)?;
-    let live: std::collections::HashSet<&str> =
-        entries.iter().map(|(e, _)| e.key.as_str()).collect();
+    let live: HashSet<&str> = entries.iter().map(|(e, _)| e.key.as_str()).collect();
     // Removed again: keys an active segment puts, dead in the store.
     let mut removals: Vec<(&str, u64)> = (newest_active.iter())
         .filter(|(key, line)| line.puts && !live.contains(key.as_str()))
@@ -158,13 +172,15 @@ pub(crate) fn compact_sealed(
         .into_iter()
         .map(|(key, at)| (key.to_owned(), at))
         .collect();
-    // Copied: live entries whose line is older than the active segments'.
+    // Copied: live entries whose line is older than the active segments',
+    // and those whose active line names a file retired (the copy, at the
+    // same time, wins the tie by its newer writer id).
     let copies: Vec<_> = entries
         .into_iter()
         .filter(|(entry, time)| {
             newest_active
                 .get(&entry.key)
-                .is_none_or(|line| line.time < *time)
+                .is_none_or(|line| line.time < *time || line.names_retired)
         })
         .collect();
     drop(newest_active);
@@ -181,7 +197,7 @@ pub(crate) fn compact_sealed(
     drop(new);
     sync_writers_objects(&*backend, &writer_id)?;
 
-    retire(&*backend, &sealed, now_nanos())?;
+    retire(&*backend, retiring, now_nanos())?;
     drop(held);
     // The checkpoint may point into the segments retired: built again
     // from the logs readers read.
@@ -239,6 +255,7 @@ fn segments(backend: &dyn Backend) -> Result<(Vec<LogObject>, Vec<LogObject>), S
 fn newest_lines(
     backend: &dyn Backend,
     logs: &[LogObject],
+    retired: &HashSet<&str>,
 ) -> Result<HashMap<String, Active>, StoreError> {
     let mut newest: HashMap<String, Active> = HashMap::new();
     for log in logs {
@@ -255,6 +272,7 @@ fn newest_lines(
                 time,
                 seq,
                 puts: line.handler.is_some(),
+                names_retired: names_any(raw, retired),
             };
             match newest.get_mut(&*line.key) {
                 Some(known) if (known.time, known.seq) >= (time, seq) => {}
@@ -268,11 +286,11 @@ fn newest_lines(
     Ok(newest)
 }
 
-/// Lists the sealed segments `sealed` in the marker as retired at `at`:
-/// their logs, their writers' shared data segments of the same numbers,
-/// and the files of their entries (`data/<writer>-<seq>...`, numbered
-/// below the first line of the writer's active segment).
-fn retire(backend: &dyn Backend, sealed: &[LogObject], at: u64) -> Result<(), StoreError> {
+/// What retiring the sealed segments `sealed` retires: their logs, their
+/// writers' shared data segments of the same numbers, and the files of
+/// their entries (`data/<writer>-<seq>...`, numbered below the last line
+/// of the writer's last sealed segment).
+fn retirement(backend: &dyn Backend, sealed: &[LogObject]) -> Result<Vec<String>, StoreError> {
     let mut files: Vec<String> = Vec::new();
     // The sequence each writer's sealed segments end before.
     let mut ends: HashMap<&str, u64> = HashMap::new();
@@ -294,6 +312,11 @@ fn retire(backend: &dyn Backend, sealed: &[LogObject], at: u64) -> Result<(), St
             files.push(object.name);
         }
     }
+    Ok(files)
+}
+
+/// Lists `files` in the marker as retired at `at`.
+fn retire(backend: &dyn Backend, files: Vec<String>, at: u64) -> Result<(), StoreError> {
     let mut marker = match backend.read(layout::COMPACT_MARKER)? {
         Some(_) => read_marker(backend)?,
         None => Compacting {
@@ -304,6 +327,27 @@ fn retire(backend: &dyn Backend, sealed: &[LogObject], at: u64) -> Result<(), St
     marker.retired.push(RetiredFiles { files, at });
     let bytes = codec_runtime::to_json_vec(&marker)?;
     Ok(backend.write(layout::COMPACT_MARKER, &bytes, true)?)
+}
+
+/// Whether the line `raw` names one of the data files `names` (relative
+/// to `data/`): as a string of its own (`"file": "<name>"`) or in a token
+/// (`"at:<name>:<offset>:<len>"`).
+fn names_any(raw: &[u8], names: &HashSet<&str>) -> bool {
+    if names.is_empty() {
+        return false;
+    }
+    let Ok(text) = std::str::from_utf8(raw) else {
+        return false;
+    };
+    // Between quotes: the line's strings, and what lies between them (a
+    // data file's name holds no quote, nor anything JSON escapes, so an
+    // escaped quote in a string cannot hide one).
+    text.split('"').any(|s| {
+        let name = s
+            .strip_prefix("at:")
+            .map_or(s, |t| t.split(':').next().unwrap_or(t));
+        names.contains(name)
+    })
 }
 
 /// The sequence of the entry whose file of `data/` `name` is, if writer
@@ -367,6 +411,52 @@ fn collect(backend: &dyn Backend, grace: Duration, now: u64) -> Result<u64, Stor
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A put whose data went to a segment before it was sealed, and whose
+    /// line came after, in the next one: what a seal by another thread, or
+    /// by the store's own compaction, between the two does.
+    #[test]
+    fn a_put_sealed_between_its_data_and_its_line_keeps_its_data() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = Cache::open(dir.path()).unwrap();
+        cache.put("before", &1u32).unwrap();
+        let payload = vec![7u8; 5000];
+        let (info, parts, _) = cache
+            .dump_with("k", &[], false, |ctx| {
+                let (file, offset) = ctx.append_shared(&payload)?;
+                Ok(crate::content::handler::range_info(
+                    file,
+                    offset,
+                    payload.len(),
+                ))
+            })
+            .unwrap();
+        cache.seal_now().unwrap();
+        let line = (info, &parts[..], Vec::new());
+        let size = payload.len() as u64;
+        (cache.append_entry("k", None, None, layout::SHARED, Mode::Raw, line, size, None)).unwrap();
+        // Another handle compacts: `cache`'s first segment is sealed, `k`'s
+        // line is in its active one, `k`'s data in the sealed one.
+        let other = Cache::open(dir.path()).unwrap();
+        let grace = Duration::ZERO;
+        let done = other.admin().compact_online(grace, |_, _| {}).unwrap();
+        assert_eq!(done.kept, 2, "{done:?}");
+        for handle in [&cache, &other, &Cache::open(dir.path()).unwrap()] {
+            assert_eq!(handle.get_bytes("k").unwrap(), Some(payload.clone()));
+            assert_eq!(handle.get::<u32>("before").unwrap(), Some(1));
+        }
+    }
+
+    #[test]
+    fn a_line_names_a_file_as_a_string_or_in_a_token() {
+        let names: HashSet<&str> = ["w.bin", "w-3.npy"].into_iter().collect();
+        let names_any = |line: &str| names_any(line.as_bytes(), &names);
+        assert!(names_any(r#"{"info":{"file":"w.bin","offset":0}}"#));
+        assert!(names_any(r#"{"info":{"buf":"at:w-3.npy:64:10"}}"#));
+        assert!(names_any(r##"{"#key":"a\"b","info":{"file":"w.bin"}}"##));
+        assert!(!names_any(r#"{"info":{"file":"w.1.bin"}}"#));
+        assert!(!names_any(r#"{"info":{"data":"w.binary"}}"#));
+    }
 
     #[test]
     fn the_files_of_entries_name_their_writer_and_sequence() {
