@@ -374,8 +374,13 @@ impl Cache {
         };
         if self.segment_full(&guard, appended.end) {
             // The lines are written: a failure to start the next segment
-            // is this write's error, and the next write tries again.
-            self.seal(&mut guard)?;
+            // is a warning, and the next write tries again.
+            if let Err(e) = self.seal(&mut guard) {
+                self.checkpoints.warnings.lock().push(format!(
+                    "{}: sealing this handle's segment: {e}",
+                    self.location()
+                ));
+            }
         }
         drop(guard);
         self.after_write(uncovered);
