@@ -14,7 +14,12 @@ pub(crate) fn read_complete_lines(
     from: u64,
 ) -> Result<Option<Vec<u8>>, StoreError> {
     // To the end, even past the listed size if the log grew meanwhile.
-    let mut buf = backend.read_range(name, from..u64::MAX)?;
+    let mut buf = match backend.read_range(name, from..u64::MAX) {
+        Ok(buf) => buf,
+        // Deleted since it was listed: an online compaction retired it.
+        Err(e) if e.source.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e.into()),
+    };
     match memchr::memrchr(b'\n', &buf) {
         Some(i) => {
             buf.truncate(i + 1);
@@ -86,7 +91,13 @@ pub(super) fn listing(backend: &dyn Backend) -> Result<Listing, StoreError> {
                 size: listed.size,
             });
         } else if listed.name == layout::COMPACT_MARKER {
-            replaced = read_marker(backend)?.ignored().cloned().collect();
+            // Gone since it was listed: an online compaction deleted what
+            // it listed, then it.
+            if let Some(bytes) = backend.read(layout::COMPACT_MARKER)? {
+                let marker: Compacting = codec_runtime::from_json_slice(&bytes)
+                    .map_err(|e| damaged_marker(backend, &e))?;
+                replaced = marker.ignored().cloned().collect();
+            }
         } else if listed.name == layout::CHECKPOINT {
             manifest = Some(listed.size);
         }

@@ -171,7 +171,12 @@ impl Index {
             }
             // Where the backend maps files (a folder), a long read is mapped.
             let read = match backend.maps().filter(|_| log.size - from >= MAP_MIN) {
-                Some(maps) => Some(LogBytes::Mapped(maps.map(&log.name)?)),
+                Some(maps) => match maps.map(&log.name) {
+                    Ok(map) => Some(LogBytes::Mapped(map)),
+                    // Deleted since it was listed: a compaction retired it.
+                    Err(e) if e.source.kind() == std::io::ErrorKind::NotFound => continue,
+                    Err(e) => return Err(e.into()),
+                },
                 None => None,
             };
             let read = match read {
@@ -222,11 +227,22 @@ impl Index {
                 // A log that lost its end (to a power loss, say) and was
                 // written again has other lines where the checkpoint
                 // expects its own.
+                let mut retired = false;
                 let changed = base.manifest.writers.iter().find(|w| {
                     let log = layout::log_name(&w.id);
-                    checkpoint::tail_crc(&**backend, &log, w.to).map_or(true, |crc| crc != w.tail)
+                    match checkpoint::tail_crc(&**backend, &log, w.to) {
+                        Ok(crc) => crc != w.tail,
+                        Err(e) => {
+                            retired |= e.is_missing();
+                            true
+                        }
+                    }
                 });
                 match changed {
+                    // A log it covers was deleted since it was read: an
+                    // online compaction retired it, and built the
+                    // checkpoint that replaces this one, taken up next time.
+                    Some(_) if retired => {}
                     Some(w) => {
                         let why = format!(
                             "{} does not end as it did when covered",
