@@ -49,7 +49,7 @@ use crate::content::handler::Handler;
 use crate::error::StoreError;
 use crate::index::line::{check_line, LineView};
 use crate::index::logs::{read_marker, LogObject};
-use crate::index::records::{Compacting, IndexLine, Info, Mode, RetiredFiles};
+use crate::index::records::{Compacting, IndexLine, RetiredFiles};
 use crate::index::{logs, read_complete_lines};
 use crate::layout;
 use crate::options::CacheOptions;
@@ -189,7 +189,7 @@ pub(crate) fn compact_sealed(
     let (kept, dropped) = copy_entries(old, &new, copies, progress)?;
     new.in_one_append(|| {
         for (key, at) in &removals {
-            new.append_line(removal(key, *at))?;
+            new.append_line(IndexLine::removal(key, *at))?;
         }
         Ok(())
     })?;
@@ -216,22 +216,6 @@ pub(crate) fn compact_sealed(
         size_before,
         size_after: store_size(&*backend)?,
     })
-}
-
-/// The line that removes `key` at time `at`.
-fn removal(key: &str, at: u64) -> IndexLine {
-    IndexLine {
-        key: key.to_owned(),
-        type_name: None,
-        fingerprint: None,
-        handler: None,
-        mode: Mode::Raw,
-        info: Info::new(),
-        size: 0,
-        time: at,
-        seq: 0,
-        expires: None,
-    }
 }
 
 /// The store's log segments, sealed and active: a writer's last segment
@@ -411,6 +395,7 @@ fn collect(backend: &dyn Backend, grace: Duration, now: u64) -> Result<u64, Stor
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::index::records::Mode;
 
     /// A put whose data went to a segment before it was sealed, and whose
     /// line came after, in the next one: what a seal by another thread, or

@@ -646,18 +646,7 @@ impl Cache {
             true => line.info().map_err(|e| corrupt_line(key, e))?,
             false => Info::new(),
         };
-        self.append_line(IndexLine {
-            key: key.to_owned(),
-            type_name: None,
-            fingerprint: None,
-            handler: None,
-            mode: Mode::Raw,
-            info: Info::new(),
-            size: 0,
-            time: at,
-            seq: 0,
-            expires: None,
-        })?;
+        self.append_line(IndexLine::removal(key, at))?;
         Ok(Removed {
             key: key.to_owned(),
             handler,

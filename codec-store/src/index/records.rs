@@ -187,6 +187,24 @@ pub struct IndexLine {
     pub expires: Option<u64>,
 }
 
+impl IndexLine {
+    /// The line that removes `key`, at time `at` (0: when it is written).
+    pub fn removal(key: &str, at: u64) -> IndexLine {
+        IndexLine {
+            key: key.to_owned(),
+            type_name: None,
+            fingerprint: None,
+            handler: None,
+            mode: Mode::Raw,
+            info: Info::new(),
+            size: 0,
+            time: at,
+            seq: 0,
+            expires: None,
+        }
+    }
+}
+
 /// `checkpoint.json`: the checkpoint's tables and how much of each
 /// writer's log they cover. Lines after that are read from the logs.
 #[derive(Codec, Debug, Clone, PartialEq, Default)]
