@@ -10,8 +10,11 @@
 //! and by the online compaction that follows, on every backend (and, with
 //! `CacheOptions::bounds` in a folder, the store's own).
 
+use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
+
+use foldhash::fast::RandomState;
 
 use crate::admin::compact::{store_size, Compacted};
 use crate::admin::compact_sealed::{compact_sealed, Compaction};
@@ -21,7 +24,7 @@ use crate::cache::uses::{recorded_uses, UseLine};
 use crate::cache::{Cache, Removed};
 use crate::error::StoreError;
 use crate::index::line::LineView;
-use crate::index::{corrupt_line, EntryInfo};
+use crate::index::{corrupt_line, EntryInfo, Index};
 use crate::options::Bounds;
 
 /// Bytes a folder holds past twice the payload it keeps before the
@@ -43,6 +46,66 @@ pub struct Reduced {
     /// The online compaction that followed ([`Admin::compact_online`](crate::Admin::compact_online)),
     /// if entries were removed.
     pub compacted: Option<Compacted>,
+}
+
+/// The size and times of each live entry, as the passes of the bounds
+/// last read them: kept up to date from the keys whose line changed since
+/// ([`Index::take_changes`]), so that a pass reads what changed, not the
+/// whole store, and costs as little as the writes it follows.
+#[derive(Default, Debug, PartialEq)]
+pub(crate) struct LiveSizes {
+    entries: HashMap<Box<str>, Sizes, RandomState>,
+}
+
+#[derive(Debug, PartialEq)]
+struct Sizes {
+    size: u64,
+    written: u64,
+    expires: Option<u64>,
+}
+
+impl LiveSizes {
+    /// Reads every live line of the store `cache` holds.
+    fn read(cache: &Cache) -> Result<LiveSizes, StoreError> {
+        let mut live = LiveSizes::default();
+        for (key, text) in cache.live_lines()? {
+            let line = LineView::parse(&text).map_err(|e| corrupt_line(&key, e))?;
+            live.set(key, &line);
+        }
+        Ok(live)
+    }
+
+    /// Reads the live line of each key in `changed` from `index`; `false`
+    /// if the index cannot tell (its checkpoint is damaged): the whole
+    /// store must be read.
+    fn update(&mut self, index: &Index, changed: Vec<Box<str>>) -> Result<bool, StoreError> {
+        for key in changed {
+            match index.get(&key) {
+                Ok(Some(Some(found))) => {
+                    let line = found.view(&key).map_err(|e| corrupt_line(&key, e))?;
+                    self.set(key.clone(), &line);
+                }
+                Ok(_) => {
+                    self.entries.remove(&key);
+                }
+                Err(_) => return Ok(false),
+            }
+        }
+        Ok(true)
+    }
+
+    fn set(&mut self, key: Box<str>, line: &LineView<'_>) {
+        if line.handler.is_none() {
+            self.entries.remove(&key);
+            return;
+        }
+        let sizes = Sizes {
+            size: line.size,
+            written: line.time,
+            expires: line.expires,
+        };
+        self.entries.insert(key, sizes);
+    }
 }
 
 /// A live entry and when it was last used.
@@ -93,25 +156,36 @@ impl Cache {
     }
 
     /// [`entries_by_use`](Self::entries_by_use) as a reduction needs it:
-    /// the lines' fields only.
+    /// the lines' fields only, read from the handle's [`LiveSizes`] (the
+    /// lines changed since the last pass, not the whole store).
     fn in_use_order(&self) -> Result<(Vec<InUse>, Vec<String>), StoreError> {
-        let mut out = Vec::new();
-        let (names, uses) = self.by_use(|line| {
-            if line.handler.is_some() {
-                out.push(InUse {
-                    key: line.key.as_ref().into(),
-                    size: line.size,
-                    written: line.time,
-                    last_used: line.time,
-                });
+        self.uses.flush(&*self.backend, &self.writer_id)?;
+        let (uses, names) = recorded_uses(&*self.backend)?;
+        let now = now_nanos();
+        let mut live = self.checkpoints.live.lock();
+        self.refresh()?;
+        // Taken before the store is read: what changes during the reading
+        // is read again by the next pass.
+        let changes = self.index_write().take_changes();
+        let updated = match (live.as_mut(), changes) {
+            (Some(live), Some(changes)) if !changes.whole => {
+                live.update(&self.index_read(), changes.keys())?
             }
-            Ok(())
-        })?;
-        for used in &mut out {
-            used.last_used = used
-                .last_used
-                .max(uses.get(&*used.key).copied().unwrap_or(0));
+            _ => false,
+        };
+        if !updated {
+            *live = Some(LiveSizes::read(self)?);
         }
+        let mut out: Vec<InUse> = (live.iter().flat_map(|l| l.entries.iter()))
+            .filter(|(_, e)| e.expires.is_none_or(|at| at > now))
+            .map(|(key, e)| InUse {
+                key: key.clone(),
+                size: e.size,
+                written: e.written,
+                last_used: e.written.max(uses.get(&**key).copied().unwrap_or(0)),
+            })
+            .collect();
+        drop(live);
         out.sort_by(|a, b| (b.last_used.cmp(&a.last_used)).then_with(|| a.key.cmp(&b.key)));
         Ok((out, names))
     }
@@ -400,5 +474,90 @@ mod tests {
         let removed = cache.remove_if_written_at("k", written).unwrap();
         cache.delete_removed(removed.unwrap()).unwrap();
         assert_eq!(cache.get::<u32>("k").unwrap(), None);
+    }
+
+    mod live_sizes {
+        use std::time::Duration;
+
+        use proptest::prelude::*;
+
+        use crate::admin::reduce::LiveSizes;
+        use crate::{Cache, CacheOptions, PutOptions};
+
+        #[derive(Debug, Clone)]
+        enum Op {
+            Put(u8),
+            Expiring(u8),
+            ByOther(u8),
+            Remove(u8),
+            RemovedByOther(u8),
+            Checkpoint,
+            Compact,
+            Pass,
+        }
+
+        fn op() -> impl Strategy<Value = Op> {
+            prop_oneof![
+                4 => (0..12u8).prop_map(Op::Put),
+                1 => (0..12u8).prop_map(Op::Expiring),
+                2 => (0..12u8).prop_map(Op::ByOther),
+                2 => (0..12u8).prop_map(Op::Remove),
+                1 => (0..12u8).prop_map(Op::RemovedByOther),
+                1 => Just(Op::Checkpoint),
+                1 => Just(Op::Compact),
+                2 => Just(Op::Pass),
+            ]
+        }
+
+        /// What a pass reads of the store after each operation, from the
+        /// keys changed since the last one, is what reading the store
+        /// whole gives: writes of this handle and of another, removals,
+        /// checkpoints and online compactions (which make the index read
+        /// the store again).
+        fn passes_see_the_store_as_a_whole_reading_does(ops: &[Op]) {
+            let dir = tempfile::tempdir().unwrap();
+            let options = CacheOptions::default().checkpoint_bytes(0);
+            let cache = Cache::open_with(dir.path(), options.clone()).unwrap();
+            let other = Cache::open_with(dir.path(), options).unwrap();
+            let key = |k: &u8| format!("k{k}");
+            let mut n = 0u32;
+            for op in ops {
+                n += 1;
+                match op {
+                    Op::Put(k) => cache.put(&key(k), &n).unwrap(),
+                    Op::Expiring(k) => {
+                        let ttl = PutOptions::default().ttl(Duration::from_secs(3600));
+                        cache.put_with(&key(k), &n, &ttl).unwrap();
+                    }
+                    Op::ByOther(k) => other.put(&key(k), &vec![n; 3]).unwrap(),
+                    Op::Remove(k) => drop(cache.remove(&key(k)).unwrap()),
+                    Op::RemovedByOther(k) => drop(other.remove(&key(k)).unwrap()),
+                    Op::Checkpoint => {
+                        crate::index::checkpoint::build(&cache.backend, true, false).unwrap();
+                    }
+                    Op::Compact => {
+                        let grace = Duration::ZERO;
+                        other.admin().compact_online(grace, |_, _| {}).unwrap();
+                    }
+                    Op::Pass => {
+                        cache.in_use_order().unwrap();
+                        let kept = cache.checkpoints.live.lock().take().unwrap();
+                        let whole = LiveSizes::read(&cache).unwrap();
+                        assert_eq!(kept, whole, "after {ops:?}");
+                        *cache.checkpoints.live.lock() = Some(kept);
+                    }
+                }
+            }
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+            #[test]
+            fn a_pass_reads_what_changed_as_a_whole_reading_would(
+                ops in proptest::collection::vec(op(), 1..40)
+            ) {
+                passes_see_the_store_as_a_whole_reading_does(&ops);
+            }
+        }
     }
 }

@@ -143,6 +143,8 @@ pub(crate) struct Checkpoints {
     pub(crate) writes_since_bounds: std::sync::atomic::AtomicU64,
     /// Writes between two passes, from the entries the last one read.
     pub(crate) bounds_every: Arc<std::sync::atomic::AtomicU64>,
+    /// The live entries as the last pass of the bounds read them.
+    pub(crate) live: Mutex<Option<crate::admin::reduce::LiveSizes>>,
     /// The build that ended read the logs whole (the checkpoint was damaged).
     pub(crate) rebuilt: Arc<AtomicBool>,
     /// What builds had to say (a damaged checkpoint rebuilt).

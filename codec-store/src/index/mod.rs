@@ -21,6 +21,7 @@ use crate::index::table::Damaged;
 use crate::layout;
 use checkpoint::{Base, Unopened};
 
+pub(crate) mod changes;
 pub(crate) mod checkpoint;
 pub(crate) mod line;
 pub(crate) mod logs;
@@ -125,6 +126,8 @@ pub struct Index {
     /// A damaged checkpoint was found: read the logs alone until a new
     /// one is built.
     distrusted: bool,
+    /// The keys whose line changed, once a reader asked for them.
+    changes: Option<changes::Changes>,
 }
 
 impl Index {
@@ -279,13 +282,22 @@ impl Index {
     }
 
     /// Forgets every line read, and the checkpoint, to read the store
-    /// again from the start; keeps the warnings given.
+    /// again from the start; keeps the warnings given and the keys changed
+    /// (every line read again adds its key).
     fn forget(&mut self) {
         *self = Index {
             warnings: std::mem::take(&mut self.warnings),
             distrusted: self.distrusted,
+            changes: self.changes.take(),
             ..Index::default()
         };
+    }
+
+    /// The keys whose line changed since the last call, and whether lines
+    /// changed that they do not name; `None` the first time (every line
+    /// is new to the caller). Records them from now on.
+    pub fn take_changes(&mut self) -> Option<changes::Changes> {
+        self.changes.replace(changes::Changes::default())
     }
 
     /// Whether the log `id` is a segment the checkpoint covers.
@@ -299,6 +311,14 @@ impl Index {
 
     fn install(&mut self, base: Base, stamp: Option<Version>) {
         self.base_writers = base.writer_ids().iter().map(|id| self.writer(id)).collect();
+        // Lines it covers that this index never read change what is live
+        // without a key recorded.
+        let unread = base.segments
+            || (base.manifest.writers.iter().zip(&self.base_writers))
+                .any(|(covered, &n)| covered.to > self.writers[n as usize].read_to);
+        if let Some(changes) = self.changes.as_mut().filter(|_| unread) {
+            changes.unknown();
+        }
         if base.segments {
             // Coverage counts segments, each read whole or not at all.
             self.segments = (base.manifest.writers.iter())
@@ -335,6 +355,9 @@ impl Index {
              (the next checkpoint rebuilds it; or run `codec verify --rebuild-index`)"
         ));
         self.distrusted = true;
+        if let Some(changes) = &mut self.changes {
+            changes.unknown();
+        }
         self.base = None;
         self.base_writers.clear();
         self.segments.clear();
@@ -469,13 +492,17 @@ impl Index {
         };
         match self.entries.get_mut(key) {
             Some(current) => {
-                if newer(&self.writers, stamp, current.stamp) {
-                    *current = slot(line);
+                if !newer(&self.writers, stamp, current.stamp) {
+                    return;
                 }
+                *current = slot(line);
             }
             None => {
                 self.entries.insert(key.into(), slot(line));
             }
+        }
+        if let Some(changes) = &mut self.changes {
+            changes.changed(key);
         }
     }
 
