@@ -557,3 +557,49 @@ fn what_is_still_in_its_grace_period_stays_listed_while_the_rest_goes() {
     let fresh = Cache::open(dir.path()).unwrap();
     assert_eq!(fresh.get::<String>("k3").unwrap(), Some(value(4)));
 }
+
+#[test]
+fn a_compaction_deletes_the_lock_files_of_memo_lock_no_one_holds() {
+    let dir = tempfile::tempdir().unwrap();
+    let options = CacheOptions::default().memo_lock(true);
+    let cache = Cache::open_with(dir.path(), options.clone()).unwrap();
+    let other = Cache::open_with(dir.path(), options).unwrap();
+    for i in 0..20u32 {
+        cache
+            .get_or_insert_with(&format!("done/{i}"), || i)
+            .unwrap();
+    }
+    let locks = dir.path().join("locks");
+    let count = || std::fs::read_dir(&locks).unwrap().count();
+    assert_eq!(count(), 20);
+    let (started, wait_started) = std::sync::mpsc::channel();
+    let (release, wait_release) = std::sync::mpsc::channel::<()>();
+    std::thread::scope(|s| {
+        let cache = &cache;
+        let computing = s.spawn(move || {
+            cache.get_or_insert_with("computing", || {
+                started.send(()).unwrap();
+                wait_release.recv().unwrap();
+                7u32
+            })
+        });
+        wait_started.recv().unwrap();
+        let compacted = cache.admin().compact_online(Duration::ZERO, |_, _| {});
+        let left = count();
+        // The lock held holds: another caller of its key waits for the
+        // value rather than computing it.
+        let waiting = s.spawn(|| other.get_or_insert_with("computing", || 8u32));
+        std::thread::sleep(Duration::from_millis(100));
+        release.send(()).unwrap();
+        compacted.unwrap();
+        assert_eq!(left, 1, "the lock held stays, the others go");
+        assert_eq!(computing.join().unwrap().unwrap(), 7);
+        assert_eq!(waiting.join().unwrap().unwrap(), 7);
+    });
+    cache
+        .admin()
+        .compact_online(Duration::ZERO, |_, _| {})
+        .unwrap();
+    assert_eq!(count(), 0);
+    assert_eq!(other.get_or_insert_with("done/3", || 0u32).unwrap(), 3);
+}

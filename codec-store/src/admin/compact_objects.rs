@@ -220,8 +220,6 @@ fn commit(
     ))
 }
 
-/// The manifest and its version; an empty one if there is none or it is
-/// damaged (a compaction rebuilds it whole).
 /// Deletes the leases (`locks/`) that expired more than `grace` ago by
 /// this clock: their holders are gone (a live one renews its lease every
 /// third of its duration). Returns the bytes freed.
@@ -244,6 +242,8 @@ fn remove_expired_leases(backend: &dyn Backend, grace: Duration) -> Result<u64, 
     Ok(freed)
 }
 
+/// The manifest and its version; an empty one if there is none or it is
+/// damaged (a compaction rebuilds it whole).
 fn read_manifest(
     backend: &dyn Backend,
 ) -> Result<(Checkpoint, Option<crate::backend::Version>), StoreError> {

@@ -31,6 +31,11 @@
 //!   its data until then (and one that finds it gone reads the index
 //!   again, and the copy).
 //!
+//! It also deletes the lock files of `memo_lock` (`locks/`) that no
+//! holder holds, each locked as it is deleted (a caller waiting for one
+//! finds its name gone once it has it, and locks a new file), and the
+//! `used/` records of keys removed.
+//!
 //! One compaction runs at a time (`compact.lock`: one asked for waits for
 //! the one under way, the store's own skips its turn), and it holds the
 //! store's lock shared, as handles do: a compaction that needs the folder
@@ -43,7 +48,7 @@ use std::time::Duration;
 use crate::admin::compact::{
     copy_entries, live_entries, store_size, sync_writers_objects, with_handlers, Compacted,
 };
-use crate::backend::{Backend, Locking};
+use crate::backend::{Backend, Locking, Locks};
 use crate::cache::{now_nanos, Cache};
 use crate::content::handler::Handler;
 use crate::error::StoreError;
@@ -109,6 +114,7 @@ pub(crate) fn compact_sealed(
     let _shared = locks.lock(layout::LOCK, Locking::Shared)?;
     let size_before = store_size(&*backend)?;
     let mut freed = collect(&*backend, grace, now_nanos())?;
+    remove_unheld_key_locks(&*backend, locks)?;
     if let Some(cache) = cache {
         cache.seal_now()?;
     }
@@ -216,6 +222,21 @@ pub(crate) fn compact_sealed(
         size_before,
         size_after: store_size(&*backend)?,
     })
+}
+
+/// Deletes the lock files of `memo_lock` that no caller holds (their
+/// holders are gone: the lock died with them), each locked meanwhile.
+fn remove_unheld_key_locks(backend: &dyn Backend, locks: &dyn Locks) -> Result<(), StoreError> {
+    for listed in backend.list(&format!("{}/", layout::KEY_LOCKS))? {
+        if let Some(_held) = locks.lock(&listed.name, Locking::TryAlone)? {
+            // Where a file open cannot be deleted, it stays: an empty
+            // file, harmless.
+            if let Err(e) = backend.delete(&listed.name) {
+                log::debug!(target: "codec::store", "a lock file stays: {e}");
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The store's log segments, sealed and active: a writer's last segment

@@ -479,28 +479,35 @@ impl Locks for Folder {
     fn lock(&self, name: &str, how: Locking) -> Result<Option<Lock>, BackendError> {
         let path = self.checked("lock", name)?;
         let fail = |e| self.error("lock", &path, e);
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).map_err(fail)?;
+        loop {
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent).map_err(fail)?;
+            }
+            // Read-only where the folder is: a lock does not need write access.
+            let file = OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .open(&path)
+                .or_else(|_| File::open(&path))
+                .map_err(fail)?;
+            match how {
+                Locking::Shared => file.lock_shared().map_err(fail)?,
+                Locking::Alone => file.lock().map_err(fail)?,
+                Locking::TryAlone => match file.try_lock() {
+                    Ok(()) => {}
+                    Err(std::fs::TryLockError::WouldBlock) => return Ok(None),
+                    Err(std::fs::TryLockError::Error(e)) => return Err(fail(e)),
+                },
+            }
+            // A lock file deleted while this waited for it (a compaction
+            // deletes those nobody holds, holding them) locks nothing: the
+            // next one to lock the name creates another.
+            if still_named(&file, &path) {
+                return Ok(Some(Lock::new(file)));
+            }
         }
-        // Read-only where the folder is: a lock does not need write access.
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&path)
-            .or_else(|_| File::open(&path))
-            .map_err(fail)?;
-        match how {
-            Locking::Shared => file.lock_shared().map_err(fail)?,
-            Locking::Alone => file.lock().map_err(fail)?,
-            Locking::TryAlone => match file.try_lock() {
-                Ok(()) => {}
-                Err(std::fs::TryLockError::WouldBlock) => return Ok(None),
-                Err(std::fs::TryLockError::Error(e)) => return Err(fail(e)),
-            },
-        }
-        Ok(Some(Lock::new(file)))
     }
 
     fn clear(&self, prefix: &str) -> Result<(), BackendError> {
@@ -510,6 +517,23 @@ impl Locks for Folder {
             _ => Ok(()),
         }
     }
+}
+
+/// Whether `path` still names the file `file` is open on.
+#[cfg(unix)]
+fn still_named(file: &File, path: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (file.metadata(), std::fs::metadata(path)) {
+        (Ok(open), Ok(named)) => (open.dev(), open.ino()) == (named.dev(), named.ino()),
+        _ => false,
+    }
+}
+
+/// Whether `path` still names the file `file` is open on: elsewhere, a
+/// file open cannot be deleted.
+#[cfg(not(unix))]
+fn still_named(_file: &File, _path: &Path) -> bool {
+    true
 }
 
 /// Makes a rename in `dir` durable.
@@ -654,5 +678,28 @@ mod tests {
         // looked into after its first entry.
         let racing = listing(&[("schemas", true), ("data", false)]);
         assert_eq!(foreign_among(racing, || true), None);
+    }
+
+    #[test]
+    fn a_lock_file_deleted_while_a_caller_waits_for_it_is_locked_anew() {
+        use crate::backend::{Locking, Locks};
+        let dir = tempfile::tempdir().unwrap();
+        let folder = super::Folder::new(dir.path());
+        let name = "locks/k.lock";
+        let held = folder.lock(name, Locking::Alone).unwrap().unwrap();
+        let root = dir.path().to_owned();
+        let waiting = std::thread::spawn(move || {
+            let folder = super::Folder::new(&root);
+            folder.lock(name, Locking::Alone).unwrap().unwrap()
+        });
+        // The waiter opens the file and waits for its lock (if it comes
+        // later, it finds no file, and the check below holds as well).
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        // As a compaction deletes a lock file no holder holds.
+        std::fs::remove_file(dir.path().join(name)).unwrap();
+        drop(held);
+        let _waiter_holds = waiting.join().unwrap();
+        // The file under the name is the waiter's: nobody else takes it.
+        assert!(folder.lock(name, Locking::TryAlone).unwrap().is_none());
     }
 }
