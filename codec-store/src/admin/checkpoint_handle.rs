@@ -3,7 +3,7 @@
 
 use parking_lot::Mutex;
 use std::path::Path;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use crate::backend::folder::Folder;
@@ -74,12 +74,19 @@ impl Cache {
         }
         if self.bounded() {
             let writes = c.writes_since_bounds.fetch_add(1, Ordering::Relaxed) + 1;
-            if writes
-                >= c.bounds_every
-                    .load(Ordering::Relaxed)
-                    .max(MIN_WRITES_BETWEEN_BOUNDS)
-            {
+            let every = (c.bounds_every.load(Ordering::Relaxed)).max(MIN_WRITES_BETWEEN_BOUNDS);
+            if writes >= every {
                 self.start_bounds_pass();
+            }
+            if writes >= every.saturating_mul(PASSES_AHEAD) {
+                self.stall(&c.bounding);
+            }
+            if c.compacting.load(Ordering::Acquire) {
+                let sealed = self.writer.lock().segment;
+                let started = c.compaction_segment.load(Ordering::Relaxed);
+                if sealed >= started + SEGMENTS_AHEAD {
+                    self.stall(&c.compacting);
+                }
             }
         }
         let threshold = self.options.checkpoint_bytes;
@@ -131,7 +138,7 @@ impl Cache {
     }
 
     /// Whether the options bound the store.
-    fn bounded(&self) -> bool {
+    pub(crate) fn bounded(&self) -> bool {
         (self.options.bounds.as_ref()).is_some_and(|b| !b.is_unbounded())
     }
 
@@ -154,6 +161,7 @@ impl Cache {
         let spawned = std::thread::Builder::new()
             .name("codec-bounds".into())
             .spawn(move || {
+                MAINTAINING.set(true);
                 if let Some(read) = cache.apply_bounds() {
                     every.store(read / 8, Ordering::Relaxed);
                 }
@@ -163,6 +171,25 @@ impl Cache {
         match spawned {
             Ok(handle) => *c.bounds_thread.lock() = Some(handle),
             Err(_) => c.bounding.store(false, Ordering::Release),
+        }
+    }
+
+    /// Writes that outran the store's upkeep wait for it, as an LSM
+    /// store's writes stall behind its compactions: [`PASSES_AHEAD`]
+    /// times the writes between two passes of the bounds while one runs
+    /// (else each pass finds more to remove than the last, takes longer,
+    /// and the store runs away from its bounds), or [`SEGMENTS_AHEAD`]
+    /// segments sealed while the compaction the bounds asked for runs
+    /// (else the folder grows faster than it is given back). Each write
+    /// waits [`MAX_STALL`] at most, so none waits long; not in the
+    /// store's own threads, which the upkeep may wait for.
+    fn stall(&self, running: &AtomicBool) {
+        if MAINTAINING.get() {
+            return;
+        }
+        let until = std::time::Instant::now() + MAX_STALL;
+        while running.load(Ordering::Acquire) && std::time::Instant::now() < until {
+            std::thread::sleep(std::time::Duration::from_micros(200));
         }
     }
 
@@ -239,6 +266,22 @@ impl Cache {
 
 /// The fewest writes between two passes of the bounds.
 const MIN_WRITES_BETWEEN_BOUNDS: u64 = 1024;
+
+/// How many passes' worth of writes the writers may run ahead of the pass
+/// of the bounds under way.
+const PASSES_AHEAD: u64 = 4;
+
+/// How many segments a writer may seal while the compaction the bounds
+/// asked for runs (a bound in bytes makes a segment a quarter of it).
+const SEGMENTS_AHEAD: u64 = 2;
+
+/// The longest a write waits for the store's upkeep.
+const MAX_STALL: std::time::Duration = std::time::Duration::from_millis(20);
+
+thread_local! {
+    /// This thread keeps the store: a pass of the bounds, a compaction.
+    pub(crate) static MAINTAINING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
 
 /// Background builds yield the processor to the handle's writers.
 fn lower_priority() {

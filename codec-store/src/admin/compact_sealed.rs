@@ -6,26 +6,31 @@
 //! compaction works on the segments sealed when it starts (every segment
 //! of a writer but its last, and the last one of a writer that is gone,
 //! which it holds meanwhile; the handle that compacts seals its own
-//! first), while other handles go on writing to their active ones:
-//! - it reads the newest line of each key in the active segments, then
-//!   the whole store (a handle of its own, which reads every log);
-//! - it copies each live entry whose line is in a sealed segment into a
+//! first), while other handles go on writing to their active ones. One
+//! asked for retires every sealed segment; the store's own (past its
+//! bounds) only the oldest ones of each writer that are mostly dead, and
+//! keeps the rest as they are (a segment mostly live would be copied
+//! whole at every compaction):
+//! - it reads the newest line of each key in the segments kept (the
+//!   active ones, and the sealed ones it keeps), then the whole store,
+//!   with the log of each live line (the asking handle's index);
+//! - it copies each live entry whose line is in a segment retired into a
 //!   new writer, its line with the time of the line copied, so that a
 //!   write made meanwhile (later) still wins and the copy wins a tie with
 //!   its original (a new writer's id sorts after every older one);
-//! - a key whose newest line in the sealed segments removed it (or
-//!   expired) has no live entry to copy, but an older line of it in an
-//!   active segment would come back once the segments are gone: the copy
-//!   removes it again, at the time just after that line;
+//! - a key whose newest line in the segments retired removed it (or
+//!   expired) has no live entry to copy, but an older line of it in a
+//!   segment kept would come back once they are gone: the copy removes it
+//!   again, at the time just after that line;
 //! - a put's data and its line are two writes: a seal between them (by
 //!   another thread's write, or by a compaction) leaves the line in the
-//!   active segment and the data in the sealed one. An active line that
-//!   names a file the compaction retires is copied too (its copy, at the
-//!   same time, wins the tie by its newer writer id);
-//! - once the copies are durable, `compacting.json` lists the sealed
-//!   segments (logs, shared data and the files of their entries) as
-//!   retired, with the time: readers ignore them from then on, and the
-//!   checkpoint is built again without them;
+//!   next segment and the data in the sealed one. A live line that names
+//!   a file the compaction retires is copied too (its copy, at the same
+//!   time, wins the tie by its newer writer id);
+//! - once the copies are durable, `compacting.json` lists the segments
+//!   retired (logs, shared data and the files of their entries) with the
+//!   time: readers ignore them from then on, and the checkpoint is built
+//!   again without them;
 //! - a later compaction deletes them once their retirement is older than
 //!   its grace period: a handle that read an entry's line before may read
 //!   its data until then (and one that finds it gone reads the index
@@ -46,7 +51,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::admin::compact::{
-    copy_entries, live_entries, store_size, sync_writers_objects, with_handlers, Compacted,
+    copy_entries, store_size, sync_writers_objects, with_handlers, Compacted,
 };
 use crate::backend::{Backend, Locking, Locks};
 use crate::cache::{now_nanos, Cache};
@@ -55,21 +60,17 @@ use crate::error::StoreError;
 use crate::index::line::{check_line, LineView};
 use crate::index::logs::{read_marker, LogObject};
 use crate::index::records::{Compacting, IndexLine, RetiredFiles};
-use crate::index::{logs, read_complete_lines};
+use crate::index::{corrupt_line, logs, read_complete_lines, EntryInfo};
 use crate::layout;
 use crate::options::CacheOptions;
 
-/// The newest line of a key in the active segments.
-struct Active {
+/// The newest line of a key in the segments kept (the active ones, and
+/// the sealed ones the store's own compaction leaves).
+struct Kept {
     time: u64,
     seq: u64,
     /// Whether it puts a value (else it removes the key).
     puts: bool,
-    /// Whether it names a file the compaction retires: a put whose data
-    /// went to a segment before its writer sealed it, and whose line came
-    /// after (another thread's write, or a compaction, sealed it in
-    /// between).
-    names_retired: bool,
 }
 
 /// How a compaction of sealed segments goes.
@@ -77,7 +78,8 @@ struct Active {
 pub(crate) enum Compaction {
     /// Asked for: after the compaction under way, if one is.
     Asked(Duration),
-    /// By the store itself: nothing if another handle compacts it now.
+    /// By the store itself: nothing if another handle compacts it now;
+    /// the sealed segments mostly live are left as they are.
     IfFree(Duration),
 }
 
@@ -132,6 +134,11 @@ pub(crate) fn compact_sealed(
             None => active.push(log),
         }
     }
+    // The store's own compaction leaves the segments mostly live.
+    let mut kept_sealed = Vec::new();
+    if let (Compaction::IfFree(_), Some(cache)) = (how, cache) {
+        (sealed, kept_sealed) = worth_retiring(cache, sealed)?;
+    }
     if sealed.is_empty() {
         return Ok(Compacted {
             freed,
@@ -144,10 +151,11 @@ pub(crate) fn compact_sealed(
     let retired_data: HashSet<&str> = (retiring.iter())
         .filter_map(|name| name.strip_prefix(&data_prefix))
         .collect();
-    // The active segments first, the whole store after: a line written
-    // in between is in the store's reading, and newer than every line
-    // read before.
-    let newest_active = newest_lines(&*backend, &active, &retired_data)?;
+    // The segments kept first, the whole store after: a line written in
+    // between is in the store's reading, and newer than every line read
+    // before.
+    active.extend(kept_sealed);
+    let newest_kept = newest_lines(&*backend, &active)?;
     let options = CacheOptions {
         checkpoint_bytes: 0,
         fsync: true,
@@ -166,10 +174,25 @@ pub(crate) fn compact_sealed(
             &opened
         }
     };
-    let entries = live_entries(old)?;
-    let live: HashSet<&str> = entries.iter().map(|(e, _)| e.key.as_str()).collect();
-    // Removed again: keys an active segment puts, dead in the store.
-    let mut removals: Vec<(&str, u64)> = (newest_active.iter())
+    // Copied: live entries whose line is in a segment retired, and those
+    // whose line names a file retired (a seal came between a put's data
+    // and its line; the copy, at the same time, wins the tie by its newer
+    // writer id). Only those are parsed.
+    let retired_logs: HashSet<&str> = sealed.iter().map(|log| log.writer.as_str()).collect();
+    let mut live: HashSet<Box<str>> = HashSet::new();
+    let mut copies = Vec::new();
+    for ((key, text), log) in old.live_lines_with_logs()? {
+        if retired_logs.contains(&*log) || names_any(text.as_bytes(), &retired_data) {
+            let line = LineView::parse(&text).map_err(|e| corrupt_line(&key, e))?;
+            if let Some(entry) = EntryInfo::of_line(&line)? {
+                copies.push((entry, line.time));
+            }
+        }
+        live.insert(key);
+    }
+    copies.sort_by(|a, b| a.0.key.cmp(&b.0.key));
+    // Removed again: keys a segment kept puts, dead in the store.
+    let mut removals: Vec<(&str, u64)> = (newest_kept.iter())
         .filter(|(key, line)| line.puts && !live.contains(key.as_str()))
         .map(|(key, line)| (key.as_str(), line.time + 1))
         .collect();
@@ -178,18 +201,7 @@ pub(crate) fn compact_sealed(
         .into_iter()
         .map(|(key, at)| (key.to_owned(), at))
         .collect();
-    // Copied: live entries whose line is older than the active segments',
-    // and those whose active line names a file retired (the copy, at the
-    // same time, wins the tie by its newer writer id).
-    let copies: Vec<_> = entries
-        .into_iter()
-        .filter(|(entry, time)| {
-            newest_active
-                .get(&entry.key)
-                .is_none_or(|line| line.time < *time || line.names_retired)
-        })
-        .collect();
-    drop(newest_active);
+    drop(newest_kept);
 
     let new = with_handlers(Cache::open_unread(backend.clone(), options)?, handlers);
     let (kept, dropped) = copy_entries(old, &new, copies, progress)?;
@@ -203,6 +215,9 @@ pub(crate) fn compact_sealed(
     drop(new);
     sync_writers_objects(&*backend, &writer_id)?;
 
+    // The asking handle's index reads the copies as it reads the store
+    // again, after the retirement: they change nothing live.
+    old.index_write().copies_read(&writer_id);
     retire(&*backend, retiring, now_nanos())?;
     drop(held);
     // The checkpoint may point into the segments retired: built again
@@ -239,6 +254,51 @@ fn remove_unheld_key_locks(backend: &dyn Backend, locks: &dyn Locks) -> Result<(
     Ok(())
 }
 
+/// Of the sealed segments, those worth retiring when the store compacts
+/// by itself, and those it keeps (read as the active ones are): for each
+/// writer, the longest run of its oldest segments at most half of whose
+/// lines' bytes are live, without the segments mostly live that end it:
+/// a segment mostly live is not copied again at every compaction, and a
+/// compaction copies at most as much as it frees. (A run from the
+/// oldest: the files of a writer's entries are retired by their
+/// sequence.)
+fn worth_retiring(
+    cache: &Cache,
+    sealed: Vec<LogObject>,
+) -> Result<(Vec<LogObject>, Vec<LogObject>), StoreError> {
+    cache.refresh()?;
+    let snapshot = cache.index_read().snapshot();
+    let Ok(live) = snapshot.live_bytes_by_log() else {
+        // A damaged checkpoint: every sealed segment, as asked.
+        return Ok((sealed, Vec::new()));
+    };
+    let mut by_writer: HashMap<String, Vec<LogObject>> = HashMap::new();
+    for log in sealed {
+        let (id, _) = layout::segment_of(&log.writer);
+        by_writer.entry(id.to_owned()).or_default().push(log);
+    }
+    let (mut retired, mut kept) = (Vec::new(), Vec::new());
+    for mut logs in by_writer.into_values() {
+        logs.sort_by_key(|log| layout::segment_of(&log.writer).1);
+        let live_in = |log: &LogObject| live.get(log.writer.as_str()).copied().unwrap_or(0);
+        let (mut live_bytes, mut bytes, mut run) = (0, 0, 0);
+        for (i, log) in logs.iter().enumerate() {
+            live_bytes += live_in(log);
+            bytes += log.size;
+            if live_bytes * 2 <= bytes {
+                run = i + 1;
+            }
+        }
+        // Nor the mostly live segments that end the run.
+        while run > 0 && live_in(&logs[run - 1]) * 2 > logs[run - 1].size {
+            run -= 1;
+        }
+        kept.extend(logs.split_off(run));
+        retired.extend(logs);
+    }
+    Ok((retired, kept))
+}
+
 /// The store's log segments, sealed and active: a writer's last segment
 /// is its active one (it may be taken up and appended to), the others are
 /// sealed.
@@ -260,9 +320,8 @@ fn segments(backend: &dyn Backend) -> Result<(Vec<LogObject>, Vec<LogObject>), S
 fn newest_lines(
     backend: &dyn Backend,
     logs: &[LogObject],
-    retired: &HashSet<&str>,
-) -> Result<HashMap<String, Active>, StoreError> {
-    let mut newest: HashMap<String, Active> = HashMap::new();
+) -> Result<HashMap<String, Kept>, StoreError> {
+    let mut newest: HashMap<String, Kept> = HashMap::new();
     for log in logs {
         let Some(bytes) = read_complete_lines(backend, &log.name, 0)? else {
             continue;
@@ -273,17 +332,16 @@ fn newest_lines(
                 continue;
             };
             let (time, seq) = (line.time, line.seq);
-            let active = Active {
+            let kept = Kept {
                 time,
                 seq,
                 puts: line.handler.is_some(),
-                names_retired: names_any(raw, retired),
             };
             match newest.get_mut(&*line.key) {
                 Some(known) if (known.time, known.seq) >= (time, seq) => {}
-                Some(known) => *known = active,
+                Some(known) => *known = kept,
                 None => {
-                    newest.insert(line.key.into_owned(), active);
+                    newest.insert(line.key.into_owned(), kept);
                 }
             }
         }
@@ -475,5 +533,146 @@ mod tests {
         assert_eq!(entry_file_seq(&layout::shared_name(id), id), None);
         let segment = layout::shared_segment(id, 4);
         assert_eq!(entry_file_seq(&segment[layout::DATA.len() + 1..], id), None);
+    }
+
+    mod own {
+        use std::collections::BTreeMap;
+
+        use proptest::prelude::*;
+
+        use super::*;
+        use crate::PutOptions;
+
+        #[derive(Debug, Clone)]
+        enum Op {
+            Put { handle: usize, key: u8, big: bool },
+            Expiring { handle: usize, key: u8 },
+            Remove { handle: usize, key: u8 },
+            Compact { handle: usize, asked: bool },
+        }
+
+        fn op() -> impl Strategy<Value = Op> {
+            let (handle, key) = (0..3usize, 0..8u8);
+            prop_oneof![
+                6 => (handle.clone(), key.clone(), any::<bool>())
+                    .prop_map(|(handle, key, big)| Op::Put { handle, key, big }),
+                1 => (handle.clone(), key.clone())
+                    .prop_map(|(handle, key)| Op::Expiring { handle, key }),
+                2 => (handle.clone(), key).prop_map(|(handle, key)| Op::Remove { handle, key }),
+                2 => (handle, any::<bool>())
+                    .prop_map(|(handle, asked)| Op::Compact { handle, asked }),
+            ]
+        }
+
+        /// Every handle, and a fresh one, reads what `model` holds.
+        fn reads_as(dir: &std::path::Path, handles: &[Cache], model: &BTreeMap<String, String>) {
+            let fresh = Cache::open(dir).unwrap();
+            for handle in handles.iter().chain([&fresh]) {
+                let keys: Vec<String> = model.keys().cloned().collect();
+                assert_eq!(handle.keys().unwrap(), keys);
+                for k in 0..8u8 {
+                    let key = format!("k{k}");
+                    assert_eq!(
+                        handle.get::<String>(&key).unwrap().as_ref(),
+                        model.get(&key)
+                    );
+                }
+            }
+        }
+
+        /// Writes, removals and expiries by three handles on segments of a
+        /// few lines, and the store's own compactions among them (which
+        /// retire the oldest segments mostly dead and keep the others) and
+        /// compactions asked for: every handle and a fresh one read what
+        /// was written last after each.
+        fn the_store_s_own_compaction_changes_nothing_that_reads(ops: &[Op]) {
+            let dir = tempfile::tempdir().unwrap();
+            let options = CacheOptions::default().segment_bytes(600);
+            let handles: Vec<Cache> = (0..3)
+                .map(|_| Cache::open_with(dir.path(), options.clone()).unwrap())
+                .collect();
+            let mut model = BTreeMap::new();
+            for (i, op) in ops.iter().enumerate() {
+                match *op {
+                    Op::Put { handle, key, big } => {
+                        let text = match big {
+                            true => format!("{i:04}").repeat(60),
+                            false => format!("small {i}"),
+                        };
+                        handles[handle].put(&format!("k{key}"), &text).unwrap();
+                        model.insert(format!("k{key}"), text);
+                    }
+                    Op::Expiring { handle, key } => {
+                        let ttl = PutOptions::default().ttl(Duration::from_nanos(1));
+                        let gone = "gone".to_owned();
+                        handles[handle]
+                            .put_with(&format!("k{key}"), &gone, &ttl)
+                            .unwrap();
+                        model.remove(&format!("k{key}"));
+                    }
+                    Op::Remove { handle, key } => {
+                        handles[handle].refresh().unwrap();
+                        handles[handle].remove(&format!("k{key}")).unwrap();
+                        model.remove(&format!("k{key}"));
+                    }
+                    Op::Compact { handle, asked } => {
+                        let cache = &handles[handle];
+                        let how = match asked {
+                            true => Compaction::Asked(Duration::ZERO),
+                            false => Compaction::IfFree(Duration::ZERO),
+                        };
+                        let backend = cache.backend.clone();
+                        compact_sealed(Some(cache), backend, &[], how, &mut |_, _| {}).unwrap();
+                        reads_as(dir.path(), &handles, &model);
+                    }
+                }
+            }
+            reads_as(dir.path(), &handles, &model);
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig { cases: 40, ..ProptestConfig::default() })]
+            #[test]
+            fn the_store_s_own_compaction_keeps_what_reads(
+                ops in proptest::collection::vec(op(), 1..40)
+            ) {
+                the_store_s_own_compaction_changes_nothing_that_reads(&ops);
+            }
+        }
+
+        /// A folder of dead segments and live ones: the store's own
+        /// compaction retires the dead ones and copies nothing live.
+        #[test]
+        fn the_store_s_own_compaction_leaves_segments_mostly_live() {
+            let dir = tempfile::tempdir().unwrap();
+            let options = CacheOptions::default().segment_bytes(4000);
+            let cache = Cache::open_with(dir.path(), options).unwrap();
+            let text = |i: u32| format!("{i:04}").repeat(100);
+            for i in 0..40u32 {
+                cache.put(&format!("dead{i}"), &text(i)).unwrap();
+            }
+            for i in 0..40u32 {
+                cache.remove(&format!("dead{i}")).unwrap();
+            }
+            for i in 0..40u32 {
+                cache.put(&format!("live{i}"), &text(i)).unwrap();
+            }
+            let how = Compaction::IfFree(Duration::ZERO);
+            let backend = cache.backend.clone();
+            let done = compact_sealed(Some(&cache), backend.clone(), &[], how, &mut |_, _| {});
+            let done = done.unwrap();
+            assert_eq!(done.kept, 0, "{done:?}");
+            assert!(done.size_after < done.size_before * 3 / 4, "{done:?}");
+            for i in 0..40u32 {
+                assert_eq!(
+                    cache.get::<String>(&format!("live{i}")).unwrap(),
+                    Some(text(i))
+                );
+            }
+            // Asked for, every sealed segment goes, the live entries copied.
+            let how = Compaction::Asked(Duration::ZERO);
+            let done = compact_sealed(Some(&cache), backend, &[], how, &mut |_, _| {}).unwrap();
+            assert_eq!(done.kept, 40, "{done:?}");
+        }
     }
 }

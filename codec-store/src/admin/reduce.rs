@@ -27,8 +27,9 @@ use crate::index::line::LineView;
 use crate::index::{corrupt_line, EntryInfo, Index};
 use crate::options::Bounds;
 
-/// Bytes a folder holds past twice the payload it keeps before the
-/// bounds applied in the background compact it.
+/// Bytes a folder holds past the payload it keeps, at least, before the
+/// bounds applied in the background compact it (and at least that
+/// payload again).
 const AUTO_COMPACT_MIN: u64 = 8 << 20;
 
 /// What [`Admin::reduce_size`](crate::Admin::reduce_size) did.
@@ -166,7 +167,8 @@ impl Cache {
         self.refresh()?;
         // Taken before the store is read: what changes during the reading
         // is read again by the next pass.
-        let changes = self.index_write().take_changes();
+        // Recorded for the next pass where passes come regularly.
+        let changes = self.index_write().take_changes(self.bounded());
         let updated = match (live.as_mut(), changes) {
             (Some(live), Some(changes)) if !changes.whole => {
                 live.update(&self.index_read(), changes.keys())?
@@ -353,9 +355,9 @@ impl Cache {
 
 impl Cache {
     /// In a folder, after the bounds removed entries: compacts online
-    /// (what the writers sealed, and this handle's segment) once the
-    /// folder holds more than twice the payload it keeps, and
-    /// [`AUTO_COMPACT_MIN`] more
+    /// (the sealed segments mostly dead, this handle's sealed first) once
+    /// the folder holds more than the payload it keeps and as much again,
+    /// or [`AUTO_COMPACT_MIN`] more if that is more
     /// ([`CacheOptions::compact_grace`](crate::CacheOptions::compact_grace)).
     /// Unless another handle compacts it already; an error is a warning.
     fn compact_if_mostly_garbage(&self, kept_bytes: u64) {
@@ -363,12 +365,7 @@ impl Cache {
             return;
         }
         match store_size(&*self.backend) {
-            Ok(size)
-                if size
-                    > kept_bytes
-                        .saturating_mul(2)
-                        .saturating_add(AUTO_COMPACT_MIN) =>
-            {
+            Ok(size) if size > kept_bytes.saturating_add(kept_bytes.max(AUTO_COMPACT_MIN)) => {
                 self.start_compaction();
             }
             Ok(_) => {}
@@ -383,12 +380,15 @@ impl Cache {
         if c.compacting.swap(true, Ordering::AcqRel) {
             return;
         }
+        let segment = self.writer.lock().segment;
+        c.compaction_segment.store(segment, Ordering::Relaxed);
         self.join_compaction();
         let cache = self.for_background();
         let compacting = c.compacting.clone();
         let spawned = std::thread::Builder::new()
             .name("codec-compact".into())
             .spawn(move || {
+                crate::admin::checkpoint_handle::MAINTAINING.set(true);
                 let handlers: Vec<_> = (cache.handlers.read()).values().cloned().collect();
                 let how = Compaction::IfFree(cache.options.compact_grace);
                 let backend = cache.backend.clone();
@@ -493,6 +493,7 @@ mod tests {
             RemovedByOther(u8),
             Checkpoint,
             Compact,
+            CompactHere,
             Pass,
         }
 
@@ -505,6 +506,7 @@ mod tests {
                 1 => (0..12u8).prop_map(Op::RemovedByOther),
                 1 => Just(Op::Checkpoint),
                 1 => Just(Op::Compact),
+                1 => Just(Op::CompactHere),
                 2 => Just(Op::Pass),
             ]
         }
@@ -512,11 +514,16 @@ mod tests {
         /// What a pass reads of the store after each operation, from the
         /// keys changed since the last one, is what reading the store
         /// whole gives: writes of this handle and of another, removals,
-        /// checkpoints and online compactions (which make the index read
-        /// the store again).
+        /// checkpoints and online compactions by either (which make the
+        /// index read the store again), in segments sealed every few
+        /// lines.
         fn passes_see_the_store_as_a_whole_reading_does(ops: &[Op]) {
             let dir = tempfile::tempdir().unwrap();
-            let options = CacheOptions::default().checkpoint_bytes(0);
+            // Bounded (far off), as a handle whose passes come regularly.
+            let options = CacheOptions::default()
+                .checkpoint_bytes(0)
+                .segment_bytes(400)
+                .bounds(crate::options::Bounds::default().max_entries(1 << 20));
             let cache = Cache::open_with(dir.path(), options.clone()).unwrap();
             let other = Cache::open_with(dir.path(), options).unwrap();
             let key = |k: &u8| format!("k{k}");
@@ -538,6 +545,10 @@ mod tests {
                     Op::Compact => {
                         let grace = Duration::ZERO;
                         other.admin().compact_online(grace, |_, _| {}).unwrap();
+                    }
+                    Op::CompactHere => {
+                        let grace = Duration::ZERO;
+                        cache.admin().compact_online(grace, |_, _| {}).unwrap();
                     }
                     Op::Pass => {
                         cache.in_use_order().unwrap();

@@ -138,6 +138,8 @@ pub(crate) struct Checkpoints {
     pub(crate) bounds_thread: Mutex<Option<JoinHandle<()>>>,
     /// An online compaction the bounds asked for runs.
     pub(crate) compacting: Arc<AtomicBool>,
+    /// This handle's segment when it started.
+    pub(crate) compaction_segment: std::sync::atomic::AtomicU64,
     pub(crate) compact_thread: Mutex<Option<JoinHandle<()>>>,
     /// Writes since the last pass of the bounds started.
     pub(crate) writes_since_bounds: std::sync::atomic::AtomicU64,
@@ -780,24 +782,43 @@ impl Cache {
 
     /// Every live key and its line; expired entries are not live.
     pub(crate) fn live_lines(&self) -> Result<Vec<index::LiveLine>, StoreError> {
-        self.refresh()?;
-        // Read without the index's lock, which writers need.
-        let snapshot = self.index.read().snapshot();
-        let mut lines = match snapshot.lines() {
-            Ok(lines) => lines,
-            // As in `index_get`: a checkpoint built again is taken up
-            // first.
-            Err(damaged) => match self.refresh().map(|()| self.index.read().lines()) {
-                Ok(Ok(lines)) => lines,
-                _ => {
-                    self.put_checkpoint_aside(&damaged.0)?;
-                    self.index.read().lines().unwrap_or_default()
-                }
-            },
-        };
+        let mut lines = self.read_live(index::LinesSnapshot::lines)?;
         let now = now_nanos();
         lines.retain(|(_, text)| !index::line_expired(text, now));
         Ok(lines)
+    }
+
+    /// [`live_lines`](Self::live_lines), each with the writer id of the
+    /// log that holds it (a segment's own).
+    pub(crate) fn live_lines_with_logs(
+        &self,
+    ) -> Result<Vec<(index::LiveLine, Arc<str>)>, StoreError> {
+        let mut lines = self.read_live(index::LinesSnapshot::lines_with_logs)?;
+        let now = now_nanos();
+        lines.retain(|((_, text), _)| !index::line_expired(text, now));
+        Ok(lines)
+    }
+
+    /// `read` of the index's live lines, after a refresh.
+    fn read_live<T: Default>(
+        &self,
+        read: impl Fn(index::LinesSnapshot) -> Result<T, index::table::Damaged>,
+    ) -> Result<T, StoreError> {
+        self.refresh()?;
+        // Read without the index's lock, which writers need.
+        let snapshot = self.index.read().snapshot();
+        Ok(match read(snapshot) {
+            Ok(lines) => lines,
+            // As in `index_get`: a checkpoint built again is taken up
+            // first.
+            Err(damaged) => match self.refresh().map(|()| read(self.index.read().snapshot())) {
+                Ok(Ok(lines)) => lines,
+                _ => {
+                    self.put_checkpoint_aside(&damaged.0)?;
+                    read(self.index.read().snapshot()).unwrap_or_default()
+                }
+            },
+        })
     }
 
     pub(crate) fn index_read(&self) -> parking_lot::RwLockReadGuard<'_, Index> {

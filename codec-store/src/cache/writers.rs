@@ -126,10 +126,23 @@ impl Store {
 
     /// Whether the segment this handle appends to holds
     /// [`CacheOptions::segment_bytes`](crate::CacheOptions::segment_bytes)
-    /// of log and data: time to seal it.
+    /// of log and data, or, in a store bounded in bytes, a quarter of the
+    /// bound (at least [`MIN_BOUNDED_SEGMENT`]): time to seal it. What the
+    /// bounds remove is in sealed segments soon, for the compaction to
+    /// give back.
     pub(crate) fn segment_full(&self, writer: &Writer, log_end: u64) -> bool {
-        let limit = self.options.segment_bytes;
+        let bounded = (self.options.bounds.as_ref())
+            .and_then(|b| b.max_bytes)
+            .map(|max| (max / 4).max(MIN_BOUNDED_SEGMENT));
+        let limit = match (self.options.segment_bytes, bounded) {
+            (0, _) => 0,
+            (limit, Some(bounded)) => limit.min(bounded),
+            (limit, None) => limit,
+        };
         let data = writer.shared.as_ref().map_or(0, |shared| shared.end().1);
         limit > 0 && self.backend.appends() == Appends::InPlace && log_end + data >= limit
     }
 }
+
+/// The smallest segment a bound in bytes makes a writer seal at.
+const MIN_BOUNDED_SEGMENT: u64 = 1 << 20;

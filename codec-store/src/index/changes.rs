@@ -2,9 +2,10 @@
 //! of the live entries up to date (the passes of the bounds) without
 //! reading the whole store each time.
 
-/// Keys past which the index stops recording them (a few MiB): a reader
-/// that took none for so long reads the whole store again instead.
-const MAX_KEYS: usize = 1 << 16;
+/// Keys past which the index stops recording them (tens of MiB at
+/// most): a reader that took none for so long reads the whole store again
+/// instead.
+const MAX_KEYS: usize = 1 << 20;
 
 /// The keys whose line changed since the last [`Index::take_changes`](super::Index::take_changes).
 #[derive(Default)]

@@ -128,6 +128,12 @@ pub struct Index {
     distrusted: bool,
     /// The keys whose line changed, once a reader asked for them.
     changes: Option<changes::Changes>,
+    /// While keys changed are recorded, after the lines were forgotten
+    /// to be read again: how far each log had been read before (lines
+    /// a checkpoint covers up to there are no change), and the logs of
+    /// copies this index's own compaction made of entries it had read.
+    read_before: HashMap<Box<str>, u64>,
+    copies_read: Vec<Box<str>>,
 }
 
 impl Index {
@@ -135,6 +141,7 @@ impl Index {
     /// time, after taking up a newer checkpoint if there is one.
     pub fn refresh(&mut self, backend: &Arc<dyn Backend>) -> Result<(), StoreError> {
         let segments = backend.appends() == Appends::Segments;
+        let mut forgot = false;
         let listing = match segments {
             false => {
                 self.adopt(backend)?;
@@ -146,6 +153,7 @@ impl Index {
                     // what they held is in the copies and the logs left,
                     // read again from the start (the checkpoint first).
                     self.forget();
+                    forgot = true;
                     self.adopt(backend)?;
                     crate::index::logs::listing(&**backend)?
                 }
@@ -198,6 +206,11 @@ impl Index {
             }
             self.apply_lines(buf, writer, &backend.address(&log.name), from);
             self.writers[writer as usize].read_to = from + buf.len() as u64;
+        }
+        // What the lines forgotten were is of no use past their reading.
+        if forgot {
+            self.read_before.clear();
+            self.copies_read.clear();
         }
         Ok(())
     }
@@ -285,19 +298,40 @@ impl Index {
     /// again from the start; keeps the warnings given and the keys changed
     /// (every line read again adds its key).
     fn forget(&mut self) {
+        let read_before = match self.changes {
+            Some(_) => (self.writers.iter())
+                .map(|w| (w.id.clone(), w.read_to.max(w.covered)))
+                .collect(),
+            None => HashMap::new(),
+        };
         *self = Index {
             warnings: std::mem::take(&mut self.warnings),
             distrusted: self.distrusted,
             changes: self.changes.take(),
+            copies_read: std::mem::take(&mut self.copies_read),
+            read_before,
             ..Index::default()
         };
     }
 
+    /// Records that the log of writer `id` holds copies of entries this
+    /// index read (its own compaction's): lines that change nothing live.
+    pub fn copies_read(&mut self, id: &str) {
+        if self.changes.is_some() {
+            self.copies_read.push(id.into());
+        }
+    }
+
     /// The keys whose line changed since the last call, and whether lines
-    /// changed that they do not name; `None` the first time (every line
-    /// is new to the caller). Records them from now on.
-    pub fn take_changes(&mut self) -> Option<changes::Changes> {
-        self.changes.replace(changes::Changes::default())
+    /// changed that they do not name; `None` if they were not recorded
+    /// (every line is new to the caller). Records them from now on if
+    /// `record` (a caller that comes back regularly).
+    pub fn take_changes(&mut self, record: bool) -> Option<changes::Changes> {
+        let taken = self.changes.take();
+        if record {
+            self.changes = Some(changes::Changes::default());
+        }
+        taken
     }
 
     /// Whether the log `id` is a segment the checkpoint covers.
@@ -314,8 +348,13 @@ impl Index {
         // Lines it covers that this index never read change what is live
         // without a key recorded.
         let unread = base.segments
-            || (base.manifest.writers.iter().zip(&self.base_writers))
-                .any(|(covered, &n)| covered.to > self.writers[n as usize].read_to);
+            || (base.manifest.writers.iter().zip(&self.base_writers)).any(|(covered, &n)| {
+                let w = &self.writers[n as usize];
+                let before = self.read_before.get(&w.id).copied().unwrap_or(0);
+                let mut copies = self.copies_read.iter();
+                covered.to > w.read_to.max(w.covered).max(before)
+                    && !copies.any(|id| **id == *layout::segment_of(&w.id).0)
+            });
         if let Some(changes) = self.changes.as_mut().filter(|_| unread) {
             changes.unknown();
         }
@@ -545,12 +584,6 @@ impl Index {
         })))
     }
 
-    /// Every live key with the text of its line, unordered: the
-    /// checkpoint's lines read from the logs, then the newer ones.
-    pub fn lines(&self) -> Result<Vec<LiveLine>, Damaged> {
-        self.snapshot().lines()
-    }
-
     /// What [`lines`](Self::lines) reads, taken under the index's lock:
     /// the checkpoint (shared, never changed) and the lines after it (a
     /// checkpoint's worth at most). The reading of the checkpoint's
@@ -682,6 +715,9 @@ pub(super) fn view<'a>(key: &'a str, found: &'a Found) -> Result<LineView<'a>, S
     found.view(key).map_err(|e| corrupt_line(key, e))
 }
 
+/// A key's latest line and where it stands; `None` if it removed the key.
+type Latest = (Stamp, Option<Arc<str>>);
+
 /// The index's live lines as they were: see [`Index::snapshot`].
 pub struct LinesSnapshot {
     base: Option<Arc<Base>>,
@@ -694,7 +730,43 @@ impl LinesSnapshot {
     /// Every live key and its line, the latest of the checkpoint's and
     /// the tail's.
     pub fn lines(self) -> Result<Vec<LiveLine>, Damaged> {
-        let mut all: HashMap<Box<str>, (Stamp, Option<Arc<str>>)> = HashMap::new();
+        Ok(self
+            .latest()?
+            .into_iter()
+            .filter_map(|(key, (_, line))| Some((key, line?)))
+            .collect())
+    }
+
+    /// Every live key, its line and the writer id of the log holding it
+    /// (a segment's own).
+    pub fn lines_with_logs(self) -> Result<Vec<(LiveLine, Arc<str>)>, Damaged> {
+        let ids: Vec<Arc<str>> = self.writer_ids.iter().map(|id| Arc::from(&**id)).collect();
+        Ok(self
+            .latest()?
+            .into_iter()
+            .filter_map(|(key, (stamp, line))| {
+                Some(((key, line?), ids[stamp.writer as usize].clone()))
+            })
+            .collect())
+    }
+
+    /// The bytes of the live lines in each writer's log (by the log's
+    /// writer id: a segment's own), newlines counted.
+    pub fn live_bytes_by_log(self) -> Result<HashMap<Box<str>, u64>, Damaged> {
+        let ids = self.writer_ids.clone();
+        let mut bytes: HashMap<Box<str>, u64> = HashMap::new();
+        for (stamp, line) in self.latest()?.into_values() {
+            if let Some(line) = line {
+                *bytes.entry(ids[stamp.writer as usize].clone()).or_default() +=
+                    line.len() as u64 + 1;
+            }
+        }
+        Ok(bytes)
+    }
+
+    /// The latest line of every key read, removals too (`None`).
+    fn latest(self) -> Result<HashMap<Box<str>, Latest>, Damaged> {
+        let mut all: HashMap<Box<str>, Latest> = HashMap::new();
         if let Some(base) = &self.base {
             for (key, hit) in base.all()? {
                 let stamp = Stamp {
@@ -716,10 +788,7 @@ impl LinesSnapshot {
                 }
             }
         }
-        Ok(all
-            .into_iter()
-            .filter_map(|(key, (_, line))| Some((key, line?)))
-            .collect())
+        Ok(all)
     }
 }
 
