@@ -179,10 +179,24 @@ pub(crate) fn compact_sealed(
     // and its line; the copy, at the same time, wins the tie by its newer
     // writer id). Only those are parsed.
     let retired_logs: HashSet<&str> = sealed.iter().map(|log| log.writer.as_str()).collect();
+    // A file's name begins with its writer's id: a line naming none of
+    // theirs names no file retired (most lines, read without a parse).
+    let mut retired_writers: Vec<&str> = (sealed.iter())
+        .map(|log| layout::segment_of(&log.writer).0)
+        .collect();
+    retired_writers.sort_unstable();
+    retired_writers.dedup();
+    let finders: Vec<_> = (retired_writers.iter())
+        .map(|id| memchr::memmem::Finder::new(id.as_bytes()))
+        .collect();
+    let names_retired = |text: &str| {
+        finders.iter().any(|f| f.find(text.as_bytes()).is_some())
+            && names_any(text.as_bytes(), &retired_data)
+    };
     let mut live: HashSet<Box<str>> = HashSet::new();
     let mut copies = Vec::new();
     for ((key, text), log) in old.live_lines_with_logs()? {
-        if retired_logs.contains(&*log) || names_any(text.as_bytes(), &retired_data) {
+        if retired_logs.contains(&*log) || names_retired(&text) {
             let line = LineView::parse(&text).map_err(|e| corrupt_line(&key, e))?;
             if let Some(entry) = EntryInfo::of_line(&line)? {
                 copies.push((entry, line.time));

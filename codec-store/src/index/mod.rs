@@ -750,18 +750,39 @@ impl LinesSnapshot {
             .collect())
     }
 
-    /// The bytes of the live lines in each writer's log (by the log's
-    /// writer id: a segment's own), newlines counted.
+    /// About how many bytes of live lines each writer's log holds (by the
+    /// log's writer id: a segment's own), newlines counted: from the
+    /// checkpoint's table entries and the lines after it, keys told apart
+    /// by their hash alone, and no line of the checkpoint read.
     pub fn live_bytes_by_log(self) -> Result<HashMap<Box<str>, u64>, Damaged> {
-        let ids = self.writer_ids.clone();
-        let mut bytes: HashMap<Box<str>, u64> = HashMap::new();
-        for (stamp, line) in self.latest()?.into_values() {
-            if let Some(line) = line {
-                *bytes.entry(ids[stamp.writer as usize].clone()).or_default() +=
-                    line.len() as u64 + 1;
+        let ids = &self.writer_ids;
+        // By key hash: the latest line's time, writer and bytes (0 for a
+        // removal).
+        let mut latest: HashMap<u64, (u64, u32, u64)> = HashMap::new();
+        let mut note = |hash: u64, time: u64, writer: u32, bytes: u64| {
+            let newer = latest
+                .get(&hash)
+                .is_none_or(|&(t, w, _)| (time, &ids[writer as usize]) > (t, &ids[w as usize]));
+            if newer {
+                latest.insert(hash, (time, writer, bytes));
+            }
+        };
+        if let Some(base) = &self.base {
+            for e in base.entries() {
+                let e = e?;
+                let bytes = if e.removed { 0 } else { u64::from(e.len) + 1 };
+                note(e.hash, e.time, self.base_writers[e.writer as usize], bytes);
             }
         }
-        Ok(bytes)
+        for (key, stamp, line) in &self.tail {
+            let bytes = line.as_ref().map_or(0, |l| l.len() as u64 + 1);
+            note(table::key_hash(key), stamp.time, stamp.writer, bytes);
+        }
+        let mut by_log: HashMap<Box<str>, u64> = HashMap::new();
+        for (_, writer, bytes) in latest.into_values() {
+            *by_log.entry(ids[writer as usize].clone()).or_default() += bytes;
+        }
+        Ok(by_log)
     }
 
     /// The latest line of every key read, removals too (`None`).

@@ -327,6 +327,18 @@ impl Base {
         Ok(out)
     }
 
+    /// Every entry of the tables, oldest table first, without reading
+    /// the lines they point at.
+    pub fn entries(
+        &self,
+    ) -> impl Iterator<Item = Result<crate::index::table::Entry, Damaged>> + '_ {
+        (self.tables.iter().enumerate()).flat_map(move |(t, table)| {
+            table
+                .iter()
+                .map(move |e| e.map_err(|d| self.in_table(t, d)))
+        })
+    }
+
     /// `damage` of table `t`'s own bytes, named by its object.
     fn in_table(&self, t: usize, Damaged(why): Damaged) -> Damaged {
         Damaged(format!(
