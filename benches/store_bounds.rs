@@ -118,6 +118,10 @@ fn main() {
         median(&bounded.live),
     );
     let unbounded = run(puts, None);
+    println!(
+        "  unbounded: the folder at the end {:.1} MiB",
+        mib(*unbounded.sizes.last().unwrap())
+    );
     for (name, r) in [("bounded", &bounded), ("unbounded", &unbounded)] {
         println!(
             "  {name}: {:.0} puts/s, p99.9 {:?}, slowest {:?}",

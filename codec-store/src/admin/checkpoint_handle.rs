@@ -298,3 +298,51 @@ fn push_warnings(to: &Mutex<Vec<String>>, warnings: Vec<String>) {
     }
     to.lock().extend(warnings);
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::Ordering;
+    use std::time::Instant;
+
+    use super::{MAX_STALL, MIN_WRITES_BETWEEN_BOUNDS, PASSES_AHEAD, SEGMENTS_AHEAD};
+    use crate::options::Bounds;
+    use crate::{Cache, CacheOptions};
+
+    fn bounded(dir: &std::path::Path) -> Cache {
+        let bounds = Bounds::default().max_entries(1 << 20);
+        Cache::open_with(dir, CacheOptions::default().bounds(bounds)).unwrap()
+    }
+
+    #[test]
+    fn a_write_far_ahead_of_the_pass_under_way_waits_for_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = bounded(dir.path());
+        let c = &cache.checkpoints;
+        // A pass runs (as far as the writes know), and this many writes
+        // came since it started.
+        c.bounding.store(true, Ordering::Release);
+        let ahead = MIN_WRITES_BETWEEN_BOUNDS * PASSES_AHEAD;
+        c.writes_since_bounds.store(ahead, Ordering::Relaxed);
+        let start = Instant::now();
+        cache.put("k", &1u32).unwrap();
+        assert!(start.elapsed() >= MAX_STALL, "{:?}", start.elapsed());
+        c.bounding.store(false, Ordering::Release);
+    }
+
+    #[test]
+    fn a_write_that_sealed_segments_while_the_compaction_runs_waits_for_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = bounded(dir.path());
+        cache.put("first", &0u32).unwrap();
+        let c = &cache.checkpoints;
+        // The compaction started at segment 0 (as far as the writes know).
+        c.compacting.store(true, Ordering::Release);
+        for _ in 0..SEGMENTS_AHEAD {
+            cache.seal_now().unwrap();
+        }
+        let start = Instant::now();
+        cache.put("k", &1u32).unwrap();
+        assert!(start.elapsed() >= MAX_STALL, "{:?}", start.elapsed());
+        c.compacting.store(false, Ordering::Release);
+    }
+}
