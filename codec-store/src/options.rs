@@ -128,9 +128,9 @@ pub struct CacheOptions {
     pub segment_bytes: u64,
     /// In a folder with [`bounds`](CacheOptions#structfield.bounds), the
     /// store compacts by itself once the bounds removed entries and the
-    /// folder holds more than twice the payload it keeps, and 8 MiB more
-    /// (online, in a background thread: what the writers sealed, and this
-    /// handle's segment). What a compaction retires stays this long for
+    /// folder holds more than the payload it keeps and as much again (8 MiB
+    /// more at least): online, in a background thread, the oldest sealed
+    /// segments mostly dead. What a compaction retires stays this long for
     /// handles whose index still names it, then the next compaction
     /// deletes it (default: zero, deleted at once: a handle that finds an
     /// entry's file gone reads the index again and the entry's copy, and
@@ -138,6 +138,11 @@ pub struct CacheOptions {
     /// readable; give a grace period on a network file system that does
     /// not).
     pub compact_grace: Duration,
+    /// The time to live of the entries this handle puts without one of
+    /// their own ([`PutOptions::ttl`]): each expires that long after it
+    /// is put (default: none, entries stay until removed). anystore's
+    /// `default_ttl`.
+    pub ttl: Option<Duration>,
 }
 
 impl Default for CacheOptions {
@@ -164,6 +169,7 @@ impl Default for CacheOptions {
                 .and_then(|v| v.parse().ok())
                 .unwrap_or(64 << 20),
             compact_grace: Duration::ZERO,
+            ttl: None,
         }
     }
 }
@@ -281,6 +287,26 @@ impl CacheOptions {
     /// Sets [`compact_grace`](CacheOptions#structfield.compact_grace).
     pub fn compact_grace(mut self, grace: Duration) -> Self {
         self.compact_grace = grace;
+        self
+    }
+
+    /// Sets [`ttl`](CacheOptions#structfield.ttl): every entry this handle
+    /// puts without a time to live of its own expires that long after.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), codec::StoreError> {
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// use std::time::Duration;
+    /// let options = codec::CacheOptions::default().ttl(Duration::from_secs(86_400));
+    /// let cache = codec::Cache::open_with(dir.path(), options)?;
+    /// cache.put("page/1", &"a day")?;
+    /// let entry = cache.entries()?.next().unwrap()?;
+    /// assert!(entry.expires.is_some());
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn ttl(mut self, ttl: Duration) -> Self {
+        self.ttl = Some(ttl);
         self
     }
 

@@ -140,7 +140,7 @@ fn keys_len_contains_remove_and_overwrite_on(store: &Store) {
 }
 
 #[test]
-fn keys_the_cache_does_not_store_are_refused_by_every_write() {
+fn keys_the_cache_does_not_store_are_refused_by_every_write_and_read() {
     let (_dir, cache) = open();
     let long = "k".repeat(4097);
     for key in [
@@ -158,7 +158,14 @@ fn keys_the_cache_does_not_store_are_refused_by_every_write() {
             cache.put_many([(key, &1u32)]),
             cache.get_or_insert_with(key, || 1u32).map(drop),
         ];
-        for err in refusals.map(Result::unwrap_err) {
+        // Nor is it a miss to read or remove: a mistake.
+        let reads = [
+            cache.get::<u32>(key).map(drop),
+            cache.get_bytes(key).map(drop),
+            cache.contains(key).map(drop),
+            cache.remove(key).map(drop),
+        ];
+        for err in refusals.into_iter().chain(reads).map(Result::unwrap_err) {
             let StoreError::InvalidKey { key: ref shown, .. } = err else {
                 panic!("{key:?}: {err}");
             };

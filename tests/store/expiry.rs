@@ -106,3 +106,27 @@ fn online_compaction_reclaims_expired_entries() {
         assert_eq!(store.open().entries().unwrap().len(), 1);
     });
 }
+
+#[test]
+fn a_handle_s_time_to_live_is_that_of_every_entry_put_without_one() {
+    each_backend(|store| {
+        // A time to live over as soon as it starts: no wait, on a busy
+        // machine or not.
+        let brief = store.open_with(codec::CacheOptions::default().ttl(Duration::from_nanos(1)));
+        brief.put("put", &1u32).unwrap();
+        brief.put_bytes("bytes", b"x").unwrap();
+        brief.put_many([("many", &2u32)]).unwrap();
+        let computed = brief.get_or_insert_with("memo", || 3u32).unwrap();
+        assert_eq!(computed, 3);
+        // One of its own wins.
+        let hour = PutOptions::default().ttl(Duration::from_secs(3600));
+        brief.put_with("own", &4u32, &hour).unwrap();
+        // A handle without one puts entries that stay.
+        let other = store.open();
+        other.put("other", &5u32).unwrap();
+        for reader in [&brief, &other] {
+            assert_eq!(reader.keys().unwrap(), ["other", "own"], "{}", store.name);
+        }
+        assert_eq!(brief.get_or_insert_with("memo", || 6u32).unwrap(), 6);
+    });
+}

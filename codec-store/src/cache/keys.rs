@@ -110,3 +110,34 @@ impl Cache {
         Ok(removed)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::index::records::Mode;
+    use crate::{layout, Cache, StoreError};
+
+    #[test]
+    fn a_key_no_write_takes_is_an_error_to_read_unless_stored_before_the_rule() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = Cache::open(dir.path()).unwrap();
+        let refused = |e: Result<bool, StoreError>| matches!(e, Err(StoreError::InvalidKey { .. }));
+        assert!(refused(cache.get::<u32>("a\nb").map(|v| v.is_some())));
+        assert!(refused(cache.remove("a\nb")));
+        // Stored before the rule (here, past it).
+        let payload = b"old".to_vec();
+        let (info, parts, _) = cache
+            .dump_with("a\nb", &[], false, |ctx| {
+                let (file, offset) = ctx.append_shared(&payload)?;
+                let len = payload.len();
+                Ok(crate::content::handler::range_info(file, offset, len))
+            })
+            .unwrap();
+        let line = (info, &parts[..], Vec::new());
+        let shared = layout::SHARED;
+        (cache.append_entry("a\nb", None, None, shared, Mode::Raw, line, 3, None)).unwrap();
+        assert_eq!(cache.get_bytes("a\nb").unwrap(), Some(payload));
+        assert!(cache.contains("a\nb").unwrap());
+        assert!(cache.remove("a\nb").unwrap());
+        assert!(refused(cache.contains("a\nb")));
+    }
+}

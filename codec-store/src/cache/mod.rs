@@ -439,7 +439,10 @@ impl Cache {
 
     /// The value under `key`, if any. Written by another version of `T`, it
     /// decodes if every schema change is compatible, else it is an error
-    /// listing the changes.
+    /// listing the changes. A key no write takes (empty, longer than 4 KiB,
+    /// with a control character) is [`StoreError::InvalidKey`], as it is to
+    /// every read and to `remove`, unless a value was stored under it before
+    /// the rule.
     ///
     /// As [`codec::Value`](codec_runtime::Value), any entry reads, whatever
     /// type wrote it (raw bytes as a byte string): its data as maps,
@@ -616,9 +619,12 @@ impl Cache {
         })
     }
 
-    /// Removes `key` for every reader. Returns whether it was present.
+    /// Removes `key` for every reader. Returns whether it was present; a
+    /// key no write takes (empty, too long, with a control character) is
+    /// [`StoreError::InvalidKey`] unless it was stored before the rule.
     pub fn remove(&self, key: &str) -> Result<bool, StoreError> {
         let Some(found) = self.lookup_unnoted(key)? else {
+            keys::check_key(key)?;
             return Ok(false);
         };
         let removed = self.write_removal(key, &found, 0)?;
@@ -732,8 +738,11 @@ impl Cache {
     /// the key is unknown.
     pub(crate) fn lookup(&self, key: &str) -> Result<Option<Found>, StoreError> {
         let found = self.lookup_unnoted(key)?;
-        if found.is_some() {
-            self.uses.note(key, &*self.backend, &self.writer_id);
+        match found {
+            Some(_) => self.uses.note(key, &*self.backend, &self.writer_id),
+            // A key no write takes is a mistake, not a miss (one stored
+            // before the rule still reads).
+            None => keys::check_key(key)?,
         }
         Ok(found)
     }

@@ -251,6 +251,11 @@ impl Cache {
         if !values.is_empty() {
             info.insert(layout::VALUES.to_owned(), InfoValue::List(values));
         }
+        // The handle's time to live, for an entry put without its own.
+        let expires = expires.or_else(|| {
+            let ttl = u64::try_from(self.options.ttl?.as_nanos()).unwrap_or(u64::MAX);
+            Some(now_nanos().saturating_add(ttl))
+        });
         self.append_line(IndexLine {
             key: key.to_owned(),
             type_name,
