@@ -299,9 +299,8 @@ impl CacheOptions {
     /// use std::time::Duration;
     /// let options = codec::CacheOptions::default().ttl(Duration::from_secs(86_400));
     /// let cache = codec::Cache::open_with(dir.path(), options)?;
-    /// cache.put("page/1", &"a day")?;
-    /// let entry = cache.entries()?.next().unwrap()?;
-    /// assert!(entry.expires.is_some());
+    /// cache.put("page/1", &"a day".to_owned())?;
+    /// assert!(cache.entries()?[0].expires.is_some());
     /// # Ok(())
     /// # }
     /// ```
