@@ -44,8 +44,13 @@ pub fn python(
     }
     match out {
         Some(path) => {
-            module
-                .update(!check)
+            let given: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+            let command = format!(
+                "run `codec python {} -o {}`",
+                given.join(" "),
+                path.display()
+            );
+            (module.update(!check).rewrite_with(command))
                 .check(path)
                 .map_err(|e| e.to_string())?;
             Ok(None)

@@ -23,6 +23,14 @@ enum Kind {
     Code { language: String },
 }
 
+/// A type only the drift check's program links (a type of its test
+/// binary, say), not the program that checks the Python module.
+#[derive(Codec)]
+#[codec(name = "app.PageChunk")]
+struct PageChunk {
+    page: u32,
+}
+
 fn run(args: &[&std::ffi::OsStr]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_codec"))
         .args(args)
@@ -98,6 +106,14 @@ fn python_check_fails_on_a_stale_module_and_passes_on_a_fresh_one() {
         stderr.contains("committed `    text: int`, generated `    text: str`"),
         "{stderr}"
     );
+    // The fix it gives is the command's, not a Rust test's.
+    let rewrite = format!(
+        "run `codec python {} -o {}` to rewrite it",
+        dir.path().display(),
+        models.display()
+    );
+    assert!(stderr.contains(&rewrite), "{stderr}");
+    assert!(!stderr.contains("CODEC_UPDATE_SCHEMAS"), "{stderr}");
     std::fs::write(&models, &fresh).unwrap();
     let (code, _, stderr) = check(&models);
     assert_eq!(code, 0, "{stderr}");
@@ -135,4 +151,47 @@ fn python_renders_the_repositorys_committed_schemas() {
         stdout.contains("\nif typing.TYPE_CHECKING:\n    Value: typing.TypeAlias = "),
         "{stdout}"
     );
+}
+
+/// A module of a program's types and the folder of committed schemas
+/// (`codec::python_module!().schemas("schemas")`) has the types of the
+/// schema files it does not link: it is the module `codec python` writes
+/// from the folder, and each one's `--check` passes on the other's file.
+#[test]
+fn a_module_with_its_schemas_folder_is_the_one_codec_python_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    DriftCheck::new(dir.path())
+        .add::<Chunk>()
+        .add::<Kind>()
+        .add::<PageChunk>()
+        .update(true)
+        .run()
+        .unwrap();
+    let linked = Module::new().add::<Chunk>().add::<Kind>();
+    let module = linked.clone().schemas(dir.path()).render().unwrap();
+    assert!(
+        module.contains("\nclass PageChunk(msgspec.Struct"),
+        "{module}"
+    );
+    assert!(!linked.render().unwrap().contains("class PageChunk("));
+    let (code, stdout, stderr) = run(&["python".as_ref(), dir.path().as_os_str()]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(stdout, module);
+
+    let out = tempfile::tempdir().unwrap();
+    let models = out.path().join("models.py");
+    std::fs::write(&models, &module).unwrap();
+    let args = [
+        "python".as_ref(),
+        dir.path().as_os_str(),
+        "-o".as_ref(),
+        models.as_os_str(),
+    ];
+    let (code, _, stderr) = run(&[&args[..], &["--check".as_ref()]].concat());
+    assert_eq!(code, 0, "{stderr}");
+    let checked = Module::new()
+        .add::<Chunk>()
+        .add::<Kind>()
+        .schemas(dir.path());
+    checked.update(false).check(&models).unwrap();
 }

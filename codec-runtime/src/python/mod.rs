@@ -71,6 +71,9 @@ pub struct Module {
     /// The folder of the types' committed schemas, which an update must
     /// agree with.
     schemas: Option<PathBuf>,
+    /// How [`Module::check`]'s errors say to write the file again, if not
+    /// with [`UPDATE_ENV`].
+    rewrite: Option<String>,
 }
 
 impl Module {
@@ -201,6 +204,14 @@ impl Module {
         self
     }
 
+    /// What [`Module::check`]'s errors tell to do to write the file again
+    /// (`codec python`'s command line), instead of setting [`UPDATE_ENV`].
+    #[doc(hidden)]
+    pub fn rewrite_with(mut self, how: impl Into<String>) -> Module {
+        self.rewrite = Some(how.into());
+        self
+    }
+
     /// Whether [`Module::check`] rewrites a stale file, whatever
     /// [`UPDATE_ENV`] says.
     pub fn update(mut self, update: bool) -> Module {
@@ -208,8 +219,44 @@ impl Module {
         self
     }
 
-    /// The module's Python source: the types in dependency order.
+    /// The module's Python source: the types in dependency order. With
+    /// [`Module::schemas`], the types whose schema files the folder holds
+    /// and this program does not link are in it too (from their files), so
+    /// it is the module `codec python` writes from the folder.
     pub fn render(&self) -> Result<String, Error> {
+        match &self.schemas {
+            Some(dir) => self.clone().with_committed(dir)?.render_linked(),
+            None => self.render_linked(),
+        }
+    }
+
+    /// Adds the type of each schema file in `dir` whose wire name no type
+    /// added has.
+    fn with_committed(mut self, dir: &Path) -> Result<Module, Error> {
+        let listing = match std::fs::read_dir(dir) {
+            Ok(listing) => listing,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(self),
+            Err(e) => return Err(Error::new(format!("cannot list {}: {e}", dir.display()))),
+        };
+        let mut files: Vec<PathBuf> = (listing.filter_map(|e| e.ok().map(|e| e.path())))
+            .filter(|p| p.extension().is_some_and(|e| e == "json"))
+            .collect();
+        files.sort();
+        for file in files {
+            let read = std::fs::read_to_string(&file).map_err(|e| e.to_string());
+            let schema =
+                read.and_then(|t| serde_json::from_str::<Value>(&t).map_err(|e| e.to_string()));
+            let schema = schema.map_err(|e| Error::new(format!("{}: {e}", file.display())))?;
+            let named = schema.get("title").and_then(Value::as_str);
+            if named.is_some_and(|name| !self.identities.contains_key(name)) {
+                self = (self.add_schema(&schema))
+                    .map_err(|e| Error::new(format!("{}: {e}", file.display())))?;
+            }
+        }
+        Ok(self)
+    }
+
+    fn render_linked(&self) -> Result<String, Error> {
         if let Some(clash) = self.clashes.first() {
             return Err(Error::new(clash.clone()));
         }
@@ -251,13 +298,14 @@ impl Module {
             self.may_update(path, committed.as_deref(), &generated)?;
             return write(path, &generated);
         }
+        let how = match &self.rewrite {
+            Some(how) => how.clone(),
+            None => format!("run with {UPDATE_ENV}=1"),
+        };
         Err(Error::new(match committed {
-            None => format!(
-                "no Python module at {}; run with {UPDATE_ENV}=1 to create it",
-                path.display()
-            ),
+            None => format!("no Python module at {}; {how} to create it", path.display()),
             Some(text) => format!(
-                "{} is not what the types generate ({}); run with {UPDATE_ENV}=1 to rewrite it",
+                "{} is not what the types generate ({}); {how} to rewrite it",
                 path.display(),
                 first_difference(&text, &generated)
             ),
