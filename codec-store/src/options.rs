@@ -33,6 +33,14 @@ pub struct CacheOptions {
     /// breaking change of the type, damaged data), as [`Cache::get`](crate::Cache::get) does,
     /// instead of computing the value again (default: off).
     pub memo_strict: bool,
+    /// [`Cache::get_or_insert_with`](crate::Cache::get_or_insert_with),
+    /// its kin and `#[codec::memoize]` compute each key again the first
+    /// time this handle is asked for it, and replace the stored value; the
+    /// next calls of this handle hit what it stored (CocoIndex's
+    /// `full_reprocess`). Unlike [`Cache::clear`](crate::Cache::clear), no
+    /// value is gone before its new one is stored: other handles, and this
+    /// one's plain gets, read the old values until then (default: off).
+    pub memo_recompute: bool,
     /// [`Cache::get_or_insert_with`](crate::Cache::get_or_insert_with) and [`Cache::get_or_try_insert_with`](crate::Cache::get_or_try_insert_with)
     /// take a lock per key (`locks/<hash>.lock`) while they compute, so
     /// that handles in other processes, and on other machines sharing the
@@ -152,6 +160,7 @@ impl Default for CacheOptions {
             inline_limit: 1024,
             apart_min: 64 * 1024,
             memo_strict: false,
+            memo_recompute: false,
             memo_lock: false,
             memo_lease: Duration::from_secs(60),
             checkpoint_bytes: std::env::var("CODEC_STORE_CHECKPOINT_BYTES")
@@ -213,6 +222,26 @@ impl CacheOptions {
     /// Sets [`apart_min`](CacheOptions#structfield.apart_min).
     pub fn apart_min(mut self, bytes: usize) -> Self {
         self.apart_min = bytes;
+        self
+    }
+
+    /// Sets [`memo_recompute`](CacheOptions#structfield.memo_recompute).
+    ///
+    /// ```
+    /// # fn main() -> Result<(), codec::StoreError> {
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// let cache = codec::Cache::open(dir.path())?;
+    /// assert_eq!(cache.get_or_insert_with("summary/1", || "old".to_owned())?, "old");
+    /// // A run that reprocesses everything.
+    /// let again = codec::CacheOptions::default().memo_recompute(true);
+    /// let run = codec::Cache::open_with(dir.path(), again)?;
+    /// assert_eq!(run.get_or_insert_with("summary/1", || "new".to_owned())?, "new");
+    /// assert_eq!(run.get_or_insert_with("summary/1", || "newer".to_owned())?, "new");
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn memo_recompute(mut self, recompute: bool) -> Self {
+        self.memo_recompute = recompute;
         self
     }
 

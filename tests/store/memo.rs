@@ -478,3 +478,35 @@ fn a_content_hash_of_a_value_changes_when_its_type_gains_a_field() {
     let by_inputs = |text: &str| codec::ContentHash::new().part("model").part(text).finish();
     assert_eq!(by_inputs(&old.text).unwrap(), by_inputs(&new.text).unwrap());
 }
+
+#[test]
+fn a_handle_that_recomputes_computes_each_key_once_and_replaces_its_value() {
+    each_backend(|store| {
+        let before = store.open();
+        for k in 0..3u32 {
+            before.get_or_insert_with(&format!("k{k}"), || k).unwrap();
+        }
+        let options = CacheOptions::default().memo_recompute(true);
+        let run = store.open_with(options);
+        let calls = AtomicUsize::new(0);
+        let compute = |k: u32| {
+            run.get_or_insert_with(&format!("k{k}"), || {
+                calls.fetch_add(1, Ordering::SeqCst);
+                k + 100
+            })
+        };
+        assert_eq!(compute(0).unwrap(), 100, "{}", store.name);
+        // The old values stay for every reader until their new ones land.
+        assert_eq!(run.get::<u32>("k1").unwrap(), Some(1));
+        assert_eq!(before.get::<u32>("k1").unwrap(), Some(1));
+        for k in [1, 2, 0, 1] {
+            assert_eq!(compute(k).unwrap(), k + 100, "{}", store.name);
+        }
+        assert_eq!(calls.load(Ordering::SeqCst), 3, "each key once");
+        before.refresh().unwrap();
+        assert_eq!(before.get::<u32>("k2").unwrap(), Some(102));
+        // Another handle, without the option, hits them.
+        let after = store.open();
+        assert_eq!(after.get_or_insert_with("k0", || 7u32).unwrap(), 100);
+    });
+}

@@ -62,6 +62,8 @@ pub(crate) struct Memo {
     computing: Mutex<Computing>,
     done: Condvar,
     warnings: Mutex<Vec<Recomputed>>,
+    /// With `memo_recompute`: the keys this handle computed again.
+    recomputed: Mutex<std::collections::HashSet<String>>,
 }
 
 /// Entries of one type recomputed for one reason (a schema change, damaged
@@ -341,6 +343,7 @@ impl Cache {
         };
         let value = make()?;
         self.put_with(key, &value, options)?;
+        self.computed(key);
         Ok(value)
     }
 
@@ -408,6 +411,7 @@ impl Cache {
         };
         let value = make().await?;
         self.put_with(key, &value, options)?;
+        self.computed(key);
         Ok(value)
     }
 
@@ -491,6 +495,9 @@ impl Cache {
     /// [`Cache::get`], where an entry `T` cannot read is a miss unless the
     /// handle is strict.
     fn memo_get<T: Codec + 'static>(&self, key: &str) -> Result<Lookup<T>, StoreError> {
+        if self.options.memo_recompute && !self.memo.recomputed.lock().contains(key) {
+            return Ok(Lookup::Miss);
+        }
         match self.get::<T>(key) {
             Ok(Some(v)) => Ok(Lookup::Hit(v)),
             Ok(None) => Ok(Lookup::Miss),
@@ -498,6 +505,14 @@ impl Cache {
                 Ok(Lookup::Unreadable(e))
             }
             Err(e) => Err(e),
+        }
+    }
+
+    /// Records that this handle computed `key` (with `memo_recompute`, its
+    /// next calls hit the value stored).
+    fn computed(&self, key: &str) {
+        if self.options.memo_recompute {
+            self.memo.recomputed.lock().insert(key.to_owned());
         }
     }
 
