@@ -232,7 +232,10 @@ pub(crate) fn compact_sealed(
     // The asking handle's index reads the copies as it reads the store
     // again, after the retirement: they change nothing live.
     old.index_write().copies_read(&writer_id);
-    retire(&*backend, retiring, now_nanos())?;
+    if let Err(e) = retire(&*backend, retiring, now_nanos()) {
+        old.index_write().no_copies_read();
+        return Err(e);
+    }
     drop(held);
     // The checkpoint may point into the segments retired: built again
     // from the logs readers read.

@@ -296,8 +296,19 @@ impl Index {
 
     /// Forgets every line read, and the checkpoint, to read the store
     /// again from the start; keeps the warnings given and the keys changed
-    /// (every line read again adds its key).
+    /// (every line read again adds its key). Unless this index's own
+    /// compaction retired what it read ([`Index::copies_read`]), lines it
+    /// never read may be gone with the rest (another handle's compaction
+    /// dropped a put and the removal that came after it): keys changed that
+    /// no line names.
     fn forget(&mut self) {
+        if let Some(changes) = self
+            .changes
+            .as_mut()
+            .filter(|_| self.copies_read.is_empty())
+        {
+            changes.unknown();
+        }
         let read_before = match self.changes {
             Some(_) => (self.writers.iter())
                 .map(|w| (w.id.clone(), w.read_to.max(w.covered)))
@@ -312,6 +323,11 @@ impl Index {
             read_before,
             ..Index::default()
         };
+    }
+
+    /// Undoes [`Index::copies_read`]: the compaction retired nothing.
+    pub fn no_copies_read(&mut self) {
+        self.copies_read.clear();
     }
 
     /// Records that the log of writer `id` holds copies of entries this
