@@ -258,3 +258,78 @@ fn values_of_a_zero_copy_handler_inside_a_list_are_read_from_the_map() {
         assert_eq!(frame.pixels.to_owned::<ndarray::Ix2>().unwrap(), pixels());
     }
 }
+
+/// A page whose body its handler stores through a handler it names.
+#[derive(Codec, Debug, PartialEq)]
+#[codec(name = "test.Page")]
+struct Page {
+    title: String,
+    body: Vec<u8>,
+}
+
+struct Pages(&'static str);
+
+impl TypedHandler<Page> for Pages {
+    fn name(&self) -> &str {
+        "pages"
+    }
+
+    fn dump(&self, page: &Page, ctx: &mut DumpContext<'_>) -> Result<Info, StoreError> {
+        Ok(Info::from([
+            ("title".to_owned(), ctx.dump(&page.title)?),
+            ("body".to_owned(), ctx.dump_as(&page.body, self.0)?),
+        ]))
+    }
+
+    fn load(&self, info: &Info, ctx: &LoadContext<'_>) -> Result<Page, StoreError> {
+        Ok(Page {
+            title: ctx.load(part(info, "title", ctx)?)?,
+            body: ctx.load(part(info, "body", ctx)?)?,
+        })
+    }
+
+    fn delete(&self, info: &Info, ctx: &LoadContext<'_>) -> Result<(), StoreError> {
+        for name in ["title", "body"] {
+            ctx.delete(part(info, name, ctx)?)?;
+        }
+        Ok(())
+    }
+}
+
+#[test]
+fn a_sub_value_dumped_as_a_named_handler_is_stored_and_read_by_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = Cache::open(dir.path()).unwrap();
+    cache.register_default_handler::<Page>(Typed::new(Pages("file")));
+    let page = Page {
+        title: "first".into(),
+        body: vec![7; 5000],
+    };
+    cache.put("page", &page).unwrap();
+    let entry = &cache.entries().unwrap()[0];
+    let Some(InfoValue::Map(token)) = entry.info.get("body") else {
+        panic!("the body's token is a map: {:?}", entry.info);
+    };
+    assert_eq!(token["handler"], InfoValue::from("file"));
+    let files = || std::fs::read_dir(dir.path().join("data")).unwrap().count();
+    let with_body = files();
+
+    let other = Cache::open(dir.path()).unwrap();
+    other.register_default_handler::<Page>(Typed::new(Pages("file")));
+    assert_eq!(other.get::<Page>("page").unwrap(), Some(page));
+    // The body's file goes with its entry.
+    assert!(cache.remove("page").unwrap());
+    assert_eq!(files(), with_body - 1);
+
+    // A name the handle does not know.
+    cache.register_default_handler::<Page>(Typed::new(Pages("no-such")));
+    let page = Page {
+        title: "t".into(),
+        body: vec![1],
+    };
+    let err = cache.put("page", &page).unwrap_err();
+    assert!(
+        matches!(&err, StoreError::UnknownHandler { handler, .. } if handler == "no-such"),
+        "{err}"
+    );
+}

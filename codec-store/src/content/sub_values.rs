@@ -52,16 +52,77 @@ impl DumpContext<'_> {
         self.dump_any(value, &HandledType::of::<T>())
     }
 
+    /// [`dump`](Self::dump) through the handler named `handler` (one this
+    /// handle has: built-in, registered, or named by a type it stored),
+    /// whatever `T`'s default is (exca's `ctx.dump(value, cache_type=...)`).
+    /// A handler the handle does not have is
+    /// [`StoreError::UnknownHandler`].
+    ///
+    /// ```
+    /// # use codec::store::{DumpContext, Info, LoadContext, Typed, TypedHandler};
+    /// # use codec::StoreError;
+    /// #[derive(codec::Codec)]
+    /// struct Page { title: String, body: Vec<u8> }
+    ///
+    /// struct Pages;
+    /// impl TypedHandler<Page> for Pages {
+    ///     fn name(&self) -> &str { "pages" }
+    ///     fn dump(&self, page: &Page, ctx: &mut DumpContext<'_>) -> Result<Info, StoreError> {
+    ///         Ok(Info::from([
+    ///             ("title".to_owned(), ctx.dump(&page.title)?),
+    ///             // The body in a file of its own.
+    ///             ("body".to_owned(), ctx.dump_as(&page.body, "file")?),
+    ///         ]))
+    ///     }
+    ///     fn load(&self, info: &Info, ctx: &LoadContext<'_>) -> Result<Page, StoreError> {
+    ///         let part = |name| info.get(name).ok_or_else(|| ctx.corrupt(format!("no {name}")));
+    ///         Ok(Page { title: ctx.load(part("title")?)?, body: ctx.load(part("body")?)? })
+    ///     }
+    /// }
+    ///
+    /// # fn main() -> Result<(), StoreError> {
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// let cache = codec::Cache::open(dir.path())?;
+    /// cache.register_default_handler::<Page>(Typed::new(Pages));
+    /// cache.put("p", &Page { title: "t".into(), body: vec![7; 100] })?;
+    /// assert_eq!(cache.get::<Page>("p")?.unwrap().body, vec![7; 100]);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn dump_as<T: Codec + 'static>(
+        &mut self,
+        value: &T,
+        handler: &str,
+    ) -> Result<InfoValue, StoreError> {
+        let Some(found) = self.subs.and_then(|subs| subs.handler(handler)) else {
+            return Err(StoreError::UnknownHandler {
+                key: self.key().to_owned(),
+                handler: handler.to_owned(),
+            });
+        };
+        self.dump_through(value, &HandledType::of::<T>(), Some(found))
+    }
+
     /// [`dump`](Self::dump) of a value of `ty`.
     pub(crate) fn dump_any(
         &mut self,
         value: &dyn Any,
         ty: &HandledType,
     ) -> Result<InfoValue, StoreError> {
-        let schema = (ty.schema)();
         let handler = self
             .subs
             .and_then(|subs| subs.default_handler(ty.type_id, ty.handler));
+        self.dump_through(value, ty, handler)
+    }
+
+    /// A sub-value of `ty` through `handler`, else the `auto` handler.
+    fn dump_through(
+        &mut self,
+        value: &dyn Any,
+        ty: &HandledType,
+        handler: Option<std::sync::Arc<dyn crate::content::handler::Handler>>,
+    ) -> Result<InfoValue, StoreError> {
+        let schema = (ty.schema)();
         // What a sub-value writes is the entry's: sized, checked and
         // copied without its handler.
         let recording = std::mem::replace(&mut self.record, true);
@@ -197,6 +258,37 @@ impl LoadContext<'_> {
         Ok(*boxed
             .downcast::<T>()
             .expect("load_any returns a value of the type asked"))
+    }
+
+    /// Frees what a sub-value stored by [`DumpContext::dump`] (or
+    /// [`DumpContext::dump_as`]) holds outside the entry's line, through
+    /// the handler that stored it, and the values inside it: what a
+    /// handler's `delete` calls for each sub-value it dumped (a file a
+    /// sub-value's handler wrote would else stay once the entry is
+    /// removed). A token of a value kept in the line frees nothing.
+    pub fn delete(&self, token: &InfoValue) -> Result<(), StoreError> {
+        let InfoValue::Map(parts) = token else {
+            return Ok(()); // dump_value's or dump_bytes': in the line or a shared range
+        };
+        let bad = || self.corrupt(format!("`{token:?}` is not a sub-value token"));
+        let name = parts
+            .get(HANDLER)
+            .and_then(InfoValue::as_text)
+            .ok_or_else(bad)?;
+        let Some(InfoValue::Map(info)) = parts.get(INFO) else {
+            return Err(bad());
+        };
+        if let Some(InfoValue::List(values)) = parts.get(VALUES) {
+            for value in values {
+                self.delete(value)?;
+            }
+        }
+        let handler = self.subs.and_then(|subs| subs.handler(name));
+        let handler = handler.ok_or_else(|| StoreError::UnknownHandler {
+            key: self.key.to_owned(),
+            handler: name.to_owned(),
+        })?;
+        handler.delete(info, self)
     }
 
     /// [`load`](Self::load) of a sub-value of `ty`.
