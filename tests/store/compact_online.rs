@@ -603,3 +603,33 @@ fn a_compaction_deletes_the_lock_files_of_memo_lock_no_one_holds() {
     assert_eq!(count(), 0);
     assert_eq!(other.get_or_insert_with("done/3", || 0u32).unwrap(), 3);
 }
+
+#[test]
+fn an_admin_opened_from_a_location_compacts_a_store_a_program_has_open() {
+    let dir = tempfile::tempdir().unwrap();
+    // A program that keeps writing: what it sealed is compacted, its
+    // active segment is its own.
+    let options = CacheOptions::default().segment_bytes(8 << 10);
+    let cache = Cache::open_with(dir.path(), options).unwrap();
+    let url = format!("file://{}", dir.path().display());
+    for location in [dir.path().to_str().unwrap(), url.as_str()] {
+        for i in 0..200u32 {
+            cache.put("counter", &value(i)).unwrap();
+        }
+        let admin = codec::store::Admin::open(location).unwrap();
+        let done = admin.compact_online(Duration::ZERO, |_, _| {}).unwrap();
+        assert!(
+            done.size_after < done.size_before / 4,
+            "{location}: {done:?}"
+        );
+        assert_eq!(admin.verify_index().unwrap(), 1);
+    }
+    assert_eq!(cache.get::<String>("counter").unwrap(), Some(value(199)));
+    // A location with no store is refused, never made one.
+    let empty = tempfile::tempdir().unwrap();
+    let err = codec::store::Admin::open(empty.path().to_str().unwrap()).unwrap_err();
+    assert!(err.to_string().contains("not a codec cache"), "{err}");
+    assert_eq!(std::fs::read_dir(empty.path()).unwrap().count(), 0);
+    let err = codec::store::Admin::open("memory://").unwrap_err();
+    assert!(err.to_string().contains("not a codec cache"), "{err}");
+}

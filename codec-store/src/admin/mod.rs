@@ -47,9 +47,98 @@ pub use reduce::{Reduced, Used};
 /// # Ok(())
 /// # }
 /// ```
-#[derive(Clone, Copy)]
 pub struct Admin<'a> {
-    cache: &'a Cache,
+    cache: Held<'a>,
+}
+
+/// The handle an [`Admin`] works through: a program's, or its own.
+enum Held<'a> {
+    Borrowed(&'a Cache),
+    Owned(Box<Cache>),
+}
+
+impl std::ops::Deref for Held<'_> {
+    type Target = Cache;
+
+    fn deref(&self) -> &Cache {
+        match self {
+            Held::Borrowed(cache) => cache,
+            Held::Owned(cache) => cache,
+        }
+    }
+}
+
+impl Admin<'static> {
+    /// The maintenance of the store at `location`, for a program that
+    /// keeps no values there itself (an operator's tool, a cron job): a
+    /// folder's path, or a URL as [`Cache::open_url`] takes (with the
+    /// `object-store` feature). The store must exist: a location holding
+    /// none is an error, never a new store. Give the handlers its entries
+    /// need with [`Admin::with_handler`].
+    ///
+    /// ```
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use std::time::Duration;
+    /// use codec::store::Admin;
+    /// let dir = tempfile::tempdir()?;
+    /// // A program, still running, whose writer seals a segment every 4 KiB.
+    /// let options = codec::CacheOptions::default().segment_bytes(4096);
+    /// let cache = codec::Cache::open_with(dir.path(), options)?;
+    /// for i in 0..1000u32 {
+    ///     cache.put("counter", &i)?;
+    /// }
+    /// let admin = Admin::open(dir.path().to_str().unwrap())?;
+    /// let done = admin.compact_online(Duration::ZERO, |_, _| {})?;
+    /// assert!(done.size_after < done.size_before / 4);
+    /// assert!(Admin::open("/no/such/store").is_err());
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn open(location: &str) -> Result<Admin<'static>, StoreError> {
+        let cache = if location.contains("://") {
+            Self::open_url(location)?
+        } else {
+            compact::require_cache_folder(Path::new(location))?;
+            Cache::open(location)?
+        };
+        Ok(Admin {
+            cache: Held::Owned(Box::new(cache)),
+        })
+    }
+
+    #[cfg(feature = "object-store")]
+    fn open_url(url: &str) -> Result<Cache, StoreError> {
+        use crate::backend::object::{At, Objects};
+        let at = Objects::from_url(url).map_err(|e| StoreError::open(url, e.source.to_string()))?;
+        match at {
+            At::Folder(dir) => {
+                compact::require_cache_folder(&dir)?;
+                Cache::open(dir)
+            }
+            At::Objects(objects) => {
+                if objects.read(crate::layout::META)?.is_none() {
+                    let why = format!("it is not a codec cache (no {})", crate::layout::META);
+                    return Err(StoreError::open(url, why));
+                }
+                Cache::open_backend(Arc::new(objects), Default::default())
+            }
+        }
+    }
+
+    #[cfg(not(feature = "object-store"))]
+    fn open_url(url: &str) -> Result<Cache, StoreError> {
+        Err(StoreError::open(
+            url,
+            "a URL needs the `object-store` feature (and `aws`, `gcp` or `azure` for the clouds)",
+        ))
+    }
+
+    /// Registers `handler` in this admin's own handle: the entries it
+    /// stored are then copied, sized and read by it.
+    pub fn with_handler(self, handler: Arc<dyn Handler>) -> Admin<'static> {
+        self.cache.register_handler(handler);
+        self
+    }
 }
 
 impl std::fmt::Debug for Admin<'_> {
@@ -63,7 +152,9 @@ impl std::fmt::Debug for Admin<'_> {
 impl Cache {
     /// The maintenance operations of the store this handle has open.
     pub fn admin(&self) -> Admin<'_> {
-        Admin { cache: self }
+        Admin {
+            cache: Held::Borrowed(self),
+        }
     }
 }
 
