@@ -299,15 +299,25 @@ fn a_folder_with_bounds_gives_its_space_back_by_itself() {
     assert!(size < 16 << 20, "{size} bytes left");
     assert!(cache.warnings().is_empty(), "{:?}", cache.warnings());
     assert_eq!(cache.keys().unwrap().len(), 1000);
-    let fresh = Cache::open(dir.path()).unwrap();
-    assert_eq!(fresh.keys().unwrap().len(), 1000);
-    assert_eq!(fresh.get::<String>("k19999").unwrap(), Some(value(19_999)));
-    // Without a handle closed.
+    {
+        // A handle that opens takes up the log of a writer that is gone:
+        // the last compaction's copies, which it then holds as its own
+        // active segment (not compacted while it is open). Dropped before
+        // the compaction below.
+        let fresh = Cache::open(dir.path()).unwrap();
+        assert_eq!(fresh.keys().unwrap().len(), 1000);
+        assert_eq!(fresh.get::<String>("k19999").unwrap(), Some(value(19_999)));
+    }
+    // Without this handle closed.
     let done = cache
         .admin()
         .compact_online(Duration::ZERO, |_, _| {})
         .unwrap();
-    assert!(done.size_after < 3 << 20, "{done:?}");
+    assert!(
+        done.size_after < 3 << 20,
+        "{done:?}\n{}",
+        crate::fixtures::listing(dir.path())
+    );
 }
 
 /// Puts entries (every 7th overwriting the one before) on small segments,
