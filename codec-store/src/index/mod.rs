@@ -600,7 +600,7 @@ impl Index {
         })))
     }
 
-    /// What [`lines`](Self::lines) reads, taken under the index's lock:
+    /// What [`LinesSnapshot::lines`] reads, taken under the index's lock:
     /// the checkpoint (shared, never changed) and the lines after it (a
     /// checkpoint's worth at most). The reading of the checkpoint's
     /// lines, the work of the whole store, then runs without the lock,
