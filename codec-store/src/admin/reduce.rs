@@ -166,18 +166,22 @@ impl Cache {
         let mut live = self.checkpoints.live.lock();
         self.refresh()?;
         // Taken before the store is read: what changes during the reading
-        // is read again by the next pass.
-        // Recorded for the next pass where passes come regularly.
+        // is read again by the next pass (recorded where passes come
+        // regularly).
         let changes = self.index_write().take_changes(self.bounded());
-        let updated = match (live.as_mut(), changes) {
-            (Some(live), Some(changes)) if !changes.whole => {
-                live.update(&self.index_read(), changes.keys())?
+        // Put aside while it is brought up to date: a reading that fails
+        // leaves none, and the next pass reads the store whole.
+        let mut kept = live.take();
+        let updated = match (kept.as_mut(), changes) {
+            (Some(kept), Some(changes)) if !changes.whole => {
+                kept.update(&self.index_read(), changes.keys())?
             }
             _ => false,
         };
-        if !updated {
-            *live = Some(LiveSizes::read(self)?);
-        }
+        *live = match updated {
+            true => kept,
+            false => Some(LiveSizes::read(self)?),
+        };
         let mut out: Vec<InUse> = (live.iter().flat_map(|l| l.entries.iter()))
             .filter(|(_, e)| e.expires.is_none_or(|at| at > now))
             .map(|(key, e)| InUse {
