@@ -195,3 +195,36 @@ fn a_module_with_its_schemas_folder_is_the_one_codec_python_writes() {
         .schemas(dir.path());
     checked.update(false).check(&models).unwrap();
 }
+
+/// What `app.Kind` was before it had `Code`, held by a type the program
+/// no longer links.
+mod before {
+    #[derive(codec::Codec)]
+    #[codec(name = "app.Kind")]
+    pub enum Kind {
+        Prose,
+    }
+
+    #[derive(codec::Codec)]
+    #[codec(name = "app.Holder")]
+    pub struct Holder {
+        pub kind: Kind,
+    }
+}
+
+/// A committed schema file that holds an older version of a linked type
+/// does not replace the linked type's class.
+#[test]
+fn a_schema_file_holding_an_older_linked_type_leaves_its_class_as_linked() {
+    let dir = tempfile::tempdir().unwrap();
+    let schema = codec::schema_of::<before::Holder>();
+    let file = dir.path().join("app.Holder.json");
+    std::fs::write(&file, serde_json::to_string_pretty(&schema).unwrap()).unwrap();
+    let module = Module::new()
+        .add::<Chunk>()
+        .schemas(dir.path())
+        .render()
+        .unwrap();
+    assert!(module.contains("\nclass Holder(msgspec.Struct"), "{module}");
+    assert!(module.contains("    language: str\n"), "{module}");
+}

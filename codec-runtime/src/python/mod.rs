@@ -182,8 +182,13 @@ impl Module {
             })
             .unwrap_or_default();
         if let Some(obj) = schema.as_object_mut() {
+            // The definitions known first stay: a linked type's over those
+            // of a committed schema file that holds it too (and may hold
+            // an older version of it).
             if let Some(Value::Object(defs)) = obj.remove("$defs") {
-                self.defs.extend(defs);
+                for (name, def) in defs {
+                    self.defs.entry(name).or_insert(def);
+                }
             }
             obj.remove("$schema");
             obj.remove("title");
