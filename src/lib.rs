@@ -88,14 +88,16 @@ pub mod guide {
 }
 
 /// The README's samples, run as doc tests.
-#[cfg(doctest)]
+// The README's samples use the store and the Python classes.
+#[cfg(all(doctest, feature = "store", feature = "python"))]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
 
 #[doc(hidden)]
 pub use codec_derive::__link_package_library;
 
-/// The drift check of every stored type of your program, for a test:
+/// The drift check of every stored type of your program, for a test
+/// (feature `drift`, on by default):
 /// [`schema::DriftCheck::all`] on the folder `$dir`, with your library's
 /// types linked into the test.
 ///
@@ -115,6 +117,7 @@ pub use codec_derive::__link_package_library;
 ///
 /// The result is a [`schema::DriftCheck`]: add generic instantiations with
 /// `.add::<Wrapper<u8>>()` before `.run()`.
+#[cfg(feature = "drift")]
 #[macro_export]
 macro_rules! drift_check {
     ($dir:expr $(,)?) => {{
@@ -123,7 +126,20 @@ macro_rules! drift_check {
     }};
 }
 
-/// The Python module of every stored type of your program, for a test:
+/// `drift_check!` without the `drift` feature: the error says how to have it.
+#[cfg(not(feature = "drift"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! drift_check {
+    ($($t:tt)*) => {
+        ::core::compile_error!(
+            "`codec::drift_check!` needs codec's `drift` feature (on by default): `codec = { version = \"..\", features = [\"drift\"] }`, in `[dev-dependencies]` if only tests use it"
+        )
+    };
+}
+
+/// The Python module of every stored type of your program, for a test
+/// (feature `python`):
 /// [`python::Module::all`], with your library's types linked into the test
 /// (as [`drift_check!`] links them).
 ///
@@ -136,12 +152,25 @@ macro_rules! drift_check {
 ///
 /// The result is a [`python::Module`]: add generic instantiations with
 /// `.add::<Wrapper<u8>>()` before `.check(..)`.
+#[cfg(feature = "python")]
 #[macro_export]
 macro_rules! python_module {
     () => {{
         $crate::__link_package_library!();
         $crate::python::Module::all()
     }};
+}
+
+/// `python_module!` without the `python` feature: the error says how to have it.
+#[cfg(not(feature = "python"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! python_module {
+    ($($t:tt)*) => {
+        ::core::compile_error!(
+            "`codec::python_module!` needs codec's `python` feature: `codec = { version = \"..\", features = [\"python\"] }`, in `[dev-dependencies]` if only tests use it"
+        )
+    };
 }
 
 /// Memoizes a function in a [`Cache`]: a call with arguments seen before
@@ -223,6 +252,10 @@ macro_rules! python_module {
 #[cfg(feature = "store")]
 pub use codec_derive::memoize;
 pub use codec_runtime::*;
+
+/// Python classes for codec types (the crate `codec-python`; feature `python`).
+#[cfg(feature = "python")]
+pub use codec_python as python;
 #[cfg(feature = "store")]
 pub use codec_store::{Cache, CacheOptions, PutOptions, Ref, StoreError};
 

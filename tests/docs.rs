@@ -187,6 +187,7 @@ fn codec_sources(root: &Path) -> (Vec<String>, String) {
     let mut code = Vec::new();
     sources(&root.join("codec-runtime/src"), &mut code);
     sources(&root.join("codec-store/src"), &mut code);
+    sources(&root.join("codec-python/src"), &mut code);
     sources(&root.join("src"), &mut code);
     let derive = ["attr/mod.rs", "attr/constraints.rs"]
         .map(|f| std::fs::read_to_string(root.join("codec-derive/src").join(f)).unwrap())

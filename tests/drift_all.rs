@@ -1,6 +1,8 @@
 //! `DriftCheck::all`: every type with a `name` or `version` registers itself.
 //! In a binary of its own, so that the registered types are exactly these.
 
+#![cfg(feature = "drift")]
+
 use codec::schema::DriftCheck;
 use codec::Codec;
 

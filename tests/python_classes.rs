@@ -4,6 +4,8 @@
 //! Python that codec decodes to equal values. Uses the msgspec venv of
 //! tests/msgspec_interop.rs.
 
+#![cfg(feature = "python")]
+
 #[path = "common/venv.rs"]
 mod venv;
 

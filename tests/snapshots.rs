@@ -1,6 +1,8 @@
 //! Encoding snapshots of a corpus of values: pretty JSON and annotated
 //! MessagePack. A change on the wire shows up as a diff of these files.
 
+#![cfg(feature = "snapshot")]
+
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::time::{Duration, UNIX_EPOCH};
 

@@ -179,6 +179,7 @@ impl Located for JsonReader<'_> {
     }
 }
 
+#[cfg(feature = "snapshot")]
 /// [`crate::snapshot::render`] for a test: a value that does not encode panics with the
 /// error, as a failed assertion does. `codec::assert_snapshot!` uses it.
 #[track_caller]

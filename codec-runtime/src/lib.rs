@@ -7,9 +7,13 @@
 //!
 //! Each public item has one path: the crate root for what most code uses
 //! (the trait, encoding and decoding, schemas and fingerprints of types,
-//! stored values), a module for the rest: [`schema`] (drift checks,
-//! diffs, names), [`snapshot`], [`msgpack`] (markers and integers),
-//! [`constraints`], [`python`] (msgspec classes).
+//! stored values), a module for the rest: [`schema`] (diffs, names, and
+//! the drift check with the `drift` feature), `snapshot` (feature
+//! `snapshot`), [`msgpack`] (markers and integers), [`constraints`].
+//!
+//! The tools (the drift check, snapshots) are features, on in `codec`'s
+//! defaults: a program that only encodes and decodes compiles neither. The
+//! Python generator is the crate `codec-python`.
 
 #![warn(missing_docs)]
 
@@ -26,11 +30,11 @@ mod json;
 mod kind;
 pub mod msgpack;
 mod name;
-pub mod python;
 mod raw;
 pub mod schema;
 #[cfg(feature = "serde")]
 pub mod serde_traits;
+#[cfg(feature = "snapshot")]
 pub mod snapshot;
 mod text;
 // Calendar arithmetic and RFC 3339 / ISO 8601 text, shared with the `codec`

@@ -7,6 +7,7 @@
 
 mod corpus;
 mod diff;
+#[cfg(feature = "drift")]
 mod drift;
 mod evolution_props;
 mod generation;

@@ -123,7 +123,8 @@ impl DriftCheck {
     }
 
     /// Registers a type by its facts.
-    pub(crate) fn push(&mut self, rust_name: &'static str, info: &'static SchemaInfo) {
+    #[doc(hidden)]
+    pub fn push(&mut self, rust_name: &'static str, info: &'static SchemaInfo) {
         if !self.entries.iter().any(|(r, _)| *r == rust_name) {
             self.entries.push((rust_name, info));
         }
@@ -180,7 +181,8 @@ impl DriftCheck {
     /// problems that refuse it: nothing is written. The folder's other
     /// files are not these types' business (a Python module of some of the
     /// types a drift check covers).
-    pub(crate) fn may_update(&self) -> Result<(), DriftError> {
+    #[doc(hidden)]
+    pub fn may_update(&self) -> Result<(), DriftError> {
         let (_, problems) = self.plan_types(true);
         match problems.is_empty() {
             true => Ok(()),
@@ -469,7 +471,8 @@ fn breaking_fix(changes: &[Change], version: u64) -> String {
 
 /// Whether the value of [`UPDATE_ENV`] asks for files to be rewritten: set,
 /// and neither empty nor `0`.
-pub(crate) fn update_requested(value: Option<std::ffi::OsString>) -> bool {
+#[doc(hidden)]
+pub fn update_requested(value: Option<std::ffi::OsString>) -> bool {
     value.is_some_and(|v| !v.is_empty() && v != "0")
 }
 

@@ -18,11 +18,15 @@
 
 pub(crate) mod build;
 mod diff;
+#[cfg(feature = "drift")]
 mod drift;
 pub(crate) mod fingerprint;
 pub(crate) mod model;
 pub(crate) mod readable;
 pub(crate) mod registry;
+
+#[doc(hidden)]
+pub mod __tools;
 
 use std::any::TypeId;
 use std::cell::RefCell;
@@ -38,7 +42,7 @@ use crate::codec::{Codec, CodecSchema, HasSchema};
 pub use crate::codec::wire_name;
 pub use crate::name::structural_name;
 pub use diff::{diff, Change, Changes, Compatibility};
-pub(crate) use drift::update_requested;
+#[cfg(feature = "drift")]
 pub use drift::{DriftCheck, DriftError, UPDATE_ENV};
 pub use fingerprint::canonical_json;
 #[doc(hidden)]

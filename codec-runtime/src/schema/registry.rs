@@ -1,4 +1,4 @@
-//! Types that register themselves for [`DriftCheck::all`](super::DriftCheck::all)
+//! Types that register themselves for `DriftCheck::all`
 //! (and `codec::python::Module::all`):
 //! `#[derive(Codec)]` submits every non-generic type with a
 //! `#[codec(name = "...")]` or `#[codec(version = N)]`, through the

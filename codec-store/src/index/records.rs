@@ -296,7 +296,7 @@ mod tests {
     #[test]
     fn the_records_have_not_drifted() {
         let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/schemas");
-        let check = codec_runtime::schema::DriftCheck::new(dir)
+        let check = codec::schema::DriftCheck::new(dir)
             .add::<StoreMeta>()
             .add::<IndexLine>()
             .add::<Mode>()

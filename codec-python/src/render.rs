@@ -20,6 +20,7 @@ use super::notes::{
 };
 use super::stored::{self, Identity};
 use super::Error;
+use codec_runtime::schema::__tools as keywords;
 
 /// Keys that describe a schema without changing the wire shape.
 const ANNOTATIONS: &[&str] = &[
@@ -30,10 +31,10 @@ const ANNOTATIONS: &[&str] = &[
     "$schema",
     "$defs",
     "default",
-    crate::schema::ALIASES,
-    crate::schema::VALUE_ALIASES,
-    crate::schema::VERSION,
-    crate::schema::ORDER,
+    keywords::ALIASES,
+    keywords::VALUE_ALIASES,
+    keywords::VERSION,
+    keywords::ORDER,
 ];
 
 /// msgspec's `Meta` keyword for each JSON Schema constraint codec writes.
@@ -238,7 +239,7 @@ impl Renderer<'_> {
             .unwrap_or_default();
         let tag_field = tag.map(|(field, _)| field);
         let order = field_order(obj, properties, &required);
-        let omit_defaults = obj.get(crate::schema::OMIT_DEFAULTS) == Some(&Value::Bool(true));
+        let omit_defaults = obj.get(keywords::OMIT_DEFAULTS) == Some(&Value::Bool(true));
         let mut fields = Vec::new();
         for wire in order.iter().filter(|f| Some(**f) != tag_field) {
             let schema = &properties[*wire];
@@ -271,7 +272,7 @@ impl Renderer<'_> {
                 "properties",
                 "required",
                 "additionalProperties",
-                crate::schema::OMIT_DEFAULTS,
+                keywords::OMIT_DEFAULTS,
             ],
             at,
         )?;
@@ -320,11 +321,11 @@ impl Renderer<'_> {
                 "minItems",
                 "maxItems",
                 "items",
-                crate::schema::FIELDS,
+                keywords::FIELDS,
             ],
             at,
         )?;
-        let names: Vec<&str> = match obj.get(crate::schema::FIELDS) {
+        let names: Vec<&str> = match obj.get(keywords::FIELDS) {
             Some(Value::Array(names)) => names.iter().filter_map(Value::as_str).collect(),
             _ => Vec::new(),
         };
@@ -453,8 +454,8 @@ impl Renderer<'_> {
         if obj.is_empty() {
             return Ok(Annotation::plain("typing.Any"));
         }
-        if obj.get(crate::schema::RAW) == Some(&Value::Bool(true)) {
-            check_keys(obj, &[crate::schema::RAW], at)?;
+        if obj.get(keywords::RAW) == Some(&Value::Bool(true)) {
+            check_keys(obj, &[keywords::RAW], at)?;
             return Ok(Annotation::plain("msgspec.Raw"));
         }
         let ty = obj.get("type").and_then(Value::as_str).unwrap_or_default();
@@ -620,7 +621,7 @@ fn field_order<'a>(
     properties: &'a Map<String, Value>,
     required: &[&'a str],
 ) -> Vec<&'a str> {
-    if let Some(Value::Array(order)) = obj.get(crate::schema::ORDER) {
+    if let Some(Value::Array(order)) = obj.get(keywords::ORDER) {
         return order.iter().filter_map(Value::as_str).collect();
     }
     if required.len() == properties.len() {

@@ -46,8 +46,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::codec::Codec;
-use crate::schema::{Fingerprint, SchemaInfo, UPDATE_ENV};
+use codec_runtime::schema::__tools::{self as tools, SchemaInfo};
+use codec_runtime::schema::{DriftCheck, UPDATE_ENV};
+use codec_runtime::{Codec, Fingerprint};
 use stored::Identity;
 
 /// The Python module of a set of codec types and the types they contain.
@@ -84,18 +85,14 @@ impl Module {
 
     /// The module of every type of the program that has a
     /// `#[codec(name = "...")]` or a `#[codec(version = N)]` (the types
-    /// [`DriftCheck::all`](crate::schema::DriftCheck::all) checks), by wire
+    /// [`DriftCheck::all`](codec_runtime::schema::DriftCheck::all) checks), by wire
     /// name; add generic instantiations with [`Module::add`].
     ///
     /// In an integration test (`tests/*.rs`), use `codec::python_module!()`,
     /// which links your library's types into the test. A module with no
     /// type fails to render rather than check nothing.
     pub fn all() -> Module {
-        let mut infos: Vec<(&'static str, &'static SchemaInfo)> =
-            crate::schema::registry::registered()
-                .filter(|r| !r.is_codecs_own())
-                .map(|r| ((r.rust_name)(), (r.info)()))
-                .collect();
+        let mut infos: Vec<(&'static str, &'static SchemaInfo)> = tools::registered().collect();
         infos.sort_by(|a, b| (&a.1.name, a.0).cmp(&(&b.1.name, b.0)));
         infos
             .into_iter()
@@ -104,7 +101,10 @@ impl Module {
 
     /// Adds `T` and the types it contains.
     pub fn add<T: Codec + 'static>(self) -> Module {
-        self.push(std::any::type_name::<T>(), crate::schema::info::<T>())
+        self.push(
+            std::any::type_name::<T>(),
+            codec_runtime::schema::info::<T>(),
+        )
     }
 
     /// Makes [`Module::check`]'s update agree with the drift check of the
@@ -167,12 +167,12 @@ impl Module {
             }
             return self;
         }
-        let legacy_fingerprint = crate::schema::fingerprint::legacy::fingerprint(schema)
+        let legacy_fingerprint = tools::legacy_fingerprint(schema)
             .filter(|legacy| *legacy != fingerprint)
             .map(|legacy| legacy.to_string());
         let mut schema = schema.clone();
         let aliases = schema
-            .get(crate::schema::ALIASES)
+            .get(tools::ALIASES)
             .and_then(Value::as_array)
             .map(|a| {
                 a.iter()
@@ -290,7 +290,7 @@ impl Module {
         let generated = self.render()?;
         let update = self
             .update
-            .unwrap_or_else(|| crate::schema::update_requested(std::env::var_os(UPDATE_ENV)));
+            .unwrap_or_else(|| tools::update_requested(std::env::var_os(UPDATE_ENV)));
         let committed = match std::fs::read_to_string(path) {
             Ok(text) => Some(text),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
@@ -330,7 +330,7 @@ impl Module {
         generated: &str,
     ) -> Result<(), Error> {
         if let Some(dir) = &self.schemas {
-            let mut check = crate::schema::DriftCheck::new(dir);
+            let mut check = DriftCheck::new(dir);
             for (rust, info) in &self.types {
                 check.push(rust, info);
             }
