@@ -19,6 +19,7 @@
 //! Output to a closed pipe (`codec inspect DIR | head`) ends the command
 //! quietly, with exit code 0.
 
+mod error;
 mod inspect;
 mod location;
 mod python;
@@ -33,6 +34,7 @@ use codec::store::{EntryInfo, Mode};
 use codec::{Cache, StoreError};
 use indicatif::{ProgressBar, ProgressStyle};
 
+use error::Failure;
 use location::Location;
 use untyped::Json;
 
@@ -146,25 +148,6 @@ enum Command {
     },
 }
 
-/// Why a command stopped.
-enum Failure {
-    Store(StoreError),
-    /// Writing the output failed (a closed pipe among others).
-    Output(io::Error),
-}
-
-impl From<StoreError> for Failure {
-    fn from(e: StoreError) -> Self {
-        Failure::Store(e)
-    }
-}
-
-impl From<io::Error> for Failure {
-    fn from(e: io::Error) -> Self {
-        Failure::Output(e)
-    }
-}
-
 type Outcome = Result<ExitCode, Failure>;
 
 fn main() -> ExitCode {
@@ -215,13 +198,9 @@ fn main() -> ExitCode {
         Ok(code) => code,
         // The reader went away (`| head`): nothing left to tell it.
         Err(Failure::Output(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
-        Err(Failure::Output(e)) => {
-            warn(format_args!("error: cannot write the output: {e}"));
-            ExitCode::from(2)
-        }
-        // The message and its causes (a StoreError's Debug).
-        Err(Failure::Store(e)) => {
-            warn(format_args!("error: {e:?}"));
+        // The message and each of its causes, once.
+        Err(e) => {
+            warn(format_args!("error: {}", e.with_causes()));
             ExitCode::from(2)
         }
     }

@@ -30,7 +30,11 @@ const MAGIC: [u8; 4] = [0xc1, b'C', b'D', b'C'];
 const FORMAT_VERSION: u8 = 1;
 
 /// A stored value could not be read back.
-#[derive(Debug, Clone, PartialEq)]
+///
+/// Its message says what failed; the error behind it, if any, is its
+/// `source()`. Its `Debug` is the message followed by each cause, so
+/// `unwrap()` prints the whole story.
+#[derive(Clone, PartialEq)]
 #[non_exhaustive]
 pub enum EnvelopeError {
     /// The bytes are not an envelope this codec reads: wrong magic, an
@@ -100,7 +104,9 @@ impl fmt::Display for EnvelopeError {
                 changes.summary(),
                 changes.fixes()
             ),
-            EnvelopeError::Decode(e) => write!(f, "stored payload does not decode: {e}"),
+            // The cause is the `source()`, printed once (by `Debug`, or an
+            // error reporter), not twice.
+            EnvelopeError::Decode(_) => f.write_str("stored payload does not decode"),
         }
     }
 }
@@ -119,6 +125,19 @@ impl EnvelopeError {
             }
             EnvelopeError::Decode(_) => "its payload does not decode".to_owned(),
         }
+    }
+}
+
+impl fmt::Debug for EnvelopeError {
+    /// The message, then each cause after a colon.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)?;
+        let mut cause = std::error::Error::source(self);
+        while let Some(e) = cause {
+            write!(f, ": {e}")?;
+            cause = e.source();
+        }
+        Ok(())
     }
 }
 
@@ -235,4 +254,24 @@ pub fn from_stored<T: Codec + 'static>(bytes: &[u8]) -> Result<T, EnvelopeError>
         |e| e,
     )?;
     Ok(crate::from_msgpack(&bytes[header.payload_offset..])?)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::error::Error;
+
+    /// Each cause is printed once: in the message of the error whose
+    /// `source()` it is, not in the message of the error above it too.
+    #[test]
+    fn a_payload_that_does_not_decode_prints_its_cause_once() {
+        let mut bytes = super::to_stored(&(1u32, "text".to_owned())).unwrap();
+        bytes.truncate(bytes.len() - 2);
+        let e = super::from_stored::<(u32, String)>(&bytes).unwrap_err();
+        let cause = e
+            .source()
+            .expect("the decode error is the source")
+            .to_string();
+        assert!(!e.to_string().contains(&cause), "{e}");
+        assert_eq!(format!("{e:?}").matches(&cause).count(), 1, "{e:?}");
+    }
 }

@@ -52,7 +52,7 @@ impl Cache {
     /// [`Admin::rebuild_index`](crate::Admin::rebuild_index).
     pub(crate) fn rebuild_index(dir: impl AsRef<Path>) -> Result<u64, StoreError> {
         let dir = dir.as_ref();
-        crate::admin::compact::require_cache_folder(dir)?;
+        crate::cache::open::require_cache_folder(dir)?;
         let folder: Arc<dyn Backend> = Arc::new(Folder::new(dir));
         Ok(build(&folder, true, true)?.map_or(0, |b| b.lines))
     }

@@ -82,18 +82,6 @@ impl Compacted {
     }
 }
 
-/// An error unless `dir` is a cache folder already: what works on one
-/// (compaction, rebuilding the index) never makes one of another folder.
-pub(crate) fn require_cache_folder(dir: &Path) -> Result<(), StoreError> {
-    if dir.join(layout::META).exists() {
-        return Ok(());
-    }
-    Err(StoreError::open(
-        dir.display().to_string(),
-        format!("it is not a codec cache folder (no {})", layout::META),
-    ))
-}
-
 impl Cache {
     /// [`Admin::compact`](crate::Admin::compact).
     pub(crate) fn compact(
@@ -102,7 +90,7 @@ impl Cache {
         mut progress: impl FnMut(usize, usize),
     ) -> Result<Compacted, StoreError> {
         let dir = dir.as_ref();
-        require_cache_folder(dir)?;
+        crate::cache::open::require_cache_folder(dir)?;
         create_folder(dir)?;
         compact_alone(Arc::new(Folder::new(dir)), handlers, &mut progress)
     }

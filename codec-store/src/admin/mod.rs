@@ -95,42 +95,9 @@ impl Admin<'static> {
     /// # }
     /// ```
     pub fn open(location: &str) -> Result<Admin<'static>, StoreError> {
-        let cache = if location.contains("://") {
-            Self::open_url(location)?
-        } else {
-            compact::require_cache_folder(Path::new(location))?;
-            Cache::open(location)?
-        };
         Ok(Admin {
-            cache: Held::Owned(Box::new(cache)),
+            cache: Held::Owned(Box::new(Cache::open_existing(location)?)),
         })
-    }
-
-    #[cfg(feature = "object-store")]
-    fn open_url(url: &str) -> Result<Cache, StoreError> {
-        use crate::backend::object::{At, Objects};
-        let at = Objects::from_url(url).map_err(|e| StoreError::open(url, e.source.to_string()))?;
-        match at {
-            At::Folder(dir) => {
-                compact::require_cache_folder(&dir)?;
-                Cache::open(dir)
-            }
-            At::Objects(objects) => {
-                if objects.read(crate::layout::META)?.is_none() {
-                    let why = format!("it is not a codec cache (no {})", crate::layout::META);
-                    return Err(StoreError::open(url, why));
-                }
-                Cache::open_backend(Arc::new(objects), Default::default())
-            }
-        }
-    }
-
-    #[cfg(not(feature = "object-store"))]
-    fn open_url(url: &str) -> Result<Cache, StoreError> {
-        Err(StoreError::open(
-            url,
-            "a URL needs the `object-store` feature (and `aws`, `gcp` or `azure` for the clouds)",
-        ))
     }
 
     /// Registers `handler` in this admin's own handle: the entries it

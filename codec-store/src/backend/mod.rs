@@ -374,7 +374,8 @@ impl BackendError {
 
 impl fmt::Display for BackendError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} of {}: {}", self.op, self.address, self.source)
+        // The cause is the `source()`, printed once.
+        write!(f, "{} of {} failed", self.op, self.address)
     }
 }
 
@@ -466,5 +467,20 @@ impl<B: Backend> Appender for Segments<B> {
 
     fn end(&self) -> (String, u64) {
         (layout::segment_name(&self.name, self.next), 0)
+    }
+}
+
+#[cfg(test)]
+mod error_tests {
+    use std::error::Error;
+
+    /// The cause is the `source()`, not a second time in the message.
+    #[test]
+    fn a_backend_error_prints_its_cause_once() {
+        let cause = std::io::Error::new(std::io::ErrorKind::PermissionDenied, "no access");
+        let e = super::BackendError::new("read", "/store/x", cause);
+        let source = e.source().expect("the cause is the source").to_string();
+        assert!(!e.to_string().contains(&source), "{e}");
+        assert!(e.to_string().contains("/store/x"), "{e}");
     }
 }

@@ -48,6 +48,31 @@ impl Cache {
         Self::open_with(dir, CacheOptions::default())
     }
 
+    /// Opens the store that is at `location` (a folder, or a URL as
+    /// [`Cache::open`] takes them), never creating one: a location with no
+    /// store is [`StoreError::Open`]. For a location given by hand (a
+    /// command's argument), where a typo must not make an empty cache.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), codec::StoreError> {
+    /// let dir = tempfile::tempdir().unwrap();
+    /// assert!(codec::Cache::open_existing(dir.path()).is_err());
+    /// codec::Cache::open(dir.path())?.put("k", &1u8)?;
+    /// assert_eq!(codec::Cache::open_existing(dir.path())?.get::<u8>("k")?, Some(1));
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn open_existing(location: impl AsRef<Path>) -> Result<Cache, StoreError> {
+        let location = location.as_ref();
+        match location.to_str().filter(|l| is_url(l)) {
+            Some(url) => open_existing_url(url),
+            None => {
+                require_cache_folder(location)?;
+                Cache::open(location)
+            }
+        }
+    }
+
     /// Opens the cache folder (or URL, see [`Cache::open`]) `dir` with
     /// options. While a compaction of the folder runs
     /// ([`Admin::compact`](crate::Admin::compact)), this waits for it to end.
@@ -368,6 +393,46 @@ impl Cache {
             })?;
         Self::open_backend(Arc::new(backend), options)
     }
+}
+
+/// An error unless `dir` is a cache folder already: what works on one
+/// (compaction, rebuilding the index, a command) never makes one of
+/// another folder.
+pub(crate) fn require_cache_folder(dir: &Path) -> Result<(), StoreError> {
+    if dir.join(layout::META).exists() {
+        return Ok(());
+    }
+    Err(StoreError::open(
+        dir.display().to_string(),
+        format!("it is not a codec cache folder (no {})", layout::META),
+    ))
+}
+
+/// [`Cache::open_existing`] of a URL.
+#[cfg(feature = "object-store")]
+fn open_existing_url(url: &str) -> Result<Cache, StoreError> {
+    let at = object::Objects::from_url(url).map_err(refused_url)?;
+    match at {
+        object::At::Folder(dir) => {
+            require_cache_folder(&dir)?;
+            Cache::open(dir)
+        }
+        object::At::Objects(objects) => {
+            if objects.read(layout::META)?.is_none() {
+                let why = format!("it is not a codec cache (no {})", layout::META);
+                return Err(StoreError::open(url, why));
+            }
+            Cache::open_backend(Arc::new(objects), Default::default())
+        }
+    }
+}
+
+#[cfg(not(feature = "object-store"))]
+fn open_existing_url(url: &str) -> Result<Cache, StoreError> {
+    Err(StoreError::open(
+        url,
+        "a URL needs the `object-store` feature (and `aws`, `gcp` or `azure` for the clouds)",
+    ))
 }
 
 /// The error of a URL [`object::Objects::from_url`] refused.
