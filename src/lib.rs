@@ -252,6 +252,10 @@ macro_rules! python_module {
 #[cfg(feature = "store")]
 pub use codec_derive::memoize;
 pub use codec_runtime::*;
+// schemars' items have their paths in schemars: re-exported for the
+// signatures of `Codec::json_schema`, not listed as codec's.
+#[doc(no_inline)]
+pub use schemars;
 
 /// Python classes for codec types (the crate `codec-python`; feature `python`).
 #[cfg(feature = "python")]

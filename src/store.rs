@@ -65,10 +65,12 @@
 #[doc(hidden)]
 pub use codec_store::__ids;
 pub use codec_store::backend;
+#[doc(hidden)]
+pub use codec_store::STORE_FORMAT;
 pub use codec_store::{
     Address, Admin, Bounds, Compacted, DumpContext, DumpSelf, EntryInfo, FilePerEntry, Handler,
     Info, InfoRef, InfoValue, Inline, LoadContext, LocalCache, Mode, Reduced, Resources,
-    SelfDumping, Shared, TableInfo, Typed, TypedHandler, Used, STORE_FORMAT,
+    SelfDumping, Shared, TableInfo, Typed, TypedHandler, Used,
 };
 #[cfg(feature = "ndarray")]
 pub use codec_store::{ArrayHandler, MappedArray};

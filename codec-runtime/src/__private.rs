@@ -169,13 +169,13 @@ pub trait Located {
 
 impl Located for MsgpackReader<'_> {
     fn located(&self, start: usize, err: DecodeError) -> DecodeError {
-        err.at(crate::Format::MsgPack, start)
+        err.at(crate::error::Format::MsgPack, start)
     }
 }
 
 impl Located for JsonReader<'_> {
     fn located(&self, start: usize, err: DecodeError) -> DecodeError {
-        err.at(crate::Format::Json, start)
+        err.at(crate::error::Format::Json, start)
     }
 }
 

@@ -29,10 +29,8 @@ use serde_json::Value;
 #[diagnostic::on_unimplemented(
     message = "`{Self}` has no codec encoding",
     label = "`{Self}` does not implement `Codec`",
-    note = "if `{Self}` is from uuid, chrono, rust_decimal, ndarray, num-complex or arrow, enable codec's feature of that name (`decimal` for rust_decimal) in Cargo.toml: `codec = {{ version = \"..\", features = [\"chrono\"] }}` for chrono",
-    note = "else, for a type of this crate, add #[derive(Codec)] to `{Self}`; for another foreign type with serde support, use `codec::Serde<{Self}>` or #[codec(with = \"codec::serde_bridge\")] (feature `serde`; the type also needs `schemars::JsonSchema`, which schemars' features give common crates: `url2`, `uuid1`, `chrono04`, `bytes1`, `indexmap2`, ...)",
-    note = "a type that borrows from its input (`&'a str` or `&'a [u8]` fields, or fields with #[codec(borrow)]) is read only by `from_msgpack`, `from_json` and the store's `get_ref` (see `codec::Decode`): a field holding one says #[codec(borrow)], a `Vec` or `Option` of one is read through a newtype (`struct Batch<'a>(#[codec(borrow)] Vec<Line<'a>>)`), and where an owned value is needed (the store's `get`, a memoized result) use its owned twin, with `String` and `Vec<u8>`",
-    note = "`to_json`, `to_msgpack` and `ContentHash::part` take references (`&str`, `&[T]`, `&T`, tuples of them) as they are"
+    note = "a type of this crate: add #[derive(codec::Codec)] to `{Self}`; of uuid, chrono, rust_decimal, ndarray, num-complex or arrow: enable codec's feature of that name (`decimal` for rust_decimal); of another crate, with serde support: `codec::Serde<{Self}>` (feature `serde`, and schemars' `JsonSchema`)",
+    note = "a type that borrows from its input (`&'a str`, `&'a [u8]`, #[codec(borrow)]) is read by `from_msgpack`, `from_json` and `get_ref` only: where an owned value is needed (`get`, a memoized result, a `Vec` of it), use its owned twin or a newtype (see `codec::Decode`)"
 )]
 pub trait Codec: Encode + Sized {
     /// The kinds this type's encoding can start with: [`WireKind::MAP`] for a

@@ -251,7 +251,7 @@ impl Length for Cow<'_, str> {
     }
 }
 
-impl Length for crate::Bytes {
+impl Length for crate::impls::bytes::Bytes {
     fn length(&self) -> usize {
         self.len()
     }

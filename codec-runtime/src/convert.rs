@@ -202,10 +202,10 @@ impl DecodeOptions {
         self
     }
 
-    fn check_size(&self, len: usize, format: crate::Format) -> Result<(), DecodeError> {
+    fn check_size(&self, len: usize, format: crate::error::Format) -> Result<(), DecodeError> {
         match self.max_input {
             Some(limit) if len > limit => Err(DecodeError::new(
-                crate::DecodeErrorKind::InputTooLarge { len, limit },
+                crate::error::DecodeErrorKind::InputTooLarge { len, limit },
             )
             .at(format, 0)),
             _ => Ok(()),
@@ -214,7 +214,7 @@ impl DecodeOptions {
 
     /// [`from_msgpack`] with these options.
     pub fn from_msgpack<'de, T: Decode<'de>>(&self, bytes: &'de [u8]) -> Result<T, DecodeError> {
-        self.check_size(bytes.len(), crate::Format::MsgPack)?;
+        self.check_size(bytes.len(), crate::error::Format::MsgPack)?;
         let mut r = MsgpackReader::with_depth_limit(bytes, self.depth_limit);
         let value = T::read_msgpack(&mut r).map_err(|e| r.locate(e))?;
         r.finish()?;
@@ -223,7 +223,7 @@ impl DecodeOptions {
 
     /// [`from_json`] with these options.
     pub fn from_json<'de, T: Decode<'de>>(&self, text: &'de str) -> Result<T, DecodeError> {
-        self.check_size(text.len(), crate::Format::Json)?;
+        self.check_size(text.len(), crate::error::Format::Json)?;
         decode_json(JsonReader::with_depth_limit(text, self.depth_limit))
     }
 }
@@ -238,7 +238,7 @@ mod tests {
     crate::encode::encode_by_codec!(Nested);
 
     impl Codec for Nested {
-        const KIND: crate::WireKind = crate::WireKind::BYTES;
+        const KIND: crate::kind::WireKind = crate::kind::WireKind::BYTES;
 
         fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
             let inner = to_msgpack(&self.0)?;

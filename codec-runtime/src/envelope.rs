@@ -253,7 +253,9 @@ pub fn from_stored<T: Codec + 'static>(bytes: &[u8]) -> Result<T, EnvelopeError>
         },
         |e| e,
     )?;
-    Ok(crate::from_msgpack(&bytes[header.payload_offset..])?)
+    Ok(crate::convert::from_msgpack(
+        &bytes[header.payload_offset..],
+    )?)
 }
 
 #[cfg(test)]

@@ -34,7 +34,7 @@ use crate::msgpack::MsgpackWriter;
 /// assert_eq!(a.len(), 64);
 /// ```
 pub fn content_hash<T: Encode + ?Sized>(value: &T) -> Result<String, EncodeError> {
-    Ok(hex(&Sha256::digest(crate::to_msgpack(value)?)))
+    Ok(hex(&Sha256::digest(crate::convert::to_msgpack(value)?)))
 }
 
 fn hex(digest: &[u8]) -> String {

@@ -142,7 +142,7 @@ mod tests {
     use crate::schema::schema_of;
     use std::collections::{BTreeMap, HashSet};
 
-    fn name<T: crate::Codec>() -> String {
+    fn name<T: crate::codec::Codec>() -> String {
         structural_name(&schema_of::<T>())
     }
 

@@ -64,7 +64,7 @@ impl Raw {
     pub fn to_msgpack<T: Codec>(value: &T) -> Result<Raw, EncodeError> {
         Ok(Raw {
             format: Format::MsgPack,
-            bytes: crate::to_msgpack(value)?,
+            bytes: crate::convert::to_msgpack(value)?,
         })
     }
 
@@ -72,7 +72,7 @@ impl Raw {
     pub fn to_json<T: Codec>(value: &T) -> Result<Raw, EncodeError> {
         Ok(Raw {
             format: Format::Json,
-            bytes: crate::to_json_vec(value)?,
+            bytes: crate::convert::to_json_vec(value)?,
         })
     }
 
@@ -89,8 +89,8 @@ impl Raw {
     /// Decodes the kept bytes as a `T`, in their format.
     pub fn decode<T: Codec>(&self) -> Result<T, DecodeError> {
         match self.format {
-            Format::MsgPack => crate::from_msgpack(&self.bytes),
-            Format::Json => crate::from_json_slice(&self.bytes),
+            Format::MsgPack => crate::convert::from_msgpack(&self.bytes),
+            Format::Json => crate::convert::from_json_slice(&self.bytes),
         }
     }
 

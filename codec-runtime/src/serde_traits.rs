@@ -41,10 +41,10 @@ const MSGPACK_EXT_STRUCT_NAME: &str = "_ExtStruct";
 /// into `serializer`.
 pub fn serialize<T: Codec, S: Serializer>(value: &T, serializer: S) -> Result<S::Ok, S::Error> {
     let tree = if serializer.is_human_readable() {
-        let json = crate::to_json_vec(value).map_err(ser::Error::custom)?;
+        let json = crate::convert::to_json_vec(value).map_err(ser::Error::custom)?;
         serde_json::from_slice::<Tree>(&json).map_err(ser::Error::custom)?
     } else {
-        let bytes = crate::to_msgpack(value).map_err(ser::Error::custom)?;
+        let bytes = crate::convert::to_msgpack(value).map_err(ser::Error::custom)?;
         let mut r = MsgpackReader::new(&bytes);
         Tree::read_msgpack(&mut r).map_err(ser::Error::custom)?
     };
@@ -59,11 +59,11 @@ pub fn deserialize<'de, T: Codec, D: Deserializer<'de>>(deserializer: D) -> Resu
     if human_readable {
         let mut w = JsonWriter::default();
         tree.write_json(&mut w).map_err(de::Error::custom)?;
-        crate::from_json_slice(w.as_slice()).map_err(de::Error::custom)
+        crate::convert::from_json_slice(w.as_slice()).map_err(de::Error::custom)
     } else {
         let mut w = MsgpackWriter::default();
         tree.write_msgpack(&mut w).map_err(de::Error::custom)?;
-        crate::from_msgpack(w.as_slice()).map_err(de::Error::custom)
+        crate::convert::from_msgpack(w.as_slice()).map_err(de::Error::custom)
     }
 }
 

@@ -28,8 +28,8 @@ use crate::msgpack::{Integer, MsgpackReader};
 
 /// Both encodings of `value`, as text.
 pub fn render<T: Codec>(value: &T) -> Result<String, EncodeError> {
-    let json = crate::to_json(value)?;
-    let msgpack = crate::to_msgpack(value)?;
+    let json = crate::convert::to_json(value)?;
+    let msgpack = crate::convert::to_msgpack(value)?;
     Ok(format!(
         "json:\n{}\n\nmsgpack:\n{}",
         pretty_json(&json),
@@ -170,7 +170,7 @@ fn marker_len(token: &[u8]) -> usize {
 }
 
 /// Reads one token: its description and how many values it contains.
-fn token(r: &mut MsgpackReader<'_>) -> Result<(String, usize), crate::DecodeError> {
+fn token(r: &mut MsgpackReader<'_>) -> Result<(String, usize), crate::error::DecodeError> {
     let m = r.peek()?;
     Ok(match m {
         0xc0 => {
@@ -229,7 +229,7 @@ mod tests {
 
     #[test]
     fn descriptions_start_in_one_column_past_the_widest_token() {
-        let long = crate::to_msgpack(&vec!["x".repeat(44), "y".into()]).unwrap();
+        let long = crate::convert::to_msgpack(&vec!["x".repeat(44), "y".into()]).unwrap();
         let text = annotate_msgpack(&long);
         let columns: Vec<usize> = text
             .lines()

@@ -66,5 +66,6 @@ pub use error::{Address, StoreError};
 pub use index::line::InfoRef;
 pub use index::records::{Info, InfoValue, Mode};
 pub use index::EntryInfo;
+#[doc(hidden)]
 pub use layout::STORE_FORMAT;
 pub use options::{CacheOptions, LocalCache, PutOptions};

@@ -116,7 +116,7 @@ impl Codec for RecordBatch {
             None => Buffer::from(data.to_vec()),
         };
         one_batch(&buffer)
-            .map_err(|m| DecodeError::invalid_value(m).at(crate::Format::MsgPack, start))
+            .map_err(|m| DecodeError::invalid_value(m).at(crate::error::Format::MsgPack, start))
     }
 
     fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
@@ -127,7 +127,7 @@ impl Codec for RecordBatch {
     }
 
     fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
-        let bytes = crate::Bytes::decode_json(r)?;
+        let bytes = crate::impls::bytes::Bytes::decode_json(r)?;
         one_batch(&Buffer::from(bytes.to_vec())).map_err(DecodeError::invalid_value)
     }
 

@@ -155,6 +155,7 @@ pub mod keep_offset {
     use super::*;
 
     /// Appends the RFC 3339 string, offset included.
+    #[doc(hidden)]
     pub fn encode_msgpack(
         v: &DateTime<FixedOffset>,
         w: &mut MsgpackWriter,
@@ -163,21 +164,25 @@ pub mod keep_offset {
     }
 
     /// Reads an RFC 3339 string (or a timestamp extension, at `+00:00`).
+    #[doc(hidden)]
     pub fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<DateTime<FixedOffset>, DecodeError> {
         <DateTime<FixedOffset>>::decode_msgpack(r)
     }
 
     /// Appends the RFC 3339 string, as the type does.
+    #[doc(hidden)]
     pub fn encode_json(v: &DateTime<FixedOffset>, w: &mut JsonWriter) -> Result<(), EncodeError> {
         v.encode_json(w)
     }
 
     /// Reads an RFC 3339 string.
+    #[doc(hidden)]
     pub fn decode_json(r: &mut JsonReader<'_>) -> Result<DateTime<FixedOffset>, DecodeError> {
         <DateTime<FixedOffset>>::decode_json(r)
     }
 
     /// The schema of an RFC 3339 string.
+    #[doc(hidden)]
     pub fn json_schema<T>(g: &mut SchemaGenerator) -> Schema {
         <DateTime<FixedOffset>>::json_schema(g)
     }
@@ -426,37 +431,55 @@ mod tests {
     #[test]
     fn chrono_types_round_trip() {
         let t = DateTime::from_timestamp(1, 0).unwrap();
-        assert_eq!(crate::to_json(&t).unwrap(), r#""1970-01-01T00:00:01Z""#);
-        assert_eq!(crate::to_msgpack(&t).unwrap(), [0xd6, 0xff, 0, 0, 0, 1]);
+        assert_eq!(
+            crate::convert::to_json(&t).unwrap(),
+            r#""1970-01-01T00:00:01Z""#
+        );
+        assert_eq!(
+            crate::convert::to_msgpack(&t).unwrap(),
+            [0xd6, 0xff, 0, 0, 0, 1]
+        );
         let d = NaiveDate::from_ymd_opt(2024, 5, 1).unwrap();
-        assert_eq!(crate::to_json(&d).unwrap(), r#""2024-05-01""#);
-        assert_eq!(crate::from_json::<NaiveDate>(r#""2024-05-01""#).unwrap(), d);
+        assert_eq!(crate::convert::to_json(&d).unwrap(), r#""2024-05-01""#);
+        assert_eq!(
+            crate::convert::from_json::<NaiveDate>(r#""2024-05-01""#).unwrap(),
+            d
+        );
         let neg = TimeDelta::milliseconds(-1500);
-        assert_eq!(crate::to_json(&neg).unwrap(), r#""-PT1.5S""#);
-        assert_eq!(crate::from_json::<TimeDelta>(r#""-PT1.5S""#).unwrap(), neg);
-        assert_eq!(crate::from_json::<TimeDelta>("-1.5").unwrap(), neg);
+        assert_eq!(crate::convert::to_json(&neg).unwrap(), r#""-PT1.5S""#);
+        assert_eq!(
+            crate::convert::from_json::<TimeDelta>(r#""-PT1.5S""#).unwrap(),
+            neg
+        );
+        assert_eq!(crate::convert::from_json::<TimeDelta>("-1.5").unwrap(), neg);
         let ndt = d.and_hms_milli_opt(12, 30, 0, 250).unwrap();
         assert_eq!(
-            crate::to_json(&ndt).unwrap(),
+            crate::convert::to_json(&ndt).unwrap(),
             r#""2024-05-01T12:30:00.250000""#
         );
         assert_eq!(
-            crate::from_json::<NaiveDateTime>(&crate::to_json(&ndt).unwrap()).unwrap(),
+            crate::convert::from_json::<NaiveDateTime>(&crate::convert::to_json(&ndt).unwrap())
+                .unwrap(),
             ndt
         );
-        assert!(crate::from_json::<NaiveDateTime>(r#""2024-05-01T12:30:00Z""#).is_err());
+        assert!(crate::convert::from_json::<NaiveDateTime>(r#""2024-05-01T12:30:00Z""#).is_err());
     }
 
     #[test]
     fn aware_datetimes_are_timestamps_in_msgpack_as_msgspec_writes_them() {
         let off = DateTime::parse_from_rfc3339("2026-01-02T03:04:05+02:00").unwrap();
-        assert_eq!(hex(&crate::to_msgpack(&off).unwrap()), "d6ff69571985");
         assert_eq!(
-            crate::to_json(&off).unwrap(),
+            hex(&crate::convert::to_msgpack(&off).unwrap()),
+            "d6ff69571985"
+        );
+        assert_eq!(
+            crate::convert::to_json(&off).unwrap(),
             r#""2026-01-02T03:04:05+02:00""#
         );
-        let back = crate::from_msgpack::<DateTime<FixedOffset>>(&crate::to_msgpack(&off).unwrap())
-            .unwrap();
+        let back = crate::convert::from_msgpack::<DateTime<FixedOffset>>(
+            &crate::convert::to_msgpack(&off).unwrap(),
+        )
+        .unwrap();
         assert_eq!(back, off);
         assert_eq!(
             back.offset().local_minus_utc(),
@@ -464,12 +487,12 @@ mod tests {
             "the extension has no offset"
         );
         // msgspec's other forms: the string in MessagePack, an offset without a colon.
-        let text = crate::to_msgpack(&"2026-01-02T03:04:05+0200".to_owned()).unwrap();
-        let read = crate::from_msgpack::<DateTime<FixedOffset>>(&text).unwrap();
+        let text = crate::convert::to_msgpack(&"2026-01-02T03:04:05+0200".to_owned()).unwrap();
+        let read = crate::convert::from_msgpack::<DateTime<FixedOffset>>(&text).unwrap();
         assert_eq!((read, read.offset().local_minus_utc()), (off, 7200));
         let zero = DateTime::parse_from_rfc3339("2026-01-02T03:04:05.5-00:00").unwrap();
         assert_eq!(
-            crate::to_json(&zero).unwrap(),
+            crate::convert::to_json(&zero).unwrap(),
             r#""2026-01-02T03:04:05.500000Z""#
         );
     }
@@ -483,42 +506,46 @@ mod tests {
             at: DateTime<FixedOffset>,
         }
         let at = DateTime::parse_from_rfc3339("2026-01-02T03:04:05-05:30").unwrap();
-        let bytes = crate::to_msgpack(&Meeting { at }).unwrap();
+        let bytes = crate::convert::to_msgpack(&Meeting { at }).unwrap();
         assert!(hex(&bytes).contains(&hex(b"2026-01-02T03:04:05-05:30")));
-        let back: Meeting = crate::from_msgpack(&bytes).unwrap();
+        let back: Meeting = crate::convert::from_msgpack(&bytes).unwrap();
         assert_eq!(back.at.offset().local_minus_utc(), -19_800);
     }
 
     #[test]
     fn times_naive_and_aware() {
         let t = NaiveTime::from_hms_micro_opt(1, 2, 3, 400_000).unwrap();
-        assert_eq!(crate::to_json(&t).unwrap(), r#""01:02:03.400000""#);
+        assert_eq!(crate::convert::to_json(&t).unwrap(), r#""01:02:03.400000""#);
         let aware = OffsetTime {
             time: NaiveTime::from_hms_micro_opt(1, 2, 3, 5).unwrap(),
             offset: FixedOffset::east_opt(7200).unwrap(),
         };
         assert_eq!(
-            crate::to_json(&aware).unwrap(),
+            crate::convert::to_json(&aware).unwrap(),
             r#""01:02:03.000005+02:00""#
         );
         assert_eq!(
-            crate::from_json::<OffsetTime>(&crate::to_json(&aware).unwrap()).unwrap(),
+            crate::convert::from_json::<OffsetTime>(&crate::convert::to_json(&aware).unwrap())
+                .unwrap(),
             aware
         );
         assert_eq!(
-            crate::from_json::<OffsetTime>(r#""01:02:03Z""#)
+            crate::convert::from_json::<OffsetTime>(r#""01:02:03Z""#)
                 .unwrap()
                 .offset,
             FixedOffset::east_opt(0).unwrap()
         );
-        assert!(crate::from_json::<OffsetTime>(r#""01:02:03""#).is_err());
-        assert!(crate::from_json::<NaiveTime>(r#""01:02:03Z""#).is_err());
+        assert!(crate::convert::from_json::<OffsetTime>(r#""01:02:03""#).is_err());
+        assert!(crate::convert::from_json::<NaiveTime>(r#""01:02:03Z""#).is_err());
     }
 
     #[test]
     fn a_leap_second_is_an_encode_error_in_both_formats() {
-        fn refused<T: crate::Codec + std::fmt::Debug>(value: &T) {
-            let (json, msgpack) = (crate::to_json(value), crate::to_msgpack(value));
+        fn refused<T: crate::codec::Codec + std::fmt::Debug>(value: &T) {
+            let (json, msgpack) = (
+                crate::convert::to_json(value),
+                crate::convert::to_msgpack(value),
+            );
             for error in [json.as_ref().err(), msgpack.as_ref().err()] {
                 assert!(
                     matches!(error, Some(EncodeError::InvalidValue { message })

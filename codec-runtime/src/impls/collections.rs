@@ -102,7 +102,7 @@ impl<T: Codec, const N: usize> Codec for [T; N] {
     fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
         let start = r.position();
         let items = T::__decode_msgpack_vec(r)?;
-        fixed(items).map_err(|e| e.at(crate::Format::MsgPack, start))
+        fixed(items).map_err(|e| e.at(crate::error::Format::MsgPack, start))
     }
 
     fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
@@ -112,7 +112,7 @@ impl<T: Codec, const N: usize> Codec for [T; N] {
     fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
         let start = r.position();
         let items = T::__decode_json_vec(r)?;
-        fixed(items).map_err(|e| e.at(crate::Format::Json, start))
+        fixed(items).map_err(|e| e.at(crate::error::Format::Json, start))
     }
 
     fn json_schema(g: &mut SchemaGenerator) -> Schema {
@@ -438,7 +438,7 @@ fn sorted_str_entries<'m, 'a, V, S>(map: &'m HashMap<&'a str, V, S>) -> Vec<(&'a
 /// The error for a JSON key with escapes in a map whose keys borrow.
 #[cold]
 fn escaped_key(r: &mut JsonReader<'_>) -> DecodeError {
-    r.error(crate::DecodeErrorKind::InvalidType {
+    r.error(crate::error::DecodeErrorKind::InvalidType {
         expected: "a key without escapes, which a `&str` key can borrow".into(),
         found:
             "a key with escapes; declare the map with `String` keys and owned values to take them"
@@ -454,7 +454,7 @@ macro_rules! tuple_decode {
         let len = $r.read_array_len()?;
         if len != $len {
             $r.seek(start);
-            return Err($r.error(crate::DecodeErrorKind::InvalidLength {
+            return Err($r.error(crate::error::DecodeErrorKind::InvalidLength {
                 expected: concat!("a tuple of ", $len, " elements").into(),
                 found: len,
             }));
@@ -468,14 +468,14 @@ macro_rules! tuple_decode {
             if $r.next_element(&mut first)? {
                 <$name as $trait>::$read($r).map_err(|e| e.in_index($idx))?
             } else {
-                return Err($r.error(crate::DecodeErrorKind::InvalidLength {
+                return Err($r.error(crate::error::DecodeErrorKind::InvalidLength {
                     expected: concat!("a tuple of ", $len, " elements").into(),
                     found: $idx,
                 }));
             },
         )+);
         if $r.next_element(&mut first)? {
-            return Err($r.error(crate::DecodeErrorKind::InvalidLength {
+            return Err($r.error(crate::error::DecodeErrorKind::InvalidLength {
                 expected: concat!("a tuple of ", $len, " elements").into(),
                 found: $len + 1,
             }));

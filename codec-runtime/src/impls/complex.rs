@@ -48,9 +48,10 @@ mod tests {
     #[test]
     fn complex_is_a_pair() {
         let z = Complex::new(1.5f64, -2.0);
-        assert_eq!(crate::to_json(&z).unwrap(), "[1.5,-2.0]");
+        assert_eq!(crate::convert::to_json(&z).unwrap(), "[1.5,-2.0]");
         assert_eq!(
-            crate::from_msgpack::<Complex<f64>>(&crate::to_msgpack(&z).unwrap()).unwrap(),
+            crate::convert::from_msgpack::<Complex<f64>>(&crate::convert::to_msgpack(&z).unwrap())
+                .unwrap(),
             z
         );
     }

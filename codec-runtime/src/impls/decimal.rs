@@ -110,7 +110,8 @@ impl Codec for Decimal {
     }
 
     fn __decode_json_key(r: &mut JsonReader<'_>, key: &str) -> Result<Self, DecodeError> {
-        parse(key).map_err(|message| r.error(crate::DecodeErrorKind::InvalidValue { message }))
+        parse(key)
+            .map_err(|message| r.error(crate::error::DecodeErrorKind::InvalidValue { message }))
     }
 }
 
@@ -136,7 +137,7 @@ mod tests {
             ("123456789012345678.9", "123456789012345678.9"),
         ] {
             assert_eq!(
-                crate::to_json(&d(value)).unwrap(),
+                crate::convert::to_json(&d(value)).unwrap(),
                 format!("{text:?}"),
                 "{value}"
             );
@@ -145,7 +146,7 @@ mod tests {
 
     #[test]
     fn reads_every_form_msgspec_accepts() {
-        let json = |s: &str| crate::from_json::<Decimal>(s);
+        let json = |s: &str| crate::convert::from_json::<Decimal>(s);
         assert_eq!(json(r#""1.50""#).unwrap().to_string(), "1.50");
         assert_eq!(json(r#""1E-7""#).unwrap(), d("0.0000001"));
         assert_eq!(json(r#""1e3""#).unwrap(), d("1000"));
@@ -155,7 +156,7 @@ mod tests {
         let mp = |v: &dyn Fn(&mut MsgpackWriter)| {
             let mut w = MsgpackWriter::default();
             v(&mut w);
-            crate::from_msgpack::<Decimal>(w.as_slice())
+            crate::convert::from_msgpack::<Decimal>(w.as_slice())
         };
         assert_eq!(mp(&|w| w.write_f64(1.1)).unwrap(), d("1.1"));
         assert_eq!(mp(&|w| w.write_i64(-7)).unwrap(), d("-7"));

@@ -238,7 +238,7 @@ impl<T: Element, D: Dimension> Codec for Array<T, D> {
         let start = r.position();
         let (dtype, shape, data) = read_msgpack_parts(r, |r| r.read_bin())?;
         build(dtype, &shape, data)
-            .map_err(|m| DecodeError::invalid_value(m).at(crate::Format::MsgPack, start))
+            .map_err(|m| DecodeError::invalid_value(m).at(crate::error::Format::MsgPack, start))
     }
 
     fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
@@ -274,7 +274,7 @@ impl<T: Element, D: Dimension> Codec for Array<T, D> {
         let shape = shape.ok_or_else(|| r.locate(DecodeError::missing_field("shape")))?;
         let data = data.ok_or_else(|| r.locate(DecodeError::missing_field("data")))?;
         build(&dtype, &shape, &data)
-            .map_err(|m| DecodeError::invalid_value(m).at(crate::Format::Json, start))
+            .map_err(|m| DecodeError::invalid_value(m).at(crate::error::Format::Json, start))
     }
 
     fn json_schema(_: &mut SchemaGenerator) -> Schema {
@@ -306,23 +306,28 @@ mod tests {
     #[test]
     fn arrays_round_trip_and_check_their_data() {
         let a = arr2(&[[1.0f64, 2.0, 3.0], [4.0, 5.0, 6.0]]);
-        let bytes = crate::to_msgpack(&a).unwrap();
-        assert_eq!(crate::from_msgpack::<Array2<f64>>(&bytes).unwrap(), a);
+        let bytes = crate::convert::to_msgpack(&a).unwrap();
         assert_eq!(
-            crate::from_json::<Array2<f64>>(&crate::to_json(&a).unwrap()).unwrap(),
+            crate::convert::from_msgpack::<Array2<f64>>(&bytes).unwrap(),
+            a
+        );
+        assert_eq!(
+            crate::convert::from_json::<Array2<f64>>(&crate::convert::to_json(&a).unwrap())
+                .unwrap(),
             a
         );
         let t = a.t().to_owned();
         assert_eq!(
-            crate::from_msgpack::<ArrayD<f64>>(&crate::to_msgpack(&t).unwrap()).unwrap(),
+            crate::convert::from_msgpack::<ArrayD<f64>>(&crate::convert::to_msgpack(&t).unwrap())
+                .unwrap(),
             t.into_dyn()
         );
-        let err = crate::from_msgpack::<Array1<f64>>(&bytes).unwrap_err();
+        let err = crate::convert::from_msgpack::<Array1<f64>>(&bytes).unwrap_err();
         assert!(err.to_string().contains("2 dimensions"), "{err}");
-        let err = crate::from_msgpack::<Array2<f32>>(&bytes).unwrap_err();
+        let err = crate::convert::from_msgpack::<Array2<f32>>(&bytes).unwrap_err();
         assert!(err.to_string().contains("dtype"), "{err}");
         let lying = r#"{"dtype":"<f8","shape":[1000000000,1000000000],"data":"AAAAAAAAAAA="}"#;
-        let err = crate::from_json::<Array2<f64>>(lying).unwrap_err();
+        let err = crate::convert::from_json::<Array2<f64>>(lying).unwrap_err();
         assert!(err.to_string().contains("bytes of data"), "{err}");
     }
 

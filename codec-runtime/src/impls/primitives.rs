@@ -131,7 +131,7 @@ macro_rules! wide_int_impl {
                         value: text.to_owned(),
                         target: stringify!($t),
                     })
-                    .at(crate::Format::Json, start)
+                    .at(crate::error::Format::Json, start)
                 })
             }
 

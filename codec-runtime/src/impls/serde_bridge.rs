@@ -32,31 +32,37 @@ use crate::json::{JsonReader, JsonWriter};
 use crate::msgpack::{MsgpackReader, MsgpackWriter};
 
 /// Appends `value` as MessagePack, maps with field names (as codec writes structs).
+#[doc(hidden)]
 pub fn encode_msgpack<T: Serialize>(value: &T, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
     rmp_serde::encode::write_named(w.buffer_mut(), value).map_err(EncodeError::custom)
 }
 
 /// Reads one value of `T` from MessagePack.
+#[doc(hidden)]
 pub fn decode_msgpack<T: DeserializeOwned>(r: &mut MsgpackReader<'_>) -> Result<T, DecodeError> {
     let start = r.position();
     let bytes = r.read_raw_value()?;
     rmp_serde::from_slice(bytes)
-        .map_err(|e| DecodeError::custom(e).at(crate::Format::MsgPack, start))
+        .map_err(|e| DecodeError::custom(e).at(crate::error::Format::MsgPack, start))
 }
 
 /// Appends `value` as JSON.
+#[doc(hidden)]
 pub fn encode_json<T: Serialize>(value: &T, w: &mut JsonWriter) -> Result<(), EncodeError> {
     serde_json::to_writer(w.buffer_mut(), value).map_err(EncodeError::custom)
 }
 
 /// Reads one value of `T` from JSON.
+#[doc(hidden)]
 pub fn decode_json<T: DeserializeOwned>(r: &mut JsonReader<'_>) -> Result<T, DecodeError> {
     let start = r.position();
     let text = r.read_raw_value()?;
-    serde_json::from_str(text).map_err(|e| DecodeError::custom(e).at(crate::Format::Json, start))
+    serde_json::from_str(text)
+        .map_err(|e| DecodeError::custom(e).at(crate::error::Format::Json, start))
 }
 
 /// The type's schemars schema.
+#[doc(hidden)]
 pub fn json_schema<T: JsonSchema>(generator: &mut SchemaGenerator) -> Schema {
     generator.subschema_for::<T>()
 }

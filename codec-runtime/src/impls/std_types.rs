@@ -39,7 +39,7 @@ macro_rules! string_impl {
                 let start = r.position();
                 let s = r.read_str()?;
                 $from_text(s).map_err(|e: String| {
-                    DecodeError::invalid_value(e).at(crate::Format::MsgPack, start)
+                    DecodeError::invalid_value(e).at(crate::error::Format::MsgPack, start)
                 })
             }
 
@@ -52,7 +52,7 @@ macro_rules! string_impl {
                 let start = r.position();
                 let s = r.read_str()?;
                 $from_text(&s).map_err(|e: String| {
-                    DecodeError::invalid_value(e).at(crate::Format::Json, start)
+                    DecodeError::invalid_value(e).at(crate::error::Format::Json, start)
                 })
             }
 
@@ -66,7 +66,7 @@ macro_rules! string_impl {
 
             fn __decode_json_key(r: &mut JsonReader<'_>, key: &str) -> Result<Self, DecodeError> {
                 $from_text(key).map_err(|e: String| {
-                    r.error(crate::DecodeErrorKind::InvalidValue { message: e })
+                    r.error(crate::error::DecodeErrorKind::InvalidValue { message: e })
                 })
             }
         }
@@ -159,7 +159,7 @@ impl Codec for Duration {
     fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
         let start = r.position();
         duration(times::read_duration_msgpack(r)?)
-            .map_err(|m| DecodeError::invalid_value(m).at(crate::Format::MsgPack, start))
+            .map_err(|m| DecodeError::invalid_value(m).at(crate::error::Format::MsgPack, start))
     }
 
     fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
@@ -173,7 +173,7 @@ impl Codec for Duration {
     fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
         let start = r.position();
         duration(times::read_duration_json(r)?)
-            .map_err(|m| DecodeError::invalid_value(m).at(crate::Format::Json, start))
+            .map_err(|m| DecodeError::invalid_value(m).at(crate::error::Format::Json, start))
     }
 
     fn json_schema(_: &mut SchemaGenerator) -> Schema {
@@ -187,7 +187,7 @@ impl Codec for Duration {
     fn __decode_json_key(r: &mut JsonReader<'_>, key: &str) -> Result<Self, DecodeError> {
         time::parse_iso_duration(key)
             .and_then(duration)
-            .map_err(|message| r.error(crate::DecodeErrorKind::InvalidValue { message }))
+            .map_err(|message| r.error(crate::error::DecodeErrorKind::InvalidValue { message }))
     }
 }
 
@@ -217,7 +217,7 @@ impl Codec for SystemTime {
         let times::Instant { secs, nanos, .. } = times::read_instant_msgpack(r)?;
         from_epoch(secs, nanos).ok_or_else(|| {
             DecodeError::invalid_value(format!("timestamp {secs}s is out of this platform's range"))
-                .at(crate::Format::MsgPack, start)
+                .at(crate::error::Format::MsgPack, start)
         })
     }
 
@@ -233,7 +233,7 @@ impl Codec for SystemTime {
         let times::Instant { secs, nanos, .. } = times::read_instant_json(r)?;
         from_epoch(secs, nanos).ok_or_else(|| {
             DecodeError::invalid_value(format!("timestamp {secs}s is out of this platform's range"))
-                .at(crate::Format::Json, start)
+                .at(crate::error::Format::Json, start)
         })
     }
 
@@ -256,7 +256,7 @@ macro_rules! nonzero_impl {
             fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
                 let start = r.position();
                 let v = <$int>::decode_msgpack(r)?;
-                <$nz>::new(v).ok_or_else(|| nonzero().at(crate::Format::MsgPack, start))
+                <$nz>::new(v).ok_or_else(|| nonzero().at(crate::error::Format::MsgPack, start))
             }
 
             fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
@@ -266,7 +266,7 @@ macro_rules! nonzero_impl {
             fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
                 let start = r.position();
                 let v = <$int>::decode_json(r)?;
-                <$nz>::new(v).ok_or_else(|| nonzero().at(crate::Format::Json, start))
+                <$nz>::new(v).ok_or_else(|| nonzero().at(crate::error::Format::Json, start))
             }
 
             fn json_schema(g: &mut SchemaGenerator) -> Schema {
@@ -307,8 +307,14 @@ mod tests {
     #[test]
     fn system_time_is_a_timestamp_and_rfc3339() {
         let t = UNIX_EPOCH + Duration::from_secs(1);
-        assert_eq!(hex(&crate::to_msgpack(&t).unwrap()), "d6ff00000001");
-        assert_eq!(crate::to_json(&t).unwrap(), r#""1970-01-01T00:00:01Z""#);
+        assert_eq!(
+            hex(&crate::convert::to_msgpack(&t).unwrap()),
+            "d6ff00000001"
+        );
+        assert_eq!(
+            crate::convert::to_json(&t).unwrap(),
+            r#""1970-01-01T00:00:01Z""#
+        );
         for t in [
             UNIX_EPOCH,
             UNIX_EPOCH + Duration::new(1_700_000_000, 123_456_789),
@@ -316,11 +322,15 @@ mod tests {
             UNIX_EPOCH + Duration::from_secs(1 << 35),
         ] {
             assert_eq!(
-                crate::from_msgpack::<SystemTime>(&crate::to_msgpack(&t).unwrap()).unwrap(),
+                crate::convert::from_msgpack::<SystemTime>(
+                    &crate::convert::to_msgpack(&t).unwrap()
+                )
+                .unwrap(),
                 t
             );
             assert_eq!(
-                crate::from_json::<SystemTime>(&crate::to_json(&t).unwrap()).unwrap(),
+                crate::convert::from_json::<SystemTime>(&crate::convert::to_json(&t).unwrap())
+                    .unwrap(),
                 t
             );
         }
@@ -328,17 +338,23 @@ mod tests {
 
     #[test]
     fn durations_are_timedeltas_and_read_seconds() {
-        let d = |text: &str| crate::from_json::<Duration>(text);
+        let d = |text: &str| crate::convert::from_json::<Duration>(text);
         assert_eq!(
-            crate::to_json(&Duration::from_secs(86_430)).unwrap(),
+            crate::convert::to_json(&Duration::from_secs(86_430)).unwrap(),
             r#""P1DT30S""#
         );
-        assert_eq!(crate::to_json(&Duration::ZERO).unwrap(), r#""P0D""#);
+        assert_eq!(
+            crate::convert::to_json(&Duration::ZERO).unwrap(),
+            r#""P0D""#
+        );
         assert_eq!(d("1.5").unwrap(), Duration::from_millis(1500));
         assert_eq!(d("86430").unwrap(), Duration::from_secs(86_430));
         assert_eq!(d(r#""PT1.5H""#).unwrap(), Duration::from_secs(5400));
         assert_eq!(
-            crate::from_msgpack::<Duration>(&crate::to_msgpack(&2.25f64).unwrap()).unwrap(),
+            crate::convert::from_msgpack::<Duration>(
+                &crate::convert::to_msgpack(&2.25f64).unwrap()
+            )
+            .unwrap(),
             Duration::from_millis(2250)
         );
         assert!(d("-1").is_err());
@@ -348,13 +364,13 @@ mod tests {
 
     #[test]
     fn system_time_reads_an_rfc3339_string_in_msgpack() {
-        let text = crate::to_msgpack(&"1970-01-01T02:00:01+02:00".to_owned()).unwrap();
+        let text = crate::convert::to_msgpack(&"1970-01-01T02:00:01+02:00".to_owned()).unwrap();
         assert_eq!(
-            crate::from_msgpack::<SystemTime>(&text).unwrap(),
+            crate::convert::from_msgpack::<SystemTime>(&text).unwrap(),
             UNIX_EPOCH + Duration::from_secs(1)
         );
-        let naive = crate::to_msgpack(&"1970-01-01T00:00:01".to_owned()).unwrap();
-        let err = crate::from_msgpack::<SystemTime>(&naive)
+        let naive = crate::convert::to_msgpack(&"1970-01-01T00:00:01".to_owned()).unwrap();
+        let err = crate::convert::from_msgpack::<SystemTime>(&naive)
             .unwrap_err()
             .to_string();
         assert!(err.contains("no UTC offset"), "{err}");
@@ -363,35 +379,40 @@ mod tests {
     #[test]
     fn durations_paths_addresses() {
         assert_eq!(
-            crate::to_json(&Duration::from_millis(1500)).unwrap(),
+            crate::convert::to_json(&Duration::from_millis(1500)).unwrap(),
             r#""PT1.5S""#
         );
         assert_eq!(
-            crate::from_msgpack::<Duration>(&crate::to_msgpack(&Duration::new(5, 7)).unwrap())
-                .unwrap(),
+            crate::convert::from_msgpack::<Duration>(
+                &crate::convert::to_msgpack(&Duration::new(5, 7)).unwrap()
+            )
+            .unwrap(),
             Duration::new(5, 7)
         );
-        assert!(crate::from_json::<Duration>(r#""-PT1S""#).is_err());
+        assert!(crate::convert::from_json::<Duration>(r#""-PT1S""#).is_err());
         let ip: IpAddr = "::1".parse().unwrap();
-        assert_eq!(crate::to_json(&ip).unwrap(), r#""::1""#);
+        assert_eq!(crate::convert::to_json(&ip).unwrap(), r#""::1""#);
         assert_eq!(
-            crate::from_json::<SocketAddr>(r#""127.0.0.1:80""#).unwrap(),
+            crate::convert::from_json::<SocketAddr>(r#""127.0.0.1:80""#).unwrap(),
             "127.0.0.1:80".parse().unwrap()
         );
-        assert!(crate::from_json::<Ipv4Addr>(r#""300.1.1.1""#)
+        assert!(crate::convert::from_json::<Ipv4Addr>(r#""300.1.1.1""#)
             .unwrap_err()
             .to_string()
             .contains("not an IPv4 address"));
         assert_eq!(
-            crate::from_json::<PathBuf>(r#""/tmp/x""#).unwrap(),
+            crate::convert::from_json::<PathBuf>(r#""/tmp/x""#).unwrap(),
             PathBuf::from("/tmp/x")
         );
     }
 
     #[test]
     fn nonzero_refuses_zero() {
-        assert_eq!(crate::from_json::<NonZeroU32>("5").unwrap().get(), 5);
-        let err = crate::from_msgpack::<NonZeroU32>(&[0]).unwrap_err();
+        assert_eq!(
+            crate::convert::from_json::<NonZeroU32>("5").unwrap().get(),
+            5
+        );
+        let err = crate::convert::from_msgpack::<NonZeroU32>(&[0]).unwrap_err();
         assert!(err.to_string().contains("non-zero"), "{err}");
     }
 }

@@ -42,7 +42,7 @@ impl Codec for uuid::Uuid {
                     "a UUID in bin has 16 bytes, found {}",
                     bytes.len()
                 ))
-                .at(crate::Format::MsgPack, start)
+                .at(crate::error::Format::MsgPack, start)
             });
         }
         let s = r.read_str()?;
@@ -80,28 +80,36 @@ mod tests {
     fn uuid_is_its_string() {
         let id = uuid::Uuid::from_u128(0x67e5504410b1426f9247bb680e5fe0c8);
         assert_eq!(
-            crate::to_json(&id).unwrap(),
+            crate::convert::to_json(&id).unwrap(),
             r#""67e55044-10b1-426f-9247-bb680e5fe0c8""#
         );
         assert_eq!(
-            crate::from_msgpack::<uuid::Uuid>(&crate::to_msgpack(&id).unwrap()).unwrap(),
+            crate::convert::from_msgpack::<uuid::Uuid>(&crate::convert::to_msgpack(&id).unwrap())
+                .unwrap(),
             id
         );
         assert_eq!(
-            crate::from_json::<uuid::Uuid>(r#""67E5504410B1426F9247BB680E5FE0C8""#).unwrap(),
+            crate::convert::from_json::<uuid::Uuid>(r#""67E5504410B1426F9247BB680E5FE0C8""#)
+                .unwrap(),
             id
         );
-        let bin = crate::to_msgpack(&crate::Bytes::from(id.as_bytes().to_vec())).unwrap();
-        assert_eq!(crate::from_msgpack::<uuid::Uuid>(&bin).unwrap(), id);
-        let short = crate::to_msgpack(&crate::Bytes::from(vec![1, 2])).unwrap();
-        assert!(crate::from_msgpack::<uuid::Uuid>(&short).is_err());
+        let bin =
+            crate::convert::to_msgpack(&crate::impls::bytes::Bytes::from(id.as_bytes().to_vec()))
+                .unwrap();
+        assert_eq!(
+            crate::convert::from_msgpack::<uuid::Uuid>(&bin).unwrap(),
+            id
+        );
+        let short =
+            crate::convert::to_msgpack(&crate::impls::bytes::Bytes::from(vec![1, 2])).unwrap();
+        assert!(crate::convert::from_msgpack::<uuid::Uuid>(&short).is_err());
         for bad in [
             "{67e55044-10b1-426f-9247-bb680e5fe0c8}",
             "urn:uuid:67e55044-10b1-426f-9247-bb680e5fe0c8",
             "67e55044",
         ] {
             assert!(
-                crate::from_json::<uuid::Uuid>(&format!("{bad:?}")).is_err(),
+                crate::convert::from_json::<uuid::Uuid>(&format!("{bad:?}")).is_err(),
                 "{bad}"
             );
         }

@@ -325,10 +325,10 @@ mod tests {
     #[test]
     fn a_placeholder_read_outside_the_store_names_the_fix() {
         let mut r = MsgpackReader::new(&MAP_PLACEHOLDER);
-        let err = undivert::<crate::Value>(&mut r).unwrap_err();
+        let err = undivert::<crate::value::Value>(&mut r).unwrap_err();
         assert!(err.to_string().contains("cache store's `get`"), "{err}");
         // Not a placeholder: nothing to do.
         let mut r = MsgpackReader::new(&[0xc0]);
-        assert!(undivert::<crate::Value>(&mut r).unwrap().is_none());
+        assert!(undivert::<crate::value::Value>(&mut r).unwrap().is_none());
     }
 }

@@ -1,6 +1,7 @@
 //! MessagePack: the primary wire format. The reader and writer are
 //! [`crate::MsgpackReader`] and [`crate::MsgpackWriter`]; here are the details
-//! they share with tools that walk MessagePack: markers and integers.
+//! they share with hand-written impls: integers of any width, and the
+//! default depth limit of a reader.
 
 pub(crate) mod handled;
 mod marker;
@@ -9,7 +10,6 @@ pub(crate) mod read;
 pub(crate) mod write;
 
 pub use crate::wire::{Integer, DEFAULT_DEPTH_LIMIT};
-pub use marker::{describe_marker, marker_kind};
 pub(crate) use out_of_band::LargeBin;
 pub(crate) use read::MsgpackReader;
 pub(crate) use write::MsgpackWriter;

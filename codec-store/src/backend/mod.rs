@@ -387,6 +387,7 @@ impl std::error::Error for BackendError {
 
 /// Checks an object name: relative, `/`-separated, no part that is empty
 /// or starts with `.` (no way out of the store's root).
+#[doc(hidden)]
 pub fn check_name(name: &str) -> Result<(), io::Error> {
     let bad = name.is_empty()
         || name.contains('\\')
@@ -404,6 +405,7 @@ pub fn check_name(name: &str) -> Result<(), io::Error> {
 
 /// Checks object name `name` ([`check_name`]) before operation `op` of
 /// `backend`; the error names both.
+#[doc(hidden)]
 pub fn checked_name<B: Backend + ?Sized>(
     backend: &B,
     op: &'static str,
@@ -414,6 +416,7 @@ pub fn checked_name<B: Backend + ?Sized>(
 
 /// The version of bytes, where the backend has no version of its own: a
 /// hash of the content (SHA-256, so two contents never share one).
+#[doc(hidden)]
 pub fn content_version(bytes: &[u8]) -> Version {
     use sha2::Digest as _;
     let hash = sha2::Sha256::digest(bytes);
@@ -424,6 +427,7 @@ pub fn content_version(bytes: &[u8]) -> Version {
 /// created if absent: the first under the name asked for, the next ones
 /// under it with `.<n>` before the suffix that names its kind
 /// (`layout::segment_name`). For backends without appends.
+#[doc(hidden)]
 pub struct Segments<B> {
     backend: B,
     name: String,

@@ -90,13 +90,13 @@ impl Objects {
     /// `GOOGLE_*`, `AZURE_*`), failed requests retried as
     /// `object_store` does by default. Nothing is read or written yet. A
     /// URL refused is an error of operation `open` on it, saying why.
-    pub fn from_url(url: &str) -> Result<At, BackendError> {
+    pub(crate) fn from_url(url: &str) -> Result<At, BackendError> {
         Self::from_url_with(url, &Retries::default())
     }
 
     /// [`from_url`](Self::from_url), failed requests retried as `retries`
     /// says.
-    pub fn from_url_with(url: &str, retries: &Retries) -> Result<At, BackendError> {
+    pub(crate) fn from_url_with(url: &str, retries: &Retries) -> Result<At, BackendError> {
         let refused = |why: String| {
             BackendError::new(
                 "open",
@@ -176,7 +176,7 @@ impl Objects {
 
 /// Where a URL points ([`Objects::from_url`]).
 #[derive(Debug)]
-pub enum At {
+pub(crate) enum At {
     /// A folder (`file:///path`).
     Folder(std::path::PathBuf),
     /// Objects in an object store.

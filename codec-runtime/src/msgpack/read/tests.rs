@@ -15,7 +15,7 @@ fn integers_of_every_width_read_alike_near_the_end_and_far_from_it() {
         i64::MIN,
     ];
     for v in values {
-        let mut w = crate::MsgpackWriter::default();
+        let mut w = crate::msgpack::MsgpackWriter::default();
         w.write_i64(v);
         let exact = w.into_inner();
         let mut padded = exact.clone();
