@@ -575,6 +575,24 @@ mod tests {
             passes_see_the_store_as_a_whole_reading_does(&ops);
         }
 
+        /// Found by the property test: the same after another handle's
+        /// compaction moved the key's put into its copies, and a second one
+        /// retired those copies with the removal.
+        #[test]
+        fn a_key_copied_then_compacted_away_by_another_handle_is_gone_from_the_pass() {
+            use Op::*;
+            let ops = [
+                ByOther(7),
+                Compact,
+                Pass,
+                RemovedByOther(7),
+                Compact,
+                Put(8),
+                Pass,
+            ];
+            passes_see_the_store_as_a_whole_reading_does(&ops);
+        }
+
         proptest! {
             #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
             #[test]

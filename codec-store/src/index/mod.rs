@@ -283,9 +283,14 @@ impl Index {
     }
 
     /// Whether this index read lines of a log that `listing` no longer
-    /// has: a compaction retired it.
+    /// has, or took them from a checkpoint that covered it: a compaction
+    /// retired it. (A log only a checkpoint gave counts too: the next
+    /// checkpoint leaves its lines out, and with them keys whose line was
+    /// never read.)
     fn read_retired(&self, listing: &logs::Listing) -> bool {
-        let mut read = self.writers.iter().filter(|w| w.read_to > 0).peekable();
+        let mut read = (self.writers.iter())
+            .filter(|w| w.read_to > 0 || w.covered > 0)
+            .peekable();
         if read.peek().is_none() {
             return false;
         }
