@@ -39,6 +39,10 @@ const DECIMAL: &str = "A rust_decimal::Decimal in Rust: 96 bits of digits, a sca
      finite. msgspec's decimal.Decimal takes any, so NaN, infinities and larger \
      decimals decode here and are refused in Rust.";
 
+/// The note on a `codec::Opaque` value, which has no schema.
+const OPAQUE: &str = "A serde value opaque to codec (codec::Opaque in Rust): no schema \
+     says what it holds, so any value decodes here, and Rust's serde decides.";
+
 /// What Python does not check of the values of a schema, if anything: an
 /// integer with a side unbounded (an `i128` or `u128`, whose bounds the
 /// schema leaves out and msgspec could not check), a decimal.
@@ -51,6 +55,9 @@ pub(super) fn unchecked(schema: &Value) -> Option<&'static str> {
         }
         Value::Object(obj) if obj.get("format").and_then(Value::as_str) == Some("decimal") => {
             Some(DECIMAL)
+        }
+        Value::Object(obj) if obj.contains_key(codec_runtime::schema::__tools::OPAQUE) => {
+            Some(OPAQUE)
         }
         Value::Object(obj) => obj
             .iter()

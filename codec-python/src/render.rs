@@ -454,6 +454,10 @@ impl Renderer<'_> {
         if obj.is_empty() {
             return Ok(Annotation::plain("typing.Any"));
         }
+        if obj.contains_key(keywords::OPAQUE) {
+            check_keys(obj, &[keywords::OPAQUE], at)?;
+            return Ok(Annotation::plain("typing.Any"));
+        }
         if obj.get(keywords::RAW) == Some(&Value::Bool(true)) {
             check_keys(obj, &[keywords::RAW], at)?;
             return Ok(Annotation::plain("msgspec.Raw"));

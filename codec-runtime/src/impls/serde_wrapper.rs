@@ -1,5 +1,6 @@
 //! [`Serde`]: a serde type as a codec value, the wrapper form of
-//! [`crate::serde_bridge`].
+//! [`crate::serde_bridge`]; [`Opaque`]: one without a schema, versioned by
+//! hand.
 
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::de::DeserializeOwned;
@@ -39,5 +40,75 @@ impl<T: Serialize + DeserializeOwned + JsonSchema> Codec for Serde<T> {
 
     fn json_schema(generator: &mut SchemaGenerator) -> Schema {
         json_schema::<T>(generator)
+    }
+}
+
+/// A serde type as a codec value, for a type that has serde but not
+/// schemars' `JsonSchema`: encoded as [`Serde`] encodes it (rmp-serde,
+/// serde_json), with a schema that says nothing of the type but the
+/// `VERSION` you declare (1 unless given).
+///
+/// codec cannot see a change to `T`, so the fingerprint, the diff and the
+/// drift check see only `VERSION`: raise it when `T`'s serde form changes,
+/// as a memo's version is raised. A stored value written with another
+/// version is then refused, never read as something else. Python's classes
+/// read the value as `typing.Any`.
+///
+/// ```
+/// # #[cfg(feature = "serde")] {
+/// #[derive(serde::Serialize, serde::Deserialize, Debug, PartialEq)]
+/// struct Point { x: i32, y: i32 } // no JsonSchema
+///
+/// #[derive(codec::Codec, Debug, PartialEq)]
+/// struct Shape {
+///     name: String,
+///     origin: codec::Opaque<Point>,
+///     end: codec::Opaque<Point, 2>,
+/// }
+///
+/// let shape = Shape {
+///     name: "line".into(),
+///     origin: codec::Opaque(Point { x: 0, y: 0 }),
+///     end: codec::Opaque(Point { x: 3, y: 4 }),
+/// };
+/// let json = codec::to_json(&shape).unwrap();
+/// assert_eq!(json, r#"{"name":"line","origin":{"x":0,"y":0},"end":{"x":3,"y":4}}"#);
+/// assert_eq!(codec::from_json::<Shape>(&json).unwrap(), shape);
+/// assert_eq!(codec::schema_of::<Shape>()["properties"]["end"]["x-codec-opaque"], 2);
+/// # }
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Opaque<T, const VERSION: u32 = 1>(pub T);
+
+crate::encode::encode_by_codec!([T: Serialize + DeserializeOwned, const VERSION: u32] Opaque<T, VERSION>);
+
+impl<T: Serialize + DeserializeOwned, const VERSION: u32> Codec for Opaque<T, VERSION> {
+    const KIND: WireKind = WireKind::ANY;
+
+    fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
+        encode_msgpack(&self.0, w)
+    }
+
+    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+        decode_msgpack(r).map(Opaque)
+    }
+
+    fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+        encode_json(&self.0, w)
+    }
+
+    fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
+        decode_json(r).map(Opaque)
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        let description = format!(
+            "a serde value of `{}`, opaque to codec: version {VERSION}",
+            std::any::type_name::<T>()
+        );
+        schemars::json_schema!({
+            crate::schema::build::OPAQUE: VERSION,
+            "description": description,
+        })
     }
 }

@@ -4,7 +4,9 @@
 
 use serde_json::Value;
 
-pub use super::build::{ALIASES, FIELDS, OMIT_DEFAULTS, ORDER, RAW, VALUE_ALIASES, VERSION};
+pub use super::build::{
+    ALIASES, FIELDS, OMIT_DEFAULTS, OPAQUE, ORDER, RAW, VALUE_ALIASES, VERSION,
+};
 use super::Fingerprint;
 pub use super::SchemaInfo;
 

@@ -146,6 +146,12 @@ pub fn describe_variant(mut schema: Value, description: &str) -> Value {
 /// The annotation keyword marking a value kept encoded ([`raw`]).
 pub const RAW: &str = "x-codec-raw";
 
+/// The keyword of a value codec keeps through serde without a schema of
+/// its own ([`crate::Opaque`]): its value is the version the user declares,
+/// so the fingerprint and the diff see a new version, and nothing else of
+/// the type.
+pub const OPAQUE: &str = "x-codec-opaque";
+
 /// The annotation keyword listing a field's or type's decoding aliases.
 pub const ALIASES: &str = "x-codec-aliases";
 

@@ -1,0 +1,108 @@
+//! `codec::Opaque<T, VERSION>`: a serde type without schemars in one line,
+//! its schema an opaque node with the version the user declares. A raised
+//! version is a breaking change everywhere a schema is compared: the diff,
+//! stored values, the drift check; Python reads it as `typing.Any`.
+
+#![cfg(all(feature = "serde", feature = "drift", feature = "python"))]
+
+use codec::schema::{diff, DriftCheck};
+
+/// A foreign type with serde and no `JsonSchema`.
+#[derive(serde::Serialize, serde::Deserialize, Debug, PartialEq, Clone)]
+struct Point {
+    x: i32,
+    y: i32,
+}
+
+mod v1 {
+    #[derive(codec::Codec, Debug, PartialEq)]
+    #[codec(name = "Shape")]
+    pub struct Shape {
+        pub name: String,
+        pub at: codec::Opaque<super::Point>,
+    }
+}
+
+mod v2 {
+    /// `Point`'s serde form changed: its version is raised.
+    #[derive(codec::Codec, Debug, PartialEq)]
+    #[codec(name = "Shape")]
+    pub struct Shape {
+        pub name: String,
+        pub at: codec::Opaque<super::Point, 2>,
+    }
+}
+
+fn shape() -> v1::Shape {
+    v1::Shape {
+        name: "dot".into(),
+        at: codec::Opaque(Point { x: 1, y: -2 }),
+    }
+}
+
+#[test]
+fn an_opaque_value_round_trips_in_both_formats() {
+    let value = shape();
+    let msgpack = codec::to_msgpack(&value).unwrap();
+    assert_eq!(codec::from_msgpack::<v1::Shape>(&msgpack).unwrap(), value);
+    let json = codec::to_json(&value).unwrap();
+    assert_eq!(json, r#"{"name":"dot","at":{"x":1,"y":-2}}"#);
+    assert_eq!(codec::from_json::<v1::Shape>(&json).unwrap(), value);
+}
+
+#[test]
+fn a_raised_version_is_a_breaking_change_and_a_stored_value_is_refused() {
+    assert_ne!(
+        codec::fingerprint_of::<v1::Shape>(),
+        codec::fingerprint_of::<v2::Shape>()
+    );
+    let changes = diff(
+        &codec::schema_of::<v1::Shape>(),
+        &codec::schema_of::<v2::Shape>(),
+    );
+    assert!(changes.iter().any(|c| c.is_breaking()), "{changes:?}");
+    let stored = codec::to_stored(&shape()).unwrap();
+    let refused = codec::from_stored::<v2::Shape>(&stored).unwrap_err();
+    assert!(
+        matches!(refused, codec::EnvelopeError::Incompatible { .. }),
+        "{refused:?}"
+    );
+    // The same version reads.
+    assert_eq!(codec::from_stored::<v1::Shape>(&stored).unwrap(), shape());
+}
+
+#[test]
+fn the_drift_check_refuses_a_raised_version_unless_the_type_s_is_raised() {
+    let dir = tempfile::tempdir().unwrap();
+    DriftCheck::new(dir.path())
+        .add::<v1::Shape>()
+        .update(true)
+        .run()
+        .unwrap();
+    DriftCheck::new(dir.path())
+        .add::<v1::Shape>()
+        .run()
+        .unwrap();
+    let drifted = DriftCheck::new(dir.path())
+        .add::<v2::Shape>()
+        .update(true)
+        .run()
+        .unwrap_err();
+    assert!(
+        drifted.to_string().contains("Shape.at"),
+        "the change names the field: {drifted}"
+    );
+}
+
+#[test]
+fn python_reads_an_opaque_value_as_any_and_says_why() {
+    let module = codec::python::Module::new()
+        .add::<v2::Shape>()
+        .render()
+        .unwrap();
+    assert!(module.contains("    at: typing.Any\n"), "{module}");
+    assert!(
+        module.contains("# A serde value opaque to codec"),
+        "{module}"
+    );
+}
