@@ -226,6 +226,12 @@ macro_rules! python_module {
 ///   (`&(<expr>)`) before the body runs. A key that leaves out what the
 ///   result depends on returns stale results: when in doubt, key on the
 ///   arguments (the default) and raise `version` when the body changes.
+/// - **`state = <check>`** keeps a state beside each value, as CocoIndex's
+///   memo state: `<check>` (`|prev| ..`, which may read the arguments)
+///   gets the state stored with the value and returns a
+///   [`store::MemoState`]: keep the value, keep it under a new state, or
+///   compute it again ([`Cache::get_or_try_insert_with_state`]). Not for
+///   `async` functions.
 /// - **The cache** is any expression giving a `Cache` place or a reference
 ///   to one (a `static CACHE: LazyLock<Cache>`, an `Arc<Cache>`, a function
 ///   returning `&'static Cache`, `ctx.cache` of an ignored argument `ctx`),

@@ -69,7 +69,7 @@ pub use codec_store::backend;
 pub use codec_store::STORE_FORMAT;
 pub use codec_store::{
     Address, Admin, Bounds, Compacted, DumpContext, DumpSelf, EntryInfo, FilePerEntry, Handler,
-    Info, InfoRef, InfoValue, Inline, LoadContext, LocalCache, Mode, Reduced, Resources,
+    Info, InfoRef, InfoValue, Inline, LoadContext, LocalCache, MemoState, Mode, Reduced, Resources,
     SelfDumping, Shared, TableInfo, Typed, TypedHandler, Used,
 };
 #[cfg(feature = "ndarray")]

@@ -22,7 +22,9 @@ use syn::spanned::Spanned;
 
 use crate::ctxt::Ctxt;
 
-const KEYS: &[&str] = &["cache", "version", "name", "ignore", "key", "ttl", "crate"];
+const KEYS: &[&str] = &[
+    "cache", "version", "name", "ignore", "key", "ttl", "state", "crate",
+];
 
 /// The options of one `#[memoize(..)]`.
 #[derive(Default)]
@@ -38,6 +40,9 @@ struct Options {
     ttl: Option<Ttl>,
     /// Where generated code finds the runtime (`crate = "kodec"`).
     krate: Option<syn::Path>,
+    /// The state check (`state = |prev| ..`), in the body's scope: it may
+    /// read the arguments.
+    state: Option<syn::Expr>,
 }
 
 /// The expansion of `#[memoize(args)] item`: the memoized function, or the
@@ -66,6 +71,14 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
                  remove ignore(..)",
                 key.to_token_stream()
             ),
+        );
+    }
+    if let (true, Some(asyncness)) = (options.state.is_some(), &func.sig.asyncness) {
+        cx.error_spanned_by(
+            asyncness,
+            "`state = ..` memoizes functions that are not `async`: check the state and call \
+             the async computation from a function that is, or use \
+             Cache::get_or_try_insert_with_state",
         );
     }
     let Some(cache) = &options.cache else {
@@ -108,6 +121,7 @@ fn parse_options(cx: &Ctxt, args: TokenStream) -> Options {
             }
             "name" => options.name = Some(meta.value()?.parse()?),
             "key" => options.key = Some(meta.value()?.parse()?),
+            "state" => options.state = Some(meta.value()?.parse()?),
             "ttl" => {
                 let expr: syn::Expr = meta.value()?.parse()?;
                 options.ttl = Some(match &expr {
@@ -396,7 +410,24 @@ fn generate(func: &syn::ItemFn, cache: &syn::Expr, options: &Options) -> TokenSt
     };
     // Spanned on the return type: an unmet bound of `call` points at it.
     let at = respan(&krate, ret_span);
-    let call = if func.sig.asyncness.is_some() {
+    let call = if let Some(state) = &options.state {
+        // The check first, in a statement of its own: it may borrow the
+        // arguments, which the body then takes.
+        let checked = syn::Ident::new("__codec_checked", Span::mixed_site());
+        let options_local = syn::Ident::new("__codec_options", Span::mixed_site());
+        let at_state = respan(&krate, state.span());
+        quote_spanned! {ret_span=>
+            {
+                let #options_local = #put_options;
+                let #checked = #at_state::__private::memoize::check_state::<#ret, _, _>(
+                    #cache_local, &#key_local, &#options_local, #state,
+                );
+                #at::__private::memoize::call_checked::<#ret, _>(
+                    #cache_local, #key_local, #options_local, #checked, move || -> #ret #block
+                )
+            }
+        }
+    } else if func.sig.asyncness.is_some() {
         quote_spanned! {ret_span=>
             #at::__private::memoize::call_async::<#ret, _>(
                 #cache_local, #key_local, #put_options, move || async move #block

@@ -125,6 +125,55 @@ where
     })
 }
 
+/// What a memoized call with a state (`state = ..`) decided before its
+/// computation: the first half of [`Cache::get_or_try_insert_with_state`],
+/// done while the check borrows the arguments.
+pub struct Checked<T, S>(Result<crate::cache::memo_state::Checked<T, S>, StoreError>);
+
+/// The state check of a memoized call under `key`.
+pub fn check_state<R: Output, S, C>(
+    cache: &Cache,
+    key: &Result<String, StoreError>,
+    options: &PutOptions,
+    check: C,
+) -> Checked<R::Value, S>
+where
+    R::Value: Codec + 'static,
+    S: Codec + PartialEq + 'static,
+    C: FnOnce(Option<&S>) -> crate::MemoState<S>,
+{
+    Checked(match key {
+        Ok(key) => cache.check_memo_state(key, options, check),
+        Err(e) => Err(StoreError::Custom {
+            message: e.to_string(),
+        }),
+    })
+}
+
+/// The rest of a memoized call with a state: the value kept, or computed
+/// and stored under the state the check gave.
+pub fn call_checked<R: Output, S>(
+    cache: &Cache,
+    key: Result<String, StoreError>,
+    options: PutOptions,
+    checked: Checked<R::Value, S>,
+    make: impl FnOnce() -> R,
+) -> R
+where
+    R::Value: Codec + 'static,
+    R::Error: Error,
+    S: Codec + PartialEq + 'static,
+{
+    use crate::cache::memo_state::Checked as Decided;
+    R::from_result(match (key, checked.0) {
+        (Err(e), _) | (_, Err(e)) => Err(e.into()),
+        (Ok(_), Ok(Decided::Kept(value))) => Ok(value),
+        (Ok(key), Ok(Decided::Stale(state))) => {
+            cache.compute_with_state(&key, &options, state, || make().into_result())
+        }
+    })
+}
+
 /// A memoized `async` call: [`Cache::get_or_try_insert_with_async`] under `key`.
 pub async fn call_async<R: Output, F: Future<Output = R>>(
     cache: &Cache,

@@ -22,6 +22,7 @@ mod handler_fixture;
 mod handlers;
 mod in_place;
 mod memo;
+mod memo_state;
 mod memoize;
 mod open;
 mod processes;

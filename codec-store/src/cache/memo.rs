@@ -177,14 +177,14 @@ struct Computing {
 
 /// A key being computed by this thread; dropping it (also on a panic of
 /// the computation) lets the next waiting caller in.
-struct Flight<'a> {
+pub(crate) struct Flight<'a> {
     memo: &'a Memo,
     key: &'a str,
 }
 
 impl Memo {
     /// Waits until no other thread computes `key`, then claims it.
-    fn enter<'a>(&'a self, key: &'a str) -> Flight<'a> {
+    pub(crate) fn enter<'a>(&'a self, key: &'a str) -> Flight<'a> {
         let mut computing = self.computing.lock();
         while computing.keys.contains(key) {
             self.done.wait(&mut computing);
@@ -238,13 +238,13 @@ impl Drop for Flight<'_> {
 
 /// The right to compute a key: its flight, and its lock (a locked file, a
 /// lease) with [`CacheOptions::memo_lock`](crate::CacheOptions::memo_lock).
-struct Claim<'a> {
+pub(crate) struct Claim<'a> {
     _lock: Option<Lock>,
     _flight: Flight<'a>,
 }
 
 /// What a caller holding a key's flight finds.
-enum Claimed<'a, T> {
+pub(crate) enum Claimed<'a, T> {
     /// Another caller stored the value meanwhile.
     Stored(T),
     Compute(Claim<'a>),
@@ -258,7 +258,7 @@ enum Leased<T> {
 }
 
 /// What a memo found under a key.
-enum Lookup<T> {
+pub(crate) enum Lookup<T> {
     Hit(T),
     Miss,
     /// An entry `T` cannot read: computed again, with a warning.
@@ -266,7 +266,7 @@ enum Lookup<T> {
 }
 
 impl<T> Lookup<T> {
-    fn hit(self) -> Option<T> {
+    pub(crate) fn hit(self) -> Option<T> {
         match self {
             Lookup::Hit(v) => Some(v),
             _ => None,
@@ -337,7 +337,7 @@ impl Cache {
         }
         // Before the computation, which a key the cache refuses would waste.
         crate::cache::keys::check_key(key)?;
-        let _claim = match self.claim(key, self.memo.enter(key))? {
+        let _claim = match self.claim(key, self.memo.enter(key), |_| true)? {
             Claimed::Stored(v) => return Ok(v),
             Claimed::Compute(claim) => claim,
         };
@@ -405,7 +405,7 @@ impl Cache {
         }
         // Before the computation, which a key the cache refuses would waste.
         crate::cache::keys::check_key(key)?;
-        let _claim = match self.claim(key, self.memo.enter_async(key).await)? {
+        let _claim = match self.claim(key, self.memo.enter_async(key).await, |_| true)? {
             Claimed::Stored(v) => return Ok(v),
             Claimed::Compute(claim) => claim,
         };
@@ -417,16 +417,18 @@ impl Cache {
 
     /// With `key`'s flight held: its lock if the handle takes them (a
     /// locked file, else a lease), then the value if another caller stored
-    /// it while this one waited.
-    fn claim<'a, T: Codec + 'static>(
+    /// it while this one waited (one that is `fresh`: a value with state
+    /// found stale is not the one another caller stored).
+    pub(crate) fn claim<'a, T: Codec + 'static>(
         &self,
         key: &str,
         flight: Flight<'a>,
+        fresh: impl Fn(&T) -> bool,
     ) -> Result<Claimed<'a, T>, StoreError> {
         let lock = match (self.options.memo_lock, self.backend.locks()) {
             (false, _) => None,
             (true, Some(locks)) => Some(key_lock(locks, key)?),
-            (true, None) => match self.key_lease(key)? {
+            (true, None) => match self.key_lease(key, &fresh)? {
                 Leased::Stored(v) => return Ok(Claimed::Stored(v)),
                 Leased::Taken(lease) => Some(lease),
             },
@@ -436,8 +438,8 @@ impl Cache {
             self.refresh()?;
         }
         match self.memo_get(key)? {
-            Lookup::Hit(v) => return Ok(Claimed::Stored(v)),
-            Lookup::Miss => {}
+            Lookup::Hit(v) if fresh(&v) => return Ok(Claimed::Stored(v)),
+            Lookup::Hit(_) | Lookup::Miss => {}
             Lookup::Unreadable(e) => self.warn_recomputed::<T>(key, &e),
         }
         Ok(Claimed::Compute(Claim {
@@ -449,7 +451,11 @@ impl Cache {
     /// Takes the lease of `key`, waiting while another holds it, unless
     /// the value is stored meanwhile: a waiting caller looks for it
     /// between its tries, so it returns as soon as the holder's put lands.
-    fn key_lease<T: Codec + 'static>(&self, key: &str) -> Result<Leased<T>, StoreError> {
+    fn key_lease<T: Codec + 'static>(
+        &self,
+        key: &str,
+        fresh: &impl Fn(&T) -> bool,
+    ) -> Result<Leased<T>, StoreError> {
         let duration = self.options.memo_lease;
         let leases = Leases::new(self.backend.clone(), duration);
         let (name, holder) = (key_lock_name(key), lease::holder(&self.writer_id));
@@ -462,8 +468,9 @@ impl Cache {
             std::thread::sleep(pause);
             pause = next_pause(pause, duration);
             self.refresh()?;
-            if let Lookup::Hit(v) = self.memo_get(key)? {
-                return Ok(Leased::Stored(v));
+            match self.memo_get(key)? {
+                Lookup::Hit(v) if fresh(&v) => return Ok(Leased::Stored(v)),
+                _ => {}
             }
         }
     }
@@ -494,7 +501,7 @@ impl Cache {
 
     /// [`Cache::get`], where an entry `T` cannot read is a miss unless the
     /// handle is strict.
-    fn memo_get<T: Codec + 'static>(&self, key: &str) -> Result<Lookup<T>, StoreError> {
+    pub(crate) fn memo_get<T: Codec + 'static>(&self, key: &str) -> Result<Lookup<T>, StoreError> {
         if self.options.memo_recompute && !self.memo.recomputed.lock().contains(key) {
             return Ok(Lookup::Miss);
         }
@@ -510,7 +517,7 @@ impl Cache {
 
     /// Records that this handle computed `key` (with `memo_recompute`, its
     /// next calls hit the value stored).
-    fn computed(&self, key: &str) {
+    pub(crate) fn computed(&self, key: &str) {
         if self.options.memo_recompute {
             self.memo.recomputed.lock().insert(key.to_owned());
         }

@@ -10,6 +10,7 @@ mod in_place;
 pub(crate) mod keys;
 mod lease;
 pub(crate) mod memo;
+pub(crate) mod memo_state;
 pub(crate) mod open;
 pub(crate) mod uses;
 pub(crate) mod write;
