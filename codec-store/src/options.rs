@@ -41,6 +41,14 @@ pub struct CacheOptions {
     /// value is gone before its new one is stored: other handles, and this
     /// one's plain gets, read the old values until then (default: off).
     pub memo_recompute: bool,
+    /// [`memo_recompute`](CacheOptions#structfield.memo_recompute) for the
+    /// memo keys under these prefixes only: a memoized function's keys
+    /// start with its path (`my_crate::embed/v1/...`), so `my_crate::embed`
+    /// recomputes that function and `my_crate::pages` every function of
+    /// that module. A prefix matches whole path segments (`my_crate::embed`
+    /// is not `my_crate::embed_all`). The environment variable
+    /// `CODEC_RECOMPUTE` sets the default: prefixes separated by commas.
+    pub memo_recompute_prefixes: Vec<String>,
     /// [`Cache::get_or_insert_with`](crate::Cache::get_or_insert_with) and [`Cache::get_or_try_insert_with`](crate::Cache::get_or_try_insert_with)
     /// take a lock per key (`locks/<hash>.lock`) while they compute, so
     /// that handles in other processes, and on other machines sharing the
@@ -161,6 +169,9 @@ impl Default for CacheOptions {
             apart_min: 64 * 1024,
             memo_strict: false,
             memo_recompute: false,
+            memo_recompute_prefixes: std::env::var("CODEC_RECOMPUTE")
+                .map(|v| recompute_prefixes(&v))
+                .unwrap_or_default(),
             memo_lock: false,
             memo_lease: Duration::from_secs(60),
             checkpoint_bytes: std::env::var("CODEC_STORE_CHECKPOINT_BYTES")
@@ -243,6 +254,32 @@ impl CacheOptions {
     pub fn memo_recompute(mut self, recompute: bool) -> Self {
         self.memo_recompute = recompute;
         self
+    }
+
+    /// Adds a prefix to [`memo_recompute_prefixes`](CacheOptions#structfield.memo_recompute_prefixes).
+    ///
+    /// ```
+    /// # fn main() -> Result<(), codec::StoreError> {
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// let cache = codec::Cache::open(dir.path())?;
+    /// cache.get_or_insert_with("app::summary/v1/a", || "old".to_owned())?;
+    /// cache.get_or_insert_with("app::title/v1/a", || "old".to_owned())?;
+    /// let options = codec::CacheOptions::default().memo_recompute_prefix("app::summary");
+    /// let run = codec::Cache::open_with(dir.path(), options)?;
+    /// assert_eq!(run.get_or_insert_with("app::summary/v1/a", || "new".to_owned())?, "new");
+    /// assert_eq!(run.get_or_insert_with("app::title/v1/a", || "new".to_owned())?, "old");
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn memo_recompute_prefix(mut self, prefix: impl Into<String>) -> Self {
+        self.memo_recompute_prefixes.push(prefix.into());
+        self
+    }
+
+    /// Whether a memo of this handle computes `key` again (once).
+    pub(crate) fn recomputes(&self, key: &str) -> bool {
+        self.memo_recompute
+            || (self.memo_recompute_prefixes.iter()).any(|prefix| under_prefix(key, prefix))
     }
 
     /// Sets [`memo_strict`](CacheOptions#structfield.memo_strict).
@@ -473,5 +510,48 @@ impl Bounds {
     /// Whether no bound is set.
     pub fn is_unbounded(&self) -> bool {
         self.max_bytes.is_none() && self.max_entries.is_none() && self.max_age.is_none()
+    }
+}
+
+/// The prefixes of `CODEC_RECOMPUTE`: separated by commas, blanks trimmed.
+fn recompute_prefixes(text: &str) -> Vec<String> {
+    (text.split(','))
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Whether `key` is under `prefix`, by whole path segments: the prefix is
+/// the key, or ends at a `/` or `::` of it.
+fn under_prefix(key: &str, prefix: &str) -> bool {
+    let Some(rest) = key.strip_prefix(prefix) else {
+        return false;
+    };
+    rest.is_empty()
+        || prefix.ends_with('/')
+        || prefix.ends_with("::")
+        || rest.starts_with('/')
+        || rest.starts_with("::")
+}
+
+#[cfg(test)]
+mod recompute_tests {
+    use super::{recompute_prefixes, under_prefix};
+
+    #[test]
+    fn a_prefix_matches_whole_path_segments() {
+        assert!(under_prefix("app::embed/v1/ab", "app::embed"));
+        assert!(under_prefix("app::pages::embed/v1/ab", "app::pages"));
+        assert!(under_prefix("app::pages::embed/v1/ab", "app::pages::"));
+        assert!(under_prefix("app::embed/v1/ab", "app::embed/v1"));
+        assert!(under_prefix("app::embed", "app::embed"));
+        assert!(!under_prefix("app::embed_all/v1/ab", "app::embed"));
+        assert!(!under_prefix("app::embedding/v1/ab", "app::embed"));
+        assert!(!under_prefix("other::embed/v1/ab", "app::embed"));
+        assert_eq!(
+            recompute_prefixes(" app::embed, ,app::pages "),
+            ["app::embed", "app::pages"]
+        );
     }
 }

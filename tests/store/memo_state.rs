@@ -195,3 +195,52 @@ mod memoized {
         assert_eq!(CACHE.len().unwrap(), 1);
     }
 }
+
+/// `CODEC_RECOMPUTE`: the memo keys under its prefixes are computed again
+/// once by a handle of this process, the others hit; a child process,
+/// since the variable is read when options are made.
+mod recompute {
+    use std::path::PathBuf;
+
+    use codec::Cache;
+
+    use crate::fixtures::child;
+
+    fn memos(cache: &Cache, value: &str) -> Vec<String> {
+        [
+            "app::summary/v1/a",
+            "app::summary_all/v1/a",
+            "app::pages::title/v1/a",
+        ]
+        .iter()
+        .map(|key| cache.get_or_insert_with(key, || value.to_owned()).unwrap())
+        .collect()
+    }
+
+    #[test]
+    #[ignore = "a child process of the test below"]
+    fn child_recomputes_under_its_prefixes() {
+        let Some(dir) = child::var::<PathBuf>("CODEC_DIR") else {
+            return;
+        };
+        let cache = Cache::open(dir).unwrap();
+        assert_eq!(memos(&cache, "new"), ["new", "old", "new"]);
+        // Once: the next calls hit what this handle stored.
+        assert_eq!(memos(&cache, "newer"), ["new", "old", "new"]);
+    }
+
+    #[test]
+    fn the_memo_keys_under_the_prefixes_codec_recompute_names_are_computed_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = Cache::open(dir.path()).unwrap();
+        assert_eq!(memos(&cache, "old"), ["old", "old", "old"]);
+        drop(cache);
+        let out = child!(child_recomputes_under_its_prefixes)
+            .env("CODEC_DIR", dir.path())
+            .env("CODEC_RECOMPUTE", "app::summary, app::pages")
+            .output();
+        child::ended_well(&out);
+        let cache = Cache::open(dir.path()).unwrap();
+        assert_eq!(memos(&cache, "x"), ["new", "old", "new"]);
+    }
+}

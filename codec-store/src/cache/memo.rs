@@ -502,7 +502,7 @@ impl Cache {
     /// [`Cache::get`], where an entry `T` cannot read is a miss unless the
     /// handle is strict.
     pub(crate) fn memo_get<T: Codec + 'static>(&self, key: &str) -> Result<Lookup<T>, StoreError> {
-        if self.options.memo_recompute && !self.memo.recomputed.lock().contains(key) {
+        if self.options.recomputes(key) && !self.memo.recomputed.lock().contains(key) {
             return Ok(Lookup::Miss);
         }
         match self.get::<T>(key) {
@@ -518,7 +518,7 @@ impl Cache {
     /// Records that this handle computed `key` (with `memo_recompute`, its
     /// next calls hit the value stored).
     pub(crate) fn computed(&self, key: &str) {
-        if self.options.memo_recompute {
+        if self.options.recomputes(key) {
             self.memo.recomputed.lock().insert(key.to_owned());
         }
     }
