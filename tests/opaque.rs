@@ -61,6 +61,11 @@ fn a_raised_version_is_a_breaking_change_and_a_stored_value_is_refused() {
         &codec::schema_of::<v2::Shape>(),
     );
     assert!(changes.iter().any(|c| c.is_breaking()), "{changes:?}");
+    assert!(
+        changes.iter().any(|c| c.path.ends_with(".at")
+            && c.description == "opaque serde value (codec::Opaque): version 1 -> 2"),
+        "the change says what changed: {changes:?}"
+    );
     let stored = codec::to_stored(&shape()).unwrap();
     let refused = codec::from_stored::<v2::Shape>(&stored).unwrap_err();
     assert!(

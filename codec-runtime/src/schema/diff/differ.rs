@@ -191,6 +191,11 @@ impl<'m> Differ<'m> {
             (Shape::Array(o), Shape::Array(n)) => self.array(o, n, path),
             (Shape::Scalar(ot, o), Shape::Scalar(nt, n)) => self.scalar(ot, o, nt, n, path),
             (Shape::Untagged(o), Shape::Untagged(n)) => self.untagged(o, n, path),
+            // Compared whole above: here the versions differ.
+            (Shape::Opaque(o), Shape::Opaque(n)) => self.breaking(
+                path,
+                format!("opaque serde value (codec::Opaque): version {o} -> {n}"),
+            ),
             (_, Shape::Any) => {
                 let text = format!("{} -> any value", describe(old_model, old));
                 self.compatible(path, text)

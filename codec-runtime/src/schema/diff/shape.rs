@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use crate::schema::model::{Keywords, Model, Node};
-use crate::schema::ALIASES;
+use crate::schema::{ALIASES, OPAQUE};
 
 /// What a resolved node describes, as far as compatibility goes.
 pub(super) enum Shape<'m> {
@@ -18,6 +18,9 @@ pub(super) enum Shape<'m> {
     Map(&'m Keywords),
     Array(&'m Keywords),
     Scalar(&'m str, &'m Keywords),
+    /// A serde value codec keeps without a schema (`codec::Opaque`), by
+    /// the version its user declares.
+    Opaque(&'m Value),
     /// Any value: `true`, or a schema object that constrains nothing.
     Any,
     /// No value: `false`.
@@ -51,6 +54,9 @@ pub(super) fn shape<'m>(model: &'m Model, node: &'m Node) -> Shape<'m> {
             Some(tag) => Shape::TaggedMap(tag, variants),
             None => Shape::TaggedArray(variants),
         };
+    }
+    if let Some(version) = obj.value(OPAQUE) {
+        return Shape::Opaque(version);
     }
     if let Some(Value::Array(values)) = obj.value("enum") {
         return Shape::Enum(values);
@@ -91,6 +97,9 @@ pub(super) fn describe(model: &Model, node: &Node) -> String {
         Shape::Map(_) => "map".into(),
         Shape::Array(_) => "array".into(),
         Shape::Scalar(ty, obj) => describe_scalar(ty, obj),
+        Shape::Opaque(version) => {
+            format!("an opaque serde value (codec::Opaque), version {version}")
+        }
         Shape::Any => "any value".into(),
         Shape::Never => "no value".into(),
         Shape::Other => "a schema of another form".into(),
