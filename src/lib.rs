@@ -252,7 +252,8 @@ macro_rules! python_module {
 /// - **`async fn`** works too, through
 ///   [`Cache::get_or_try_insert_with_async`], without depending on an
 ///   async runtime: a task waiting for another's computation of its key
-///   is woken, not blocked, but the cache's reads and writes are ordinary
+///   (with `memo_lock`, another process's or machine's too) is woken, not
+///   blocked, but the cache's reads and writes are ordinary
 ///   blocking file I/O, done on the task's thread (a hit takes about a
 ///   microsecond).
 #[cfg(feature = "store")]

@@ -510,3 +510,76 @@ fn a_handle_that_recomputes_computes_each_key_once_and_replaces_its_value() {
         assert_eq!(after.get_or_insert_with("k0", || 7u32).unwrap(), 100);
     });
 }
+
+/// An async memo that waits for another handle's computation of its key
+/// (`memo_lock`: a locked file in a folder, a lease elsewhere) lets the
+/// other tasks of its executor run: on a runtime of one thread, a ticker
+/// ticks while it waits. The other handle holds the key until the ticker
+/// has ticked: if the wait blocked the thread, it would hold it until its
+/// time is up, and the ticker would not tick meanwhile.
+#[test]
+fn an_async_memo_waiting_for_another_handle_lets_the_other_tasks_of_its_thread_run() {
+    use std::sync::atomic::AtomicBool;
+    use std::sync::Arc;
+    use std::time::Instant;
+
+    each_backend(|store| {
+        let options = CacheOptions::default().memo_lock(true);
+        let (holder, waiter) = (store.open_with(options.clone()), store.open_with(options));
+        let ticks = Arc::new(AtomicUsize::new(0));
+        let (holding, done) = (
+            Arc::new(AtomicBool::new(false)),
+            Arc::new(AtomicBool::new(false)),
+        );
+        let timed_out = AtomicBool::new(false);
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                holder
+                    .get_or_insert_with("k", || {
+                        holding.store(true, Ordering::SeqCst);
+                        // Held until the ticker ticked 5 times past the
+                        // waiter's start, or 10 s.
+                        let deadline = Instant::now() + Duration::from_secs(10);
+                        while ticks.load(Ordering::SeqCst) < 5 {
+                            if Instant::now() > deadline {
+                                timed_out.store(true, Ordering::SeqCst);
+                                break;
+                            }
+                            std::thread::sleep(Duration::from_millis(1));
+                        }
+                        1u32
+                    })
+                    .unwrap();
+            });
+            while !holding.load(Ordering::SeqCst) {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_time()
+                .build()
+                .unwrap();
+            let value = runtime.block_on(async {
+                let memo = async {
+                    let value = waiter
+                        .get_or_try_insert_with_async("k", || async { Ok::<u32, StoreError>(2) })
+                        .await;
+                    done.store(true, Ordering::SeqCst);
+                    value
+                };
+                let ticker = async {
+                    while !done.load(Ordering::SeqCst) {
+                        tokio::time::sleep(Duration::from_millis(2)).await;
+                        ticks.fetch_add(1, Ordering::SeqCst);
+                    }
+                };
+                futures::future::join(memo, ticker).await.0
+            });
+            assert_eq!(value.unwrap(), 1, "the holder's value, on {}", store.name);
+        });
+        assert!(
+            !timed_out.load(Ordering::SeqCst),
+            "the ticker did not tick while the memo waited, on {}",
+            store.name
+        );
+    });
+}

@@ -21,6 +21,7 @@ use parking_lot::{Condvar, Mutex};
 use std::collections::HashSet;
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
@@ -350,11 +351,13 @@ impl Cache {
     /// [`Cache::get_or_try_insert_with`] for a computation that is a future,
     /// without an async runtime: a task waiting for another task's (or
     /// thread's) computation of the same key is woken when it ends, not
-    /// blocked. The store's reads and writes, and the wait for another
-    /// process's lock or lease with
-    /// [`CacheOptions::memo_lock`](crate::CacheOptions::memo_lock), block the
-    /// thread that polls, as file I/O does (wrap the call in your runtime's
-    /// `spawn_blocking` if that matters; a hit costs about a microsecond).
+    /// blocked; so is one waiting for another handle's or process's lock or
+    /// lease with [`CacheOptions::memo_lock`](crate::CacheOptions::memo_lock)
+    /// (it tries again after pauses that a thread of their own ends, and
+    /// the executor runs other tasks meanwhile). The store's reads and
+    /// writes block the thread that polls, as file I/O does (wrap the call
+    /// in your runtime's `spawn_blocking` if that matters; a hit costs
+    /// about a microsecond).
     ///
     /// ```
     /// # fn main() -> Result<(), codec::StoreError> {
@@ -405,7 +408,8 @@ impl Cache {
         }
         // Before the computation, which a key the cache refuses would waste.
         crate::cache::keys::check_key(key)?;
-        let _claim = match self.claim(key, self.memo.enter_async(key).await, |_| true)? {
+        let flight = self.memo.enter_async(key).await;
+        let _claim = match self.claim_async(key, flight, |_| true).await? {
             Claimed::Stored(v) => return Ok(v),
             Claimed::Compute(claim) => claim,
         };
@@ -475,6 +479,53 @@ impl Cache {
         }
     }
 
+    /// [`Cache::claim`] for an async caller: the wait for another
+    /// handle's lock or lease is a series of tries and [`pause`]s that
+    /// never block the thread polling it, so the executor runs its other
+    /// tasks meanwhile.
+    async fn claim_async<'a, T: Codec + 'static>(
+        &self,
+        key: &str,
+        flight: Flight<'a>,
+        fresh: impl Fn(&T) -> bool,
+    ) -> Result<Claimed<'a, T>, StoreError> {
+        if !self.options.memo_lock {
+            return self.claim(key, flight, fresh);
+        }
+        let (duration, name) = (self.options.memo_lease, key_lock_name(key));
+        let leases = Leases::new(self.backend.clone(), duration);
+        let holder = lease::holder(&self.writer_id);
+        let mut watch = Watch::default();
+        let mut wait = FIRST_PAUSE;
+        let lock = loop {
+            let taken = match self.backend.locks() {
+                Some(locks) => locks.lock(&name, Locking::TryAlone)?,
+                None => leases.try_take(&name, &holder, &mut watch)?.map(Lock::new),
+            };
+            if let Some(lock) = taken {
+                break lock;
+            }
+            pause(wait).await;
+            wait = next_pause(wait, duration);
+            self.refresh()?;
+            match self.memo_get(key)? {
+                Lookup::Hit(v) if fresh(&v) => return Ok(Claimed::Stored(v)),
+                _ => {}
+            }
+        };
+        // Taken: what follows is `claim`'s, with the lock held.
+        self.refresh()?;
+        match self.memo_get(key)? {
+            Lookup::Hit(v) if fresh(&v) => return Ok(Claimed::Stored(v)),
+            Lookup::Hit(_) | Lookup::Miss => {}
+            Lookup::Unreadable(e) => self.warn_recomputed::<T>(key, &e),
+        }
+        Ok(Claimed::Compute(Claim {
+            _lock: Some(lock),
+            _flight: flight,
+        }))
+    }
+
     /// The value under `key`, computing and storing it with `make` if
     /// absent: [`Cache::get_or_try_insert_with`] for a computation that
     /// cannot fail.
@@ -536,6 +587,50 @@ impl Cache {
             Some(warning) => log::warn!(target: "codec::store", "{warning}"),
             None => log::debug!(target: "codec::store", "entry `{key}` recomputed as `{name}`"),
         }
+    }
+}
+
+/// A pause of `duration` for an async caller, with no runtime assumed: a
+/// thread of its own sleeps and wakes the task, which the executor polls
+/// again. For waits of 10 ms and more, a thread each is cheap.
+fn pause(duration: Duration) -> impl Future<Output = ()> {
+    /// Whether the pause is over, and the waker of the task polling it.
+    type Woken = Arc<Mutex<(bool, Option<Waker>)>>;
+    struct Pause {
+        duration: Duration,
+        woken: Option<Woken>,
+    }
+    impl Future for Pause {
+        type Output = ();
+        fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+            let duration = self.duration;
+            let state = self.woken.get_or_insert_with(|| {
+                let state = Arc::new(Mutex::new((false, None::<Waker>)));
+                let shared = state.clone();
+                std::thread::spawn(move || {
+                    std::thread::sleep(duration);
+                    let waker = {
+                        let mut state = shared.lock();
+                        state.0 = true;
+                        state.1.take()
+                    };
+                    if let Some(waker) = waker {
+                        waker.wake();
+                    }
+                });
+                state
+            });
+            let mut state = state.lock();
+            if state.0 {
+                return Poll::Ready(());
+            }
+            state.1 = Some(cx.waker().clone());
+            Poll::Pending
+        }
+    }
+    Pause {
+        duration,
+        woken: None,
     }
 }
 
