@@ -437,6 +437,19 @@ impl Cache {
                 Leased::Taken(lease) => Some(lease),
             },
         };
+        self.claimed(key, flight, lock, fresh)
+    }
+
+    /// The end of a claim, with `key`'s flight and its lock (if taken):
+    /// the value if another caller stored it meanwhile, else the right to
+    /// compute it.
+    fn claimed<'a, T: Codec + 'static>(
+        &self,
+        key: &str,
+        flight: Flight<'a>,
+        lock: Option<Lock>,
+        fresh: impl Fn(&T) -> bool,
+    ) -> Result<Claimed<'a, T>, StoreError> {
         if lock.is_some() {
             // Another process may have stored the value while we waited.
             self.refresh()?;
@@ -513,17 +526,7 @@ impl Cache {
                 _ => {}
             }
         };
-        // Taken: what follows is `claim`'s, with the lock held.
-        self.refresh()?;
-        match self.memo_get(key)? {
-            Lookup::Hit(v) if fresh(&v) => return Ok(Claimed::Stored(v)),
-            Lookup::Hit(_) | Lookup::Miss => {}
-            Lookup::Unreadable(e) => self.warn_recomputed::<T>(key, &e),
-        }
-        Ok(Claimed::Compute(Claim {
-            _lock: Some(lock),
-            _flight: flight,
-        }))
+        self.claimed(key, flight, Some(lock), fresh)
     }
 
     /// The value under `key`, computing and storing it with `make` if
