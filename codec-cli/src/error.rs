@@ -23,6 +23,16 @@ pub enum Failure {
         /// The URL given.
         location: String,
     },
+    /// A URL given to a command built without object storage.
+    #[cfg(not(feature = "object-store"))]
+    #[error(
+        "cannot open {location}: this codec command was built without object storage; \
+         build it with `--features aws` (or gcp, azure)"
+    )]
+    NoObjectStorage {
+        /// The URL given.
+        location: String,
+    },
     /// Writing the output failed (a closed pipe among others).
     #[error("cannot write the output")]
     Output(#[from] io::Error),

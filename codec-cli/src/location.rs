@@ -5,7 +5,7 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use codec::{Cache, StoreError};
+use codec::Cache;
 
 use crate::error::Failure;
 
@@ -39,10 +39,17 @@ impl Location {
     }
 
     /// Opens the existing cache here; a typo must not create an empty one.
-    pub fn open(&self) -> Result<Cache, StoreError> {
+    pub fn open(&self) -> Result<Cache, Failure> {
         match self {
-            Location::Folder(dir) => Cache::open_existing(dir),
-            Location::Url(url) => Cache::open_existing(url),
+            Location::Folder(dir) => Ok(Cache::open_existing(dir)?),
+            #[cfg(feature = "object-store")]
+            Location::Url(url) => Ok(Cache::open_existing(url)?),
+            // Said for this command, which a feature of its own builds with
+            // object storage.
+            #[cfg(not(feature = "object-store"))]
+            Location::Url(url) => Err(Failure::NoObjectStorage {
+                location: url.clone(),
+            }),
         }
     }
 }

@@ -212,7 +212,7 @@ fn warn(message: std::fmt::Arguments<'_>) {
 }
 
 /// Opens an existing cache; a typo must not create an empty one.
-fn open(dir: &Location) -> Result<Cache, StoreError> {
+fn open(dir: &Location) -> Result<Cache, Failure> {
     dir.open()
 }
 
