@@ -230,8 +230,8 @@ macro_rules! python_module {
 ///   memo state: `<check>` (`|prev| ..`, which may read the arguments)
 ///   gets the state stored with the value and returns a
 ///   [`store::MemoState`]: keep the value, keep it under a new state, or
-///   compute it again ([`Cache::get_or_try_insert_with_state`]). Not for
-///   `async` functions.
+///   compute it again ([`Cache::get_or_try_insert_with_state`], and its
+///   `_async` twin for an `async fn`).
 /// - **The cache** is any expression giving a `Cache` place or a reference
 ///   to one (a `static CACHE: LazyLock<Cache>`, an `Arc<Cache>`, a function
 ///   returning `&'static Cache`, `ctx.cache` of an ignored argument `ctx`),

@@ -73,14 +73,6 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
             ),
         );
     }
-    if let (true, Some(asyncness)) = (options.state.is_some(), &func.sig.asyncness) {
-        cx.error_spanned_by(
-            asyncness,
-            "`state = ..` memoizes functions that are not `async`: check the state and call \
-             the async computation from a function that is, or use \
-             Cache::get_or_try_insert_with_state",
-        );
-    }
     let Some(cache) = &options.cache else {
         cx.error_spanned_by(
             &func.sig.ident,
@@ -416,7 +408,7 @@ fn generate(func: &syn::ItemFn, cache: &syn::Expr, options: &Options) -> TokenSt
         let checked = syn::Ident::new("__codec_checked", Span::mixed_site());
         let options_local = syn::Ident::new("__codec_options", Span::mixed_site());
         let at_state = respan(&krate, state.span());
-        quote_spanned! {ret_span=>
+        let checked_call = quote_spanned! {ret_span=>
             {
                 let #options_local = #put_options;
                 let #checked = #at_state::__private::memoize::check_state::<#ret, _, _>(
@@ -426,6 +418,20 @@ fn generate(func: &syn::ItemFn, cache: &syn::Expr, options: &Options) -> TokenSt
                     #cache_local, #key_local, #options_local, #checked, move || -> #ret #block
                 )
             }
+        };
+        match func.sig.asyncness {
+            None => checked_call,
+            Some(_) => quote_spanned! {ret_span=>
+                {
+                    let #options_local = #put_options;
+                    let #checked = #at_state::__private::memoize::check_state::<#ret, _, _>(
+                        #cache_local, &#key_local, &#options_local, #state,
+                    );
+                    #at::__private::memoize::call_checked_async::<#ret, _, _>(
+                        #cache_local, #key_local, #options_local, #checked, move || async move #block
+                    ).await
+                }
+            },
         }
     } else if func.sig.asyncness.is_some() {
         quote_spanned! {ret_span=>

@@ -174,6 +174,32 @@ where
     })
 }
 
+/// [`call_checked`] for an `async` function.
+pub async fn call_checked_async<R: Output, S, F: Future<Output = R>>(
+    cache: &Cache,
+    key: Result<String, StoreError>,
+    options: PutOptions,
+    checked: Checked<R::Value, S>,
+    make: impl FnOnce() -> F,
+) -> R
+where
+    R::Value: Codec + 'static,
+    R::Error: Error,
+    S: Codec + PartialEq + 'static,
+{
+    use crate::cache::memo_state::Checked as Decided;
+    R::from_result(match (key, checked.0) {
+        (Err(e), _) | (_, Err(e)) => Err(e.into()),
+        (Ok(_), Ok(Decided::Kept(value))) => Ok(value),
+        (Ok(key), Ok(Decided::Stale(state))) => {
+            let make = || async { make().await.into_result() };
+            cache
+                .compute_with_state_async(&key, &options, state, make)
+                .await
+        }
+    })
+}
+
 /// A memoized `async` call: [`Cache::get_or_try_insert_with_async`] under `key`.
 pub async fn call_async<R: Output, F: Future<Output = R>>(
     cache: &Cache,

@@ -195,13 +195,13 @@ impl Memo {
     }
 
     /// [`Memo::enter`] for a task: waits without blocking its thread.
-    fn enter_async<'a>(&'a self, key: &'a str) -> Enter<'a> {
+    pub(crate) fn enter_async<'a>(&'a self, key: &'a str) -> Enter<'a> {
         Enter { memo: self, key }
     }
 }
 
 /// The future of [`Memo::enter_async`].
-struct Enter<'a> {
+pub(crate) struct Enter<'a> {
     memo: &'a Memo,
     key: &'a str,
 }
@@ -496,7 +496,7 @@ impl Cache {
     /// handle's lock or lease is a series of tries and [`pause`]s that
     /// never block the thread polling it, so the executor runs its other
     /// tasks meanwhile.
-    async fn claim_async<'a, T: Codec + 'static>(
+    pub(crate) async fn claim_async<'a, T: Codec + 'static>(
         &self,
         key: &str,
         flight: Flight<'a>,

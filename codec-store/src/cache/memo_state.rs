@@ -95,6 +95,87 @@ impl Cache {
         self.memo_with_state(key, &self.put_options(), check, make)
     }
 
+    /// [`Cache::get_or_try_insert_with_state`] for a computation that is a
+    /// future, as [`Cache::get_or_try_insert_with_async`] is: a task that
+    /// waits for another's computation of the key is woken, not blocked.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), codec::StoreError> {
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// # fn block_on<F: std::future::Future>(f: F) -> F::Output {
+    /// #     let mut f = std::pin::pin!(f);
+    /// #     let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    /// #     loop { if let std::task::Poll::Ready(v) = f.as_mut().poll(&mut cx) { return v; } }
+    /// # }
+    /// use codec::store::MemoState;
+    /// let cache = codec::Cache::open(dir.path())?;
+    /// async fn fetch(etag: &str) -> Result<String, codec::StoreError> { Ok(format!("body {etag}")) }
+    /// let page = |etag: &'static str| {
+    ///     cache.get_or_try_insert_with_state_async(
+    ///         "page/1",
+    ///         move |seen: Option<&String>| match seen {
+    ///             Some(seen) if seen == etag => MemoState::Keep,
+    ///             _ => MemoState::Recompute(etag.to_owned()),
+    ///         },
+    ///         move || fetch(etag),
+    ///     )
+    /// };
+    /// assert_eq!(block_on(page("e1"))?, "body e1");
+    /// assert_eq!(block_on(page("e1"))?, "body e1");
+    /// assert_eq!(block_on(page("e2"))?, "body e2");
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn get_or_try_insert_with_state_async<T, S, E, F>(
+        &self,
+        key: &str,
+        check: impl FnOnce(Option<&S>) -> MemoState<S>,
+        make: impl FnOnce() -> F,
+    ) -> Result<T, E>
+    where
+        T: Codec + 'static,
+        S: Codec + PartialEq + 'static,
+        E: From<StoreError>,
+        F: std::future::Future<Output = Result<T, E>>,
+    {
+        let options = self.put_options();
+        match self.check_memo_state(key, &options, check)? {
+            Checked::Kept(value) => Ok(value),
+            Checked::Stale(state) => {
+                self.compute_with_state_async(key, &options, state, make)
+                    .await
+            }
+        }
+    }
+
+    /// [`Cache::compute_with_state`] for a computation that is a future.
+    pub(crate) async fn compute_with_state_async<T, S, E, F>(
+        &self,
+        key: &str,
+        options: &PutOptions,
+        state: S,
+        make: impl FnOnce() -> F,
+    ) -> Result<T, E>
+    where
+        T: Codec + 'static,
+        S: Codec + PartialEq + 'static,
+        E: From<StoreError>,
+        F: std::future::Future<Output = Result<T, E>>,
+    {
+        crate::cache::keys::check_key(key)?;
+        let fresh = |stored: &Stated<S, T>| stored.state == state;
+        let flight = self.memo.enter_async(key).await;
+        let _claim = match self.claim_async(key, flight, fresh).await? {
+            Claimed::Stored(stored) => return Ok(stored.value),
+            Claimed::Compute(claim) => claim,
+        };
+        let value = make().await?;
+        let stored = Stated { state, value };
+        self.put_with(key, &stored, options)?;
+        self.computed(key);
+        Ok(stored.value)
+    }
+
     /// [`Cache::get_or_try_insert_with_state`], storing as
     /// [`Cache::put_with`] does with `options` (`#[codec::memoize(ttl)]`).
     pub(crate) fn memo_with_state<T, S, E>(
