@@ -408,30 +408,26 @@ fn generate(func: &syn::ItemFn, cache: &syn::Expr, options: &Options) -> TokenSt
         let checked = syn::Ident::new("__codec_checked", Span::mixed_site());
         let options_local = syn::Ident::new("__codec_options", Span::mixed_site());
         let at_state = respan(&krate, state.span());
-        let checked_call = quote_spanned! {ret_span=>
+        let call = match func.sig.asyncness {
+            None => quote_spanned! {ret_span=>
+                #at::__private::memoize::call_checked::<#ret, _>(
+                    #cache_local, #key_local, #options_local, #checked, move || -> #ret #block
+                )
+            },
+            Some(_) => quote_spanned! {ret_span=>
+                #at::__private::memoize::call_checked_async::<#ret, _, _>(
+                    #cache_local, #key_local, #options_local, #checked, move || async move #block
+                ).await
+            },
+        };
+        quote_spanned! {ret_span=>
             {
                 let #options_local = #put_options;
                 let #checked = #at_state::__private::memoize::check_state::<#ret, _, _>(
                     #cache_local, &#key_local, &#options_local, #state,
                 );
-                #at::__private::memoize::call_checked::<#ret, _>(
-                    #cache_local, #key_local, #options_local, #checked, move || -> #ret #block
-                )
+                #call
             }
-        };
-        match func.sig.asyncness {
-            None => checked_call,
-            Some(_) => quote_spanned! {ret_span=>
-                {
-                    let #options_local = #put_options;
-                    let #checked = #at_state::__private::memoize::check_state::<#ret, _, _>(
-                        #cache_local, &#key_local, &#options_local, #state,
-                    );
-                    #at::__private::memoize::call_checked_async::<#ret, _, _>(
-                        #cache_local, #key_local, #options_local, #checked, move || async move #block
-                    ).await
-                }
-            },
         }
     } else if func.sig.asyncness.is_some() {
         quote_spanned! {ret_span=>
