@@ -411,12 +411,12 @@ fn generate(func: &syn::ItemFn, cache: &syn::Expr, options: &Options) -> TokenSt
         let call = match func.sig.asyncness {
             None => quote_spanned! {ret_span=>
                 #at::__private::memoize::call_checked::<#ret, _>(
-                    #cache_local, #key_local, #options_local, #checked, move || -> #ret #block
+                    #cache_local, #options_local, #checked, move || -> #ret #block
                 )
             },
             Some(_) => quote_spanned! {ret_span=>
                 #at::__private::memoize::call_checked_async::<#ret, _, _>(
-                    #cache_local, #key_local, #options_local, #checked, move || async move #block
+                    #cache_local, #options_local, #checked, move || async move #block
                 ).await
             },
         };
@@ -424,7 +424,7 @@ fn generate(func: &syn::ItemFn, cache: &syn::Expr, options: &Options) -> TokenSt
             {
                 let #options_local = #put_options;
                 let #checked = #at_state::__private::memoize::check_state::<#ret, _, _>(
-                    #cache_local, &#key_local, &#options_local, #state,
+                    #cache_local, #key_local, &#options_local, #state,
                 );
                 #call
             }

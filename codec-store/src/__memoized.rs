@@ -127,13 +127,26 @@ where
 
 /// What a memoized call with a state (`state = ..`) decided before its
 /// computation: the first half of [`Cache::get_or_try_insert_with_state`],
-/// done while the check borrows the arguments.
-pub struct Checked<T, S>(Result<crate::cache::memo_state::Checked<T, S>, StoreError>);
+/// done while the check borrows the arguments. It holds the key, for the
+/// computation.
+pub struct Checked<T, S>(Result<(String, crate::cache::memo_state::Checked<T, S>), StoreError>);
+
+impl<T, S> Checked<T, S> {
+    /// The value kept, or the key and the state to compute it under.
+    fn decided(self) -> Result<Result<T, (String, S)>, StoreError> {
+        use crate::cache::memo_state::Checked as Decided;
+        let (key, decided) = self.0?;
+        Ok(match decided {
+            Decided::Kept(value) => Ok(value),
+            Decided::Stale(state) => Err((key, state)),
+        })
+    }
+}
 
 /// The state check of a memoized call under `key`.
 pub fn check_state<R: Output, S, C>(
     cache: &Cache,
-    key: &Result<String, StoreError>,
+    key: Result<String, StoreError>,
     options: &PutOptions,
     check: C,
 ) -> Checked<R::Value, S>
@@ -142,19 +155,16 @@ where
     S: Codec + PartialEq + 'static,
     C: FnOnce(Option<&S>) -> crate::MemoState<S>,
 {
-    Checked(match key {
-        Ok(key) => cache.check_memo_state(key, options, check),
-        Err(e) => Err(StoreError::Custom {
-            message: e.to_string(),
-        }),
-    })
+    Checked(key.and_then(|key| {
+        let decided = cache.check_memo_state(&key, options, check)?;
+        Ok((key, decided))
+    }))
 }
 
 /// The rest of a memoized call with a state: the value kept, or computed
 /// and stored under the state the check gave.
 pub fn call_checked<R: Output, S>(
     cache: &Cache,
-    key: Result<String, StoreError>,
     options: PutOptions,
     checked: Checked<R::Value, S>,
     make: impl FnOnce() -> R,
@@ -164,11 +174,10 @@ where
     R::Error: Error,
     S: Codec + PartialEq + 'static,
 {
-    use crate::cache::memo_state::Checked as Decided;
-    R::from_result(match (key, checked.0) {
-        (Err(e), _) | (_, Err(e)) => Err(e.into()),
-        (Ok(_), Ok(Decided::Kept(value))) => Ok(value),
-        (Ok(key), Ok(Decided::Stale(state))) => {
+    R::from_result(match checked.decided() {
+        Err(e) => Err(e.into()),
+        Ok(Ok(value)) => Ok(value),
+        Ok(Err((key, state))) => {
             cache.compute_with_state(&key, &options, state, || make().into_result())
         }
     })
@@ -177,7 +186,6 @@ where
 /// [`call_checked`] for an `async` function.
 pub async fn call_checked_async<R: Output, S, F: Future<Output = R>>(
     cache: &Cache,
-    key: Result<String, StoreError>,
     options: PutOptions,
     checked: Checked<R::Value, S>,
     make: impl FnOnce() -> F,
@@ -187,11 +195,10 @@ where
     R::Error: Error,
     S: Codec + PartialEq + 'static,
 {
-    use crate::cache::memo_state::Checked as Decided;
-    R::from_result(match (key, checked.0) {
-        (Err(e), _) | (_, Err(e)) => Err(e.into()),
-        (Ok(_), Ok(Decided::Kept(value))) => Ok(value),
-        (Ok(key), Ok(Decided::Stale(state))) => {
+    R::from_result(match checked.decided() {
+        Err(e) => Err(e.into()),
+        Ok(Ok(value)) => Ok(value),
+        Ok(Err((key, state))) => {
             let make = || async { make().await.into_result() };
             cache
                 .compute_with_state_async(&key, &options, state, make)
