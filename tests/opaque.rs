@@ -111,3 +111,56 @@ fn python_reads_an_opaque_value_as_any_and_says_why() {
         "{module}"
     );
 }
+
+mod deep_v1 {
+    #[derive(codec::Codec)]
+    pub struct Inner {
+        pub title: codec::Opaque<super::Point>,
+    }
+    #[derive(codec::Codec)]
+    pub struct Middle {
+        pub items: Vec<Inner>,
+    }
+    #[derive(codec::Codec)]
+    #[codec(name = "Deep")]
+    pub struct Deep {
+        pub default: Option<Middle>,
+    }
+}
+
+mod deep_v2 {
+    #[derive(codec::Codec, Debug)]
+    pub struct Inner {
+        pub title: codec::Opaque<super::Point, 2>,
+    }
+    #[derive(codec::Codec, Debug)]
+    pub struct Middle {
+        pub items: Vec<Inner>,
+    }
+    #[derive(codec::Codec, Debug)]
+    #[codec(name = "Deep")]
+    pub struct Deep {
+        pub default: Option<Middle>,
+    }
+}
+
+/// Three levels down, inside a `Vec` and an `Option`, in fields named like
+/// schema keywords (`title`, `default`): a raised version is still seen.
+#[test]
+fn a_raised_version_deep_inside_a_vec_is_refused() {
+    let value = deep_v1::Deep {
+        default: Some(deep_v1::Middle {
+            items: vec![deep_v1::Inner {
+                title: codec::Opaque(Point { x: 1, y: 2 }),
+            }],
+        }),
+    };
+    let stored = codec::to_stored(&value).unwrap();
+    let refused = codec::from_stored::<deep_v2::Deep>(&stored).unwrap_err();
+    assert!(
+        matches!(refused, codec::EnvelopeError::Incompatible { .. }),
+        "{refused:?}"
+    );
+    assert!(refused.to_string().contains("title"), "{refused}");
+    assert!(refused.to_string().contains("version 1 -> 2"), "{refused}");
+}
