@@ -167,6 +167,7 @@ impl Module {
             }
             return self;
         }
+        let stored_schema = tools::stored_schema(schema);
         let legacy_fingerprint = tools::legacy_fingerprint(schema)
             .filter(|legacy| *legacy != fingerprint)
             .map(|legacy| legacy.to_string());
@@ -201,6 +202,7 @@ impl Module {
             aliases,
             fingerprint: fingerprint.to_string(),
             legacy_fingerprint,
+            schema: stored_schema,
         };
         self.identities.insert(name.to_owned(), identity);
         if !self.roots.iter().any(|r| r == name) {

@@ -92,7 +92,7 @@ pub(super) fn module(
             not_classes.push((names.classes[name].clone(), identity.clone()));
         }
     }
-    out.push_str(&stored::helper(&not_classes));
+    out.push_str(&stored::helper(&not_classes, identities));
     Ok(out)
 }
 

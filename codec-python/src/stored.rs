@@ -25,6 +25,10 @@ pub(super) struct Identity {
     /// The fingerprint earlier versions of codec gave the same schema,
     /// where it was exact and is not today's: values they stored read.
     pub(super) legacy_fingerprint: Option<String>,
+    /// The schema as a store keeps its writer's (compact, without
+    /// descriptions): what a reader diffs a value of another schema
+    /// against.
+    pub(super) schema: String,
 }
 
 impl Identity {
@@ -95,7 +99,10 @@ pub(super) fn fingerprints(module: &str) -> std::collections::BTreeMap<String, S
 /// The end of the module: the identities of the types that are not classes
 /// (unions and aliases: `(Python type, wire name, fingerprint, aliases)`),
 /// and the helper.
-pub(super) fn helper(others: &[(String, Identity)]) -> String {
+pub(super) fn helper(
+    others: &[(String, Identity)],
+    identities: &std::collections::BTreeMap<String, Identity>,
+) -> String {
     let mut out = String::from(
         "\n\n# The wire name and schema fingerprint of each type that is not a class;\n\
          # classes carry theirs as __codec_name__ and __codec_fingerprint__.\n\
@@ -110,6 +117,29 @@ pub(super) fn helper(others: &[(String, Identity)]) -> String {
         ));
     }
     out.push_str(")\n");
+    out.push_str(
+        "\n\n# The schema of each fingerprint above, as a store keeps its writer's: the\n\
+         # `codec` Python package reads a value written with another schema when Rust\n\
+         # would, by comparing the two.\n\
+         CODEC_SCHEMAS: dict[str, str] = {\n",
+    );
+    let mut schemas: Vec<(&str, &str)> = Vec::new();
+    for id in identities.values() {
+        schemas.push((&id.fingerprint, &id.schema));
+        if let Some(legacy) = &id.legacy_fingerprint {
+            schemas.push((legacy, &id.schema));
+        }
+    }
+    schemas.sort();
+    schemas.dedup_by_key(|(fp, _)| *fp);
+    for (fingerprint, schema) in schemas {
+        out.push_str(&format!(
+            "    {}: {},\n",
+            python_str(fingerprint),
+            python_str(schema)
+        ));
+    }
+    out.push_str("}\n");
     out.push_str(HELPER);
     out
 }

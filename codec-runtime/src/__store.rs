@@ -19,6 +19,7 @@ pub use crate::msgpack::out_of_band::{Backing, LargeBin, OutOfBand};
 
 /// What the store asks of a type's schema.
 pub mod schema {
+    pub use crate::schema::__tools::stored_schema;
     pub use crate::schema::readable::check_readable;
     pub use crate::schema::{info, wire_name, SchemaInfo};
 }

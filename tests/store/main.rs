@@ -15,6 +15,7 @@ mod basics;
 mod checkpoint;
 mod compact;
 mod compact_online;
+mod declared;
 mod expiry;
 mod forged_checkpoint;
 mod handled_inside;

@@ -18,6 +18,12 @@ pub fn registered() -> impl Iterator<Item = (&'static str, &'static SchemaInfo)>
         .map(|r| ((r.rust_name)(), (r.info)()))
 }
 
+/// `schema` as a stored value and a store keep it: compact JSON without
+/// the annotations that only describe ([`SchemaInfo::stored_schema`]).
+pub fn stored_schema(schema: &Value) -> String {
+    super::model::without_descriptions(schema).to_string()
+}
+
 /// The fingerprint earlier versions of codec gave `schema`, when it was exact.
 pub fn legacy_fingerprint(schema: &Value) -> Option<Fingerprint> {
     super::fingerprint::legacy::fingerprint(schema)

@@ -5,6 +5,7 @@
 #[cfg(feature = "ndarray")]
 mod array_entry;
 mod batch;
+pub(crate) mod declared;
 mod handlers;
 mod in_place;
 pub(crate) mod keys;

@@ -49,6 +49,16 @@ CODEC_TYPES: tuple[tuple[typing.Any, str, str, tuple[str, ...]], ...] = (
 )
 
 
+# The schema of each fingerprint above, as a store keeps its writer's: the
+# `codec` Python package reads a value written with another schema when Rust
+# would, by comparing the two.
+CODEC_SCHEMAS: dict[str, str] = {
+    "034b0c67da1e1f2c135c442914b8c4de": '{"$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"start":{"maximum":4294967295,"minimum":0,"type":"integer"},"text":{"type":"string"}},"required":["text","start"],"type":"object"}',
+    "6e62ee4e138a38a40f2667206900ec7d": '{"$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"id":{"maximum":18446744073709551615,"minimum":0,"type":"integer"}},"required":["id"],"type":"object","x-codec-version":1}',
+    "802a5bc1dfffac5c2b84d7d00fe0e30a": '{"$schema":"https://json-schema.org/draft/2020-12/schema","discriminator":{"propertyName":"type"},"oneOf":[{"properties":{"type":{"const":"Click"},"x":{"maximum":9223372036854775807,"minimum":-9223372036854775808,"type":"integer"},"y":{"maximum":9223372036854775807,"minimum":-9223372036854775808,"type":"integer"}},"required":["type","x","y"],"type":"object"},{"properties":{"code":{"type":"string"},"type":{"const":"Key"}},"required":["type","code"],"type":"object"}],"required":["type"],"type":"object","x-codec-version":2}',
+}
+
+
 class StoredValueError(ValueError):
     """Bytes that are not a value stored as the type asked for: not codec's
     envelope, a value of another type, or one written with another schema."""
