@@ -1,0 +1,220 @@
+//! `codec._native`: the Rust store under the `codec` Python package.
+//!
+//! The store's own code opens and writes the folder or bucket: the index,
+//! checkpoints, data files, leases and the readability check are Rust's.
+//! Python gives and takes values as MessagePack bytes, which msgspec
+//! encodes and decodes with the generated classes (`python/codec`).
+//! Every call that touches the store lets other Python threads run.
+
+use std::time::Duration;
+
+use pyo3::create_exception;
+use pyo3::exceptions::{PyException, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+
+use codec::store::Mode;
+use codec::{PutOptions, StoreError};
+
+create_exception!(
+    _native,
+    CacheError,
+    PyException,
+    "An error of the store: the message is Rust's, with its causes."
+);
+create_exception!(
+    _native,
+    SchemaError,
+    CacheError,
+    "A stored value that the type asked for cannot read: another type, or a schema with breaking changes (listed)."
+);
+create_exception!(
+    _native,
+    KeyRuleError,
+    CacheError,
+    "A key no write takes: empty, longer than 4 KiB, or with a control character."
+);
+create_exception!(
+    _native,
+    DecodeError,
+    CacheError,
+    "Stored bytes that do not decode as the type asked for."
+);
+
+/// The Python exception of a store error: its message and every cause,
+/// as Rust's `Debug` of the error prints them.
+fn raised(e: StoreError) -> PyErr {
+    let mut message = e.to_string();
+    let mut source = std::error::Error::source(&e);
+    while let Some(cause) = source {
+        let text = cause.to_string();
+        if !message.contains(&text) {
+            message.push_str(": ");
+            message.push_str(&text);
+        }
+        source = cause.source();
+    }
+    match e {
+        StoreError::Schema { .. } => SchemaError::new_err(message),
+        StoreError::InvalidKey { .. } => KeyRuleError::new_err(message),
+        StoreError::Decode { .. } => DecodeError::new_err(message),
+        _ => CacheError::new_err(message),
+    }
+}
+
+/// A type known by its wire name and schema: a generated class, as the
+/// store sees it.
+#[pyclass(frozen, module = "codec._native")]
+struct DeclaredType {
+    inner: codec::store::DeclaredType,
+}
+
+#[pymethods]
+impl DeclaredType {
+    #[new]
+    fn new(name: &str, aliases: Vec<String>, schema: &str) -> PyResult<Self> {
+        let aliases: Vec<&str> = aliases.iter().map(String::as_str).collect();
+        let inner = codec::store::DeclaredType::new(name, &aliases, schema)
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        Ok(DeclaredType { inner })
+    }
+
+    /// Any value, whatever type wrote it.
+    #[staticmethod]
+    fn any() -> Self {
+        DeclaredType {
+            inner: codec::store::DeclaredType::any(),
+        }
+    }
+
+    #[getter]
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+
+    #[getter]
+    fn fingerprint(&self) -> &str {
+        self.inner.fingerprint()
+    }
+}
+
+/// A handle on a store, as Rust's `codec::Cache`.
+#[pyclass(frozen, module = "codec._native")]
+struct Cache {
+    inner: codec::Cache,
+}
+
+#[pymethods]
+impl Cache {
+    /// Opens, creating it if needed, the store at `location`: a folder's
+    /// path, or a URL (`s3://bucket/prefix`, `az://container/prefix`,
+    /// `file:///path`, `memory://`).
+    #[staticmethod]
+    fn open(py: Python<'_>, location: &str) -> PyResult<Self> {
+        let inner = py
+            .detach(|| match location.contains("://") {
+                true => codec::Cache::open_url(location),
+                false => codec::Cache::open(location),
+            })
+            .map_err(raised)?;
+        Ok(Cache { inner })
+    }
+
+    #[getter]
+    fn location(&self) -> String {
+        self.inner.location()
+    }
+
+    #[getter]
+    fn writer_id(&self) -> &str {
+        self.inner.writer_id()
+    }
+
+    /// Stores `payload` (a value of `declared`, MessagePack) under `key`,
+    /// expiring after `ttl` seconds if given, as JSON if `json`.
+    #[pyo3(signature = (key, declared, payload, ttl = None, json = false))]
+    fn put(
+        &self,
+        py: Python<'_>,
+        key: &str,
+        declared: &DeclaredType,
+        payload: &[u8],
+        ttl: Option<f64>,
+        json: bool,
+    ) -> PyResult<()> {
+        let mut options = PutOptions::default();
+        if json {
+            options = options.mode(Mode::Json);
+        }
+        if let Some(seconds) = ttl {
+            let ttl = Duration::try_from_secs_f64(seconds).map_err(|_| {
+                PyValueError::new_err(format!(
+                    "ttl {seconds} is not a number of seconds a value can live: give one above 0"
+                ))
+            })?;
+            options = options.ttl(ttl);
+        }
+        let declared = declared.inner;
+        py.detach(|| self.inner.put_declared(key, &declared, payload, &options))
+            .map_err(raised)
+    }
+
+    /// The MessagePack bytes under `key` that `declared` reads, or None.
+    fn get<'py>(
+        &self,
+        py: Python<'py>,
+        key: &str,
+        declared: &DeclaredType,
+    ) -> PyResult<Option<Bound<'py, PyBytes>>> {
+        let declared = declared.inner;
+        let got = py
+            .detach(|| self.inner.get_declared(key, &declared))
+            .map_err(raised)?;
+        Ok(got.map(|bytes| PyBytes::new(py, &bytes)))
+    }
+
+    /// Stores raw bytes under `key`.
+    fn put_bytes(&self, py: Python<'_>, key: &str, data: &[u8]) -> PyResult<()> {
+        py.detach(|| self.inner.put_bytes(key, data))
+            .map_err(raised)
+    }
+
+    /// The raw bytes under `key` (or a typed entry's encoded payload).
+    fn get_bytes<'py>(&self, py: Python<'py>, key: &str) -> PyResult<Option<Bound<'py, PyBytes>>> {
+        let got = py.detach(|| self.inner.get_bytes(key)).map_err(raised)?;
+        Ok(got.map(|bytes| PyBytes::new(py, &bytes)))
+    }
+
+    fn contains(&self, py: Python<'_>, key: &str) -> PyResult<bool> {
+        py.detach(|| self.inner.contains(key)).map_err(raised)
+    }
+
+    fn remove(&self, py: Python<'_>, key: &str) -> PyResult<bool> {
+        py.detach(|| self.inner.remove(key)).map_err(raised)
+    }
+
+    fn keys(&self, py: Python<'_>) -> PyResult<Vec<String>> {
+        py.detach(|| self.inner.keys()).map_err(raised)
+    }
+
+    fn len(&self, py: Python<'_>) -> PyResult<usize> {
+        py.detach(|| self.inner.len()).map_err(raised)
+    }
+
+    /// Reads what other handles wrote since this one last looked.
+    fn refresh(&self, py: Python<'_>) -> PyResult<()> {
+        py.detach(|| self.inner.refresh()).map_err(raised)
+    }
+}
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add_class::<Cache>()?;
+    m.add_class::<DeclaredType>()?;
+    m.add("CacheError", py.get_type::<CacheError>())?;
+    m.add("SchemaError", py.get_type::<SchemaError>())?;
+    m.add("KeyRuleError", py.get_type::<KeyRuleError>())?;
+    m.add("DecodeError", py.get_type::<DecodeError>())?;
+    Ok(())
+}

@@ -1,0 +1,157 @@
+"""The package over the Rust store: values Rust wrote read in Python and
+the other way round, the readability check on both sides, and the
+store's rules (keys, TTL, errors) as Python sees them."""
+
+from __future__ import annotations
+
+import pathlib
+import time
+import types
+import typing
+
+import msgspec
+import pytest
+
+import codec
+
+
+def test_values_rust_wrote_read_as_their_classes(
+    rust: typing.Callable[..., str], v1: types.ModuleType, tmp_path: pathlib.Path
+) -> None:
+    rust("write", str(tmp_path))
+    cache = codec.Cache.open(tmp_path)
+    assert cache.get("chunk", v1.Chunk) == v1.Chunk(text="chunk 7", start=7, end=12)
+    doc = cache.get("doc", v1.Doc)
+    assert doc == v1.Doc(
+        title="$ref",
+        default=None,
+        chunks=[v1.Chunk(text="chunk 1", start=1, end=6), v1.Chunk(text="chunk 2", start=2, end=7)],
+        tags={"a": 1, "b": 2},
+        event=v1.Key(code="Enter"),
+    )
+    assert cache.get("event", v1.Event) == v1.Click(x=3, y=-4)
+    # Untyped: any entry, whatever type wrote it.
+    assert cache.get("chunk") == {"text": "chunk 7", "start": 7, "end": 12}
+    assert cache.get("number") == 42
+    assert cache.get_bytes("raw") == b"\x00raw bytes"
+    assert cache.get("missing", v1.Chunk) is None
+    assert sorted(cache.keys()) == ["chunk", "doc", "event", "number", "raw"]
+    assert "doc" in cache and "missing" not in cache and len(cache) == 5
+
+
+def test_a_newer_class_reads_what_rust_would_read_and_refuses_the_rest(
+    rust: typing.Callable[..., str],
+    v1: types.ModuleType,
+    v2: types.ModuleType,
+    tmp_path: pathlib.Path,
+) -> None:
+    rust("write", str(tmp_path))
+    cache = codec.Cache.open(tmp_path)
+    # A field added with a default: read, the field at its default.
+    assert cache.get("chunk", v2.Chunk) == v2.Chunk(text="chunk 7", start=7, end=12, source=None)
+    # A type changed inside a map of a nested field: refused, naming it.
+    with pytest.raises(codec.SchemaError) as refused:
+        cache.get("doc", v2.Doc)
+    message = str(refused.value)
+    assert "shared.Doc.tags.*: integer -> string (breaking)" in message, message
+    assert v1.Doc.__codec_fingerprint__ in message and v2.Doc.__codec_fingerprint__ in message
+    # Another type altogether.
+    with pytest.raises(codec.SchemaError, match="is a `shared.Doc`, not a `shared.Chunk`"):
+        cache.get("doc", v1.Chunk)
+
+
+def test_values_python_wrote_read_in_rust(
+    rust: typing.Callable[..., str], v1: types.ModuleType, tmp_path: pathlib.Path
+) -> None:
+    cache = codec.Cache.open(str(tmp_path))
+    cache.put("py/chunk", v1.Chunk(text="chunk 9", start=9, end=14))
+    doc = v1.Doc(
+        title="$ref",
+        default=None,
+        chunks=[v1.Chunk(text="chunk 1", start=1, end=6), v1.Chunk(text="chunk 2", start=2, end=7)],
+        # Inserted out of order: stored sorted, as Rust sorts maps.
+        tags={"b": 2, "a": 1},
+        event=v1.Key(code="Enter"),
+    )
+    cache.put("py/doc", doc)
+    cache.put("py/event", v1.Key(code="Esc"), type=v1.Event)
+    cache.put("py/untyped", {"a": [1, 2.5, "x", None]})
+    assert rust("check", str(tmp_path)).strip() == "ok"
+    # And back in Python.
+    assert cache.get("py/doc", v1.Doc) == doc
+    assert cache.get("py/event", v1.Event) == v1.Key(code="Esc")
+
+
+def test_a_value_that_does_not_match_its_class_is_refused_before_it_is_stored(
+    v1: types.ModuleType, tmp_path: pathlib.Path
+) -> None:
+    cache = codec.Cache.open(tmp_path)
+    # msgspec does not check types when a class is built; the store does
+    # before it writes.
+    with pytest.raises(codec.DecodeError, match="does not match its type `shared.Chunk`"):
+        cache.put("bad", v1.Chunk(text="x", start=-1, end=2))
+    with pytest.raises(codec.DecodeError, match="shared.Chunk"):
+        cache.put("bad", v1.Chunk(text=3, start=1, end=2))  # type: ignore[arg-type]
+    assert "bad" not in cache
+
+
+def test_keys_ttl_and_removal_follow_the_stores_rules(
+    v1: types.ModuleType, tmp_path: pathlib.Path
+) -> None:
+    cache = codec.Cache.open(tmp_path)
+    for bad in ["", "a\nb", "x" * 5000]:
+        with pytest.raises(codec.KeyRuleError):
+            cache.put(bad, 1)
+        with pytest.raises(codec.KeyRuleError):
+            cache.get(bad)
+    cache.put("short", v1.Chunk(text="t", start=0, end=1), ttl=0.05)
+    cache.put("long", 1, ttl=3600)
+    time.sleep(0.2)
+    assert cache.get("short", v1.Chunk) is None
+    assert cache.get("long") == 1
+    with pytest.raises(ValueError, match="ttl"):
+        cache.put("k", 1, ttl=-1)
+    assert cache.remove("long") is True
+    assert cache.remove("long") is False
+    assert cache.get("long") is None
+
+
+def test_types_the_generator_did_not_write_are_refused_with_the_fix(
+    v1: types.ModuleType, tmp_path: pathlib.Path
+) -> None:
+    cache = codec.Cache.open(tmp_path)
+
+    class Own(msgspec.Struct):
+        x: int
+
+    with pytest.raises(TypeError, match="not a type `codec python` generated"):
+        cache.get("k", Own)
+
+    class Edited(msgspec.Struct):
+        __codec_name__: typing.ClassVar[str] = "shared.Chunk"
+        __codec_fingerprint__: typing.ClassVar[str] = "00000000000000000000000000000000"
+        text: str
+
+    with pytest.raises(TypeError, match="carries no schema"):
+        cache.get("k", Edited)
+    # A class whose schema and fingerprint disagree: edited by hand.
+    v1.CODEC_SCHEMAS["00000000000000000000000000000000"] = v1.CODEC_SCHEMAS[v1.Chunk.__codec_fingerprint__]
+    Edited.__module__ = v1.__name__
+    try:
+        with pytest.raises(TypeError, match="edited by hand"):
+            cache.get("k", Edited)
+    finally:
+        del v1.CODEC_SCHEMAS["00000000000000000000000000000000"]
+
+
+def test_memo_keys_are_the_ones_rust_computes(
+    rust: typing.Callable[..., str], tmp_path: pathlib.Path
+) -> None:
+    assert rust("memo", str(tmp_path), "0", "10").strip() == "computed 10"
+    cache = codec.Cache.open(tmp_path)
+    for n in range(10):
+        key = codec.memo_key("shared::embed", 1, f"input {n}", 4)
+        expected = [len(f"input {n}") * 0.5 + i for i in range(4)]
+        assert cache.get(key) == expected, key
+    # Pinned in Rust too (`codec::content_hash(&("embed".to_string(), 3u32))`).
+    assert codec.content_hash("embed", 3) == "0eaf4feede31dec91e34ab3f20977cd76495192bdf93374998228844ae43e106"

@@ -1,0 +1,188 @@
+//! A Rust program sharing a cache with a Python one (the `codec` Python
+//! package, `codec-py/`): it writes the msgspec classes of its types, and
+//! writes and reads values and memo entries in a store that Python opens
+//! too. The package's tests run it.
+//!
+//! ```sh
+//! cargo run --example python_shared --features python -- module v1 > models_v1.py
+//! cargo run --example python_shared --features python -- write DIR
+//! cargo run --example python_shared --features python -- check DIR
+//! cargo run --example python_shared --features python -- memo DIR FROM TO
+//! ```
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use codec::{Cache, CacheOptions, Codec, StoreError};
+
+/// The types as the program first wrote them.
+pub mod v1 {
+    use super::Codec;
+    use std::collections::BTreeMap;
+
+    /// A piece of a document.
+    #[derive(Codec, Debug, PartialEq, Clone)]
+    #[codec(name = "shared.Chunk")]
+    pub struct Chunk {
+        pub text: String,
+        pub start: u32,
+        pub end: u32,
+    }
+
+    /// Fields named as JSON Schema's keywords, a nested type, a union.
+    #[derive(Codec, Debug, PartialEq, Clone)]
+    #[codec(name = "shared.Doc")]
+    pub struct Doc {
+        pub title: String,
+        pub default: Option<String>,
+        pub chunks: Vec<Chunk>,
+        pub tags: BTreeMap<String, u32>,
+        pub event: Event,
+    }
+
+    /// Something that happened.
+    #[derive(Codec, Debug, PartialEq, Clone)]
+    #[codec(name = "shared.Event")]
+    pub enum Event {
+        Click { x: i64, y: i64 },
+        Key { code: String },
+    }
+}
+
+/// The types one version later.
+pub mod v2 {
+    use super::Codec;
+    use std::collections::BTreeMap;
+
+    /// `v1::Chunk` with a field added: values of `v1` still read.
+    #[derive(Codec, Debug, PartialEq, Clone)]
+    #[codec(name = "shared.Chunk")]
+    pub struct Chunk {
+        pub text: String,
+        pub start: u32,
+        pub end: u32,
+        #[codec(default)]
+        pub source: Option<String>,
+    }
+
+    /// `v1::Doc` whose chunks changed compatibly and whose tags changed
+    /// type: values of `v1` are refused.
+    #[derive(Codec, Debug, PartialEq, Clone)]
+    #[codec(name = "shared.Doc")]
+    pub struct Doc {
+        pub title: String,
+        pub default: Option<String>,
+        pub chunks: Vec<Chunk>,
+        pub tags: BTreeMap<String, String>,
+        pub event: super::v1::Event,
+    }
+}
+
+fn chunk(n: u32) -> v1::Chunk {
+    v1::Chunk {
+        text: format!("chunk {n}"),
+        start: n,
+        end: n + 5,
+    }
+}
+
+fn doc() -> v1::Doc {
+    v1::Doc {
+        title: "$ref".into(),
+        default: None,
+        chunks: vec![chunk(1), chunk(2)],
+        tags: BTreeMap::from([("b".into(), 2), ("a".into(), 1)]),
+        event: v1::Event::Key { code: "Enter".into() },
+    }
+}
+
+/// The memoized function Python has a twin of: the same name, version
+/// and arguments, so the same keys.
+static CALLS: AtomicUsize = AtomicUsize::new(0);
+
+#[codec::memoize(cache = CACHE.get().expect("opened first"), name = "shared::embed", version = 1)]
+fn embed(text: &str, dims: u32) -> Result<Vec<f64>, StoreError> {
+    CALLS.fetch_add(1, Ordering::Relaxed);
+    Ok(embedding(text, dims))
+}
+
+/// What both languages compute for an input.
+fn embedding(text: &str, dims: u32) -> Vec<f64> {
+    (0..dims)
+        .map(|i| (text.len() as f64) * 0.5 + f64::from(i))
+        .collect()
+}
+
+static CACHE: std::sync::OnceLock<Cache> = std::sync::OnceLock::new();
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    match args[..] {
+        ["module", version] => print!("{}", module(version)?),
+        ["write", dir] => {
+            let cache = Cache::open(dir)?;
+            cache.put("chunk", &chunk(7))?;
+            cache.put("doc", &doc())?;
+            cache.put("event", &v1::Event::Click { x: 3, y: -4 })?;
+            cache.put("number", &42u64)?;
+            cache.put_bytes("raw", b"\x00raw bytes")?;
+        }
+        ["check", dir] => {
+            let cache = Cache::open(dir)?;
+            // What the Python tests wrote.
+            let expect = |what: bool, message: &str| match what {
+                true => Ok(()),
+                false => Err(message.to_owned()),
+            };
+            expect(cache.get::<v1::Chunk>("py/chunk")? == Some(chunk(9)), "py/chunk")?;
+            let read = cache.get::<v2::Chunk>("py/chunk")?.ok_or("py/chunk as v2")?;
+            expect(read.source.is_none() && read.start == 9, "py/chunk as v2")?;
+            expect(cache.get::<v1::Doc>("py/doc")? == Some(doc()), "py/doc")?;
+            let refused = cache.get::<v2::Doc>("py/doc");
+            expect(
+                matches!(refused, Err(StoreError::Schema { .. })),
+                "py/doc as v2 is refused",
+            )?;
+            expect(
+                cache.get::<v1::Event>("py/event")? == Some(v1::Event::Key { code: "Esc".into() }),
+                "py/event",
+            )?;
+            let untyped = cache.get::<codec::Value>("py/untyped")?.ok_or("py/untyped")?;
+            expect(
+                codec::to_json(&untyped)? == r#"{"a":[1,2.5,"x",null]}"#,
+                "py/untyped",
+            )?;
+            println!("ok");
+        }
+        ["memo", dir, from, to] => {
+            let options = CacheOptions::default().memo_lock(true);
+            CACHE.get_or_init(|| Cache::open_with(dir, options).expect("open"));
+            let (from, to): (u32, u32) = (from.parse()?, to.parse()?);
+            for n in from..to {
+                let text = format!("input {n}");
+                let got = embed(&text, 4)?;
+                assert_eq!(got, embedding(&text, 4), "{text}");
+            }
+            println!("computed {}", CALLS.load(Ordering::Relaxed));
+        }
+        _ => return Err(format!("unknown arguments {args:?}: see the example's doc").into()),
+    }
+    Ok(())
+}
+
+/// The Python module of the types of `version`.
+fn module(version: &str) -> Result<String, Box<dyn std::error::Error>> {
+    let module = match version {
+        "v1" => codec::python::Module::new()
+            .add::<v1::Chunk>()
+            .add::<v1::Doc>()
+            .add::<v1::Event>(),
+        "v2" => codec::python::Module::new()
+            .add::<v2::Chunk>()
+            .add::<v2::Doc>()
+            .add::<v1::Event>(),
+        other => return Err(format!("no types of version {other}").into()),
+    };
+    Ok(module.render()?)
+}
