@@ -4,10 +4,10 @@
 //! too. The package's tests run it.
 //!
 //! ```sh
-//! cargo run --example python_shared --features python -- module v1 > models_v1.py
-//! cargo run --example python_shared --features python -- write DIR
-//! cargo run --example python_shared --features python -- check DIR
-//! cargo run --example python_shared --features python -- memo DIR FROM TO
+//! cargo run --example python_shared --features python,aws -- module v1 > models_v1.py
+//! cargo run --example python_shared --features python,aws -- write DIR
+//! cargo run --example python_shared --features python,aws -- check DIR
+//! cargo run --example python_shared --features python,aws -- memo LOCATION FROM TO
 //! ```
 
 use std::collections::BTreeMap;
@@ -38,6 +38,13 @@ pub mod v1 {
         pub chunks: Vec<Chunk>,
         pub tags: BTreeMap<String, u32>,
         pub event: Event,
+    }
+
+    /// What the memoized function returns.
+    #[derive(Codec, Debug, PartialEq, Clone)]
+    #[codec(name = "shared.Embedding")]
+    pub struct Embedding {
+        pub values: Vec<f64>,
     }
 
     /// Something that happened.
@@ -92,7 +99,9 @@ fn doc() -> v1::Doc {
         default: None,
         chunks: vec![chunk(1), chunk(2)],
         tags: BTreeMap::from([("b".into(), 2), ("a".into(), 1)]),
-        event: v1::Event::Key { code: "Enter".into() },
+        event: v1::Event::Key {
+            code: "Enter".into(),
+        },
     }
 }
 
@@ -101,16 +110,19 @@ fn doc() -> v1::Doc {
 static CALLS: AtomicUsize = AtomicUsize::new(0);
 
 #[codec::memoize(cache = CACHE.get().expect("opened first"), name = "shared::embed", version = 1)]
-fn embed(text: &str, dims: u32) -> Result<Vec<f64>, StoreError> {
+fn embed(text: &str, dims: u32) -> Result<v1::Embedding, StoreError> {
     CALLS.fetch_add(1, Ordering::Relaxed);
+    // Long enough for the other language to ask for the key meanwhile.
+    std::thread::sleep(std::time::Duration::from_millis(2));
     Ok(embedding(text, dims))
 }
 
 /// What both languages compute for an input.
-fn embedding(text: &str, dims: u32) -> Vec<f64> {
-    (0..dims)
+fn embedding(text: &str, dims: u32) -> v1::Embedding {
+    let values = (0..dims)
         .map(|i| (text.len() as f64) * 0.5 + f64::from(i))
-        .collect()
+        .collect();
+    v1::Embedding { values }
 }
 
 static CACHE: std::sync::OnceLock<Cache> = std::sync::OnceLock::new();
@@ -135,8 +147,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 true => Ok(()),
                 false => Err(message.to_owned()),
             };
-            expect(cache.get::<v1::Chunk>("py/chunk")? == Some(chunk(9)), "py/chunk")?;
-            let read = cache.get::<v2::Chunk>("py/chunk")?.ok_or("py/chunk as v2")?;
+            expect(
+                cache.get::<v1::Chunk>("py/chunk")? == Some(chunk(9)),
+                "py/chunk",
+            )?;
+            let read = cache
+                .get::<v2::Chunk>("py/chunk")?
+                .ok_or("py/chunk as v2")?;
             expect(read.source.is_none() && read.start == 9, "py/chunk as v2")?;
             expect(cache.get::<v1::Doc>("py/doc")? == Some(doc()), "py/doc")?;
             let refused = cache.get::<v2::Doc>("py/doc");
@@ -148,18 +165,29 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 cache.get::<v1::Event>("py/event")? == Some(v1::Event::Key { code: "Esc".into() }),
                 "py/event",
             )?;
-            let untyped = cache.get::<codec::Value>("py/untyped")?.ok_or("py/untyped")?;
+            let untyped = cache
+                .get::<codec::Value>("py/untyped")?
+                .ok_or("py/untyped")?;
             expect(
                 codec::to_json(&untyped)? == r#"{"a":[1,2.5,"x",null]}"#,
                 "py/untyped",
             )?;
             println!("ok");
         }
-        ["memo", dir, from, to] => {
+        ["memo", location, from, to] => {
             let options = CacheOptions::default().memo_lock(true);
-            CACHE.get_or_init(|| Cache::open_with(dir, options).expect("open"));
+            let cache = match location.contains("://") {
+                true => Cache::open_url_with(location, options)?,
+                false => Cache::open_with(location, options)?,
+            };
+            CACHE.get_or_init(|| cache);
+            // Upwards, or downwards when `from` is the larger.
             let (from, to): (u32, u32) = (from.parse()?, to.parse()?);
-            for n in from..to {
+            let inputs: Vec<u32> = match from <= to {
+                true => (from..to).collect(),
+                false => (to..from).rev().collect(),
+            };
+            for n in inputs {
                 let text = format!("input {n}");
                 let got = embed(&text, 4)?;
                 assert_eq!(got, embedding(&text, 4), "{text}");
@@ -177,11 +205,13 @@ fn module(version: &str) -> Result<String, Box<dyn std::error::Error>> {
         "v1" => codec::python::Module::new()
             .add::<v1::Chunk>()
             .add::<v1::Doc>()
-            .add::<v1::Event>(),
+            .add::<v1::Event>()
+            .add::<v1::Embedding>(),
         "v2" => codec::python::Module::new()
             .add::<v2::Chunk>()
             .add::<v2::Doc>()
-            .add::<v1::Event>(),
+            .add::<v1::Event>()
+            .add::<v1::Embedding>(),
         other => return Err(format!("no types of version {other}").into()),
     };
     Ok(module.render()?)

@@ -14,13 +14,15 @@ if [ ! -e "$venv/ready" ]; then
     rm -rf "$venv"
     python3 -m venv "$venv"
     "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
-        "maturin==1.16.0" "msgspec==0.22.0" "pytest==8.4.2" "mypy==2.4.1"
+        "maturin==1.16.0" "msgspec==0.22.0" "pytest==8.4.2" "mypy==2.4.1" \
+        "moto[s3]==5.2.5" flask flask-cors
     touch "$venv/ready"
 fi
 # The Rust program the tests share caches with, as the workspace's tests
 # built it (nothing is built again after them).
 cargo build --quiet --workspace --all-features --example python_shared
 export CODEC_SHARED_PROGRAM="$target_dir/debug/examples/python_shared"
+cargo fmt --manifest-path codec-py/Cargo.toml --check
 wheels="$target_dir/wheels"
 rm -rf "$wheels"
 start=$(date +%s)

@@ -14,7 +14,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
 use codec::store::Mode;
-use codec::{PutOptions, StoreError};
+use codec::{CacheOptions, PutOptions, StoreError};
 
 create_exception!(
     _native,
@@ -60,6 +60,38 @@ fn raised(e: StoreError) -> PyErr {
         StoreError::Decode { .. } => DecodeError::new_err(message),
         _ => CacheError::new_err(message),
     }
+}
+
+/// A memo's computation that failed: in the store, or in Python.
+enum Failed {
+    Store(StoreError),
+    Python(PyErr),
+}
+
+impl From<StoreError> for Failed {
+    fn from(e: StoreError) -> Self {
+        Failed::Store(e)
+    }
+}
+
+/// The options of a put: a time to live in seconds, JSON or MessagePack.
+fn put_options(ttl: Option<f64>, json: bool) -> PyResult<PutOptions> {
+    let mut options = PutOptions::default();
+    if json {
+        options = options.mode(Mode::Json);
+    }
+    if let Some(seconds) = ttl {
+        let ttl = Duration::try_from_secs_f64(seconds)
+            .ok()
+            .filter(|ttl| !ttl.is_zero())
+            .ok_or_else(|| {
+                PyValueError::new_err(format!(
+                    "ttl {seconds} is not a number of seconds a value can live: give one above 0"
+                ))
+            })?;
+        options = options.ttl(ttl);
+    }
+    Ok(options)
 }
 
 /// A type known by its wire name and schema: a generated class, as the
@@ -108,13 +140,16 @@ struct Cache {
 impl Cache {
     /// Opens, creating it if needed, the store at `location`: a folder's
     /// path, or a URL (`s3://bucket/prefix`, `az://container/prefix`,
-    /// `file:///path`, `memory://`).
+    /// `file:///path`, `memory://`). With `memo_lock`, a memo's key is
+    /// computed once across handles, processes and machines.
     #[staticmethod]
-    fn open(py: Python<'_>, location: &str) -> PyResult<Self> {
+    #[pyo3(signature = (location, memo_lock = false))]
+    fn open(py: Python<'_>, location: &str, memo_lock: bool) -> PyResult<Self> {
+        let options = CacheOptions::default().memo_lock(memo_lock);
         let inner = py
             .detach(|| match location.contains("://") {
-                true => codec::Cache::open_url(location),
-                false => codec::Cache::open(location),
+                true => codec::Cache::open_url_with(location, options),
+                false => codec::Cache::open_with(location, options),
             })
             .map_err(raised)?;
         Ok(Cache { inner })
@@ -130,6 +165,36 @@ impl Cache {
         self.inner.writer_id()
     }
 
+    /// The value of `declared` under `key` (MessagePack), or the bytes
+    /// `compute()` returns, stored: Rust's memo, so a key is computed once
+    /// by callers at once (across processes with `memo_lock`), whichever
+    /// language they are in. An exception of `compute` is raised as is,
+    /// and nothing is stored.
+    #[pyo3(signature = (key, declared, compute, ttl = None))]
+    fn memo<'py>(
+        &self,
+        py: Python<'py>,
+        key: &str,
+        declared: &DeclaredType,
+        compute: Py<PyAny>,
+        ttl: Option<f64>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let options = put_options(ttl, false)?;
+        let declared = declared.inner;
+        let got = py.detach(|| {
+            self.inner
+                .get_or_try_insert_declared(key, &declared, &options, || {
+                    Python::attach(|py| compute.call0(py)?.extract::<Vec<u8>>(py))
+                        .map_err(Failed::Python)
+                })
+        });
+        match got {
+            Ok(bytes) => Ok(PyBytes::new(py, &bytes)),
+            Err(Failed::Store(e)) => Err(raised(e)),
+            Err(Failed::Python(e)) => Err(e),
+        }
+    }
+
     /// Stores `payload` (a value of `declared`, MessagePack) under `key`,
     /// expiring after `ttl` seconds if given, as JSON if `json`.
     #[pyo3(signature = (key, declared, payload, ttl = None, json = false))]
@@ -142,18 +207,7 @@ impl Cache {
         ttl: Option<f64>,
         json: bool,
     ) -> PyResult<()> {
-        let mut options = PutOptions::default();
-        if json {
-            options = options.mode(Mode::Json);
-        }
-        if let Some(seconds) = ttl {
-            let ttl = Duration::try_from_secs_f64(seconds).map_err(|_| {
-                PyValueError::new_err(format!(
-                    "ttl {seconds} is not a number of seconds a value can live: give one above 0"
-                ))
-            })?;
-            options = options.ttl(ttl);
-        }
+        let options = put_options(ttl, json)?;
         let declared = declared.inner;
         py.detach(|| self.inner.put_declared(key, &declared, payload, &options))
             .map_err(raised)

@@ -18,11 +18,10 @@ REPO = pathlib.Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="session")
-def rust() -> typing.Callable[..., str]:
-    """Runs the Rust program with arguments; returns what it printed.
-
-    `CODEC_SHARED_PROGRAM` names it when built; else cargo builds it, with
-    the features the workspace's tests build (so, after them, nothing)."""
+def rust_program() -> str:
+    """The Rust program's path. `CODEC_SHARED_PROGRAM` names it when
+    built; else cargo builds it, with the features the workspace's tests
+    build (so, after them, nothing)."""
     program = os.environ.get("CODEC_SHARED_PROGRAM")
     if program is None:
         target = pathlib.Path(os.environ.get("CARGO_TARGET_DIR", REPO / "target"))
@@ -33,6 +32,13 @@ def rust() -> typing.Callable[..., str]:
             check=True,
         )
         program = str(target / "debug" / "examples" / "python_shared")
+    return program
+
+
+@pytest.fixture(scope="session")
+def rust(rust_program: str) -> typing.Callable[..., str]:
+    """Runs the Rust program with arguments; returns what it printed."""
+    program = rust_program
 
     def run(*args: str) -> str:
         done = subprocess.run([program, *args], capture_output=True, text=True)

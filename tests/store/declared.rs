@@ -206,3 +206,45 @@ fn bad_input_to_a_declared_type_is_a_typed_error() {
     assert!(matches!(err, StoreError::InvalidKey { .. }), "{err:?}");
     assert!(!cache.contains("k").unwrap());
 }
+
+#[test]
+fn a_declared_memo_and_a_rust_memo_of_one_key_compute_it_once() {
+    each_backend(|store| {
+        let cache = store.open();
+        let declared = declared::<v1::Part>();
+        let bytes = codec::to_msgpack(&v1::Part { examples: 3 }).unwrap();
+        let options = PutOptions::default();
+        // A failed computation stores nothing.
+        let failed = cache.get_or_try_insert_declared("m", &declared, &options, || {
+            Err::<Vec<u8>, _>(StoreError::Custom {
+                message: "no".into(),
+            })
+        });
+        assert!(failed.is_err());
+        assert!(!cache.contains("m").unwrap());
+        let got = cache
+            .get_or_try_insert_declared("m", &declared, &options, || {
+                Ok::<_, StoreError>(bytes.clone())
+            })
+            .unwrap();
+        assert_eq!(got, bytes);
+        // Rust's memo of the same key hits what the declared one stored.
+        let part: v1::Part = cache
+            .get_or_try_insert_with("m", || -> Result<v1::Part, StoreError> {
+                panic!("computed again on {}", store.name)
+            })
+            .unwrap();
+        assert_eq!(part, v1::Part { examples: 3 });
+        // And the other way round.
+        cache.put("r", &v1::Part { examples: 4 }).unwrap();
+        let got = cache
+            .get_or_try_insert_declared(
+                "r",
+                &declared,
+                &options,
+                || -> Result<Vec<u8>, StoreError> { panic!("computed again on {}", store.name) },
+            )
+            .unwrap();
+        assert_eq!(got, codec::to_msgpack(&v1::Part { examples: 4 }).unwrap());
+    });
+}

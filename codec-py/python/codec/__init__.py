@@ -25,6 +25,7 @@ import builtins
 import datetime
 import functools
 import hashlib
+import inspect
 import os
 import sys
 import threading
@@ -48,9 +49,11 @@ __all__ = [
     "SchemaError",
     "content_hash",
     "memo_key",
+    "memoize",
 ]
 
 _T = typing.TypeVar("_T")
+_P = typing.ParamSpec("_P")
 
 # Sets and maps sorted as codec sorts them: the bytes Rust writes for the
 # same value, so content hashes (memo keys) agree.
@@ -139,12 +142,17 @@ class Cache:
         self._native = native
 
     @classmethod
-    def open(cls, location: str | os.PathLike[str]) -> Cache:
+    def open(cls, location: str | os.PathLike[str], *, memo_lock: bool = False) -> Cache:
         """Opens, creating it if needed, the store at `location`: a folder's
         path, or a URL (``s3://bucket/prefix``, ``az://container/prefix``,
         ``file:///path``, ``memory://``; credentials, region and endpoint
-        from the usual ``AWS_*`` and ``AZURE_*`` variables)."""
-        return cls(_native.Cache.open(os.fspath(location)))
+        from the usual ``AWS_*`` and ``AZURE_*`` variables).
+
+        With `memo_lock`, a memo's key is computed once across handles,
+        processes and machines, Rust's and Python's alike (a lock per key
+        on a folder, a lease on object storage), as Rust's
+        ``CacheOptions::memo_lock``."""
+        return cls(_native.Cache.open(os.fspath(location), memo_lock))
 
     @property
     def location(self) -> str:
@@ -260,5 +268,75 @@ def content_hash(*parts: typing.Any) -> str:
 
 def memo_key(name: str, version: int, *args: typing.Any) -> str:
     """The key ``#[codec::memoize]`` gives a call of the function `name`
-    (its path, ``crate::module::function``) at `version` with `args`."""
+    (its path, ``crate::module::function``, or its ``name = ".."``) at
+    `version` with `args`."""
     return f"{name}/v{version}/{content_hash(*args)}"
+
+
+def memoize(
+    cache: Cache,
+    *,
+    name: str,
+    version: int = 1,
+    ttl: float | datetime.timedelta | None = None,
+    ignore: typing.Iterable[str] = (),
+    type: typing.Any = None,
+) -> typing.Callable[[typing.Callable[_P, _T]], typing.Callable[_P, _T]]:
+    """Memoizes a function in `cache` under the keys Rust's
+    ``#[codec::memoize(name = "..", version = N)]`` gives the same calls:
+    a Rust function and a Python one of the same name, version and
+    arguments share their results, each computed once.
+
+    The arguments are hashed in the order the function declares them
+    (defaults included), each as its MessagePack encoding, but those named
+    in `ignore`. The result is stored as `type`, or else its return
+    annotation's type, when that is a generated class or union (Rust reads
+    it as its type), else untyped (Rust reads it as ``codec::Value``). An exception of the
+    function is raised as is, and nothing is stored.
+
+    Python ints and floats hash as msgspec encodes them: a float is a
+    float64, as a Rust ``f64`` is (an ``f32`` argument hashes otherwise).
+    """
+    skipped = frozenset(ignore)
+    seconds = _seconds(ttl)
+
+    def wrap(fn: typing.Callable[_P, _T]) -> typing.Callable[_P, _T]:
+        signature = inspect.signature(fn)
+        unknown = skipped - signature.parameters.keys()
+        if unknown:
+            raise TypeError(f"ignore names no argument of {fn.__qualname__}: {sorted(unknown)}")
+        returned = type
+        if returned is None:
+            try:
+                returned = typing.get_type_hints(fn).get("return")
+            except NameError as e:
+                raise TypeError(
+                    f"the return annotation of {fn.__qualname__} does not resolve ({e}): "
+                    "give the result's type as memoize(..., type=TheClass)"
+                ) from e
+        declared = _ANY
+        if returned is not None and _identity(returned) is not None:
+            declared = _declare(returned)
+
+        @functools.wraps(fn)
+        def call(*args: _P.args, **kwargs: _P.kwargs) -> _T:
+            bound = signature.bind(*args, **kwargs)
+            bound.apply_defaults()
+            parts = [v for k, v in bound.arguments.items() if k not in skipped]
+            key = memo_key(name, version, *parts)
+            computed: list[_T] = []
+
+            def compute() -> bytes:
+                value = fn(*args, **kwargs)
+                computed.append(value)
+                return _ENCODER.encode(value)
+
+            payload = cache._native.memo(key, declared.native, compute, seconds)
+            if computed:
+                return computed[0]
+            value: _T = declared.decoder.decode(payload)
+            return value
+
+        return call
+
+    return wrap

@@ -9,6 +9,7 @@ use codec_runtime::__store::schema::{self, SchemaInfo};
 use codec_runtime::{Fingerprint, Value};
 
 use super::keys;
+use super::memo::{Claimed, MemoRead};
 use super::write::Payload;
 use super::Cache;
 use crate::error::StoreError;
@@ -216,6 +217,49 @@ impl Cache {
             return Ok(None);
         };
         Ok(Some(codec_runtime::to_msgpack(&value)?))
+    }
+}
+
+impl MemoRead for DeclaredType {
+    type Value = Vec<u8>;
+
+    fn read(&self, cache: &Cache, key: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        cache.get_declared(key, self)
+    }
+
+    fn type_name(&self) -> std::borrow::Cow<'_, str> {
+        std::borrow::Cow::Borrowed(self.name())
+    }
+}
+
+impl Cache {
+    /// The value of `declared` under `key` (MessagePack), computing and
+    /// storing it with `make` if absent: [`Cache::get_or_try_insert_with_options`]
+    /// for a declared type, with its single flight, its lock or lease
+    /// across processes ([`CacheOptions::memo_lock`](crate::CacheOptions::memo_lock))
+    /// and its warning for an entry the type cannot read (computed again).
+    /// A Rust memo and another language's of the same key compute it once
+    /// between them.
+    pub fn get_or_try_insert_declared<E: From<StoreError>>(
+        &self,
+        key: &str,
+        declared: &DeclaredType,
+        options: &PutOptions,
+        make: impl FnOnce() -> Result<Vec<u8>, E>,
+    ) -> Result<Vec<u8>, E> {
+        if let Some(v) = self.memo_get_by(declared, key)?.hit() {
+            return Ok(v);
+        }
+        // Before the computation, which a key the cache refuses would waste.
+        keys::check_key(key)?;
+        let _claim = match self.claim_by(declared, key, self.memo.enter(key), |_| true)? {
+            Claimed::Stored(v) => return Ok(v),
+            Claimed::Compute(claim) => claim,
+        };
+        let value = make()?;
+        self.put_declared(key, declared, &value, options)?;
+        self.computed(key);
+        Ok(value)
     }
 }
 

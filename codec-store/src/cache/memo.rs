@@ -275,6 +275,37 @@ impl<T> Lookup<T> {
     }
 }
 
+/// How a memo reads the values of its key and names their type in a
+/// warning: as a Rust type ([`Typed`]), or as a type another language
+/// declared ([`DeclaredType`](crate::DeclaredType)), whose values are
+/// their bytes.
+pub(crate) trait MemoRead {
+    type Value;
+    /// The value under `key`, as [`Cache::get`] reads it.
+    fn read(&self, cache: &Cache, key: &str) -> Result<Option<Self::Value>, StoreError>;
+    /// The type's wire name.
+    fn type_name(&self) -> std::borrow::Cow<'_, str>;
+}
+
+/// The values of Rust type `T`.
+pub(crate) struct Typed<T>(std::marker::PhantomData<fn() -> T>);
+
+impl<T> Typed<T> {
+    pub(crate) fn new() -> Self {
+        Typed(std::marker::PhantomData)
+    }
+}
+
+impl<T: Codec + 'static> MemoRead for Typed<T> {
+    type Value = T;
+    fn read(&self, cache: &Cache, key: &str) -> Result<Option<T>, StoreError> {
+        cache.get::<T>(key)
+    }
+    fn type_name(&self) -> std::borrow::Cow<'_, str> {
+        codec_runtime::schema::wire_name::<T>()
+    }
+}
+
 impl Cache {
     /// The value under `key`, computing and storing it with `make` if
     /// absent; an error of `make` is returned as is, and nothing is stored.
@@ -429,35 +460,47 @@ impl Cache {
         flight: Flight<'a>,
         fresh: impl Fn(&T) -> bool,
     ) -> Result<Claimed<'a, T>, StoreError> {
+        self.claim_by(&Typed::<T>::new(), key, flight, fresh)
+    }
+
+    /// [`Cache::claim`] of the values `reader` reads.
+    pub(crate) fn claim_by<'a, R: MemoRead>(
+        &self,
+        reader: &R,
+        key: &str,
+        flight: Flight<'a>,
+        fresh: impl Fn(&R::Value) -> bool,
+    ) -> Result<Claimed<'a, R::Value>, StoreError> {
         let lock = match (self.options.memo_lock, self.backend.locks()) {
             (false, _) => None,
             (true, Some(locks)) => Some(key_lock(locks, key)?),
-            (true, None) => match self.key_lease(key, &fresh)? {
+            (true, None) => match self.key_lease(reader, key, &fresh)? {
                 Leased::Stored(v) => return Ok(Claimed::Stored(v)),
                 Leased::Taken(lease) => Some(lease),
             },
         };
-        self.claimed(key, flight, lock, fresh)
+        self.claimed(reader, key, flight, lock, fresh)
     }
 
     /// The end of a claim, with `key`'s flight and its lock (if taken):
     /// the value if another caller stored it meanwhile, else the right to
     /// compute it.
-    fn claimed<'a, T: Codec + 'static>(
+    fn claimed<'a, R: MemoRead>(
         &self,
+        reader: &R,
         key: &str,
         flight: Flight<'a>,
         lock: Option<Lock>,
-        fresh: impl Fn(&T) -> bool,
-    ) -> Result<Claimed<'a, T>, StoreError> {
+        fresh: impl Fn(&R::Value) -> bool,
+    ) -> Result<Claimed<'a, R::Value>, StoreError> {
         if lock.is_some() {
             // Another process may have stored the value while we waited.
             self.refresh()?;
         }
-        match self.memo_get(key)? {
+        match self.memo_get_by(reader, key)? {
             Lookup::Hit(v) if fresh(&v) => return Ok(Claimed::Stored(v)),
             Lookup::Hit(_) | Lookup::Miss => {}
-            Lookup::Unreadable(e) => self.warn_recomputed::<T>(key, &e),
+            Lookup::Unreadable(e) => self.warn_recomputed(&reader.type_name(), key, &e),
         }
         Ok(Claimed::Compute(Claim {
             _lock: lock,
@@ -468,11 +511,12 @@ impl Cache {
     /// Takes the lease of `key`, waiting while another holds it, unless
     /// the value is stored meanwhile: a waiting caller looks for it
     /// between its tries, so it returns as soon as the holder's put lands.
-    fn key_lease<T: Codec + 'static>(
+    fn key_lease<R: MemoRead>(
         &self,
+        reader: &R,
         key: &str,
-        fresh: &impl Fn(&T) -> bool,
-    ) -> Result<Leased<T>, StoreError> {
+        fresh: &impl Fn(&R::Value) -> bool,
+    ) -> Result<Leased<R::Value>, StoreError> {
         let duration = self.options.memo_lease;
         let leases = Leases::new(self.backend.clone(), duration);
         let (name, holder) = (key_lock_name(key), lease::holder(&self.writer_id));
@@ -485,7 +529,7 @@ impl Cache {
             std::thread::sleep(pause);
             pause = next_pause(pause, duration);
             self.refresh()?;
-            match self.memo_get(key)? {
+            match self.memo_get_by(reader, key)? {
                 Lookup::Hit(v) if fresh(&v) => return Ok(Leased::Stored(v)),
                 _ => {}
             }
@@ -502,8 +546,9 @@ impl Cache {
         flight: Flight<'a>,
         fresh: impl Fn(&T) -> bool,
     ) -> Result<Claimed<'a, T>, StoreError> {
+        let reader = Typed::<T>::new();
         if !self.options.memo_lock {
-            return self.claim(key, flight, fresh);
+            return self.claim_by(&reader, key, flight, fresh);
         }
         let (duration, name) = (self.options.memo_lease, key_lock_name(key));
         let leases = Leases::new(self.backend.clone(), duration);
@@ -526,7 +571,7 @@ impl Cache {
                 _ => {}
             }
         };
-        self.claimed(key, flight, Some(lock), fresh)
+        self.claimed(&reader, key, flight, Some(lock), fresh)
     }
 
     /// The value under `key`, computing and storing it with `make` if
@@ -556,10 +601,19 @@ impl Cache {
     /// [`Cache::get`], where an entry `T` cannot read is a miss unless the
     /// handle is strict.
     pub(crate) fn memo_get<T: Codec + 'static>(&self, key: &str) -> Result<Lookup<T>, StoreError> {
+        self.memo_get_by(&Typed::<T>::new(), key)
+    }
+
+    /// [`Cache::memo_get`] of the values `reader` reads.
+    pub(crate) fn memo_get_by<R: MemoRead>(
+        &self,
+        reader: &R,
+        key: &str,
+    ) -> Result<Lookup<R::Value>, StoreError> {
         if self.options.recomputes(key) && !self.memo.recomputed.lock().contains(key) {
             return Ok(Lookup::Miss);
         }
-        match self.get::<T>(key) {
+        match reader.read(self, key) {
             Ok(Some(v)) => Ok(Lookup::Hit(v)),
             Ok(None) => Ok(Lookup::Miss),
             Err(e) if !self.options.memo_strict && e.is_unreadable_entry() => {
@@ -581,9 +635,8 @@ impl Cache {
     /// its group is a warning to the `log` crate (or, where no logger is
     /// set, to stderr: a memo that recomputes silently looks like a slow
     /// program), the others count in [`Cache::warnings`].
-    fn warn_recomputed<T: Codec>(&self, key: &str, e: &StoreError) {
-        let name = codec_runtime::schema::wire_name::<T>();
-        match self.memo.recomputed(&name, key, e) {
+    fn warn_recomputed(&self, name: &str, key: &str, e: &StoreError) {
+        match self.memo.recomputed(name, key, e) {
             Some(warning) if log::max_level() == log::LevelFilter::Off => {
                 eprintln!("codec: warning: {warning}");
             }

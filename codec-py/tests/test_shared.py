@@ -1,0 +1,135 @@
+"""One memo cache, a Rust process and a Python one: the same keys for
+the same calls, and each key computed once between them, on a folder and
+on an S3 bucket (moto)."""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import socket
+import subprocess
+import sys
+import time
+import types
+import typing
+import urllib.request
+
+import pytest
+
+import codec
+
+KEYS = 1000
+
+# Each memo on moto is a dozen requests to a Python server: 1,000 keys
+# take minutes there, so CI runs fewer (the variable asks for more).
+BUCKET_KEYS = int(os.environ.get("CODEC_SHARED_BUCKET_KEYS", "200"))
+
+
+def _embedding(text: str, dims: int) -> list[float]:
+    return [len(text) * 0.5 + i for i in range(dims)]
+
+
+def _share(
+    rust_program: str, location: str, v1: types.ModuleType, keys: int, *, together: bool = False
+) -> None:
+    """Rust memoizes inputs 0..keys upwards while Python memoizes them
+    downwards (or upwards too, `together`: both ask for each key at about
+    the same time), both with memo_lock: every key is computed once, and
+    (going opposite ways) each side computed some."""
+    rust = subprocess.Popen(
+        [rust_program, "memo", location, "0", str(keys)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    cache = codec.Cache.open(location, memo_lock=True)
+    calls = 0
+
+    @codec.memoize(cache, name="shared::embed", version=1, type=v1.Embedding)
+    def embed(text: str, dims: int) -> typing.Any:
+        nonlocal calls
+        calls += 1
+        time.sleep(0.002)
+        return v1.Embedding(values=_embedding(text, dims))
+
+    for n in range(keys) if together else reversed(range(keys)):
+        got = embed(f"input {n}", 4)
+        assert got == v1.Embedding(values=_embedding(f"input {n}", 4)), n
+    out, err = rust.communicate(timeout=600)
+    assert rust.returncode == 0, err
+    rust_calls = int(out.split()[-1])
+    print(f"{location}: Rust computed {rust_calls}, Python {calls}")
+    assert rust_calls + calls == keys, (rust_calls, calls)
+    if not together:
+        assert rust_calls > 0 and calls > 0, (rust_calls, calls)
+    # And now every call hits, on both sides.
+    calls = 0
+    for n in range(keys):
+        embed(f"input {n}", 4)
+    assert calls == 0
+    out = subprocess.run(
+        [rust_program, "memo", location, "0", str(keys)], capture_output=True, text=True, check=True
+    ).stdout
+    assert out.split()[-1] == "0", out
+
+
+def test_a_rust_and_a_python_process_compute_each_memo_key_once_in_a_folder(
+    rust_program: str, v1: types.ModuleType, tmp_path: pathlib.Path
+) -> None:
+    _share(rust_program, str(tmp_path / "apart"), v1, KEYS)
+    _share(rust_program, str(tmp_path / "together"), v1, KEYS, together=True)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def moto(monkeypatch_module: pytest.MonkeyPatch) -> typing.Iterator[int]:
+    """moto's S3 server on a free port, and the variables that point the
+    store (Rust's and so Python's) at it."""
+    pytest.importorskip("moto")
+    port = _free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-c", "import sys; from moto.server import main; main(sys.argv[1:])",
+         "-H", "127.0.0.1", "-p", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    start = time.monotonic()
+    while True:
+        try:
+            urllib.request.urlopen(
+                urllib.request.Request(f"http://127.0.0.1:{port}/moto-api/reset", method="POST")
+            )
+            break
+        except OSError:
+            assert time.monotonic() - start < 60, "moto did not start"
+            time.sleep(0.1)
+    for name, value in {
+        "AWS_ENDPOINT": f"http://127.0.0.1:{port}",
+        "AWS_ALLOW_HTTP": "true",
+        "AWS_ACCESS_KEY_ID": "test",
+        "AWS_SECRET_ACCESS_KEY": "test",
+        "AWS_REGION": "us-east-1",
+    }.items():
+        monkeypatch_module.setenv(name, value)
+    yield port
+    server.terminate()
+    server.wait()
+
+
+@pytest.fixture(scope="module")
+def monkeypatch_module() -> typing.Iterator[pytest.MonkeyPatch]:
+    with pytest.MonkeyPatch.context() as patch:
+        yield patch
+
+
+def test_a_rust_and_a_python_process_compute_each_memo_key_once_in_a_bucket(
+    rust_program: str, v1: types.ModuleType, moto: int
+) -> None:
+    request = urllib.request.Request(f"http://127.0.0.1:{moto}/shared", method="PUT")
+    urllib.request.urlopen(request)
+    _share(rust_program, "s3://shared/memo", v1, BUCKET_KEYS)
