@@ -139,6 +139,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             cache.put("event", &v1::Event::Click { x: 3, y: -4 })?;
             cache.put("number", &42u64)?;
             cache.put_bytes("raw", b"\x00raw bytes")?;
+            let table =
+                ndarray::Array2::<f64>::from_shape_fn((100, 8), |(i, j)| (i * 8 + j) as f64);
+            cache.put_array("array", &table)?;
         }
         ["check", dir] => {
             let cache = Cache::open(dir)?;
@@ -172,6 +175,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 codec::to_json(&untyped)? == r#"{"a":[1,2.5,"x",null]}"#,
                 "py/untyped",
             )?;
+            let array = cache.get_array::<f32>("py/array")?.ok_or("py/array")?;
+            expect(array.shape() == [3, 2], "py/array's shape")?;
+            expect(array.view()[[2, 1]] == 5.5, "py/array[2, 1]")?;
             println!("ok");
         }
         ["memo", location, from, to] => {

@@ -15,7 +15,7 @@ if [ ! -e "$venv/ready" ]; then
     python3 -m venv "$venv"
     "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
         "maturin==1.16.0" "msgspec==0.22.0" "pytest==8.4.2" "mypy==2.4.1" \
-        "moto[s3]==5.2.5" flask flask-cors
+        "moto[s3]==5.2.5" flask flask-cors "numpy==2.4.6"
     touch "$venv/ready"
 fi
 # The Rust program the tests share caches with, as the workspace's tests

@@ -13,7 +13,11 @@ use pyo3::exceptions::{PyException, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
-use codec::store::Mode;
+use codec::store::{Bounds, Mode};
+
+mod array;
+
+use array::{ArrayBuffer, Failed};
 use codec::{CacheOptions, PutOptions, StoreError};
 
 create_exception!(
@@ -62,15 +66,11 @@ fn raised(e: StoreError) -> PyErr {
     }
 }
 
-/// A memo's computation that failed: in the store, or in Python.
-enum Failed {
-    Store(StoreError),
-    Python(PyErr),
-}
-
-impl From<StoreError> for Failed {
-    fn from(e: StoreError) -> Self {
-        Failed::Store(e)
+/// The Python exception of a call that failed in the store or in Python.
+fn failed(e: Failed) -> PyErr {
+    match e {
+        Failed::Store(e) => raised(e),
+        Failed::Python(e) => e,
     }
 }
 
@@ -81,17 +81,40 @@ fn put_options(ttl: Option<f64>, json: bool) -> PyResult<PutOptions> {
         options = options.mode(Mode::Json);
     }
     if let Some(seconds) = ttl {
-        let ttl = Duration::try_from_secs_f64(seconds)
-            .ok()
-            .filter(|ttl| !ttl.is_zero())
-            .ok_or_else(|| {
-                PyValueError::new_err(format!(
-                    "ttl {seconds} is not a number of seconds a value can live: give one above 0"
-                ))
-            })?;
-        options = options.ttl(ttl);
+        options = options.ttl(seconds_of("ttl", seconds)?);
     }
     Ok(options)
+}
+
+/// The bounds of a store: entries, bytes of payload, seconds since last used.
+fn bounds(
+    max_entries: Option<usize>,
+    max_bytes: Option<u64>,
+    max_age: Option<f64>,
+) -> PyResult<Bounds> {
+    let mut bounds = Bounds::default();
+    if let Some(entries) = max_entries {
+        bounds = bounds.max_entries(entries);
+    }
+    if let Some(bytes) = max_bytes {
+        bounds = bounds.max_bytes(bytes);
+    }
+    if let Some(seconds) = max_age {
+        bounds = bounds.max_age(seconds_of("max_age", seconds)?);
+    }
+    Ok(bounds)
+}
+
+/// `seconds` as a duration above 0, else a `ValueError` naming `what`.
+fn seconds_of(what: &str, seconds: f64) -> PyResult<Duration> {
+    Duration::try_from_secs_f64(seconds)
+        .ok()
+        .filter(|d| !d.is_zero())
+        .ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "{what} {seconds} is not a number of seconds a value can live: give one above 0"
+            ))
+        })
 }
 
 /// A type known by its wire name and schema: a generated class, as the
@@ -143,9 +166,17 @@ impl Cache {
     /// `file:///path`, `memory://`). With `memo_lock`, a memo's key is
     /// computed once across handles, processes and machines.
     #[staticmethod]
-    #[pyo3(signature = (location, memo_lock = false))]
-    fn open(py: Python<'_>, location: &str, memo_lock: bool) -> PyResult<Self> {
-        let options = CacheOptions::default().memo_lock(memo_lock);
+    #[pyo3(signature = (location, memo_lock = false, max_entries = None, max_bytes = None, max_age = None))]
+    fn open(
+        py: Python<'_>,
+        location: &str,
+        memo_lock: bool,
+        max_entries: Option<usize>,
+        max_bytes: Option<u64>,
+        max_age: Option<f64>,
+    ) -> PyResult<Self> {
+        let bounds = bounds(max_entries, max_bytes, max_age)?;
+        let options = CacheOptions::default().memo_lock(memo_lock).bounds(bounds);
         let inner = py
             .detach(|| match location.contains("://") {
                 true => codec::Cache::open_url_with(location, options),
@@ -188,11 +219,34 @@ impl Cache {
                         .map_err(Failed::Python)
                 })
         });
-        match got {
-            Ok(bytes) => Ok(PyBytes::new(py, &bytes)),
-            Err(Failed::Store(e)) => Err(raised(e)),
-            Err(Failed::Python(e)) => Err(e),
-        }
+        got.map(|bytes| PyBytes::new(py, &bytes)).map_err(failed)
+    }
+
+    /// The array under `key`, lent where it lies (a memory map in a
+    /// folder), as `dtype` (numpy's `dtype.str`) or as stored; None if
+    /// there is none.
+    #[pyo3(signature = (key, dtype = None))]
+    fn get_array(
+        &self,
+        py: Python<'_>,
+        key: &str,
+        dtype: Option<&str>,
+    ) -> PyResult<Option<ArrayBuffer>> {
+        py.detach(|| array::get(&self.inner, key, dtype))
+            .map_err(failed)
+    }
+
+    /// Stores an array's C-ordered bytes, of `dtype` and `shape`.
+    fn put_array(
+        &self,
+        py: Python<'_>,
+        key: &str,
+        dtype: &str,
+        shape: Vec<usize>,
+        data: &[u8],
+    ) -> PyResult<()> {
+        py.detach(|| array::put(&self.inner, key, dtype, &shape, data))
+            .map_err(failed)
     }
 
     /// Stores `payload` (a value of `declared`, MessagePack) under `key`,
@@ -255,6 +309,34 @@ impl Cache {
         py.detach(|| self.inner.len()).map_err(raised)
     }
 
+    /// Removes the least recently used entries past the bounds given, now;
+    /// returns the keys removed. Files of entries removed go after `grace`
+    /// seconds, which readers that still map them have to finish.
+    #[pyo3(signature = (max_entries = None, max_bytes = None, max_age = None, grace = 3600.0))]
+    fn reduce_size(
+        &self,
+        py: Python<'_>,
+        max_entries: Option<usize>,
+        max_bytes: Option<u64>,
+        max_age: Option<f64>,
+        grace: f64,
+    ) -> PyResult<Vec<String>> {
+        let bounds = bounds(max_entries, max_bytes, max_age)?;
+        let grace = Duration::try_from_secs_f64(grace).map_err(|_| {
+            PyValueError::new_err(format!("grace {grace} is not a number of seconds"))
+        })?;
+        let done = py
+            .detach(|| self.inner.admin().reduce_size(&bounds, grace))
+            .map_err(raised)?;
+        Ok(done.removed)
+    }
+
+    /// What this handle met and got past: torn or corrupt lines skipped,
+    /// entries a memo computed again.
+    fn warnings(&self) -> Vec<String> {
+        self.inner.warnings()
+    }
+
     /// Reads what other handles wrote since this one last looked.
     fn refresh(&self, py: Python<'_>) -> PyResult<()> {
         py.detach(|| self.inner.refresh()).map_err(raised)
@@ -266,6 +348,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     m.add_class::<Cache>()?;
     m.add_class::<DeclaredType>()?;
+    m.add_class::<ArrayBuffer>()?;
     m.add("CacheError", py.get_type::<CacheError>())?;
     m.add("SchemaError", py.get_type::<SchemaError>())?;
     m.add("KeyRuleError", py.get_type::<KeyRuleError>())?;

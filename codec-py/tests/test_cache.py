@@ -35,8 +35,8 @@ def test_values_rust_wrote_read_as_their_classes(
     assert cache.get("number") == 42
     assert cache.get_bytes("raw") == b"\x00raw bytes"
     assert cache.get("missing", v1.Chunk) is None
-    assert sorted(cache.keys()) == ["chunk", "doc", "event", "number", "raw"]
-    assert "doc" in cache and "missing" not in cache and len(cache) == 5
+    assert sorted(cache.keys()) == ["array", "chunk", "doc", "event", "number", "raw"]
+    assert "doc" in cache and "missing" not in cache and len(cache) == 6
 
 
 def test_a_newer_class_reads_what_rust_would_read_and_refuses_the_rest(
@@ -76,6 +76,8 @@ def test_values_python_wrote_read_in_rust(
     cache.put("py/doc", doc)
     cache.put("py/event", v1.Key(code="Esc"), type=v1.Event)
     cache.put("py/untyped", {"a": [1, 2.5, "x", None]})
+    numpy = pytest.importorskip("numpy")
+    cache.put_array("py/array", numpy.arange(6, dtype=numpy.float32).reshape(3, 2) + 0.5)
     assert rust("check", str(tmp_path)).strip() == "ok"
     # And back in Python.
     assert cache.get("py/doc", v1.Doc) == doc
@@ -155,3 +157,48 @@ def test_memo_keys_are_the_ones_rust_computes(
         assert cache.get(key) == {"values": expected}, key
     # Pinned in Rust too (`codec::content_hash(&("embed".to_string(), 3u32))`).
     assert codec.content_hash("embed", 3) == "0eaf4feede31dec91e34ab3f20977cd76495192bdf93374998228844ae43e106"
+
+
+def test_bounds_remove_the_least_recently_used_entries(
+    v1: types.ModuleType, tmp_path: pathlib.Path
+) -> None:
+    cache = codec.Cache.open(tmp_path, max_entries=1000)
+    for n in range(300):
+        cache.put(f"k{n}", v1.Chunk(text=f"chunk {n}", start=n, end=n + 1))
+    # Used last: kept.
+    assert cache.get("k0", v1.Chunk) is not None
+    removed = cache.reduce_size(max_entries=100)
+    assert len(removed) == 200 and "k0" not in removed and "k299" not in removed
+    assert len(cache) == 100 and "k0" in cache and "k1" not in cache
+    with pytest.raises(ValueError, match="max_age"):
+        cache.reduce_size(max_age=0)
+
+
+def test_arrays_rust_stored_are_numpy_views_of_the_memory_map(
+    rust: typing.Callable[..., str], tmp_path: pathlib.Path
+) -> None:
+    numpy = pytest.importorskip("numpy")
+    rust("write", str(tmp_path))
+    cache = codec.Cache.open(tmp_path)
+    table = cache.get_array("array")
+    assert table.shape == (100, 8) and table.dtype == numpy.float64
+    assert table[99, 7] == 799.0 and table[3, 1] == 25.0
+    # Not a copy: the bytes are the map's, lent read-only.
+    assert not table.flags.owndata and not table.flags.writeable
+    owner = table
+    while isinstance(owner, numpy.ndarray):
+        owner = owner.base
+    assert isinstance(owner, codec._native.ArrayBuffer), owner
+    with pytest.raises(ValueError):
+        table[0, 0] = 1.0
+    with pytest.raises(codec.CacheError, match="dtype `<f8`, not `<f4`"):
+        cache.get_array("array", numpy.float32)
+    assert cache.get_array("missing") is None
+    # Round trip of every dtype, any shape.
+    for dtype in ["f8", "f4", "i8", "i4", "i2", "i1", "u8", "u4", "u2", "u1", "?"]:
+        array = (numpy.arange(24) % 7).astype(dtype).reshape(2, 3, 4)
+        cache.put_array(f"a/{dtype}", array)
+        back = cache.get_array(f"a/{dtype}")
+        assert back.dtype == array.dtype and numpy.array_equal(back, array), dtype
+    with pytest.raises(ValueError, match="is not one a stored array has"):
+        cache.put_array("c", numpy.zeros(2, dtype=numpy.complex128))

@@ -142,7 +142,15 @@ class Cache:
         self._native = native
 
     @classmethod
-    def open(cls, location: str | os.PathLike[str], *, memo_lock: bool = False) -> Cache:
+    def open(
+        cls,
+        location: str | os.PathLike[str],
+        *,
+        memo_lock: bool = False,
+        max_entries: int | None = None,
+        max_bytes: int | None = None,
+        max_age: float | datetime.timedelta | None = None,
+    ) -> Cache:
         """Opens, creating it if needed, the store at `location`: a folder's
         path, or a URL (``s3://bucket/prefix``, ``az://container/prefix``,
         ``file:///path``, ``memory://``; credentials, region and endpoint
@@ -151,8 +159,16 @@ class Cache:
         With `memo_lock`, a memo's key is computed once across handles,
         processes and machines, Rust's and Python's alike (a lock per key
         on a folder, a lease on object storage), as Rust's
-        ``CacheOptions::memo_lock``."""
-        return cls(_native.Cache.open(os.fspath(location), memo_lock))
+        ``CacheOptions::memo_lock``.
+
+        `max_entries`, `max_bytes` (of payload) and `max_age` (seconds or a
+        timedelta since an entry was last used) bound the store: the store's
+        background work removes the least recently used entries past them,
+        as Rust's ``Bounds``."""
+        native = _native.Cache.open(
+            os.fspath(location), memo_lock, max_entries, max_bytes, _seconds(max_age)
+        )
+        return cls(native)
 
     @property
     def location(self) -> str:
@@ -223,6 +239,34 @@ class Cache:
                 f"entry `{key}` does not decode as `{declared.native.name}`: {e}"
             ) from e
 
+    def get_array(self, key: str, dtype: typing.Any = None) -> typing.Any:
+        """The array under `key` (one Rust's ``put_array`` or
+        :meth:`put_array` stored) as a read-only numpy array, or None.
+
+        In a folder it is a view of the data file's memory map, not a copy:
+        reading one element of a large array reads that page alone.
+        `dtype` checks the element type (any numpy dtype); without it the
+        stored one is taken."""
+        import numpy
+
+        asked = None if dtype is None else numpy.dtype(dtype).str
+        buffer = self._native.get_array(key, asked)
+        if buffer is None:
+            return None
+        data: typing.Any = buffer
+        return numpy.frombuffer(data, dtype=buffer.dtype).reshape(buffer.shape)
+
+    def put_array(self, key: str, array: typing.Any) -> None:
+        """Stores a numpy array (any shape; numbers or bools) as Rust's
+        ``put_array`` stores an ``ndarray`` array: Rust reads it with
+        ``get_array``, memory-mapped."""
+        import numpy
+
+        data = numpy.ascontiguousarray(array)
+        if data.dtype.byteorder == ">":
+            data = data.astype(data.dtype.newbyteorder("<"))
+        self._native.put_array(key, data.dtype.str, list(data.shape), data.tobytes())
+
     def put_bytes(self, key: str, data: bytes) -> None:
         """Stores raw bytes under `key` (Rust's ``put_bytes``)."""
         self._native.put_bytes(key, data)
@@ -242,6 +286,23 @@ class Cache:
     def refresh(self) -> None:
         """Reads what other handles wrote since this one last looked."""
         self._native.refresh()
+
+    def reduce_size(
+        self,
+        *,
+        max_entries: int | None = None,
+        max_bytes: int | None = None,
+        max_age: float | datetime.timedelta | None = None,
+    ) -> list[str]:
+        """Removes the least recently used entries past these bounds now
+        (the store applies its own bounds, from :meth:`open`, by itself);
+        returns the keys removed, least recently used first."""
+        return self._native.reduce_size(max_entries, max_bytes, _seconds(max_age))
+
+    def warnings(self) -> list[str]:
+        """What this handle met and got past: torn or corrupt lines
+        skipped, memo entries computed again."""
+        return self._native.warnings()
 
     def __contains__(self, key: object) -> bool:
         return isinstance(key, str) and self._native.contains(key)
