@@ -116,6 +116,16 @@ def test_keys_ttl_and_removal_follow_the_stores_rules(
     assert cache.remove("long") is True
     assert cache.remove("long") is False
     assert cache.get("long") is None
+    # As a mapping, as exca's CacheDict.
+    cache["m"] = v1.Chunk(text="m", start=1, end=2)
+    assert cache["m"] == {"text": "m", "start": 1, "end": 2}
+    assert cache.get("m", v1.Chunk) == v1.Chunk(text="m", start=1, end=2)
+    del cache["m"]
+    with pytest.raises(KeyError):
+        cache["m"]
+    with pytest.raises(KeyError):
+        del cache["m"]
+    assert list(cache) == cache.keys()
 
 
 def test_types_the_generator_did_not_write_are_refused_with_the_fix(

@@ -123,6 +123,25 @@ def _declare(tp: typing.Any) -> _Declared:
     return declared
 
 
+_untyped: set[typing.Any] = {dict, list, tuple, str, int, float, bool, bytes, type(None)}
+
+
+def _of_value(tp: typing.Any) -> _Declared:
+    """How a value of class `tp` is stored: as its generated type, or
+    untyped (a class no generated module declares). Looked up once per
+    class."""
+    found = _declared.get(tp)
+    if found is not None:
+        return found
+    if tp in _untyped:
+        return _ANY
+    if _identity(tp) is None:
+        with _declared_lock:
+            _untyped.add(tp)
+        return _ANY
+    return _declare(tp)
+
+
 def _seconds(ttl: float | datetime.timedelta | None) -> float | None:
     if isinstance(ttl, datetime.timedelta):
         return ttl.total_seconds()
@@ -196,10 +215,7 @@ class Cache:
         `ttl` (seconds, or a timedelta) makes the entry expire; `json`
         stores JSON text instead of MessagePack.
         """
-        tp = type if type is not None else value.__class__
-        declared = _ANY
-        if type is not None or _identity(tp) is not None:
-            declared = _declare(tp)
+        declared = _declare(type) if type is not None else _of_value(value.__class__)
         payload = _ENCODER.encode(value)
         if declared is not _ANY:
             # What Rust will decode: a value that does not match its own
@@ -303,6 +319,23 @@ class Cache:
         """What this handle met and got past: torn or corrupt lines
         skipped, memo entries computed again."""
         return self._native.warnings()
+
+    def __getitem__(self, key: str) -> typing.Any:
+        """The value under `key`, untyped (exca's ``cd[key]``); KeyError if
+        there is none."""
+        payload = self._native.get(key, _ANY.native)
+        if payload is None:
+            raise KeyError(key)
+        return _ANY.decoder.decode(payload)
+
+    def __setitem__(self, key: str, value: typing.Any) -> None:
+        """:meth:`put` (exca's ``cd[key] = value``)."""
+        self.put(key, value)
+
+    def __delitem__(self, key: str) -> None:
+        """:meth:`remove`; KeyError if there was nothing to remove."""
+        if not self.remove(key):
+            raise KeyError(key)
 
     def __contains__(self, key: object) -> bool:
         return isinstance(key, str) and self._native.contains(key)
