@@ -5,8 +5,8 @@
 //!
 //! ```sh
 //! cargo run --example python_shared --features python,aws -- module v1 > models_v1.py
-//! cargo run --example python_shared --features python,aws -- write DIR
-//! cargo run --example python_shared --features python,aws -- check DIR
+//! cargo run --example python_shared --features python,aws -- write LOCATION
+//! cargo run --example python_shared --features python,aws -- check LOCATION
 //! cargo run --example python_shared --features python,aws -- memo LOCATION FROM TO
 //! ```
 
@@ -132,8 +132,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     match args[..] {
         ["module", version] => print!("{}", module(version)?),
-        ["write", dir] => {
-            let cache = Cache::open(dir)?;
+        ["hashes"] => {
+            for hash in hashes()? {
+                println!("{hash}");
+            }
+        }
+        ["write", location] => {
+            let cache = open(location, CacheOptions::default())?;
             cache.put("chunk", &chunk(7))?;
             cache.put("doc", &doc())?;
             cache.put("event", &v1::Event::Click { x: 3, y: -4 })?;
@@ -143,8 +148,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 ndarray::Array2::<f64>::from_shape_fn((100, 8), |(i, j)| (i * 8 + j) as f64);
             cache.put_array("array", &table)?;
         }
-        ["check", dir] => {
-            let cache = Cache::open(dir)?;
+        ["check", location] => {
+            let cache = open(location, CacheOptions::default())?;
             // What the Python tests wrote.
             let expect = |what: bool, message: &str| match what {
                 true => Ok(()),
@@ -181,11 +186,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             println!("ok");
         }
         ["memo", location, from, to] => {
-            let options = CacheOptions::default().memo_lock(true);
-            let cache = match location.contains("://") {
-                true => Cache::open_url_with(location, options)?,
-                false => Cache::open_with(location, options)?,
-            };
+            let cache = open(location, CacheOptions::default().memo_lock(true))?;
             CACHE.get_or_init(|| cache);
             // Upwards, or downwards when `from` is the larger.
             let (from, to): (u32, u32) = (from.parse()?, to.parse()?);
@@ -203,6 +204,68 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         _ => return Err(format!("unknown arguments {args:?}: see the example's doc").into()),
     }
     Ok(())
+}
+
+/// The content hashes of arguments of every kind the classes hold, as
+/// `#[codec::memoize]` hashes them: the Python tests hash the same values
+/// and compare, line by line.
+fn hashes() -> Result<Vec<String>, codec::EncodeError> {
+    use codec::ContentHash;
+    use std::collections::{BTreeSet, HashMap, HashSet};
+    let h = ContentHash::new;
+    Ok(vec![
+        h().part("text").finish()?,
+        h().part("héllo ✓").part("").finish()?,
+        h().part(&42u64).part(&-7i64).part(&0u8).finish()?,
+        h().part(&u64::MAX)
+            .part(&i64::MIN)
+            .part(&255u8)
+            .part(&-129i16)
+            .finish()?,
+        h().part(&2.5f64)
+            .part(&0.1f64)
+            .part(&-0.0f64)
+            .part(&1e300f64)
+            .finish()?,
+        h().part(&true).part(&false).finish()?,
+        h().part(&None::<u32>).part(&Some(3u32)).finish()?,
+        h().part(&vec![1u8, 2, 3]).finish()?,
+        h().part(&vec![1u32, 2, 3])
+            .part(&Vec::<String>::new())
+            .finish()?,
+        h().part(&BTreeMap::from([
+            ("b".to_string(), 2u32),
+            ("a".to_string(), 1),
+        ]))
+        .finish()?,
+        h().part(&HashMap::from([
+            ("z".to_string(), vec![1u32]),
+            ("y".to_string(), vec![]),
+        ]))
+        .finish()?,
+        h().part(&HashSet::from(["q".to_string(), "p".to_string()]))
+            .part(&BTreeSet::from([3u32, 1, 2]))
+            .finish()?,
+        h().part(&chunk(3)).finish()?,
+        h().part(&v1::Event::Key {
+            code: "Enter".into(),
+        })
+        .part(&v1::Event::Click { x: -1, y: 2 })
+        .finish()?,
+        h().part(&doc()).finish()?,
+        h().part(&vec![chunk(1), chunk(2)])
+            .part(&Some(chunk(4)))
+            .finish()?,
+        h().part(&(String::from("embed"), 3u32)).finish()?,
+    ])
+}
+
+/// The store at `location`: a folder, or a URL (`s3://`, `az://`).
+fn open(location: &str, options: CacheOptions) -> Result<Cache, StoreError> {
+    match location.contains("://") {
+        true => Cache::open_url_with(location, options),
+        false => Cache::open_with(location, options),
+    }
 }
 
 /// The Python module of the types of `version`.

@@ -5,12 +5,16 @@ classes it generates from its types."""
 from __future__ import annotations
 
 import importlib.util
+import itertools
 import os
 import pathlib
+import socket
 import subprocess
 import sys
+import time
 import types
 import typing
+import urllib.request
 
 import pytest
 
@@ -72,3 +76,92 @@ def v2(rust: typing.Callable[..., str], tmp_path_factory: pytest.TempPathFactory
     """The classes of the Rust types `v2`: `Chunk` changed compatibly,
     `Doc` not."""
     return _module(rust, "v2", tmp_path_factory.mktemp("models"))
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+_names = itertools.count()
+
+
+@pytest.fixture(scope="session")
+def moto() -> typing.Iterator[int]:
+    """moto's S3 server on a free port, and the variables that point the
+    store (Rust's, in this process and in the Rust program) at it."""
+    pytest.importorskip("moto")
+    port = _free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-c", "import sys; from moto.server import main; main(sys.argv[1:])",
+         "-H", "127.0.0.1", "-p", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    start = time.monotonic()
+    while True:
+        try:
+            urllib.request.urlopen(
+                urllib.request.Request(f"http://127.0.0.1:{port}/moto-api/reset", method="POST")
+            )
+            break
+        except OSError:
+            assert time.monotonic() - start < 60, "moto did not start"
+            time.sleep(0.1)
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in {
+            "AWS_ENDPOINT": f"http://127.0.0.1:{port}",
+            "AWS_ALLOW_HTTP": "true",
+            "AWS_ACCESS_KEY_ID": "test",
+            "AWS_SECRET_ACCESS_KEY": "test",
+            "AWS_REGION": "us-east-1",
+        }.items():
+            patch.setenv(name, value)
+        yield port
+    server.terminate()
+    server.wait()
+
+
+@pytest.fixture
+def s3_bucket(moto: int) -> str:
+    """A fresh bucket on moto, as a URL."""
+    name = f"py-{os.getpid()}-{next(_names)}"
+    request = urllib.request.Request(f"http://127.0.0.1:{moto}/{name}", method="PUT")
+    urllib.request.urlopen(request)
+    return f"s3://{name}"
+
+
+@pytest.fixture(scope="session")
+def azurite() -> typing.Iterator[int]:
+    """Azurite's blob service, as the Rust tests installed it under the
+    target folder (`tests/common/azurite.rs`), and the variables that point
+    the store at it. Skipped where it is not installed, unless
+    `CODEC_PY_SERVERS=required` (as `.ci/run` runs after the Rust tests)."""
+    target = pathlib.Path(os.environ.get("CARGO_TARGET_DIR", REPO / "target"))
+    root = target / "tmp" / "azurite-3.35.0"
+    if not (root / "serve.js").exists():
+        if os.environ.get("CODEC_PY_SERVERS") == "required":
+            raise AssertionError(f"Azurite is not installed at {root}: run the Rust tests first")
+        pytest.skip(f"Azurite is not installed at {root} (the Rust tests install it)")
+    port = _free_port()
+    server = subprocess.Popen(
+        ["node", str(root / "serve.js"), str(root), str(port), "codec", "devstoreaccount1",
+         "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert server.stdout is not None
+    assert server.stdout.readline().strip() == "ready", "Azurite did not start"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("AZURE_STORAGE_USE_EMULATOR", "true")
+        patch.setenv("AZURITE_BLOB_STORAGE_URL", f"http://127.0.0.1:{port}")
+        yield port
+    server.terminate()
+    server.wait()
+
+
+@pytest.fixture
+def azure_prefix(azurite: int) -> str:
+    """A fresh prefix of Azurite's container, as a URL."""
+    return f"az://codec/py-{os.getpid()}-{next(_names)}"

@@ -212,3 +212,39 @@ def test_arrays_rust_stored_are_numpy_views_of_the_memory_map(
         assert back.dtype == array.dtype and numpy.array_equal(back, array), dtype
     with pytest.raises(ValueError, match="is not one a stored array has"):
         cache.put_array("c", numpy.zeros(2, dtype=numpy.complex128))
+
+
+def test_content_hashes_of_every_kind_of_argument_are_rusts(
+    rust: typing.Callable[..., str], v1: types.ModuleType
+) -> None:
+    chunk = lambda n: v1.Chunk(text=f"chunk {n}", start=n, end=n + 5)  # noqa: E731
+    doc = v1.Doc(
+        title="$ref",
+        default=None,
+        chunks=[chunk(1), chunk(2)],
+        tags={"b": 2, "a": 1},
+        event=v1.Key(code="Enter"),
+    )
+    ours = [
+        codec.content_hash("text"),
+        codec.content_hash("héllo ✓", ""),
+        codec.content_hash(42, -7, 0),
+        codec.content_hash(2**64 - 1, -(2**63), 255, -129),
+        codec.content_hash(2.5, 0.1, -0.0, 1e300),
+        codec.content_hash(True, False),
+        codec.content_hash(None, 3),
+        codec.content_hash(b"\x01\x02\x03"),
+        codec.content_hash([1, 2, 3], []),
+        codec.content_hash({"b": 2, "a": 1}),
+        codec.content_hash({"z": [1], "y": []}),
+        codec.content_hash({"q", "p"}, {3, 1, 2}),
+        codec.content_hash(chunk(3)),
+        codec.content_hash(v1.Key(code="Enter"), v1.Click(x=-1, y=2)),
+        codec.content_hash(doc),
+        codec.content_hash([chunk(1), chunk(2)], chunk(4)),
+        codec.content_hash(("embed", 3)),
+    ]
+    theirs = rust("hashes").split()
+    assert len(theirs) == len(ours)
+    for i, (mine, rusts) in enumerate(zip(ours, theirs)):
+        assert mine == rusts, f"case {i}"

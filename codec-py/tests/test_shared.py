@@ -6,13 +6,10 @@ from __future__ import annotations
 
 import os
 import pathlib
-import socket
 import subprocess
-import sys
 import time
 import types
 import typing
-import urllib.request
 
 import pytest
 
@@ -80,56 +77,7 @@ def test_a_rust_and_a_python_process_compute_each_memo_key_once_in_a_folder(
     _share(rust_program, str(tmp_path / "together"), v1, KEYS, together=True)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@pytest.fixture(scope="module")
-def moto(monkeypatch_module: pytest.MonkeyPatch) -> typing.Iterator[int]:
-    """moto's S3 server on a free port, and the variables that point the
-    store (Rust's and so Python's) at it."""
-    pytest.importorskip("moto")
-    port = _free_port()
-    server = subprocess.Popen(
-        [sys.executable, "-c", "import sys; from moto.server import main; main(sys.argv[1:])",
-         "-H", "127.0.0.1", "-p", str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    start = time.monotonic()
-    while True:
-        try:
-            urllib.request.urlopen(
-                urllib.request.Request(f"http://127.0.0.1:{port}/moto-api/reset", method="POST")
-            )
-            break
-        except OSError:
-            assert time.monotonic() - start < 60, "moto did not start"
-            time.sleep(0.1)
-    for name, value in {
-        "AWS_ENDPOINT": f"http://127.0.0.1:{port}",
-        "AWS_ALLOW_HTTP": "true",
-        "AWS_ACCESS_KEY_ID": "test",
-        "AWS_SECRET_ACCESS_KEY": "test",
-        "AWS_REGION": "us-east-1",
-    }.items():
-        monkeypatch_module.setenv(name, value)
-    yield port
-    server.terminate()
-    server.wait()
-
-
-@pytest.fixture(scope="module")
-def monkeypatch_module() -> typing.Iterator[pytest.MonkeyPatch]:
-    with pytest.MonkeyPatch.context() as patch:
-        yield patch
-
-
 def test_a_rust_and_a_python_process_compute_each_memo_key_once_in_a_bucket(
-    rust_program: str, v1: types.ModuleType, moto: int
+    rust_program: str, v1: types.ModuleType, s3_bucket: str
 ) -> None:
-    request = urllib.request.Request(f"http://127.0.0.1:{moto}/shared", method="PUT")
-    urllib.request.urlopen(request)
-    _share(rust_program, "s3://shared/memo", v1, BUCKET_KEYS)
+    _share(rust_program, f"{s3_bucket}/memo", v1, BUCKET_KEYS)
