@@ -191,9 +191,9 @@ pub async fn call_checked_async<R: Output, S, F: Future<Output = R>>(
     make: impl FnOnce() -> F,
 ) -> R
 where
-    R::Value: Codec + 'static,
+    R::Value: Codec + Send + 'static,
     R::Error: Error,
-    S: Codec + PartialEq + 'static,
+    S: Codec + PartialEq + Send + 'static,
 {
     R::from_result(match checked.decided() {
         Err(e) => Err(e.into()),
@@ -215,7 +215,7 @@ pub async fn call_async<R: Output, F: Future<Output = R>>(
     make: impl FnOnce() -> F,
 ) -> R
 where
-    R::Value: Codec + 'static,
+    R::Value: Codec + Send + 'static,
     R::Error: Error,
 {
     R::from_result(match key {

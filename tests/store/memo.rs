@@ -583,3 +583,212 @@ fn an_async_memo_waiting_for_another_handle_lets_the_other_tasks_of_its_thread_r
         );
     });
 }
+
+/// A backend whose appends wait, while `slow` is set, until the ticker has
+/// ticked 5 times (or 10 s): a put as slow as a request to a distant
+/// store, which only a caller that lets the ticker run ever ends early.
+struct SlowAppends {
+    inner: std::sync::Arc<dyn codec::store::backend::Backend>,
+    slow: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    ticks: std::sync::Arc<AtomicUsize>,
+    timed_out: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+struct SlowAppender {
+    inner: Box<dyn codec::store::backend::Appender>,
+    slow: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    ticks: std::sync::Arc<AtomicUsize>,
+    timed_out: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl codec::store::backend::Appender for SlowAppender {
+    fn append(
+        &mut self,
+        bytes: &[u8],
+        align: u64,
+    ) -> Result<codec::store::backend::Appended, codec::store::backend::BackendError> {
+        if self.slow.load(Ordering::SeqCst) {
+            let deadline = std::time::Instant::now() + Duration::from_secs(10);
+            while self.ticks.load(Ordering::SeqCst) < 5 {
+                if std::time::Instant::now() > deadline {
+                    self.timed_out.store(true, Ordering::SeqCst);
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        }
+        self.inner.append(bytes, align)
+    }
+    fn sync(&mut self) -> Result<(), codec::store::backend::BackendError> {
+        self.inner.sync()
+    }
+    fn end(&self) -> (String, u64) {
+        self.inner.end()
+    }
+}
+
+impl codec::store::backend::Backend for SlowAppends {
+    fn location(&self) -> String {
+        self.inner.location()
+    }
+    fn address(&self, name: &str) -> String {
+        self.inner.address(name)
+    }
+    fn read(&self, name: &str) -> Result<Option<Vec<u8>>, codec::store::backend::BackendError> {
+        self.inner.read(name)
+    }
+    fn read_range(
+        &self,
+        name: &str,
+        range: std::ops::Range<u64>,
+    ) -> Result<Vec<u8>, codec::store::backend::BackendError> {
+        self.inner.read_range(name, range)
+    }
+    fn list(
+        &self,
+        prefix: &str,
+    ) -> Result<Vec<codec::store::backend::Listed>, codec::store::backend::BackendError> {
+        self.inner.list(prefix)
+    }
+    fn write(
+        &self,
+        name: &str,
+        bytes: &[u8],
+        sync: bool,
+    ) -> Result<(), codec::store::backend::BackendError> {
+        self.inner.write(name, bytes, sync)
+    }
+    fn create(
+        &self,
+        name: &str,
+        bytes: &[u8],
+        sync: bool,
+    ) -> Result<codec::store::backend::Created, codec::store::backend::BackendError> {
+        self.inner.create(name, bytes, sync)
+    }
+    fn read_versioned(
+        &self,
+        name: &str,
+    ) -> Result<
+        Option<(Vec<u8>, codec::store::backend::Version)>,
+        codec::store::backend::BackendError,
+    > {
+        self.inner.read_versioned(name)
+    }
+    fn replace(
+        &self,
+        name: &str,
+        bytes: &[u8],
+        version: &codec::store::backend::Version,
+    ) -> Result<codec::store::backend::Replaced, codec::store::backend::BackendError> {
+        self.inner.replace(name, bytes, version)
+    }
+    fn delete(&self, name: &str) -> Result<(), codec::store::backend::BackendError> {
+        self.inner.delete(name)
+    }
+    fn append_to(
+        &self,
+        name: &str,
+    ) -> Result<Box<dyn codec::store::backend::Appender>, codec::store::backend::BackendError> {
+        Ok(Box::new(SlowAppender {
+            inner: self.inner.append_to(name)?,
+            slow: self.slow.clone(),
+            ticks: self.ticks.clone(),
+            timed_out: self.timed_out.clone(),
+        }))
+    }
+    fn appends(&self) -> codec::store::backend::Appends {
+        self.inner.appends()
+    }
+    fn concurrent_reads(&self) -> bool {
+        self.inner.concurrent_reads()
+    }
+    fn version(
+        &self,
+        name: &str,
+    ) -> Result<Option<codec::store::backend::Version>, codec::store::backend::BackendError> {
+        self.inner.version(name)
+    }
+    fn take_up_log(
+        &self,
+        logs: &[String],
+    ) -> Result<Option<Box<dyn codec::store::backend::Appender>>, codec::store::backend::BackendError>
+    {
+        let Some(inner) = self.inner.take_up_log(logs)? else {
+            return Ok(None);
+        };
+        Ok(Some(Box::new(SlowAppender {
+            inner,
+            slow: self.slow.clone(),
+            ticks: self.ticks.clone(),
+            timed_out: self.timed_out.clone(),
+        })))
+    }
+}
+
+/// On a backend without memory maps (object storage), an async memo's put
+/// runs off the thread polling it: a ticker on a one-thread runtime ticks
+/// while the put is slow. (On a folder the store writes in place: its
+/// appends are to files the handle holds open.)
+#[test]
+fn an_async_memo_lets_the_other_tasks_of_its_thread_run_while_its_put_is_slow() {
+    use std::sync::atomic::AtomicBool;
+    use std::sync::Arc;
+
+    for with_state in [false, true] {
+        let slow = Arc::new(AtomicBool::new(false));
+        let ticks = Arc::new(AtomicUsize::new(0));
+        let timed_out = Arc::new(AtomicBool::new(false));
+        let backend = Arc::new(SlowAppends {
+            inner: Arc::new(codec::store::backend::memory::Memory::new()),
+            slow: slow.clone(),
+            ticks: ticks.clone(),
+            timed_out: timed_out.clone(),
+        });
+        let cache = Cache::open_backend(backend, CacheOptions::default()).unwrap();
+        let done = AtomicBool::new(false);
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .unwrap();
+        slow.store(true, Ordering::SeqCst);
+        let value = runtime.block_on(async {
+            let memo = async {
+                let value = match with_state {
+                    false => {
+                        cache
+                            .get_or_try_insert_with_async("k", || async {
+                                Ok::<u32, StoreError>(2)
+                            })
+                            .await
+                    }
+                    true => {
+                        cache
+                            .get_or_try_insert_with_state_async(
+                                "k",
+                                |_: Option<&u32>| codec::store::MemoState::Recompute(1),
+                                || async { Ok::<u32, StoreError>(2) },
+                            )
+                            .await
+                    }
+                };
+                done.store(true, Ordering::SeqCst);
+                value
+            };
+            let ticker = async {
+                while !done.load(Ordering::SeqCst) {
+                    tokio::time::sleep(Duration::from_millis(2)).await;
+                    ticks.fetch_add(1, Ordering::SeqCst);
+                }
+            };
+            futures::future::join(memo, ticker).await.0
+        });
+        slow.store(false, Ordering::SeqCst);
+        assert_eq!(value.unwrap(), 2);
+        assert!(
+            !timed_out.load(Ordering::SeqCst),
+            "the ticker did not tick while the put was slow (with a state: {with_state})"
+        );
+        assert!(cache.contains("k").unwrap());
+    }
+}

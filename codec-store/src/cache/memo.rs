@@ -15,7 +15,9 @@
 //!   lease (`lease.rs`).
 //! - [`Cache::get_or_try_insert_with_async`] is the same for a computation
 //!   that is a future: a task waiting for another one's computation of its
-//!   key is woken, not blocked; the store's reads and writes stay blocking.
+//!   key is woken, not blocked; on object storage the store's requests
+//!   (the read, the lease, the put) run on threads of their own
+//!   ([`Cache::io`]), so the thread polling the task runs others meanwhile.
 
 use parking_lot::{Condvar, Mutex};
 use std::collections::HashSet;
@@ -385,10 +387,13 @@ impl Cache {
     /// blocked; so is one waiting for another handle's or process's lock or
     /// lease with [`CacheOptions::memo_lock`](crate::CacheOptions::memo_lock)
     /// (it tries again after pauses that a thread of their own ends, and
-    /// the executor runs other tasks meanwhile). The store's reads and
-    /// writes block the thread that polls, as file I/O does (wrap the call
-    /// in your runtime's `spawn_blocking` if that matters; a hit costs
-    /// about a microsecond).
+    /// the executor runs other tasks meanwhile). On a backend without
+    /// memory maps (object storage) the store's requests, the read, the
+    /// lease's and the put, run on a thread of their own each, awaited the
+    /// same way, so a slow put does not hold up the thread that polls; in
+    /// a folder they run in place, as reads of the page cache and appends
+    /// to open files (a hit costs about a microsecond). `T` is `Send` to
+    /// cross to that thread.
     ///
     /// ```
     /// # fn main() -> Result<(), codec::StoreError> {
@@ -412,7 +417,7 @@ impl Cache {
         make: impl FnOnce() -> F,
     ) -> Result<T, E>
     where
-        T: Codec + 'static,
+        T: Codec + Send + 'static,
         E: From<StoreError>,
         F: Future<Output = Result<T, E>>,
     {
@@ -430,11 +435,11 @@ impl Cache {
         make: impl FnOnce() -> F,
     ) -> Result<T, E>
     where
-        T: Codec + 'static,
+        T: Codec + Send + 'static,
         E: From<StoreError>,
         F: Future<Output = Result<T, E>>,
     {
-        if let Some(v) = self.memo_get(key)?.hit() {
+        if let Some(v) = self.memo_get_async::<T>(key).await?.hit() {
             return Ok(v);
         }
         // Before the computation, which a key the cache refuses would waste.
@@ -445,9 +450,48 @@ impl Cache {
             Claimed::Compute(claim) => claim,
         };
         let value = make().await?;
-        self.put_with(key, &value, options)?;
+        let value = self.put_async(key, value, options).await?;
         self.computed(key);
         Ok(value)
+    }
+
+    /// `work` with a handle on this store, for an async caller: on a
+    /// thread of its own where the backend has no memory maps (object
+    /// storage, whose every call is a request over the network), so the
+    /// thread polling the caller runs its other tasks meanwhile. In place
+    /// on a folder, whose reads are of the page cache and whose writes
+    /// append to files the handle holds open: a thread would cost more
+    /// than they do.
+    pub(crate) async fn io<R: Send + 'static>(
+        &self,
+        work: impl FnOnce(&Cache) -> R + Send + 'static,
+    ) -> R {
+        if self.backend.maps().is_some() {
+            return work(self);
+        }
+        let cache = self.for_background();
+        on_thread(move || work(&cache)).await
+    }
+
+    /// [`Cache::memo_get`] through [`Cache::io`].
+    pub(crate) async fn memo_get_async<T: Codec + Send + 'static>(
+        &self,
+        key: &str,
+    ) -> Result<Lookup<T>, StoreError> {
+        let key = key.to_owned();
+        self.io(move |cache| cache.memo_get::<T>(&key)).await
+    }
+
+    /// [`Cache::put_with`] through [`Cache::io`]; gives `value` back.
+    pub(crate) async fn put_async<T: Codec + Send + 'static>(
+        &self,
+        key: &str,
+        value: T,
+        options: &PutOptions,
+    ) -> Result<T, StoreError> {
+        let (key, options) = (key.to_owned(), options.clone());
+        self.io(move |cache| cache.put_with(&key, &value, &options).map(|()| value))
+            .await
     }
 
     /// With `key`'s flight held: its lock if the handle takes them (a
@@ -540,7 +584,7 @@ impl Cache {
     /// handle's lock or lease is a series of tries and [`pause`]s that
     /// never block the thread polling it, so the executor runs its other
     /// tasks meanwhile.
-    pub(crate) async fn claim_async<'a, T: Codec + 'static>(
+    pub(crate) async fn claim_async<'a, T: Codec + Send + 'static>(
         &self,
         key: &str,
         flight: Flight<'a>,
@@ -551,27 +595,61 @@ impl Cache {
             return self.claim_by(&reader, key, flight, fresh);
         }
         let (duration, name) = (self.options.memo_lease, key_lock_name(key));
-        let leases = Leases::new(self.backend.clone(), duration);
+        let leases = Arc::new(Leases::new(self.backend.clone(), duration));
         let holder = lease::holder(&self.writer_id);
         let mut watch = Watch::default();
         let mut wait = FIRST_PAUSE;
         let lock = loop {
             let taken = match self.backend.locks() {
                 Some(locks) => locks.lock(&name, Locking::TryAlone)?,
-                None => leases.try_take(&name, &holder, &mut watch)?.map(Lock::new),
+                // A request (or a few): off the polling thread.
+                None => {
+                    let (leases, name, holder) = (leases.clone(), name.clone(), holder.clone());
+                    let (taken, watched) = self
+                        .io(move |_| {
+                            let taken = leases.try_take(&name, &holder, &mut watch);
+                            (taken, watch)
+                        })
+                        .await;
+                    watch = watched;
+                    taken?.map(Lock::new)
+                }
             };
             if let Some(lock) = taken {
                 break lock;
             }
             pause(wait).await;
             wait = next_pause(wait, duration);
-            self.refresh()?;
-            match self.memo_get(key)? {
+            let key = key.to_owned();
+            let found = self
+                .io(move |cache| {
+                    cache.refresh()?;
+                    cache.memo_get::<T>(&key)
+                })
+                .await?;
+            match found {
                 Lookup::Hit(v) if fresh(&v) => return Ok(Claimed::Stored(v)),
                 _ => {}
             }
         };
-        self.claimed(&reader, key, flight, Some(lock), fresh)
+        // The claim's last look (a refresh and a read), off the polling
+        // thread too.
+        let key_owned = key.to_owned();
+        let found = self
+            .io(move |cache| {
+                cache.refresh()?;
+                cache.memo_get::<T>(&key_owned)
+            })
+            .await?;
+        match found {
+            Lookup::Hit(v) if fresh(&v) => return Ok(Claimed::Stored(v)),
+            Lookup::Hit(_) | Lookup::Miss => {}
+            Lookup::Unreadable(e) => self.warn_recomputed(&reader.type_name(), key, &e),
+        }
+        Ok(Claimed::Compute(Claim {
+            _lock: Some(lock),
+            _flight: flight,
+        }))
     }
 
     /// The value under `key`, computing and storing it with `make` if
@@ -650,43 +728,61 @@ impl Cache {
 /// thread of its own sleeps and wakes the task, which the executor polls
 /// again. For waits of 10 ms and more, a thread each is cheap.
 fn pause(duration: Duration) -> impl Future<Output = ()> {
-    /// Whether the pause is over, and the waker of the task polling it.
-    type Woken = Arc<Mutex<(bool, Option<Waker>)>>;
-    struct Pause {
-        duration: Duration,
-        woken: Option<Woken>,
+    on_thread(move || std::thread::sleep(duration))
+}
+
+/// `work` on a thread of its own, awaited: the task is woken when it ends,
+/// with no runtime assumed. For blocking calls of a millisecond and more
+/// (a request, a pause), a thread each is cheap.
+fn on_thread<R: Send + 'static>(
+    work: impl FnOnce() -> R + Send + 'static,
+) -> impl Future<Output = R> {
+    /// The result once the work ended, and the waker of the task polling it.
+    type Shared<R> = Arc<Mutex<(Option<R>, Option<Waker>)>>;
+    struct OnThread<R, W> {
+        work: Option<W>,
+        shared: Option<Shared<R>>,
     }
-    impl Future for Pause {
-        type Output = ();
-        fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-            let duration = self.duration;
-            let state = self.woken.get_or_insert_with(|| {
-                let state = Arc::new(Mutex::new((false, None::<Waker>)));
-                let shared = state.clone();
-                std::thread::spawn(move || {
-                    std::thread::sleep(duration);
-                    let waker = {
-                        let mut state = shared.lock();
-                        state.0 = true;
-                        state.1.take()
-                    };
-                    if let Some(waker) = waker {
-                        waker.wake();
-                    }
-                });
-                state
-            });
-            let mut state = state.lock();
-            if state.0 {
-                return Poll::Ready(());
+    impl<R: Send + 'static, W: FnOnce() -> R + Send + 'static> Future for OnThread<R, W> {
+        type Output = R;
+        fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<R> {
+            // SAFETY: nothing of `OnThread` is pinned: its fields are
+            // moved out or replaced, never borrowed across polls.
+            let this = unsafe { self.get_unchecked_mut() };
+            let shared = match (&this.shared, this.work.take()) {
+                (Some(shared), _) => shared.clone(),
+                (None, work) => {
+                    let work = work.expect("polled after it ended");
+                    let shared: Shared<R> = Arc::new(Mutex::new((None, None)));
+                    let theirs = shared.clone();
+                    std::thread::spawn(move || {
+                        let done = work();
+                        let waker = {
+                            let mut state = theirs.lock();
+                            state.0 = Some(done);
+                            state.1.take()
+                        };
+                        if let Some(waker) = waker {
+                            waker.wake();
+                        }
+                    });
+                    this.shared = Some(shared.clone());
+                    shared
+                }
+            };
+            let mut state = shared.lock();
+            match state.0.take() {
+                Some(done) => Poll::Ready(done),
+                None => {
+                    state.1 = Some(cx.waker().clone());
+                    Poll::Pending
+                }
             }
-            state.1 = Some(cx.waker().clone());
-            Poll::Pending
         }
     }
-    Pause {
-        duration,
-        woken: None,
+    OnThread {
+        work: Some(work),
+        shared: None,
     }
 }
 

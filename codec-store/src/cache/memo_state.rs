@@ -133,8 +133,8 @@ impl Cache {
         make: impl FnOnce() -> F,
     ) -> Result<T, E>
     where
-        T: Codec + 'static,
-        S: Codec + PartialEq + 'static,
+        T: Codec + Send + 'static,
+        S: Codec + PartialEq + Send + 'static,
         E: From<StoreError>,
         F: std::future::Future<Output = Result<T, E>>,
     {
@@ -157,8 +157,8 @@ impl Cache {
         make: impl FnOnce() -> F,
     ) -> Result<T, E>
     where
-        T: Codec + 'static,
-        S: Codec + PartialEq + 'static,
+        T: Codec + Send + 'static,
+        S: Codec + PartialEq + Send + 'static,
         E: From<StoreError>,
         F: std::future::Future<Output = Result<T, E>>,
     {
@@ -170,8 +170,9 @@ impl Cache {
             Claimed::Compute(claim) => claim,
         };
         let value = make().await?;
-        let stored = Stated { state, value };
-        self.put_with(key, &stored, options)?;
+        let stored = self
+            .put_async(key, Stated { state, value }, options)
+            .await?;
         self.computed(key);
         Ok(stored.value)
     }
