@@ -101,7 +101,7 @@ pub struct DumpContext<'a> {
     pub(crate) allocated: Vec<String>,
 }
 
-impl DumpContext<'_> {
+impl<'a> DumpContext<'a> {
     /// The key of the entry being stored.
     pub fn key(&self) -> &str {
         self.key
@@ -189,6 +189,16 @@ impl DumpContext<'_> {
         bytes: &[u8],
         align: u64,
     ) -> Result<(String, u64), StoreError> {
+        let (name, offset) = self.append_unrecorded(bytes, align)?;
+        if self.record {
+            self.parts.push(Part::of(&name, Some(offset), bytes));
+        }
+        Ok((name, offset))
+    }
+
+    /// [`append_shared_aligned`](Self::append_shared_aligned), leaving the
+    /// part unrecorded (for its caller to record).
+    fn append_unrecorded(&mut self, bytes: &[u8], align: u64) -> Result<(String, u64), StoreError> {
         if self.shared.is_none() {
             let name = layout::shared_segment(self.writer_id, self.segment);
             *self.shared = Some(self.backend.append_to(&name)?);
@@ -203,11 +213,72 @@ impl DumpContext<'_> {
             .strip_prefix(layout::DATA)
             .unwrap_or(&appended.name)
             .trim_start_matches('/');
-        if self.record {
-            self.parts
-                .push(Part::of(name, Some(appended.offset), bytes));
-        }
         Ok((name.to_owned(), appended.offset))
+    }
+
+    /// A writer of one range of this writer's shared data file, for a
+    /// payload a handler makes piece by piece (exca's
+    /// `ctx.shared_file(suffix)`): [`std::io::Write`] it in, then
+    /// [`SharedWriter::finish`] gives the file's name and the range's
+    /// offset and length, which the handler keeps in its info and reads
+    /// back with [`LoadContext::read_range`].
+    ///
+    /// In a folder each write goes to the file as it comes, so the
+    /// payload is never held whole in memory. On object storage, where
+    /// an append is an object of its own, the pieces are gathered and
+    /// appended as one at `finish`.
+    ///
+    /// ```
+    /// # use codec::store::{DumpContext, Info, InfoValue, LoadContext, Handler};
+    /// # use codec::StoreError;
+    /// use std::io::Write as _;
+    ///
+    /// /// Streams a payload in chunks, as a handler writing a large file would.
+    /// struct Chunked;
+    ///
+    /// impl Handler for Chunked {
+    ///     fn name(&self) -> &str { "chunked" }
+    ///     fn dump(&self, payload: &[u8], ctx: &mut DumpContext<'_>) -> Result<Info, StoreError> {
+    ///         let mut out = ctx.shared_writer();
+    ///         for chunk in payload.chunks(4096) {
+    ///             out.write_all(chunk).map_err(|e| StoreError::Custom { message: e.to_string() })?;
+    ///         }
+    ///         let (file, offset, len) = out.finish()?;
+    ///         Ok(Info::from([
+    ///             ("file".to_owned(), InfoValue::from(file)),
+    ///             ("offset".to_owned(), InfoValue::Int(offset as i64)),
+    ///             ("len".to_owned(), InfoValue::Int(len as i64)),
+    ///         ]))
+    ///     }
+    ///     fn load(&self, info: &Info, ctx: &LoadContext<'_>) -> Result<Vec<u8>, StoreError> {
+    ///         let (Some(InfoValue::Text(file)), Some(InfoValue::Int(offset)), Some(InfoValue::Int(len))) =
+    ///             (info.get("file"), info.get("offset"), info.get("len"))
+    ///         else {
+    ///             return Err(ctx.corrupt("no range"));
+    ///         };
+    ///         ctx.read_range(file, *offset as u64, *len as u64)
+    ///     }
+    /// }
+    ///
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let dir = tempfile::tempdir()?;
+    /// let cache = codec::Cache::open(dir.path())?;
+    /// cache.register_handler(std::sync::Arc::new(Chunked));
+    /// let big = vec![7u8; 100_000];
+    /// cache.put_with("big", &codec::Bytes(big.clone()), &codec::PutOptions::default().handler("chunked"))?;
+    /// assert_eq!(cache.get::<codec::Bytes>("big")?.map(|b| b.0), Some(big));
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn shared_writer(&mut self) -> SharedWriter<'_, 'a> {
+        let gather = self.backend.appends() != Appends::InPlace;
+        SharedWriter {
+            ctx: self,
+            start: None,
+            len: 0,
+            crc: crc32fast::Hasher::new(),
+            gathered: gather.then(Vec::new),
+        }
     }
 
     /// Appends `parts` to this writer's shared data, each at a multiple of
@@ -595,4 +666,81 @@ pub(crate) trait SubValues: Sync {
         fingerprint: &str,
         info: &SchemaInfo,
     ) -> Result<(), StoreError>;
+}
+
+/// One range of a writer's shared data file, written piece by piece:
+/// [`DumpContext::shared_writer`].
+pub struct SharedWriter<'c, 'a> {
+    ctx: &'c mut DumpContext<'a>,
+    /// The file and offset of the first piece, once written.
+    start: Option<(String, u64)>,
+    len: u64,
+    crc: crc32fast::Hasher,
+    /// The pieces, where the backend's appends are objects of their own.
+    gathered: Option<Vec<u8>>,
+}
+
+impl SharedWriter<'_, '_> {
+    /// Ends the range: its file's name (relative to `data/`), offset and
+    /// length. A range nothing was written to is empty, at the end of
+    /// the file.
+    pub fn finish(mut self) -> Result<(String, u64, u64), StoreError> {
+        if let Some(gathered) = self.gathered.take() {
+            let (file, offset) = self.ctx.append_unrecorded(&gathered, 1)?;
+            self.start = Some((file, offset));
+        }
+        let (file, offset) = match self.start.take() {
+            Some(start) => start,
+            None => self.ctx.append_unrecorded(&[], 1)?,
+        };
+        if self.ctx.record {
+            self.ctx.parts.push(Part {
+                file: file.clone(),
+                offset: Some(offset),
+                len: self.len,
+                crc: self.crc.clone().finalize(),
+            });
+        }
+        Ok((file, offset, self.len))
+    }
+
+    fn append(&mut self, buf: &[u8]) -> Result<(), StoreError> {
+        if let Some(gathered) = &mut self.gathered {
+            gathered.extend_from_slice(buf);
+            return Ok(());
+        }
+        let (file, offset) = self.ctx.append_unrecorded(buf, 1)?;
+        match &self.start {
+            None => self.start = Some((file, offset)),
+            // The writer's lock is held for the dump: nothing else appends
+            // between two pieces, and a folder's appends stay in one file.
+            Some((first, at)) if *first == file && at + self.len == offset => {}
+            Some((first, at)) => {
+                return Err(StoreError::Custom {
+                    message: format!(
+                        "a shared range of `{}` broke off: {first} at {} then {file} at {offset}",
+                        self.ctx.key,
+                        at + self.len
+                    ),
+                })
+            }
+        }
+        Ok(())
+    }
+}
+
+impl std::io::Write for SharedWriter<'_, '_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if buf.is_empty() {
+            return Ok(0);
+        }
+        self.append(buf).map_err(std::io::Error::other)?;
+        self.len += buf.len() as u64;
+        self.crc.update(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
