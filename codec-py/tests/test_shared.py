@@ -81,3 +81,35 @@ def test_a_rust_and_a_python_process_compute_each_memo_key_once_in_a_bucket(
     rust_program: str, v1: types.ModuleType, s3_bucket: str
 ) -> None:
     _share(rust_program, f"{s3_bucket}/memo", v1, BUCKET_KEYS)
+
+
+def test_an_async_memo_hits_rusts_values_and_computes_a_key_once_in_the_process(
+    rust_program: str, v1: types.ModuleType, tmp_path: pathlib.Path
+) -> None:
+    import asyncio
+
+    subprocess.run([rust_program, "memo", str(tmp_path), "0", "5"], check=True, capture_output=True)
+    cache = codec.Cache.open(tmp_path)
+    calls: list[str] = []
+
+    @codec.memoize(cache, name="shared::embed", version=1, type=v1.Embedding)
+    async def embed(text: str, dims: int) -> typing.Any:
+        calls.append(text)
+        await asyncio.sleep(0.01)
+        return v1.Embedding(values=_embedding(text, dims))
+
+    async def main() -> list[typing.Any]:
+        hits = [await embed(f"input {n}", 4) for n in range(5)]
+        # Five callers of one new key at once: one computation.
+        many = await asyncio.gather(*(embed("input 99", 4) for _ in range(5)))
+        return hits + list(many)
+
+    got = asyncio.run(main())
+    assert calls == ["input 99"], calls
+    assert got[0] == v1.Embedding(values=_embedding("input 0", 4))
+    assert all(g == v1.Embedding(values=_embedding("input 99", 4)) for g in got[5:])
+    # Rust hits what the async Python function stored.
+    out = subprocess.run(
+        [rust_program, "memo", str(tmp_path), "99", "100"], capture_output=True, text=True, check=True
+    ).stdout
+    assert out.split()[-1] == "0", out

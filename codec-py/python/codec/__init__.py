@@ -21,6 +21,7 @@ would not.
 
 from __future__ import annotations
 
+import asyncio
 import builtins
 import datetime
 import functools
@@ -30,6 +31,7 @@ import os
 import sys
 import threading
 import typing
+import warnings
 
 import msgspec
 
@@ -367,6 +369,49 @@ def memo_key(name: str, version: int, *args: typing.Any) -> str:
     return f"{name}/v{version}/{content_hash(*args)}"
 
 
+def _memoize_async(
+    cache: Cache,
+    fn: typing.Callable[..., typing.Any],
+    key_of: typing.Callable[[typing.Any, typing.Any], str],
+    declared: _Declared,
+    seconds: float | None,
+) -> typing.Callable[..., typing.Any]:
+    """:func:`memoize` of an ``async def``: the store off the event loop,
+    one computation per key in the process."""
+    locks: dict[str, asyncio.Lock] = {}
+
+    async def read(key: str) -> typing.Any:
+        try:
+            payload = await asyncio.to_thread(cache._native.get, key, declared.native)
+            return None if payload is None else (declared.decoder.decode(payload),)
+        except (SchemaError, DecodeError, msgspec.DecodeError) as e:
+            # As Rust's memo: an entry the type cannot read is computed again.
+            warnings.warn(f"memo `{key}` computed again: {e}", stacklevel=3)
+            return None
+
+    @functools.wraps(fn)
+    async def call(*args: typing.Any, **kwargs: typing.Any) -> typing.Any:
+        key = key_of(args, kwargs)
+        found = await read(key)
+        if found is not None:
+            return found[0]
+        lock = locks.setdefault(key, asyncio.Lock())
+        try:
+            async with lock:
+                found = await read(key)
+                if found is not None:
+                    return found[0]
+                value = await fn(*args, **kwargs)
+                payload = _ENCODER.encode(value)
+                await asyncio.to_thread(cache._native.put, key, declared.native, payload, seconds, False)
+                return value
+        finally:
+            if not lock.locked():
+                locks.pop(key, None)
+
+    return call
+
+
 def memoize(
     cache: Cache,
     *,
@@ -390,6 +435,11 @@ def memoize(
 
     Python ints and floats hash as msgspec encodes them: a float is a
     float64, as a Rust ``f64`` is (an ``f32`` argument hashes otherwise).
+
+    On an ``async def``, the store's reads and writes run in threads
+    (``asyncio.to_thread``) and concurrent calls of one key in the process
+    compute it once; ``memo_lock``'s lock across processes holds for the
+    functions that are not ``async``.
     """
     skipped = frozenset(ignore)
     seconds = _seconds(ttl)
@@ -412,12 +462,20 @@ def memoize(
         if returned is not None and _identity(returned) is not None:
             declared = _declare(returned)
 
-        @functools.wraps(fn)
-        def call(*args: _P.args, **kwargs: _P.kwargs) -> _T:
+        def key_of(args: typing.Any, kwargs: typing.Any) -> str:
             bound = signature.bind(*args, **kwargs)
             bound.apply_defaults()
             parts = [v for k, v in bound.arguments.items() if k not in skipped]
-            key = memo_key(name, version, *parts)
+            return memo_key(name, version, *parts)
+
+        if inspect.iscoroutinefunction(fn):
+            return typing.cast(
+                typing.Callable[_P, _T], _memoize_async(cache, fn, key_of, declared, seconds)
+            )
+
+        @functools.wraps(fn)
+        def call(*args: _P.args, **kwargs: _P.kwargs) -> _T:
+            key = key_of(args, kwargs)
             computed: list[_T] = []
 
             def compute() -> bytes:
