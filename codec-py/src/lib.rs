@@ -66,6 +66,11 @@ fn raised(e: StoreError) -> PyErr {
     }
 }
 
+/// A stored value's bytes for Python, and whether they are JSON.
+fn encoded(py: Python<'_>, value: codec::store::EncodedValue) -> (Bound<'_, PyBytes>, bool) {
+    (PyBytes::new(py, &value.bytes), value.mode == Mode::Json)
+}
+
 /// The Python exception of a call that failed in the store or in Python.
 fn failed(e: Failed) -> PyErr {
     match e {
@@ -209,7 +214,7 @@ impl Cache {
         declared: &DeclaredType,
         compute: Py<PyAny>,
         ttl: Option<f64>,
-    ) -> PyResult<Bound<'py, PyBytes>> {
+    ) -> PyResult<(Bound<'py, PyBytes>, bool)> {
         let options = put_options(ttl, false)?;
         let declared = declared.inner;
         let got = py.detach(|| {
@@ -219,7 +224,7 @@ impl Cache {
                         .map_err(Failed::Python)
                 })
         });
-        got.map(|bytes| PyBytes::new(py, &bytes)).map_err(failed)
+        got.map(|value| encoded(py, value)).map_err(failed)
     }
 
     /// The array under `key`, lent where it lies (a memory map in a
@@ -267,18 +272,19 @@ impl Cache {
             .map_err(raised)
     }
 
-    /// The MessagePack bytes under `key` that `declared` reads, or None.
+    /// The bytes under `key` that `declared` reads, and whether they are
+    /// JSON (else MessagePack); None if there is none.
     fn get<'py>(
         &self,
         py: Python<'py>,
         key: &str,
         declared: &DeclaredType,
-    ) -> PyResult<Option<Bound<'py, PyBytes>>> {
+    ) -> PyResult<Option<(Bound<'py, PyBytes>, bool)>> {
         let declared = declared.inner;
         let got = py
             .detach(|| self.inner.get_declared(key, &declared))
             .map_err(raised)?;
-        Ok(got.map(|bytes| PyBytes::new(py, &bytes)))
+        Ok(got.map(|value| encoded(py, value)))
     }
 
     /// Stores raw bytes under `key`.

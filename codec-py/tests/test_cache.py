@@ -79,8 +79,10 @@ def test_values_python_wrote_read_in_rust(
     numpy = pytest.importorskip("numpy")
     cache.put_array("py/array", numpy.arange(6, dtype=numpy.float32).reshape(3, 2) + 0.5)
     assert rust("check", str(tmp_path)).strip() == "ok"
-    # And back in Python.
+    # And back in Python, from JSON too.
     assert cache.get("py/doc", v1.Doc) == doc
+    cache.put("py/json", doc, json=True)
+    assert cache.get("py/json", v1.Doc) == doc
     assert cache.get("py/event", v1.Event) == v1.Key(code="Esc")
 
 

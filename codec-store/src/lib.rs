@@ -51,7 +51,7 @@ mod layout;
 mod options;
 
 pub use admin::{Admin, Bounds, Compacted, Reduced, Used};
-pub use cache::declared::{DeclaredSchemaError, DeclaredType};
+pub use cache::declared::{DeclaredSchemaError, DeclaredType, EncodedValue};
 pub use cache::memo_state::MemoState;
 pub use cache::{Cache, Ref};
 #[cfg(feature = "ndarray")]

@@ -111,23 +111,26 @@ fn values_of_a_declared_type_and_of_its_rust_type_read_as_each_other() {
         let reader = store.open();
         assert_eq!(reader.get::<v1::Doc>("declared").unwrap(), Some(doc()));
         for key in ["declared", "rust"] {
-            let got = reader.get_declared(key, &declared).unwrap();
-            assert_eq!(got.as_deref(), Some(&bytes[..]), "{key} on {}", store.name);
+            let got = reader.get_declared(key, &declared).unwrap().unwrap();
+            assert_eq!(got.mode, codec::store::Mode::MsgPack);
+            assert_eq!(got.bytes, bytes, "{key} on {}", store.name);
         }
         assert_eq!(reader.get_declared("none", &declared).unwrap(), None);
         // Untyped: any entry, whatever wrote it.
         let any = reader
             .get_declared("declared", &DeclaredType::any())
             .unwrap();
-        assert_eq!(any.as_deref(), Some(&bytes[..]));
+        assert_eq!(any.map(|a| a.bytes), Some(bytes.clone()));
         // In JSON mode, read back as MessagePack.
         let json = PutOptions::default().mode(codec::store::Mode::Json);
         cache
             .put_declared("json", &declared, &bytes, &json)
             .unwrap();
         assert_eq!(reader.get::<v1::Doc>("json").unwrap(), Some(doc()));
-        let got = reader.get_declared("json", &declared).unwrap();
-        assert_eq!(got.as_deref(), Some(&bytes[..]));
+        // In JSON mode: the JSON text, for the reader to decode with its type.
+        let got = reader.get_declared("json", &declared).unwrap().unwrap();
+        assert_eq!(got.mode, codec::store::Mode::Json);
+        assert_eq!(got.bytes, codec::to_json(&doc()).unwrap().into_bytes());
     });
 }
 
@@ -139,7 +142,7 @@ fn a_declared_type_reads_what_its_rust_type_would_read() {
         // A compatible change: read, the bytes as they were written.
         let newer = declared::<v2::Doc>();
         let got = cache.get_declared("doc", &newer).unwrap().unwrap();
-        assert_eq!(got, codec::to_msgpack(&doc()).unwrap());
+        assert_eq!(got.bytes, codec::to_msgpack(&doc()).unwrap());
         assert_eq!(cache.get::<v2::Doc>("doc").unwrap().unwrap().added, 0);
         // A type changed inside a nested type, in a field named as a
         // keyword of the schema: refused, as Rust refuses it.
@@ -227,7 +230,7 @@ fn a_declared_memo_and_a_rust_memo_of_one_key_compute_it_once() {
                 Ok::<_, StoreError>(bytes.clone())
             })
             .unwrap();
-        assert_eq!(got, bytes);
+        assert_eq!(got.bytes, bytes);
         // Rust's memo of the same key hits what the declared one stored.
         let part: v1::Part = cache
             .get_or_try_insert_with("m", || -> Result<v1::Part, StoreError> {
@@ -245,6 +248,53 @@ fn a_declared_memo_and_a_rust_memo_of_one_key_compute_it_once() {
                 || -> Result<Vec<u8>, StoreError> { panic!("computed again on {}", store.name) },
             )
             .unwrap();
-        assert_eq!(got, codec::to_msgpack(&v1::Part { examples: 4 }).unwrap());
+        assert_eq!(
+            got.bytes,
+            codec::to_msgpack(&v1::Part { examples: 4 }).unwrap()
+        );
+    });
+}
+
+#[test]
+fn a_declared_type_reads_entries_the_store_kept_apart_or_in_json() {
+    #[derive(codec::Codec, Debug, PartialEq)]
+    #[codec(name = "test.Blob")]
+    struct Blob {
+        title: String,
+        // Past `apart_min`: kept apart from the entry, memory-mapped.
+        data: Vec<u8>,
+    }
+    each_backend(|store| {
+        let cache = store.open();
+        let blob = Blob {
+            title: "t".into(),
+            data: (0..200_000u32).map(|i| (i % 253) as u8).collect(),
+        };
+        cache.put("apart", &blob).unwrap();
+        let json = PutOptions::default().mode(codec::store::Mode::Json);
+        let small = Blob {
+            title: "j".into(),
+            data: vec![1, 2, 3],
+        };
+        cache.put_with("json", &small, &json).unwrap();
+        let declared = declared::<Blob>();
+        let got = cache.get_declared("apart", &declared).unwrap().unwrap();
+        assert_eq!(
+            got.bytes,
+            codec::to_msgpack(&blob).unwrap(),
+            "on {}",
+            store.name
+        );
+        // JSON keeps the bytes as base64 text: given as JSON, which the
+        // reader decodes with its type.
+        let got = cache.get_declared("json", &declared).unwrap().unwrap();
+        assert_eq!(got.mode, codec::store::Mode::Json);
+        let text = std::str::from_utf8(&got.bytes).unwrap();
+        assert_eq!(
+            codec::from_json::<Blob>(text).unwrap(),
+            small,
+            "on {}",
+            store.name
+        );
     });
 }

@@ -63,13 +63,21 @@ _ENCODER = msgspec.msgpack.Encoder(order="deterministic")
 
 
 class _Declared(typing.NamedTuple):
-    """A generated type as the store sees it, and its decoder."""
+    """A generated type as the store sees it, and its decoders."""
 
     native: _native.DeclaredType
     decoder: msgspec.msgpack.Decoder[typing.Any]
+    json: msgspec.json.Decoder[typing.Any]
+
+    def decode(self, found: tuple[bytes, bool]) -> typing.Any:
+        """A value as the store gave it: MessagePack, or the JSON text of
+        an entry stored in JSON mode (whose bytes only the type tells from
+        strings)."""
+        data, is_json = found
+        return (self.json if is_json else self.decoder).decode(data)
 
 
-_ANY = _Declared(_native.DeclaredType.any(), msgspec.msgpack.Decoder())
+_ANY = _Declared(_native.DeclaredType.any(), msgspec.msgpack.Decoder(), msgspec.json.Decoder())
 _declared: dict[typing.Any, _Declared] = {}
 _declared_lock = threading.Lock()
 
@@ -119,7 +127,7 @@ def _declare(tp: typing.Any) -> _Declared:
             f"the type says {fingerprint}: the module was edited by hand; generate it "
             "again with `codec python`"
         )
-    declared = _Declared(native, msgspec.msgpack.Decoder(tp))
+    declared = _Declared(native, msgspec.msgpack.Decoder(tp), msgspec.json.Decoder(tp))
     with _declared_lock:
         _declared[tp] = declared
     return declared
@@ -247,11 +255,11 @@ class Cache:
         scalars (msgspec's untyped decoding).
         """
         declared = _ANY if type is None else _declare(type)
-        payload = self._native.get(key, declared.native)
-        if payload is None:
+        found = self._native.get(key, declared.native)
+        if found is None:
             return None
         try:
-            return declared.decoder.decode(payload)
+            return declared.decode(found)
         except msgspec.DecodeError as e:
             raise DecodeError(
                 f"entry `{key}` does not decode as `{declared.native.name}`: {e}"
@@ -325,10 +333,10 @@ class Cache:
     def __getitem__(self, key: str) -> typing.Any:
         """The value under `key`, untyped (exca's ``cd[key]``); KeyError if
         there is none."""
-        payload = self._native.get(key, _ANY.native)
-        if payload is None:
+        found = self._native.get(key, _ANY.native)
+        if found is None:
             raise KeyError(key)
-        return _ANY.decoder.decode(payload)
+        return _ANY.decode(found)
 
     def __setitem__(self, key: str, value: typing.Any) -> None:
         """:meth:`put` (exca's ``cd[key] = value``)."""
@@ -382,8 +390,8 @@ def _memoize_async(
 
     async def read(key: str) -> typing.Any:
         try:
-            payload = await asyncio.to_thread(cache._native.get, key, declared.native)
-            return None if payload is None else (declared.decoder.decode(payload),)
+            found = await asyncio.to_thread(cache._native.get, key, declared.native)
+            return None if found is None else (declared.decode(found),)
         except (SchemaError, DecodeError, msgspec.DecodeError) as e:
             # As Rust's memo: an entry the type cannot read is computed again.
             warnings.warn(f"memo `{key}` computed again: {e}", stacklevel=3)
@@ -483,10 +491,10 @@ def memoize(
                 computed.append(value)
                 return _ENCODER.encode(value)
 
-            payload = cache._native.memo(key, declared.native, compute, seconds)
+            found = cache._native.memo(key, declared.native, compute, seconds)
             if computed:
                 return computed[0]
-            value: _T = declared.decoder.decode(payload)
+            value: _T = declared.decode(found)
             return value
 
         return call

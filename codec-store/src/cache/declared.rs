@@ -43,7 +43,8 @@ use crate::options::PutOptions;
 /// let bytes = codec::to_msgpack(&Chunk { text: "hi".into(), start: 3 })?;
 /// cache.put_declared("c", &declared, &bytes, &Default::default())?;
 /// assert_eq!(cache.get::<Chunk>("c")?, Some(Chunk { text: "hi".into(), start: 3 }));
-/// assert_eq!(cache.get_declared("c", &declared)?, Some(bytes));
+/// let got = cache.get_declared("c", &declared)?.unwrap();
+/// assert_eq!((got.mode, got.bytes), (codec::store::Mode::MsgPack, bytes));
 /// # Ok(())
 /// # }
 /// ```
@@ -171,20 +172,22 @@ impl Cache {
         )
     }
 
-    /// The value under `key` in codec's MessagePack encoding, if any, when
-    /// a Rust type of `declared`'s schema would read it with
-    /// [`Cache::get`]: written with the same schema, or with another whose
-    /// every change is compatible (then the bytes are as it was written,
-    /// for the reader to decode as the older value reads). Else
-    /// [`StoreError::Schema`] lists the changes.
+    /// The value under `key`, if any, when a Rust type of `declared`'s
+    /// schema would read it with [`Cache::get`]: written with the same
+    /// schema, or with another whose every change is compatible (then the
+    /// bytes are as it was written, for the reader to decode as the older
+    /// value reads). Else [`StoreError::Schema`] lists the changes.
     ///
-    /// An entry a handler stored, or one in JSON, is read whole and encoded
-    /// again; a plain MessagePack entry's bytes are copied as they lie.
+    /// The bytes are codec's MessagePack encoding, or the JSON text of an
+    /// entry stored in JSON mode (which the reader decodes with its type:
+    /// JSON keeps bytes as base64 text, which only the type tells from a
+    /// string). A plain entry's bytes are copied as they lie; one a handler
+    /// stored is read whole and encoded again, as MessagePack.
     pub fn get_declared(
         &self,
         key: &str,
         declared: &DeclaredType,
-    ) -> Result<Option<Vec<u8>>, StoreError> {
+    ) -> Result<Option<EncodedValue>, StoreError> {
         self.reading_moved(|| self.get_declared_once(key, declared))
     }
 
@@ -192,7 +195,7 @@ impl Cache {
         &self,
         key: &str,
         declared: &DeclaredType,
-    ) -> Result<Option<Vec<u8>>, StoreError> {
+    ) -> Result<Option<EncodedValue>, StoreError> {
         let Some(found) = self.lookup(key)? else {
             return Ok(None);
         };
@@ -203,7 +206,7 @@ impl Cache {
             self.check_schema(&line, info)?;
         }
         let handler = line.handler.as_deref().unwrap_or_default();
-        let plain = line.mode == Mode::MsgPack
+        let plain = [Mode::MsgPack, Mode::Json].contains(&line.mode)
             && [layout::INLINE, layout::SHARED].contains(&handler)
             && !line
                 .info_ref()
@@ -211,19 +214,35 @@ impl Cache {
         if plain {
             let handler = self.handler_ref(handler);
             let held = self.held(handler.as_deref(), &line)?;
-            return Ok(Some(held.bytes().to_vec()));
+            return Ok(Some(EncodedValue {
+                mode: line.mode,
+                bytes: held.bytes().to_vec(),
+            }));
         }
         let Some(value) = self.get_once::<Value>(key)? else {
             return Ok(None);
         };
-        Ok(Some(codec_runtime::to_msgpack(&value)?))
+        Ok(Some(EncodedValue {
+            mode: Mode::MsgPack,
+            bytes: codec_runtime::to_msgpack(&value)?,
+        }))
     }
 }
 
-impl MemoRead for DeclaredType {
-    type Value = Vec<u8>;
+/// A stored value's bytes as [`Cache::get_declared`] gives them: codec's
+/// MessagePack encoding, or JSON text ([`Mode::Json`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EncodedValue {
+    /// [`Mode::MsgPack`] or [`Mode::Json`].
+    pub mode: Mode,
+    /// The encoded value.
+    pub bytes: Vec<u8>,
+}
 
-    fn read(&self, cache: &Cache, key: &str) -> Result<Option<Vec<u8>>, StoreError> {
+impl MemoRead for DeclaredType {
+    type Value = EncodedValue;
+
+    fn read(&self, cache: &Cache, key: &str) -> Result<Option<EncodedValue>, StoreError> {
         cache.get_declared(key, self)
     }
 
@@ -233,8 +252,9 @@ impl MemoRead for DeclaredType {
 }
 
 impl Cache {
-    /// The value of `declared` under `key` (MessagePack), computing and
-    /// storing it with `make` if absent: [`Cache::get_or_try_insert_with_options`]
+    /// The value of `declared` under `key` (as [`Cache::get_declared`]
+    /// gives it), computing and storing it with `make` (MessagePack) if
+    /// absent: [`Cache::get_or_try_insert_with_options`]
     /// for a declared type, with its single flight, its lock or lease
     /// across processes ([`CacheOptions::memo_lock`](crate::CacheOptions::memo_lock))
     /// and its warning for an entry the type cannot read (computed again).
@@ -246,7 +266,7 @@ impl Cache {
         declared: &DeclaredType,
         options: &PutOptions,
         make: impl FnOnce() -> Result<Vec<u8>, E>,
-    ) -> Result<Vec<u8>, E> {
+    ) -> Result<EncodedValue, E> {
         if let Some(v) = self.memo_get_by(declared, key)?.hit() {
             return Ok(v);
         }
@@ -256,10 +276,13 @@ impl Cache {
             Claimed::Stored(v) => return Ok(v),
             Claimed::Compute(claim) => claim,
         };
-        let value = make()?;
-        self.put_declared(key, declared, &value, options)?;
+        let bytes = make()?;
+        self.put_declared(key, declared, &bytes, options)?;
         self.computed(key);
-        Ok(value)
+        Ok(EncodedValue {
+            mode: Mode::MsgPack,
+            bytes,
+        })
     }
 }
 
