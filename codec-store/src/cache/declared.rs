@@ -143,10 +143,7 @@ impl Cache {
             .map_err(|e| not_one_value(key, reader.locate(e)))?;
         let expires = options.expires_at(super::now_nanos());
         let info = declared.info;
-        let untyped = info.fingerprint == schema::info::<Value>().fingerprint;
-        if !untyped {
-            self.write_schema(info)?;
-        }
+        self.write_schema(info)?;
         let (mode, json);
         let payload = match options.mode {
             Mode::Json => {

@@ -733,30 +733,30 @@ fn pause(duration: Duration) -> impl Future<Output = ()> {
 
 /// `work` on a thread of its own, awaited: the task is woken when it ends,
 /// with no runtime assumed. For blocking calls of a millisecond and more
-/// (a request, a pause), a thread each is cheap.
+/// (a request, a pause), a thread each is cheap. A panic of `work` is
+/// the awaiting task's, as if `work` had run in place.
 fn on_thread<R: Send + 'static>(
     work: impl FnOnce() -> R + Send + 'static,
 ) -> impl Future<Output = R> {
-    /// The result once the work ended, and the waker of the task polling it.
-    type Shared<R> = Arc<Mutex<(Option<R>, Option<Waker>)>>;
-    struct OnThread<R, W> {
-        work: Option<W>,
+    /// What the work ended with, and the waker of the task polling it.
+    type Shared<R> = Arc<Mutex<(Option<std::thread::Result<R>>, Option<Waker>)>>;
+    /// `Unpin` whatever `R` is: a box and an `Arc`.
+    struct OnThread<R> {
+        work: Option<Box<dyn FnOnce() -> R + Send>>,
         shared: Option<Shared<R>>,
     }
-    impl<R: Send + 'static, W: FnOnce() -> R + Send + 'static> Future for OnThread<R, W> {
+    impl<R: Send + 'static> Future for OnThread<R> {
         type Output = R;
         fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<R> {
-            // SAFETY: nothing of `OnThread` is pinned: its fields are
-            // moved out or replaced, never borrowed across polls.
-            let this = unsafe { self.get_unchecked_mut() };
+            let this = self.get_mut();
             let shared = match (&this.shared, this.work.take()) {
                 (Some(shared), _) => shared.clone(),
                 (None, work) => {
-                    let work = work.expect("polled after it ended");
+                    let work = work.expect("the work is taken with its first poll");
                     let shared: Shared<R> = Arc::new(Mutex::new((None, None)));
                     let theirs = shared.clone();
                     std::thread::spawn(move || {
-                        let done = work();
+                        let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(work));
                         let waker = {
                             let mut state = theirs.lock();
                             state.0 = Some(done);
@@ -772,7 +772,8 @@ fn on_thread<R: Send + 'static>(
             };
             let mut state = shared.lock();
             match state.0.take() {
-                Some(done) => Poll::Ready(done),
+                Some(Ok(done)) => Poll::Ready(done),
+                Some(Err(panic)) => std::panic::resume_unwind(panic),
                 None => {
                     state.1 = Some(cx.waker().clone());
                     Poll::Pending
@@ -781,7 +782,7 @@ fn on_thread<R: Send + 'static>(
         }
     }
     OnThread {
-        work: Some(work),
+        work: Some(Box::new(work)),
         shared: None,
     }
 }
@@ -815,6 +816,26 @@ mod tests {
         StoreError::Custom {
             message: "no".into(),
         }
+    }
+
+    /// Polls `f` until it is ready, yielding between polls.
+    fn spin<F: Future>(f: F) -> F::Output {
+        let mut f = std::pin::pin!(f);
+        let mut cx = Context::from_waker(Waker::noop());
+        loop {
+            if let Poll::Ready(v) = f.as_mut().poll(&mut cx) {
+                return v;
+            }
+            std::thread::yield_now();
+        }
+    }
+
+    #[test]
+    fn work_on_a_thread_gives_its_result_or_its_panic_to_the_task() {
+        assert_eq!(spin(on_thread(|| 7u32)), 7);
+        let panicked = std::panic::catch_unwind(|| spin(on_thread(|| -> u32 { panic!("boom") })));
+        let message = panicked.unwrap_err();
+        assert_eq!(message.downcast_ref::<&str>(), Some(&"boom"));
     }
 
     #[test]
