@@ -26,7 +26,7 @@ cargo fmt --manifest-path codec-py/Cargo.toml --check
 wheels="$target_dir/wheels"
 rm -rf "$wheels"
 start=$(date +%s)
-CARGO_TARGET_DIR="$target_dir/codec-py" "$venv/bin/maturin" build --quiet \
+CARGO_TARGET_DIR="$target_dir" "$venv/bin/maturin" build --quiet \
     --manifest-path codec-py/Cargo.toml --locked --interpreter "$venv/bin/python" --out "$wheels"
 echo "wheel built in $(( $(date +%s) - start )) s: $(ls "$wheels")"
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps "$wheels"/*.whl
