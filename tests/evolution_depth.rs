@@ -51,6 +51,11 @@ where
         let err = cache.get::<R>("k").unwrap_err();
         assert!(matches!(err, codec::StoreError::Schema { .. }), "{err}");
         assert!(err.to_string().contains(&format!("`{path}`")), "{err}");
+        // Each error of the chain printed once: the first breaking change
+        // in the message, then the list of every change.
+        let whole = format!("{err:?}");
+        let said = whole.matches(&format!("breaking change `{path}`")).count();
+        assert_eq!(said, 1, "{whole}");
     }
 }
 

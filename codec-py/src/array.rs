@@ -4,7 +4,6 @@
 //! a copy; and a numpy array's bytes stored as `Cache::put_array` stores an
 //! `ndarray` array.
 
-use std::any::Any;
 use std::ffi::{c_int, c_void};
 
 use codec::store::MappedArray;
@@ -17,42 +16,48 @@ use pyo3::prelude::*;
 /// memory map, or the buffer a ranged read filled).
 #[pyclass(frozen, module = "codec._native")]
 pub struct ArrayBuffer {
-    ptr: *const u8,
-    len: usize,
+    array: Box<dyn LeBytes>,
     #[pyo3(get)]
     dtype: &'static str,
     #[pyo3(get)]
     shape: Vec<usize>,
-    _keep: Box<dyn Any + Send + Sync>,
 }
 
-// SAFETY: `ptr` points into `_keep` (a map or an `Arc<[T]>`), which never
-// moves its bytes and is only read.
-unsafe impl Send for ArrayBuffer {}
-unsafe impl Sync for ArrayBuffer {}
+/// An array whose elements are their little-endian bytes in C order.
+trait LeBytes: Send + Sync {
+    fn le_bytes(&self) -> &[u8];
+}
+
+impl<T: ArrayElement + Send + Sync + 'static> LeBytes for MappedArray<T>
+where
+    MappedArray<T>: Send + Sync,
+{
+    fn le_bytes(&self) -> &[u8] {
+        // C-ordered and little-endian: checked when the buffer was made.
+        let items = self.view().to_slice().expect("a C-ordered array");
+        T::as_le_bytes(items).expect("a little-endian machine")
+    }
+}
 
 impl ArrayBuffer {
     fn of<T: ArrayElement + Send + Sync + 'static>(array: MappedArray<T>) -> PyResult<Self>
     where
         MappedArray<T>: Send + Sync,
     {
+        let view = array.view();
+        let items = view
+            .as_slice()
+            .ok_or_else(|| PyValueError::new_err("the array is not in C order"))?;
+        if T::as_le_bytes(items).is_none() {
+            return Err(PyValueError::new_err(
+                "arrays are lent to numpy on little-endian machines only",
+            ));
+        }
         let shape = array.shape().to_vec();
-        let (ptr, len) = {
-            let view = array.view();
-            let items = view
-                .as_slice()
-                .ok_or_else(|| PyValueError::new_err("the array is not in C order"))?;
-            let bytes = T::as_le_bytes(items).ok_or_else(|| {
-                PyValueError::new_err("arrays are lent to numpy on little-endian machines only")
-            })?;
-            (bytes.as_ptr(), bytes.len())
-        };
         Ok(ArrayBuffer {
-            ptr,
-            len,
+            array: Box::new(array),
             dtype: T::DTYPE,
             shape,
-            _keep: Box::new(array),
         })
     }
 }
@@ -69,15 +74,16 @@ impl ArrayBuffer {
         if flags & ffi::PyBUF_WRITABLE != 0 {
             return Err(PyBufferError::new_err("a stored array is read-only"));
         }
-        let this = slf.get();
+        let bytes = slf.get().array.le_bytes();
         // SAFETY: `view` is the buffer Python asks to fill; the bytes live
-        // as long as `slf`, which the view holds a reference to.
+        // as long as `slf`, which the view holds a reference to, and are
+        // lent read-only (the `1`).
         let done = unsafe {
             ffi::PyBuffer_FillInfo(
                 view,
                 slf.as_ptr(),
-                this.ptr as *mut c_void,
-                this.len as ffi::Py_ssize_t,
+                bytes.as_ptr() as *mut c_void,
+                bytes.len() as ffi::Py_ssize_t,
                 1,
                 flags,
             )

@@ -6,6 +6,8 @@
 //! encodes and decodes with the generated classes (`python/codec`).
 //! Every call that touches the store lets other Python threads run.
 
+mod array;
+
 use std::time::Duration;
 
 use pyo3::create_exception;
@@ -13,11 +15,8 @@ use pyo3::exceptions::{PyException, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
-use codec::store::{Bounds, Mode};
-
-mod array;
-
 use array::{ArrayBuffer, Failed};
+use codec::store::{Bounds, Mode};
 use codec::{CacheOptions, PutOptions, StoreError};
 
 create_exception!(
@@ -45,8 +44,8 @@ create_exception!(
     "Stored bytes that do not decode as the type asked for."
 );
 
-/// The Python exception of a store error: its message and every cause,
-/// as Rust's `Debug` of the error prints them.
+/// The Python exception of a store error: its message and each cause
+/// whose text the message does not already hold.
 fn raised(e: StoreError) -> PyErr {
     let mut message = e.to_string();
     let mut source = std::error::Error::source(&e);

@@ -2,6 +2,7 @@ use std::error::Error as StdError;
 use std::fmt;
 use std::path::PathBuf;
 
+use codec_runtime::schema::Changes;
 use codec_runtime::EnvelopeError;
 use codec_runtime::{DecodeError, EncodeError};
 
@@ -37,12 +38,20 @@ pub enum StoreError {
     },
     /// The entry was written by another version of the type, with breaking
     /// changes; or as another type.
-    #[error("entry `{key}` cannot be read as the type asked for: {}", source.reason())]
+    ///
+    /// Its message says why, with the first breaking change and the fix;
+    /// its `source()` is every change, one a line. Each is printed once.
+    #[error("entry `{key}` cannot be read as the type asked for: {refusal}")]
     Schema {
         /// The entry's key.
         key: String,
-        /// The changes and the fix.
-        source: EnvelopeError,
+        /// Why: another type, or the fingerprints, the first breaking
+        /// change and the fix.
+        refusal: EnvelopeError,
+        /// Every change from the writer's schema to the reader's, when
+        /// they are what refuses the value.
+        #[source]
+        changes: Option<Changes>,
     },
     /// The entry's data is missing or damaged (a truncated data file).
     #[error(
@@ -381,6 +390,21 @@ impl StoreError {
             location: location.into(),
             reason: reason.into(),
             source: None,
+        }
+    }
+}
+
+impl StoreError {
+    /// [`StoreError::Schema`] of the entry `key`, refused for `refusal`.
+    pub(crate) fn schema(key: String, refusal: EnvelopeError) -> StoreError {
+        let changes = match &refusal {
+            EnvelopeError::Incompatible { changes, .. } => Some(changes.clone()),
+            _ => None,
+        };
+        StoreError::Schema {
+            key,
+            refusal,
+            changes,
         }
     }
 }

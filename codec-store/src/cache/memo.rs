@@ -135,9 +135,9 @@ impl Memo {
     /// Counts `key` in its group; the group's message when it is new.
     fn recomputed(&self, type_name: &str, key: &str, e: &StoreError) -> Option<String> {
         let (group, cause) = match e {
-            StoreError::Schema { source, .. } => {
-                let cause = source.to_string();
-                let changed = !matches!(source, EnvelopeError::WrongType { .. });
+            StoreError::Schema { refusal, .. } => {
+                let cause = refusal.to_string();
+                let changed = !matches!(refusal, EnvelopeError::WrongType { .. });
                 (Group::Schema(cause.clone(), changed), cause)
             }
             other => (
@@ -482,6 +482,20 @@ impl Cache {
         self.io(move |cache| cache.memo_get::<T>(&key)).await
     }
 
+    /// [`Cache::memo_get`] after reading what other handles wrote, through
+    /// [`Cache::io`].
+    async fn refreshed_memo_get_async<T: Codec + Send + 'static>(
+        &self,
+        key: &str,
+    ) -> Result<Lookup<T>, StoreError> {
+        let key = key.to_owned();
+        self.io(move |cache| {
+            cache.refresh()?;
+            cache.memo_get::<T>(&key)
+        })
+        .await
+    }
+
     /// [`Cache::put_with`] through [`Cache::io`]; gives `value` back.
     pub(crate) async fn put_async<T: Codec + Send + 'static>(
         &self,
@@ -620,28 +634,13 @@ impl Cache {
             }
             pause(wait).await;
             wait = next_pause(wait, duration);
-            let key = key.to_owned();
-            let found = self
-                .io(move |cache| {
-                    cache.refresh()?;
-                    cache.memo_get::<T>(&key)
-                })
-                .await?;
-            match found {
+            match self.refreshed_memo_get_async::<T>(key).await? {
                 Lookup::Hit(v) if fresh(&v) => return Ok(Claimed::Stored(v)),
                 _ => {}
             }
         };
-        // The claim's last look (a refresh and a read), off the polling
-        // thread too.
-        let key_owned = key.to_owned();
-        let found = self
-            .io(move |cache| {
-                cache.refresh()?;
-                cache.memo_get::<T>(&key_owned)
-            })
-            .await?;
-        match found {
+        // The claim's last look, off the polling thread too.
+        match self.refreshed_memo_get_async::<T>(key).await? {
             Lookup::Hit(v) if fresh(&v) => return Ok(Claimed::Stored(v)),
             Lookup::Hit(_) | Lookup::Miss => {}
             Lookup::Unreadable(e) => self.warn_recomputed(&reader.type_name(), key, &e),

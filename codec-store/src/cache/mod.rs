@@ -901,7 +901,7 @@ impl Cache {
                         ),
                     })
             },
-            |source| StoreError::Schema { key: key(), source },
+            |refusal| StoreError::schema(key(), refusal),
         )
     }
 }
