@@ -51,7 +51,7 @@ pub enum StoreError {
         /// Every change from the writer's schema to the reader's, when
         /// they are what refuses the value.
         #[source]
-        changes: Option<Changes>,
+        changes: Option<Box<Changes>>,
     },
     /// The entry's data is missing or damaged (a truncated data file).
     #[error(
@@ -398,7 +398,7 @@ impl StoreError {
     /// [`StoreError::Schema`] of the entry `key`, refused for `refusal`.
     pub(crate) fn schema(key: String, refusal: EnvelopeError) -> StoreError {
         let changes = match &refusal {
-            EnvelopeError::Incompatible { changes, .. } => Some(changes.clone()),
+            EnvelopeError::Incompatible { changes, .. } => Some(Box::new(changes.clone())),
             _ => None,
         };
         StoreError::Schema {
