@@ -8,15 +8,16 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 target_dir="${CARGO_TARGET_DIR:-$PWD/target}"
 venv="$target_dir/codec-py-venv"
-# `ready` is written last: a venv an interrupted run left half made is
-# made again.
-if [ ! -e "$venv/ready" ]; then
+packages=("maturin==1.16.0" "msgspec==0.22.0" "pytest==8.4.2" "mypy==2.4.1"
+    "moto[s3]==5.2.5" "flask" "flask-cors" "numpy==2.4.6")
+# The marker names the packages and is written last: a venv an interrupted
+# run left half made, or one of other packages, is made again.
+ready="$venv/ready-$(printf '%s\n' "${packages[@]}" | sha256sum | cut -c1-12)"
+if [ ! -e "$ready" ]; then
     rm -rf "$venv"
     python3 -m venv "$venv"
-    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
-        "maturin==1.16.0" "msgspec==0.22.0" "pytest==8.4.2" "mypy==2.4.1" \
-        "moto[s3]==5.2.5" flask flask-cors "numpy==2.4.6"
-    touch "$venv/ready"
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "${packages[@]}"
+    touch "$ready"
 fi
 # The Rust program the tests share caches with, as the workspace's tests
 # built it (nothing is built again after them).
@@ -31,7 +32,8 @@ CARGO_TARGET_DIR="$target_dir" "$venv/bin/maturin" build --quiet \
 echo "wheel built in $(( $(date +%s) - start )) s: $(ls "$wheels")"
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps "$wheels"/*.whl
 cd codec-py
-# Azurite, as the Rust tests installed it: its tests must not be skipped.
+# Azurite (as the Rust tests installed it), moto and numpy: none of their
+# tests may be skipped.
 export CODEC_PY_SERVERS=required
 "$venv/bin/python" -m pytest -q -p no:cacheprovider tests
 "$venv/bin/python" -m mypy --strict --no-incremental python/codec

@@ -9,6 +9,7 @@ import typing
 import pytest
 
 import codec
+from conftest import need
 
 
 @pytest.fixture(params=["s3", "azure"])
@@ -33,6 +34,6 @@ def test_values_cross_between_rust_and_python_in_a_bucket(
     cache.put("py/doc", cache.get("doc", v1.Doc))
     cache.put("py/event", v1.Key(code="Esc"), type=v1.Event)
     cache.put("py/untyped", {"a": [1, 2.5, "x", None]})
-    numpy = pytest.importorskip("numpy")
+    numpy = need("numpy")
     cache.put_array("py/array", numpy.arange(6, dtype=numpy.float32).reshape(3, 2) + 0.5)
     assert rust("check", bucket).strip() == "ok"

@@ -13,6 +13,7 @@ import msgspec
 import pytest
 
 import codec
+from conftest import need
 
 
 def test_values_rust_wrote_read_as_their_classes(
@@ -76,7 +77,7 @@ def test_values_python_wrote_read_in_rust(
     cache.put("py/doc", doc)
     cache.put("py/event", v1.Key(code="Esc"), type=v1.Event)
     cache.put("py/untyped", {"a": [1, 2.5, "x", None]})
-    numpy = pytest.importorskip("numpy")
+    numpy = need("numpy")
     cache.put_array("py/array", numpy.arange(6, dtype=numpy.float32).reshape(3, 2) + 0.5)
     assert rust("check", str(tmp_path)).strip() == "ok"
     # And back in Python, from JSON too.
@@ -189,7 +190,7 @@ def test_bounds_remove_the_least_recently_used_entries(
 def test_arrays_rust_stored_are_numpy_views_of_the_memory_map(
     rust: typing.Callable[..., str], tmp_path: pathlib.Path
 ) -> None:
-    numpy = pytest.importorskip("numpy")
+    numpy = need("numpy")
     rust("write", str(tmp_path))
     cache = codec.Cache.open(tmp_path)
     table = cache.get_array("array")
