@@ -164,3 +164,38 @@ fn a_raised_version_deep_inside_a_vec_is_refused() {
     assert!(refused.to_string().contains("title"), "{refused}");
     assert!(refused.to_string().contains("version 1 -> 2"), "{refused}");
 }
+
+/// The attribute form, `#[codec(with = "codec::serde_opaque")]`: the
+/// wrapper's encoding and schema of version 1, without wrapping the field.
+mod attribute {
+    #[derive(codec::Codec, Debug, PartialEq)]
+    #[codec(name = "Shape")]
+    pub struct Shape {
+        pub name: String,
+        #[codec(with = "codec::serde_opaque")]
+        pub at: super::Point,
+    }
+}
+
+#[test]
+fn the_attribute_form_is_the_wrappers_schema_and_bytes() {
+    assert_eq!(
+        codec::fingerprint_of::<attribute::Shape>(),
+        codec::fingerprint_of::<v1::Shape>()
+    );
+    let plain = attribute::Shape {
+        name: "dot".into(),
+        at: Point { x: 1, y: -2 },
+    };
+    let bytes = codec::to_msgpack(&plain).unwrap();
+    assert_eq!(bytes, codec::to_msgpack(&shape()).unwrap());
+    assert_eq!(codec::from_msgpack::<v1::Shape>(&bytes).unwrap(), shape());
+    let stored = codec::to_stored(&plain).unwrap();
+    assert_eq!(
+        codec::from_stored::<attribute::Shape>(&stored).unwrap(),
+        plain
+    );
+    // Raised to version 2 through the wrapper: breaking, as from the wrapper.
+    let err = codec::from_stored::<v2::Shape>(&stored).unwrap_err();
+    assert!(format!("{err:?}").contains("version 1 -> 2"), "{err:?}");
+}

@@ -77,4 +77,6 @@ pub use crate::impls::ndarray::Element as ArrayElement;
 #[cfg(feature = "serde")]
 pub use crate::impls::serde_bridge;
 #[cfg(feature = "serde")]
+pub use crate::impls::serde_opaque;
+#[cfg(feature = "serde")]
 pub use crate::impls::serde_wrapper::{Opaque, Serde};

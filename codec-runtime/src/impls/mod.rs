@@ -16,6 +16,8 @@ mod primitives;
 #[cfg(feature = "serde")]
 pub mod serde_bridge;
 #[cfg(feature = "serde")]
+pub mod serde_opaque;
+#[cfg(feature = "serde")]
 pub(crate) mod serde_wrapper;
 mod std_types;
 mod times;
