@@ -9,7 +9,7 @@ use codec_runtime::__store::schema::{self, SchemaInfo};
 use codec_runtime::{Fingerprint, Value};
 
 use super::keys;
-use super::memo::{Claimed, MemoRead};
+use super::memo::MemoRead;
 use super::write::Payload;
 use super::Cache;
 use crate::error::StoreError;
@@ -264,21 +264,12 @@ impl Cache {
         options: &PutOptions,
         make: impl FnOnce() -> Result<Vec<u8>, E>,
     ) -> Result<EncodedValue, E> {
-        if let Some(v) = self.memo_get_by(declared, key)?.hit() {
-            return Ok(v);
-        }
-        // Before the computation, which a key the cache refuses would waste.
-        keys::check_key(key)?;
-        let _claim = match self.claim_by(declared, key, self.memo.enter(key), |_| true)? {
-            Claimed::Stored(v) => return Ok(v),
-            Claimed::Compute(claim) => claim,
-        };
-        let bytes = make()?;
-        self.put_declared(key, declared, &bytes, options)?;
-        self.computed(key);
-        Ok(EncodedValue {
-            mode: Mode::MsgPack,
-            bytes,
+        self.memo_by(declared, key, make, |bytes| {
+            self.put_declared(key, declared, &bytes, options)?;
+            Ok(EncodedValue {
+                mode: Mode::MsgPack,
+                bytes,
+            })
         })
     }
 }

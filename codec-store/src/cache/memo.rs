@@ -366,17 +366,31 @@ impl Cache {
         options: &PutOptions,
         make: impl FnOnce() -> Result<T, E>,
     ) -> Result<T, E> {
-        if let Some(v) = self.memo_get(key)?.hit() {
+        self.memo_by(&Typed::<T>::new(), key, make, |value| {
+            self.put_with(key, &value, options).map(|()| value)
+        })
+    }
+
+    /// The memo of the values `reader` reads: the value under `key`, or
+    /// the one `make` computes, which `store` writes and gives back as
+    /// `reader` would read it.
+    pub(crate) fn memo_by<R: MemoRead, V, E: From<StoreError>>(
+        &self,
+        reader: &R,
+        key: &str,
+        make: impl FnOnce() -> Result<V, E>,
+        store: impl FnOnce(V) -> Result<R::Value, StoreError>,
+    ) -> Result<R::Value, E> {
+        if let Some(v) = self.memo_get_by(reader, key)?.hit() {
             return Ok(v);
         }
         // Before the computation, which a key the cache refuses would waste.
         crate::cache::keys::check_key(key)?;
-        let _claim = match self.claim(key, self.memo.enter(key), |_| true)? {
+        let _claim = match self.claim_by(reader, key, self.memo.enter(key), |_| true)? {
             Claimed::Stored(v) => return Ok(v),
             Claimed::Compute(claim) => claim,
         };
-        let value = make()?;
-        self.put_with(key, &value, options)?;
+        let value = store(make()?)?;
         self.computed(key);
         Ok(value)
     }
