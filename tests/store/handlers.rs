@@ -449,3 +449,145 @@ fn a_handler_streams_its_payload_into_the_shared_file_in_pieces() {
         }
     });
 }
+
+/// How many threads [`Meeting`]'s test puts with at once.
+const MEETING: usize = 4;
+
+/// Waits in its dump until [`MEETING`] dumps are under way at once (an
+/// error after a minute), then streams its payload into the shared file
+/// in pieces, as [`Streamed`] does: the dumps of threads sharing a handle
+/// run at the same time.
+#[derive(Default)]
+struct Meeting {
+    inside: std::sync::Mutex<usize>,
+    met: std::sync::Condvar,
+}
+
+impl Handler for Meeting {
+    fn name(&self) -> &str {
+        "meeting"
+    }
+
+    fn dump(&self, payload: &[u8], ctx: &mut DumpContext<'_>) -> Result<Info, StoreError> {
+        let mut inside = self.inside.lock().unwrap();
+        *inside += 1;
+        self.met.notify_all();
+        let minute = std::time::Duration::from_secs(60);
+        let (inside, waited) = (self.met)
+            .wait_timeout_while(inside, minute, |n| *n < MEETING)
+            .unwrap();
+        if waited.timed_out() {
+            return Err(StoreError::Custom {
+                message: format!("only {} of {MEETING} dumps ran at once", *inside),
+            });
+        }
+        drop(inside);
+        Streamed.dump(payload, ctx)
+    }
+
+    fn load(&self, info: &Info, ctx: &LoadContext<'_>) -> Result<Vec<u8>, StoreError> {
+        Streamed.load(info, ctx)
+    }
+}
+
+#[test]
+fn the_handlers_of_threads_sharing_a_handle_dump_at_the_same_time() {
+    each_backend(|store| {
+        let cache = store.open();
+        cache.register_handler(Arc::new(Meeting::default()));
+        let meeting = PutOptions::default().handler("meeting");
+        let payload = |t: usize| -> Vec<u8> { (0..20_000).map(|i| (i * (t + 1)) as u8).collect() };
+        std::thread::scope(|s| {
+            for t in 0..MEETING {
+                let (cache, meeting) = (&cache, &meeting);
+                s.spawn(move || {
+                    let value = codec::Bytes(payload(t));
+                    cache.put_with(&format!("t{t}"), &value, meeting).unwrap();
+                });
+            }
+        });
+        // Their streamed ranges did not mix, in this handle and another.
+        let reader = store.open();
+        reader.register_handler(Arc::new(Meeting::default()));
+        for handle in [&cache, &reader] {
+            for t in 0..MEETING {
+                let got = handle.get::<codec::Bytes>(&format!("t{t}")).unwrap();
+                assert_eq!(got.map(|b| b.0), Some(payload(t)), "t{t} on {}", store.name);
+            }
+        }
+    });
+}
+
+/// Appends its payload to the shared data file, says so, then waits up to
+/// two seconds for the compaction asked for meanwhile to end, before its
+/// line is written.
+struct Paused {
+    dumped: std::sync::mpsc::SyncSender<()>,
+    compacted: std::sync::Mutex<std::sync::mpsc::Receiver<()>>,
+}
+
+impl Handler for Paused {
+    fn name(&self) -> &str {
+        "paused"
+    }
+
+    fn dump(&self, payload: &[u8], ctx: &mut DumpContext<'_>) -> Result<Info, StoreError> {
+        let (file, offset) = ctx.append_shared(payload)?;
+        self.dumped.send(()).unwrap();
+        let wait = std::time::Duration::from_secs(2);
+        let _ = self.compacted.lock().unwrap().recv_timeout(wait);
+        Ok(Info::from([
+            ("file".to_owned(), InfoValue::from(file)),
+            ("offset".to_owned(), InfoValue::Int(offset as i64)),
+            ("len".to_owned(), InfoValue::Int(payload.len() as i64)),
+        ]))
+    }
+
+    fn load(&self, info: &Info, ctx: &LoadContext<'_>) -> Result<Vec<u8>, StoreError> {
+        Streamed.load(info, ctx)
+    }
+}
+
+/// A compaction seals the segment of the handle that asks for it: one
+/// asked for between a put's data and its line would retire the data of
+/// a line written after it, in the next segment. The seal waits for the
+/// put's line (the handler waits for the compaction to end: before, it
+/// ended, with the data gone).
+#[test]
+fn a_compaction_asked_for_during_a_put_waits_for_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = Cache::open(dir.path()).unwrap();
+    cache.put("before", &vec![1u8; 3000]).unwrap();
+    let (dumped_tx, dumped) = std::sync::mpsc::sync_channel(1);
+    let (compacted, compacted_rx) = std::sync::mpsc::sync_channel(1);
+    cache.register_handler(Arc::new(Paused {
+        dumped: dumped_tx,
+        compacted: std::sync::Mutex::new(compacted_rx),
+    }));
+    let payload = vec![9u8; 5000];
+    let done = std::thread::scope(|s| {
+        let put = s.spawn(|| {
+            let options = PutOptions::default().handler("paused");
+            cache.put_with("paused", &codec::Bytes(payload.clone()), &options)
+        });
+        dumped.recv().unwrap();
+        let grace = std::time::Duration::ZERO;
+        let done = cache.admin().compact_online(grace, |_, _| {}).unwrap();
+        let _ = compacted.try_send(());
+        put.join().unwrap().unwrap();
+        done
+    });
+    // The compaction came after the put's line, and kept it.
+    assert_eq!(done.kept, 2, "{done:?}");
+    let paused = |handle: &Cache| handle.get::<codec::Bytes>("paused").unwrap().map(|b| b.0);
+    assert_eq!(paused(&cache), Some(payload.clone()));
+    let other = Cache::open(dir.path()).unwrap();
+    other.register_handler(Arc::new(Streamed));
+    let before = codec::to_msgpack(&vec![1u8; 3000]).unwrap();
+    assert_eq!(other.get_bytes("before").unwrap(), Some(before));
+    let bytes = other.get_bytes("paused").unwrap().unwrap();
+    assert_eq!(
+        codec::from_msgpack::<codec::Bytes>(&bytes).unwrap().0,
+        payload
+    );
+}

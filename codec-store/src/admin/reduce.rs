@@ -368,40 +368,66 @@ impl Cache {
         if self.backend.appends() != Appends::InPlace {
             return;
         }
+        if self.mostly_garbage(kept_bytes) {
+            self.start_compaction(kept_bytes);
+        }
+    }
+
+    /// Whether the folder holds more than `kept_bytes` and as much again,
+    /// or [`AUTO_COMPACT_MIN`] more if that is more.
+    fn mostly_garbage(&self, kept_bytes: u64) -> bool {
         match store_size(&*self.backend) {
-            Ok(size) if size > kept_bytes.saturating_add(kept_bytes.max(AUTO_COMPACT_MIN)) => {
-                self.start_compaction();
+            Ok(size) => size > kept_bytes.saturating_add(kept_bytes.max(AUTO_COMPACT_MIN)),
+            Err(e) => {
+                self.compaction_failed(&e);
+                false
             }
-            Ok(_) => {}
-            Err(e) => self.compaction_failed(&e),
         }
     }
 
     /// The online compaction the bounds asked for, in a thread of its own
-    /// (the passes of the bounds go on meanwhile); one at a time.
-    fn start_compaction(&self) {
+    /// (the passes of the bounds go on meanwhile); one at a time. Asked
+    /// for while one runs, it runs after it (if the folder is still mostly
+    /// garbage then): the pass that asked may be the last one for a while.
+    fn start_compaction(&self, kept_bytes: u64) {
         let c = &self.checkpoints;
-        if c.compacting.swap(true, Ordering::AcqRel) {
-            return;
+        {
+            let mut again = c.compact_again.lock();
+            if c.compacting.swap(true, Ordering::AcqRel) {
+                *again = Some(kept_bytes);
+                return;
+            }
         }
         let segment = self.writer.lock().segment;
         c.compaction_segment.store(segment, Ordering::Relaxed);
         self.join_compaction();
         let cache = self.for_background();
-        let compacting = c.compacting.clone();
         let spawned = std::thread::Builder::new()
             .name("codec-compact".into())
             .spawn(move || {
                 crate::admin::checkpoint_handle::MAINTAINING.set(true);
-                let handlers: Vec<_> = (cache.handlers.read()).values().cloned().collect();
-                let how = Compaction::IfFree(cache.options.compact_grace);
-                let backend = cache.backend.clone();
-                let done = compact_sealed(Some(&cache), backend, &handlers, how, &mut |_, _| {});
-                if let Err(e) = done {
-                    cache.compaction_failed(&e);
+                let c = &cache.checkpoints;
+                // The first as asked; one asked for meanwhile if the
+                // folder is still mostly garbage.
+                let mut kept = None;
+                loop {
+                    if kept.is_none_or(|kept| cache.mostly_garbage(kept)) {
+                        let handlers: Vec<_> = (cache.handlers.read()).values().cloned().collect();
+                        let how = Compaction::IfFree(cache.options.compact_grace);
+                        let backend = cache.backend.clone();
+                        let done =
+                            compact_sealed(Some(&cache), backend, &handlers, how, &mut |_, _| {});
+                        if let Err(e) = done {
+                            cache.compaction_failed(&e);
+                        }
+                    }
+                    let mut again = c.compact_again.lock();
+                    kept = again.take();
+                    if kept.is_none() {
+                        c.compacting.store(false, Ordering::Release);
+                        break;
+                    }
                 }
-                drop(cache);
-                compacting.store(false, Ordering::Release);
             });
         match spawned {
             Ok(handle) => *c.compact_thread.lock() = Some(handle),
@@ -427,7 +453,34 @@ impl Cache {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::atomic::Ordering;
+
     use crate::Cache;
+
+    /// A pass of the bounds that asks for a compaction while one runs is
+    /// heard: the compaction runs again after it (here it finds too little
+    /// garbage to compact). Before, the request was dropped, and a store
+    /// whose last pass asked kept its garbage until a later pass.
+    #[test]
+    fn a_compaction_asked_for_while_one_runs_runs_after_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = Cache::open(dir.path()).unwrap();
+        cache.put("k", &1u32).unwrap();
+        let c = &cache.checkpoints;
+        cache
+            .one_write(|| {
+                // Its seal waits for this write: it runs until the end.
+                cache.start_compaction(0);
+                cache.start_compaction(0);
+                assert_eq!(*c.compact_again.lock(), Some(0));
+                Ok(())
+            })
+            .unwrap();
+        cache.join_compaction();
+        assert_eq!(*c.compact_again.lock(), None);
+        assert!(!c.compacting.load(Ordering::Acquire));
+        assert_eq!(cache.get::<u32>("k").unwrap(), Some(1));
+    }
 
     #[test]
     fn a_put_by_another_handle_while_the_removals_are_batched_stays() {

@@ -37,10 +37,14 @@ impl Cache {
         &self,
         entries: impl IntoIterator<Item = (&'a str, &'a T)>,
     ) -> Result<(), StoreError> {
-        self.in_one_append(|| {
-            entries
-                .into_iter()
-                .try_for_each(|(key, value)| self.put(key, value))
+        // One write: no seal comes between the values' data and the
+        // lines written after them all.
+        self.one_write(|| {
+            self.in_one_append(|| {
+                entries
+                    .into_iter()
+                    .try_for_each(|(key, value)| self.put(key, value))
+            })
         })
     }
 

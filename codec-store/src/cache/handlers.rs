@@ -156,22 +156,24 @@ impl Cache {
         // appends, sub-values), or, if it wrote elsewhere, what its info
         // says (`len`).
         let record = !layout::is_built_in_handler(typed.name());
-        let (info, parts, held) =
-            self.dump_with(key, &[], record, |ctx| typed.dump_value(value, ctx))?;
-        let size = match info.get("len") {
-            Some(InfoValue::Int(len)) => held.max(u64::try_from(*len).unwrap_or(0)),
-            _ => held,
-        };
-        self.append_entry(
-            key,
-            Some(schema.name.clone()),
-            Some(schema.fingerprint_hex.clone()),
-            typed.name(),
-            Mode::MsgPack,
-            (info, &parts, Vec::new()),
-            size,
-            expires,
-        )
+        self.one_write(|| {
+            let (info, parts, held) =
+                self.dump_with(key, &[], record, |ctx| typed.dump_value(value, ctx))?;
+            let size = match info.get("len") {
+                Some(InfoValue::Int(len)) => held.max(u64::try_from(*len).unwrap_or(0)),
+                _ => held,
+            };
+            self.append_entry(
+                key,
+                Some(schema.name.clone()),
+                Some(schema.fingerprint_hex.clone()),
+                typed.name(),
+                Mode::MsgPack,
+                (info, &parts, Vec::new()),
+                size,
+                expires,
+            )
+        })
     }
 
     /// Stores a byte buffer `value` (a type whose encoding is bytes) as its

@@ -13,6 +13,7 @@ mod lease;
 pub(crate) mod memo;
 pub(crate) mod memo_state;
 pub(crate) mod open;
+pub(crate) mod underway;
 pub(crate) mod uses;
 pub(crate) mod write;
 pub(crate) mod writers;
@@ -30,7 +31,7 @@ use codec_runtime::__store::schema;
 use codec_runtime::Fingerprint;
 use codec_runtime::{Bytes, Codec};
 
-use crate::backend::{Appender, Backend, Lock};
+use crate::backend::{Backend, Lock};
 use crate::content::apart;
 use crate::content::handler::{Handler, Resources};
 use crate::content::sub_values::{self, Probe};
@@ -102,6 +103,14 @@ pub struct Store {
     pub(crate) writer_id: String,
     pub(crate) options: CacheOptions,
     pub(crate) writer: Mutex<Writer>,
+    /// Signalled when a seal that writes under way held back is made.
+    pub(crate) sealed: parking_lot::Condvar,
+    /// The shared data segment this handle appends to, apart from the
+    /// writer's lock: handlers of different threads append to it while
+    /// other threads write their lines.
+    pub(crate) shared: writers::SharedData,
+    /// The file names dumps gave: `DumpContext::next_file_name`.
+    pub(crate) files_named: Mutex<(u64, u64)>,
     pub(crate) index: RwLock<Index>,
     pub(crate) handlers: RwLock<HashMap<String, Arc<dyn Handler>, foldhash::fast::RandomState>>,
     /// The built-in inline handler, which most small values use: a get
@@ -140,6 +149,9 @@ pub(crate) struct Checkpoints {
     pub(crate) bounds_thread: Mutex<Option<JoinHandle<()>>>,
     /// An online compaction the bounds asked for runs.
     pub(crate) compacting: Arc<AtomicBool>,
+    /// A compaction asked for while one ran, with the bytes its pass
+    /// kept: it runs after it. Set and taken with `compacting`.
+    pub(crate) compact_again: Mutex<Option<u64>>,
     /// This handle's segment when it started.
     pub(crate) compaction_segment: std::sync::atomic::AtomicU64,
     pub(crate) compact_thread: Mutex<Option<JoinHandle<()>>>,
@@ -162,7 +174,6 @@ pub(crate) struct Writer {
     pub(crate) log: Option<writers::Log>,
     /// The last index write failed: the file may end in a partial line.
     pub(crate) torn: bool,
-    pub(crate) shared: Option<Box<dyn Appender>>,
     pub(crate) seq: u64,
     pub(crate) last_time: u64,
     /// The time of the next lines instead of the clock's: a compaction's
@@ -175,9 +186,8 @@ pub(crate) struct Writer {
     /// The number of the segment of its log and shared data this handle
     /// appends to (`layout::log_segment`): 0 until it seals one.
     pub(crate) segment: u64,
-    /// The sequence of the last dump, and how many file names it gave
-    /// out (`DumpContext::next_file_name`).
-    pub(crate) files_named: (u64, u64),
+    /// The writes under way, which a seal waits for.
+    pub(crate) underway: underway::Underway,
     /// The bytes of the line being written, reused between lines.
     pub(crate) line_buf: Vec<u8>,
     /// Where each line of the write being made starts in `line_buf` (and
@@ -281,7 +291,7 @@ impl Cache {
         }
         // A value holding values of types with a handler is encoded again
         // in its entry's dump context, which stores those through their
-        // handlers; others (most) are encoded outside the writer's lock.
+        // handlers; others (most) are encoded before it.
         let mut probe = Probe::default();
         let encoded =
             codec_runtime::__store::to_msgpack_diverting(value, self.options.apart_min, &mut probe);

@@ -71,21 +71,23 @@ impl Cache {
         } = payload;
         let handler = self.chosen_handler(key, handler, payload, large)?;
         let record = !layout::is_built_in_handler(handler.name());
-        let (info, parts, held) =
-            self.dump_with(key, large, record, |ctx| handler.dump(payload, ctx))?;
-        // Under the handler's name, not an alias it was asked by. The size
-        // is what the entry holds: the payload, or more if the handler
-        // wrote more (a user handler's files).
-        self.append_entry(
-            key,
-            type_name,
-            fingerprint,
-            handler.name(),
-            mode,
-            (info, &parts, Vec::new()),
-            held.max(payload.len() as u64),
-            expires,
-        )
+        self.one_write(|| {
+            let (info, parts, held) =
+                self.dump_with(key, large, record, |ctx| handler.dump(payload, ctx))?;
+            // Under the handler's name, not an alias it was asked by. The
+            // size is what the entry holds: the payload, or more if the
+            // handler wrote more (a user handler's files).
+            self.append_entry(
+                key,
+                type_name,
+                fingerprint,
+                handler.name(),
+                mode,
+                (info, &parts, Vec::new()),
+                held.max(payload.len() as u64),
+                expires,
+            )
+        })
     }
 
     /// The handler `name`, or the built-in one the payload's size
@@ -126,44 +128,46 @@ impl Cache {
         expires: Option<u64>,
         make: impl FnOnce(&mut DumpContext<'_>) -> Result<MadePayload, StoreError>,
     ) -> Result<(), StoreError> {
-        let mut chosen = None;
-        let mut payload_len = 0;
-        let mut values = Vec::new();
-        let (info, parts, held) = self.dump_with(key, &[], false, |ctx| {
-            let (payload, large, found) = make(ctx)?;
-            let handler = self.chosen_handler(key, handler, &payload, &large)?;
-            ctx.large = large;
-            ctx.record = !layout::is_built_in_handler(handler.name());
-            let info = handler.dump(&payload, ctx)?;
-            payload_len = payload.len() as u64;
-            values = found;
-            chosen = Some(handler);
-            Ok(info)
-        })?;
-        let handler = chosen.expect("set by a dump that returned");
-        if !values.is_empty() {
-            let mut writer = self.writer.lock();
-            if writer.format_raised < layout::VALUES_FORMAT {
-                crate::cache::open::raise_format(&*self.backend, layout::VALUES_FORMAT)?;
-                writer.format_raised = layout::VALUES_FORMAT;
+        self.one_write(|| {
+            let mut chosen = None;
+            let mut payload_len = 0;
+            let mut values = Vec::new();
+            let (info, parts, held) = self.dump_with(key, &[], false, |ctx| {
+                let (payload, large, found) = make(ctx)?;
+                let handler = self.chosen_handler(key, handler, &payload, &large)?;
+                ctx.large = large;
+                ctx.record = !layout::is_built_in_handler(handler.name());
+                let info = handler.dump(&payload, ctx)?;
+                payload_len = payload.len() as u64;
+                values = found;
+                chosen = Some(handler);
+                Ok(info)
+            })?;
+            let handler = chosen.expect("set by a dump that returned");
+            if !values.is_empty() {
+                let mut writer = self.writer.lock();
+                if writer.format_raised < layout::VALUES_FORMAT {
+                    crate::cache::open::raise_format(&*self.backend, layout::VALUES_FORMAT)?;
+                    writer.format_raised = layout::VALUES_FORMAT;
+                }
             }
-        }
-        // What the sub-values wrote is recorded; what a built-in handler
-        // wrote of the payload is not.
-        let size = match layout::is_built_in_handler(handler.name()) {
-            true => held + payload_len,
-            false => held.max(payload_len),
-        };
-        self.append_entry(
-            key,
-            type_name,
-            fingerprint,
-            handler.name(),
-            mode,
-            (info, &parts, values),
-            size,
-            expires,
-        )
+            // What the sub-values wrote is recorded; what a built-in handler
+            // wrote of the payload is not.
+            let size = match layout::is_built_in_handler(handler.name()) {
+                true => held + payload_len,
+                false => held.max(payload_len),
+            };
+            self.append_entry(
+                key,
+                type_name,
+                fingerprint,
+                handler.name(),
+                mode,
+                (info, &parts, values),
+                size,
+                expires,
+            )
+        })
     }
 
     /// Runs `dump` with the dump context of an entry of `key`: the info
@@ -176,21 +180,19 @@ impl Cache {
         record: bool,
         dump: impl FnOnce(&mut DumpContext<'_>) -> Result<Info, StoreError>,
     ) -> Result<(Info, Vec<Part>, u64), StoreError> {
-        let mut guard = self.writer.lock();
-        let seq = guard.seq;
-        // Names a dump of this sequence that failed gave its files are
-        // taken: the next starts past them.
-        let files = match guard.files_named {
-            (named_seq, files) if named_seq == seq => files,
-            _ => 0,
+        // The writer's lock only for the sequence and segment: the
+        // handler runs without it (`cache/underway.rs`). Its files are
+        // named by this sequence, which its line's is never below.
+        let (seq, segment) = {
+            let writer = self.writer.lock();
+            (writer.seq, writer.segment)
         };
-        let writer = &mut *guard;
         let mut ctx = DumpContext {
             backend: &*self.backend,
             writer_id: &self.writer_id,
             seq,
-            segment: writer.segment,
-            shared: &mut writer.shared,
+            segment,
+            shared: &self.shared,
             fsync: self.options.fsync,
             key,
             large: large.to_vec(),
@@ -201,15 +203,13 @@ impl Cache {
             record,
             parts: Vec::new(),
             inline_bytes: 0,
-            files,
+            files: 0,
+            named: &self.files_named,
             allocated: Vec::new(),
         };
         let dumped = dump(&mut ctx);
-        let named = ctx.files;
         let finished = dumped.and_then(|info| Ok((info, ctx.finish()?)));
         let schemas = std::mem::take(&mut ctx.schemas);
-        guard.files_named = (seq, named);
-        drop(guard);
         let (info, (parts, held)) = finished?;
         // The sub-values' schemas, before the line that names them.
         for schema in schemas {
@@ -377,14 +377,11 @@ impl Cache {
             };
             index.uncovered(at_least)
         };
-        if self.segment_full(&guard, appended.end) {
-            // The lines are written: a failure to start the next segment
-            // is a warning, and the next write tries again.
-            if let Err(e) = self.seal(&mut guard) {
-                self.checkpoints.warnings.lock().push(format!(
-                    "{}: sealing this handle's segment: {e}",
-                    self.location()
-                ));
+        if self.segment_full(appended.end) {
+            // Sealed now, or by the last write under way as it ends.
+            guard.underway.ask_seal();
+            if guard.underway.is_idle() {
+                self.seal_asked(&mut guard);
             }
         }
         drop(guard);

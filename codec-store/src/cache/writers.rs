@@ -13,7 +13,11 @@
 //! retire it while the writer writes on. Only the last segment of a writer
 //! is ever taken up.
 
-use crate::backend::{Appender, Appends, Backend};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use parking_lot::Mutex;
+
+use crate::backend::{Appended, Appender, Appends, Backend};
 use crate::cache::{Store, Writer};
 use crate::error::StoreError;
 use crate::index::line::{check_line, LineView};
@@ -95,6 +99,48 @@ fn resume(backend: &dyn Backend, appender: Box<dyn Appender>) -> Result<Log, Sto
     })
 }
 
+/// The shared data segment a handle appends to (`data/<writer>.<n>.bin`),
+/// opened at its first append.
+#[derive(Default)]
+pub(crate) struct SharedData {
+    pub(crate) file: Mutex<Option<Box<dyn Appender>>>,
+    /// Its size, read without its lock: a write asks whether its segment
+    /// is full while a handler may be streaming into the file.
+    end: AtomicU64,
+}
+
+impl SharedData {
+    /// Appends `bytes` to `file` (the guard of [`SharedData::file`]),
+    /// opening segment `segment` of writer `id`'s shared data if it is
+    /// not open yet, with zeros before them to start at a multiple of
+    /// `align`; synced if `fsync`.
+    pub(crate) fn append(
+        &self,
+        file: &mut Option<Box<dyn Appender>>,
+        backend: &dyn Backend,
+        (id, segment): (&str, u64),
+        bytes: &[u8],
+        align: u64,
+        fsync: bool,
+    ) -> Result<Appended, StoreError> {
+        let file = match file {
+            Some(file) => file,
+            None => file.insert(backend.append_to(&layout::shared_segment(id, segment))?),
+        };
+        let appended = file.append(bytes, align)?;
+        if fsync {
+            file.sync()?;
+        }
+        self.end.store(appended.end, Ordering::Relaxed);
+        Ok(appended)
+    }
+
+    /// The size of the segment, as far as this handle appended to it.
+    pub(crate) fn end(&self) -> u64 {
+        self.end.load(Ordering::Relaxed)
+    }
+}
+
 impl Store {
     /// Seals the segment of its log and shared data this handle appends to
     /// (in a folder; elsewhere each append is sealed already): its next
@@ -102,8 +148,8 @@ impl Store {
     /// before this one is let go, so that no handle looking for a gone
     /// writer's log takes up this one.
     pub(crate) fn seal(&self, writer: &mut Writer) -> Result<(), StoreError> {
-        if self.backend.appends() != Appends::InPlace
-            || (writer.log.is_none() && writer.shared.is_none())
+        let mut shared = self.shared.file.lock();
+        if self.backend.appends() != Appends::InPlace || (writer.log.is_none() && shared.is_none())
         {
             return Ok(());
         }
@@ -113,15 +159,11 @@ impl Store {
         }
         let next = writer.segment + 1;
         writer.log = Some(create(&*self.backend, &self.writer_id, next)?);
-        writer.shared = None;
+        *shared = None;
+        self.shared.end.store(0, Ordering::Relaxed);
         writer.torn = false;
         writer.segment = next;
         Ok(())
-    }
-
-    /// [`seal`](Self::seal) of this handle's writer.
-    pub(crate) fn seal_now(&self) -> Result<(), StoreError> {
-        self.seal(&mut self.writer.lock())
     }
 
     /// Whether the segment this handle appends to holds
@@ -130,7 +172,7 @@ impl Store {
     /// bound (at least [`MIN_BOUNDED_SEGMENT`]): time to seal it. What the
     /// bounds remove is in sealed segments soon, for the compaction to
     /// give back.
-    pub(crate) fn segment_full(&self, writer: &Writer, log_end: u64) -> bool {
+    pub(crate) fn segment_full(&self, log_end: u64) -> bool {
         let bounded = (self.options.bounds.as_ref())
             .and_then(|b| b.max_bytes)
             .map(|max| (max / 4).max(MIN_BOUNDED_SEGMENT));
@@ -139,7 +181,7 @@ impl Store {
             (limit, Some(bounded)) => limit.min(bounded),
             (limit, None) => limit,
         };
-        let data = writer.shared.as_ref().map_or(0, |shared| shared.end().1);
+        let data = self.shared.end();
         limit > 0 && self.backend.appends() == Appends::InPlace && log_end + data >= limit
     }
 }

@@ -3,7 +3,7 @@
 //! data file), `file` (one file per entry). Users add their own through the
 //! [`Handler`] trait.
 
-use parking_lot::Mutex;
+use parking_lot::{Mutex, MutexGuard};
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
@@ -15,6 +15,7 @@ use codec_runtime::__store::schema::SchemaInfo;
 use codec_runtime::__store::DefaultHandler;
 
 use crate::backend::{Appender, Appends, Backend, Created};
+use crate::cache::writers::SharedData;
 use crate::content::parts::Part;
 use crate::error::StoreError;
 use crate::index::line::InfoRef;
@@ -28,6 +29,11 @@ use crate::layout;
 /// last lists the files and ranges the dump wrote: see [`Part`](crate::Part)). A
 /// handler that takes values rather than bytes is a
 /// [`TypedHandler`](crate::content::typed::TypedHandler).
+///
+/// Threads sharing a [`Cache`](crate::Cache) run their handlers' dumps at
+/// the same time: a dump holds no lock of the handle while it works, only
+/// the shared data file while it appends to it (from the first piece to
+/// the last of a [`SharedWriter`] range).
 pub trait Handler: Any + Send + Sync {
     /// The name written in index lines; unique among a cache's handlers.
     fn name(&self) -> &str;
@@ -75,7 +81,8 @@ pub struct DumpContext<'a> {
     pub(crate) seq: u64,
     /// The writer's segment, which its shared data goes to.
     pub(crate) segment: u64,
-    pub(crate) shared: &'a mut Option<Box<dyn Appender>>,
+    /// The handle's shared data segment, which it appends to.
+    pub(crate) shared: &'a SharedData,
     pub(crate) fsync: bool,
     pub(crate) key: &'a str,
     /// The payload's large `bin` values, for the `auto` handler.
@@ -94,8 +101,13 @@ pub struct DumpContext<'a> {
     pub(crate) parts: Vec<Part>,
     /// The bytes of sub-values kept in the info itself.
     pub(crate) inline_bytes: u64,
-    /// How many file names this entry was given.
+    /// How many file names this entry was given past the handle's count.
     pub(crate) files: u64,
+    /// The handle's count of file names: the sequence they are of, and
+    /// how many were given for it. Dumps that fail leave files under
+    /// their names (the next dump of the same sequence names past them),
+    /// and dumps of different threads may begin at the same sequence.
+    pub(crate) named: &'a Mutex<(u64, u64)>,
     /// The files [`allocate_file`](Self::allocate_file) gave out, whose
     /// bytes are known once the handler has written them.
     pub(crate) allocated: Vec<String>,
@@ -171,8 +183,22 @@ impl<'a> DumpContext<'a> {
     /// handle that is gone may find a file of an entry whose line was
     /// never written under that name: its caller then asks for the next.
     fn next_file_name(&mut self, extension: &str) -> String {
-        let n = self.files;
-        self.files += 1;
+        let n = {
+            let mut named = self.named.lock();
+            if named.0 < self.seq {
+                *named = (self.seq, 0);
+            }
+            if named.0 == self.seq {
+                named.1 += 1;
+                named.1 - 1
+            } else {
+                // A dump that began before the last line, still naming: its
+                // own count (a name another dump took is skipped by its
+                // caller, as above).
+                self.files += 1;
+                self.files - 1
+            }
+        };
         layout::entry_file_name(self.writer_id, self.seq, n, extension)
     }
 
@@ -199,15 +225,21 @@ impl<'a> DumpContext<'a> {
     /// [`append_shared_aligned`](Self::append_shared_aligned), leaving the
     /// part unrecorded (for its caller to record).
     fn append_unrecorded(&mut self, bytes: &[u8], align: u64) -> Result<(String, u64), StoreError> {
-        if self.shared.is_none() {
-            let name = layout::shared_segment(self.writer_id, self.segment);
-            *self.shared = Some(self.backend.append_to(&name)?);
-        }
-        let file = self.shared.as_mut().expect("opened above");
-        let appended = file.append(bytes, align)?;
-        if self.fsync {
-            file.sync()?;
-        }
+        let shared = self.shared;
+        self.append_to_shared(&mut shared.file.lock(), bytes, align)
+    }
+
+    /// [`append_unrecorded`](Self::append_unrecorded) to `file`, the
+    /// shared data segment's guard.
+    fn append_to_shared(
+        &self,
+        file: &mut Option<Box<dyn Appender>>,
+        bytes: &[u8],
+        align: u64,
+    ) -> Result<(String, u64), StoreError> {
+        let segment = (self.writer_id, self.segment);
+        let appended =
+            (self.shared).append(file, self.backend, segment, bytes, align, self.fsync)?;
         let name = appended
             .name
             .strip_prefix(layout::DATA)
@@ -274,6 +306,7 @@ impl<'a> DumpContext<'a> {
         let gather = self.backend.appends() != Appends::InPlace;
         SharedWriter {
             ctx: self,
+            file: None,
             start: None,
             len: 0,
             crc: crc32fast::Hasher::new(),
@@ -672,6 +705,9 @@ pub(crate) trait SubValues: Sync {
 /// [`DumpContext::shared_writer`].
 pub struct SharedWriter<'c, 'a> {
     ctx: &'c mut DumpContext<'a>,
+    /// The shared data segment, held from the first piece to the last so
+    /// that no other thread's append comes between them.
+    file: Option<MutexGuard<'a, Option<Box<dyn Appender>>>>,
     /// The file and offset of the first piece, once written.
     start: Option<(String, u64)>,
     len: u64,
@@ -685,6 +721,8 @@ impl SharedWriter<'_, '_> {
     /// length. A range nothing was written to is empty, at the end of
     /// the file.
     pub fn finish(mut self) -> Result<(String, u64, u64), StoreError> {
+        // The range is whole: other threads append again.
+        self.file = None;
         if let Some(gathered) = self.gathered.take() {
             let (file, offset) = self.ctx.append_unrecorded(&gathered, 1)?;
             self.start = Some((file, offset));
@@ -709,11 +747,14 @@ impl SharedWriter<'_, '_> {
             gathered.extend_from_slice(buf);
             return Ok(());
         }
-        let (file, offset) = self.ctx.append_unrecorded(buf, 1)?;
+        let shared = self.ctx.shared;
+        let guard = self.file.get_or_insert_with(|| shared.file.lock());
+        let (file, offset) = self.ctx.append_to_shared(guard, buf, 1)?;
         match &self.start {
             None => self.start = Some((file, offset)),
-            // The writer's lock is held for the dump: nothing else appends
-            // between two pieces, and a folder's appends stay in one file.
+            // The segment is held from the first piece on: nothing else
+            // appends between two pieces, and no seal comes during a
+            // write (`cache/underway.rs`).
             Some((first, at)) if *first == file && at + self.len == offset => {}
             Some((first, at)) => {
                 return Err(StoreError::Custom {

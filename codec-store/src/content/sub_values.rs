@@ -229,8 +229,9 @@ impl Divert for ToHandlers<'_, '_> {
 }
 
 /// Notes whether an encoding meets a value of a handled type, and stops
-/// it there: a put encodes first without its dump context (outside the
-/// writer's lock), and again with it only if it must.
+/// it there: a put encodes first without its dump context (a plain
+/// encoding, into bytes any handler takes), and again with it only if it
+/// must.
 #[derive(Default)]
 pub(crate) struct Probe {
     pub found: bool,
