@@ -591,3 +591,104 @@ fn a_compaction_asked_for_during_a_put_waits_for_its_line() {
         payload
     );
 }
+
+/// Works on each piece of its payload (a checksum, over and over) before it
+/// streams it into the shared data file, as [`Streamed`] does: a dump that
+/// takes a while between its first byte and its line.
+struct Working;
+
+impl Handler for Working {
+    fn name(&self) -> &str {
+        "working"
+    }
+
+    fn dump(&self, payload: &[u8], ctx: &mut DumpContext<'_>) -> Result<Info, StoreError> {
+        use std::io::Write as _;
+        let mut sum = 0u32;
+        let mut out = ctx.shared_writer();
+        for piece in payload.chunks(4096) {
+            for _ in 0..8 {
+                sum = sum.wrapping_add(checksum(piece));
+            }
+            out.write_all(piece).map_err(|e| StoreError::Custom {
+                message: e.to_string(),
+            })?;
+        }
+        let (file, offset, len) = out.finish()?;
+        Ok(Info::from([
+            ("file".to_owned(), InfoValue::from(file)),
+            ("offset".to_owned(), InfoValue::Int(offset as i64)),
+            ("len".to_owned(), InfoValue::Int(len as i64)),
+            ("sum".to_owned(), InfoValue::Int(sum as i64)),
+        ]))
+    }
+
+    fn load(&self, info: &Info, ctx: &LoadContext<'_>) -> Result<Vec<u8>, StoreError> {
+        Streamed.load(info, ctx)
+    }
+}
+
+/// Threads sharing one handle put through [`Working`] while another thread
+/// of it compacts, one compaction after the other, each sealing the
+/// handle's segment. Before seals waited for the writes under way, a seal
+/// between a put's data and its line retired the data of an acknowledged
+/// entry (read as absent, or its file gone) in every run of a program
+/// doing this.
+#[test]
+fn threads_putting_beside_a_compacting_thread_of_their_handle_lose_nothing() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let dir = tempfile::tempdir().unwrap();
+    let options = codec::CacheOptions::default().segment_bytes(256 << 10);
+    let cache = Cache::open_with(dir.path(), options).unwrap();
+    cache.register_handler(Arc::new(Working));
+    let working = PutOptions::default().handler("working");
+    let payload = |t: u32, i: u32| -> Vec<u8> {
+        let len = 20_000 + i as usize * 37;
+        (0..len).map(|j| (j as u32 * (t + 3) + i) as u8).collect()
+    };
+    let written = AtomicBool::new(false);
+    let compactions = std::thread::scope(|s| {
+        let compactor = s.spawn(|| {
+            let mut n = 0;
+            while !written.load(Ordering::Relaxed) {
+                let grace = std::time::Duration::ZERO;
+                cache.admin().compact_online(grace, |_, _| {}).unwrap();
+                n += 1;
+            }
+            n
+        });
+        let writers: Vec<_> = (0..4u32)
+            .map(|t| {
+                let (cache, working) = (&cache, &working);
+                s.spawn(move || {
+                    for i in 0..50 {
+                        let value = codec::Bytes(payload(t, i));
+                        cache
+                            .put_with(&format!("t{t}/{i}"), &value, working)
+                            .unwrap();
+                    }
+                })
+            })
+            .collect();
+        for writer in writers {
+            writer.join().unwrap();
+        }
+        written.store(true, Ordering::Relaxed);
+        compactor.join().unwrap()
+    });
+    assert!(cache.warnings().is_empty(), "{:?}", cache.warnings());
+    let other = Cache::open(dir.path()).unwrap();
+    other.register_handler(Arc::new(Working));
+    for handle in [&cache, &other] {
+        for t in 0..4 {
+            for i in 0..50 {
+                let got = handle.get::<codec::Bytes>(&format!("t{t}/{i}")).unwrap();
+                let got = got.map(|b| b.0);
+                assert!(
+                    got == Some(payload(t, i)),
+                    "t{t}/{i} after {compactions} compactions"
+                );
+            }
+        }
+    }
+}
