@@ -36,8 +36,9 @@ impl Cache {
         self.join_compaction();
         self.join_checkpoint();
         self.apply_bounds();
-        // The compaction the bounds asked for, if they did.
-        self.join_compaction();
+        // The compaction the bounds asked for, if they did, or one an
+        // earlier pass asked for while another ran.
+        self.compact_asked();
         let full = self.index_read().is_distrusted();
         let known = self.index_read().known_segments();
         let built = build_on(&self.backend, true, full, objects::Sources::Listed(&known))?;

@@ -386,9 +386,12 @@ impl Cache {
     }
 
     /// The online compaction the bounds asked for, in a thread of its own
-    /// (the passes of the bounds go on meanwhile); one at a time. Asked
-    /// for while one runs, it runs after it (if the folder is still mostly
-    /// garbage then): the pass that asked may be the last one for a while.
+    /// (the passes of the bounds go on meanwhile); one at a time. One asked
+    /// for while another runs is kept, with the bytes its pass kept: the
+    /// next pass asks again, or, if none comes,
+    /// [`Admin::checkpoint`](crate::Admin::checkpoint) runs it
+    /// (`compact_asked`). Run at once, it would compact back to back under
+    /// a stream of writes, which the writes would wait for.
     fn start_compaction(&self, kept_bytes: u64) {
         let c = &self.checkpoints;
         {
@@ -397,41 +400,41 @@ impl Cache {
                 *again = Some(kept_bytes);
                 return;
             }
+            *again = None;
         }
         let segment = self.writer.lock().segment;
         c.compaction_segment.store(segment, Ordering::Relaxed);
         self.join_compaction();
         let cache = self.for_background();
+        let compacting = c.compacting.clone();
         let spawned = std::thread::Builder::new()
             .name("codec-compact".into())
             .spawn(move || {
                 crate::admin::checkpoint_handle::MAINTAINING.set(true);
-                let c = &cache.checkpoints;
-                // The first as asked; one asked for meanwhile if the
-                // folder is still mostly garbage.
-                let mut kept = None;
-                loop {
-                    if kept.is_none_or(|kept| cache.mostly_garbage(kept)) {
-                        let handlers: Vec<_> = (cache.handlers.read()).values().cloned().collect();
-                        let how = Compaction::IfFree(cache.options.compact_grace);
-                        let backend = cache.backend.clone();
-                        let done =
-                            compact_sealed(Some(&cache), backend, &handlers, how, &mut |_, _| {});
-                        if let Err(e) = done {
-                            cache.compaction_failed(&e);
-                        }
-                    }
-                    let mut again = c.compact_again.lock();
-                    kept = again.take();
-                    if kept.is_none() {
-                        c.compacting.store(false, Ordering::Release);
-                        break;
-                    }
+                let handlers: Vec<_> = (cache.handlers.read()).values().cloned().collect();
+                let how = Compaction::IfFree(cache.options.compact_grace);
+                let backend = cache.backend.clone();
+                let done = compact_sealed(Some(&cache), backend, &handlers, how, &mut |_, _| {});
+                if let Err(e) = done {
+                    cache.compaction_failed(&e);
                 }
+                drop(cache);
+                compacting.store(false, Ordering::Release);
             });
         match spawned {
             Ok(handle) => *c.compact_thread.lock() = Some(handle),
             Err(_) => c.compacting.store(false, Ordering::Release),
+        }
+    }
+
+    /// The compaction a pass asked for while another ran, if the folder is
+    /// still mostly garbage, waited for.
+    pub(crate) fn compact_asked(&self) {
+        self.join_compaction();
+        let again = self.checkpoints.compact_again.lock().take();
+        if again.is_some_and(|kept| self.mostly_garbage(kept)) {
+            self.start_compaction(again.unwrap_or_default());
+            self.join_compaction();
         }
     }
 
@@ -458,11 +461,11 @@ mod tests {
     use crate::Cache;
 
     /// A pass of the bounds that asks for a compaction while one runs is
-    /// heard: the compaction runs again after it (here it finds too little
-    /// garbage to compact). Before, the request was dropped, and a store
-    /// whose last pass asked kept its garbage until a later pass.
+    /// heard: the next checkpoint runs it (here it finds too little garbage
+    /// to compact). Before, the request was dropped, and a store whose last
+    /// pass asked kept its garbage until a later pass.
     #[test]
-    fn a_compaction_asked_for_while_one_runs_runs_after_it() {
+    fn a_compaction_asked_for_while_one_runs_is_run_by_the_next_checkpoint() {
         let dir = tempfile::tempdir().unwrap();
         let cache = Cache::open(dir.path()).unwrap();
         cache.put("k", &1u32).unwrap();
@@ -477,8 +480,10 @@ mod tests {
             })
             .unwrap();
         cache.join_compaction();
-        assert_eq!(*c.compact_again.lock(), None);
+        assert_eq!(*c.compact_again.lock(), Some(0));
         assert!(!c.compacting.load(Ordering::Acquire));
+        cache.checkpoint().unwrap();
+        assert_eq!(*c.compact_again.lock(), None);
         assert_eq!(cache.get::<u32>("k").unwrap(), Some(1));
     }
 
