@@ -383,19 +383,7 @@ impl Handler for Streamed {
     }
 
     fn dump(&self, payload: &[u8], ctx: &mut DumpContext<'_>) -> Result<Info, StoreError> {
-        use std::io::Write as _;
-        let mut out = ctx.shared_writer();
-        for piece in payload.chunks(1000) {
-            out.write_all(piece).map_err(|e| StoreError::Custom {
-                message: e.to_string(),
-            })?;
-        }
-        let (file, offset, len) = out.finish()?;
-        Ok(Info::from([
-            ("file".to_owned(), InfoValue::from(file)),
-            ("offset".to_owned(), InfoValue::Int(offset as i64)),
-            ("len".to_owned(), InfoValue::Int(len as i64)),
-        ]))
+        stream(payload, 1000, ctx, |_| {})
     }
 
     fn load(&self, info: &Info, ctx: &LoadContext<'_>) -> Result<Vec<u8>, StoreError> {
@@ -406,6 +394,30 @@ impl Handler for Streamed {
         };
         ctx.read_range(file, *offset as u64, *len as u64)
     }
+}
+
+/// Streams `payload` into the shared data file `piece` bytes at a time,
+/// each piece given to `work` first; the info names the range.
+fn stream(
+    payload: &[u8],
+    piece: usize,
+    ctx: &mut DumpContext<'_>,
+    mut work: impl FnMut(&[u8]),
+) -> Result<Info, StoreError> {
+    use std::io::Write as _;
+    let mut out = ctx.shared_writer();
+    for piece in payload.chunks(piece) {
+        work(piece);
+        out.write_all(piece).map_err(|e| StoreError::Custom {
+            message: e.to_string(),
+        })?;
+    }
+    let (file, offset, len) = out.finish()?;
+    Ok(Info::from([
+        ("file".to_owned(), InfoValue::from(file)),
+        ("offset".to_owned(), InfoValue::Int(offset as i64)),
+        ("len".to_owned(), InfoValue::Int(len as i64)),
+    ]))
 }
 
 #[test]
@@ -603,24 +615,14 @@ impl Handler for Working {
     }
 
     fn dump(&self, payload: &[u8], ctx: &mut DumpContext<'_>) -> Result<Info, StoreError> {
-        use std::io::Write as _;
         let mut sum = 0u32;
-        let mut out = ctx.shared_writer();
-        for piece in payload.chunks(4096) {
+        let mut info = stream(payload, 4096, ctx, |piece| {
             for _ in 0..8 {
                 sum = sum.wrapping_add(checksum(piece));
             }
-            out.write_all(piece).map_err(|e| StoreError::Custom {
-                message: e.to_string(),
-            })?;
-        }
-        let (file, offset, len) = out.finish()?;
-        Ok(Info::from([
-            ("file".to_owned(), InfoValue::from(file)),
-            ("offset".to_owned(), InfoValue::Int(offset as i64)),
-            ("len".to_owned(), InfoValue::Int(len as i64)),
-            ("sum".to_owned(), InfoValue::Int(sum as i64)),
-        ]))
+        })?;
+        info.insert("sum".to_owned(), InfoValue::Int(sum as i64));
+        Ok(info)
     }
 
     fn load(&self, info: &Info, ctx: &LoadContext<'_>) -> Result<Vec<u8>, StoreError> {

@@ -150,7 +150,8 @@ pub(crate) struct Checkpoints {
     /// An online compaction the bounds asked for runs.
     pub(crate) compacting: Arc<AtomicBool>,
     /// A compaction asked for while one ran, with the bytes its pass
-    /// kept: it runs after it. Set and taken with `compacting`.
+    /// kept: the next checkpoint runs it, unless a pass asks again first.
+    /// Set and taken with `compacting`.
     pub(crate) compact_again: Mutex<Option<u64>>,
     /// This handle's segment when it started.
     pub(crate) compaction_segment: std::sync::atomic::AtomicU64,
