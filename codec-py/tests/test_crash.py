@@ -1,6 +1,10 @@
 """A Python writer killed mid-put (SIGKILL, at points spread over its
 writes) loses no write it was told had landed, and leaves a store every
-reader opens without a warning."""
+reader opens without a warning but one: a kill can cut a line's write
+where it crosses a page of the file (the kernel stops a write between
+pages for a fatal signal), and the next writer ends that line, which
+readers then skip with a warning, as for any torn line. That line's put
+was never acknowledged."""
 
 from __future__ import annotations
 
@@ -59,6 +63,8 @@ def test_a_python_writer_killed_mid_put_loses_no_acknowledged_write(tmp_path: pa
         for n in range(acked):
             got = reader.get(f"k{n}")
             assert got in _expected(n, acked), (point, n, got)
-        assert reader.warnings() == [], reader.warnings()
+        torn = "no checksum at the end of the line"
+        others = [w for w in reader.warnings() if not ("skipped the line" in w and torn in w)]
+        assert others == [], reader.warnings()
         done += acked
     assert done > 12 * 20
