@@ -432,8 +432,8 @@ impl Cache {
     pub(crate) fn compact_asked(&self) {
         self.join_compaction();
         let again = self.checkpoints.compact_again.lock().take();
-        if again.is_some_and(|kept| self.mostly_garbage(kept)) {
-            self.start_compaction(again.unwrap_or_default());
+        if let Some(kept) = again.filter(|&kept| self.mostly_garbage(kept)) {
+            self.start_compaction(kept);
             self.join_compaction();
         }
     }

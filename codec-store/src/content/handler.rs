@@ -101,7 +101,7 @@ pub struct DumpContext<'a> {
     pub(crate) parts: Vec<Part>,
     /// The bytes of sub-values kept in the info itself.
     pub(crate) inline_bytes: u64,
-    /// How many file names this entry was given past the handle's count.
+    /// The number after the last file name this entry was given.
     pub(crate) files: u64,
     /// The handle's count of file names: the sequence they are of, and
     /// how many were given for it. Dumps that fail leave files under
@@ -190,14 +190,14 @@ impl<'a> DumpContext<'a> {
             }
             if named.0 == self.seq {
                 named.1 += 1;
-                named.1 - 1
+                self.files = named.1;
             } else {
-                // A dump that began before the last line, still naming: its
-                // own count (a name another dump took is skipped by its
-                // caller, as above).
+                // A dump that began before the last line, still naming:
+                // on from its own last name (a name another dump took is
+                // skipped by its caller, as above).
                 self.files += 1;
-                self.files - 1
             }
+            self.files - 1
         };
         layout::entry_file_name(self.writer_id, self.seq, n, extension)
     }
