@@ -340,6 +340,39 @@ fn a_truncated_data_file_fails_only_its_entries() {
     assert_eq!(reader.get::<Chunk>("small").unwrap(), Some(chunk(3)));
 }
 
+/// A power cut can leave a gone writer's shared data file shorter than
+/// its log says (two files, neither synced without `fsync`). The handle
+/// that takes up the log appends its own data elsewhere: appended at the
+/// cut, it read as the older entries' values.
+#[test]
+fn data_written_after_a_gone_writers_data_file_was_cut_never_reads_as_its_entries() {
+    let (dir, cache) = open();
+    let big = |i: u32| Chunk {
+        text: "y".repeat(3000),
+        ..chunk(i)
+    };
+    cache.put("first", &big(1)).unwrap();
+    cache.put("second", &big(2)).unwrap();
+    let writer = cache.writer_id().to_owned();
+    truncate_data_file(dir.path(), &cache, 2000);
+    drop(cache);
+    let next = Cache::open(dir.path()).unwrap();
+    assert_eq!(
+        next.writer_id(),
+        writer,
+        "the gone writer's log is taken up"
+    );
+    next.put("third", &big(3)).unwrap();
+    next.put("fourth", &big(4)).unwrap();
+    for reader in [next, Cache::open(dir.path()).unwrap()] {
+        assert_eq!(reader.get::<Chunk>("first").unwrap(), Some(big(1)));
+        let err = reader.get::<Chunk>("second").unwrap_err();
+        assert!(err.to_string().contains("past its end"), "{err}");
+        assert_eq!(reader.get::<Chunk>("third").unwrap(), Some(big(3)));
+        assert_eq!(reader.get::<Chunk>("fourth").unwrap(), Some(big(4)));
+    }
+}
+
 #[test]
 fn drift_is_detected_at_load() {
     each_backend(drift_is_detected_at_load_on);

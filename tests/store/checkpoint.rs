@@ -602,3 +602,54 @@ fn a_table_that_fails_to_map_for_another_reason_than_its_absence_fails_the_open(
     let name = table.file_name().unwrap().to_string_lossy().into_owned();
     assert!(error.contains(&name), "{error}");
 }
+
+/// A build from the logs (the checkpoint found damaged) replaces the
+/// tables of the manifest in place. Its read of that manifest failing
+/// (an I/O error) made them look named by no manifest: they were deleted
+/// under it, and the build then failed, leaving a manifest that names
+/// missing tables.
+#[test]
+fn a_rebuild_whose_read_of_the_manifest_fails_deletes_no_table() {
+    struct FailsManifestReads(std::sync::atomic::AtomicBool);
+    impl Hooks for FailsManifestReads {
+        fn read(&self, inner: &dyn Backend, name: &str) -> Result<Option<Vec<u8>>, BackendError> {
+            if name == "checkpoint.json" && self.0.load(std::sync::atomic::Ordering::SeqCst) {
+                let e = std::io::Error::other("I/O error (test)");
+                return Err(BackendError::new("read", inner.address(name), e));
+            }
+            inner.read(name)
+        }
+    }
+    let (dir, cache) = checkpointed(20);
+    drop(cache);
+    let before = tables(dir.path());
+    assert_eq!(before.len(), 1);
+    // A log the checkpoint covers, changed where it covers it: the
+    // checkpoint no longer matches it, and a handle reads the logs.
+    let log = (std::fs::read_dir(dir.path()).unwrap().flatten())
+        .map(|e| e.path())
+        .find(|p| p.to_string_lossy().ends_with("-info.jsonl"))
+        .unwrap();
+    let mut bytes = std::fs::read(&log).unwrap();
+    let end = bytes.len();
+    bytes[end - 5] ^= 1;
+    std::fs::write(&log, bytes).unwrap();
+    let hooks = FailsManifestReads(std::sync::atomic::AtomicBool::new(true));
+    let backend = Arc::new(Wrapped::new(Arc::new(Folder::new(dir.path())), hooks));
+    let cache = Cache::open_backend(backend.clone(), manual()).unwrap();
+    let warnings = cache.warnings();
+    assert!(
+        warnings.iter().any(|w| w.contains("checkpoint is damaged")),
+        "{warnings:?}"
+    );
+    assert!(cache.admin().checkpoint().is_err());
+    assert_eq!(
+        tables(dir.path()),
+        before,
+        "a table the manifest names went"
+    );
+    backend.0.store(false, std::sync::atomic::Ordering::SeqCst);
+    cache.admin().checkpoint().unwrap();
+    let fresh = Cache::open_with(dir.path(), manual()).unwrap();
+    assert_eq!(fresh.get::<Chunk>("k3").unwrap(), Some(chunk(3)));
+}

@@ -197,6 +197,15 @@ impl Mapped {
         // SAFETY: the caller's promise, above.
         Ok(Mapped(unsafe { Mmap::map(file) }?))
     }
+
+    /// A map of memory holding a copy of `bytes`, for a backend whose
+    /// objects are not files (a simulated disk): it reads as a map of a
+    /// file does, the bytes as they were when mapped.
+    pub fn copied(bytes: &[u8]) -> io::Result<Mapped> {
+        let mut map = memmap2::MmapMut::map_anon(bytes.len())?;
+        map.copy_from_slice(bytes);
+        Ok(Mapped(map.make_read_only()?))
+    }
 }
 
 impl Deref for Mapped {

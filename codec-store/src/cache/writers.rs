@@ -4,6 +4,9 @@
 //! folder has at most as many logs as handles ever wrote to it at the same
 //! time (plus one per compaction), however many short runs write to it.
 //! Backends without locks never take a log up: each handle starts its own.
+//! A log taken up whose shared data may have been cut short by a power
+//! cut is sealed as it is: the handle goes on in its next segment (see
+//! [`claim_dead`]).
 //!
 //! In a folder a writer's log and shared data are segments: once they hold
 //! [`CacheOptions::segment_bytes`](crate::CacheOptions::segment_bytes)
@@ -22,6 +25,7 @@ use crate::cache::{Store, Writer};
 use crate::error::StoreError;
 use crate::index::line::{check_line, LineView};
 use crate::index::logs;
+use crate::index::records::InfoValue;
 use crate::layout;
 
 /// A log this handle appends to (locked, in a folder).
@@ -56,8 +60,127 @@ pub fn claim_dead(backend: &dyn Backend) -> Result<Option<(String, u64, Log)>, S
     let (name, _) = appender.end();
     let (id, n) = layout::segment_of(layout::log_writer(&name).unwrap_or(&name));
     let id = id.to_owned();
-    let log = resume(backend, appender)?;
+    let mut log = resume(backend, appender)?;
+    // A power cut may have cut its shared data short of what its lines
+    // point at (they are in another file, and a writer without `fsync`
+    // syncs neither): data appended at the cut would then read as theirs.
+    // Unless the file holds all they point at, its log and data are
+    // sealed as they are, and this handle goes on in the next segment.
+    if !shared_data_whole(backend, &id, n, &log)? {
+        crate::cache::open::raise_format(backend, layout::SEGMENTS_FORMAT)?;
+        let next = create(backend, &id, n + 1)?;
+        log = Log {
+            appender: next.appender,
+            torn: false,
+            ..log
+        };
+        return Ok(Some((id, n + 1, log)));
+    }
     Ok(Some((id, n, log)))
+}
+
+/// The longest log a take-up reads whole to see where its lines point
+/// into the shared data (a few milliseconds); a longer one is sealed, so
+/// short runs one after the other begin a segment every MiB of log.
+const WHOLE_LOG_MAX: u64 = 1 << 20;
+
+/// Whether writer `id`'s shared data segment `n`, if there is one, holds
+/// every byte the lines of `log` (its log segment, taken up) point at, as
+/// far as a take-up can tell: `false` where a line names the file without
+/// a range this reads (a user handler's own info, without recorded
+/// parts), or where the log is too long to read.
+fn shared_data_whole(
+    backend: &dyn Backend,
+    id: &str,
+    n: u64,
+    log: &Log,
+) -> Result<bool, StoreError> {
+    let shared = layout::shared_segment(id, n);
+    let Some(maps) = backend.maps() else {
+        return Ok(false);
+    };
+    let size = match maps.map(&shared) {
+        Ok(map) => map.len() as u64,
+        Err(e) if e.source.kind() == std::io::ErrorKind::NotFound => return Ok(true),
+        Err(e) => return Err(e.into()),
+    };
+    let (name, end) = log.appender.end();
+    if end > WHOLE_LOG_MAX {
+        return Ok(false);
+    }
+    let file = shared
+        .strip_prefix(&format!("{}/", layout::DATA))
+        .unwrap_or(&shared);
+    let finder = memchr::memmem::Finder::new(file.as_bytes());
+    let mut reach = 0;
+    for raw in backend.read_range(&name, 0..end)?.split(|&b| b == b'\n') {
+        if finder.find(raw).is_none() {
+            continue;
+        }
+        // A line that does not check is read by no one.
+        let Some(line) = check_line(raw).ok().and_then(|t| LineView::parse(t).ok()) else {
+            continue;
+        };
+        let Ok(info) = line.info() else {
+            return Ok(false);
+        };
+        if !reach_into(&InfoValue::Map(info), file, &mut reach) {
+            return Ok(false);
+        }
+    }
+    Ok(reach <= size)
+}
+
+/// Raises `reach` to the end of each range of data file `file` that
+/// `value` points at (`{"file", "offset", "len"}` maps, a shared entry's
+/// info and recorded parts alike, an `auto` entry's buffers apart, and
+/// `at:<file>:<offset>:<len>` tokens); `false` if it names the file
+/// otherwise.
+fn reach_into(value: &InfoValue, file: &str, reach: &mut u64) -> bool {
+    match value {
+        InfoValue::Map(map) => {
+            let names = |key: &str| matches!(map.get(key), Some(InfoValue::Text(f)) if f == file);
+            let (in_file, in_bins) = (names("file"), names("bins"));
+            if in_file {
+                let (Some(InfoValue::Int(offset)), Some(InfoValue::Int(len))) =
+                    (map.get("offset"), map.get("len"))
+                else {
+                    return false;
+                };
+                *reach = (*reach).max(offset.saturating_add(*len).max(0) as u64);
+            }
+            if in_bins {
+                // An `auto` entry's buffers kept apart.
+                let Some(bins) = crate::content::apart::bins_reach(map) else {
+                    return false;
+                };
+                *reach = (*reach).max(bins);
+            }
+            (map.iter())
+                .filter(|(key, _)| !(in_file && *key == "file" || in_bins && *key == "bins"))
+                .all(|(_, v)| reach_into(v, file, reach))
+        }
+        InfoValue::List(items) => items.iter().all(|v| reach_into(v, file, reach)),
+        InfoValue::Text(text) => {
+            let token = text.strip_prefix("at:").map(|t| {
+                let mut parts = t.rsplitn(3, ':');
+                let (len, offset, name) = (parts.next(), parts.next(), parts.next());
+                (
+                    name,
+                    offset.and_then(|o| o.parse::<u64>().ok()),
+                    len.and_then(|l| l.parse::<u64>().ok()),
+                )
+            });
+            match token {
+                Some((Some(name), Some(offset), Some(len))) if name == file => {
+                    *reach = (*reach).max(offset.saturating_add(len));
+                    true
+                }
+                _ => !text.contains(file),
+            }
+        }
+        _ => true,
+    }
 }
 
 /// Starts segment `n` of writer `id`'s log (locked before any other handle
@@ -188,3 +311,60 @@ impl Store {
 
 /// The smallest segment a bound in bytes makes a writer seal at.
 const MIN_BOUNDED_SEGMENT: u64 = 1 << 20;
+
+#[cfg(test)]
+mod tests {
+    use super::reach_into;
+    use crate::index::records::{Info, InfoValue};
+
+    /// How far the info `json` reaches into `w.bin`, if it says.
+    fn reach(json: &str) -> Option<u64> {
+        let info: Info = codec_runtime::from_json_slice(json.as_bytes()).unwrap();
+        let mut reach = 0;
+        reach_into(&InfoValue::Map(info), "w.bin", &mut reach).then_some(reach)
+    }
+
+    #[test]
+    fn a_take_up_reads_where_each_kind_of_line_points_into_the_shared_data() {
+        // A shared entry, recorded parts, tokens, however deep.
+        assert_eq!(reach(r#"{"file":"w.bin","offset":10,"len":5}"#), Some(15));
+        let parts = r##"{"#parts":[{"file":"w.bin","offset":3,"len":4,"crc":"00"},
+                      {"file":"w-2.bin","len":90,"crc":"00"}]}"##;
+        assert_eq!(reach(parts), Some(7));
+        let tokens = r#"{"a":{"b":["at:w.bin:100:20","at:w.1.bin:900:1"]}}"#;
+        assert_eq!(reach(tokens), Some(120));
+        // Other files, and no file at all.
+        assert_eq!(reach(r#"{"file":"w.1.bin","offset":10,"len":5}"#), Some(0));
+        assert_eq!(reach(r#"{"data":"AAA="}"#), Some(0));
+    }
+
+    #[test]
+    fn a_take_up_reads_where_an_auto_entry_s_buffers_apart_end() {
+        use base64::Engine as _;
+        // The rest inline, holding two references (offset, len).
+        let mut rest = b"\x92".to_vec();
+        for (offset, len) in [(64u64, 100u64), (192, 8)] {
+            rest.extend_from_slice(&[0xc7, 16, crate::content::apart::REF_EXT as u8]);
+            rest.extend_from_slice(&offset.to_be_bytes());
+            rest.extend_from_slice(&len.to_be_bytes());
+        }
+        let data = base64::engine::general_purpose::STANDARD.encode(&rest);
+        let info = format!(r#"{{"data":"{data}","bins":"w.bin","refs":"1,20"}}"#);
+        assert_eq!(reach(&info), Some(200));
+        // The rest in the shared data too, after the buffers.
+        let shared = r#"{"file":"w.bin","offset":300,"len":9,"bins":"w.bin","refs":"1"}"#;
+        assert_eq!(reach(shared), Some(309));
+        // References that do not read.
+        let bad = format!(r#"{{"data":"{data}","bins":"w.bin","refs":"2"}}"#);
+        assert_eq!(reach(&bad), None);
+    }
+
+    #[test]
+    fn a_line_naming_the_shared_data_without_a_range_is_not_understood() {
+        // A user handler's own info, without recorded parts.
+        assert_eq!(reach(r#"{"path":"w.bin"}"#), None);
+        assert_eq!(reach(r#"{"file":"w.bin","len":5}"#), None);
+        assert_eq!(reach(r#"{"x":["see w.bin"]}"#), None);
+        assert_eq!(reach(r#"{"t":"at:w.bin:x:5"}"#), None);
+    }
+}

@@ -102,6 +102,30 @@ pub(crate) fn dump_apart(
     }
 }
 
+/// Where the buffers an `auto` entry's `info` keeps apart end in their
+/// data file (`bins`), read from its inline rest; `None` if it keeps none
+/// there or they do not read. A rest of its own in the shared data is
+/// appended after the buffers, in the same file: its range reaches past
+/// theirs, and this gives 0.
+pub(crate) fn bins_reach(info: &Info) -> Option<u64> {
+    use base64::Engine as _;
+    let InfoValue::Text(refs) = info.get("refs")? else {
+        return None;
+    };
+    let Some(InfoValue::Text(data)) = info.get("data") else {
+        return (info.get("file") == info.get("bins")).then_some(0);
+    };
+    let rest = base64::engine::general_purpose::STANDARD
+        .decode(data)
+        .ok()?;
+    let mut reach = 0;
+    for at in refs.split(',') {
+        let r = reference(&rest, at.parse().ok()?)?;
+        reach = u64::max(reach, r.offset.checked_add(r.len)?);
+    }
+    Some(reach)
+}
+
 /// One reference: at `at` of the rest, `len` bytes at `offset` of the data file.
 struct Ref {
     at: usize,

@@ -21,6 +21,15 @@
 //! power cut keeps an object's synced bytes and the rest up to a cut.
 //! Conditional replaces are durable once done, as the object stores and
 //! the folder backend make them. Deletes are durable once done.
+//!
+//! A disk whose objects grow in place has a folder's locks too: named
+//! locks, shared or alone, that go with their holder (a crashed view
+//! holds none), and a lock on each log while its appender lives, so that
+//! the log of a handle that is gone is taken up by the next one
+//! ([`Backend::take_up_log`]); and maps, which keep the bytes of an
+//! object as they were when mapped, deleted or not. One thread runs every handle of a run: a
+//! lock that would wait for another holder would wait forever, and fails
+//! the run.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io;
@@ -30,8 +39,8 @@ use std::sync::{Mutex, MutexGuard};
 
 use codec::store::backend::memory::Memory;
 use codec::store::backend::{
-    Appended, Appender, Appends, Backend, BackendError, Created, Listed, Replaced, Segments,
-    Version,
+    Appended, Appender, Appends, Backend, BackendError, Created, Listed, Lock, Locking, Locks,
+    Mapped, Maps, Replaced, Segments, Version,
 };
 
 use super::rng::Rng;
@@ -78,6 +87,10 @@ struct State {
     grown: BTreeSet<String>,
     /// Views whose handle crashed.
     dead: BTreeSet<u64>,
+    /// Locks held, by token: the lock's name, the view holding it, and
+    /// whether it holds it alone (a log's lock is named `log <name>`).
+    held: BTreeMap<u64, (String, u64, bool)>,
+    next_token: u64,
     /// Views that draw no faults (the checker's).
     calm: BTreeSet<u64>,
     /// Whether another handle's commit of the manifest comes first, at
@@ -114,6 +127,8 @@ impl Disk {
                 chains: BTreeMap::new(),
                 next_chain: 0,
                 dead: BTreeSet::new(),
+                held: BTreeMap::new(),
+                next_token: 0,
                 calm: BTreeSet::new(),
                 overtake: false,
                 next_view: 0,
@@ -276,6 +291,61 @@ impl State {
     fn bytes(&self, name: &str) -> Option<Vec<u8>> {
         self.mem.read(name).ok().flatten()
     }
+
+    /// The live view that keeps lock `name` from being taken (`alone`,
+    /// or shared), if one does.
+    fn holder(&self, name: &str, alone: bool) -> Option<u64> {
+        (self.held.values())
+            .find(|(held, view, by_itself)| {
+                held == name && !self.dead.contains(view) && (alone || *by_itself)
+            })
+            .map(|&(_, view, _)| view)
+    }
+
+    /// Lock `name` held by `view`; its token.
+    fn hold(&mut self, name: &str, view: u64, alone: bool) -> u64 {
+        let token = self.next_token;
+        self.next_token += 1;
+        self.held.insert(token, (name.to_owned(), view, alone));
+        token
+    }
+}
+
+/// A lock a view holds, released when dropped (a locked file closed).
+struct Holding {
+    disk: Arc<Disk>,
+    token: u64,
+}
+
+impl Drop for Holding {
+    fn drop(&mut self) {
+        lock(&self.disk.inner).held.remove(&self.token);
+    }
+}
+
+/// The name of log `name`'s lock, held while an appender appends to it.
+fn log_lock(name: &str) -> String {
+    format!("log {name}")
+}
+
+/// Whether `name` is a writer's log segment.
+fn is_log(name: &str) -> bool {
+    name.ends_with(LOG_SUFFIX)
+}
+
+const LOG_SUFFIX: &str = "-info.jsonl";
+
+/// The name of the log segment after log segment `name`
+/// (`<writer>-info.jsonl`, then `<writer>.<n>-info.jsonl`).
+fn next_segment(name: &str) -> String {
+    let stem = name.strip_suffix(LOG_SUFFIX).unwrap_or(name);
+    let (writer, n) = match stem.rsplit_once('.') {
+        Some((writer, n)) if n.bytes().all(|b| b.is_ascii_digit()) => {
+            (writer, n.parse::<u64>().unwrap_or(0))
+        }
+        _ => (stem, 0),
+    };
+    format!("{writer}.{}{LOG_SUFFIX}", n + 1)
 }
 
 /// One handle's way to the disk; a clone is the same handle's.
@@ -580,13 +650,37 @@ impl Backend for View {
             id: self.id,
         });
         if lock(&self.disk.inner).in_place {
-            let end = lock(&self.disk.inner)
-                .bytes(name)
-                .map_or(0, |b| b.len() as u64);
+            let mut s = lock(&self.disk.inner);
+            let end = s.bytes(name).map_or(0, |b| b.len() as u64);
+            // A folder's log is created and locked before another handle
+            // can see it.
+            let mut held = None;
+            if is_log(name) {
+                if s.dead.contains(&self.id) {
+                    return Err(Self::fail(
+                        "append",
+                        name,
+                        io::ErrorKind::BrokenPipe,
+                        "the handle crashed (simulated)",
+                    ));
+                }
+                if end == 0 {
+                    s.mem.write(name, &[], false).expect("a checked name");
+                    s.durable.entry(name.to_owned()).or_insert(None);
+                    s.pending.insert(name.to_owned());
+                    s.grown.insert(name.to_owned());
+                }
+                held = Some(s.hold(&log_lock(name), self.id, true));
+            }
+            drop(s);
             return Ok(Box::new(GrowingAppender {
                 view,
                 name: name.to_owned(),
                 end,
+                _held: held.map(|token| Holding {
+                    disk: self.disk.clone(),
+                    token,
+                }),
             }));
         }
         Ok(Box::new(SimAppender {
@@ -606,6 +700,54 @@ impl Backend for View {
 
     fn concurrent_reads(&self) -> bool {
         false // one thread: the calls, and so the faults, come in one order
+    }
+
+    fn maps(&self) -> Option<&dyn Maps> {
+        lock(&self.disk.inner).in_place.then_some(self as &dyn Maps)
+    }
+
+    fn locks(&self) -> Option<&dyn Locks> {
+        lock(&self.disk.inner)
+            .in_place
+            .then_some(self as &dyn Locks)
+    }
+
+    fn take_up_log(&self, logs: &[String]) -> Result<Option<Box<dyn Appender>>, BackendError> {
+        let mut s = lock(&self.disk.inner);
+        if !s.in_place {
+            return Ok(None);
+        }
+        let first = logs.first().map_or("-", String::as_str);
+        let what = format!(" ({} logs)", logs.len());
+        let fault = self.draw(&mut s, "take up", first, &what, false);
+        if let Some(e) = Self::error_of("take up", first, fault) {
+            return Err(e);
+        }
+        for name in logs {
+            let Some(bytes) = s.bytes(name) else {
+                continue; // deleted meanwhile
+            };
+            if let Some(holder) = s.holder(&log_lock(name), true) {
+                s.trace.push(format!("h{}: {name} is h{holder}'s", self.id));
+                continue;
+            }
+            if s.bytes(&next_segment(name)).is_some() {
+                continue; // sealed
+            }
+            let token = s.hold(&log_lock(name), self.id, true);
+            s.trace.push(format!("h{} takes up {name}", self.id));
+            drop(s);
+            return Ok(Some(Box::new(GrowingAppender {
+                view: Arc::new(self.clone()),
+                name: name.clone(),
+                end: bytes.len() as u64,
+                _held: Some(Holding {
+                    disk: self.disk.clone(),
+                    token,
+                }),
+            })));
+        }
+        Ok(None)
     }
 
     fn sync(&self, names: &[String]) -> Result<(), BackendError> {
@@ -667,6 +809,8 @@ struct GrowingAppender {
     view: Arc<View>,
     name: String,
     end: u64,
+    /// A log's lock, held while it appends.
+    _held: Option<Holding>,
 }
 
 impl Appender for GrowingAppender {
@@ -714,5 +858,56 @@ impl Appender for GrowingAppender {
 
     fn end(&self) -> (String, u64) {
         (self.name.clone(), self.end)
+    }
+}
+
+impl Maps for View {
+    fn map(&self, name: &str) -> Result<Mapped, BackendError> {
+        let bytes = self.reading("map", name, "", |m| m.read(name))?;
+        let Some(bytes) = bytes else {
+            let e = io::Error::new(io::ErrorKind::NotFound, "no such object");
+            return Err(BackendError::new("map", Self::address_of(name), e));
+        };
+        Mapped::copied(&bytes).map_err(|e| BackendError::new("map", Self::address_of(name), e))
+    }
+}
+
+impl Locks for View {
+    fn lock(&self, name: &str, how: Locking) -> Result<Option<Lock>, BackendError> {
+        let mut s = lock(&self.disk.inner);
+        if s.dead.contains(&self.id) {
+            return Err(Self::fail(
+                "lock",
+                name,
+                io::ErrorKind::BrokenPipe,
+                "the handle crashed (simulated)",
+            ));
+        }
+        let alone = how != Locking::Shared;
+        if let Some(holder) = s.holder(name, alone) {
+            s.trace.push(format!(
+                "h{} lock {name} {how:?}: h{holder} has it",
+                self.id
+            ));
+            assert_eq!(
+                how,
+                Locking::TryAlone,
+                "h{} would wait forever for lock {name}, which h{holder} holds \
+                 (one thread runs every handle)",
+                self.id
+            );
+            return Ok(None);
+        }
+        let token = s.hold(name, self.id, alone);
+        s.trace.push(format!("h{} lock {name} {how:?}", self.id));
+        drop(s);
+        Ok(Some(Lock::new(Holding {
+            disk: self.disk.clone(),
+            token,
+        })))
+    }
+
+    fn clear(&self, _prefix: &str) -> Result<(), BackendError> {
+        Ok(()) // locks here are names, not objects: nothing is left of them
     }
 }

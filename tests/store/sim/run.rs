@@ -65,7 +65,8 @@ struct Sim {
     handles: Vec<Handle>,
     keys: BTreeMap<String, Key>,
     next_value: u64,
-    /// Appends grow in place: no checkpoints, no compaction.
+    /// Appends grow in place, in segments sealed at a size, as in a
+    /// folder.
     in_place: bool,
     /// Power cuts so far.
     cuts: u32,
@@ -107,8 +108,9 @@ pub fn run(seed: u64, steps: usize) -> Result<Trace, Failure> {
     };
     trace.push(format!("seed {seed}: {rates:?}"));
     // One seed in 8 keeps logs and data growing in place, as in a
-    // folder (without checkpoints or compaction, which a folder builds
-    // on memory maps and file locks); the others one object per append.
+    // folder, with its locks (its checkpoints point into the logs, and
+    // its compaction runs online on sealed segments); the others one
+    // object per append.
     let in_place = seed % 8 == 7;
     let disk = match in_place {
         true => {
@@ -222,7 +224,7 @@ impl Sim {
             let view = self.disk.view(false);
             let id = view.id();
             self.trace.push(format!("step: open h{id} as {role:?}"));
-            match Cache::open_backend(view, options().fsync(fsync)) {
+            match Cache::open_backend(view, options(self.in_place).fsync(fsync)) {
                 Ok(cache) => self.handles[i].open = Some((id, cache)),
                 Err(e) => {
                     self.trace.push(format!("step: open h{id} failed: {e}"));
@@ -320,9 +322,6 @@ impl Sim {
         what: &str,
         f: impl FnOnce(&Cache) -> Result<String, codec::StoreError>,
     ) -> Result<(), String> {
-        if self.in_place {
-            return Ok(());
-        }
         let i = self
             .handles
             .iter()
@@ -390,7 +389,7 @@ impl Sim {
         let view = self.disk.view(true);
         let id = view.id();
         self.trace.push(format!("check {when}, on h{id}"));
-        let cache = Cache::open_backend(view, options())
+        let cache = Cache::open_backend(view, options(self.in_place))
             .map_err(|e| format!("the store does not open {when}: {e}"))?;
         let keys: Vec<String> = self.keys.keys().cloned().collect();
         for key in keys {
@@ -449,7 +448,13 @@ impl Sim {
             self.trace.push(format!("check: warning: {warning}"));
             // The store reads on without a damaged checkpoint, but no
             // fault of the disk damages one: a half-applied build did.
-            if warning.contains("checkpoint is damaged") {
+            // Save one way, in a folder: its logs are not synced for a
+            // checkpoint, so a power cut may take the end of a log the
+            // checkpoint covers, which it then finds changed.
+            let log_cut = self.in_place
+                && self.cuts > 0
+                && warning.contains("does not end as it did when covered");
+            if warning.contains("checkpoint is damaged") && !log_cut {
                 return Err(format!(
                     "a fresh handle finds a damaged checkpoint {when}: {warning}"
                 ));
@@ -471,9 +476,12 @@ impl Sim {
                 _ => stem,
             };
             let complete = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+            // Only lines whose checksum holds: the start of a line a cut
+            // tore, ended by the writer that took the log up, is no line
+            // (two such starts of one line can read the same).
             for line in bytes[..complete]
                 .split(|&b| b == b'\n')
-                .filter(|l| !l.is_empty())
+                .filter(|l| checks(l))
             {
                 let at = (writer.to_owned(), line.to_vec());
                 if let Some(first) = seen.insert(at, name.clone()) {
@@ -522,10 +530,30 @@ impl Sim {
     }
 }
 
-fn options() -> CacheOptions {
+/// Whether `line` ends in the checksum of what comes before it
+/// (`,"crc":"<8 hex digits>"}`).
+pub fn checks(line: &[u8]) -> bool {
+    const SUFFIX: usize = r#","crc":"00000000"}"#.len();
+    let Some(body) = line.len().checked_sub(SUFFIX) else {
+        return false;
+    };
+    let (text, suffix) = line.split_at(body);
+    let crc = (suffix.strip_prefix(br#","crc":""#))
+        .and_then(|rest| rest.strip_suffix(br#""}"#))
+        .and_then(|hex| std::str::from_utf8(hex).ok())
+        .and_then(|hex| u32::from_str_radix(hex, 16).ok());
+    crc == Some(crc32fast::hash(text))
+}
+
+fn options(in_place: bool) -> CacheOptions {
     // Checkpoints only when asked for, so that no thread of the store's
     // own calls the disk.
-    CacheOptions::default().checkpoint_bytes(0).inline_limit(64)
+    let options = CacheOptions::default().checkpoint_bytes(0).inline_limit(64);
+    match in_place {
+        // Segments sealed after a few puts: compactions find some.
+        true => options.segment_bytes(1200),
+        false => options,
+    }
 }
 
 /// The bytes of value `value` of `key`, `len` long at least: the key,

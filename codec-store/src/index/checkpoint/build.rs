@@ -74,7 +74,7 @@ pub fn build(
     // manifest is in place, and the new table takes a number of its own.
     let replaced = match base {
         Some(_) => Vec::new(),
-        None => previous_tables(&**backend),
+        None => previous_tables(&**backend)?,
     };
     manifest.next_table = manifest
         .next_table
@@ -347,12 +347,13 @@ fn delete_unnamed_tables(
     Ok(())
 }
 
-/// The tables of the manifest in place, if it reads (a build from the
-/// logs replaces them).
-fn previous_tables(backend: &dyn Backend) -> Vec<u64> {
-    let manifest = backend.read(layout::CHECKPOINT).ok().flatten();
+/// The tables of the manifest in place, if it parses (a build from the
+/// logs replaces them). A read that fails fails the build: its tables
+/// would read as named by no manifest, and be deleted under it.
+fn previous_tables(backend: &dyn Backend) -> Result<Vec<u64>, StoreError> {
+    let manifest = backend.read(layout::CHECKPOINT)?;
     let manifest = manifest.and_then(|bytes| crate::index::checkpoint::parse_manifest(&bytes).ok());
-    manifest.map(|m| m.tables).unwrap_or_default()
+    Ok(manifest.map(|m| m.tables).unwrap_or_default())
 }
 
 /// Deletes the checkpoint of the store (its manifest and tables):
