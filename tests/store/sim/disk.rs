@@ -93,6 +93,11 @@ struct State {
     next_token: u64,
     /// Views that draw no faults (the checker's).
     calm: BTreeSet<u64>,
+    /// The calls each view made so far.
+    calls: BTreeMap<u64, u64>,
+    /// A crash planned: of view `.0` at its call number `.1`, after the
+    /// call applies if `.2` (and the call can apply).
+    crash_at: Option<(u64, u64, bool)>,
     /// Whether another handle's commit of the manifest comes first, at
     /// one conditional replace of it in three that draws no other fault.
     overtake: bool,
@@ -130,6 +135,8 @@ impl Disk {
                 held: BTreeMap::new(),
                 next_token: 0,
                 calm: BTreeSet::new(),
+                calls: BTreeMap::new(),
+                crash_at: None,
                 overtake: false,
                 next_view: 0,
                 trace,
@@ -165,6 +172,18 @@ impl Disk {
             disk: self.clone(),
             id,
         })
+    }
+
+    /// Crashes the handle of view `id` at its call number `call` (from 0,
+    /// counting every call it made), after the call applies if `after`
+    /// (and it is one that can apply), before it otherwise.
+    pub fn crash_at(&self, id: u64, call: u64, after: bool) {
+        lock(&self.inner).crash_at = Some((id, call, after));
+    }
+
+    /// The calls view `id` made so far.
+    pub fn calls(&self, id: u64) -> u64 {
+        lock(&self.inner).calls.get(&id).copied().unwrap_or(0)
     }
 
     /// Crashes the handle of view `id` now: every later call fails.
@@ -386,7 +405,20 @@ impl View {
         if s.dead.contains(&self.id) {
             return Fault::CrashBefore;
         }
-        let fault = if s.calm.contains(&self.id) {
+        let call = s.calls.entry(self.id).or_insert(0);
+        let this = *call;
+        *call += 1;
+        let planned = match s.crash_at {
+            Some((id, at, after)) if id == self.id && at == this => Some(if after && mutates {
+                Fault::CrashAfter
+            } else {
+                Fault::CrashBefore
+            }),
+            _ => None,
+        };
+        let fault = if let Some(planned) = planned {
+            planned
+        } else if s.calm.contains(&self.id) {
             Fault::None
         } else {
             let r = s.rates;

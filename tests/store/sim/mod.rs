@@ -20,6 +20,7 @@
 mod disk;
 mod rng;
 mod run;
+mod steps;
 mod trace;
 
 use codec::store::backend::Backend as _;
