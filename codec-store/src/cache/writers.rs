@@ -80,9 +80,10 @@ pub fn claim_dead(backend: &dyn Backend) -> Result<Option<(String, u64, Log)>, S
 }
 
 /// The longest log a take-up reads whole to see where its lines point
-/// into the shared data (a few milliseconds); a longer one is sealed, so
-/// short runs one after the other begin a segment every MiB of log.
-const WHOLE_LOG_MAX: u64 = 1 << 20;
+/// into the shared data (about 1.5 ms, at 1.4 µs a line naming it); a
+/// longer one is sealed, so short runs one after the other begin a
+/// segment every 256 KiB of log (a thousand puts or so).
+const WHOLE_LOG_MAX: u64 = 256 << 10;
 
 /// Whether writer `id`'s shared data segment `n`, if there is one, holds
 /// every byte the lines of `log` (its log segment, taken up) point at, as
