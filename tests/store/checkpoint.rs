@@ -653,3 +653,66 @@ fn a_rebuild_whose_read_of_the_manifest_fails_deletes_no_table() {
     let fresh = Cache::open_with(dir.path(), manual()).unwrap();
     assert_eq!(fresh.get::<Chunk>("k3").unwrap(), Some(chunk(3)));
 }
+
+/// A power loss took the end of a log a checkpoint covers, and the log
+/// was taken up and written again: its new lines lie where the checkpoint
+/// covers others. A build that did not check the logs' ends went on from
+/// where the checkpoint left off, past the new lines: once it committed,
+/// no handle read them (an entry written with `fsync` was missing). A
+/// log the checkpoint covers nothing of, gone, hid the change from the
+/// handles too.
+#[test]
+fn a_log_written_again_after_a_power_loss_is_read_again_by_the_next_checkpoint() {
+    let dir = tempfile::tempdir().unwrap();
+    let small = manual().segment_bytes(300);
+    let first = Cache::open_with(dir.path(), small.clone()).unwrap();
+    // Two lines seal its segment: the next one exists, empty.
+    first.put("a1", &1u32).unwrap();
+    first.put("a2", &2u32).unwrap();
+    let other = Cache::open_with(dir.path(), small.clone()).unwrap();
+    other.put("x", &3u32).unwrap();
+    let other_log = dir.path().join(format!("{}-info.jsonl", other.writer_id()));
+    first.admin().checkpoint().unwrap();
+    let empty_log = dir
+        .path()
+        .join(format!("{}.1-info.jsonl", first.writer_id()));
+    assert_eq!(std::fs::metadata(&empty_log).unwrap().len(), 0);
+    drop((first, other));
+    // The power loss: the empty log, created but not synced, is gone, and
+    // the other log keeps its first two bytes.
+    std::fs::remove_file(&empty_log).unwrap();
+    let bytes = std::fs::read(&other_log).unwrap();
+    std::fs::write(&other_log, &bytes[..2]).unwrap();
+    // Two handles take up the two logs; the second writes again where the
+    // checkpoint covered the lost line.
+    let takes_first = Cache::open_with(dir.path(), small.clone()).unwrap();
+    let writer = Cache::open_with(dir.path(), small.clone().fsync(true)).unwrap();
+    assert_eq!(
+        writer.writer_id(),
+        other_log
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .trim_end_matches("-info.jsonl")
+    );
+    writer
+        .put("f1", &"a value longer than the line lost".to_owned())
+        .unwrap();
+    assert!(std::fs::metadata(&other_log).unwrap().len() > bytes.len() as u64);
+    let builder = Cache::open_with(dir.path(), small.clone()).unwrap();
+    // It reads the logs, warned: the checkpoint covers lines they lost.
+    let warnings = builder.warnings();
+    assert!(
+        (warnings.iter()).any(|w| w.contains("does not end as it did when covered")),
+        "{warnings:?}"
+    );
+    builder.admin().checkpoint().unwrap();
+    drop((takes_first, writer, builder));
+    let fresh = Cache::open_with(dir.path(), small).unwrap();
+    assert_eq!(
+        fresh.get::<String>("f1").unwrap().as_deref(),
+        Some("a value longer than the line lost")
+    );
+    assert_eq!(fresh.get::<u32>("a2").unwrap(), Some(2));
+    assert_eq!(fresh.admin().verify_index().unwrap(), 3);
+}

@@ -243,30 +243,16 @@ impl Index {
                 // A log that lost its end (to a power loss, say) and was
                 // written again has other lines where the checkpoint
                 // expects its own.
-                let mut retired = false;
-                let changed = base.manifest.writers.iter().find(|w| {
-                    let log = layout::log_name(&w.id);
-                    match checkpoint::tail_crc(&**backend, &log, w.to) {
-                        Ok(crc) => crc != w.tail,
-                        Err(e) => {
-                            retired |= e.is_missing();
-                            true
-                        }
+                match checkpoint::changed_logs(&**backend, &base.manifest)? {
+                    (Some(log), _) => {
+                        let why = format!("{log} does not end as it did when covered");
+                        self.distrust(&backend.location(), &why);
                     }
-                });
-                match changed {
                     // A log it covers was deleted since it was read: an
                     // online compaction retired it, and built the
                     // checkpoint that replaces this one, taken up next time.
-                    Some(_) if retired => {}
-                    Some(w) => {
-                        let why = format!(
-                            "{} does not end as it did when covered",
-                            layout::log_name(&w.id)
-                        );
-                        self.distrust(&backend.location(), &why);
-                    }
-                    None => self.install(base, stamp),
+                    (None, true) => {}
+                    (None, false) => self.install(base, stamp),
                 }
             }
             Ok(Some(base)) => {

@@ -62,6 +62,23 @@ pub fn build(
             }
         }
     };
+    // A log that lost its end and was written again holds lines where
+    // the checkpoint covers others: built from the logs alone.
+    if let Some(b) = &base
+        && let (Some(log), _) = changed_logs(&**backend, &b.manifest)?
+    {
+        drop(lock);
+        let mut again = build(backend, true, true)?.unwrap_or_default();
+        again.warnings.insert(
+            0,
+            format!(
+                "{}: the checkpoint is damaged ({log} does not end as it did when covered); \
+                 rebuilt from the logs",
+                backend.location()
+            ),
+        );
+        return Ok(Some(again));
+    }
     let mut manifest = base
         .as_ref()
         .map(|b| b.manifest.clone())
@@ -201,6 +218,34 @@ pub(super) fn add_lines(
         }
     }
     lines
+}
+
+/// What became of the logs `manifest` covers: the first one that no
+/// longer ends as it did when covered (a power loss took its end, and it
+/// was written again, or it is shorter), and whether one it covers part
+/// of is gone (an online compaction retired it). A log it covers nothing
+/// of says nothing either way. A read that fails is an error: the logs
+/// may be as covered.
+pub fn changed_logs(
+    backend: &dyn Backend,
+    manifest: &Checkpoint,
+) -> Result<(Option<String>, bool), StoreError> {
+    let mut retired = false;
+    for w in &manifest.writers {
+        let log = layout::log_name(&w.id);
+        match tail_crc(backend, &log, w.to) {
+            Ok(crc) if crc == w.tail => {}
+            Ok(_) => return Ok((Some(log), retired)),
+            Err(e) if e.is_missing() => retired |= w.to > 0,
+            Err(StoreError::Io { source, .. })
+                if source.kind() == std::io::ErrorKind::UnexpectedEof =>
+            {
+                return Ok((Some(log), retired))
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Ok((None, retired))
 }
 
 /// The CRC-32 of the 64 bytes of log `name` before `to` (fewer if `to`
@@ -364,4 +409,52 @@ pub fn remove(backend: &dyn Backend) -> Result<(), StoreError> {
         backend.delete(&listed.name)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use crate::backend::folder::Folder;
+    use crate::backend::Backend;
+    use crate::{Cache, CacheOptions};
+
+    /// A build that starts from a checkpoint checks the ends of the logs
+    /// it covers: a log a power loss cut short and that was written again
+    /// holds new lines where the checkpoint covers lost ones, and a build
+    /// going on from the checkpoint's end skipped them (committed, no
+    /// handle read them again).
+    #[test]
+    fn a_build_from_a_checkpoint_reads_a_log_written_again_from_its_start() {
+        let dir = tempfile::tempdir().unwrap();
+        let manual = CacheOptions::default().checkpoint_bytes(0);
+        let cache = Cache::open_with(dir.path(), manual.clone()).unwrap();
+        cache.put("lost", &1u32).unwrap();
+        let log = dir.path().join(format!("{}-info.jsonl", cache.writer_id()));
+        cache.admin().checkpoint().unwrap();
+        drop(cache);
+        let bytes = std::fs::read(&log).unwrap();
+        std::fs::write(&log, &bytes[..2]).unwrap();
+        let writer = Cache::open_with(dir.path(), manual.clone()).unwrap();
+        writer
+            .put("new", &"longer than the line lost".to_owned())
+            .unwrap();
+        drop(writer);
+        let backend: Arc<dyn Backend> = Arc::new(Folder::new(dir.path()));
+        let built = super::build(&backend, true, false).unwrap().unwrap();
+        assert!(
+            built
+                .warnings
+                .iter()
+                .any(|w| w.contains("does not end as it did")),
+            "{:?}",
+            built.warnings
+        );
+        let fresh = Cache::open_with(dir.path(), manual).unwrap();
+        assert_eq!(
+            fresh.get::<String>("new").unwrap().as_deref(),
+            Some("longer than the line lost")
+        );
+        assert_eq!(fresh.admin().verify_index().unwrap(), 1);
+    }
 }
