@@ -258,11 +258,9 @@ macro_rules! python_module {
 ///   microsecond).
 #[cfg(feature = "store")]
 pub use codec_derive::memoize;
+// With it `codec::schemars`, hidden: schemars' items keep their paths in
+// schemars.
 pub use codec_runtime::*;
-// schemars' items have their paths in schemars: re-exported for the
-// signatures of `Codec::json_schema`, not listed as codec's.
-#[doc(no_inline)]
-pub use schemars;
 
 /// Python classes for codec types (the crate `codec-python`; feature `python`).
 #[cfg(feature = "python")]

@@ -70,8 +70,8 @@ pub use codec_store::STORE_FORMAT;
 pub use codec_store::{
     Address, Admin, Bounds, Compacted, DeclaredSchemaError, DeclaredType, DumpContext, DumpSelf,
     EncodedValue, EntryInfo, FilePerEntry, Handler, Info, InfoRef, InfoValue, Inline, LoadContext,
-    LocalCache, MemoState, Mode, Reduced, Resources, SelfDumping, Shared, SharedWriter, TableInfo,
-    Typed, TypedHandler, Used,
+    LocalCache, MemoState, Mode, Reduced, SelfDumping, Shared, SharedWriter, TableInfo, Typed,
+    TypedHandler, Used,
 };
 #[cfg(feature = "ndarray")]
 pub use codec_store::{ArrayHandler, MappedArray};

@@ -43,8 +43,10 @@ use serde_json::{json, Map, Value};
 
 use crate::error::{DecodeError, DecodeErrorKind};
 
+/// The compiled pattern of a `pattern` constraint (an alias, so that it
+/// stays out of the documentation as the derive's own).
 #[doc(hidden)]
-pub use regex::Regex;
+pub type Regex = regex::Regex;
 
 /// A numeric bound as written in the attribute.
 #[doc(hidden)]

@@ -176,6 +176,7 @@ pub fn to_stored<T: Codec + 'static>(value: &T) -> Result<Vec<u8>, EncodeError> 
 
 /// What an envelope says about its value, without decoding it.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[doc(hidden)]
 pub struct EnvelopeHeader<'a> {
     /// The wire name of the type it was written as.
     pub type_name: &'a str,
@@ -195,6 +196,7 @@ fn malformed(message: impl Into<String>) -> EnvelopeError {
 
 /// Reads the header of an envelope written by [`to_stored`], without
 /// decoding the value.
+#[doc(hidden)]
 pub fn envelope_header(bytes: &[u8]) -> Result<EnvelopeHeader<'_>, EnvelopeError> {
     if bytes.len() < 5 {
         return Err(malformed(format!(

@@ -68,7 +68,14 @@ pub use crate::msgpack::write::MsgpackWriter;
 pub use crate::raw::Raw;
 pub use crate::schema::fingerprint::{fingerprint_of, Fingerprint};
 pub use crate::value::Value;
-pub use schemars;
+/// schemars, for the signatures of `Codec::json_schema` and the derive:
+/// its items keep their paths in schemars, not listed as codec's (a
+/// hidden module, since rustdoc lists a crate re-exported whole even when
+/// hidden).
+#[doc(hidden)]
+pub mod schemars {
+    pub use ::schemars::*;
+}
 
 #[cfg(feature = "chrono")]
 pub use crate::impls::chrono::{keep_offset, KeepOffset, OffsetTime};

@@ -8,6 +8,7 @@ use serde_json::{Map, Value};
 
 /// The name of the value a schema describes: `u32`, `string`, `bytes`,
 /// `timestamp`, `Vec<f64>`, `Option<Point>`, `Map<string, u8>`, `(u8, string)`.
+#[doc(hidden)]
 pub fn structural_name(schema: &Value) -> String {
     let Some(obj) = schema.as_object() else {
         return "any".to_owned();

@@ -42,6 +42,7 @@ pub fn render<T: Codec>(value: &T) -> Result<String, EncodeError> {
 /// ```
 /// assert_eq!(codec::snapshot::pretty_json(r#"{"a":[1,2],"b":{}}"#), "{\n  \"a\": [\n    1,\n    2\n  ],\n  \"b\": {}\n}");
 /// ```
+#[doc(hidden)] // a part of `render`
 pub fn pretty_json(text: &str) -> String {
     let mut out = String::with_capacity(text.len() * 2);
     let mut depth = 0usize;
@@ -98,6 +99,7 @@ pub fn pretty_json(text: &str) -> String {
 /// nesting; the descriptions start in one column, past the widest token (at
 /// least column 19). Bytes that are not valid MessagePack end the text with
 /// an error line.
+#[doc(hidden)] // a part of `render`
 pub fn annotate_msgpack(bytes: &[u8]) -> String {
     let mut r = MsgpackReader::new(bytes);
     // Each token: its indented hex and its description.

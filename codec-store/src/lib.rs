@@ -60,7 +60,7 @@ pub use content::array::{ArrayHandler, MappedArray};
 pub use content::arrow::{ArrowBatchesHandler, ArrowHandler};
 pub use content::dump_self::{DumpSelf, SelfDumping};
 pub use content::handler::{
-    DumpContext, FilePerEntry, Handler, Inline, LoadContext, Resources, Shared, SharedWriter,
+    DumpContext, FilePerEntry, Handler, Inline, LoadContext, Shared, SharedWriter,
 };
 pub use content::parts::Part;
 pub use content::typed::{TableInfo, Typed, TypedHandler};

@@ -100,6 +100,7 @@ impl FromStr for Fingerprint {
 
 /// The canonical text of a schema, whose hash is its fingerprint: see the
 /// module documentation.
+#[doc(hidden)]
 pub fn canonical_json(schema: &Value) -> String {
     Canonical::new(&Model::new(schema)).root()
 }

@@ -189,6 +189,7 @@ impl Hasher for TypeIdHasher {
 
 /// The schema of a value of type `T` inside another schema: a `$ref` for
 /// derived types, the schema itself for the others.
+#[doc(hidden)]
 pub fn subschema<T: Codec>(generator: &mut SchemaGenerator) -> Schema {
     generator.subschema_for::<CodecSchema<T>>()
 }

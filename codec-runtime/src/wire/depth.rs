@@ -7,6 +7,7 @@
 //! `check_recursion!` does): a level cannot be left unpaired.
 
 /// The depth limit readers start with: as serde_json's recursion limit.
+#[doc(hidden)]
 pub const DEFAULT_DEPTH_LIMIT: u32 = 128;
 
 /// How many levels of nesting a reader still accepts, out of its limit.

@@ -30,6 +30,13 @@
 //!
 //! Elsewhere than in a folder, checkpoints hold their lines and are
 //! committed by [`Backend::replace`], and compaction runs online.
+//!
+//! A program gives a store one of the backends here ([`folder::Folder`],
+//! [`memory::Memory`], [`object::Objects`] over `object_store`, which
+//! reaches S3, GCS, Azure and others). The types the trait's methods name
+//! (appenders, maps, locks, versions) are the store's internals, left
+//! out of these pages: a backend of one's own is possible, but its
+//! interface follows the store's needs from one version to the next.
 
 pub(crate) mod data_file;
 pub mod folder;
@@ -167,6 +174,7 @@ pub trait Backend: Send + Sync {
 
 /// How appends land ([`Backend::appends`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[doc(hidden)]
 pub enum Appends {
     /// An append grows its object, which a reader may hold mapped: a
     /// byte offset in a log names a line for good.
@@ -177,6 +185,7 @@ pub enum Appends {
 }
 
 /// Memory maps of a backend's objects ([`Backend::maps`]).
+#[doc(hidden)]
 pub trait Maps: Send + Sync {
     /// A map of object `name` as it is now (an append after it is not in
     /// it: map again to see it).
@@ -184,6 +193,7 @@ pub trait Maps: Send + Sync {
 }
 
 /// The bytes of an object, memory-mapped.
+#[doc(hidden)]
 pub struct Mapped(Mmap);
 
 impl Mapped {
@@ -224,6 +234,7 @@ impl fmt::Debug for Mapped {
 
 /// Locks that go with their holder ([`Backend::locks`]): a holder that
 /// is gone (a process killed) holds none.
+#[doc(hidden)]
 pub trait Locks: Send + Sync {
     /// Takes the lock named `name` (a name beside the store's objects,
     /// which listings never show) as `how` says; `None` if `how` does not
@@ -237,6 +248,7 @@ pub trait Locks: Send + Sync {
 
 /// How [`Locks::lock`] takes a lock.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[doc(hidden)]
 pub enum Locking {
     /// Shared with other sharers, waiting for one that has it alone.
     Shared,
@@ -247,6 +259,7 @@ pub enum Locking {
 }
 
 /// A lock [`Locks::lock`] took, held until dropped.
+#[doc(hidden)]
 pub struct Lock(#[allow(dead_code)] Box<dyn std::any::Any + Send + Sync>);
 
 impl Lock {
@@ -263,6 +276,7 @@ impl fmt::Debug for Lock {
 }
 
 /// Appends to the objects of one writer (its log, its shared data).
+#[doc(hidden)]
 pub trait Appender: Send + Sync {
     /// Appends `bytes` at the next multiple of `align` (zeros before
     /// them); returns the object they went to and where in it. After an
@@ -279,6 +293,7 @@ pub trait Appender: Send + Sync {
 
 /// Where [`Appender::append`] put bytes.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[doc(hidden)]
 pub struct Appended {
     /// The object's name.
     pub name: String,
@@ -290,6 +305,7 @@ pub struct Appended {
 
 /// One object of a listing.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[doc(hidden)]
 pub struct Listed {
     /// Its name, relative to the store's root.
     pub name: String,
@@ -300,6 +316,7 @@ pub struct Listed {
 /// An object's version, as [`Backend::read_versioned`] saw it (a content
 /// hash, an ETag).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[doc(hidden)]
 pub struct Version(pub String);
 
 /// How often a failed request to object storage is retried, and for how
@@ -343,6 +360,7 @@ impl Default for Retries {
 
 /// What [`Backend::create`] did.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[doc(hidden)]
 pub enum Created {
     /// The object is this caller's.
     Yes,
@@ -352,6 +370,7 @@ pub enum Created {
 
 /// What [`Backend::replace`] did.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[doc(hidden)]
 pub enum Replaced {
     /// The object is replaced; its new version.
     Yes(Version),

@@ -422,7 +422,7 @@ impl<'a> DumpContext<'a> {
 /// Read-side resources a handler keeps open between loads (an open map, a
 /// file handle), by name.
 #[derive(Default)]
-pub struct Resources {
+pub(crate) struct Resources {
     map: Mutex<HashMap<String, Arc<dyn Any + Send + Sync>>>,
 }
 
