@@ -411,16 +411,10 @@ pub(crate) fn write_entry(
 /// Makes every object of writer `id` durable: the copies must be before
 /// the marker makes readers rely on them alone.
 pub(crate) fn sync_writers_objects(backend: &dyn Backend, id: &str) -> Result<(), StoreError> {
-    sync_objects_of(backend, &[id])
-}
-
-/// Makes every log and data object of the writers `ids` durable.
-pub(crate) fn sync_objects_of(backend: &dyn Backend, ids: &[&str]) -> Result<(), StoreError> {
     let mut names = Vec::new();
     for prefix in [String::new(), format!("{}/", layout::DATA)] {
         for listed in backend.list(&prefix)? {
-            let name = &listed.name[prefix.len()..];
-            if ids.iter().any(|id| layout::is_writers_file(name, id)) {
+            if layout::is_writers_file(&listed.name[prefix.len()..], id) {
                 names.push(listed.name);
             }
         }

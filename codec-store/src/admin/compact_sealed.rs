@@ -51,7 +51,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::admin::compact::{
-    copy_entries, store_size, sync_objects_of, sync_writers_objects, with_handlers, Compacted,
+    copy_entries, store_size, sync_writers_objects, with_handlers, Compacted,
 };
 use crate::backend::{Backend, Locking, Locks};
 use crate::cache::{now_nanos, Cache};
@@ -232,13 +232,17 @@ pub(crate) fn compact_sealed(
     // A line of a segment kept may be all that stands, once the
     // retirement is durable, for a key whose older line is retired (it
     // was live, so not copied): it must outlive a power cut as the
-    // retirement does, and a writer without `fsync` syncs nothing.
-    let mut kept_writers: Vec<&str> = (active.iter())
-        .map(|log| layout::segment_of(&log.writer).0)
+    // retirement does, and a writer without `fsync` syncs nothing. The
+    // segments kept are synced, logs and shared data (a file of an
+    // entry's own, not synced, may still be lost with its data, as a put
+    // without `fsync` may).
+    let kept_segments: Vec<String> = (active.iter())
+        .flat_map(|log| {
+            let (id, n) = layout::segment_of(&log.writer);
+            [log.name.clone(), layout::shared_segment(id, n)]
+        })
         .collect();
-    kept_writers.sort_unstable();
-    kept_writers.dedup();
-    sync_objects_of(&*backend, &kept_writers)?;
+    backend.sync(&kept_segments)?;
 
     // The asking handle's index reads the copies as it reads the store
     // again, after the retirement: they change nothing live.
