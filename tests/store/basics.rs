@@ -318,13 +318,17 @@ fn a_corrupt_middle_line_is_skipped_with_a_warning() {
     assert!(warnings[0].contains(&at), "{warnings:?}");
 }
 
+/// A chunk too large to be inline: its entry is in the shared data file.
+fn big(i: u32) -> Chunk {
+    Chunk {
+        text: "y".repeat(3000),
+        ..chunk(i)
+    }
+}
+
 #[test]
 fn a_truncated_data_file_fails_only_its_entries() {
     let (dir, cache) = open();
-    let big = |i: u32| Chunk {
-        text: "y".repeat(3000),
-        ..chunk(i)
-    };
     cache.put("first", &big(1)).unwrap();
     cache.put("second", &big(2)).unwrap();
     cache.put("small", &chunk(3)).unwrap();
@@ -347,10 +351,6 @@ fn a_truncated_data_file_fails_only_its_entries() {
 #[test]
 fn data_written_after_a_gone_writers_data_file_was_cut_never_reads_as_its_entries() {
     let (dir, cache) = open();
-    let big = |i: u32| Chunk {
-        text: "y".repeat(3000),
-        ..chunk(i)
-    };
     cache.put("first", &big(1)).unwrap();
     cache.put("second", &big(2)).unwrap();
     let writer = cache.writer_id().to_owned();

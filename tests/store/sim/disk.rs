@@ -392,6 +392,16 @@ impl View {
         )
     }
 
+    /// The error of every call of a view whose handle crashed.
+    fn crashed(op: &'static str, name: &str) -> BackendError {
+        Self::fail(
+            op,
+            name,
+            io::ErrorKind::BrokenPipe,
+            "the handle crashed (simulated)",
+        )
+    }
+
     /// Draws the fault of one call (`mutates`: it can apply or not) and
     /// writes its trace line.
     fn draw(
@@ -487,12 +497,7 @@ impl View {
                 io::ErrorKind::TimedOut,
                 "timed out (simulated)",
             )),
-            Fault::CrashBefore | Fault::CrashAfter => Some(Self::fail(
-                op,
-                name,
-                io::ErrorKind::BrokenPipe,
-                "the handle crashed (simulated)",
-            )),
+            Fault::CrashBefore | Fault::CrashAfter => Some(Self::crashed(op, name)),
         }
     }
 
@@ -689,12 +694,7 @@ impl Backend for View {
             let mut held = None;
             if is_log(name) {
                 if s.dead.contains(&self.id) {
-                    return Err(Self::fail(
-                        "append",
-                        name,
-                        io::ErrorKind::BrokenPipe,
-                        "the handle crashed (simulated)",
-                    ));
+                    return Err(Self::crashed("append", name));
                 }
                 if end == 0 {
                     s.mem.write(name, &[], false).expect("a checked name");
@@ -908,12 +908,7 @@ impl Locks for View {
     fn lock(&self, name: &str, how: Locking) -> Result<Option<Lock>, BackendError> {
         let mut s = lock(&self.disk.inner);
         if s.dead.contains(&self.id) {
-            return Err(Self::fail(
-                "lock",
-                name,
-                io::ErrorKind::BrokenPipe,
-                "the handle crashed (simulated)",
-            ));
+            return Err(Self::crashed("lock", name));
         }
         let alone = how != Locking::Shared;
         if let Some(holder) = s.holder(name, alone) {
