@@ -516,3 +516,14 @@ mod error_tests {
         assert!(e.to_string().contains("/store/x"), "{e}");
     }
 }
+
+#[cfg(test)]
+mod mapped_tests {
+    /// A map of copied bytes reads them, empty ones too (an empty log is
+    /// mapped as any other).
+    #[test]
+    fn a_map_of_copied_bytes_reads_them() {
+        assert_eq!(&*super::Mapped::copied(b"a line\n").unwrap(), b"a line\n");
+        assert!(super::Mapped::copied(&[]).unwrap().is_empty());
+    }
+}
