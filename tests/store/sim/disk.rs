@@ -27,9 +27,9 @@
 //! holds none), and a lock on each log while its appender lives, so that
 //! the log of a handle that is gone is taken up by the next one
 //! ([`Backend::take_up_log`]); and maps, which keep the bytes of an
-//! object as they were when mapped, deleted or not. One thread runs every handle of a run: a
-//! lock that would wait for another holder would wait forever, and fails
-//! the run.
+//! object as they were when mapped, deleted or not. One thread runs
+//! every handle of a run: a lock that would wait for another holder
+//! would wait forever, and fails the run.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io;
