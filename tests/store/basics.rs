@@ -797,3 +797,33 @@ fn a_damaged_file_of_the_store_is_named_with_what_it_is_for_and_the_fix() {
         "logs a compaction replaced",
     );
 }
+
+/// A handle that takes up a writer's empty last segment (sealed just
+/// before the writer went) goes on with the writer's sequence: starting
+/// again at 0, it named its files after older entries', and where a power
+/// loss took such a file and left its line, the new file read as the old
+/// entry's value.
+#[test]
+fn a_writer_taken_up_at_an_empty_segment_names_no_file_after_an_older_entry() {
+    let dir = tempfile::tempdir().unwrap();
+    let small = CacheOptions::default().segment_bytes(300);
+    let file = PutOptions::default().handler("file");
+    let cache = Cache::open_with(dir.path(), small.clone()).unwrap();
+    cache.put_with("old", &chunk(1), &file).unwrap();
+    cache.put("filler", &chunk(2)).unwrap();
+    let id = cache.writer_id().to_owned();
+    let empty = dir.path().join(format!("{id}.1-info.jsonl"));
+    assert_eq!(std::fs::metadata(&empty).unwrap().len(), 0, "sealed");
+    drop(cache);
+    // The power loss took the old entry's file, not its line.
+    let old_file = dir.path().join("data").join(format!("{id}-0.bin"));
+    std::fs::remove_file(&old_file).unwrap();
+    let next = Cache::open_with(dir.path(), small).unwrap();
+    assert_eq!(next.writer_id(), id);
+    next.put_with("new", &chunk(3), &file).unwrap();
+    assert_eq!(next.get::<Chunk>("new").unwrap(), Some(chunk(3)));
+    assert!(
+        next.get::<Chunk>("old").is_err(),
+        "the old entry reads another's file"
+    );
+}

@@ -45,12 +45,13 @@ pub struct Log {
 /// sealed.
 pub fn claim_dead(backend: &dyn Backend) -> Result<Option<(String, u64, Log)>, StoreError> {
     let mut last: Vec<(String, u64, String)> = Vec::new();
-    for log in logs(backend)? {
+    let listed = logs(backend)?;
+    for log in &listed {
         let (id, n) = layout::segment_of(&log.writer);
         match last.iter_mut().find(|(w, _, _)| w == id) {
             Some(found) if found.1 >= n => {}
-            Some(found) => *found = (id.to_owned(), n, log.name),
-            None => last.push((id.to_owned(), n, log.name)),
+            Some(found) => *found = (id.to_owned(), n, log.name.clone()),
+            None => last.push((id.to_owned(), n, log.name.clone())),
         }
     }
     let names: Vec<String> = last.into_iter().map(|(_, _, name)| name).collect();
@@ -61,6 +62,24 @@ pub fn claim_dead(backend: &dyn Backend) -> Result<Option<(String, u64, Log)>, S
     let (id, n) = layout::segment_of(layout::log_writer(&name).unwrap_or(&name));
     let id = id.to_owned();
     let mut log = resume(backend, appender)?;
+    // A segment with no whole line (sealed just before its writer went,
+    // or its lines taken by a power loss) says nothing of the sequence:
+    // it goes on from the last line of the segments before. Starting again
+    // at 0 named files after entries of theirs, and where a power loss
+    // took such a file and left its line, the new file read as the old
+    // entry's.
+    for m in (0..n).rev() {
+        if log.next_seq > 0 {
+            break;
+        }
+        let name = layout::log_segment(&id, m);
+        let Some(size) = (listed.iter()).find(|l| l.name == name).map(|l| l.size) else {
+            continue;
+        };
+        if let Some((time, seq)) = last_line(backend, &name, size)? {
+            (log.last_time, log.next_seq) = (time, seq + 1);
+        }
+    }
     // A power cut may have cut its shared data short of what its lines
     // point at (they are in another file, and a writer without `fsync`
     // syncs neither): data appended at the cut would then read as theirs.
@@ -205,21 +224,31 @@ fn resume(backend: &dyn Backend, appender: Box<dyn Appender>) -> Result<Log, Sto
     let from = end.saturating_sub(64 * 1024);
     let tail = backend.read_range(&name, from..end)?;
     let torn = tail.last().is_some_and(|&b| b != b'\n');
-    let (mut last_time, mut next_seq) = (0, 0);
-    for raw in tail.split(|&b| b == b'\n').rev() {
-        let view = check_line(raw)
-            .ok()
-            .and_then(|text| LineView::parse(text).ok().map(|v| (v.time, v.seq)));
-        if let Some((time, seq)) = view {
-            (last_time, next_seq) = (time, seq + 1);
-            break;
-        }
-    }
+    let (last_time, next_seq) = last_of(&tail).map_or((0, 0), |(time, seq)| (time, seq + 1));
     Ok(Log {
         appender,
         last_time,
         next_seq,
         torn,
+    })
+}
+
+/// The time and sequence of the last whole line of log `name` (`end`
+/// bytes long), if its last 64 KiB hold one.
+fn last_line(
+    backend: &dyn Backend,
+    name: &str,
+    end: u64,
+) -> Result<Option<(u64, u64)>, StoreError> {
+    let tail = backend.read_range(name, end.saturating_sub(64 * 1024)..end)?;
+    Ok(last_of(&tail))
+}
+
+/// The time and sequence of the last line of `tail` that checks.
+fn last_of(tail: &[u8]) -> Option<(u64, u64)> {
+    tail.split(|&b| b == b'\n').rev().find_map(|raw| {
+        let text = check_line(raw).ok()?;
+        LineView::parse(text).ok().map(|v| (v.time, v.seq))
     })
 }
 
