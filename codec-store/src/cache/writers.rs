@@ -181,24 +181,13 @@ fn reach_into(value: &InfoValue, file: &str, reach: &mut u64) -> bool {
                 .all(|(_, v)| reach_into(v, file, reach))
         }
         InfoValue::List(items) => items.iter().all(|v| reach_into(v, file, reach)),
-        InfoValue::Text(text) => {
-            let token = text.strip_prefix("at:").map(|t| {
-                let mut parts = t.rsplitn(3, ':');
-                let (len, offset, name) = (parts.next(), parts.next(), parts.next());
-                (
-                    name,
-                    offset.and_then(|o| o.parse::<u64>().ok()),
-                    len.and_then(|l| l.parse::<u64>().ok()),
-                )
-            });
-            match token {
-                Some((Some(name), Some(offset), Some(len))) if name == file => {
-                    *reach = (*reach).max(offset.saturating_add(len));
-                    true
-                }
-                _ => !text.contains(file),
+        InfoValue::Text(text) => match crate::content::handler::shared_token(text) {
+            Some((name, offset, len)) if name == file => {
+                *reach = (*reach).max(offset.saturating_add(len));
+                true
             }
-        }
+            _ => !text.contains(file),
+        },
         _ => true,
     }
 }

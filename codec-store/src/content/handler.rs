@@ -419,6 +419,14 @@ impl<'a> DumpContext<'a> {
     }
 }
 
+/// The data file, offset and length a sub-value token of the shared data
+/// (`at:<file>:<offset>:<len>`, [`DumpContext::dump_bytes`]) names.
+pub(crate) fn shared_token(token: &str) -> Option<(&str, u64, u64)> {
+    let mut parts = token.strip_prefix("at:")?.rsplitn(3, ':');
+    let (len, offset, file) = (parts.next()?, parts.next()?, parts.next()?);
+    Some((file, offset.parse().ok()?, len.parse().ok()?))
+}
+
 /// Read-side resources a handler keeps open between loads (an open map, a
 /// file handle), by name.
 #[derive(Default)]
@@ -499,14 +507,7 @@ impl LoadContext<'_> {
         if let Some(data) = token.strip_prefix("b64:") {
             return decode_inline(data, self);
         }
-        let mut parts = token.strip_prefix("at:").ok_or_else(bad)?.rsplitn(3, ':');
-        let (Some(len), Some(offset), Some(file)) = (parts.next(), parts.next(), parts.next())
-        else {
-            return Err(bad());
-        };
-        let (Ok(offset), Ok(len)) = (offset.parse(), len.parse()) else {
-            return Err(bad());
-        };
+        let (file, offset, len) = shared_token(token).ok_or_else(bad)?;
         self.read_range(file, offset, len)
     }
 
