@@ -643,3 +643,29 @@ fn an_admin_opened_from_a_location_compacts_a_store_a_program_has_open() {
     let err = codec::store::Admin::open("memory://").unwrap_err();
     assert!(err.to_string().contains("not a codec cache"), "{err}");
 }
+
+/// A writer taken up at an empty segment after a compaction retired the
+/// segments before it names its files after no retired entry: going on
+/// at sequence 0, its new file took the retired file's name, and a handle
+/// still reading the retired line read the new value as the old key's.
+#[test]
+fn a_writer_taken_up_after_its_segments_were_retired_reuses_no_file_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let small = CacheOptions::default().segment_bytes(300);
+    let file = PutOptions::default().handler("file");
+    let cache = Cache::open_with(dir.path(), small.clone()).unwrap();
+    cache.put_with("old", &value(1), &file).unwrap();
+    // A handle of its own (the first is alive: nothing to take up), whose
+    // index names the old entry where it was written.
+    let reader = Cache::open_with(dir.path(), small.clone()).unwrap();
+    assert_eq!(reader.get::<String>("old").unwrap(), Some(value(1)));
+    let id = cache.writer_id().to_owned();
+    let grace = Duration::ZERO;
+    cache.admin().compact_online(grace, |_, _| {}).unwrap();
+    drop(cache);
+    let next = Cache::open_with(dir.path(), small).unwrap();
+    assert_eq!(next.writer_id(), id, "the gone writer's segment taken up");
+    next.put_with("new", &value(2), &file).unwrap();
+    assert_eq!(next.get::<String>("new").unwrap(), Some(value(2)));
+    assert_eq!(reader.get::<String>("old").unwrap(), Some(value(1)));
+}

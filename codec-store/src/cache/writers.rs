@@ -63,22 +63,16 @@ pub fn claim_dead(backend: &dyn Backend) -> Result<Option<(String, u64, Log)>, S
     let id = id.to_owned();
     let mut log = resume(backend, appender)?;
     // A segment with no whole line (sealed just before its writer went,
-    // or its lines taken by a power loss) says nothing of the sequence:
-    // it goes on from the last line of the segments before. Starting again
-    // at 0 named files after entries of theirs, and where a power loss
-    // took such a file and left its line, the new file read as the old
-    // entry's.
-    for m in (0..n).rev() {
-        if log.next_seq > 0 {
-            break;
-        }
-        let name = layout::log_segment(&id, m);
-        let Some(size) = (listed.iter()).find(|l| l.name == name).map(|l| l.size) else {
-            continue;
-        };
-        if let Some((time, seq)) = last_line(backend, &name, size)? {
-            (log.last_time, log.next_seq) = (time, seq + 1);
-        }
+    // or its lines taken by a power loss) says nothing of the sequence,
+    // and the writer's segments before it may be retired by a compaction.
+    // Entries' files are named after their sequence: starting again at 0
+    // named a file after an older entry, which read as the new file where
+    // a power loss took the old file and left its line, or where a handle
+    // opened before the compaction still read its retired line (and the
+    // retired file's removal would take the new one). It goes on from the
+    // clock in nanoseconds, which no count of lines written before reaches.
+    if log.next_seq == 0 {
+        log.next_seq = crate::cache::now_nanos();
     }
     // A power cut may have cut its shared data short of what its lines
     // point at (they are in another file, and a writer without `fsync`
@@ -220,17 +214,6 @@ fn resume(backend: &dyn Backend, appender: Box<dyn Appender>) -> Result<Log, Sto
         next_seq,
         torn,
     })
-}
-
-/// The time and sequence of the last whole line of log `name` (`end`
-/// bytes long), if its last 64 KiB hold one.
-fn last_line(
-    backend: &dyn Backend,
-    name: &str,
-    end: u64,
-) -> Result<Option<(u64, u64)>, StoreError> {
-    let tail = backend.read_range(name, end.saturating_sub(64 * 1024)..end)?;
-    Ok(last_of(&tail))
 }
 
 /// The time and sequence of the last line of `tail` that checks.
