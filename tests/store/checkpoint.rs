@@ -573,13 +573,20 @@ fn a_checkpoint_deletes_the_tables_a_stopped_build_left_in_the_index_folder() {
     assert_eq!(reader.admin().verify_index().unwrap(), 2);
 }
 
+/// The checkpoint a compaction leaves covers its copies: none of the
+/// logs it replaced, and none of their tables.
 #[test]
-fn a_compaction_removes_the_checkpoint_that_points_into_the_logs_it_replaces() {
+fn a_compaction_replaces_the_checkpoint_that_points_into_the_logs_it_replaces() {
     let (dir, cache) = checkpointed(10);
+    let old_writer = cache.writer_id().to_owned();
+    let old_tables = tables(dir.path());
     drop(cache);
     Admin::compact(dir.path(), &[], |_, _| {}).unwrap();
-    assert!(!dir.path().join("checkpoint.json").exists());
-    assert_eq!(tables(dir.path()).len(), 0, "{:?}", tables(dir.path()));
+    let manifest = std::fs::read_to_string(dir.path().join("checkpoint.json")).unwrap();
+    assert!(!manifest.contains(&old_writer), "{manifest}");
+    let new_tables = tables(dir.path());
+    assert_eq!(new_tables.len(), 1, "{new_tables:?}");
+    assert!(!old_tables.contains(&new_tables[0]), "{new_tables:?}");
     let reader = Cache::open_with(dir.path(), manual()).unwrap();
     assert_eq!(reader.get("k3").unwrap(), Some(chunk(3)));
     assert!(reader.warnings().is_empty(), "{:?}", reader.warnings());

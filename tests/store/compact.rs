@@ -383,3 +383,32 @@ fn handles_opened_during_a_compaction_wait_for_it() {
         );
     }
 }
+
+/// A folder's compaction deletes the files no line names: an entry's file
+/// whose line a power cut took (named after a writer's sequence past its
+/// last line), a writer's whose log is gone, a shared data file of its own.
+#[test]
+fn a_compaction_deletes_the_files_no_line_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = Cache::open(dir.path()).unwrap();
+    let file = PutOptions::default().handler("file");
+    cache.put_with("kept", &"k".repeat(100), &file).unwrap();
+    let id = cache.writer_id().to_owned();
+    drop(cache);
+    let data = dir.path().join("data");
+    let orphans = [
+        data.join(format!("{id}-99.bin")),
+        data.join("0000000000000-1-0-00000000-3.bin"),
+        data.join("0000000000000-1-0-00000000.bin"),
+    ];
+    for orphan in &orphans {
+        std::fs::write(orphan, b"no line names it").unwrap();
+    }
+    let done = Admin::compact(dir.path(), &[], |_, _| {}).unwrap();
+    assert_eq!(done.kept, 1);
+    for orphan in &orphans {
+        assert!(!orphan.exists(), "{} stays", orphan.display());
+    }
+    let reader = Cache::open(dir.path()).unwrap();
+    assert_eq!(reader.get::<String>("kept").unwrap(), Some("k".repeat(100)));
+}

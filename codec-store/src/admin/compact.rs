@@ -1,33 +1,29 @@
-//! Compaction: the live entries copied into one fresh writer, and what
-//! they replace deleted. One copy, one report, two ways to retire what
-//! was copied, by what the backend's appends allow:
+//! Compaction: the live entries copied into a fresh writer, and what
+//! they replace retired. The copy and the report are one for every
+//! backend; what is retired, and how, depends on how the backend appends:
 //! - where an append grows its object in place (a folder,
-//!   [`Appends::InPlace`]), a compaction has the store to itself: every
-//!   [`Cache`] handle holds a shared lock (`codec-store.lock`) and
-//!   compaction takes it alone ([`Backend::locks`]), so it never deletes a
-//!   file under a live handle (and handles opened meanwhile wait). It has
-//!   to: a live writer goes on appending to the log and data file it
-//!   would delete, there is no set of objects a snapshot could retire
-//!   while others write. A stop at any point leaves a store that reads as
-//!   before or as after:
-//!   - while copying, the copies are new lines of the same values;
-//!   - then `compacting.json` lists the objects being replaced,
-//!     atomically, and readers ignore them from then on, deleted or not
-//!     (so a removal in one old log can never be undone by a put in
-//!     another that survived);
-//!   - the next compaction finishes deleting them before it starts.
-//!
-//!   Having the store alone, it also deletes the writer schemas no live
-//!   entry uses and the key locks.
+//!   [`Appends::InPlace`]), writers seal their segments, and the
+//!   compaction of sealed segments ([`compact_sealed`]) copies what is
+//!   live in them and retires them through `compacting.json`, while
+//!   handles write on. [`Admin::compact`](crate::Admin::compact) runs it
+//!   with the store to itself (the store's lock, which every handle holds
+//!   shared, taken alone): every segment is sealed then, so everything
+//!   but the copies is retired and deleted at once, and the writer
+//!   schemas no live entry uses are deleted too. A compaction of older
+//!   code stopped midway left a marker listing what it replaced: it is
+//!   completed first;
 //! - where each append is an object of its own (object storage, memory),
-//!   the objects a compaction copied never change again, so it runs
-//!   online and retires them through the checkpoint's manifest
+//!   the objects a compaction copied never change again, and it retires
+//!   them through the checkpoint's manifest
 //!   ([`compact_objects`](super::compact_objects)).
+//!
+//! [`Appends::InPlace`]: crate::backend::Appends::InPlace
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::sync::Arc;
 
+use crate::admin::compact_sealed::{compact_sealed, Compaction};
 use crate::backend::folder::Folder;
 use crate::backend::{Backend, Lock, Locking, Locks};
 use crate::cache::open::create_folder;
@@ -112,38 +108,20 @@ pub(crate) fn compact_alone(
     };
     let _alone = take_alone(locks, &backend.location())?;
     let size_before = store_size(&*backend)?;
-    let mut freed = finish(&*backend)?;
-    // No checkpoint while compacting: it would name the logs it deletes.
-    let options = CacheOptions {
-        checkpoint_bytes: 0,
-        ..CacheOptions::default()
-    };
-    let old = with_handlers(
-        Cache::open_unlocked(backend.clone(), options.clone())?,
-        handlers,
-    );
-    let new = with_handlers(Cache::open_unread(backend.clone(), options)?, handlers);
-    let (kept, dropped) = copy_live_entries(&old, &new, progress)?;
-    // The uses of removed keys go with them.
-    new.keep_uses_of_own_entries()?;
-    let writer_id = new.writer_id.clone();
-    drop((old, new));
-    sync_writers_objects(&*backend, &writer_id)?;
-    // The checkpoint points into logs the compaction deletes: the store
-    // reads from the logs until the next one.
-    crate::index::checkpoint::remove(&*backend)?;
-    mark_replaced(&*backend, &writer_id)?;
-    freed += finish(&*backend)?;
+    // A compaction of older code stopped midway: its marker lists what
+    // it replaced, deleted first.
+    let finished = finish(&*backend)?;
+    // The compaction of every folder, every writer's segments sealed
+    // (none is live).
+    let done = compact_sealed(None, backend.clone(), handlers, Compaction::Alone, progress)?;
+    // What no handle can be using: the writer schemas no live entry uses.
     let schemas_removed = remove_unused_schemas(&backend)?;
-    // No handle holds a key lock while the store is compacted.
-    locks.clear(layout::KEY_LOCKS)?;
     Ok(Compacted {
-        kept,
-        dropped,
-        freed,
+        freed: done.freed + finished,
         schemas_removed,
         size_before,
         size_after: store_size(&*backend)?,
+        ..done
     })
 }
 
@@ -422,27 +400,6 @@ pub(crate) fn sync_writers_objects(backend: &dyn Backend, id: &str) -> Result<()
     Ok(backend.sync(&names)?)
 }
 
-/// Lists every log and data object but writer `keep`'s in the marker,
-/// written whole and durable.
-fn mark_replaced(backend: &dyn Backend, keep: &str) -> Result<(), StoreError> {
-    let mut replaced = Vec::new();
-    for prefix in [String::new(), format!("{}/", layout::DATA)] {
-        for listed in backend.list(&prefix)? {
-            let name = &listed.name[prefix.len()..];
-            let is_log = layout::log_writer(name).is_some();
-            if !layout::is_writers_file(name, keep) && (!prefix.is_empty() || is_log) {
-                replaced.push(listed.name);
-            }
-        }
-    }
-    replaced.sort();
-    let bytes = codec_runtime::to_json_vec(&Compacting {
-        replaced,
-        retired: Vec::new(),
-    })?;
-    Ok(backend.write(MARKER, &bytes, true)?)
-}
-
 /// Deletes the objects the marker lists, then the marker; returns the
 /// bytes freed.
 fn finish(backend: &dyn Backend) -> Result<u64, StoreError> {
@@ -510,6 +467,7 @@ pub(crate) fn store_size(backend: &dyn Backend) -> Result<u64, StoreError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::admin::compact_sealed::all_but_writers;
 
     #[test]
     fn a_compaction_stopped_after_its_marker_reads_as_after() {
@@ -536,7 +494,15 @@ mod tests {
         let id = new.writer_id.clone();
         drop((old, new));
         sync_writers_objects(&folder, &id).unwrap();
-        mark_replaced(&folder, &id).unwrap();
+        // The marker a compaction of older code wrote: every other log
+        // and data file replaced.
+        let replaced = all_but_writers(&folder, &id).unwrap();
+        let marker = Compacting {
+            replaced,
+            retired: Vec::new(),
+        };
+        let bytes = codec_runtime::to_json_vec(&marker).unwrap();
+        folder.write(MARKER, &bytes, true).unwrap();
         drop(lock);
         // Stopped after deleting only the index file that removed `gone`:
         // read without the marker, the other old file would bring it back.

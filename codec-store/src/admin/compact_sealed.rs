@@ -43,8 +43,11 @@
 //!
 //! One compaction runs at a time (`compact.lock`: one asked for waits for
 //! the one under way, the store's own skips its turn), and it holds the
-//! store's lock shared, as handles do: a compaction that needs the folder
-//! to itself waits for it.
+//! store's lock shared, as handles do. [`Admin::compact`](crate::Admin::compact)
+//! holds it alone ([`Compaction::Alone`]): no writer is live, so every
+//! segment is sealed and retired, and with them every log and data file
+//! that is not a copy (files no line names, whose lines a power cut took),
+//! deleted at once.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -81,6 +84,11 @@ pub(crate) enum Compaction {
     /// By the store itself: nothing if another handle compacts it now;
     /// the sealed segments mostly live are left as they are.
     IfFree(Duration),
+    /// With the store to itself (its lock held alone, by the caller):
+    /// every writer is gone, so every segment is sealed, and everything
+    /// but the copies is retired and deleted at once, files no line
+    /// names (a power cut took their lines) too.
+    Alone,
 }
 
 /// Compacts the folder `backend` holds online (see the module's comment),
@@ -94,7 +102,11 @@ pub(crate) fn compact_sealed(
     how: Compaction,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<Compacted, StoreError> {
-    let (Compaction::Asked(grace) | Compaction::IfFree(grace)) = how;
+    let grace = match how {
+        Compaction::Asked(grace) | Compaction::IfFree(grace) => grace,
+        Compaction::Alone => Duration::ZERO,
+    };
+    let alone = matches!(how, Compaction::Alone);
     let Some(locks) = backend.locks() else {
         return Err(StoreError::unsupported(
             backend.location(),
@@ -105,15 +117,18 @@ pub(crate) fn compact_sealed(
     // process between its fork and its exec, which holds a copy of its
     // parent's locks for that instant).
     let wait = match how {
-        Compaction::Asked(_) => Locking::Alone,
+        Compaction::Asked(_) | Compaction::Alone => Locking::Alone,
         Compaction::IfFree(_) => Locking::TryAlone,
     };
     let Some(_compacting) = locks.lock(layout::COMPACT_LOCK, wait)? else {
         return Ok(Compacted::nothing(store_size(&*backend)?));
     };
     // As a handle does: a compaction that needs the folder to itself
-    // waits for this one.
-    let _shared = locks.lock(layout::LOCK, Locking::Shared)?;
+    // waits for this one (one that has it holds it already).
+    let _shared = match alone {
+        true => None,
+        false => Some(locks.lock(layout::LOCK, Locking::Shared)?),
+    };
     let size_before = store_size(&*backend)?;
     let mut freed = collect(&*backend, grace, now_nanos())?;
     remove_unheld_key_locks(&*backend, locks)?;
@@ -146,7 +161,7 @@ pub(crate) fn compact_sealed(
             ..Compacted::nothing(size_before)
         });
     }
-    let retiring = retirement(&*backend, &sealed)?;
+    let mut retiring = retirement(&*backend, &sealed)?;
     let data_prefix = format!("{}/", layout::DATA);
     let retired_data: HashSet<&str> = (retiring.iter())
         .filter_map(|name| name.strip_prefix(&data_prefix))
@@ -228,6 +243,9 @@ pub(crate) fn compact_sealed(
     let writer_id = new.writer_id.clone();
     drop(new);
     sync_writers_objects(&*backend, &writer_id)?;
+    if alone {
+        retiring = all_but_writers(&*backend, &writer_id)?;
+    }
 
     // A line of a segment kept may be all that stands, once the
     // retirement is durable, for a key whose older line is retired (it
@@ -405,6 +423,24 @@ fn retirement(backend: &dyn Backend, sealed: &[LogObject]) -> Result<Vec<String>
             .any(|(id, &end)| entry_file_seq(name, id).is_some_and(|seq| seq < end));
         if sealed {
             files.push(object.name);
+        }
+    }
+    Ok(files)
+}
+
+/// Every log and data object but writer `keep`'s.
+pub(crate) fn all_but_writers(
+    backend: &dyn Backend,
+    keep: &str,
+) -> Result<Vec<String>, StoreError> {
+    let mut files = Vec::new();
+    for prefix in [String::new(), format!("{}/", layout::DATA)] {
+        for listed in backend.list(&prefix)? {
+            let name = &listed.name[prefix.len()..];
+            let is_log = layout::log_writer(name).is_some();
+            if !layout::is_writers_file(name, keep) && (!prefix.is_empty() || is_log) {
+                files.push(listed.name);
+            }
         }
     }
     Ok(files)

@@ -509,14 +509,6 @@ impl Locks for Folder {
             }
         }
     }
-
-    fn clear(&self, prefix: &str) -> Result<(), BackendError> {
-        let path = self.checked("delete", prefix.trim_end_matches('/'))?;
-        match std::fs::remove_dir_all(&path) {
-            Err(e) if e.kind() != io::ErrorKind::NotFound => Err(self.error("delete", &path, e)),
-            _ => Ok(()),
-        }
-    }
 }
 
 /// Whether `path` still names the file `file` is open on.

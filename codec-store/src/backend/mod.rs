@@ -240,10 +240,6 @@ pub trait Locks: Send + Sync {
     /// which listings never show) as `how` says; `None` if `how` does not
     /// wait and another holder has it.
     fn lock(&self, name: &str, how: Locking) -> Result<Option<Lock>, BackendError>;
-
-    /// Deletes the locks named under `prefix` (`locks/`), where no one
-    /// holds one.
-    fn clear(&self, prefix: &str) -> Result<(), BackendError>;
 }
 
 /// How [`Locks::lock`] takes a lock.

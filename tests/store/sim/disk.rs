@@ -933,8 +933,4 @@ impl Locks for View {
             token,
         })))
     }
-
-    fn clear(&self, _prefix: &str) -> Result<(), BackendError> {
-        Ok(()) // locks here are names, not objects: nothing is left of them
-    }
 }

@@ -401,16 +401,6 @@ fn previous_tables(backend: &dyn Backend) -> Result<Vec<u64>, StoreError> {
     Ok(manifest.map(|m| m.tables).unwrap_or_default())
 }
 
-/// Deletes the checkpoint of the store (its manifest and tables):
-/// compaction and a rebuild start without one.
-pub fn remove(backend: &dyn Backend) -> Result<(), StoreError> {
-    backend.delete(layout::CHECKPOINT)?;
-    for listed in backend.list(&format!("{}/", layout::TABLES))? {
-        backend.delete(&listed.name)?;
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use std::sync::Arc;

@@ -41,7 +41,7 @@ use parking_lot::RwLock;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-pub use build::{build, changed_logs, remove, Built};
+pub use build::{build, changed_logs, Built};
 
 use crate::backend::{Appends, Backend, BackendError, Mapped, Version};
 use crate::index::line::{check_line, LineView, Spans};
