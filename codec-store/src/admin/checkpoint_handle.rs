@@ -1,32 +1,16 @@
-//! What a handle does with checkpoints: build one now, in the background
-//! past a threshold, take up the one built, check it.
+//! A handle's upkeep of its store: the admin's checkpoint and its check,
+//! and the passes of the bounds in the background, which a write starts
+//! beside the checkpointer's builds.
 
-use parking_lot::Mutex;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use crate::backend::folder::Folder;
-use crate::backend::{Appends, Backend};
+use crate::backend::Backend;
 use crate::cache::Cache;
 use crate::error::StoreError;
-use crate::index::checkpoint::{build, objects, Built};
-
-/// Builds a checkpoint of the store `backend` holds, in the shape its
-/// appends take: tables that point into logs growing in place ([`build`]),
-/// or tables that hold the lines of segments ([`objects::build`], which
-/// reads the segments `sources` gives).
-fn build_on(
-    backend: &Arc<dyn Backend>,
-    wait: bool,
-    full: bool,
-    sources: objects::Sources<'_>,
-) -> Result<Option<Built>, StoreError> {
-    match backend.appends() {
-        Appends::InPlace => build(backend, wait, full),
-        Appends::Segments => objects::build(&**backend, wait, full, sources),
-    }
-}
+use crate::index::checkpoint::build;
 
 impl Cache {
     /// [`Admin::checkpoint`](crate::Admin::checkpoint).
@@ -34,19 +18,12 @@ impl Cache {
         // One pass of the bounds at a time.
         self.join_bounds_thread();
         self.join_compaction();
-        self.join_checkpoint();
+        self.checkpointer.join(&self.index);
         self.apply_bounds();
         // The compaction the bounds asked for, if they did, or one an
         // earlier pass asked for while another ran.
         self.compact_asked();
-        let full = self.index_read().is_distrusted();
-        let known = self.index_read().known_segments();
-        let built = build_on(&self.backend, true, full, objects::Sources::Listed(&known))?;
-        self.record(built);
-        if full {
-            self.index_write().trust_again();
-        }
-        self.index_write().adopt(&self.backend)?;
+        self.checkpointer.build_now(&self.index)?;
         self.refresh()
     }
 
@@ -66,13 +43,14 @@ impl Cache {
             .map_err(|damaged| crate::index::checkpoint::damaged(&*self.backend, damaged))
     }
 
-    /// After a write: a checkpoint in the background if the logs not
-    /// covered by one passed the threshold; the one that ended taken up.
+    /// After a write that left `uncovered` bytes of logs no checkpoint
+    /// covers: a pass of the bounds if enough writes came since the last
+    /// (the writes stalled if they ran far ahead of the upkeep), and a
+    /// checkpoint in the background past the threshold, with a pass of the
+    /// bounds.
     pub(crate) fn after_write(&self, uncovered: u64) {
-        let c = &self.checkpoints;
-        if c.ended.swap(false, Ordering::Relaxed) {
-            self.take_up_checkpoint();
-        }
+        self.checkpointer.take_up_ended(&self.index);
+        let c = &self.upkeep;
         if self.bounded() {
             let writes = c.writes_since_bounds.fetch_add(1, Ordering::Relaxed) + 1;
             let every = (c.bounds_every.load(Ordering::Relaxed)).max(MIN_WRITES_BETWEEN_BOUNDS);
@@ -90,51 +68,8 @@ impl Cache {
                 }
             }
         }
-        let threshold = self.options.checkpoint_bytes;
-        if threshold == 0 || uncovered < threshold {
-            return;
-        }
-        if c.running.swap(true, Ordering::AcqRel) {
-            // Asked for while one runs: a later write, or the close,
-            // builds it.
-            c.wanted.store(true, Ordering::Relaxed);
-            return;
-        }
-        c.wanted.store(false, Ordering::Relaxed);
-        self.join_checkpoint_thread();
-        if self.bounded() {
+        if self.checkpointer.after_write(&self.index, uncovered) && self.bounded() {
             self.start_bounds_pass();
-        }
-        let full = self.index_read().is_distrusted();
-        // What this handle wrote or read: other handles build from theirs.
-        let known = self.index_read().known_segments();
-        let (backend, running, ended, warnings) = (
-            self.backend.clone(),
-            c.running.clone(),
-            c.ended.clone(),
-            c.warnings.clone(),
-        );
-        let rebuilt = c.rebuilt.clone();
-        let spawned = std::thread::Builder::new()
-            .name("codec-checkpoint".into())
-            .spawn(move || {
-                lower_priority();
-                match build_on(&backend, false, full, objects::Sources::Known(&known)) {
-                    Ok(Some(built)) => {
-                        rebuilt.store(full, Ordering::Relaxed);
-                        push_warnings(&warnings, built.warnings);
-                    }
-                    Ok(None) => {}
-                    Err(e) => push_warnings(&warnings, vec![format!("a checkpoint failed: {e}")]),
-                }
-                ended.store(true, Ordering::Release);
-                running.store(false, Ordering::Release);
-            });
-        match spawned {
-            Ok(handle) => {
-                *c.thread.lock() = Some(handle);
-            }
-            Err(_) => c.running.store(false, Ordering::Release),
         }
     }
 
@@ -151,7 +86,7 @@ impl Cache {
     /// one read were written (at least [`MIN_WRITES_BETWEEN_BOUNDS`]),
     /// or with the next checkpoint, whichever is first.
     fn start_bounds_pass(&self) {
-        let c = &self.checkpoints;
+        let c = &self.upkeep;
         if c.bounding.swap(true, Ordering::AcqRel) {
             return;
         }
@@ -196,72 +131,21 @@ impl Cache {
 
     /// Waits for the pass of the bounds, if one runs.
     pub(crate) fn join_bounds_thread(&self) {
-        let handle = self.checkpoints.bounds_thread.lock().take();
+        let handle = self.upkeep.bounds_thread.lock().take();
         if let Some(handle) = handle {
             let _ = handle.join();
         }
     }
 
-    /// Takes up the checkpoint a background build made.
-    pub(crate) fn take_up_checkpoint(&self) {
-        let mut index = self.index_write();
-        if self.checkpoints.rebuilt.swap(false, Ordering::Relaxed) {
-            index.trust_again();
-        }
-        // A read that fails leaves the index as it was: the next refresh
-        // takes the checkpoint up.
-        if let Err(e) = index.adopt(&self.backend) {
-            log::debug!(target: "codec::store", "the checkpoint built is not taken up yet: {e}");
-        }
-    }
-
-    /// As the handle closes: the build a write asked for while one ran
-    /// (and no write came after it to start one), here, so that a writer
-    /// leaves what it wrote covered and the next open does not read it
-    /// again. A handle whose writes asked for none builds none.
-    pub(crate) fn close_checkpoint(&self) {
+    /// As the handle closes: its upkeep ended, and the checkpoint a
+    /// write asked for built (see [`Checkpointer::close`]).
+    ///
+    /// [`Checkpointer::close`]: crate::cache::checkpointer::Checkpointer::close
+    pub(crate) fn close_upkeep(&self) {
         // Its removals may ask for a build, and for a compaction.
         self.join_bounds_thread();
         self.join_compaction();
-        self.join_checkpoint();
-        if !self.checkpoints.wanted.swap(false, Ordering::Relaxed) {
-            return;
-        }
-        let threshold = self.options.checkpoint_bytes;
-        let at_least = match self.backend.appends() {
-            Appends::InPlace => 0,
-            Appends::Segments => crate::index::checkpoint::SEGMENT_BYTES,
-        };
-        if threshold == 0 || self.index_read().uncovered(at_least) < threshold {
-            return;
-        }
-        let full = self.index_read().is_distrusted();
-        let known = self.index_read().known_segments();
-        match build_on(&self.backend, false, full, objects::Sources::Known(&known)) {
-            Ok(built) => self.record(built),
-            Err(e) => log::debug!(target: "codec::store", "a checkpoint as the handle closed: {e}"),
-        }
-    }
-
-    /// Waits for the background build, if one runs.
-    pub(crate) fn join_checkpoint(&self) {
-        self.join_checkpoint_thread();
-        if self.checkpoints.ended.swap(false, Ordering::Relaxed) {
-            self.take_up_checkpoint();
-        }
-    }
-
-    pub(crate) fn join_checkpoint_thread(&self) {
-        let handle = self.checkpoints.thread.lock().take();
-        if let Some(handle) = handle {
-            let _ = handle.join();
-        }
-    }
-
-    fn record(&self, built: Option<Built>) {
-        if let Some(built) = built {
-            push_warnings(&self.checkpoints.warnings, built.warnings);
-        }
+        self.checkpointer.close(&self.index);
     }
 }
 
@@ -284,22 +168,6 @@ thread_local! {
     pub(crate) static MAINTAINING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
-/// Background builds yield the processor to the handle's writers.
-fn lower_priority() {
-    #[cfg(target_os = "linux")]
-    // SAFETY: plain system calls on the calling thread.
-    unsafe {
-        let _ = libc::setpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t, 10);
-    }
-}
-
-fn push_warnings(to: &Mutex<Vec<String>>, warnings: Vec<String>) {
-    for w in &warnings {
-        log::warn!("{w}");
-    }
-    to.lock().extend(warnings);
-}
-
 #[cfg(test)]
 mod tests {
     use std::sync::atomic::Ordering;
@@ -318,7 +186,7 @@ mod tests {
     fn a_write_far_ahead_of_the_pass_under_way_waits_for_it() {
         let dir = tempfile::tempdir().unwrap();
         let cache = bounded(dir.path());
-        let c = &cache.checkpoints;
+        let c = &cache.upkeep;
         // A pass runs (as far as the writes know), and this many writes
         // came since it started.
         c.bounding.store(true, Ordering::Release);
@@ -335,7 +203,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let cache = bounded(dir.path());
         cache.put("first", &0u32).unwrap();
-        let c = &cache.checkpoints;
+        let c = &cache.upkeep;
         // The compaction started at segment 0 (as far as the writes know).
         c.compacting.store(true, Ordering::Release);
         for _ in 0..SEGMENTS_AHEAD {

@@ -163,7 +163,7 @@ impl Cache {
         self.uses.flush(&*self.backend, &self.writer_id)?;
         let (uses, names) = recorded_uses(&*self.backend)?;
         let now = now_nanos();
-        let mut live = self.checkpoints.live.lock();
+        let mut live = self.upkeep.live.lock();
         self.refresh()?;
         // Taken before the store is read: what changes during the reading
         // is read again by the next pass (recorded where passes come
@@ -347,7 +347,7 @@ impl Cache {
                 Some((done.kept + done.removed.len()) as u64)
             }
             Err(e) => {
-                self.checkpoints.warnings.lock().push(format!(
+                self.warnings.lock().push(format!(
                     "{}: keeping the store within its bounds: {e}",
                     self.location()
                 ));
@@ -393,7 +393,7 @@ impl Cache {
     /// (`compact_asked`). Run at once, it would compact back to back under
     /// a stream of writes, which the writes would wait for.
     fn start_compaction(&self, kept_bytes: u64) {
-        let c = &self.checkpoints;
+        let c = &self.upkeep;
         {
             let mut again = c.compact_again.lock();
             if c.compacting.swap(true, Ordering::AcqRel) {
@@ -431,7 +431,7 @@ impl Cache {
     /// still mostly garbage, waited for.
     pub(crate) fn compact_asked(&self) {
         self.join_compaction();
-        let again = self.checkpoints.compact_again.lock().take();
+        let again = self.upkeep.compact_again.lock().take();
         if let Some(kept) = again.filter(|&kept| self.mostly_garbage(kept)) {
             self.start_compaction(kept);
             self.join_compaction();
@@ -440,14 +440,14 @@ impl Cache {
 
     /// Waits for the compaction the bounds asked for, if one runs.
     pub(crate) fn join_compaction(&self) {
-        let handle = self.checkpoints.compact_thread.lock().take();
+        let handle = self.upkeep.compact_thread.lock().take();
         if let Some(handle) = handle {
             let _ = handle.join();
         }
     }
 
     fn compaction_failed(&self, e: &StoreError) {
-        self.checkpoints.warnings.lock().push(format!(
+        self.warnings.lock().push(format!(
             "{}: compacting the store after its bounds: {e}",
             self.location()
         ));
@@ -469,7 +469,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let cache = Cache::open(dir.path()).unwrap();
         cache.put("k", &1u32).unwrap();
-        let c = &cache.checkpoints;
+        let c = &cache.upkeep;
         cache
             .one_write(|| {
                 // Its seal waits for this write: it runs until the end.
@@ -614,10 +614,10 @@ mod tests {
                     }
                     Op::Pass => {
                         cache.in_use_order().unwrap();
-                        let kept = cache.checkpoints.live.lock().take().unwrap();
+                        let kept = cache.upkeep.live.lock().take().unwrap();
                         let whole = LiveSizes::read(&cache).unwrap();
                         assert_eq!(kept, whole, "after {ops:?}");
-                        *cache.checkpoints.live.lock() = Some(kept);
+                        *cache.upkeep.live.lock() = Some(kept);
                     }
                 }
             }

@@ -5,6 +5,7 @@
 #[cfg(feature = "ndarray")]
 mod array_entry;
 mod batch;
+pub(crate) mod checkpointer;
 pub(crate) mod declared;
 mod handlers;
 mod in_place;
@@ -126,7 +127,12 @@ pub struct Store {
     pub(crate) memo: memo::Memo,
     /// The keys this handle used since it last recorded them.
     pub(crate) uses: uses::Uses,
-    pub(crate) checkpoints: Checkpoints,
+    /// The handle's checkpoints.
+    pub(crate) checkpointer: checkpointer::Checkpointer,
+    pub(crate) upkeep: Upkeep,
+    /// What the handle's upkeep had to say: builds of checkpoints, passes
+    /// of the bounds, compactions, seals.
+    pub(crate) warnings: Arc<Mutex<Vec<String>>>,
     /// A shared lock on `codec-store.lock` while the handle lives, so that
     /// a compaction never deletes files under it.
     pub(crate) _lock: Option<Lock>,
@@ -135,15 +141,10 @@ pub struct Store {
     pub(crate) loads: Arc<dyn Backend>,
 }
 
-/// The checkpoints this handle builds in the background.
+/// The upkeep of the store's bounds in the background: passes of the
+/// bounds, and the compactions they ask for.
 #[derive(Default)]
-pub(crate) struct Checkpoints {
-    /// A build runs.
-    pub(crate) running: Arc<AtomicBool>,
-    /// A build ended: take up its checkpoint.
-    pub(crate) ended: Arc<AtomicBool>,
-    /// A write asked for a build while one ran.
-    pub(crate) wanted: AtomicBool,
+pub(crate) struct Upkeep {
     /// A pass of the bounds runs (`start_bounds_pass`).
     pub(crate) bounding: Arc<AtomicBool>,
     pub(crate) bounds_thread: Mutex<Option<JoinHandle<()>>>,
@@ -162,11 +163,6 @@ pub(crate) struct Checkpoints {
     pub(crate) bounds_every: Arc<std::sync::atomic::AtomicU64>,
     /// The live entries as the last pass of the bounds read them.
     pub(crate) live: Mutex<Option<crate::admin::reduce::LiveSizes>>,
-    /// The build that ended read the logs whole (the checkpoint was damaged).
-    pub(crate) rebuilt: Arc<AtomicBool>,
-    /// What builds had to say (a damaged checkpoint rebuilt).
-    pub(crate) warnings: Arc<Mutex<Vec<String>>>,
-    pub(crate) thread: Mutex<Option<JoinHandle<()>>>,
 }
 
 #[derive(Default)]
@@ -241,9 +237,7 @@ impl Cache {
     /// a missing key refresh on their own; call this to see overwrites by
     /// other writers of keys this handle already knows.
     pub fn refresh(&self) -> Result<(), StoreError> {
-        if self.checkpoints.ended.swap(false, Ordering::Relaxed) {
-            self.take_up_checkpoint();
-        }
+        self.checkpointer.take_up_ended(&self.index);
         self.index.write().refresh(&self.backend)
     }
 
@@ -253,7 +247,7 @@ impl Cache {
     /// schema change, damaged data), with their count and a few keys.
     pub fn warnings(&self) -> Vec<String> {
         let mut warnings = self.index.read().warnings.clone();
-        warnings.extend(self.checkpoints.warnings.lock().iter().cloned());
+        warnings.extend(self.warnings.lock().iter().cloned());
         warnings.extend(self.memo.warnings());
         warnings
     }
@@ -767,13 +761,7 @@ impl Cache {
     /// would make the entry it removes the most recently used to a
     /// reduction running beside it.
     pub(crate) fn lookup_unnoted(&self, key: &str) -> Result<Option<Found>, StoreError> {
-        // Read first: a swap would write the flag's cache line on every get,
-        // which threads getting at once would pass back and forth.
-        if self.checkpoints.ended.load(Ordering::Relaxed)
-            && self.checkpoints.ended.swap(false, Ordering::Relaxed)
-        {
-            self.take_up_checkpoint();
-        }
+        self.checkpointer.take_up_ended(&self.index);
         match self.index_get(key)? {
             // Expired, as the line this handle knows: another writer may
             // have put it again since.
@@ -939,7 +927,7 @@ impl Drop for Cache {
         // A checkpoint in progress ends before the handle's folder lock
         // goes (a compaction may be waiting for it); one a write asked
         // for meanwhile is built.
-        self.close_checkpoint();
+        self.close_upkeep();
         if let Err(e) = self.uses.flush(&*self.backend, &self.writer_id) {
             log::debug!(target: "codec::store", "recording uses: {e}");
         }

@@ -11,12 +11,12 @@ use crate::backend::folder::Folder;
 #[cfg(feature = "object-store")]
 use crate::backend::object;
 use crate::backend::{Backend, Lock, Locking};
+use crate::cache::checkpointer::Checkpointer;
 use crate::cache::lease;
 use crate::cache::memo;
 use crate::cache::now_nanos;
 use crate::cache::writers;
 use crate::cache::Cache;
-use crate::cache::Checkpoints;
 use crate::cache::Writer;
 use crate::content::apart;
 #[cfg(feature = "ndarray")]
@@ -195,6 +195,9 @@ impl Cache {
             .file_path(layout::META)
             .and_then(|meta| meta.parent().map(Path::to_path_buf));
         let use_interval = options.use_interval;
+        let warnings: Arc<Mutex<Vec<String>>> = Default::default();
+        let checkpointer =
+            Checkpointer::new(backend.clone(), options.checkpoint_bytes, warnings.clone());
         let cache = Cache::own(crate::cache::Store {
             dir,
             backend,
@@ -214,7 +217,9 @@ impl Cache {
             buffers: Default::default(),
             memo: memo::Memo::default(),
             uses: crate::cache::uses::Uses::new(use_interval),
-            checkpoints: Checkpoints::default(),
+            checkpointer,
+            upkeep: Default::default(),
+            warnings,
             _lock: lock,
         });
         for h in [

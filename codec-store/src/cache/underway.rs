@@ -130,7 +130,7 @@ impl Store {
     /// segment asks again.
     pub(crate) fn seal_asked(&self, writer: &mut Writer) {
         if let Err(e) = self.seal(writer) {
-            self.checkpoints.warnings.lock().push(format!(
+            self.warnings.lock().push(format!(
                 "{}: sealing this handle's segment: {e}",
                 self.backend.location()
             ));

@@ -1,0 +1,222 @@
+//! The checkpointer: a handle's builds of checkpoints. One now
+//! ([`Admin::checkpoint`](crate::Admin::checkpoint)), one in the
+//! background once the logs no checkpoint covers pass
+//! [`CacheOptions::checkpoint_bytes`](crate::CacheOptions::checkpoint_bytes),
+//! one as the handle closes if a write asked for it while another ran; and
+//! the taking up of what a build made into the handle's index.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+use parking_lot::{Mutex, RwLock};
+
+use crate::backend::{Appends, Backend};
+use crate::error::StoreError;
+use crate::index::checkpoint::{build, objects, Built};
+use crate::index::Index;
+
+/// A handle's checkpoints: its builds, and the one running.
+pub(crate) struct Checkpointer {
+    backend: Arc<dyn Backend>,
+    /// The bytes of logs no checkpoint covers that start a build (0: only
+    /// when asked).
+    threshold: u64,
+    /// A build runs.
+    running: Arc<AtomicBool>,
+    /// A build ended: take up its checkpoint.
+    ended: Arc<AtomicBool>,
+    /// A write asked for a build while one ran.
+    wanted: AtomicBool,
+    /// The build that ended read the logs whole (the checkpoint was damaged).
+    rebuilt: Arc<AtomicBool>,
+    /// The handle's warnings: what builds had to say (a damaged
+    /// checkpoint rebuilt, a build that failed).
+    warnings: Arc<Mutex<Vec<String>>>,
+    thread: Mutex<Option<JoinHandle<()>>>,
+}
+
+impl Checkpointer {
+    pub(crate) fn new(
+        backend: Arc<dyn Backend>,
+        threshold: u64,
+        warnings: Arc<Mutex<Vec<String>>>,
+    ) -> Checkpointer {
+        Checkpointer {
+            backend,
+            threshold,
+            running: Default::default(),
+            ended: Default::default(),
+            wanted: Default::default(),
+            rebuilt: Default::default(),
+            warnings,
+            thread: Default::default(),
+        }
+    }
+
+    /// Takes up into `index` the checkpoint a background build made, if
+    /// one ended since.
+    #[inline]
+    pub(crate) fn take_up_ended(&self, index: &RwLock<Index>) {
+        // Read first: a swap would write the flag's cache line on every
+        // get, which threads getting at once would pass back and forth.
+        if self.ended.load(Ordering::Relaxed) && self.ended.swap(false, Ordering::Relaxed) {
+            self.take_up(index);
+        }
+    }
+
+    fn take_up(&self, index: &RwLock<Index>) {
+        let mut index = index.write();
+        if self.rebuilt.swap(false, Ordering::Relaxed) {
+            index.trust_again();
+        }
+        // A read that fails leaves the index as it was: the next refresh
+        // takes the checkpoint up.
+        if let Err(e) = index.adopt(&self.backend) {
+            log::debug!(target: "codec::store", "the checkpoint built is not taken up yet: {e}");
+        }
+    }
+
+    /// Builds a checkpoint now, waiting for builds of other handles, and
+    /// takes it up into `index`.
+    pub(crate) fn build_now(&self, index: &RwLock<Index>) -> Result<(), StoreError> {
+        self.join(index);
+        let full = index.read().is_distrusted();
+        let known = index.read().known_segments();
+        let built = build_on(&self.backend, true, full, objects::Sources::Listed(&known))?;
+        self.record(built);
+        let mut index = index.write();
+        if full {
+            index.trust_again();
+        }
+        index.adopt(&self.backend)
+    }
+
+    /// After a write that left `uncovered` bytes of logs no checkpoint
+    /// covers: a build in the background past the threshold, unless one
+    /// runs (then a later write, or the close, builds it). Whether it
+    /// started one.
+    pub(crate) fn after_write(&self, index: &RwLock<Index>, uncovered: u64) -> bool {
+        if self.threshold == 0 || uncovered < self.threshold {
+            return false;
+        }
+        if self.running.swap(true, Ordering::AcqRel) {
+            self.wanted.store(true, Ordering::Relaxed);
+            return false;
+        }
+        self.wanted.store(false, Ordering::Relaxed);
+        self.join_thread();
+        let full = index.read().is_distrusted();
+        // What this handle wrote or read: other handles build from theirs.
+        let known = index.read().known_segments();
+        let (backend, running, ended) = (
+            self.backend.clone(),
+            self.running.clone(),
+            self.ended.clone(),
+        );
+        let (rebuilt, warnings) = (self.rebuilt.clone(), self.warnings.clone());
+        let spawned = std::thread::Builder::new()
+            .name("codec-checkpoint".into())
+            .spawn(move || {
+                lower_priority();
+                match build_on(&backend, false, full, objects::Sources::Known(&known)) {
+                    Ok(Some(built)) => {
+                        rebuilt.store(full, Ordering::Relaxed);
+                        push_warnings(&warnings, built.warnings);
+                    }
+                    Ok(None) => {}
+                    Err(e) => push_warnings(&warnings, vec![format!("a checkpoint failed: {e}")]),
+                }
+                ended.store(true, Ordering::Release);
+                running.store(false, Ordering::Release);
+            });
+        match spawned {
+            Ok(handle) => {
+                *self.thread.lock() = Some(handle);
+                true
+            }
+            Err(_) => {
+                self.running.store(false, Ordering::Release);
+                false
+            }
+        }
+    }
+
+    /// As the handle closes: the build a write asked for while one ran
+    /// (and no write came after it to start one), here, so that a writer
+    /// leaves what it wrote covered and the next open does not read it
+    /// again. A handle whose writes asked for none builds none.
+    pub(crate) fn close(&self, index: &RwLock<Index>) {
+        self.join(index);
+        if !self.wanted.swap(false, Ordering::Relaxed) {
+            return;
+        }
+        let at_least = match self.backend.appends() {
+            Appends::InPlace => 0,
+            Appends::Segments => crate::index::checkpoint::SEGMENT_BYTES,
+        };
+        if self.threshold == 0 || index.read().uncovered(at_least) < self.threshold {
+            return;
+        }
+        let full = index.read().is_distrusted();
+        let known = index.read().known_segments();
+        match build_on(&self.backend, false, full, objects::Sources::Known(&known)) {
+            Ok(built) => self.record(built),
+            Err(e) => log::debug!(target: "codec::store", "a checkpoint as the handle closed: {e}"),
+        }
+    }
+
+    /// Waits for the background build, if one runs, and takes up what it
+    /// made.
+    pub(crate) fn join(&self, index: &RwLock<Index>) {
+        self.join_thread();
+        if self.ended.swap(false, Ordering::Relaxed) {
+            self.take_up(index);
+        }
+    }
+
+    fn join_thread(&self) {
+        let handle = self.thread.lock().take();
+        if let Some(handle) = handle {
+            let _ = handle.join();
+        }
+    }
+
+    fn record(&self, built: Option<Built>) {
+        if let Some(built) = built {
+            push_warnings(&self.warnings, built.warnings);
+        }
+    }
+}
+
+/// Builds a checkpoint of the store `backend` holds, in the shape its
+/// appends take: tables that point into logs growing in place ([`build`]),
+/// or tables that hold the lines of segments ([`objects::build`], which
+/// reads the segments `sources` gives).
+fn build_on(
+    backend: &Arc<dyn Backend>,
+    wait: bool,
+    full: bool,
+    sources: objects::Sources<'_>,
+) -> Result<Option<Built>, StoreError> {
+    match backend.appends() {
+        Appends::InPlace => build(backend, wait, full),
+        Appends::Segments => objects::build(&**backend, wait, full, sources),
+    }
+}
+
+/// Background builds yield the processor to the handle's writers.
+fn lower_priority() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: plain system calls on the calling thread.
+    unsafe {
+        let _ = libc::setpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t, 10);
+    }
+}
+
+fn push_warnings(to: &Mutex<Vec<String>>, warnings: Vec<String>) {
+    for w in &warnings {
+        log::warn!("{w}");
+    }
+    to.lock().extend(warnings);
+}
