@@ -44,6 +44,7 @@ pub mod __memoized;
 mod admin;
 pub mod backend;
 mod cache;
+mod compaction;
 mod content;
 mod error;
 mod index;

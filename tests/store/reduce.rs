@@ -256,6 +256,26 @@ fn a_bound_in_the_options_is_kept_at_checkpoints() {
     assert_eq!(cache.get::<u32>("k179").unwrap(), None);
 }
 
+/// `Admin::checkpoint` applies the bounds itself: with no background
+/// build (`checkpoint_bytes` 0) and fewer writes than start a pass, it is
+/// what keeps them.
+#[test]
+fn a_checkpoint_asked_for_applies_the_bounds_itself() {
+    let dir = tempfile::tempdir().unwrap();
+    let options = CacheOptions::default()
+        .checkpoint_bytes(0)
+        .bounds(Bounds::default().max_entries(20));
+    let cache = Cache::open_with(dir.path(), options).unwrap();
+    for i in 0..200u32 {
+        cache.put(&format!("k{i:03}"), &i).unwrap();
+    }
+    assert_eq!(cache.len().unwrap(), 200, "no pass ran yet");
+    cache.admin().checkpoint().unwrap();
+    assert_eq!(cache.len().unwrap(), 20);
+    assert_eq!(cache.get::<u32>("k199").unwrap(), Some(199));
+    assert_eq!(cache.get::<u32>("k179").unwrap(), None);
+}
+
 #[test]
 fn uses_are_recorded_once_per_key_and_interval_never_per_get() {
     for store in backends() {

@@ -2,12 +2,6 @@
 //! online) and the index checkpoint (build, verify, rebuild), behind one
 //! type, [`Admin`].
 
-pub(crate) mod checkpoint_handle;
-pub(crate) mod compact;
-pub(crate) mod compact_objects;
-pub(crate) mod compact_sealed;
-pub(crate) mod reduce;
-
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
@@ -18,9 +12,9 @@ use crate::content::handler::Handler;
 use crate::error::StoreError;
 use crate::index::EntryInfo;
 
+pub use crate::cache::reduce::{Reduced, Used};
+pub use crate::compaction::Compacted;
 pub use crate::options::Bounds;
-pub use compact::Compacted;
-pub use reduce::{Reduced, Used};
 
 /// The maintenance of a store: compaction and the index checkpoint, what
 /// the `codec` command runs (`codec compact`, `codec verify`). A
@@ -116,11 +110,11 @@ impl std::fmt::Debug for Admin<'_> {
     }
 }
 
-impl Cache {
-    /// The maintenance operations of the store this handle has open.
-    pub fn admin(&self) -> Admin<'_> {
+impl<'a> Admin<'a> {
+    /// The maintenance of the store `cache` has open ([`Cache::admin`]).
+    pub(crate) fn of(cache: &'a Cache) -> Admin<'a> {
         Admin {
-            cache: Held::Borrowed(self),
+            cache: Held::Borrowed(cache),
         }
     }
 }
@@ -133,14 +127,25 @@ impl Admin<'_> {
     /// [`CacheOptions::checkpoint_bytes`](crate::CacheOptions::checkpoint_bytes)
     /// of the logs are not covered.
     pub fn checkpoint(&self) -> Result<(), StoreError> {
-        self.cache.checkpoint()
+        let cache = &*self.cache;
+        // One pass of the bounds at a time.
+        cache.upkeep.join();
+        cache.checkpointer.join(&cache.index);
+        cache.upkeep.apply_bounds(cache);
+        // The compaction the bounds asked for, if they did, or one an
+        // earlier pass asked for while another ran.
+        cache.upkeep.compact_asked(cache);
+        cache.checkpointer.build_now(&cache.index)?;
+        cache.refresh()
     }
 
     /// Checks the checkpoint the handle reads whole: every block of its
     /// tables, every line they point at. Returns the keys it holds
     /// (0 without a checkpoint); a damage is a [`StoreError::DamagedFile`].
     pub fn verify_index(&self) -> Result<usize, StoreError> {
-        self.cache.verify_index()
+        self.cache.refresh()?;
+        (self.cache.index_read().verify_checkpoint())
+            .map_err(|damaged| crate::index::checkpoint::damaged(&*self.cache.backend, damaged))
     }
 
     /// The encoded payload of a live entry (one of
@@ -226,7 +231,8 @@ impl Admin<'_> {
         grace: Duration,
         progress: impl FnMut(usize, usize),
     ) -> Result<Compacted, StoreError> {
-        self.cache.compact_online(grace, progress)
+        let mut progress = progress;
+        crate::compaction::objects::compact_handle_online(&self.cache, grace, &mut progress)
     }
 
     /// Keeps the store within `bounds`: removes the least recently used
@@ -287,7 +293,8 @@ impl Admin<'_> {
         handlers: &[Arc<dyn Handler>],
         progress: impl FnMut(usize, usize),
     ) -> Result<Compacted, StoreError> {
-        Cache::compact(dir, handlers, progress)
+        let mut progress = progress;
+        crate::compaction::compact_folder(dir.as_ref(), handlers, &mut progress)
     }
 
     /// Compacts the store `backend` holds, online: the live entries are
@@ -309,13 +316,17 @@ impl Admin<'_> {
         grace: Duration,
         progress: impl FnMut(usize, usize),
     ) -> Result<Compacted, StoreError> {
-        Cache::compact_backend(backend, handlers, grace, progress)
+        let mut progress = progress;
+        crate::compaction::objects::compact_backend(backend, handlers, grace, &mut progress)
     }
 
     /// Builds the checkpoint of the folder `dir` again from the logs
     /// alone, whatever state the last one is in (`codec verify
     /// --rebuild-index`). Returns the lines read.
     pub fn rebuild_index(dir: impl AsRef<Path>) -> Result<u64, StoreError> {
-        Cache::rebuild_index(dir)
+        let dir = dir.as_ref();
+        crate::cache::open::require_cache_folder(dir)?;
+        let folder: Arc<dyn Backend> = Arc::new(crate::backend::folder::Folder::new(dir));
+        Ok(crate::index::checkpoint::build(&folder, true, true)?.map_or(0, |b| b.lines))
     }
 }

@@ -14,7 +14,9 @@ mod lease;
 pub(crate) mod memo;
 pub(crate) mod memo_state;
 pub(crate) mod open;
+pub(crate) mod reduce;
 pub(crate) mod underway;
+pub(crate) mod upkeep;
 pub(crate) mod uses;
 pub(crate) mod write;
 pub(crate) mod writers;
@@ -25,7 +27,6 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::thread::JoinHandle;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use codec_runtime::__store::schema;
@@ -129,7 +130,8 @@ pub struct Store {
     pub(crate) uses: uses::Uses,
     /// The handle's checkpoints.
     pub(crate) checkpointer: checkpointer::Checkpointer,
-    pub(crate) upkeep: Upkeep,
+    /// The upkeep of its bounds.
+    pub(crate) upkeep: upkeep::Upkeep,
     /// What the handle's upkeep had to say: builds of checkpoints, passes
     /// of the bounds, compactions, seals.
     pub(crate) warnings: Arc<Mutex<Vec<String>>>,
@@ -139,30 +141,6 @@ pub struct Store {
     /// What loads read through: `backend`, behind the local cache of
     /// [`CacheOptions::local_cache`] where there is one.
     pub(crate) loads: Arc<dyn Backend>,
-}
-
-/// The upkeep of the store's bounds in the background: passes of the
-/// bounds, and the compactions they ask for.
-#[derive(Default)]
-pub(crate) struct Upkeep {
-    /// A pass of the bounds runs (`start_bounds_pass`).
-    pub(crate) bounding: Arc<AtomicBool>,
-    pub(crate) bounds_thread: Mutex<Option<JoinHandle<()>>>,
-    /// An online compaction the bounds asked for runs.
-    pub(crate) compacting: Arc<AtomicBool>,
-    /// A compaction asked for while one ran, with the bytes its pass
-    /// kept: the next checkpoint runs it, unless a pass asks again first.
-    /// Set and taken with `compacting`.
-    pub(crate) compact_again: Mutex<Option<u64>>,
-    /// This handle's segment when it started.
-    pub(crate) compaction_segment: std::sync::atomic::AtomicU64,
-    pub(crate) compact_thread: Mutex<Option<JoinHandle<()>>>,
-    /// Writes since the last pass of the bounds started.
-    pub(crate) writes_since_bounds: std::sync::atomic::AtomicU64,
-    /// Writes between two passes, from the entries the last one read.
-    pub(crate) bounds_every: Arc<std::sync::atomic::AtomicU64>,
-    /// The live entries as the last pass of the bounds read them.
-    pub(crate) live: Mutex<Option<crate::admin::reduce::LiveSizes>>,
 }
 
 #[derive(Default)]
@@ -834,6 +812,16 @@ impl Cache {
         })
     }
 
+    /// The maintenance operations of the store this handle has open.
+    pub fn admin(&self) -> crate::Admin<'_> {
+        crate::Admin::of(self)
+    }
+
+    /// Whether the options bound the store.
+    pub(crate) fn bounded(&self) -> bool {
+        (self.options.bounds.as_ref()).is_some_and(|b| !b.is_unbounded())
+    }
+
     pub(crate) fn index_read(&self) -> parking_lot::RwLockReadGuard<'_, Index> {
         self.index.read()
     }
@@ -927,7 +915,9 @@ impl Drop for Cache {
         // A checkpoint in progress ends before the handle's folder lock
         // goes (a compaction may be waiting for it); one a write asked
         // for meanwhile is built.
-        self.close_upkeep();
+        // Its removals may ask for a build, and for a compaction.
+        self.upkeep.join();
+        self.checkpointer.close(&self.index);
         if let Err(e) = self.uses.flush(&*self.backend, &self.writer_id) {
             log::debug!(target: "codec::store", "recording uses: {e}");
         }

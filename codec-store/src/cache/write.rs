@@ -388,6 +388,21 @@ impl Cache {
         self.after_write(uncovered);
         Ok(())
     }
+
+    /// After a write that left `uncovered` bytes of logs no checkpoint
+    /// covers: the checkpoint a background build made taken up; the
+    /// upkeep of the bounds, if the options set some; a checkpoint in the
+    /// background past the threshold, with a pass of the bounds.
+    fn after_write(&self, uncovered: u64) {
+        self.checkpointer.take_up_ended(&self.index);
+        let bounded = self.bounded();
+        if bounded {
+            self.upkeep.after_write(self);
+        }
+        if self.checkpointer.after_write(&self.index, uncovered) && bounded {
+            self.upkeep.start_pass(self);
+        }
+    }
 }
 
 /// Refuses an info nested deeper than [`layout::MAX_INFO_DEPTH`] or with

@@ -53,11 +53,9 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::admin::compact::{
-    copy_entries, store_size, sync_writers_objects, with_handlers, Compacted,
-};
 use crate::backend::{Backend, Locking, Locks};
 use crate::cache::{now_nanos, Cache};
+use crate::compaction::{copy_entries, store_size, sync_writers_objects, with_handlers, Compacted};
 use crate::content::handler::Handler;
 use crate::error::StoreError;
 use crate::index::line::{check_line, LineView};

@@ -37,13 +37,11 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::admin::compact::{
-    compact_alone, copy_live_entries, store_size, with_handlers, Compacted,
-};
-use crate::admin::compact_sealed::{compact_sealed, Compaction};
 use crate::backend::{Appends, Backend};
 use crate::cache::now_nanos;
 use crate::cache::Cache;
+use crate::compaction::sealed::{compact_sealed, Compaction};
+use crate::compaction::{compact_alone, copy_live_entries, store_size, with_handlers, Compacted};
 use crate::content::handler::Handler;
 use crate::error::StoreError;
 use crate::index::checkpoint::objects::{build_from, Known, Sources, Start};
@@ -58,47 +56,43 @@ use crate::options::CacheOptions;
 /// between.
 const TRIES: usize = 8;
 
-impl Cache {
-    /// [`Admin::compact_backend`](crate::Admin::compact_backend).
-    pub(crate) fn compact_backend(
-        backend: Arc<dyn Backend>,
-        handlers: &[Arc<dyn Handler>],
-        grace: Duration,
-        progress: impl FnMut(usize, usize),
-    ) -> Result<Compacted, StoreError> {
-        let mut progress = progress;
-        if backend.read(layout::META)?.is_none() {
-            return Err(StoreError::open(
-                backend.location(),
-                format!("it is not a codec cache (no {})", layout::META),
-            ));
-        }
-        match backend.appends() {
-            Appends::InPlace => compact_alone(backend, handlers, &mut progress),
-            Appends::Segments => compact_online(backend, handlers, grace, progress),
-        }
+/// [`Admin::compact_backend`](crate::Admin::compact_backend).
+pub(crate) fn compact_backend(
+    backend: Arc<dyn Backend>,
+    handlers: &[Arc<dyn Handler>],
+    grace: Duration,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<Compacted, StoreError> {
+    if backend.read(layout::META)?.is_none() {
+        return Err(StoreError::open(
+            backend.location(),
+            format!("it is not a codec cache (no {})", layout::META),
+        ));
     }
+    match backend.appends() {
+        Appends::InPlace => compact_alone(backend, handlers, progress),
+        Appends::Segments => compact_online(backend, handlers, grace, progress),
+    }
+}
 
-    /// [`Admin::compact_online`](crate::Admin::compact_online).
-    pub(crate) fn compact_online(
-        &self,
-        grace: Duration,
-        progress: impl FnMut(usize, usize),
-    ) -> Result<Compacted, StoreError> {
-        let handlers: Vec<Arc<dyn Handler>> = (self.handlers.read()).values().cloned().collect();
-        match self.backend.appends() {
-            Appends::InPlace => {
-                let mut progress = progress;
-                compact_sealed(
-                    Some(self),
-                    self.backend.clone(),
-                    &handlers,
-                    Compaction::Asked(grace),
-                    &mut progress,
-                )
-            }
-            Appends::Segments => compact_online(self.backend.clone(), &handlers, grace, progress),
-        }
+/// [`Admin::compact_online`](crate::Admin::compact_online): the store
+/// `cache` has open, with the handlers registered on it.
+pub(crate) fn compact_handle_online(
+    cache: &Cache,
+    grace: Duration,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<Compacted, StoreError> {
+    let handlers: Vec<Arc<dyn Handler>> = (cache.handlers.read()).values().cloned().collect();
+    let backend = cache.backend.clone();
+    match backend.appends() {
+        Appends::InPlace => compact_sealed(
+            Some(cache),
+            backend,
+            &handlers,
+            Compaction::Asked(grace),
+            progress,
+        ),
+        Appends::Segments => compact_online(backend, &handlers, grace, progress),
     }
 }
 

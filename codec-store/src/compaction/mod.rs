@@ -15,20 +15,24 @@
 //! - where each append is an object of its own (object storage, memory),
 //!   the objects a compaction copied never change again, and it retires
 //!   them through the checkpoint's manifest
-//!   ([`compact_objects`](super::compact_objects)).
+//!   ([`objects`]).
 //!
 //! [`Appends::InPlace`]: crate::backend::Appends::InPlace
+//! [`compact_sealed`]: sealed::compact_sealed
+
+pub(crate) mod objects;
+pub(crate) mod sealed;
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::sync::Arc;
 
-use crate::admin::compact_sealed::{compact_sealed, Compaction};
 use crate::backend::folder::Folder;
 use crate::backend::{Backend, Lock, Locking, Locks};
 use crate::cache::open::create_folder;
 use crate::cache::write::Payload;
 use crate::cache::Cache;
+use crate::compaction::sealed::{compact_sealed, Compaction};
 use crate::content::apart;
 use crate::content::handler::{DumpContext, Handler};
 use crate::error::StoreError;
@@ -78,18 +82,15 @@ impl Compacted {
     }
 }
 
-impl Cache {
-    /// [`Admin::compact`](crate::Admin::compact).
-    pub(crate) fn compact(
-        dir: impl AsRef<Path>,
-        handlers: &[Arc<dyn Handler>],
-        mut progress: impl FnMut(usize, usize),
-    ) -> Result<Compacted, StoreError> {
-        let dir = dir.as_ref();
-        crate::cache::open::require_cache_folder(dir)?;
-        create_folder(dir)?;
-        compact_alone(Arc::new(Folder::new(dir)), handlers, &mut progress)
-    }
+/// [`Admin::compact`](crate::Admin::compact).
+pub(crate) fn compact_folder(
+    dir: &Path,
+    handlers: &[Arc<dyn Handler>],
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<Compacted, StoreError> {
+    crate::cache::open::require_cache_folder(dir)?;
+    create_folder(dir)?;
+    compact_alone(Arc::new(Folder::new(dir)), handlers, progress)
 }
 
 /// Compacts the store `backend` holds with the store to itself (see the
@@ -467,7 +468,7 @@ pub(crate) fn store_size(backend: &dyn Backend) -> Result<u64, StoreError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::admin::compact_sealed::all_but_writers;
+    use crate::compaction::sealed::all_but_writers;
 
     #[test]
     fn a_compaction_stopped_after_its_marker_reads_as_after() {
@@ -514,7 +515,7 @@ mod tests {
         drop(reader);
 
         // The next compaction completes it.
-        let done = Cache::compact(dir, &[], |_, _| {}).unwrap();
+        let done = compact_folder(dir, &[], &mut |_, _| {}).unwrap();
         assert_eq!(done.kept, 2);
         assert!(done.freed > 5000, "{done:?}");
         assert!(!dir.join(MARKER).exists());

@@ -11,26 +11,18 @@
 //! `CacheOptions::bounds` in a folder, the store's own).
 
 use std::collections::HashMap;
-use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use foldhash::fast::RandomState;
 
-use crate::admin::compact::{store_size, Compacted};
-use crate::admin::compact_sealed::{compact_sealed, Compaction};
-use crate::backend::Appends;
 use crate::cache::now_nanos;
 use crate::cache::uses::{recorded_uses, UseLine};
 use crate::cache::{Cache, Removed};
+use crate::compaction::Compacted;
 use crate::error::StoreError;
 use crate::index::line::LineView;
 use crate::index::{corrupt_line, EntryInfo, Index};
 use crate::options::Bounds;
-
-/// Bytes a folder holds past the payload it keeps, at least, before the
-/// bounds applied in the background compact it (and at least that
-/// payload again).
-const AUTO_COMPACT_MIN: u64 = 8 << 20;
 
 /// What [`Admin::reduce_size`](crate::Admin::reduce_size) did.
 #[derive(Debug)]
@@ -259,7 +251,9 @@ impl Cache {
         }
         self.merge_uses(&entries[..keep], used_objects)?;
         let compacted = match grace {
-            Some(grace) if !removed.is_empty() => Some(self.compact_online(grace, |_, _| {})?),
+            Some(grace) if !removed.is_empty() => Some(
+                crate::compaction::objects::compact_handle_online(self, grace, &mut |_, _| {})?,
+            ),
             _ => None,
         };
         Ok(Reduced {
@@ -331,161 +325,12 @@ impl Cache {
         }
         Ok(())
     }
-
-    /// Applies [`CacheOptions::bounds`](crate::CacheOptions::bounds), in
-    /// the background (`start_bounds_pass`, every so many writes and as a
-    /// checkpoint starts) or by [`Admin::checkpoint`](crate::Admin::checkpoint):
-    /// what is past them is removed (its space comes back with the next
-    /// compaction). Returns how many live entries it read, if it ran.
-    pub(crate) fn apply_bounds(&self) -> Option<u64> {
-        let bounds = self.options.bounds.as_ref().filter(|b| !b.is_unbounded())?;
-        match self.reduce_size(bounds, None) {
-            Ok(done) => {
-                if !done.removed.is_empty() {
-                    self.compact_if_mostly_garbage(done.kept_bytes);
-                }
-                Some((done.kept + done.removed.len()) as u64)
-            }
-            Err(e) => {
-                self.warnings.lock().push(format!(
-                    "{}: keeping the store within its bounds: {e}",
-                    self.location()
-                ));
-                None
-            }
-        }
-    }
-}
-
-impl Cache {
-    /// In a folder, after the bounds removed entries: compacts online
-    /// (the sealed segments mostly dead, this handle's sealed first) once
-    /// the folder holds more than the payload it keeps and as much again,
-    /// or [`AUTO_COMPACT_MIN`] more if that is more
-    /// ([`CacheOptions::compact_grace`](crate::CacheOptions::compact_grace)).
-    /// Unless another handle compacts it already; an error is a warning.
-    fn compact_if_mostly_garbage(&self, kept_bytes: u64) {
-        if self.backend.appends() != Appends::InPlace {
-            return;
-        }
-        if self.mostly_garbage(kept_bytes) {
-            self.start_compaction(kept_bytes);
-        }
-    }
-
-    /// Whether the folder holds more than `kept_bytes` and as much again,
-    /// or [`AUTO_COMPACT_MIN`] more if that is more.
-    fn mostly_garbage(&self, kept_bytes: u64) -> bool {
-        match store_size(&*self.backend) {
-            Ok(size) => size > kept_bytes.saturating_add(kept_bytes.max(AUTO_COMPACT_MIN)),
-            Err(e) => {
-                self.compaction_failed(&e);
-                false
-            }
-        }
-    }
-
-    /// The online compaction the bounds asked for, in a thread of its own
-    /// (the passes of the bounds go on meanwhile); one at a time. One asked
-    /// for while another runs is kept, with the bytes its pass kept: the
-    /// next pass asks again, or, if none comes,
-    /// [`Admin::checkpoint`](crate::Admin::checkpoint) runs it
-    /// (`compact_asked`). Run at once, it would compact back to back under
-    /// a stream of writes, which the writes would wait for.
-    fn start_compaction(&self, kept_bytes: u64) {
-        let c = &self.upkeep;
-        {
-            let mut again = c.compact_again.lock();
-            if c.compacting.swap(true, Ordering::AcqRel) {
-                *again = Some(kept_bytes);
-                return;
-            }
-            *again = None;
-        }
-        let segment = self.writer.lock().segment;
-        c.compaction_segment.store(segment, Ordering::Relaxed);
-        self.join_compaction();
-        let cache = self.for_background();
-        let compacting = c.compacting.clone();
-        let spawned = std::thread::Builder::new()
-            .name("codec-compact".into())
-            .spawn(move || {
-                crate::admin::checkpoint_handle::MAINTAINING.set(true);
-                let handlers: Vec<_> = (cache.handlers.read()).values().cloned().collect();
-                let how = Compaction::IfFree(cache.options.compact_grace);
-                let backend = cache.backend.clone();
-                let done = compact_sealed(Some(&cache), backend, &handlers, how, &mut |_, _| {});
-                if let Err(e) = done {
-                    cache.compaction_failed(&e);
-                }
-                drop(cache);
-                compacting.store(false, Ordering::Release);
-            });
-        match spawned {
-            Ok(handle) => *c.compact_thread.lock() = Some(handle),
-            Err(_) => c.compacting.store(false, Ordering::Release),
-        }
-    }
-
-    /// The compaction a pass asked for while another ran, if the folder is
-    /// still mostly garbage, waited for.
-    pub(crate) fn compact_asked(&self) {
-        self.join_compaction();
-        let again = self.upkeep.compact_again.lock().take();
-        if let Some(kept) = again.filter(|&kept| self.mostly_garbage(kept)) {
-            self.start_compaction(kept);
-            self.join_compaction();
-        }
-    }
-
-    /// Waits for the compaction the bounds asked for, if one runs.
-    pub(crate) fn join_compaction(&self) {
-        let handle = self.upkeep.compact_thread.lock().take();
-        if let Some(handle) = handle {
-            let _ = handle.join();
-        }
-    }
-
-    fn compaction_failed(&self, e: &StoreError) {
-        self.warnings.lock().push(format!(
-            "{}: compacting the store after its bounds: {e}",
-            self.location()
-        ));
-    }
 }
 
 #[cfg(test)]
 mod tests {
-    use std::sync::atomic::Ordering;
 
     use crate::Cache;
-
-    /// A pass of the bounds that asks for a compaction while one runs is
-    /// heard: the next checkpoint runs it (here it finds too little garbage
-    /// to compact). Before, the request was dropped, and a store whose last
-    /// pass asked kept its garbage until a later pass.
-    #[test]
-    fn a_compaction_asked_for_while_one_runs_is_run_by_the_next_checkpoint() {
-        let dir = tempfile::tempdir().unwrap();
-        let cache = Cache::open(dir.path()).unwrap();
-        cache.put("k", &1u32).unwrap();
-        let c = &cache.upkeep;
-        cache
-            .one_write(|| {
-                // Its seal waits for this write: it runs until the end.
-                cache.start_compaction(0);
-                cache.start_compaction(0);
-                assert_eq!(*c.compact_again.lock(), Some(0));
-                Ok(())
-            })
-            .unwrap();
-        cache.join_compaction();
-        assert_eq!(*c.compact_again.lock(), Some(0));
-        assert!(!c.compacting.load(Ordering::Acquire));
-        cache.checkpoint().unwrap();
-        assert_eq!(*c.compact_again.lock(), None);
-        assert_eq!(cache.get::<u32>("k").unwrap(), Some(1));
-    }
 
     #[test]
     fn a_put_by_another_handle_while_the_removals_are_batched_stays() {
@@ -543,7 +388,7 @@ mod tests {
 
         use proptest::prelude::*;
 
-        use crate::admin::reduce::LiveSizes;
+        use crate::cache::reduce::LiveSizes;
         use crate::{Cache, CacheOptions, PutOptions};
 
         #[derive(Debug, Clone)]

@@ -1,0 +1,344 @@
+//! The upkeep of a store's bounds
+//! ([`CacheOptions::bounds`](crate::CacheOptions::bounds)), off the write
+//! path: passes of the bounds in a thread of their own, every so many
+//! writes and as a checkpoint starts, and the online compaction they ask
+//! for once a folder is mostly garbage, in another. Writes that outran the
+//! upkeep wait for it a moment.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+use parking_lot::Mutex;
+
+use crate::backend::Appends;
+use crate::cache::Cache;
+use crate::compaction::sealed::{compact_sealed, Compaction};
+use crate::compaction::store_size;
+use crate::error::StoreError;
+
+/// A handle's upkeep of its bounds: the passes and the compactions.
+#[derive(Default)]
+pub(crate) struct Upkeep {
+    /// A pass of the bounds runs (`start_pass`).
+    bounding: Arc<AtomicBool>,
+    bounds_thread: Mutex<Option<JoinHandle<()>>>,
+    /// An online compaction the bounds asked for runs.
+    pub(crate) compacting: Arc<AtomicBool>,
+    /// A compaction asked for while one ran, with the bytes its pass
+    /// kept: the next checkpoint runs it, unless a pass asks again first.
+    /// Set and taken with `compacting`.
+    pub(crate) compact_again: Mutex<Option<u64>>,
+    /// The handle's segment when the compaction started.
+    compaction_segment: AtomicU64,
+    compact_thread: Mutex<Option<JoinHandle<()>>>,
+    /// Writes since the last pass of the bounds started.
+    writes_since_bounds: AtomicU64,
+    /// Writes between two passes, from the entries the last one read.
+    bounds_every: Arc<AtomicU64>,
+    /// The live entries as the last pass of the bounds read them.
+    pub(crate) live: Mutex<Option<super::reduce::LiveSizes>>,
+}
+
+/// The fewest writes between two passes of the bounds.
+const MIN_WRITES_BETWEEN_BOUNDS: u64 = 1024;
+
+/// How many passes' worth of writes the writers may run ahead of the pass
+/// of the bounds under way.
+const PASSES_AHEAD: u64 = 4;
+
+/// How many segments a writer may seal while the compaction the bounds
+/// asked for runs (a bound in bytes makes a segment a quarter of it).
+const SEGMENTS_AHEAD: u64 = 2;
+
+/// The longest a write waits for the store's upkeep.
+const MAX_STALL: std::time::Duration = std::time::Duration::from_millis(20);
+
+/// Bytes a folder holds past the payload it keeps, at least, before the
+/// bounds applied in the background compact it (and at least that
+/// payload again).
+const AUTO_COMPACT_MIN: u64 = 8 << 20;
+
+thread_local! {
+    /// This thread keeps the store: a pass of the bounds, a compaction.
+    static MAINTAINING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+impl Upkeep {
+    /// After a write of `cache`, whose options bound it: a pass of the
+    /// bounds if enough writes came since the last, and a wait if the
+    /// writes ran far ahead of the upkeep.
+    pub(crate) fn after_write(&self, cache: &Cache) {
+        let writes = self.writes_since_bounds.fetch_add(1, Ordering::Relaxed) + 1;
+        let every = (self.bounds_every.load(Ordering::Relaxed)).max(MIN_WRITES_BETWEEN_BOUNDS);
+        if writes >= every {
+            self.start_pass(cache);
+        }
+        if writes >= every.saturating_mul(PASSES_AHEAD) {
+            stall(&self.bounding);
+        }
+        if self.compacting.load(Ordering::Acquire) {
+            let sealed = cache.writer.lock().segment;
+            let started = self.compaction_segment.load(Ordering::Relaxed);
+            if sealed >= started + SEGMENTS_AHEAD {
+                stall(&self.compacting);
+            }
+        }
+    }
+
+    /// Applies the bounds of `cache` in a thread of their own, unless a
+    /// pass runs: never in a put, as reading every live line is the work
+    /// of the whole store. At the writers' priority: writes that outran
+    /// the passes would leave the store past its bounds, and each pass
+    /// longer. The next pass comes after an eighth of the entries this
+    /// one read were written (at least [`MIN_WRITES_BETWEEN_BOUNDS`]),
+    /// or with the next checkpoint, whichever is first.
+    pub(crate) fn start_pass(&self, cache: &Cache) {
+        if self.bounding.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        self.writes_since_bounds.store(0, Ordering::Relaxed);
+        self.join_pass();
+        let cache = cache.for_background();
+        let (bounding, every) = (self.bounding.clone(), self.bounds_every.clone());
+        let spawned = std::thread::Builder::new()
+            .name("codec-bounds".into())
+            .spawn(move || {
+                MAINTAINING.set(true);
+                if let Some(read) = cache.upkeep.apply_bounds(&cache) {
+                    every.store(read / 8, Ordering::Relaxed);
+                }
+                drop(cache);
+                bounding.store(false, Ordering::Release);
+            });
+        match spawned {
+            Ok(handle) => *self.bounds_thread.lock() = Some(handle),
+            Err(_) => self.bounding.store(false, Ordering::Release),
+        }
+    }
+
+    /// Waits for the pass of the bounds, if one runs.
+    pub(crate) fn join_pass(&self) {
+        let handle = self.bounds_thread.lock().take();
+        if let Some(handle) = handle {
+            let _ = handle.join();
+        }
+    }
+
+    /// Applies the bounds of `cache`'s options, in the background or by
+    /// [`Admin::checkpoint`](crate::Admin::checkpoint): what is past them
+    /// is removed (its space comes back with the next compaction).
+    /// Returns how many live entries it read, if it ran.
+    pub(crate) fn apply_bounds(&self, cache: &Cache) -> Option<u64> {
+        let bounds = (cache.options.bounds.as_ref()).filter(|b| !b.is_unbounded())?;
+        match cache.reduce_size(bounds, None) {
+            Ok(done) => {
+                if !done.removed.is_empty() {
+                    self.compact_if_mostly_garbage(cache, done.kept_bytes);
+                }
+                Some((done.kept + done.removed.len()) as u64)
+            }
+            Err(e) => {
+                cache.warnings.lock().push(format!(
+                    "{}: keeping the store within its bounds: {e}",
+                    cache.location()
+                ));
+                None
+            }
+        }
+    }
+
+    /// In a folder, after the bounds removed entries: compacts online
+    /// (the sealed segments mostly dead, this handle's sealed first) once
+    /// the folder holds more than the payload it keeps and as much again,
+    /// or [`AUTO_COMPACT_MIN`] more if that is more
+    /// ([`CacheOptions::compact_grace`](crate::CacheOptions::compact_grace)).
+    /// Unless another handle compacts it already; an error is a warning.
+    fn compact_if_mostly_garbage(&self, cache: &Cache, kept_bytes: u64) {
+        if cache.backend.appends() != Appends::InPlace {
+            return;
+        }
+        if mostly_garbage(cache, kept_bytes) {
+            self.start_compaction(cache, kept_bytes);
+        }
+    }
+
+    /// The online compaction the bounds asked for, in a thread of its own
+    /// (the passes of the bounds go on meanwhile); one at a time. One asked
+    /// for while another runs is kept, with the bytes its pass kept: the
+    /// next pass asks again, or, if none comes,
+    /// [`Admin::checkpoint`](crate::Admin::checkpoint) runs it
+    /// ([`Upkeep::compact_asked`]). Run at once, it would compact back to
+    /// back under a stream of writes, which the writes would wait for.
+    pub(crate) fn start_compaction(&self, cache: &Cache, kept_bytes: u64) {
+        {
+            let mut again = self.compact_again.lock();
+            if self.compacting.swap(true, Ordering::AcqRel) {
+                *again = Some(kept_bytes);
+                return;
+            }
+            *again = None;
+        }
+        let segment = cache.writer.lock().segment;
+        self.compaction_segment.store(segment, Ordering::Relaxed);
+        self.join_compaction();
+        let cache = cache.for_background();
+        let compacting = self.compacting.clone();
+        let spawned = std::thread::Builder::new()
+            .name("codec-compact".into())
+            .spawn(move || {
+                MAINTAINING.set(true);
+                let handlers: Vec<_> = (cache.handlers.read()).values().cloned().collect();
+                let how = Compaction::IfFree(cache.options.compact_grace);
+                let backend = cache.backend.clone();
+                let done = compact_sealed(Some(&cache), backend, &handlers, how, &mut |_, _| {});
+                if let Err(e) = done {
+                    compaction_failed(&cache, &e);
+                }
+                drop(cache);
+                compacting.store(false, Ordering::Release);
+            });
+        match spawned {
+            Ok(handle) => *self.compact_thread.lock() = Some(handle),
+            Err(_) => self.compacting.store(false, Ordering::Release),
+        }
+    }
+
+    /// The compaction a pass asked for while another ran, if the folder is
+    /// still mostly garbage, waited for.
+    pub(crate) fn compact_asked(&self, cache: &Cache) {
+        self.join_compaction();
+        let again = self.compact_again.lock().take();
+        if let Some(kept) = again.filter(|&kept| mostly_garbage(cache, kept)) {
+            self.start_compaction(cache, kept);
+            self.join_compaction();
+        }
+    }
+
+    /// Waits for the compaction the bounds asked for, if one runs.
+    pub(crate) fn join_compaction(&self) {
+        let handle = self.compact_thread.lock().take();
+        if let Some(handle) = handle {
+            let _ = handle.join();
+        }
+    }
+
+    /// Waits for the pass and the compaction under way.
+    pub(crate) fn join(&self) {
+        self.join_pass();
+        self.join_compaction();
+    }
+}
+
+/// Writes that outran the store's upkeep wait for it, as an LSM store's
+/// writes stall behind its compactions: [`PASSES_AHEAD`] times the writes
+/// between two passes of the bounds while one runs (else each pass finds
+/// more to remove than the last, takes longer, and the store runs away
+/// from its bounds), or [`SEGMENTS_AHEAD`] segments sealed while the
+/// compaction the bounds asked for runs (else the folder grows faster
+/// than it is given back). Each write waits [`MAX_STALL`] at most, so
+/// none waits long; not in the store's own threads, which the upkeep may
+/// wait for.
+fn stall(running: &AtomicBool) {
+    if MAINTAINING.get() {
+        return;
+    }
+    let until = std::time::Instant::now() + MAX_STALL;
+    while running.load(Ordering::Acquire) && std::time::Instant::now() < until {
+        std::thread::sleep(std::time::Duration::from_micros(200));
+    }
+}
+
+/// Whether the folder of `cache` holds more than `kept_bytes` and as much
+/// again, or [`AUTO_COMPACT_MIN`] more if that is more.
+fn mostly_garbage(cache: &Cache, kept_bytes: u64) -> bool {
+    match store_size(&*cache.backend) {
+        Ok(size) => size > kept_bytes.saturating_add(kept_bytes.max(AUTO_COMPACT_MIN)),
+        Err(e) => {
+            compaction_failed(cache, &e);
+            false
+        }
+    }
+}
+
+fn compaction_failed(cache: &Cache, e: &StoreError) {
+    cache.warnings.lock().push(format!(
+        "{}: compacting the store after its bounds: {e}",
+        cache.location()
+    ));
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::Ordering;
+    use std::time::Instant;
+
+    use super::{MAX_STALL, MIN_WRITES_BETWEEN_BOUNDS, PASSES_AHEAD, SEGMENTS_AHEAD};
+    use crate::options::Bounds;
+    use crate::{Cache, CacheOptions};
+
+    fn bounded(dir: &std::path::Path) -> Cache {
+        let bounds = Bounds::default().max_entries(1 << 20);
+        Cache::open_with(dir, CacheOptions::default().bounds(bounds)).unwrap()
+    }
+
+    #[test]
+    fn a_write_far_ahead_of_the_pass_under_way_waits_for_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = bounded(dir.path());
+        let c = &cache.upkeep;
+        // A pass runs (as far as the writes know), and this many writes
+        // came since it started.
+        c.bounding.store(true, Ordering::Release);
+        let ahead = MIN_WRITES_BETWEEN_BOUNDS * PASSES_AHEAD;
+        c.writes_since_bounds.store(ahead, Ordering::Relaxed);
+        let start = Instant::now();
+        cache.put("k", &1u32).unwrap();
+        assert!(start.elapsed() >= MAX_STALL, "{:?}", start.elapsed());
+        c.bounding.store(false, Ordering::Release);
+    }
+
+    #[test]
+    fn a_write_that_sealed_segments_while_the_compaction_runs_waits_for_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = bounded(dir.path());
+        cache.put("first", &0u32).unwrap();
+        let c = &cache.upkeep;
+        // The compaction started at segment 0 (as far as the writes know).
+        c.compacting.store(true, Ordering::Release);
+        for _ in 0..SEGMENTS_AHEAD {
+            cache.seal_now().unwrap();
+        }
+        let start = Instant::now();
+        cache.put("k", &1u32).unwrap();
+        assert!(start.elapsed() >= MAX_STALL, "{:?}", start.elapsed());
+        c.compacting.store(false, Ordering::Release);
+    }
+
+    /// A pass of the bounds that asks for a compaction while one runs is
+    /// heard: the next checkpoint runs it (here it finds too little garbage
+    /// to compact). Before, the request was dropped, and a store whose last
+    /// pass asked kept its garbage until a later pass.
+    #[test]
+    fn a_compaction_asked_for_while_one_runs_is_run_by_the_next_checkpoint() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = Cache::open(dir.path()).unwrap();
+        cache.put("k", &1u32).unwrap();
+        let c = &cache.upkeep;
+        cache
+            .one_write(|| {
+                // Its seal waits for this write: it runs until the end.
+                c.start_compaction(&cache, 0);
+                c.start_compaction(&cache, 0);
+                assert_eq!(*c.compact_again.lock(), Some(0));
+                Ok(())
+            })
+            .unwrap();
+        c.join_compaction();
+        assert_eq!(*c.compact_again.lock(), Some(0));
+        assert!(!c.compacting.load(Ordering::Acquire));
+        cache.admin().checkpoint().unwrap();
+        assert_eq!(*c.compact_again.lock(), None);
+        assert_eq!(cache.get::<u32>("k").unwrap(), Some(1));
+    }
+}
