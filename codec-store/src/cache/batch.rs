@@ -39,7 +39,7 @@ impl Cache {
     ) -> Result<(), StoreError> {
         // One write: no seal comes between the values' data and the
         // lines written after them all.
-        self.one_write(|| {
+        self.writer.one_write(|| {
             self.in_one_append(|| {
                 entries
                     .into_iter()

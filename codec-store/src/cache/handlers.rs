@@ -156,7 +156,7 @@ impl Cache {
         // appends, sub-values), or, if it wrote elsewhere, what its info
         // says (`len`).
         let record = !layout::is_built_in_handler(typed.name());
-        self.one_write(|| {
+        self.writer.one_write(|| {
             let (info, parts, held) =
                 self.dump_with(key, &[], record, |ctx| typed.dump_value(value, ctx))?;
             let size = match info.get("len") {

@@ -104,15 +104,8 @@ pub struct Store {
     pub(crate) backend: Arc<dyn Backend>,
     pub(crate) writer_id: String,
     pub(crate) options: CacheOptions,
-    pub(crate) writer: Mutex<Writer>,
-    /// Signalled when a seal that writes under way held back is made.
-    pub(crate) sealed: parking_lot::Condvar,
-    /// The shared data segment this handle appends to, apart from the
-    /// writer's lock: handlers of different threads append to it while
-    /// other threads write their lines.
-    pub(crate) shared: writers::SharedData,
-    /// The file names dumps gave: `DumpContext::next_file_name`.
-    pub(crate) files_named: Mutex<(u64, u64)>,
+    /// The writer: this handle's log and shared data, and its seals.
+    pub(crate) writer: writers::LogWriter,
     pub(crate) index: RwLock<Index>,
     pub(crate) handlers: RwLock<HashMap<String, Arc<dyn Handler>, foldhash::fast::RandomState>>,
     /// The built-in inline handler, which most small values use: a get
@@ -141,35 +134,6 @@ pub struct Store {
     /// What loads read through: `backend`, behind the local cache of
     /// [`CacheOptions::local_cache`] where there is one.
     pub(crate) loads: Arc<dyn Backend>,
-}
-
-#[derive(Default)]
-pub(crate) struct Writer {
-    /// This handle's log, locked, once it has one.
-    pub(crate) log: Option<writers::Log>,
-    /// The last index write failed: the file may end in a partial line.
-    pub(crate) torn: bool,
-    pub(crate) seq: u64,
-    pub(crate) last_time: u64,
-    /// The time of the next lines instead of the clock's: a compaction's
-    /// copies keep the time of the lines they copy.
-    pub(crate) pinned_time: Option<u64>,
-    pub(crate) schemas_written: Vec<Fingerprint>,
-    /// The layout version this handle made sure the store has at least
-    /// (`open::raise_format`).
-    pub(crate) format_raised: u32,
-    /// The number of the segment of its log and shared data this handle
-    /// appends to (`layout::log_segment`): 0 until it seals one.
-    pub(crate) segment: u64,
-    /// The writes under way, which a seal waits for.
-    pub(crate) underway: underway::Underway,
-    /// The bytes of the line being written, reused between lines.
-    pub(crate) line_buf: Vec<u8>,
-    /// Where each line of the write being made starts in `line_buf` (and
-    /// where the last ends), reused between writes.
-    pub(crate) line_starts: Vec<usize>,
-    /// The lines of each thread's [`Cache::put_many`] under way.
-    pub(crate) batches: Vec<(std::thread::ThreadId, Vec<IndexLine>)>,
 }
 
 pub(crate) fn now_nanos() -> u64 {

@@ -16,8 +16,8 @@ use crate::cache::lease;
 use crate::cache::memo;
 use crate::cache::now_nanos;
 use crate::cache::writers;
+use crate::cache::writers::{LogWriter, Writer};
 use crate::cache::Cache;
-use crate::cache::Writer;
 use crate::content::apart;
 #[cfg(feature = "ndarray")]
 use crate::content::array::ArrayHandler;
@@ -198,16 +198,20 @@ impl Cache {
         let warnings: Arc<Mutex<Vec<String>>> = Default::default();
         let checkpointer =
             Checkpointer::new(backend.clone(), options.checkpoint_bytes, warnings.clone());
+        let writer = LogWriter::new(
+            backend.clone(),
+            writer_id.clone(),
+            &options,
+            writer,
+            warnings.clone(),
+        );
         let cache = Cache::own(crate::cache::Store {
             dir,
             backend,
             loads,
             writer_id,
             options,
-            writer: Mutex::new(writer),
-            sealed: Default::default(),
-            shared: Default::default(),
-            files_named: Default::default(),
+            writer,
             index: RwLock::new(Index::default()),
             handlers: RwLock::new(HashMap::default()),
             inline: Arc::new(Inline),

@@ -14,7 +14,7 @@
 
 use std::thread::ThreadId;
 
-use crate::cache::{Store, Writer};
+use crate::cache::writers::{LogWriter, Writer};
 use crate::error::StoreError;
 
 /// The writes of a handle between their data and their line.
@@ -51,13 +51,13 @@ impl Underway {
 
 /// Ends a write of `thread` when dropped, even by a panic.
 struct Ending<'s> {
-    store: &'s Store,
+    writer: &'s LogWriter,
     thread: ThreadId,
 }
 
 impl Drop for Ending<'_> {
     fn drop(&mut self) {
-        let mut writer = self.store.writer.lock();
+        let mut writer = self.writer.lock();
         let underway = &mut writer.underway;
         let Some(i) = underway.threads.iter().position(|(t, _)| *t == self.thread) else {
             return;
@@ -68,12 +68,12 @@ impl Drop for Ending<'_> {
         }
         underway.threads.swap_remove(i);
         if underway.threads.is_empty() && underway.seal_asked {
-            self.store.seal_asked(&mut writer);
+            self.writer.seal_asked(&mut writer);
         }
     }
 }
 
-impl Store {
+impl LogWriter {
     /// Runs `write`, which stores an entry's data and then its line (or a
     /// batch of them), as one write of this handle: no seal comes between
     /// the two. Writes nest (a put inside a batch, a sub-value inside a
@@ -84,7 +84,7 @@ impl Store {
     ) -> Result<R, StoreError> {
         let thread = std::thread::current().id();
         {
-            let mut writer = self.writer.lock();
+            let mut writer = self.lock();
             match writer.underway.depth_of(thread) {
                 Some(depth) => *depth += 1,
                 None => {
@@ -96,7 +96,7 @@ impl Store {
             }
         }
         let _ending = Ending {
-            store: self,
+            writer: self,
             thread,
         };
         write()
@@ -108,7 +108,7 @@ impl Store {
     /// asked for by a handler's dump), the segment stays as it is: it
     /// holds the data of a line not written yet.
     pub(crate) fn seal_now(&self) -> Result<(), StoreError> {
-        let mut writer = self.writer.lock();
+        let mut writer = self.lock();
         if writer.underway.is_idle() {
             return self.seal(&mut writer);
         }

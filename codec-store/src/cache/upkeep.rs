@@ -307,7 +307,7 @@ mod tests {
         // The compaction started at segment 0 (as far as the writes know).
         c.compacting.store(true, Ordering::Release);
         for _ in 0..SEGMENTS_AHEAD {
-            cache.seal_now().unwrap();
+            cache.writer.seal_now().unwrap();
         }
         let start = Instant::now();
         cache.put("k", &1u32).unwrap();
@@ -326,6 +326,7 @@ mod tests {
         cache.put("k", &1u32).unwrap();
         let c = &cache.upkeep;
         cache
+            .writer
             .one_write(|| {
                 // Its seal waits for this write: it runs until the end.
                 c.start_compaction(&cache, 0);

@@ -7,8 +7,8 @@ use std::sync::{Arc, OnceLock};
 use crate::backend::Appends;
 use crate::cache::now_nanos;
 use crate::cache::writers;
+use crate::cache::writers::Writer;
 use crate::cache::Cache;
-use crate::cache::Writer;
 use crate::content::handler::{DumpContext, Handler};
 use crate::content::parts::Part;
 use crate::error::StoreError;
@@ -71,7 +71,7 @@ impl Cache {
         } = payload;
         let handler = self.chosen_handler(key, handler, payload, large)?;
         let record = !layout::is_built_in_handler(handler.name());
-        self.one_write(|| {
+        self.writer.one_write(|| {
             let (info, parts, held) =
                 self.dump_with(key, large, record, |ctx| handler.dump(payload, ctx))?;
             // Under the handler's name, not an alias it was asked by. The
@@ -128,7 +128,7 @@ impl Cache {
         expires: Option<u64>,
         make: impl FnOnce(&mut DumpContext<'_>) -> Result<MadePayload, StoreError>,
     ) -> Result<(), StoreError> {
-        self.one_write(|| {
+        self.writer.one_write(|| {
             let mut chosen = None;
             let mut payload_len = 0;
             let mut values = Vec::new();
@@ -192,7 +192,7 @@ impl Cache {
             writer_id: &self.writer_id,
             seq,
             segment,
-            shared: &self.shared,
+            shared: &self.writer.shared,
             fsync: self.options.fsync,
             key,
             large: large.to_vec(),
@@ -204,7 +204,7 @@ impl Cache {
             parts: Vec::new(),
             inline_bytes: 0,
             files: 0,
-            named: &self.files_named,
+            named: &self.writer.files_named,
             allocated: Vec::new(),
         };
         let dumped = dump(&mut ctx);
@@ -377,11 +377,11 @@ impl Cache {
             };
             index.uncovered(at_least)
         };
-        if self.segment_full(appended.end) {
+        if self.writer.segment_full(appended.end) {
             // Sealed now, or by the last write under way as it ends.
             guard.underway.ask_seal();
             if guard.underway.is_idle() {
-                self.seal_asked(&mut guard);
+                self.writer.seal_asked(&mut guard);
             }
         }
         drop(guard);

@@ -17,16 +17,20 @@
 //! is ever taken up.
 
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
-use parking_lot::Mutex;
+use parking_lot::{Condvar, Mutex, MutexGuard};
 
 use crate::backend::{Appended, Appender, Appends, Backend};
-use crate::cache::{Store, Writer};
+use crate::cache::underway;
 use crate::error::StoreError;
 use crate::index::line::{check_line, LineView};
 use crate::index::logs;
+use crate::index::records::IndexLine;
 use crate::index::records::InfoValue;
 use crate::layout;
+use crate::options::CacheOptions;
+use codec_runtime::Fingerprint;
 
 /// A log this handle appends to (locked, in a folder).
 pub struct Log {
@@ -266,7 +270,91 @@ impl SharedData {
     }
 }
 
-impl Store {
+/// The writer of a handle: its log and shared data, the segment it
+/// appends to and its seals, and the writes under way that a seal waits
+/// for (`cache/underway.rs`).
+pub(crate) struct LogWriter {
+    pub(crate) backend: Arc<dyn Backend>,
+    id: String,
+    /// The size of log and data at which a segment is sealed (0: never).
+    segment_limit: u64,
+    /// The handle's warnings (a seal that failed).
+    pub(crate) warnings: Arc<Mutex<Vec<String>>>,
+    state: Mutex<Writer>,
+    /// Signalled when a seal that writes under way held back is made.
+    pub(crate) sealed: Condvar,
+    /// The shared data segment this handle appends to, apart from the
+    /// writer's lock: handlers of different threads append to it while
+    /// other threads write their lines.
+    pub(crate) shared: SharedData,
+    /// The file names dumps gave: `DumpContext::next_file_name`.
+    pub(crate) files_named: Mutex<(u64, u64)>,
+}
+
+#[derive(Default)]
+pub(crate) struct Writer {
+    /// This handle's log, locked, once it has one.
+    pub(crate) log: Option<Log>,
+    /// The last index write failed: the file may end in a partial line.
+    pub(crate) torn: bool,
+    pub(crate) seq: u64,
+    pub(crate) last_time: u64,
+    /// The time of the next lines instead of the clock's: a compaction's
+    /// copies keep the time of the lines they copy.
+    pub(crate) pinned_time: Option<u64>,
+    pub(crate) schemas_written: Vec<Fingerprint>,
+    /// The layout version this handle made sure the store has at least
+    /// (`open::raise_format`).
+    pub(crate) format_raised: u32,
+    /// The number of the segment of its log and shared data this handle
+    /// appends to (`layout::log_segment`): 0 until it seals one.
+    pub(crate) segment: u64,
+    /// The writes under way, which a seal waits for.
+    pub(crate) underway: underway::Underway,
+    /// The bytes of the line being written, reused between lines.
+    pub(crate) line_buf: Vec<u8>,
+    /// Where each line of the write being made starts in `line_buf` (and
+    /// where the last ends), reused between writes.
+    pub(crate) line_starts: Vec<usize>,
+    /// The lines of each thread's [`Cache::put_many`] under way.
+    pub(crate) batches: Vec<(std::thread::ThreadId, Vec<IndexLine>)>,
+}
+
+impl LogWriter {
+    /// The writer of id `id` in `backend`, from `state` (a log taken up,
+    /// or none yet), sealing its segments as `options` say.
+    pub(crate) fn new(
+        backend: Arc<dyn Backend>,
+        id: String,
+        options: &CacheOptions,
+        state: Writer,
+        warnings: Arc<Mutex<Vec<String>>>,
+    ) -> LogWriter {
+        let bounded = (options.bounds.as_ref())
+            .and_then(|b| b.max_bytes)
+            .map(|max| (max / 4).max(MIN_BOUNDED_SEGMENT));
+        let segment_limit = match (options.segment_bytes, bounded) {
+            (0, _) => 0,
+            (limit, Some(bounded)) => limit.min(bounded),
+            (limit, None) => limit,
+        };
+        LogWriter {
+            backend,
+            id,
+            segment_limit,
+            warnings,
+            state: Mutex::new(state),
+            sealed: Condvar::new(),
+            shared: SharedData::default(),
+            files_named: Mutex::default(),
+        }
+    }
+
+    /// The writer's state, locked.
+    pub(crate) fn lock(&self) -> MutexGuard<'_, Writer> {
+        self.state.lock()
+    }
+
     /// Seals the segment of its log and shared data this handle appends to
     /// (in a folder; elsewhere each append is sealed already): its next
     /// lines and data go to the next segment. The next log exists, locked,
@@ -283,7 +371,7 @@ impl Store {
             writer.format_raised = layout::SEGMENTS_FORMAT;
         }
         let next = writer.segment + 1;
-        writer.log = Some(create(&*self.backend, &self.writer_id, next)?);
+        writer.log = Some(create(&*self.backend, &self.id, next)?);
         *shared = None;
         self.shared.end.store(0, Ordering::Relaxed);
         writer.torn = false;
@@ -298,14 +386,7 @@ impl Store {
     /// bounds remove is in sealed segments soon, for the compaction to
     /// give back.
     pub(crate) fn segment_full(&self, log_end: u64) -> bool {
-        let bounded = (self.options.bounds.as_ref())
-            .and_then(|b| b.max_bytes)
-            .map(|max| (max / 4).max(MIN_BOUNDED_SEGMENT));
-        let limit = match (self.options.segment_bytes, bounded) {
-            (0, _) => 0,
-            (limit, Some(bounded)) => limit.min(bounded),
-            (limit, None) => limit,
-        };
+        let limit = self.segment_limit;
         let data = self.shared.end();
         limit > 0 && self.backend.appends() == Appends::InPlace && log_end + data >= limit
     }
@@ -324,6 +405,23 @@ mod tests {
         let info: Info = codec_runtime::from_json_slice(json.as_bytes()).unwrap();
         let mut reach = 0;
         reach_into(&InfoValue::Map(info), "w.bin", &mut reach).then_some(reach)
+    }
+
+    /// In a store bounded in bytes, a writer seals its segment at a
+    /// quarter of the bound (at least 1 MiB): what the bounds remove is
+    /// soon in a sealed segment, for the compaction to give back.
+    #[test]
+    fn a_bound_in_bytes_seals_segments_at_a_quarter_of_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let bounds = crate::options::Bounds::default().max_bytes(8 << 20);
+        let options = crate::CacheOptions::default().bounds(bounds);
+        let cache = crate::Cache::open_with(dir.path(), options).unwrap();
+        let value = "v".repeat(64 << 10);
+        for i in 0..40 {
+            // 2.5 MiB in all, far below the default segment size.
+            cache.put(&format!("k{i}"), &value).unwrap();
+        }
+        assert!(cache.writer.lock().segment >= 1, "no segment sealed");
     }
 
     #[test]

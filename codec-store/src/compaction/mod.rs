@@ -519,8 +519,13 @@ mod tests {
         assert_eq!(done.kept, 2);
         assert!(done.freed > 5000, "{done:?}");
         assert!(!dir.join(MARKER).exists());
+        // One writer's logs (its segments, sealed at a small size).
         let indexes = crate::index::logs(&Folder::new(dir)).unwrap();
-        assert_eq!(indexes.len(), 1, "{indexes:?}");
+        let mut writers: Vec<&str> = (indexes.iter())
+            .map(|log| layout::segment_of(&log.writer).0)
+            .collect();
+        writers.dedup();
+        assert_eq!(writers.len(), 1, "{indexes:?}");
         let reader = Cache::open(dir).unwrap();
         assert_eq!(reader.keys().unwrap(), ["big", "kept"]);
         assert_eq!(reader.get::<u32>("kept").unwrap(), Some(10));

@@ -131,7 +131,7 @@ pub(crate) fn compact_sealed(
     let mut freed = collect(&*backend, grace, now_nanos())?;
     remove_unheld_key_locks(&*backend, locks)?;
     if let Some(cache) = cache {
-        cache.seal_now()?;
+        cache.writer.seal_now()?;
     }
     let (mut sealed, mut active) = segments(&*backend)?;
     // The last segment of a writer that is gone is as good as sealed
@@ -561,7 +561,7 @@ mod tests {
                 ))
             })
             .unwrap();
-        cache.seal_now().unwrap();
+        cache.writer.seal_now().unwrap();
         let line = (info, &parts[..], Vec::new());
         let size = payload.len() as u64;
         (cache.append_entry("k", None, None, layout::SHARED, Mode::Raw, line, size, None)).unwrap();
