@@ -26,8 +26,7 @@ use crate::cache::underway;
 use crate::error::StoreError;
 use crate::index::line::{check_line, LineView};
 use crate::index::logs;
-use crate::index::records::IndexLine;
-use crate::index::records::InfoValue;
+use crate::index::records::{IndexLine, InfoValue};
 use crate::layout;
 use crate::options::CacheOptions;
 use codec_runtime::Fingerprint;
@@ -291,6 +290,8 @@ pub(crate) struct LogWriter {
     pub(crate) files_named: Mutex<(u64, u64)>,
 }
 
+/// The state of a handle's writer, under its lock: its log, its
+/// segment and sequence, the writes under way.
 #[derive(Default)]
 pub(crate) struct Writer {
     /// This handle's log, locked, once it has one.
