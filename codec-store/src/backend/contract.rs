@@ -4,7 +4,7 @@ use std::sync::{Arc, Barrier};
 
 use crate::backend::folder::Folder;
 use crate::backend::memory::Memory;
-use crate::backend::{Backend, Created, Replaced};
+use crate::backend::{Appends, Backend, Created, Replaced};
 
 /// Runs `check` against a fresh store of every backend.
 pub(crate) fn each_backend(check: impl Fn(&dyn Backend)) {
@@ -211,6 +211,11 @@ fn appends_land_in_order_and_read_back_by_range() {
             b.read_range(&c.name, c.offset..c.offset + 100).unwrap(),
             [9u8; 100]
         );
+        // Where appends grow the object in place, the next one goes on
+        // at its end.
+        if b.appends() == Appends::InPlace {
+            assert_eq!(data.end(), (c.name.clone(), c.end));
+        }
     });
 }
 

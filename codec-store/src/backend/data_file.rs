@@ -65,6 +65,11 @@ impl SharedFile {
         Ok(offset)
     }
 
+    /// Where the next payload goes: the file's length.
+    pub fn end(&self) -> u64 {
+        self.end
+    }
+
     /// Syncs the file's data to disk.
     pub fn sync_data(&self) -> io::Result<()> {
         self.file.sync_data()

@@ -639,7 +639,12 @@ impl Appender for DataFile {
     }
 
     fn end(&self) -> (String, u64) {
-        (self.name.clone(), 0)
+        let end = match &self.file {
+            Some(file) => file.end(),
+            // After a failed append: the length the next append finds.
+            None => std::fs::metadata(&self.path).map_or(0, |m| m.len()),
+        };
+        (self.name.clone(), end)
     }
 }
 
