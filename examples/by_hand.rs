@@ -5,10 +5,10 @@
 //!
 //! Run with `cargo run --example by_hand`.
 
-use codec::schemars::{json_schema, Schema, SchemaGenerator};
+use codec::schemars::{self, json_schema, SchemaGenerator};
 use codec::{
     Codec, DecodeError, Encode, EncodeError, JsonReader, JsonWriter, MsgpackReader, MsgpackWriter,
-    WireKind,
+    Schema, WireKind,
 };
 
 /// Stands for a crate that knows nothing of codec (nor of serde).
@@ -47,8 +47,6 @@ impl Semver {
 }
 
 impl Codec for Semver {
-    const KIND: WireKind = WireKind::STR;
-
     fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
         w.write_str(&self.text())
     }
@@ -67,8 +65,14 @@ impl Codec for Semver {
         let text = r.read_str()?;
         Semver::parse(&text).map_err(|e| r.locate(e))
     }
+}
 
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+/// What schemas, fingerprints and derived types holding it need: the kinds
+/// its encoding starts with, and the JSON Schema of its JSON encoding.
+impl Schema for Semver {
+    const KIND: WireKind = WireKind::STR;
+
+    fn json_schema(_: &mut SchemaGenerator) -> schemars::Schema {
         json_schema!({ "type": "string", "pattern": "^[0-9]+\\.[0-9]+\\.[0-9]+$" })
     }
 }

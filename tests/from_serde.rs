@@ -426,7 +426,7 @@ mod as_text {
     // the text's.
     #[allow(clippy::extra_unused_type_parameters)]
     pub fn json_schema<T>(generator: &mut SchemaGenerator) -> Schema {
-        <String as Codec>::json_schema(generator)
+        <String as codec::Schema>::json_schema(generator)
     }
 }
 

@@ -338,8 +338,7 @@ impl Variant<'_> {
             }
             Style::Newtype => {
                 let ty = self.fields[0].ty;
-                let codec = cont.field_trait(&self.fields[0]);
-                quote::quote!(<#ty as #codec>::KIND)
+                quote::quote!(<#ty as #p::Schema>::KIND)
             }
         }
     }

@@ -163,9 +163,8 @@ pub fn enum_items(cont: &Container, variants: &[Variant], repr: EnumRepr) -> Tok
     }
     let json_key = (repr == EnumRepr::Unit).then(|| unit_json_key(cont, variants));
     // Evaluates the const checks of a generic untagged union for these types.
-    let codec = cont.codec_trait();
-    let check =
-        (repr == EnumRepr::Untagged).then(|| quote!(let _: #p::WireKind = <Self as #codec>::KIND;));
+    let check = (repr == EnumRepr::Untagged)
+        .then(|| quote!(let _: #p::WireKind = <Self as #p::Schema>::KIND;));
     let divert = cont.divert();
     quote! {
         #[inline]
@@ -358,8 +357,8 @@ fn tagged_payload_variant(
     let open = encoded::json_bytes(json_open);
     (
         quote! {
-            if <#ty as #codec>::__MAP_BODY {
-                if <#ty as #p::HasSchema>::__STORE_HANDLER.is_some() {
+            if <#ty as #p::Schema>::__MAP_BODY {
+                if <#ty as #p::Schema>::__STORE_HANDLER.is_some() {
                     #krate::__store::handled::refuse_merged(::core::any::type_name::<#ty>(), __w)?;
                 }
                 __w.write_map_len(1 + <#ty as #codec>::__map_body_len(__f0))?;
@@ -370,7 +369,7 @@ fn tagged_payload_variant(
             }
         },
         quote! {
-            if <#ty as #codec>::__MAP_BODY {
+            if <#ty as #p::Schema>::__MAP_BODY {
                 __w.write_raw(#open);
                 <#ty as #codec>::__encode_json_body(__f0, __w)?;
                 __w.write_byte(b'}');

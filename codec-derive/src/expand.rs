@@ -16,25 +16,24 @@ pub fn derive(input: &syn::DeriveInput) -> syn::Result<TokenStream> {
     if let Err(errors) = cx.check() {
         return Ok(with_stub(&cont, errors));
     }
-    let mut items = match &cont.data {
+    let (items, mut schema_items) = match &cont.data {
         Data::Struct(style, fields) => {
             let mut items = encode::struct_items(&cont, *style, fields);
             items.extend(decode::struct_items(&cont, *style, fields));
-            items.extend(struct_consts(&cont, *style, fields));
-            items.extend(schema::items(&cont));
-            items
+            let (hooks, shape) = struct_consts(&cont, *style, fields);
+            items.extend(hooks);
+            (items, shape)
         }
         Data::Enum(variants) => {
             let repr = cont.enum_repr().expect("an enum has a representation");
             let mut items = encode::enum_items(&cont, variants, repr);
             items.extend(decode::enum_items(&cont, variants, repr));
-            items.extend(enum_consts(&cont, variants, repr));
-            items.extend(schema::items(&cont));
-            items
+            (items, enum_consts(&cont, variants, repr))
         }
     };
-    items.extend(store_handler(&cont));
-    let mut out = wrap(&cont, items);
+    schema_items.extend(schema::items(&cont));
+    schema_items.extend(store_handler(&cont));
+    let mut out = wrap(&cont, items, schema_items);
     if cont.generics.params.is_empty() {
         out.extend(omitted_fields_read_back(&cont));
     }
@@ -88,7 +87,7 @@ fn is_self(ty: &syn::Type) -> bool {
     matches!(ty, syn::Type::Path(p) if p.qself.is_none() && p.path.is_ident("Self"))
 }
 
-fn wrap(cont: &Container, items: TokenStream) -> TokenStream {
+fn wrap(cont: &Container, items: TokenStream, schema_items: TokenStream) -> TokenStream {
     let krate = &cont.krate;
     let ident = cont.ident;
     let generics = bound::with_codec_bounds(cont);
@@ -144,6 +143,11 @@ fn wrap(cont: &Container, items: TokenStream) -> TokenStream {
                 }
             }
 
+            #[automatically_derived]
+            impl #impl_generics #krate::__private::Schema for #ident #ty_generics #where_clause {
+                #schema_items
+            }
+
             #schemars_impl
         };
     }
@@ -155,7 +159,7 @@ fn wrap(cont: &Container, items: TokenStream) -> TokenStream {
 fn borrowing_impls(cont: &Container, generics: &syn::Generics, items: TokenStream) -> TokenStream {
     let p = cont.private();
     let ident = cont.ident;
-    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
+    let (_, ty_generics, where_clause) = generics.split_for_impl();
     let lifetimes = cont.generics.lifetimes().map(|l| &l.lifetime);
     let mut de_generics = generics.clone();
     de_generics
@@ -166,24 +170,6 @@ fn borrowing_impls(cont: &Container, generics: &syn::Generics, items: TokenStrea
         #[automatically_derived]
         impl #de_impl_generics #p::BorrowCodec<'__de> for #ident #ty_generics #where_clause {
             #items
-
-            fn __subschema(__g: &mut #p::schemars::SchemaGenerator) -> #p::schemars::Schema {
-                __g.subschema_for::<#p::CodecSchema<Self>>()
-            }
-        }
-
-        #[automatically_derived]
-        impl #impl_generics #p::HasSchema for #ident #ty_generics #where_clause {
-            fn __json_schema(__g: &mut #p::schemars::SchemaGenerator) -> #p::schemars::Schema {
-                <Self as #p::BorrowCodec<'static>>::json_schema(__g)
-            }
-
-            fn __wire_name() -> #p::Option<#p::Cow<'static, str>> {
-                <Self as #p::BorrowCodec<'static>>::__wire_name()
-            }
-
-            const __WIRE_ALIASES: &'static [&'static str] =
-                <Self as #p::BorrowCodec<'static>>::__WIRE_ALIASES;
         }
 
         #[automatically_derived]
@@ -213,7 +199,6 @@ fn with_stub(cont: &Container, errors: syn::Error) -> TokenStream {
     let stub = wrap(
         cont,
         quote! {
-            const KIND: #p::WireKind = #p::WireKind::ANY;
             fn encode_msgpack(&self, _: &mut #p::MsgpackWriter) -> #p::Result<(), #p::EncodeError> {
                 ::core::unimplemented!()
             }
@@ -226,6 +211,9 @@ fn with_stub(cont: &Container, errors: syn::Error) -> TokenStream {
             fn decode_json(_: &mut #p::JsonReader<#lt>) -> #p::Result<Self, #p::DecodeError> {
                 ::core::unimplemented!()
             }
+        },
+        quote! {
+            const KIND: #p::WireKind = #p::WireKind::ANY;
             fn json_schema(_: &mut #p::schemars::SchemaGenerator) -> #p::schemars::Schema {
                 ::core::unimplemented!()
             }
@@ -235,9 +223,15 @@ fn with_stub(cont: &Container, errors: syn::Error) -> TokenStream {
     quote!(#errors #stub)
 }
 
-fn struct_consts(cont: &Container, style: Style, fields: &[crate::ast::Field]) -> TokenStream {
+/// The struct's hooks of `Codec`, and its kinds and map body's facts of
+/// `Schema`.
+fn struct_consts(
+    cont: &Container,
+    style: Style,
+    fields: &[crate::ast::Field],
+) -> (TokenStream, TokenStream) {
     let p = cont.private();
-    match style {
+    let shape = match style {
         Style::Named if !cont.attrs.array_like.is_set() => {
             let names = fields
                 .iter()
@@ -259,8 +253,13 @@ fn struct_consts(cont: &Container, style: Style, fields: &[crate::ast::Field]) -
         {
             quote!(const KIND: #p::WireKind = #p::WireKind::ANY;)
         }
-        Style::Newtype => newtype_delegation(cont, &fields[0]),
-    }
+        Style::Newtype => {
+            let ty = fields[0].ty;
+            let shape = quote!(#p::forward_shape!(inner: #ty););
+            return (newtype_delegation(cont, &fields[0]), shape);
+        }
+    };
+    (TokenStream::new(), shape)
 }
 
 /// A newtype is its inner value on the wire: it inherits the inner type's
@@ -273,10 +272,7 @@ fn newtype_delegation(cont: &Container, field: &crate::ast::Field) -> TokenStrea
         return borrowing_newtype_delegation(cont, ty);
     }
     if field.attrs.constraints.is_empty() {
-        return quote! {
-            const KIND: #p::WireKind = <#ty as #p::Codec>::KIND;
-            #p::forward_hooks!(inner: #ty, get: |__v| &__v.0, wrap: Self);
-        };
+        return quote!(#p::forward_hooks!(inner: #ty, get: |__v| &__v.0, wrap: Self););
     }
     // As a JSON object key, the value is checked as it is everywhere else.
     let checked = crate::constraints::decode(
@@ -285,7 +281,6 @@ fn newtype_delegation(cont: &Container, field: &crate::ast::Field) -> TokenStrea
         quote!(<#ty as #p::Codec>::__decode_json_key(__r, __key)),
     );
     quote! {
-        const KIND: #p::WireKind = <#ty as #p::Codec>::KIND;
         #p::forward_hooks!(inner: #ty, get: |__v| &__v.0, wrap: Self, decode_json_key: own);
 
         #[inline]
@@ -305,10 +300,6 @@ fn borrowing_newtype_delegation(cont: &Container, ty: &syn::Type) -> TokenStream
     let p = cont.private();
     let codec = cont.codec_trait();
     quote! {
-        const KIND: #p::WireKind = <#ty as #codec>::KIND;
-        const __MAP_BODY: bool = <#ty as #codec>::__MAP_BODY;
-        const __FIELD_NAMES: &'static [&'static str] = <#ty as #codec>::__FIELD_NAMES;
-
         #[inline]
         fn __map_body_len(&self) -> usize {
             <#ty as #codec>::__map_body_len(&self.0)
@@ -485,14 +476,13 @@ fn merged_tag_checks(cont: &Container, variants: &[crate::ast::Variant]) -> Toke
             continue;
         }
         let ty = v.fields[0].ty;
-        let codec = cont.field_trait(&v.fields[0]);
         let msg = format!(
             "variant `{}` merges the fields of its payload after the tag `{tag}`, but the payload has a field named `{tag}`; choose another tag with #[codec(tag = \"...\")] or rename the payload's field",
             v.ident
         );
         let check = quote! {
-            const _: () = if <#ty as #codec>::__MAP_BODY
-                && #p::names_contain(<#ty as #codec>::__FIELD_NAMES, #tag)
+            const _: () = if <#ty as #p::Schema>::__MAP_BODY
+                && #p::names_contain(<#ty as #p::Schema>::__FIELD_NAMES, #tag)
             {
                 ::core::panic!(#msg)
             };

@@ -7,7 +7,7 @@ use syn::spanned::Spanned;
 
 use crate::ast::{Container, Data, EnumRepr, Field, Style, TagValue, Variant};
 
-/// `json_schema`, `__wire_name` and `__WIRE_ALIASES` of the `Codec` impl.
+/// `json_schema`, `__wire_name` and `__WIRE_ALIASES` of the `Schema` impl.
 pub fn items(cont: &Container) -> TokenStream {
     let p = cont.private();
     let body = match &cont.data {
@@ -76,7 +76,7 @@ pub fn schemars_impl(cont: &Container, generics: &syn::Generics) -> TokenStream 
             }
 
             fn json_schema(__g: &mut #p::schemars::SchemaGenerator) -> #p::schemars::Schema {
-                <Self as #p::Codec>::json_schema(__g)
+                <Self as #p::Schema>::json_schema(__g)
             }
         }
     }
@@ -89,9 +89,14 @@ fn field_schema(cont: &Container, field: &Field) -> TokenStream {
             quote!(#path::json_schema::<#ty>(__g))
         }
         None => {
+            let p = cont.private();
             let ty = field.ty;
-            let codec = cont.field_trait(field);
-            let subschema = quote_spanned!(ty.span()=> <#ty as #codec>::__subschema);
+            // An owned field's through `Codec`, so that a type without it
+            // is one error, on the field, as its encoders' and decoders' are.
+            let subschema = match cont.field_borrows(field) {
+                true => quote_spanned!(ty.span()=> <#ty as #p::Schema>::__subschema),
+                false => quote_spanned!(ty.span()=> <#ty as #p::Codec>::__field_schema),
+            };
             quote!(#subschema(__g))
         }
     };
@@ -274,10 +279,9 @@ fn enum_schema(cont: &Container, variants: &[Variant]) -> TokenStream {
                             unmerged
                         } else {
                             let ty = field.ty;
-                            let codec = cont.field_trait(field);
                             quote! {
-                                if <#ty as #codec>::__MAP_BODY {
-                                    <#ty as #codec>::__subschema(__g)
+                                if <#ty as #p::Schema>::__MAP_BODY {
+                                    <#ty as #p::Schema>::__subschema(__g)
                                 } else {
                                     #unmerged
                                 }

@@ -1,12 +1,14 @@
 //! Items used by the code `#[derive(Codec)]` generates. Not a public interface.
 
 pub use crate::__forward_hooks as forward_hooks;
+pub use crate::__forward_shape as forward_shape;
 pub use crate::borrow::{BorrowCodec, Decode};
-pub use crate::codec::{Codec, CodecSchema, HasSchema};
+pub use crate::codec::{Codec, CodecSchema, Schema};
 
 /// `may_be_missing` and `decode_missing` for types that borrow.
 pub mod borrow {
-    pub use crate::borrow::{decode_missing, may_be_missing};
+    pub use crate::__private::may_be_missing;
+    pub use crate::borrow::decode_missing;
 }
 pub use crate::constraints::{self, Bound, Bounds, CheckLength, CheckNumber, CheckPattern};
 pub use crate::encode::Encode;
@@ -128,7 +130,7 @@ pub const fn names_contain(names: &[&str], name: &str) -> bool {
 /// (`Option`, a union with a nil variant, `()`), as serde lets an `Option`
 /// field be missing. A type of unknown kind (a serde bridge) may not.
 #[inline]
-pub const fn may_be_missing<T: Codec>() -> bool {
+pub const fn may_be_missing<T: Schema>() -> bool {
     T::KIND.contains(WireKind::NIL) && !T::KIND.is(WireKind::ANY)
 }
 

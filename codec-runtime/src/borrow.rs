@@ -6,9 +6,9 @@ use std::borrow::Cow;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use schemars::{Schema, SchemaGenerator};
+use schemars::SchemaGenerator;
 
-use crate::codec::Codec;
+use crate::codec::{Codec, Schema};
 use crate::encode::Encode;
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError};
 use crate::json::{JsonReader, JsonWriter};
@@ -126,16 +126,16 @@ decode_by_borrow_codec!(
 /// (`get_ref::<&str>`), schema-checked as their owned twins.
 macro_rules! schema_of_owned_twin {
     ($($ty:ty => $owned:ty),*) => {$(
-        impl<'a> crate::codec::HasSchema for $ty {
-            fn __json_schema(generator: &mut SchemaGenerator) -> Schema {
-                <$owned as Codec>::json_schema(generator)
+        impl<'a> Schema for $ty {
+            const KIND: WireKind = <$owned as Schema>::KIND;
+
+            fn json_schema(generator: &mut SchemaGenerator) -> schemars::Schema {
+                <$owned as Schema>::json_schema(generator)
             }
 
-            fn __wire_name() -> Option<Cow<'static, str>> {
-                <$owned as Codec>::__wire_name()
+            fn __subschema(generator: &mut SchemaGenerator) -> schemars::Schema {
+                schema::subschema::<$owned>(generator)
             }
-
-            const __WIRE_ALIASES: &'static [&'static str] = <$owned as Codec>::__WIRE_ALIASES;
         }
     )*};
 }
@@ -151,12 +151,9 @@ schema_of_owned_twin!(&'a str => String, &'a [u8] => Vec<u8>);
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot borrow from its input",
     label = "this field borrows from the input, but its type cannot",
-    note = "a field that borrows is `&'a str`, `&'a [u8]`, `Cow<'a, str>`, `Cow<'a, [u8]>`, a derived type that borrows, an `Option`, `Vec`, `Box`, `Rc` or `Arc` of one, a tuple of `&'a str`, `&'a [u8]`, derived types and owned values (for an `Option` in a tuple, make the tuple a derived struct), or a `BTreeMap` or `HashMap` with `&'a str` keys; hold other values owned (`u32`, `String`, `Vec<T>`, `HashMap<String, V>`)"
+    note = "a field that borrows is `&'a str`, `&'a [u8]`, `Cow<'a, str>`, `Cow<'a, [u8]>`, a derived type that borrows, an `Option`, `Vec`, `Box`, `Rc` or `Arc` of one, a tuple of them and owned values, or a `BTreeMap` or `HashMap` with `&'a str` keys; hold other values owned (`u32`, `String`, `Vec<T>`, `HashMap<String, V>`)"
 )]
-pub trait BorrowCodec<'de>: Encode + Sized {
-    /// [`Codec::KIND`].
-    const KIND: WireKind;
-
+pub trait BorrowCodec<'de>: Encode + Schema + Sized {
     /// [`Codec::encode_msgpack`].
     #[inline]
     fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
@@ -174,27 +171,6 @@ pub trait BorrowCodec<'de>: Encode + Sized {
 
     /// [`Codec::decode_json`], borrowing from `r`'s input.
     fn decode_json(r: &mut JsonReader<'de>) -> Result<Self, DecodeError>;
-
-    /// [`Codec::json_schema`]: that of the owned twin.
-    fn json_schema(generator: &mut SchemaGenerator) -> Schema;
-
-    /// [`Codec::__subschema`]: the derive's is a `$ref` to the type's
-    /// schema, by [`crate::codec::HasSchema`].
-    fn __subschema(generator: &mut SchemaGenerator) -> Schema;
-
-    /// [`Codec::__wire_name`].
-    fn __wire_name() -> Option<Cow<'static, str>> {
-        None
-    }
-
-    /// [`Codec::__WIRE_ALIASES`].
-    const __WIRE_ALIASES: &'static [&'static str] = &[];
-
-    /// [`Codec::__MAP_BODY`].
-    const __MAP_BODY: bool = false;
-
-    /// [`Codec::__FIELD_NAMES`].
-    const __FIELD_NAMES: &'static [&'static str] = &[];
 
     /// [`Codec::__map_body_len`].
     fn __map_body_len(&self) -> usize {
@@ -249,8 +225,6 @@ fn escaped_string(r: &mut JsonReader<'_>, start: usize) -> DecodeError {
 }
 
 impl<'de: 'a, 'a> BorrowCodec<'de> for &'a str {
-    const KIND: WireKind = WireKind::STR;
-
     #[inline]
     fn decode_msgpack(r: &mut MsgpackReader<'de>) -> Result<Self, DecodeError> {
         r.read_str()
@@ -264,19 +238,9 @@ impl<'de: 'a, 'a> BorrowCodec<'de> for &'a str {
             Cow::Owned(_) => Err(escaped_string(r, start)),
         }
     }
-
-    fn json_schema(g: &mut SchemaGenerator) -> Schema {
-        <String as Codec>::json_schema(g)
-    }
-
-    fn __subschema(g: &mut SchemaGenerator) -> Schema {
-        schema::subschema::<String>(g)
-    }
 }
 
 impl<'de: 'a, 'a> BorrowCodec<'de> for &'a [u8] {
-    const KIND: WireKind = WireKind::BYTES;
-
     #[inline]
     fn decode_msgpack(r: &mut MsgpackReader<'de>) -> Result<Self, DecodeError> {
         r.read_bin()
@@ -288,19 +252,9 @@ impl<'de: 'a, 'a> BorrowCodec<'de> for &'a [u8] {
             found: "JSON, whose bytes are base64 text; declare the field `Cow<'a, [u8]>` to read JSON too".into(),
         }))
     }
-
-    fn json_schema(g: &mut SchemaGenerator) -> Schema {
-        <Vec<u8> as Codec>::json_schema(g)
-    }
-
-    fn __subschema(g: &mut SchemaGenerator) -> Schema {
-        schema::subschema::<Vec<u8>>(g)
-    }
 }
 
 impl<'de: 'a, 'a> BorrowCodec<'de> for Cow<'a, str> {
-    const KIND: WireKind = WireKind::STR;
-
     #[inline]
     fn decode_msgpack(r: &mut MsgpackReader<'de>) -> Result<Self, DecodeError> {
         r.read_str().map(Cow::Borrowed)
@@ -310,19 +264,9 @@ impl<'de: 'a, 'a> BorrowCodec<'de> for Cow<'a, str> {
     fn decode_json(r: &mut JsonReader<'de>) -> Result<Self, DecodeError> {
         r.read_str()
     }
-
-    fn json_schema(g: &mut SchemaGenerator) -> Schema {
-        <String as Codec>::json_schema(g)
-    }
-
-    fn __subschema(g: &mut SchemaGenerator) -> Schema {
-        schema::subschema::<String>(g)
-    }
 }
 
 impl<'de: 'a, 'a> BorrowCodec<'de> for Cow<'a, [u8]> {
-    const KIND: WireKind = WireKind::BYTES;
-
     #[inline]
     fn decode_msgpack(r: &mut MsgpackReader<'de>) -> Result<Self, DecodeError> {
         r.read_bin().map(Cow::Borrowed)
@@ -331,19 +275,9 @@ impl<'de: 'a, 'a> BorrowCodec<'de> for Cow<'a, [u8]> {
     fn decode_json(r: &mut JsonReader<'de>) -> Result<Self, DecodeError> {
         <Vec<u8> as Codec>::decode_json(r).map(Cow::Owned)
     }
-
-    fn json_schema(g: &mut SchemaGenerator) -> Schema {
-        <Vec<u8> as Codec>::json_schema(g)
-    }
-
-    fn __subschema(g: &mut SchemaGenerator) -> Schema {
-        schema::subschema::<Vec<u8>>(g)
-    }
 }
 
 impl<'de, T: BorrowCodec<'de>> BorrowCodec<'de> for Option<T> {
-    const KIND: WireKind = WireKind::NIL.union(T::KIND);
-
     #[inline]
     fn decode_msgpack(r: &mut MsgpackReader<'de>) -> Result<Self, DecodeError> {
         if r.try_read_nil() {
@@ -361,20 +295,10 @@ impl<'de, T: BorrowCodec<'de>> BorrowCodec<'de> for Option<T> {
             T::decode_json(r).map(Some)
         }
     }
-
-    fn json_schema(g: &mut SchemaGenerator) -> Schema {
-        schema::build::nullable(T::__subschema(g))
-    }
-
-    fn __subschema(g: &mut SchemaGenerator) -> Schema {
-        Self::json_schema(g)
-    }
 }
 
 /// An array of `T`: no borrowing `T` is `u8`, so never a byte buffer.
 impl<'de, T: BorrowCodec<'de>> BorrowCodec<'de> for Vec<T> {
-    const KIND: WireKind = WireKind::ARRAY;
-
     fn decode_msgpack(r: &mut MsgpackReader<'de>) -> Result<Self, DecodeError> {
         let len = r.read_array_len()?;
         r.nested(|r| {
@@ -395,14 +319,6 @@ impl<'de, T: BorrowCodec<'de>> BorrowCodec<'de> for Vec<T> {
         }
         Ok(out)
     }
-
-    fn json_schema(g: &mut SchemaGenerator) -> Schema {
-        schema::build::array(T::__subschema(g), false, None)
-    }
-
-    fn __subschema(g: &mut SchemaGenerator) -> Schema {
-        Self::json_schema(g)
-    }
 }
 
 /// Pointers to a borrowing value, as [`Codec`]'s: the pointee on the wire,
@@ -411,10 +327,6 @@ impl<'de, T: BorrowCodec<'de>> BorrowCodec<'de> for Vec<T> {
 macro_rules! borrowing_pointer {
     ($($ptr:ident),*) => {$(
         impl<'de, T: BorrowCodec<'de>> BorrowCodec<'de> for $ptr<T> {
-            const KIND: WireKind = T::KIND;
-            const __MAP_BODY: bool = T::__MAP_BODY;
-            const __FIELD_NAMES: &'static [&'static str] = T::__FIELD_NAMES;
-
             #[inline]
             fn decode_msgpack(r: &mut MsgpackReader<'de>) -> Result<Self, DecodeError> {
                 r.nested(T::decode_msgpack).map(Self::new)
@@ -423,14 +335,6 @@ macro_rules! borrowing_pointer {
             #[inline]
             fn decode_json(r: &mut JsonReader<'de>) -> Result<Self, DecodeError> {
                 r.nested(T::decode_json).map(Self::new)
-            }
-
-            fn json_schema(g: &mut SchemaGenerator) -> Schema {
-                T::__subschema(g)
-            }
-
-            fn __subschema(g: &mut SchemaGenerator) -> Schema {
-                T::__subschema(g)
             }
 
             fn __map_body_len(&self) -> usize {
@@ -466,15 +370,10 @@ macro_rules! borrowing_pointer {
 
 borrowing_pointer!(Box, Rc, Arc);
 
-/// [`crate::__private::may_be_missing`] for a borrowing type.
-pub const fn may_be_missing<'de, T: BorrowCodec<'de>>() -> bool {
-    T::KIND.contains(WireKind::NIL) && !T::KIND.is(WireKind::ANY)
-}
-
 /// [`crate::__private::decode_missing`] for a borrowing type.
 #[cold]
 pub fn decode_missing<'de, T: BorrowCodec<'de>>() -> Option<T> {
-    if !may_be_missing::<T>() {
+    if !crate::__private::may_be_missing::<T>() {
         return None;
     }
     let mut r: MsgpackReader<'de> = MsgpackReader::new(&[0xc0]);

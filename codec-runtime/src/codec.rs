@@ -11,7 +11,7 @@ use crate::name::structural_name;
 use std::borrow::Cow;
 use std::marker::PhantomData;
 
-use schemars::{Schema, SchemaGenerator};
+use schemars::SchemaGenerator;
 use serde_json::Value;
 
 /// A type with a MessagePack and a JSON encoding.
@@ -20,9 +20,9 @@ use serde_json::Value;
 /// types. Use [`crate::to_msgpack`], [`crate::from_msgpack`], [`crate::to_json`]
 /// and [`crate::from_json`] rather than calling the methods directly.
 ///
-/// The items documented here are all a type implemented by hand defines: the
-/// kinds its encoding starts with, the four encode and decode methods and its
-/// schema, and [`Encode`] by the two encode methods (see the `by_hand`
+/// The items documented here are all a type implemented by hand defines:
+/// the four encode and decode methods, and [`Encode`] by the two encode
+/// methods; its schema and kinds are its [`Schema`] (see the `by_hand`
 /// example). The hidden items whose names start
 /// with `__` are hooks for generated code and the standard impls, with
 /// defaults that are right for such a type: not part of the stable interface.
@@ -32,11 +32,7 @@ use serde_json::Value;
     note = "a type of this crate: add #[derive(codec::Codec)] to `{Self}`; of uuid, chrono, rust_decimal, ndarray, num-complex or arrow: enable codec's feature of that name (`decimal` for rust_decimal); of another crate, with serde support: `codec::Serde<{Self}>` (feature `serde`, and schemars' `JsonSchema`)",
     note = "a type that borrows from its input (`&'a str`, `&'a [u8]`, #[codec(borrow)]) is read by `from_msgpack`, `from_json` and `get_ref` only: where an owned value is needed (`get`, a memoized result, a `Vec` of it), use its owned twin or a newtype (see `codec::Decode`)"
 )]
-pub trait Codec: Encode + Sized {
-    /// The kinds this type's encoding can start with: [`WireKind::MAP`] for a
-    /// struct-like type, [`WireKind::STR`] for a string-like one, ...
-    const KIND: WireKind;
-
+pub trait Codec: Encode + Schema + Sized {
     /// Appends the MessagePack encoding of `self`.
     fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError>;
 
@@ -49,50 +45,14 @@ pub trait Codec: Encode + Sized {
     /// Reads one value from JSON.
     fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError>;
 
-    /// The JSON Schema (draft 2020-12) of this type's JSON encoding. Schemas of
-    /// inner values come from [`crate::schema::subschema`], so derived types
-    /// land in the generator's `$defs`.
-    fn json_schema(generator: &mut SchemaGenerator) -> Schema;
-
     // Hidden hooks, in four groups. Each has a default that is right for a
     // type implemented by hand; the derive and the standard impls override
     // them where the wire shape needs it.
 
-    // 1. Schemas: the wire name, set by the derive (schemas of other types are
-    //    inlined), and the schema inside another schema.
-
-    /// The schema of `Self` inside another schema: [`crate::schema::subschema`].
-    /// Generated code calls it through the trait, so a field whose type lacks
-    /// `Codec` is one error, on the field.
-    #[doc(hidden)]
-    fn __subschema(generator: &mut SchemaGenerator) -> Schema {
-        generator.subschema_for::<CodecSchema<Self>>()
-    }
-
-    /// The stable wire name of a derived type (`#[codec(name = "...")]` or its
-    /// Rust name); `None` for the standard types, whose schemas are inlined.
-    #[doc(hidden)]
-    fn __wire_name() -> Option<Cow<'static, str>> {
-        None
-    }
-
-    /// Former wire names of the type (`#[codec(alias = "...")]` on the type).
-    #[doc(hidden)]
-    const __WIRE_ALIASES: &'static [&'static str] = &[];
-
-    // 2. The map body: a struct of named fields, which a tagged union's newtype
-    //    variant merges after its tag. A type that is its inner value on the
-    //    wire forwards these, with group 3, through `forward_hooks!`.
-
-    /// True for types that encode as a map of named fields, which a tagged
-    /// union's newtype variant merges after its tag.
-    #[doc(hidden)]
-    const __MAP_BODY: bool = false;
-
-    /// The keys a map-body type accepts (wire names and aliases), so a tagged
-    /// union can refuse at compile time a payload with a field named like its tag.
-    #[doc(hidden)]
-    const __FIELD_NAMES: &'static [&'static str] = &[];
+    // 1. The map body: a struct of named fields, which a tagged union's
+    //    newtype variant merges after its tag ([`Schema::__MAP_BODY`]). A
+    //    type that is its inner value on the wire forwards these, with
+    //    group 2, through `forward_hooks!`.
 
     /// The number of map entries [`Self::__encode_msgpack_body`] writes.
     #[doc(hidden)]
@@ -133,7 +93,7 @@ pub trait Codec: Encode + Sized {
         Err(r.unexpected("a struct that merges into a tagged union"))
     }
 
-    // 3. JSON object keys: strings, integers and string-like types.
+    // 2. JSON object keys: strings, integers and string-like types.
 
     /// Writes `self` as a JSON object key, quoted. Only strings, integers and
     /// string-like types can be keys.
@@ -153,14 +113,22 @@ pub trait Codec: Encode + Sized {
         }))
     }
 
-    // 4. Sequences of `Self`: `u8` overrides them so that `Vec<u8>`, `[u8; N]`
-    //    and `Box<[u8]>` are byte buffers (and `Encode`'s, which encode them).
-    //    Never forwarded: a sequence of newtypes of `u8` stays an array.
+    // 3. The schema of `Self` as a field of a derived type: its
+    //    [`Schema::__subschema`], called through `Codec` so that a field
+    //    whose type has no encoding is one error, as its encoders' and
+    //    decoders' are, not one more for the schema.
 
-    /// The kinds of a sequence of `Self`; [`WireKind::BYTES`] makes its schema
-    /// a base64 string (`crate::schema::sequence`).
+    /// [`Schema::__subschema`].
     #[doc(hidden)]
-    const __SEQ_KIND: WireKind = WireKind::ARRAY;
+    #[inline]
+    fn __field_schema(generator: &mut SchemaGenerator) -> schemars::Schema {
+        Self::__subschema(generator)
+    }
+
+    // 4. Sequences of `Self`: `u8` overrides them so that `Vec<u8>`, `[u8; N]`
+    //    and `Box<[u8]>` are byte buffers (and `Encode`'s, which encode them,
+    //    and [`Schema::__SEQ_KIND`]). Never forwarded: a sequence of newtypes
+    //    of `u8` stays an array.
 
     /// Decodes a sequence of `Self`.
     #[doc(hidden)]
@@ -189,8 +157,76 @@ pub trait Codec: Encode + Sized {
         }
         Ok(out)
     }
+}
 
-    // 5. The store: the handler that stores `Self` unless a handle says
+/// What schemas and fingerprints need of a type, and what the wire's
+/// checks need of its shape: its JSON Schema, the kinds its encoding can
+/// start with, and its wire name. Every [`Codec`] type has it, and so
+/// does a type that borrows from its input (see [`crate::Decode`]), with
+/// the schema of its owned twin: [`schema_of`], [`wire_name`] and
+/// [`crate::fingerprint_of`] take both.
+///
+/// A type implemented by hand defines [`Schema::KIND`] and
+/// [`Schema::json_schema`] (see the `by_hand` example). The hidden items
+/// whose names start with `__` are hooks for generated code and the
+/// standard impls, with defaults that are right for such a type.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` has no codec schema",
+    label = "`{Self}` does not implement `codec::Schema`",
+    note = "add #[derive(Codec)] to `{Self}`"
+)]
+pub trait Schema {
+    /// The kinds this type's encoding can start with: [`WireKind::MAP`] for a
+    /// struct-like type, [`WireKind::STR`] for a string-like one, ...
+    const KIND: WireKind;
+
+    /// The JSON Schema (draft 2020-12) of this type's JSON encoding. Schemas of
+    /// inner values come from [`crate::schema::subschema`], so derived types
+    /// land in the generator's `$defs`.
+    fn json_schema(generator: &mut SchemaGenerator) -> schemars::Schema;
+
+    // 1. Names: the wire name, set by the derive (schemas of other types
+    //    are inlined), and the schema inside another schema.
+
+    /// The schema of `Self` inside another schema: [`crate::schema::subschema`].
+    /// Generated code calls it through the trait, so a field whose type lacks
+    /// it is one error, on the field.
+    #[doc(hidden)]
+    fn __subschema(generator: &mut SchemaGenerator) -> schemars::Schema {
+        generator.subschema_for::<CodecSchema<Self>>()
+    }
+
+    /// The stable wire name of a derived type (`#[codec(name = "...")]` or its
+    /// Rust name); `None` for the standard types, whose schemas are inlined.
+    #[doc(hidden)]
+    fn __wire_name() -> Option<Cow<'static, str>> {
+        None
+    }
+
+    /// Former wire names of the type (`#[codec(alias = "...")]` on the type).
+    #[doc(hidden)]
+    const __WIRE_ALIASES: &'static [&'static str] = &[];
+
+    // 2. The shape: a struct of named fields, which a tagged union's
+    //    newtype variant merges after its tag, and sequences of `Self`.
+
+    /// True for types that encode as a map of named fields, which a tagged
+    /// union's newtype variant merges after its tag.
+    #[doc(hidden)]
+    const __MAP_BODY: bool = false;
+
+    /// The keys a map-body type accepts (wire names and aliases), so a tagged
+    /// union can refuse at compile time a payload with a field named like its tag.
+    #[doc(hidden)]
+    const __FIELD_NAMES: &'static [&'static str] = &[];
+
+    /// The kinds of a sequence of `Self`; [`WireKind::BYTES`] makes its schema
+    /// a base64 string (`crate::schema::sequence`): `u8`'s, so that `Vec<u8>`
+    /// is a byte buffer. Never forwarded.
+    #[doc(hidden)]
+    const __SEQ_KIND: WireKind = WireKind::ARRAY;
+
+    // 3. The store: the handler that stores `Self` unless a handle says
     //    otherwise (`#[codec(handler = ..)]`). A property of the type, not
     //    of its wire shape: never forwarded (a `Box<Self>` is another type
     //    to the store).
@@ -203,47 +239,8 @@ pub trait Codec: Encode + Sized {
     const __STORE_HANDLER: Option<crate::__store::DefaultHandler> = None;
 }
 
-/// What schemas need of a type: its schema, wire name and former names.
-/// Every [`Codec`] type has it; a derived type that borrows from its input
-/// (see [`crate::Decode`]) has it too, with the schema of its owned twin, so
-/// [`schema_of`], [`wire_name`] and [`crate::fingerprint_of`] take both.
-#[doc(hidden)]
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` has no codec schema",
-    label = "`{Self}` does not implement `Codec`",
-    note = "add #[derive(Codec)] to `{Self}`"
-)]
-pub trait HasSchema {
-    /// [`Codec::json_schema`].
-    fn __json_schema(generator: &mut SchemaGenerator) -> Schema;
-
-    /// [`Codec::__wire_name`].
-    fn __wire_name() -> Option<Cow<'static, str>>;
-
-    /// [`Codec::__WIRE_ALIASES`].
-    const __WIRE_ALIASES: &'static [&'static str];
-
-    /// [`Codec::__STORE_HANDLER`]: none for a type that borrows, which
-    /// has no handler of its own.
-    const __STORE_HANDLER: Option<crate::__store::DefaultHandler> = None;
-}
-
-impl<T: Codec> HasSchema for T {
-    fn __json_schema(generator: &mut SchemaGenerator) -> Schema {
-        T::json_schema(generator)
-    }
-
-    fn __wire_name() -> Option<Cow<'static, str>> {
-        <T as Codec>::__wire_name()
-    }
-
-    const __WIRE_ALIASES: &'static [&'static str] = <T as Codec>::__WIRE_ALIASES;
-
-    const __STORE_HANDLER: Option<crate::__store::DefaultHandler> = <T as Codec>::__STORE_HANDLER;
-}
-
 /// The JSON Schema of `T`'s JSON encoding, with the definitions it uses under `$defs`.
-pub fn schema_of<T: HasSchema>() -> Value {
+pub fn schema_of<T: Schema + ?Sized>() -> Value {
     let generator = schemars::generate::SchemaSettings::draft2020_12().into_generator();
     generator
         .into_root_schema_for::<CodecSchema<T>>()
@@ -255,18 +252,18 @@ pub fn schema_of<T: HasSchema>() -> Value {
 /// for standard types, a name spelled from their schema (`u32`, `string`,
 /// `bytes`, `Vec<f64>`... see [`crate::schema::structural_name`]), the same
 /// across compiler versions.
-pub fn wire_name<T: HasSchema>() -> Cow<'static, str> {
+pub fn wire_name<T: Schema + ?Sized>() -> Cow<'static, str> {
     T::__wire_name().unwrap_or_else(|| {
         let mut generator = schemars::generate::SchemaSettings::draft2020_12().into_generator();
-        Cow::Owned(structural_name(T::__json_schema(&mut generator).as_value()))
+        Cow::Owned(structural_name(T::json_schema(&mut generator).as_value()))
     })
 }
 
 /// Adapts a [`Codec`] type to `schemars::JsonSchema`, so a schemars generator
 /// files derived types under `$defs` and inlines the others.
-pub struct CodecSchema<T>(PhantomData<T>);
+pub struct CodecSchema<T: ?Sized>(PhantomData<T>);
 
-impl<T: HasSchema> schemars::JsonSchema for CodecSchema<T> {
+impl<T: Schema + ?Sized> schemars::JsonSchema for CodecSchema<T> {
     fn inline_schema() -> bool {
         T::__wire_name().is_none()
     }
@@ -279,12 +276,12 @@ impl<T: HasSchema> schemars::JsonSchema for CodecSchema<T> {
         Cow::Owned(format!("codec::{}", std::any::type_name::<T>()))
     }
 
-    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
-        T::__json_schema(generator)
+    fn json_schema(generator: &mut SchemaGenerator) -> schemars::Schema {
+        T::json_schema(generator)
     }
 }
 
-/// The hidden hooks of groups 2 and 3 of [`Codec`] for a type that is its
+/// The hidden hooks of groups 1 and 2 of [`Codec`] for a type that is its
 /// inner value on the wire (a newtype, `Box`, `Rc`, `Arc`), forwarded to the
 /// inner type. The one list of them: the derive's newtypes and the pointer
 /// impls both expand it, so none can be left at its default.
@@ -308,10 +305,6 @@ macro_rules! __forward_hooks {
     // All but `__decode_json_key`, which the caller writes (a newtype whose
     // field has constraints checks them on keys too).
     (inner: $inner:ty, get: |$v:ident| $get:expr, wrap: $wrap:expr, decode_json_key: own $(,)?) => {
-        const __MAP_BODY: bool = <$inner as $crate::__private::Codec>::__MAP_BODY;
-        const __FIELD_NAMES: &'static [&'static str] =
-            <$inner as $crate::__private::Codec>::__FIELD_NAMES;
-
         #[inline]
         fn __map_body_len(&self) -> usize {
             let $v = self;
@@ -362,5 +355,19 @@ macro_rules! __forward_hooks {
             let $v = self;
             <$inner as $crate::__private::Codec>::__encode_json_key($get, w)
         }
+    };
+}
+
+/// The kinds and the map body's facts of [`Schema`] for a type that is its
+/// inner value on the wire (a newtype, `Box`, `Rc`, `Arc`), forwarded to the
+/// inner type, as [`__forward_hooks!`] forwards its `Codec` hooks.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __forward_shape {
+    (inner: $inner:ty $(,)?) => {
+        const KIND: $crate::__private::WireKind = <$inner as $crate::__private::Schema>::KIND;
+        const __MAP_BODY: bool = <$inner as $crate::__private::Schema>::__MAP_BODY;
+        const __FIELD_NAMES: &'static [&'static str] =
+            <$inner as $crate::__private::Schema>::__FIELD_NAMES;
     };
 }

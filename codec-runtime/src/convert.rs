@@ -238,8 +238,6 @@ mod tests {
     crate::encode::encode_by_codec!(Nested);
 
     impl Codec for Nested {
-        const KIND: crate::kind::WireKind = crate::kind::WireKind::BYTES;
-
         fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
             let inner = to_msgpack(&self.0)?;
             w.write_bin(&inner)
@@ -256,6 +254,10 @@ mod tests {
         fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
             u32::decode_json(r).map(Nested)
         }
+    }
+
+    impl crate::codec::Schema for Nested {
+        const KIND: crate::kind::WireKind = crate::kind::WireKind::BYTES;
 
         fn json_schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
             u32::json_schema(g)

@@ -45,11 +45,13 @@ use crate::msgpack::MsgpackWriter;
 ///     }
 /// }
 /// # impl Codec for Semver {
-/// #     const KIND: codec::WireKind = codec::WireKind::STR;
 /// #     fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> { self.0.encode_msgpack(w) }
 /// #     fn decode_msgpack(r: &mut codec::MsgpackReader<'_>) -> Result<Self, codec::DecodeError> { String::decode_msgpack(r).map(Semver) }
 /// #     fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> { self.0.encode_json(w) }
 /// #     fn decode_json(r: &mut codec::JsonReader<'_>) -> Result<Self, codec::DecodeError> { String::decode_json(r).map(Semver) }
+/// # }
+/// # impl codec::Schema for Semver {
+/// #     const KIND: codec::WireKind = codec::WireKind::STR;
 /// #     fn json_schema(g: &mut codec::schemars::SchemaGenerator) -> codec::schemars::Schema { String::json_schema(g) }
 /// # }
 /// ```

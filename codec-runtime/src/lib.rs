@@ -51,7 +51,7 @@ pub mod __store;
 
 pub use crate::borrow::Decode;
 pub use crate::codec::schema_of;
-pub use crate::codec::Codec;
+pub use crate::codec::{Codec, Schema};
 pub use crate::convert::{
     from_json, from_json_slice, from_msgpack, to_json, to_json_vec, to_msgpack, to_msgpack_into,
     DecodeOptions,

@@ -1,8 +1,8 @@
 //! [`Raw`]: a value kept encoded, msgspec's `Raw`.
 
-use schemars::{Schema, SchemaGenerator};
+use schemars::SchemaGenerator;
 
-use crate::codec::Codec;
+use crate::codec::{Codec, Schema};
 use crate::error::{DecodeError, EncodeError, Format};
 use crate::json::{JsonReader, JsonWriter};
 use crate::kind::WireKind;
@@ -105,8 +105,6 @@ impl Raw {
 crate::encode::encode_by_codec!(Raw);
 
 impl Codec for Raw {
-    const KIND: WireKind = WireKind::ANY;
-
     fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
         match self.format {
             Format::MsgPack => {
@@ -140,10 +138,14 @@ impl Codec for Raw {
             bytes: r.read_raw_value()?.as_bytes().to_vec(),
         })
     }
+}
+
+impl Schema for Raw {
+    const KIND: WireKind = WireKind::ANY;
 
     /// Any JSON value, marked as kept encoded (msgspec's `Raw` in Python);
     /// the mark is not part of the fingerprint.
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+    fn json_schema(_: &mut SchemaGenerator) -> schemars::Schema {
         crate::schema::raw()
     }
 }

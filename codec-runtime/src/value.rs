@@ -1,8 +1,8 @@
 //! [`Value`]: any encoded value without its type, msgspec's `Any`.
 
-use schemars::{Schema, SchemaGenerator};
+use schemars::SchemaGenerator;
 
-use crate::codec::Codec;
+use crate::codec::{Codec, Schema};
 use crate::error::{DecodeError, EncodeError, Format};
 use crate::json::{JsonReader, JsonWriter};
 use crate::kind::WireKind;
@@ -323,8 +323,6 @@ fn encode_json(v: &Value, w: &mut JsonWriter) -> Result<(), EncodeError> {
 crate::encode::encode_by_codec!(Value);
 
 impl Codec for Value {
-    const KIND: WireKind = WireKind::ANY;
-
     fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
         encode_msgpack(self, w)
     }
@@ -341,10 +339,14 @@ impl Codec for Value {
     fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
         decode_json(r)
     }
+}
+
+impl Schema for Value {
+    const KIND: WireKind = WireKind::ANY;
 
     /// Any JSON value.
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        Schema::from(true)
+    fn json_schema(_: &mut SchemaGenerator) -> schemars::Schema {
+        schemars::Schema::from(true)
     }
 }
 

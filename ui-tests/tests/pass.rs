@@ -30,6 +30,7 @@ macro_rules! cases {
 cases! {
     alias_equal_to_the_name = "ui/pass/alias-equal-to-the-name.rs",
     borrow_shapes = "ui/pass/borrow-shapes.rs",
+    borrow_tuple_of_an_option = "ui/pass/borrow-tuple-of-an-option.rs",
     fields_borrowed_str = "ui/pass/fields-borrowed-str.rs",
     fields_cow_str = "ui/pass/fields-cow-str.rs",
     generic_struct_and_enum = "ui/pass/generic-struct-and-enum.rs",

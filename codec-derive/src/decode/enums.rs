@@ -296,7 +296,7 @@ fn tagged_map_variant(cont: &Container, variant: &Variant, fmt: Fmt) -> TokenStr
                 Fmt::Json => quote!(<#ty as #codec>::__decode_json_body(__r, __first, __tag)),
             };
             quote! {
-                if <#ty as #codec>::__MAP_BODY {
+                if <#ty as #p::Schema>::__MAP_BODY {
                     #merged.map(#path)
                 } else #unmerged
             }
@@ -391,10 +391,9 @@ pub(super) fn untagged(cont: &Container, variants: &[Variant], fmt: Fmt) -> Toke
     });
     let count = variants.len();
     let indices = 0..count;
-    let codec = cont.codec_trait();
     quote! {
         // Evaluates the const checks that no two variants share a kind.
-        let _: #p::WireKind = <Self as #codec>::KIND;
+        let _: #p::WireKind = <Self as #p::Schema>::KIND;
         let __kinds: [#p::WireKind; #count] = [#(#kinds),*];
         let __found = __r.peek_kind()?;
         match #p::untagged_variant(&__kinds, __found) {

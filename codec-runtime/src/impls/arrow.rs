@@ -91,8 +91,6 @@ crate::encode::encode_by_codec!(RecordBatch);
 /// needs an entry's bytes (`get_bytes`, compaction, `codec get`) and
 /// inside other values; stored alone, the `arrow` handler writes it.
 impl Codec for RecordBatch {
-    const KIND: WireKind = WireKind::BYTES;
-
     fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
         w.write_bin(&ipc_file(&self.schema(), std::slice::from_ref(self)).map_err(arrow_encode)?)
     }
@@ -130,6 +128,10 @@ impl Codec for RecordBatch {
         let bytes = crate::impls::bytes::Bytes::decode_json(r)?;
         one_batch(&Buffer::from(bytes.to_vec())).map_err(DecodeError::invalid_value)
     }
+}
+
+impl crate::codec::Schema for RecordBatch {
+    const KIND: WireKind = WireKind::BYTES;
 
     fn json_schema(_: &mut SchemaGenerator) -> JsonSchema {
         JsonSchema::try_from(serde_json::json!({

@@ -3,14 +3,14 @@
 //! `u8` overrides the sequence hooks of [`Codec`] and [`Encode`], so `Vec<u8>`, `[u8; N]`,
 //! `Box<[u8]>` and [`Bytes`] all take the byte-buffer encoding.
 
-use crate::codec::Codec;
+use crate::codec::{Codec, Schema};
 use crate::encode::Encode;
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError};
 use crate::json::{JsonReader, JsonWriter};
 use crate::kind::WireKind;
 use crate::msgpack::{MsgpackReader, MsgpackWriter};
 use crate::schema;
-use schemars::{Schema, SchemaGenerator};
+use schemars::SchemaGenerator;
 
 /// An integer alone; sequences of `u8` are byte buffers.
 impl Encode for u8 {
@@ -35,9 +35,6 @@ impl Encode for u8 {
 }
 
 impl Codec for u8 {
-    const KIND: WireKind = WireKind::INT;
-    const __SEQ_KIND: WireKind = WireKind::BYTES;
-
     #[inline]
     fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
         w.write_u64(*self as u64);
@@ -58,10 +55,6 @@ impl Codec for u8 {
     #[inline]
     fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
         r.read_int("u8")
-    }
-
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        schema::integer(0, 255)
     }
 
     fn __decode_msgpack_vec(r: &mut MsgpackReader<'_>) -> Result<Vec<Self>, DecodeError> {
@@ -93,6 +86,15 @@ impl Codec for u8 {
                 message: format!("object key `{key}` is not a valid u8"),
             })
         })
+    }
+}
+
+impl Schema for u8 {
+    const KIND: WireKind = WireKind::INT;
+    const __SEQ_KIND: WireKind = WireKind::BYTES;
+
+    fn json_schema(_: &mut SchemaGenerator) -> schemars::Schema {
+        schema::integer(0, 255)
     }
 }
 
@@ -167,8 +169,6 @@ impl AsRef<[u8]> for Bytes {
 crate::encode::encode_by_codec!(Bytes);
 
 impl Codec for Bytes {
-    const KIND: WireKind = WireKind::BYTES;
-
     fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
         w.write_bin(&self.0)
     }
@@ -185,8 +185,12 @@ impl Codec for Bytes {
     fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
         u8::__decode_json_vec(r).map(Bytes)
     }
+}
 
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+impl Schema for Bytes {
+    const KIND: WireKind = WireKind::BYTES;
+
+    fn json_schema(_: &mut SchemaGenerator) -> schemars::Schema {
         schema::bytes()
     }
 }

@@ -21,11 +21,11 @@
 use chrono::{
     DateTime, FixedOffset, NaiveDate, NaiveDateTime, NaiveTime, TimeDelta, Timelike, Utc,
 };
-use schemars::{Schema, SchemaGenerator};
+use schemars::SchemaGenerator;
 use serde_json::json;
 
 use super::times;
-use crate::codec::Codec;
+use crate::codec::{Codec, Schema};
 use crate::error::{DecodeError, EncodeError, Format};
 use crate::json::{JsonReader, JsonWriter};
 use crate::kind::WireKind;
@@ -70,8 +70,6 @@ fn rfc3339(v: &DateTime<FixedOffset>) -> Result<String, EncodeError> {
 crate::encode::encode_by_codec!(DateTime<Utc>);
 
 impl Codec for DateTime<Utc> {
-    const KIND: WireKind = WireKind::EXT.union(WireKind::STR);
-
     fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
         w.write_timestamp(self.timestamp(), nanos(self.timestamp_subsec_nanos())?)
     }
@@ -95,8 +93,12 @@ impl Codec for DateTime<Utc> {
         DateTime::from_timestamp(i.secs, i.nanos)
             .ok_or_else(|| invalid(Format::Json, start)(out_of_range(i.secs)))
     }
+}
 
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+impl Schema for DateTime<Utc> {
+    const KIND: WireKind = WireKind::EXT.union(WireKind::STR);
+
+    fn json_schema(_: &mut SchemaGenerator) -> schemars::Schema {
         schema::typed("string", json!({ "format": "date-time" }))
     }
 }
@@ -106,8 +108,6 @@ crate::encode::encode_by_codec!(DateTime<FixedOffset>);
 /// An aware datetime, as msgspec writes one: the timestamp extension in
 /// MessagePack (the offset is lost), RFC 3339 with the offset in JSON.
 impl Codec for DateTime<FixedOffset> {
-    const KIND: WireKind = WireKind::EXT.union(WireKind::STR);
-
     fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
         w.write_timestamp(self.timestamp(), nanos(self.timestamp_subsec_nanos())?)
     }
@@ -125,8 +125,12 @@ impl Codec for DateTime<FixedOffset> {
         let start = r.position();
         aware(times::read_instant_json(r)?).map_err(invalid(Format::Json, start))
     }
+}
 
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+impl Schema for DateTime<FixedOffset> {
+    const KIND: WireKind = WireKind::EXT.union(WireKind::STR);
+
+    fn json_schema(_: &mut SchemaGenerator) -> schemars::Schema {
         schema::typed("string", json!({ "format": "date-time" }))
     }
 }
@@ -183,7 +187,7 @@ pub mod keep_offset {
 
     /// The schema of an RFC 3339 string.
     #[doc(hidden)]
-    pub fn json_schema<T>(g: &mut SchemaGenerator) -> Schema {
+    pub fn json_schema<T>(g: &mut SchemaGenerator) -> schemars::Schema {
         <DateTime<FixedOffset>>::json_schema(g)
     }
 }
@@ -207,8 +211,6 @@ pub struct KeepOffset(pub DateTime<FixedOffset>);
 crate::encode::encode_by_codec!(KeepOffset);
 
 impl Codec for KeepOffset {
-    const KIND: WireKind = WireKind::EXT.union(WireKind::STR);
-
     fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
         keep_offset::encode_msgpack(&self.0, w)
     }
@@ -224,8 +226,12 @@ impl Codec for KeepOffset {
     fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
         keep_offset::decode_json(r).map(KeepOffset)
     }
+}
 
-    fn json_schema(g: &mut SchemaGenerator) -> Schema {
+impl Schema for KeepOffset {
+    const KIND: WireKind = WireKind::EXT.union(WireKind::STR);
+
+    fn json_schema(g: &mut SchemaGenerator) -> schemars::Schema {
         <DateTime<FixedOffset>>::json_schema(g)
     }
 }
@@ -286,8 +292,6 @@ macro_rules! text_impl {
         crate::encode::encode_by_codec!($ty);
 
         impl Codec for $ty {
-            const KIND: WireKind = WireKind::STR;
-
             fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
                 let $v = self;
                 let text: Result<String, EncodeError> = $to;
@@ -314,8 +318,12 @@ macro_rules! text_impl {
                 let parsed: Result<$ty, String> = $from;
                 parsed.map_err(invalid(Format::Json, start))
             }
+        }
 
-            fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        impl Schema for $ty {
+            const KIND: WireKind = WireKind::STR;
+
+            fn json_schema(_: &mut SchemaGenerator) -> schemars::Schema {
                 schema::typed("string", json!({ "format": $format }))
             }
         }
@@ -395,8 +403,6 @@ crate::encode::encode_by_codec!(TimeDelta);
 /// msgspec's `timedelta`: an ISO 8601 duration, `-` first when negative.
 /// Decodes also from a number of seconds.
 impl Codec for TimeDelta {
-    const KIND: WireKind = WireKind::STR;
-
     fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
         w.write_str(&time_delta_text(self))
     }
@@ -414,8 +420,12 @@ impl Codec for TimeDelta {
         let start = r.position();
         time_delta(times::read_duration_json(r)?).map_err(invalid(Format::Json, start))
     }
+}
 
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+impl Schema for TimeDelta {
+    const KIND: WireKind = WireKind::STR;
+
+    fn json_schema(_: &mut SchemaGenerator) -> schemars::Schema {
         schema::typed("string", json!({ "format": "duration" }))
     }
 }

@@ -7,14 +7,14 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 use std::hash::{BuildHasher, Hash};
 
 use crate::borrow::{BorrowCodec, Decode};
-use crate::codec::{Codec, CodecSchema, HasSchema};
+use crate::codec::{Codec, Schema};
 use crate::encode::{encode_by_codec, Encode};
 use crate::error::{DecodeError, EncodeError};
 use crate::json::{JsonReader, JsonWriter};
 use crate::kind::WireKind;
 use crate::msgpack::{MsgpackReader, MsgpackWriter};
 use crate::schema;
-use schemars::{Schema, SchemaGenerator};
+use schemars::SchemaGenerator;
 
 /// As the slice it holds.
 impl<T: Encode> Encode for Vec<T> {
@@ -30,8 +30,6 @@ impl<T: Encode> Encode for Vec<T> {
 }
 
 impl<T: Codec> Codec for Vec<T> {
-    const KIND: WireKind = T::__SEQ_KIND;
-
     #[inline]
     fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
         self.write_msgpack(w)
@@ -51,15 +49,17 @@ impl<T: Codec> Codec for Vec<T> {
     fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
         T::__decode_json_vec(r)
     }
+}
 
-    fn json_schema(g: &mut SchemaGenerator) -> Schema {
+impl<T: Schema> Schema for Vec<T> {
+    const KIND: WireKind = T::__SEQ_KIND;
+
+    fn json_schema(g: &mut SchemaGenerator) -> schemars::Schema {
         schema::sequence::<T>(g, None)
     }
 }
 
 impl<T: Codec> Codec for Box<[T]> {
-    const KIND: WireKind = T::__SEQ_KIND;
-
     fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
         T::__encode_msgpack_slice(self, w)
     }
@@ -75,8 +75,12 @@ impl<T: Codec> Codec for Box<[T]> {
     fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
         T::__decode_json_vec(r).map(Vec::into_boxed_slice)
     }
+}
 
-    fn json_schema(g: &mut SchemaGenerator) -> Schema {
+impl<T: Schema> Schema for Box<[T]> {
+    const KIND: WireKind = T::__SEQ_KIND;
+
+    fn json_schema(g: &mut SchemaGenerator) -> schemars::Schema {
         schema::sequence::<T>(g, None)
     }
 }
@@ -93,8 +97,6 @@ impl<T: Encode, const N: usize> Encode for [T; N] {
 }
 
 impl<T: Codec, const N: usize> Codec for [T; N] {
-    const KIND: WireKind = T::__SEQ_KIND;
-
     fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
         self.write_msgpack(w)
     }
@@ -114,8 +116,12 @@ impl<T: Codec, const N: usize> Codec for [T; N] {
         let items = T::__decode_json_vec(r)?;
         fixed(items).map_err(|e| e.at(crate::error::Format::Json, start))
     }
+}
 
-    fn json_schema(g: &mut SchemaGenerator) -> Schema {
+impl<T: Schema, const N: usize> Schema for [T; N] {
+    const KIND: WireKind = T::__SEQ_KIND;
+
+    fn json_schema(g: &mut SchemaGenerator) -> schemars::Schema {
         schema::sequence::<T>(g, Some(N))
     }
 }
@@ -133,12 +139,6 @@ macro_rules! seq_impl {
         encode_by_codec!([$($generics)*] $ty);
 
         impl<$($generics)*> Codec for $ty {
-            const KIND: WireKind = WireKind::ARRAY;
-
-            fn json_schema(g: &mut SchemaGenerator) -> Schema {
-                schema::array(schema::subschema::<T>(g), $unique, None)
-            }
-
             fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
                 w.write_array_len(self.len())?;
                 for item in $encode_iter(self) {
@@ -180,6 +180,14 @@ macro_rules! seq_impl {
                     i += 1;
                 }
                 Ok(out)
+            }
+        }
+
+        impl<$($generics)*> Schema for $ty {
+            const KIND: WireKind = WireKind::ARRAY;
+
+            fn json_schema(g: &mut SchemaGenerator) -> schemars::Schema {
+                schema::array(schema::subschema::<T>(g), $unique, None)
             }
         }
     };
@@ -267,12 +275,6 @@ fn decode_map_json<K: Codec, V: Codec>(
 encode_by_codec!([K: Codec + Ord, V: Codec] BTreeMap<K, V>);
 
 impl<K: Codec + Ord, V: Codec> Codec for BTreeMap<K, V> {
-    const KIND: WireKind = WireKind::MAP;
-
-    fn json_schema(g: &mut SchemaGenerator) -> Schema {
-        schema::map(schema::subschema::<V>(g), K::KIND.is(WireKind::INT))
-    }
-
     fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
         encode_map_msgpack(self.len(), self.iter(), K::encode_msgpack, w)
     }
@@ -298,6 +300,14 @@ impl<K: Codec + Ord, V: Codec> Codec for BTreeMap<K, V> {
     }
 }
 
+impl<K: Schema, V: Schema> Schema for BTreeMap<K, V> {
+    const KIND: WireKind = WireKind::MAP;
+
+    fn json_schema(g: &mut SchemaGenerator) -> schemars::Schema {
+        schema::map(schema::subschema::<V>(g), K::KIND.is(WireKind::INT))
+    }
+}
+
 fn sorted_entries<K: Ord, V, S>(map: &HashMap<K, V, S>) -> Vec<(&K, &V)> {
     let mut entries: Vec<(&K, &V)> = map.iter().collect();
     entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
@@ -317,12 +327,6 @@ where
     V: Codec,
     S: BuildHasher + Default,
 {
-    const KIND: WireKind = WireKind::MAP;
-
-    fn json_schema(g: &mut SchemaGenerator) -> Schema {
-        schema::map(schema::subschema::<V>(g), K::KIND.is(WireKind::INT))
-    }
-
     fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
         encode_map_msgpack(
             self.len(),
@@ -353,6 +357,14 @@ where
     }
 }
 
+impl<K: Schema, V: Schema, S> Schema for HashMap<K, V, S> {
+    const KIND: WireKind = WireKind::MAP;
+
+    fn json_schema(g: &mut SchemaGenerator) -> schemars::Schema {
+        schema::map(schema::subschema::<V>(g), K::KIND.is(WireKind::INT))
+    }
+}
+
 /// Maps keyed by borrowed strings (`BTreeMap<&'a str, V>`, a `HashMap`
 /// too), as their owned twins with `String` keys: entries in key order.
 /// A value may borrow as well (`&'a str`, a derived type that borrows) or
@@ -371,10 +383,9 @@ macro_rules! str_key_map {
             }
         }
 
-        impl<'de: 'a, 'a, V: Decode<'de> + Encode + HasSchema, $($generics)*> BorrowCodec<'de>
+        impl<'de: 'a, 'a, V: Decode<'de> + Encode + Schema, $($generics)*> BorrowCodec<'de>
             for $map
         {
-            const KIND: WireKind = WireKind::MAP;
 
             fn decode_msgpack(r: &mut MsgpackReader<'de>) -> Result<Self, DecodeError> {
                 let len = r.read_map_len()?;
@@ -407,14 +418,6 @@ macro_rules! str_key_map {
                     let v = V::read_json(r).map_err(|e| e.in_field(k.to_owned()))?;
                     out.insert(k, v);
                 }
-            }
-
-            fn json_schema(g: &mut SchemaGenerator) -> Schema {
-                schema::map(g.subschema_for::<CodecSchema<V>>(), false)
-            }
-
-            fn __subschema(g: &mut SchemaGenerator) -> Schema {
-                Self::json_schema(g)
             }
         }
     )*};
@@ -508,12 +511,6 @@ macro_rules! tuple_impl {
         }
 
         impl<$($name: Codec),+> Codec for ($($name,)+) {
-            const KIND: WireKind = WireKind::ARRAY;
-
-            fn json_schema(g: &mut SchemaGenerator) -> Schema {
-                schema::tuple(vec![$(schema::subschema::<$name>(g)),+], $len, true)
-            }
-
             fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
                 self.write_msgpack(w)
             }
@@ -531,13 +528,20 @@ macro_rules! tuple_impl {
             }
         }
 
+        impl<$($name: Schema),+> Schema for ($($name,)+) {
+            const KIND: WireKind = WireKind::ARRAY;
+
+            fn json_schema(g: &mut SchemaGenerator) -> schemars::Schema {
+                schema::tuple(vec![$(schema::subschema::<$name>(g)),+], $len, true)
+            }
+        }
+
         /// A tuple that holds a value borrowing from the input (`(&'a str,
         /// u32)`): each element read as it reads alone, owned or borrowed.
         /// Not listed among the types that borrow in a diagnostic: the
         /// twelve of them would hide the others.
         #[diagnostic::do_not_recommend]
-        impl<'de, $($name: Decode<'de> + Encode + HasSchema),+> BorrowCodec<'de> for ($($name,)+) {
-            const KIND: WireKind = WireKind::ARRAY;
+        impl<'de, $($name: Decode<'de> + Encode + Schema),+> BorrowCodec<'de> for ($($name,)+) {
 
             fn decode_msgpack(r: &mut MsgpackReader<'de>) -> Result<Self, DecodeError> {
                 tuple_decode!(msgpack, r, $len, Decode::read_msgpack, $($name $idx),+)
@@ -545,15 +549,6 @@ macro_rules! tuple_impl {
 
             fn decode_json(r: &mut JsonReader<'de>) -> Result<Self, DecodeError> {
                 tuple_decode!(json, r, $len, Decode::read_json, $($name $idx),+)
-            }
-
-            fn json_schema(g: &mut SchemaGenerator) -> Schema {
-                let elements = vec![$(g.subschema_for::<CodecSchema<$name>>()),+];
-                schema::tuple(elements, $len, true)
-            }
-
-            fn __subschema(g: &mut SchemaGenerator) -> Schema {
-                Self::json_schema(g)
             }
         }
     )*};

@@ -1,9 +1,9 @@
 //! `num_complex::Complex<f32 | f64>` (feature `num-complex`): `[re, im]`.
 
 use num_complex::Complex;
-use schemars::{Schema, SchemaGenerator};
+use schemars::SchemaGenerator;
 
-use crate::codec::Codec;
+use crate::codec::{Codec, Schema};
 use crate::error::{DecodeError, EncodeError};
 use crate::json::{JsonReader, JsonWriter};
 use crate::kind::WireKind;
@@ -14,8 +14,6 @@ macro_rules! complex_impl {
         crate::encode::encode_by_codec!(Complex<$t>);
 
         impl Codec for Complex<$t> {
-            const KIND: WireKind = WireKind::ARRAY;
-
             fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
                 (self.re, self.im).encode_msgpack(w)
             }
@@ -31,8 +29,12 @@ macro_rules! complex_impl {
             fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
                 <($t, $t)>::decode_json(r).map(|(re, im)| Complex::new(re, im))
             }
+        }
 
-            fn json_schema(g: &mut SchemaGenerator) -> Schema {
+        impl Schema for Complex<$t> {
+            const KIND: WireKind = WireKind::ARRAY;
+
+            fn json_schema(g: &mut SchemaGenerator) -> schemars::Schema {
                 <($t, $t)>::json_schema(g)
             }
         }

@@ -6,10 +6,10 @@
 //! scientific form. NaN and infinities have no `Decimal` and are an error.
 
 use rust_decimal::Decimal;
-use schemars::{Schema, SchemaGenerator};
+use schemars::SchemaGenerator;
 use serde_json::json;
 
-use crate::codec::Codec;
+use crate::codec::{Codec, Schema};
 use crate::error::{DecodeError, EncodeError, Format};
 use crate::json::{JsonReader, JsonWriter};
 use crate::kind::WireKind;
@@ -64,8 +64,6 @@ fn from_f64(v: f64) -> Result<Decimal, String> {
 crate::encode::encode_by_codec!(Decimal);
 
 impl Codec for Decimal {
-    const KIND: WireKind = WireKind::STR;
-
     fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
         w.write_str(&text(self))
     }
@@ -101,10 +99,6 @@ impl Codec for Decimal {
         parsed.map_err(|m| DecodeError::invalid_value(m).at(Format::Json, start))
     }
 
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        schema::typed("string", json!({ "format": "decimal" }))
-    }
-
     fn __encode_json_key(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
         self.encode_json(w)
     }
@@ -112,6 +106,14 @@ impl Codec for Decimal {
     fn __decode_json_key(r: &mut JsonReader<'_>, key: &str) -> Result<Self, DecodeError> {
         parse(key)
             .map_err(|message| r.error(crate::error::DecodeErrorKind::InvalidValue { message }))
+    }
+}
+
+impl Schema for Decimal {
+    const KIND: WireKind = WireKind::STR;
+
+    fn json_schema(_: &mut SchemaGenerator) -> schemars::Schema {
+        schema::typed("string", json!({ "format": "decimal" }))
     }
 }
 

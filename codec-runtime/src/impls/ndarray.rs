@@ -6,10 +6,10 @@ use std::borrow::Cow;
 
 use base64::Engine as _;
 use ndarray::{Array, Dimension, IxDyn};
-use schemars::{Schema, SchemaGenerator};
+use schemars::SchemaGenerator;
 use serde_json::json;
 
-use crate::codec::Codec;
+use crate::codec::{Codec, Schema};
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError};
 use crate::json::{JsonReader, JsonWriter};
 use crate::kind::WireKind;
@@ -228,8 +228,6 @@ const FIELDS: &[&str] = &["dtype", "shape", "data"];
 crate::encode::encode_by_codec!([T: Element, D: Dimension] Array<T, D>);
 
 impl<T: Element, D: Dimension> Codec for Array<T, D> {
-    const KIND: WireKind = WireKind::MAP;
-
     fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
         write_msgpack_parts::<T>(self.shape(), &raw_bytes(self), w)
     }
@@ -276,8 +274,12 @@ impl<T: Element, D: Dimension> Codec for Array<T, D> {
         build(&dtype, &shape, &data)
             .map_err(|m| DecodeError::invalid_value(m).at(crate::error::Format::Json, start))
     }
+}
 
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+impl<T: Element, D: Dimension> Schema for Array<T, D> {
+    const KIND: WireKind = WireKind::MAP;
+
+    fn json_schema(_: &mut SchemaGenerator) -> schemars::Schema {
         let mut shape = json!({ "type": "array", "items": { "type": "integer", "minimum": 0 } });
         if let Some(n) = D::NDIM {
             shape["minItems"] = n.into();
@@ -293,7 +295,7 @@ impl<T: Element, D: Dimension> Codec for Array<T, D> {
             "required": ["dtype", "shape", "data"],
             "additionalProperties": false,
         });
-        Schema::try_from(value).unwrap_or_else(|_| schema::typed("object", json!({})))
+        schemars::Schema::try_from(value).unwrap_or_else(|_| schema::typed("object", json!({})))
     }
 }
 

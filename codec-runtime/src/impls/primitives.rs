@@ -1,12 +1,12 @@
 //! Integers, floats, booleans, chars, strings and the unit type.
 
-use crate::codec::Codec;
+use crate::codec::{Codec, Schema};
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError};
 use crate::json::{JsonReader, JsonWriter};
 use crate::kind::WireKind;
 use crate::msgpack::{MsgpackReader, MsgpackWriter};
 use crate::schema;
-use schemars::{Schema, SchemaGenerator};
+use schemars::SchemaGenerator;
 use serde_json::json;
 
 fn write_quoted_int(w: &mut JsonWriter, text: &str) {
@@ -34,8 +34,6 @@ macro_rules! int_impl {
         crate::encode::encode_by_codec!($t);
 
         impl Codec for $t {
-            const KIND: WireKind = WireKind::INT;
-
             #[inline]
             fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
                 w.$write(*self as $as);
@@ -58,10 +56,6 @@ macro_rules! int_impl {
                 r.read_int(stringify!($t))
             }
 
-            fn json_schema(_: &mut SchemaGenerator) -> Schema {
-                schema::integer(<$range>::MIN as i128, <$range>::MAX as i128)
-            }
-
             fn __encode_json_key(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
                 write_quoted_int(w, itoa::Buffer::new().format(*self));
                 Ok(())
@@ -69,6 +63,14 @@ macro_rules! int_impl {
 
             fn __decode_json_key(r: &mut JsonReader<'_>, key: &str) -> Result<Self, DecodeError> {
                 parse_key(r, key, stringify!($t))
+            }
+        }
+
+        impl Schema for $t {
+            const KIND: WireKind = WireKind::INT;
+
+            fn json_schema(_: &mut SchemaGenerator) -> schemars::Schema {
+                schema::integer(<$range>::MIN as i128, <$range>::MAX as i128)
             }
         }
     )*};
@@ -91,8 +93,6 @@ macro_rules! wide_int_impl {
         crate::encode::encode_by_codec!($t);
 
         impl Codec for $t {
-            const KIND: WireKind = WireKind::INT;
-
             fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
                 if let Ok(v) = u64::try_from(*self) {
                     w.write_u64(v);
@@ -118,11 +118,6 @@ macro_rules! wide_int_impl {
                 Ok(())
             }
 
-            fn json_schema(_: &mut SchemaGenerator) -> Schema {
-                // `u128::MAX` is past `i128`'s: its bound is open anyway.
-                schema::integer(<$t>::MIN as i128, <$t>::MAX.min(i128::MAX as $t) as i128)
-            }
-
             fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
                 let start = r.position();
                 let text = r.read_number_text()?;
@@ -144,6 +139,15 @@ macro_rules! wide_int_impl {
                 parse_key(r, key, stringify!($t))
             }
         }
+
+        impl Schema for $t {
+            const KIND: WireKind = WireKind::INT;
+
+            fn json_schema(_: &mut SchemaGenerator) -> schemars::Schema {
+                // `u128::MAX` is past `i128`'s: its bound is open anyway.
+                schema::integer(<$t>::MIN as i128, <$t>::MAX.min(i128::MAX as $t) as i128)
+            }
+        }
     )*};
 }
 
@@ -152,8 +156,6 @@ wide_int_impl! { i128; u128; }
 crate::encode::encode_by_codec!(f64);
 
 impl Codec for f64 {
-    const KIND: WireKind = WireKind::FLOAT;
-
     #[inline]
     fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
         w.write_f64(*self);
@@ -175,8 +177,12 @@ impl Codec for f64 {
     fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
         r.read_f64()
     }
+}
 
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+impl Schema for f64 {
+    const KIND: WireKind = WireKind::FLOAT;
+
+    fn json_schema(_: &mut SchemaGenerator) -> schemars::Schema {
         // The width is part of the wire shape: a `f64` read as a `f32` loses
         // precision, so the two must not share a fingerprint.
         schema::typed("number", json!({ "format": "double" }))
@@ -186,8 +192,6 @@ impl Codec for f64 {
 crate::encode::encode_by_codec!(f32);
 
 impl Codec for f32 {
-    const KIND: WireKind = WireKind::FLOAT;
-
     #[inline]
     fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
         w.write_f32(*self);
@@ -209,8 +213,12 @@ impl Codec for f32 {
     fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
         r.read_f64().map(|v| v as f32)
     }
+}
 
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+impl Schema for f32 {
+    const KIND: WireKind = WireKind::FLOAT;
+
+    fn json_schema(_: &mut SchemaGenerator) -> schemars::Schema {
         schema::typed("number", json!({ "format": "float" }))
     }
 }
@@ -218,8 +226,6 @@ impl Codec for f32 {
 crate::encode::encode_by_codec!(bool);
 
 impl Codec for bool {
-    const KIND: WireKind = WireKind::BOOL;
-
     #[inline]
     fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
         w.write_bool(*self);
@@ -241,8 +247,12 @@ impl Codec for bool {
     fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
         r.read_bool()
     }
+}
 
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+impl Schema for bool {
+    const KIND: WireKind = WireKind::BOOL;
+
+    fn json_schema(_: &mut SchemaGenerator) -> schemars::Schema {
         schema::typed("boolean", json!({}))
     }
 }
@@ -250,8 +260,6 @@ impl Codec for bool {
 crate::encode::encode_by_codec!(String);
 
 impl Codec for String {
-    const KIND: WireKind = WireKind::STR;
-
     #[inline]
     fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
         w.write_str(self)
@@ -275,10 +283,6 @@ impl Codec for String {
         })
     }
 
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        schema::typed("string", json!({}))
-    }
-
     fn __encode_json_key(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
         w.write_str(self)
     }
@@ -288,9 +292,15 @@ impl Codec for String {
     }
 }
 
-impl Codec for Box<str> {
+impl Schema for String {
     const KIND: WireKind = WireKind::STR;
 
+    fn json_schema(_: &mut SchemaGenerator) -> schemars::Schema {
+        schema::typed("string", json!({}))
+    }
+}
+
+impl Codec for Box<str> {
     fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
         w.write_str(self)
     }
@@ -307,16 +317,20 @@ impl Codec for Box<str> {
         r.read_str().map(|s| Box::from(s.as_ref()))
     }
 
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        schema::typed("string", json!({}))
-    }
-
     fn __encode_json_key(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
         w.write_str(self)
     }
 
     fn __decode_json_key(_r: &mut JsonReader<'_>, key: &str) -> Result<Self, DecodeError> {
         Ok(Box::from(key))
+    }
+}
+
+impl Schema for Box<str> {
+    const KIND: WireKind = WireKind::STR;
+
+    fn json_schema(_: &mut SchemaGenerator) -> schemars::Schema {
+        schema::typed("string", json!({}))
     }
 }
 
@@ -338,8 +352,6 @@ fn char_error(s: &str) -> DecodeError {
 crate::encode::encode_by_codec!(char);
 
 impl Codec for char {
-    const KIND: WireKind = WireKind::STR;
-
     fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
         w.write_str(self.encode_utf8(&mut [0; 4]))
     }
@@ -358,10 +370,6 @@ impl Codec for char {
         one_char(&s).ok_or_else(|| r.locate(char_error(&s)))
     }
 
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        schema::typed("string", json!({"minLength": 1, "maxLength": 1}))
-    }
-
     fn __encode_json_key(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
         self.encode_json(w)
     }
@@ -371,11 +379,17 @@ impl Codec for char {
     }
 }
 
+impl Schema for char {
+    const KIND: WireKind = WireKind::STR;
+
+    fn json_schema(_: &mut SchemaGenerator) -> schemars::Schema {
+        schema::typed("string", json!({"minLength": 1, "maxLength": 1}))
+    }
+}
+
 crate::encode::encode_by_codec!(());
 
 impl Codec for () {
-    const KIND: WireKind = WireKind::NIL;
-
     fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
         w.write_nil();
         Ok(())
@@ -393,8 +407,12 @@ impl Codec for () {
     fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
         r.read_nil()
     }
+}
 
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+impl Schema for () {
+    const KIND: WireKind = WireKind::NIL;
+
+    fn json_schema(_: &mut SchemaGenerator) -> schemars::Schema {
         schema::typed("null", json!({}))
     }
 }
@@ -402,8 +420,6 @@ impl Codec for () {
 crate::encode::encode_by_codec!([T: ?Sized] std::marker::PhantomData<T>);
 
 impl<T: ?Sized> Codec for std::marker::PhantomData<T> {
-    const KIND: WireKind = WireKind::NIL;
-
     fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
         w.write_nil();
         Ok(())
@@ -421,8 +437,12 @@ impl<T: ?Sized> Codec for std::marker::PhantomData<T> {
     fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
         r.read_nil().map(|_| std::marker::PhantomData)
     }
+}
 
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+impl<T: ?Sized> Schema for std::marker::PhantomData<T> {
+    const KIND: WireKind = WireKind::NIL;
+
+    fn json_schema(_: &mut SchemaGenerator) -> schemars::Schema {
         schema::typed("null", json!({}))
     }
 }

@@ -27,7 +27,6 @@ use schemars::{Schema, SchemaGenerator};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-use crate::codec::Codec;
 use crate::impls::serde_wrapper::Opaque;
 
 #[doc(hidden)]
@@ -36,5 +35,5 @@ pub use super::serde_bridge::{decode_json, decode_msgpack, encode_json, encode_m
 /// The opaque schema of version 1, [`crate::Opaque<T>`]'s.
 #[doc(hidden)]
 pub fn json_schema<T: Serialize + DeserializeOwned>(generator: &mut SchemaGenerator) -> Schema {
-    <Opaque<T> as Codec>::json_schema(generator)
+    <Opaque<T> as crate::codec::Schema>::json_schema(generator)
 }

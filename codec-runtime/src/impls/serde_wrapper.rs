@@ -2,12 +2,12 @@
 //! [`crate::serde_bridge`]; [`Opaque`]: one without a schema, versioned by
 //! hand.
 
-use schemars::{JsonSchema, Schema, SchemaGenerator};
+use schemars::{JsonSchema, SchemaGenerator};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use super::serde_bridge::{decode_json, decode_msgpack, encode_json, encode_msgpack, json_schema};
-use crate::codec::Codec;
+use crate::codec::{Codec, Schema};
 use crate::error::{DecodeError, EncodeError};
 use crate::json::{JsonReader, JsonWriter};
 use crate::kind::WireKind;
@@ -20,8 +20,6 @@ pub struct Serde<T>(pub T);
 crate::encode::encode_by_codec!([T: Serialize + DeserializeOwned + JsonSchema] Serde<T>);
 
 impl<T: Serialize + DeserializeOwned + JsonSchema> Codec for Serde<T> {
-    const KIND: WireKind = WireKind::ANY;
-
     fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
         encode_msgpack(&self.0, w)
     }
@@ -37,8 +35,12 @@ impl<T: Serialize + DeserializeOwned + JsonSchema> Codec for Serde<T> {
     fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
         decode_json(r).map(Serde)
     }
+}
 
-    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+impl<T: Serialize + DeserializeOwned + JsonSchema> Schema for Serde<T> {
+    const KIND: WireKind = WireKind::ANY;
+
+    fn json_schema(generator: &mut SchemaGenerator) -> schemars::Schema {
         json_schema::<T>(generator)
     }
 }
@@ -83,8 +85,6 @@ pub struct Opaque<T, const VERSION: u32 = 1>(pub T);
 crate::encode::encode_by_codec!([T: Serialize + DeserializeOwned, const VERSION: u32] Opaque<T, VERSION>);
 
 impl<T: Serialize + DeserializeOwned, const VERSION: u32> Codec for Opaque<T, VERSION> {
-    const KIND: WireKind = WireKind::ANY;
-
     fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
         encode_msgpack(&self.0, w)
     }
@@ -100,8 +100,12 @@ impl<T: Serialize + DeserializeOwned, const VERSION: u32> Codec for Opaque<T, VE
     fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
         decode_json(r).map(Opaque)
     }
+}
 
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+impl<T: Serialize + DeserializeOwned, const VERSION: u32> Schema for Opaque<T, VERSION> {
+    const KIND: WireKind = WireKind::ANY;
+
+    fn json_schema(_: &mut SchemaGenerator) -> schemars::Schema {
         let description = format!(
             "a serde value of `{}`, opaque to codec: version {VERSION}",
             std::any::type_name::<T>()

@@ -9,11 +9,11 @@ use std::num::{
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use schemars::{Schema, SchemaGenerator};
+use schemars::SchemaGenerator;
 use serde_json::json;
 
 use super::times;
-use crate::codec::Codec;
+use crate::codec::{Codec, Schema};
 use crate::error::{DecodeError, EncodeError};
 use crate::json::{JsonReader, JsonWriter};
 use crate::kind::WireKind;
@@ -28,8 +28,6 @@ macro_rules! string_impl {
         crate::encode::encode_by_codec!($ty);
 
         impl Codec for $ty {
-            const KIND: WireKind = WireKind::STR;
-
             fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
                 let text: Result<_, EncodeError> = $to_text(self);
                 w.write_str(text?.as_ref())
@@ -56,10 +54,6 @@ macro_rules! string_impl {
                 })
             }
 
-            fn json_schema(_: &mut SchemaGenerator) -> Schema {
-                $schema
-            }
-
             fn __encode_json_key(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
                 self.encode_json(w)
             }
@@ -68,6 +62,14 @@ macro_rules! string_impl {
                 $from_text(key).map_err(|e: String| {
                     r.error(crate::error::DecodeErrorKind::InvalidValue { message: e })
                 })
+            }
+        }
+
+        impl Schema for $ty {
+            const KIND: WireKind = WireKind::STR;
+
+            fn json_schema(_: &mut SchemaGenerator) -> schemars::Schema {
+                $schema
             }
         }
     };
@@ -146,8 +148,6 @@ crate::encode::encode_by_codec!(Duration);
 /// in both formats. Decodes also from a number of seconds; a negative
 /// duration is an error.
 impl Codec for Duration {
-    const KIND: WireKind = WireKind::STR;
-
     fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
         w.write_str(&time::format_iso_duration(
             false,
@@ -176,10 +176,6 @@ impl Codec for Duration {
             .map_err(|m| DecodeError::invalid_value(m).at(crate::error::Format::Json, start))
     }
 
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        schema::typed("string", json!({ "format": "duration" }))
-    }
-
     fn __encode_json_key(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
         self.encode_json(w)
     }
@@ -188,6 +184,14 @@ impl Codec for Duration {
         time::parse_iso_duration(key)
             .and_then(duration)
             .map_err(|message| r.error(crate::error::DecodeErrorKind::InvalidValue { message }))
+    }
+}
+
+impl Schema for Duration {
+    const KIND: WireKind = WireKind::STR;
+
+    fn json_schema(_: &mut SchemaGenerator) -> schemars::Schema {
+        schema::typed("string", json!({ "format": "duration" }))
     }
 }
 
@@ -205,8 +209,6 @@ crate::encode::encode_by_codec!(SystemTime);
 /// MessagePack: the timestamp extension (-1). JSON: RFC 3339 in UTC. Decodes
 /// also from an RFC 3339 string with any offset in MessagePack.
 impl Codec for SystemTime {
-    const KIND: WireKind = WireKind::EXT.union(WireKind::STR);
-
     fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
         let (secs, nanos) = since_epoch(self)?;
         w.write_timestamp(secs, nanos)
@@ -236,8 +238,12 @@ impl Codec for SystemTime {
                 .at(crate::error::Format::Json, start)
         })
     }
+}
 
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+impl Schema for SystemTime {
+    const KIND: WireKind = WireKind::EXT.union(WireKind::STR);
+
+    fn json_schema(_: &mut SchemaGenerator) -> schemars::Schema {
         schema::typed("string", json!({ "format": "date-time" }))
     }
 }
@@ -247,8 +253,6 @@ macro_rules! nonzero_impl {
         crate::encode::encode_by_codec!($nz);
 
         impl Codec for $nz {
-            const KIND: WireKind = WireKind::INT;
-
             fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
                 self.get().encode_msgpack(w)
             }
@@ -269,12 +273,6 @@ macro_rules! nonzero_impl {
                 <$nz>::new(v).ok_or_else(|| nonzero().at(crate::error::Format::Json, start))
             }
 
-            fn json_schema(g: &mut SchemaGenerator) -> Schema {
-                let mut s = <$int>::json_schema(g).to_value();
-                s["not"] = json!({ "const": 0 });
-                Schema::try_from(s).unwrap_or_else(|_| Schema::from(true))
-            }
-
             fn __encode_json_key(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
                 self.get().__encode_json_key(w)
             }
@@ -282,6 +280,16 @@ macro_rules! nonzero_impl {
             fn __decode_json_key(r: &mut JsonReader<'_>, key: &str) -> Result<Self, DecodeError> {
                 let v = <$int>::__decode_json_key(r, key)?;
                 <$nz>::new(v).ok_or_else(|| r.locate(nonzero()))
+            }
+        }
+
+        impl Schema for $nz {
+            const KIND: WireKind = WireKind::INT;
+
+            fn json_schema(g: &mut SchemaGenerator) -> schemars::Schema {
+                let mut s = <$int>::json_schema(g).to_value();
+                s["not"] = json!({ "const": 0 });
+                schemars::Schema::try_from(s).unwrap_or_else(|_| schemars::Schema::from(true))
             }
         }
     )*};

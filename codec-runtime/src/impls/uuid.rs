@@ -2,10 +2,10 @@
 //! msgspec writes it. Decoding takes also the forms msgspec accepts: 32 hex
 //! digits without hyphens, either case, and 16 bytes of bin in MessagePack.
 
-use schemars::{Schema, SchemaGenerator};
+use schemars::SchemaGenerator;
 use serde_json::json;
 
-use crate::codec::Codec;
+use crate::codec::{Codec, Schema};
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError};
 use crate::json::{JsonReader, JsonWriter};
 use crate::kind::WireKind;
@@ -24,8 +24,6 @@ fn parse(s: &str) -> Result<uuid::Uuid, String> {
 crate::encode::encode_by_codec!(uuid::Uuid);
 
 impl Codec for uuid::Uuid {
-    const KIND: WireKind = WireKind::STR;
-
     fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
         w.write_str(
             self.hyphenated()
@@ -61,16 +59,20 @@ impl Codec for uuid::Uuid {
         parse(&s).map_err(|m| r.error(DecodeErrorKind::InvalidValue { message: m }))
     }
 
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        schema::typed("string", json!({ "format": "uuid" }))
-    }
-
     fn __encode_json_key(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
         self.encode_json(w)
     }
 
     fn __decode_json_key(r: &mut JsonReader<'_>, key: &str) -> Result<Self, DecodeError> {
         parse(key).map_err(|m| r.error(DecodeErrorKind::InvalidValue { message: m }))
+    }
+}
+
+impl Schema for uuid::Uuid {
+    const KIND: WireKind = WireKind::STR;
+
+    fn json_schema(_: &mut SchemaGenerator) -> schemars::Schema {
+        schema::typed("string", json!({ "format": "uuid" }))
     }
 }
 

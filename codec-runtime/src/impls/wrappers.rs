@@ -4,14 +4,14 @@ use std::borrow::Cow;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use crate::codec::Codec;
+use crate::codec::{Codec, Schema};
 use crate::encode::Encode;
 use crate::error::{DecodeError, EncodeError};
 use crate::json::{JsonReader, JsonWriter};
 use crate::kind::WireKind;
 use crate::msgpack::{MsgpackReader, MsgpackWriter};
 use crate::schema;
-use schemars::{Schema, SchemaGenerator};
+use schemars::SchemaGenerator;
 
 /// Nil or the value.
 impl<T: Encode> Encode for Option<T> {
@@ -39,8 +39,6 @@ impl<T: Encode> Encode for Option<T> {
 }
 
 impl<T: Codec> Codec for Option<T> {
-    const KIND: WireKind = WireKind::NIL.union(T::KIND);
-
     #[inline]
     fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
         self.write_msgpack(w)
@@ -60,10 +58,6 @@ impl<T: Codec> Codec for Option<T> {
         self.write_json(w)
     }
 
-    fn json_schema(g: &mut SchemaGenerator) -> Schema {
-        schema::nullable(schema::subschema::<T>(g))
-    }
-
     #[inline]
     fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
         if r.try_read_nil() {
@@ -74,14 +68,20 @@ impl<T: Codec> Codec for Option<T> {
     }
 }
 
+impl<T: Schema> Schema for Option<T> {
+    const KIND: WireKind = WireKind::NIL.union(T::KIND);
+
+    fn json_schema(g: &mut SchemaGenerator) -> schemars::Schema {
+        schema::nullable(schema::subschema::<T>(g))
+    }
+}
+
 /// Pointers encode as their pointee (their `Encode` impls are beside the
 /// references', in `encode.rs`). Decoding counts one level of nesting, so
 /// recursive types through a pointer stay within the depth limit.
 macro_rules! pointer_impl {
     ($($ptr:ident),*) => {$(
         impl<T: Codec> Codec for $ptr<T> {
-            const KIND: WireKind = T::KIND;
-
             #[inline]
             fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
                 (**self).encode_msgpack(w)
@@ -102,11 +102,15 @@ macro_rules! pointer_impl {
                 r.nested(T::decode_json).map($ptr::new)
             }
 
-            fn json_schema(g: &mut SchemaGenerator) -> Schema {
+            crate::__forward_hooks!(inner: T, get: |v| &**v, wrap: $ptr::new);
+        }
+
+        impl<T: Schema> Schema for $ptr<T> {
+            crate::__forward_shape!(inner: T);
+
+            fn json_schema(g: &mut SchemaGenerator) -> schemars::Schema {
                 schema::subschema::<T>(g)
             }
-
-            crate::__forward_hooks!(inner: T, get: |v| &**v, wrap: $ptr::new);
         }
     )*};
 }
@@ -114,8 +118,6 @@ macro_rules! pointer_impl {
 pointer_impl!(Box, Rc, Arc);
 
 impl Codec for Cow<'_, str> {
-    const KIND: WireKind = WireKind::STR;
-
     fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
         w.write_str(self)
     }
@@ -132,10 +134,6 @@ impl Codec for Cow<'_, str> {
         String::decode_json(r).map(Cow::Owned)
     }
 
-    fn json_schema(g: &mut SchemaGenerator) -> Schema {
-        String::json_schema(g)
-    }
-
     fn __encode_json_key(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
         w.write_str(self)
     }
@@ -145,9 +143,15 @@ impl Codec for Cow<'_, str> {
     }
 }
 
-impl<T: Codec + Clone> Codec for Cow<'_, [T]> {
-    const KIND: WireKind = T::__SEQ_KIND;
+impl Schema for Cow<'_, str> {
+    const KIND: WireKind = WireKind::STR;
 
+    fn json_schema(g: &mut SchemaGenerator) -> schemars::Schema {
+        String::json_schema(g)
+    }
+}
+
+impl<T: Codec + Clone> Codec for Cow<'_, [T]> {
     fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
         T::__encode_msgpack_slice(self, w)
     }
@@ -163,8 +167,12 @@ impl<T: Codec + Clone> Codec for Cow<'_, [T]> {
     fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
         T::__decode_json_vec(r).map(Cow::Owned)
     }
+}
 
-    fn json_schema(g: &mut SchemaGenerator) -> Schema {
+impl<T: Codec + Clone> Schema for Cow<'_, [T]> {
+    const KIND: WireKind = T::__SEQ_KIND;
+
+    fn json_schema(g: &mut SchemaGenerator) -> schemars::Schema {
         schema::sequence::<T>(g, None)
     }
 }

@@ -6,14 +6,16 @@ use schemars::{Schema, SchemaGenerator};
 use serde_json::{json, Map, Value};
 
 use super::subschema;
-use crate::codec::Codec;
 use crate::error::EncodeError;
 use crate::json::JsonWriter;
 use crate::kind::WireKind;
 
 /// The schema of a sequence of `T` (`len` for fixed-size arrays): an array of
 /// `T`, or a base64 string when `T` makes sequences byte buffers (`u8`).
-pub fn sequence<T: Codec>(generator: &mut SchemaGenerator, len: Option<usize>) -> Schema {
+pub fn sequence<T: crate::codec::Schema>(
+    generator: &mut SchemaGenerator,
+    len: Option<usize>,
+) -> Schema {
     if T::__SEQ_KIND.is(WireKind::BYTES) {
         bytes()
     } else {

@@ -29,7 +29,7 @@ use serde_json::Value;
 
 use super::diff::{diff, Change};
 use super::{registry, SchemaInfo, VERSION};
-use crate::codec::HasSchema;
+use crate::codec::Schema;
 
 /// The environment variable that makes [`DriftCheck::run`] rewrite schema files.
 pub const UPDATE_ENV: &str = "CODEC_UPDATE_SCHEMAS";
@@ -117,7 +117,7 @@ impl DriftCheck {
     }
 
     /// Registers `T` (a type that borrows too: `ChunkRef<'static>`).
-    pub fn add<T: HasSchema + 'static>(mut self) -> Self {
+    pub fn add<T: Schema + 'static>(mut self) -> Self {
         self.push(std::any::type_name::<T>(), super::info::<T>());
         self
     }

@@ -19,11 +19,11 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use super::model::{Canonical, Model};
-use crate::codec::HasSchema;
+use crate::codec::Schema;
 
 /// The fingerprint of `T`'s schema: equal for equal wire shapes, across runs,
 /// platforms and compiler versions. See [`Fingerprint`].
-pub fn fingerprint_of<T: HasSchema>() -> Fingerprint {
+pub fn fingerprint_of<T: Schema>() -> Fingerprint {
     super::info::<T>().fingerprint
 }
 

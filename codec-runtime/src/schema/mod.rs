@@ -34,10 +34,10 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::{OnceLock, RwLock};
 
-use schemars::{Schema, SchemaGenerator};
+use schemars::SchemaGenerator;
 use serde_json::Value;
 
-use crate::codec::{Codec, CodecSchema, HasSchema};
+use crate::codec::{CodecSchema, Schema};
 
 pub use crate::codec::wire_name;
 pub use crate::name::structural_name;
@@ -83,7 +83,7 @@ pub struct SchemaInfo {
 }
 
 impl SchemaInfo {
-    fn compute<T: HasSchema>() -> SchemaInfo {
+    fn compute<T: Schema>() -> SchemaInfo {
         let schema = schema_of::<T>();
         let fingerprint = Fingerprint::of_schema(&schema);
         let legacy_fingerprint =
@@ -134,7 +134,7 @@ impl SchemaInfo {
 /// A type that borrows (`Record<'a>`) has the facts of every one of its
 /// lifetimes: they are looked up by its type with the lifetimes erased.
 #[doc(hidden)]
-pub fn info<T: HasSchema>() -> &'static SchemaInfo {
+pub fn info<T: Schema>() -> &'static SchemaInfo {
     type Infos = HashMap<TypeId, &'static SchemaInfo, BuildHasherDefault<TypeIdHasher>>;
     thread_local! {
         static SEEN: RefCell<Infos> =
@@ -190,7 +190,7 @@ impl Hasher for TypeIdHasher {
 /// The schema of a value of type `T` inside another schema: a `$ref` for
 /// derived types, the schema itself for the others.
 #[doc(hidden)]
-pub fn subschema<T: Codec>(generator: &mut SchemaGenerator) -> Schema {
+pub fn subschema<T: Schema + ?Sized>(generator: &mut SchemaGenerator) -> schemars::Schema {
     generator.subschema_for::<CodecSchema<T>>()
 }
 

@@ -6,7 +6,7 @@
 //! forgetting to list it.
 
 use super::SchemaInfo;
-use crate::codec::HasSchema;
+use crate::codec::Schema;
 
 /// A type the derive registered. Not built by hand: the derive emits it.
 pub struct Registered {
@@ -20,7 +20,7 @@ pub struct Registered {
 
 impl Registered {
     /// The registration of `T`, defined in `module`.
-    pub const fn new<T: HasSchema + 'static>(module: &'static str) -> Self {
+    pub const fn new<T: Schema + 'static>(module: &'static str) -> Self {
         Registered {
             info: super::info::<T>,
             rust_name: std::any::type_name::<T>,

@@ -12,7 +12,7 @@ use std::marker::PhantomData;
 use std::ops::Deref;
 use std::sync::Arc;
 
-use codec_runtime::__private::HasSchema;
+use codec_runtime::__private::Schema;
 use codec_runtime::__store::schema;
 use codec_runtime::{Decode, DecodeError};
 use parking_lot::Mutex;
@@ -185,11 +185,11 @@ impl Cache {
     /// entry of raw bytes (`put_bytes`, `put_array`) has no encoding to
     /// decode: it is [`StoreError::Unsupported`], which names `get_bytes`
     /// and `get_array`.
-    pub fn get_ref<T: HasSchema>(&self, key: &str) -> Result<Option<Ref<'_, T>>, StoreError> {
+    pub fn get_ref<T: Schema>(&self, key: &str) -> Result<Option<Ref<'_, T>>, StoreError> {
         self.reading_moved(|| self.get_ref_once(key))
     }
 
-    fn get_ref_once<T: HasSchema>(&self, key: &str) -> Result<Option<Ref<'_, T>>, StoreError> {
+    fn get_ref_once<T: Schema>(&self, key: &str) -> Result<Option<Ref<'_, T>>, StoreError> {
         let Some(found) = self.lookup(key)? else {
             return Ok(None);
         };

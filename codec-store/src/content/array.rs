@@ -219,8 +219,6 @@ impl<T: Element + PartialEq> PartialEq for MappedArray<T> {
 codec_runtime::__encode_by_codec!([T: Element] MappedArray<T>);
 
 impl<T: Element> Codec for MappedArray<T> {
-    const KIND: WireKind = WireKind::MAP;
-
     fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
         write_msgpack_parts::<T>(&self.shape, &self.le_bytes(), w)
     }
@@ -249,6 +247,10 @@ impl<T: Element> Codec for MappedArray<T> {
     fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
         ndarray::ArrayD::<T>::decode_json(r).map(|a| MappedArray::from_array(&a))
     }
+}
+
+impl<T: Element> codec_runtime::Schema for MappedArray<T> {
+    const KIND: WireKind = WireKind::MAP;
 
     fn json_schema(generator: &mut SchemaGenerator) -> Schema {
         ndarray::ArrayD::<T>::json_schema(generator)

@@ -236,7 +236,7 @@ mod as_string {
     pub(super) fn json_schema<T>(
         g: &mut codec::schemars::SchemaGenerator,
     ) -> codec::schemars::Schema {
-        <String as codec::Codec>::json_schema(g)
+        <String as codec::Schema>::json_schema(g)
     }
 }
 

@@ -3,7 +3,6 @@ use codec::Codec;
 struct NoDefault;
 
 impl Codec for NoDefault {
-    const KIND: codec::WireKind = codec::WireKind::NIL;
     fn encode_msgpack(&self, w: &mut codec::MsgpackWriter) -> Result<(), codec::EncodeError> {
         ().encode_msgpack(w)
     }
@@ -16,6 +15,10 @@ impl Codec for NoDefault {
     fn decode_json(r: &mut codec::JsonReader<'_>) -> Result<Self, codec::DecodeError> {
         <()>::decode_json(r).map(|()| NoDefault)
     }
+}
+
+impl codec::Schema for NoDefault {
+    const KIND: codec::WireKind = codec::WireKind::NIL;
     fn json_schema(g: &mut codec::schemars::SchemaGenerator) -> codec::schemars::Schema {
         <()>::json_schema(g)
     }

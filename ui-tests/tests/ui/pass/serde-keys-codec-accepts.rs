@@ -30,7 +30,7 @@ mod as_number {
     pub fn json_schema<T>(
         g: &mut codec::schemars::SchemaGenerator,
     ) -> codec::schemars::Schema {
-        <i32 as codec::Codec>::json_schema(g)
+        <i32 as codec::Schema>::json_schema(g)
     }
 }
 
