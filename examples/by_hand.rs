@@ -1,4 +1,4 @@
-//! Implementing `Codec` (and `Encode`, which it requires) by hand, for a
+//! Implementing `Codec` (and `Encode` and `Schema`, which it requires) by hand, for a
 //! type from another crate that has no serde support: a local newtype gives
 //! it an encoding, here a string `"1.2.3"` in both formats. Derived types
 //! then hold it like any field.
@@ -46,19 +46,24 @@ impl Semver {
     }
 }
 
-impl Codec for Semver {
+/// Its two encoders: what the encoding entry points (`to_json`, keys of
+/// memoized functions...) and derived types holding it call.
+impl Encode for Semver {
     fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
         w.write_str(&self.text())
     }
 
+    fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+        w.write_str(&self.text())
+    }
+}
+
+/// Its two decoders.
+impl Codec for Semver {
     fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
         let text = r.read_str()?;
         // `locate` adds where in the input the bad value is.
         Semver::parse(text).map_err(|e| r.locate(e))
-    }
-
-    fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
-        w.write_str(&self.text())
     }
 
     fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
@@ -74,18 +79,6 @@ impl Schema for Semver {
 
     fn json_schema(_: &mut SchemaGenerator) -> schemars::Schema {
         json_schema!({ "type": "string", "pattern": "^[0-9]+\\.[0-9]+\\.[0-9]+$" })
-    }
-}
-
-/// What the encoding entry points (`to_json`, keys of memoized functions...)
-/// take: for a `Codec` type, its `Codec` encoders.
-impl Encode for Semver {
-    fn write_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
-        self.encode_msgpack(w)
-    }
-
-    fn write_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
-        self.encode_json(w)
     }
 }
 

@@ -93,7 +93,6 @@ fn encoders(cont: &Container, msgpack: TokenStream, json: TokenStream) -> TokenS
 /// newtype variant merges the body after its tag).
 fn map_struct_items(cont: &Container, live: &[&Field]) -> TokenStream {
     let p = cont.private();
-    let codec = cont.codec_trait();
     let header = encoded::bytes(&encoded::msgpack_map_header(live.len()));
     let len = entry_count(cont, live, self_field);
     let msgpack = msgpack_entries(cont, live, self_field);
@@ -102,7 +101,7 @@ fn map_struct_items(cont: &Container, live: &[&Field]) -> TokenStream {
         .iter()
         .any(|f| omit_condition(cont, f, &self_field(f)).is_some())
     {
-        quote!(__w.write_map_len(<Self as #codec>::__map_body_len(self))?;)
+        quote!(__w.write_map_len(<Self as #p::Encode>::__map_body_len(self))?;)
     } else {
         quote!(__w.write_raw(#header);)
     };
@@ -111,11 +110,11 @@ fn map_struct_items(cont: &Container, live: &[&Field]) -> TokenStream {
         cont,
         quote! {
             #write_header
-            <Self as #codec>::__encode_msgpack_body(self, __w)
+            <Self as #p::Encode>::__encode_msgpack_body(self, __w)
         },
         quote! {
             let __start = __w.as_slice().len();
-            <Self as #codec>::__encode_json_body(self, __w)?;
+            <Self as #p::Encode>::__encode_json_body(self, __w)?;
             __w.end_object_from_body(__start);
             #p::Ok(())
         },
@@ -352,7 +351,6 @@ fn tagged_payload_variant(
     // A payload that is itself a struct merges its fields after the tag.
     let (p, krate) = (cont.private(), &cont.krate);
     let ty = field.ty;
-    let codec = cont.field_trait(field);
     let tag_entry = encoded::bytes(tag_entry);
     let open = encoded::json_bytes(json_open);
     (
@@ -361,9 +359,9 @@ fn tagged_payload_variant(
                 if <#ty as #p::Schema>::__STORE_HANDLER.is_some() {
                     #krate::__store::handled::refuse_merged(::core::any::type_name::<#ty>(), __w)?;
                 }
-                __w.write_map_len(1 + <#ty as #codec>::__map_body_len(__f0))?;
+                __w.write_map_len(1 + <#ty as #p::Encode>::__map_body_len(__f0))?;
                 __w.write_raw(#tag_entry);
-                <#ty as #codec>::__encode_msgpack_body(__f0, __w)?;
+                <#ty as #p::Encode>::__encode_msgpack_body(__f0, __w)?;
             } else {
                 #unmerged_msgpack
             }
@@ -371,7 +369,7 @@ fn tagged_payload_variant(
         quote! {
             if <#ty as #p::Schema>::__MAP_BODY {
                 __w.write_raw(#open);
-                <#ty as #codec>::__encode_json_body(__f0, __w)?;
+                <#ty as #p::Encode>::__encode_json_body(__f0, __w)?;
                 __w.write_byte(b'}');
             } else {
                 #unmerged_json
@@ -555,8 +553,13 @@ fn msgpack_value(cont: &Container, field: &Field, access: TokenStream) -> TokenS
         Some(path) => quote!(#path::encode_msgpack(#access, __w)?;),
         None => {
             let ty = field.ty;
-            let codec = cont.field_trait(field);
-            let encode = quote_spanned!(ty.span()=> <#ty as #codec>::encode_msgpack);
+            let p = cont.private();
+            // An owned field's through `Codec`: a type without it is one
+            // error, its decoders', not one more for `Encode`.
+            let encode = match cont.field_borrows(field) {
+                true => quote_spanned!(ty.span()=> <#ty as #p::Encode>::encode_msgpack),
+                false => quote_spanned!(ty.span()=> <#ty as #p::Codec>::__field_encode_msgpack),
+            };
             quote!(#encode(#access, __w)?;)
         }
     }
@@ -568,8 +571,11 @@ pub fn json_value(cont: &Container, field: &Field, access: TokenStream) -> Token
         Some(path) => quote!(#path::encode_json(#access, __w)?;),
         None => {
             let ty = field.ty;
-            let codec = cont.field_trait(field);
-            let encode = quote_spanned!(ty.span()=> <#ty as #codec>::encode_json);
+            let p = cont.private();
+            let encode = match cont.field_borrows(field) {
+                true => quote_spanned!(ty.span()=> <#ty as #p::Encode>::encode_json),
+                false => quote_spanned!(ty.span()=> <#ty as #p::Codec>::__field_encode_json),
+            };
             quote!(#encode(#access, __w)?;)
         }
     }

@@ -16,24 +16,29 @@ pub fn derive(input: &syn::DeriveInput) -> syn::Result<TokenStream> {
     if let Err(errors) = cx.check() {
         return Ok(with_stub(&cont, errors));
     }
-    let (items, mut schema_items) = match &cont.data {
+    let mut impls = match &cont.data {
         Data::Struct(style, fields) => {
-            let mut items = encode::struct_items(&cont, *style, fields);
-            items.extend(decode::struct_items(&cont, *style, fields));
-            let (hooks, shape) = struct_consts(&cont, *style, fields);
-            items.extend(hooks);
-            (items, shape)
+            let mut impls = struct_consts(&cont, *style, fields);
+            impls
+                .encode
+                .extend(encode::struct_items(&cont, *style, fields));
+            impls
+                .codec
+                .extend(decode::struct_items(&cont, *style, fields));
+            impls
         }
         Data::Enum(variants) => {
             let repr = cont.enum_repr().expect("an enum has a representation");
-            let mut items = encode::enum_items(&cont, variants, repr);
-            items.extend(decode::enum_items(&cont, variants, repr));
-            (items, enum_consts(&cont, variants, repr))
+            Items {
+                encode: encode::enum_items(&cont, variants, repr),
+                codec: decode::enum_items(&cont, variants, repr),
+                schema: enum_consts(&cont, variants, repr),
+            }
         }
     };
-    schema_items.extend(schema::items(&cont));
-    schema_items.extend(store_handler(&cont));
-    let mut out = wrap(&cont, items, schema_items);
+    impls.schema.extend(schema::items(&cont));
+    impls.schema.extend(store_handler(&cont));
+    let mut out = wrap(&cont, impls);
     if cont.generics.params.is_empty() {
         out.extend(omitted_fields_read_back(&cont));
     }
@@ -87,27 +92,33 @@ fn is_self(ty: &syn::Type) -> bool {
     matches!(ty, syn::Type::Path(p) if p.qself.is_none() && p.path.is_ident("Self"))
 }
 
-fn wrap(cont: &Container, items: TokenStream, schema_items: TokenStream) -> TokenStream {
+/// The items of the three impls the derive writes: `Encode`, `Codec` (or
+/// `BorrowCodec` for a type that borrows) and `Schema`.
+struct Items {
+    encode: TokenStream,
+    codec: TokenStream,
+    schema: TokenStream,
+}
+
+fn wrap(cont: &Container, items: Items) -> TokenStream {
+    let Items {
+        encode: encode_items,
+        codec: items,
+        schema: schema_items,
+    } = items;
     let krate = &cont.krate;
     let ident = cont.ident;
     let generics = bound::with_codec_bounds(cont);
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
     let schemars_impl = schema::schemars_impl(cont, &generics);
-    let (codec_impl, encode_via) = match cont.borrows() {
-        false => (
-            quote! {
-                #[automatically_derived]
-                impl #impl_generics #krate::__private::Codec for #ident #ty_generics #where_clause {
-                    #items
-                }
-            },
-            quote!(#krate::__private::Codec),
-        ),
-        true => (
-            borrowing_impls(cont, &generics, items),
-            // Any input outliving the type's lifetimes encodes it alike.
-            quote!(#krate::__private::BorrowCodec<'static>),
-        ),
+    let codec_impl = match cont.borrows() {
+        false => quote! {
+            #[automatically_derived]
+            impl #impl_generics #krate::__private::Codec for #ident #ty_generics #where_clause {
+                #items
+            }
+        },
+        true => borrowing_impls(cont, &generics, items),
     };
     quote! {
         #[doc(hidden)]
@@ -126,21 +137,7 @@ fn wrap(cont: &Container, items: TokenStream, schema_items: TokenStream) -> Toke
 
             #[automatically_derived]
             impl #impl_generics #krate::__private::Encode for #ident #ty_generics #where_clause {
-                #[inline]
-                fn write_msgpack(
-                    &self,
-                    __w: &mut #krate::__private::MsgpackWriter,
-                ) -> #krate::__private::Result<(), #krate::__private::EncodeError> {
-                    <Self as #encode_via>::encode_msgpack(self, __w)
-                }
-
-                #[inline]
-                fn write_json(
-                    &self,
-                    __w: &mut #krate::__private::JsonWriter,
-                ) -> #krate::__private::Result<(), #krate::__private::EncodeError> {
-                    <Self as #encode_via>::encode_json(self, __w)
-                }
+                #encode_items
             }
 
             #[automatically_derived]
@@ -196,40 +193,43 @@ fn borrowing_impls(cont: &Container, generics: &syn::Generics, items: TokenStrea
 fn with_stub(cont: &Container, errors: syn::Error) -> TokenStream {
     let p = cont.private();
     let lt = cont.reader_lifetime();
+    let encode = quote! {
+        fn encode_msgpack(&self, _: &mut #p::MsgpackWriter) -> #p::Result<(), #p::EncodeError> {
+            ::core::unimplemented!()
+        }
+        fn encode_json(&self, _: &mut #p::JsonWriter) -> #p::Result<(), #p::EncodeError> {
+            ::core::unimplemented!()
+        }
+    };
+    let codec = quote! {
+        fn decode_msgpack(_: &mut #p::MsgpackReader<#lt>) -> #p::Result<Self, #p::DecodeError> {
+            ::core::unimplemented!()
+        }
+        fn decode_json(_: &mut #p::JsonReader<#lt>) -> #p::Result<Self, #p::DecodeError> {
+            ::core::unimplemented!()
+        }
+    };
+    let schema = quote! {
+        const KIND: #p::WireKind = #p::WireKind::ANY;
+        fn json_schema(_: &mut #p::schemars::SchemaGenerator) -> #p::schemars::Schema {
+            ::core::unimplemented!()
+        }
+    };
     let stub = wrap(
         cont,
-        quote! {
-            fn encode_msgpack(&self, _: &mut #p::MsgpackWriter) -> #p::Result<(), #p::EncodeError> {
-                ::core::unimplemented!()
-            }
-            fn decode_msgpack(_: &mut #p::MsgpackReader<#lt>) -> #p::Result<Self, #p::DecodeError> {
-                ::core::unimplemented!()
-            }
-            fn encode_json(&self, _: &mut #p::JsonWriter) -> #p::Result<(), #p::EncodeError> {
-                ::core::unimplemented!()
-            }
-            fn decode_json(_: &mut #p::JsonReader<#lt>) -> #p::Result<Self, #p::DecodeError> {
-                ::core::unimplemented!()
-            }
-        },
-        quote! {
-            const KIND: #p::WireKind = #p::WireKind::ANY;
-            fn json_schema(_: &mut #p::schemars::SchemaGenerator) -> #p::schemars::Schema {
-                ::core::unimplemented!()
-            }
+        Items {
+            encode,
+            codec,
+            schema,
         },
     );
     let errors = errors.into_compile_error();
     quote!(#errors #stub)
 }
 
-/// The struct's hooks of `Codec`, and its kinds and map body's facts of
-/// `Schema`.
-fn struct_consts(
-    cont: &Container,
-    style: Style,
-    fields: &[crate::ast::Field],
-) -> (TokenStream, TokenStream) {
+/// The struct's hooks of `Encode` and `Codec`, and its kinds and map body's
+/// facts of `Schema`.
+fn struct_consts(cont: &Container, style: Style, fields: &[crate::ast::Field]) -> Items {
     let p = cont.private();
     let shape = match style {
         Style::Named if !cont.attrs.array_like.is_set() => {
@@ -255,11 +255,18 @@ fn struct_consts(
         }
         Style::Newtype => {
             let ty = fields[0].ty;
-            let shape = quote!(#p::forward_shape!(inner: #ty););
-            return (newtype_delegation(cont, &fields[0]), shape);
+            return Items {
+                encode: quote!(#p::forward_encode!(inner: #ty, get: |__v| &__v.0);),
+                codec: newtype_delegation(cont, &fields[0]),
+                schema: quote!(#p::forward_shape!(inner: #ty);),
+            };
         }
     };
-    (TokenStream::new(), shape)
+    Items {
+        encode: TokenStream::new(),
+        codec: TokenStream::new(),
+        schema: shape,
+    }
 }
 
 /// A newtype is its inner value on the wire: it inherits the inner type's
@@ -272,7 +279,7 @@ fn newtype_delegation(cont: &Container, field: &crate::ast::Field) -> TokenStrea
         return borrowing_newtype_delegation(cont, ty);
     }
     if field.attrs.constraints.is_empty() {
-        return quote!(#p::forward_hooks!(inner: #ty, get: |__v| &__v.0, wrap: Self););
+        return quote!(#p::forward_hooks!(inner: #ty, wrap: Self););
     }
     // As a JSON object key, the value is checked as it is everywhere else.
     let checked = crate::constraints::decode(
@@ -281,7 +288,7 @@ fn newtype_delegation(cont: &Container, field: &crate::ast::Field) -> TokenStrea
         quote!(<#ty as #p::Codec>::__decode_json_key(__r, __key)),
     );
     quote! {
-        #p::forward_hooks!(inner: #ty, get: |__v| &__v.0, wrap: Self, decode_json_key: own);
+        #p::forward_hooks!(inner: #ty, wrap: Self, decode_json_key: own);
 
         #[inline]
         fn __decode_json_key(
@@ -301,30 +308,12 @@ fn borrowing_newtype_delegation(cont: &Container, ty: &syn::Type) -> TokenStream
     let codec = cont.codec_trait();
     quote! {
         #[inline]
-        fn __map_body_len(&self) -> usize {
-            <#ty as #codec>::__map_body_len(&self.0)
-        }
-
-        #[inline]
-        fn __encode_msgpack_body(
-            &self,
-            __w: &mut #p::MsgpackWriter,
-        ) -> #p::Result<(), #p::EncodeError> {
-            <#ty as #codec>::__encode_msgpack_body(&self.0, __w)
-        }
-
-        #[inline]
         fn __decode_msgpack_body(
             __r: &mut #p::MsgpackReader<'__de>,
             __len: usize,
             __tag: &[u8],
         ) -> #p::Result<Self, #p::DecodeError> {
             <#ty as #codec>::__decode_msgpack_body(__r, __len, __tag).map(Self)
-        }
-
-        #[inline]
-        fn __encode_json_body(&self, __w: &mut #p::JsonWriter) -> #p::Result<(), #p::EncodeError> {
-            <#ty as #codec>::__encode_json_body(&self.0, __w)
         }
 
         #[inline]

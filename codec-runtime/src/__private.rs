@@ -1,5 +1,6 @@
 //! Items used by the code `#[derive(Codec)]` generates. Not a public interface.
 
+pub use crate::__forward_encode as forward_encode;
 pub use crate::__forward_hooks as forward_hooks;
 pub use crate::__forward_shape as forward_shape;
 pub use crate::borrow::{BorrowCodec, Decode};

@@ -10,10 +10,10 @@ use schemars::SchemaGenerator;
 
 use crate::codec::{Codec, Schema};
 use crate::encode::Encode;
-use crate::error::{DecodeError, DecodeErrorKind, EncodeError};
-use crate::json::{JsonReader, JsonWriter};
+use crate::error::{DecodeError, DecodeErrorKind};
+use crate::json::JsonReader;
 use crate::kind::WireKind;
-use crate::msgpack::{MsgpackReader, MsgpackWriter};
+use crate::msgpack::MsgpackReader;
 use crate::schema;
 
 /// A type that can be read from input living for `'de`, as serde's
@@ -154,33 +154,11 @@ schema_of_owned_twin!(&'a str => String, &'a [u8] => Vec<u8>);
     note = "a field that borrows is `&'a str`, `&'a [u8]`, `Cow<'a, str>`, `Cow<'a, [u8]>`, a derived type that borrows, an `Option`, `Vec`, `Box`, `Rc` or `Arc` of one, a tuple of them and owned values, or a `BTreeMap` or `HashMap` with `&'a str` keys; hold other values owned (`u32`, `String`, `Vec<T>`, `HashMap<String, V>`)"
 )]
 pub trait BorrowCodec<'de>: Encode + Schema + Sized {
-    /// [`Codec::encode_msgpack`].
-    #[inline]
-    fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
-        self.write_msgpack(w)
-    }
-
     /// [`Codec::decode_msgpack`], borrowing from `r`'s input.
     fn decode_msgpack(r: &mut MsgpackReader<'de>) -> Result<Self, DecodeError>;
 
-    /// [`Codec::encode_json`].
-    #[inline]
-    fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
-        self.write_json(w)
-    }
-
     /// [`Codec::decode_json`], borrowing from `r`'s input.
     fn decode_json(r: &mut JsonReader<'de>) -> Result<Self, DecodeError>;
-
-    /// [`Codec::__map_body_len`].
-    fn __map_body_len(&self) -> usize {
-        0
-    }
-
-    /// [`Codec::__encode_msgpack_body`].
-    fn __encode_msgpack_body(&self, _w: &mut MsgpackWriter) -> Result<(), EncodeError> {
-        Ok(())
-    }
 
     /// [`Codec::__decode_msgpack_body`].
     fn __decode_msgpack_body(
@@ -191,11 +169,6 @@ pub trait BorrowCodec<'de>: Encode + Schema + Sized {
         Err(r.unexpected("a struct that merges into a tagged union"))
     }
 
-    /// [`Codec::__encode_json_body`].
-    fn __encode_json_body(&self, _w: &mut JsonWriter) -> Result<(), EncodeError> {
-        Ok(())
-    }
-
     /// [`Codec::__decode_json_body`].
     fn __decode_json_body(
         r: &mut JsonReader<'de>,
@@ -203,13 +176,6 @@ pub trait BorrowCodec<'de>: Encode + Schema + Sized {
         _tag: &str,
     ) -> Result<Self, DecodeError> {
         Err(r.unexpected("a struct that merges into a tagged union"))
-    }
-
-    /// [`Codec::__encode_json_key`]: a borrowing type is never a map key.
-    fn __encode_json_key(&self, _w: &mut JsonWriter) -> Result<(), EncodeError> {
-        Err(EncodeError::UnsupportedKey {
-            type_name: std::any::type_name::<Self>(),
-        })
     }
 }
 
@@ -337,24 +303,12 @@ macro_rules! borrowing_pointer {
                 r.nested(T::decode_json).map(Self::new)
             }
 
-            fn __map_body_len(&self) -> usize {
-                (**self).__map_body_len()
-            }
-
-            fn __encode_msgpack_body(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
-                (**self).__encode_msgpack_body(w)
-            }
-
             fn __decode_msgpack_body(
                 r: &mut MsgpackReader<'de>,
                 len: usize,
                 tag: &[u8],
             ) -> Result<Self, DecodeError> {
                 T::__decode_msgpack_body(r, len, tag).map(Self::new)
-            }
-
-            fn __encode_json_body(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
-                (**self).__encode_json_body(w)
             }
 
             fn __decode_json_body(

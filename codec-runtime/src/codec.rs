@@ -20,12 +20,12 @@ use serde_json::Value;
 /// types. Use [`crate::to_msgpack`], [`crate::from_msgpack`], [`crate::to_json`]
 /// and [`crate::from_json`] rather than calling the methods directly.
 ///
-/// The items documented here are all a type implemented by hand defines:
-/// the four encode and decode methods, and [`Encode`] by the two encode
-/// methods; its schema and kinds are its [`Schema`] (see the `by_hand`
-/// example). The hidden items whose names start
-/// with `__` are hooks for generated code and the standard impls, with
-/// defaults that are right for such a type: not part of the stable interface.
+/// A type implemented by hand defines the two decode methods documented
+/// here, its two encoders in [`Encode`] and its schema and kinds in
+/// [`Schema`] (see the `by_hand` example). The hidden items whose names
+/// start with `__` are hooks for generated code and the standard impls,
+/// with defaults that are right for such a type: not part of the stable
+/// interface.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` has no codec encoding",
     label = "`{Self}` does not implement `Codec`",
@@ -33,14 +33,8 @@ use serde_json::Value;
     note = "a type that borrows from its input (`&'a str`, `&'a [u8]`, #[codec(borrow)]) is read by `from_msgpack`, `from_json` and `get_ref` only: where an owned value is needed (`get`, a memoized result, a `Vec` of it), use its owned twin or a newtype (see `codec::Decode`)"
 )]
 pub trait Codec: Encode + Schema + Sized {
-    /// Appends the MessagePack encoding of `self`.
-    fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError>;
-
     /// Reads one value from MessagePack.
     fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError>;
-
-    /// Appends the JSON encoding of `self`.
-    fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError>;
 
     /// Reads one value from JSON.
     fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError>;
@@ -50,21 +44,9 @@ pub trait Codec: Encode + Schema + Sized {
     // them where the wire shape needs it.
 
     // 1. The map body: a struct of named fields, which a tagged union's
-    //    newtype variant merges after its tag ([`Schema::__MAP_BODY`]). A
-    //    type that is its inner value on the wire forwards these, with
-    //    group 2, through `forward_hooks!`.
-
-    /// The number of map entries [`Self::__encode_msgpack_body`] writes.
-    #[doc(hidden)]
-    fn __map_body_len(&self) -> usize {
-        0
-    }
-
-    /// Writes the map entries of `self` without the map header.
-    #[doc(hidden)]
-    fn __encode_msgpack_body(&self, _w: &mut MsgpackWriter) -> Result<(), EncodeError> {
-        Ok(())
-    }
+    //    newtype variant merges after its tag ([`Schema::__MAP_BODY`]; its
+    //    encoders are [`Encode`]'s). A type that is its inner value on the
+    //    wire forwards these, with group 2, through `forward_hooks!`.
 
     /// Reads `len` map entries, ignoring the entry whose key is `tag`.
     #[doc(hidden)]
@@ -74,12 +56,6 @@ pub trait Codec: Encode + Schema + Sized {
         _tag: &[u8],
     ) -> Result<Self, DecodeError> {
         Err(r.unexpected("a struct that merges into a tagged union"))
-    }
-
-    /// Writes `,"key":value` for each entry of `self`.
-    #[doc(hidden)]
-    fn __encode_json_body(&self, _w: &mut JsonWriter) -> Result<(), EncodeError> {
-        Ok(())
     }
 
     /// Reads object entries up to and including `}`, ignoring the entry whose
@@ -95,15 +71,6 @@ pub trait Codec: Encode + Schema + Sized {
 
     // 2. JSON object keys: strings, integers and string-like types.
 
-    /// Writes `self` as a JSON object key, quoted. Only strings, integers and
-    /// string-like types can be keys.
-    #[doc(hidden)]
-    fn __encode_json_key(&self, _w: &mut JsonWriter) -> Result<(), EncodeError> {
-        Err(EncodeError::UnsupportedKey {
-            type_name: std::any::type_name::<Self>(),
-        })
-    }
-
     /// Reads `Self` from a JSON object key.
     #[doc(hidden)]
     fn __decode_json_key(r: &mut JsonReader<'_>, _key: &str) -> Result<Self, DecodeError> {
@@ -113,10 +80,23 @@ pub trait Codec: Encode + Schema + Sized {
         }))
     }
 
-    // 3. The schema of `Self` as a field of a derived type: its
-    //    [`Schema::__subschema`], called through `Codec` so that a field
-    //    whose type has no encoding is one error, as its encoders' and
-    //    decoders' are, not one more for the schema.
+    // 3. `Self` as a field of a derived type: its encoders and its schema,
+    //    called through `Codec` so that a field whose type has no codec
+    //    encoding is one error, as its decoders' is, not one for each trait.
+
+    /// [`Encode::encode_msgpack`].
+    #[doc(hidden)]
+    #[inline]
+    fn __field_encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
+        Encode::encode_msgpack(self, w)
+    }
+
+    /// [`Encode::encode_json`].
+    #[doc(hidden)]
+    #[inline]
+    fn __field_encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+        Encode::encode_json(self, w)
+    }
 
     /// [`Schema::__subschema`].
     #[doc(hidden)]
@@ -285,14 +265,16 @@ impl<T: Schema + ?Sized> schemars::JsonSchema for CodecSchema<T> {
 /// inner value on the wire (a newtype, `Box`, `Rc`, `Arc`), forwarded to the
 /// inner type. The one list of them: the derive's newtypes and the pointer
 /// impls both expand it, so none can be left at its default.
+/// [`__forward_encode!`] and [`__forward_shape!`] are its twins for
+/// [`Encode`] and [`Schema`].
 ///
-/// `get` borrows the inner value, `wrap` builds `Self` from it:
-/// `forward_hooks!(inner: T, get: |v| &**v, wrap: Box::new)`.
+/// `wrap` builds `Self` from the inner value:
+/// `forward_hooks!(inner: T, wrap: Box::new)`.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __forward_hooks {
-    (inner: $inner:ty, get: |$v:ident| $get:expr, wrap: $wrap:expr $(,)?) => {
-        $crate::__forward_hooks!(inner: $inner, get: |$v| $get, wrap: $wrap, decode_json_key: own);
+    (inner: $inner:ty, wrap: $wrap:expr $(,)?) => {
+        $crate::__forward_hooks!(inner: $inner, wrap: $wrap, decode_json_key: own);
 
         #[inline]
         fn __decode_json_key(
@@ -304,22 +286,7 @@ macro_rules! __forward_hooks {
     };
     // All but `__decode_json_key`, which the caller writes (a newtype whose
     // field has constraints checks them on keys too).
-    (inner: $inner:ty, get: |$v:ident| $get:expr, wrap: $wrap:expr, decode_json_key: own $(,)?) => {
-        #[inline]
-        fn __map_body_len(&self) -> usize {
-            let $v = self;
-            <$inner as $crate::__private::Codec>::__map_body_len($get)
-        }
-
-        #[inline]
-        fn __encode_msgpack_body(
-            &self,
-            w: &mut $crate::__private::MsgpackWriter,
-        ) -> ::core::result::Result<(), $crate::__private::EncodeError> {
-            let $v = self;
-            <$inner as $crate::__private::Codec>::__encode_msgpack_body($get, w)
-        }
-
+    (inner: $inner:ty, wrap: $wrap:expr, decode_json_key: own $(,)?) => {
         #[inline]
         fn __decode_msgpack_body(
             r: &mut $crate::__private::MsgpackReader<'_>,
@@ -330,21 +297,45 @@ macro_rules! __forward_hooks {
         }
 
         #[inline]
-        fn __encode_json_body(
-            &self,
-            w: &mut $crate::__private::JsonWriter,
-        ) -> ::core::result::Result<(), $crate::__private::EncodeError> {
-            let $v = self;
-            <$inner as $crate::__private::Codec>::__encode_json_body($get, w)
-        }
-
-        #[inline]
         fn __decode_json_body(
             r: &mut $crate::__private::JsonReader<'_>,
             first: bool,
             tag: &str,
         ) -> ::core::result::Result<Self, $crate::__private::DecodeError> {
             <$inner as $crate::__private::Codec>::__decode_json_body(r, first, tag).map($wrap)
+        }
+    };
+}
+
+/// The hidden hooks of [`Encode`] for a type that is its inner value on the
+/// wire (a newtype), forwarded to the inner type: `get` borrows it,
+/// `forward_encode!(inner: T, get: |v| &v.0)`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __forward_encode {
+    (inner: $inner:ty, get: |$v:ident| $get:expr $(,)?) => {
+        #[inline]
+        fn __map_body_len(&self) -> usize {
+            let $v = self;
+            <$inner as $crate::__private::Encode>::__map_body_len($get)
+        }
+
+        #[inline]
+        fn __encode_msgpack_body(
+            &self,
+            w: &mut $crate::__private::MsgpackWriter,
+        ) -> ::core::result::Result<(), $crate::__private::EncodeError> {
+            let $v = self;
+            <$inner as $crate::__private::Encode>::__encode_msgpack_body($get, w)
+        }
+
+        #[inline]
+        fn __encode_json_body(
+            &self,
+            w: &mut $crate::__private::JsonWriter,
+        ) -> ::core::result::Result<(), $crate::__private::EncodeError> {
+            let $v = self;
+            <$inner as $crate::__private::Encode>::__encode_json_body($get, w)
         }
 
         #[inline]
@@ -353,7 +344,7 @@ macro_rules! __forward_hooks {
             w: &mut $crate::__private::JsonWriter,
         ) -> ::core::result::Result<(), $crate::__private::EncodeError> {
             let $v = self;
-            <$inner as $crate::__private::Codec>::__encode_json_key($get, w)
+            <$inner as $crate::__private::Encode>::__encode_json_key($get, w)
         }
     };
 }

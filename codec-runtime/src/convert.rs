@@ -101,7 +101,7 @@ pub fn to_msgpack_into<T: Encode + ?Sized>(
 ) -> Result<(), EncodeError> {
     let start = buf.len();
     let mut w = MsgpackWriter::new(std::mem::take(buf));
-    let result = value.write_msgpack(&mut w);
+    let result = value.encode_msgpack(&mut w);
     *buf = w.into_inner();
     if result.is_err() {
         buf.truncate(start);
@@ -137,7 +137,7 @@ pub fn to_json<T: Encode + ?Sized>(value: &T) -> Result<String, EncodeError> {
 pub fn to_json_vec<T: Encode + ?Sized>(value: &T) -> Result<Vec<u8>, EncodeError> {
     encode_fresh(|buf| {
         let mut w = JsonWriter::new(std::mem::take(buf));
-        let result = value.write_json(&mut w);
+        let result = value.encode_json(&mut w);
         *buf = w.into_inner();
         result
     })
@@ -235,20 +235,20 @@ mod tests {
     /// Encodes a `u32` through a nested `to_msgpack` call, as a `with` module might.
     struct Nested(u32);
 
-    crate::encode::encode_by_codec!(Nested);
-
-    impl Codec for Nested {
+    impl Encode for Nested {
         fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
             let inner = to_msgpack(&self.0)?;
             w.write_bin(&inner)
         }
 
-        fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
-            from_msgpack(r.read_bin()?).map(Nested)
-        }
-
         fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
             self.0.encode_json(w)
+        }
+    }
+
+    impl Codec for Nested {
+        fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+            from_msgpack(r.read_bin()?).map(Nested)
         }
 
         fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {

@@ -29,25 +29,24 @@ use crate::msgpack::MsgpackWriter;
 /// ```
 ///
 /// Decoding needs the owned type: [`crate::Codec`], which requires
-/// `Encode`. The derive implements both; a type implementing `Codec` by
-/// hand implements `Encode` by its `Codec` methods:
+/// `Encode` and [`crate::Schema`]. The derive implements all three; a type
+/// implemented by hand writes its two encoders here (see the `by_hand`
+/// example):
 ///
 /// ```
 /// # use codec::{Codec, EncodeError, JsonWriter, MsgpackWriter};
 /// # struct Semver(String);
 /// impl codec::Encode for Semver {
-///     fn write_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
-///         self.encode_msgpack(w)
+///     fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
+///         w.write_str(&self.0)
 ///     }
 ///
-///     fn write_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
-///         self.encode_json(w)
+///     fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+///         w.write_str(&self.0)
 ///     }
 /// }
 /// # impl Codec for Semver {
-/// #     fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> { self.0.encode_msgpack(w) }
 /// #     fn decode_msgpack(r: &mut codec::MsgpackReader<'_>) -> Result<Self, codec::DecodeError> { String::decode_msgpack(r).map(Semver) }
-/// #     fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> { self.0.encode_json(w) }
 /// #     fn decode_json(r: &mut codec::JsonReader<'_>) -> Result<Self, codec::DecodeError> { String::decode_json(r).map(Semver) }
 /// # }
 /// # impl codec::Schema for Semver {
@@ -56,22 +55,59 @@ use crate::msgpack::MsgpackWriter;
 /// # }
 /// ```
 ///
-/// Its methods are named apart from `Codec`'s, so a module may import both
-/// traits.
+/// The hidden items whose names start with `__` are hooks for generated
+/// code and the standard impls, with defaults that are right for a type
+/// implemented by hand.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` has no codec encoding",
     label = "`{Self}` does not implement `codec::Encode`",
     note = "if `{Self}` is from uuid, chrono, rust_decimal, ndarray, num-complex or arrow, enable codec's feature of that name (`decimal` for rust_decimal) in Cargo.toml: `codec = {{ version = \"..\", features = [\"chrono\"] }}` for chrono",
-    note = "else add #[derive(Codec)] to `{Self}`; a type that implements `Codec` by hand implements `codec::Encode` too, with `write_msgpack` and `write_json` calling its `encode_msgpack` and `encode_json`"
+    note = "else add #[derive(Codec)] to `{Self}`"
 )]
 pub trait Encode {
     /// Appends the MessagePack encoding of `self`.
-    fn write_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError>;
+    fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError>;
 
     /// Appends the JSON encoding of `self`.
-    fn write_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError>;
+    fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError>;
 
-    // Sequences of `Self`: `u8` overrides them so that `Vec<u8>`, `[u8]`,
+    // Hidden hooks, in three groups.
+
+    // 1. The map body: a struct of named fields, which a tagged union's
+    //    newtype variant merges after its tag ([`crate::Schema::__MAP_BODY`]).
+    //    A type that is its inner value on the wire forwards these, with
+    //    group 2 (`forward_encode!`).
+
+    /// The number of map entries [`Self::__encode_msgpack_body`] writes.
+    #[doc(hidden)]
+    fn __map_body_len(&self) -> usize {
+        0
+    }
+
+    /// Writes the map entries of `self` without the map header.
+    #[doc(hidden)]
+    fn __encode_msgpack_body(&self, _w: &mut MsgpackWriter) -> Result<(), EncodeError> {
+        Ok(())
+    }
+
+    /// Writes `,"key":value` for each entry of `self`.
+    #[doc(hidden)]
+    fn __encode_json_body(&self, _w: &mut JsonWriter) -> Result<(), EncodeError> {
+        Ok(())
+    }
+
+    // 2. JSON object keys: strings, integers and string-like types.
+
+    /// Writes `self` as a JSON object key, quoted. Only strings, integers and
+    /// string-like types can be keys.
+    #[doc(hidden)]
+    fn __encode_json_key(&self, _w: &mut JsonWriter) -> Result<(), EncodeError> {
+        Err(EncodeError::UnsupportedKey {
+            type_name: std::any::type_name::<Self>(),
+        })
+    }
+
+    // 3. Sequences of `Self`: `u8` overrides them so that `Vec<u8>`, `[u8]`,
     // `[u8; N]` and `Box<[u8]>` are byte buffers. Never forwarded: a
     // sequence of newtypes of `u8`, boxes or references to `u8` stays an
     // array.
@@ -84,7 +120,7 @@ pub trait Encode {
     {
         w.write_array_len(items.len())?;
         for item in items {
-            item.write_msgpack(w)?;
+            item.encode_msgpack(w)?;
         }
         Ok(())
     }
@@ -100,54 +136,26 @@ pub trait Encode {
             if i > 0 {
                 w.write_byte(b',');
             }
-            item.write_json(w)?;
+            item.encode_json(w)?;
         }
         w.write_byte(b']');
         Ok(())
     }
 }
 
-/// `Encode` for a [`crate::Codec`] type, by its `Codec` methods:
-/// `encode_by_codec!(Type)`, or `encode_by_codec!([T: Codec] Type<T>)`
-/// for a generic one. Exported for the store's types; not a public
-/// interface.
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __encode_by_codec {
-    ([$($generics:tt)*] $ty:ty $(where $($bounds:tt)*)?) => {
-        impl<$($generics)*> $crate::Encode for $ty $(where $($bounds)*)? {
-            #[inline]
-            fn write_msgpack(
-                &self,
-                w: &mut $crate::MsgpackWriter,
-            ) -> ::core::result::Result<(), $crate::EncodeError> {
-                $crate::Codec::encode_msgpack(self, w)
-            }
-
-            #[inline]
-            fn write_json(
-                &self,
-                w: &mut $crate::JsonWriter,
-            ) -> ::core::result::Result<(), $crate::EncodeError> {
-                $crate::Codec::encode_json(self, w)
-            }
-        }
-    };
-    ($ty:ty) => {
-        $crate::__encode_by_codec!([] $ty);
-    };
-}
-pub(crate) use crate::__encode_by_codec as encode_by_codec;
-
-/// As a `String`.
+/// As a `String`, a JSON object key too (`Box<str>`, `Cow<str>`).
 impl Encode for str {
     #[inline]
-    fn write_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
+    fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
         w.write_str(self)
     }
 
     #[inline]
-    fn write_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+    fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+        w.write_str(self)
+    }
+
+    fn __encode_json_key(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
         w.write_str(self)
     }
 }
@@ -155,29 +163,50 @@ impl Encode for str {
 /// As a `Vec<T>` (bytes as `bin` / base64).
 impl<T: Encode> Encode for [T] {
     #[inline]
-    fn write_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
+    fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
         T::__encode_msgpack_slice(self, w)
     }
 
     #[inline]
-    fn write_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+    fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
         T::__encode_json_slice(self, w)
     }
 }
 
 /// Implements `Encode` for references and pointers as the value they
-/// point to (as their `Codec` impls encode, where they have one).
+/// point to, its hooks too: a `Box` of a struct merges into a tagged union
+/// as the struct does.
 macro_rules! encode_as_pointee {
     ($([$($generics:tt)*] $ptr:ty),*) => {$(
         impl<$($generics)*> Encode for $ptr {
             #[inline]
-            fn write_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
-                T::write_msgpack(self, w)
+            fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
+                T::encode_msgpack(self, w)
             }
 
             #[inline]
-            fn write_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
-                T::write_json(self, w)
+            fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+                T::encode_json(self, w)
+            }
+
+            #[inline]
+            fn __map_body_len(&self) -> usize {
+                T::__map_body_len(self)
+            }
+
+            #[inline]
+            fn __encode_msgpack_body(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
+                T::__encode_msgpack_body(self, w)
+            }
+
+            #[inline]
+            fn __encode_json_body(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+                T::__encode_json_body(self, w)
+            }
+
+            #[inline]
+            fn __encode_json_key(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+                T::__encode_json_key(self, w)
             }
         }
     )*};

@@ -79,7 +79,7 @@ impl ContentHash {
     /// owned value would be.
     pub fn part<T: Encode + ?Sized>(mut self, value: &T) -> Self {
         if self.error.is_none() {
-            self.error = value.write_msgpack(&mut self.parts).err();
+            self.error = value.encode_msgpack(&mut self.parts).err();
             self.count += 1;
         }
         self

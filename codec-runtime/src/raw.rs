@@ -3,6 +3,7 @@
 use schemars::SchemaGenerator;
 
 use crate::codec::{Codec, Schema};
+use crate::encode::Encode;
 use crate::error::{DecodeError, EncodeError, Format};
 use crate::json::{JsonReader, JsonWriter};
 use crate::kind::WireKind;
@@ -102,9 +103,7 @@ impl Raw {
     }
 }
 
-crate::encode::encode_by_codec!(Raw);
-
-impl Codec for Raw {
+impl Encode for Raw {
     fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
         match self.format {
             Format::MsgPack => {
@@ -115,13 +114,6 @@ impl Codec for Raw {
         }
     }
 
-    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
-        Ok(Raw {
-            format: Format::MsgPack,
-            bytes: r.read_raw_value()?.to_vec(),
-        })
-    }
-
     fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
         match self.format {
             Format::Json => {
@@ -130,6 +122,15 @@ impl Codec for Raw {
             }
             Format::MsgPack => self.translated()?.encode_json(w),
         }
+    }
+}
+
+impl Codec for Raw {
+    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+        Ok(Raw {
+            format: Format::MsgPack,
+            bytes: r.read_raw_value()?.to_vec(),
+        })
     }
 
     fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {

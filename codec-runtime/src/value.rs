@@ -3,6 +3,7 @@
 use schemars::SchemaGenerator;
 
 use crate::codec::{Codec, Schema};
+use crate::encode::Encode;
 use crate::error::{DecodeError, EncodeError, Format};
 use crate::json::{JsonReader, JsonWriter};
 use crate::kind::WireKind;
@@ -320,20 +321,20 @@ fn encode_json(v: &Value, w: &mut JsonWriter) -> Result<(), EncodeError> {
     Ok(())
 }
 
-crate::encode::encode_by_codec!(Value);
-
-impl Codec for Value {
+impl Encode for Value {
     fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
         encode_msgpack(self, w)
     }
 
+    fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+        encode_json(self, w)
+    }
+}
+
+impl Codec for Value {
     fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
         let start = r.position();
         decode_msgpack(r).map_err(|e| e.at(Format::MsgPack, start))
-    }
-
-    fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
-        encode_json(self, w)
     }
 
     fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {

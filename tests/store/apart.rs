@@ -232,7 +232,7 @@ mod backpatched {
     }
 
     pub fn encode_json(v: &Vec<u8>, w: &mut JsonWriter) -> Result<(), EncodeError> {
-        codec::Codec::encode_json(v, w)
+        codec::Encode::encode_json(v, w)
     }
 
     pub fn decode_json(r: &mut JsonReader<'_>) -> Result<Vec<u8>, DecodeError> {

@@ -14,6 +14,7 @@ use arrow_schema::{ArrowError, Schema};
 use schemars::{Schema as JsonSchema, SchemaGenerator};
 
 use crate::codec::Codec;
+use crate::encode::Encode;
 use crate::error::{DecodeError, EncodeError};
 use crate::json::{JsonReader, JsonWriter};
 use crate::kind::WireKind;
@@ -84,17 +85,24 @@ fn decode_checked(buffer: &Buffer) -> Result<Vec<RecordBatch>, String> {
     Ok(batches)
 }
 
-crate::encode::encode_by_codec!(RecordBatch);
-
 /// A `RecordBatch` is encoded as the bytes of an Arrow IPC file holding
 /// it (MessagePack `bin`, base64 in JSON). This is its form where codec
 /// needs an entry's bytes (`get_bytes`, compaction, `codec get`) and
 /// inside other values; stored alone, the `arrow` handler writes it.
-impl Codec for RecordBatch {
+impl Encode for RecordBatch {
     fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
         w.write_bin(&ipc_file(&self.schema(), std::slice::from_ref(self)).map_err(arrow_encode)?)
     }
 
+    fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+        w.write_base64(
+            &ipc_file(&self.schema(), std::slice::from_ref(self)).map_err(arrow_encode)?,
+        );
+        Ok(())
+    }
+}
+
+impl Codec for RecordBatch {
     fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
         let start = r.position();
         let (data, place) = r.read_bin_in_backing()?;
@@ -115,13 +123,6 @@ impl Codec for RecordBatch {
         };
         one_batch(&buffer)
             .map_err(|m| DecodeError::invalid_value(m).at(crate::error::Format::MsgPack, start))
-    }
-
-    fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
-        w.write_base64(
-            &ipc_file(&self.schema(), std::slice::from_ref(self)).map_err(arrow_encode)?,
-        );
-        Ok(())
     }
 
     fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {

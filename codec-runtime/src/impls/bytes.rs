@@ -15,13 +15,22 @@ use schemars::SchemaGenerator;
 /// An integer alone; sequences of `u8` are byte buffers.
 impl Encode for u8 {
     #[inline]
-    fn write_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
-        self.encode_msgpack(w)
+    fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
+        w.write_u64(*self as u64);
+        Ok(())
     }
 
     #[inline]
-    fn write_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
-        self.encode_json(w)
+    fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+        w.write_u64(*self as u64);
+        Ok(())
+    }
+
+    fn __encode_json_key(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+        w.write_byte(b'"');
+        w.write_u64(*self as u64);
+        w.write_byte(b'"');
+        Ok(())
     }
 
     fn __encode_msgpack_slice(items: &[Self], w: &mut MsgpackWriter) -> Result<(), EncodeError> {
@@ -36,20 +45,8 @@ impl Encode for u8 {
 
 impl Codec for u8 {
     #[inline]
-    fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
-        w.write_u64(*self as u64);
-        Ok(())
-    }
-
-    #[inline]
     fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
         r.read_int("u8")
-    }
-
-    #[inline]
-    fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
-        w.write_u64(*self as u64);
-        Ok(())
     }
 
     #[inline]
@@ -71,13 +68,6 @@ impl Codec for u8 {
                     message: format!("bytes must be a base64 string: {e}"),
                 })
             })
-    }
-
-    fn __encode_json_key(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
-        w.write_byte(b'"');
-        w.write_u64(*self as u64);
-        w.write_byte(b'"');
-        Ok(())
     }
 
     fn __decode_json_key(r: &mut JsonReader<'_>, key: &str) -> Result<Self, DecodeError> {
@@ -166,20 +156,20 @@ impl AsRef<[u8]> for Bytes {
     }
 }
 
-crate::encode::encode_by_codec!(Bytes);
-
-impl Codec for Bytes {
+impl Encode for Bytes {
     fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
         w.write_bin(&self.0)
-    }
-
-    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
-        u8::__decode_msgpack_vec(r).map(Bytes)
     }
 
     fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
         w.write_base64(&self.0);
         Ok(())
+    }
+}
+
+impl Codec for Bytes {
+    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+        u8::__decode_msgpack_vec(r).map(Bytes)
     }
 
     fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {

@@ -26,6 +26,7 @@ use serde_json::json;
 
 use super::times;
 use crate::codec::{Codec, Schema};
+use crate::encode::Encode;
 use crate::error::{DecodeError, EncodeError, Format};
 use crate::json::{JsonReader, JsonWriter};
 use crate::kind::WireKind;
@@ -67,24 +68,24 @@ fn rfc3339(v: &DateTime<FixedOffset>) -> Result<String, EncodeError> {
         .map_err(|message| EncodeError::InvalidValue { message })
 }
 
-crate::encode::encode_by_codec!(DateTime<Utc>);
-
-impl Codec for DateTime<Utc> {
+impl Encode for DateTime<Utc> {
     fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
         w.write_timestamp(self.timestamp(), nanos(self.timestamp_subsec_nanos())?)
-    }
-
-    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
-        let start = r.position();
-        let i = times::read_instant_msgpack(r)?;
-        DateTime::from_timestamp(i.secs, i.nanos)
-            .ok_or_else(|| invalid(Format::MsgPack, start)(out_of_range(i.secs)))
     }
 
     fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
         let text = time::format_rfc3339(self.timestamp(), nanos(self.timestamp_subsec_nanos())?)
             .map_err(|message| EncodeError::InvalidValue { message })?;
         w.write_str(&text)
+    }
+}
+
+impl Codec for DateTime<Utc> {
+    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+        let start = r.position();
+        let i = times::read_instant_msgpack(r)?;
+        DateTime::from_timestamp(i.secs, i.nanos)
+            .ok_or_else(|| invalid(Format::MsgPack, start)(out_of_range(i.secs)))
     }
 
     fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
@@ -103,22 +104,22 @@ impl Schema for DateTime<Utc> {
     }
 }
 
-crate::encode::encode_by_codec!(DateTime<FixedOffset>);
-
 /// An aware datetime, as msgspec writes one: the timestamp extension in
 /// MessagePack (the offset is lost), RFC 3339 with the offset in JSON.
-impl Codec for DateTime<FixedOffset> {
+impl Encode for DateTime<FixedOffset> {
     fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
         w.write_timestamp(self.timestamp(), nanos(self.timestamp_subsec_nanos())?)
     }
 
+    fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+        w.write_str(&rfc3339(self)?)
+    }
+}
+
+impl Codec for DateTime<FixedOffset> {
     fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
         let start = r.position();
         aware(times::read_instant_msgpack(r)?).map_err(invalid(Format::MsgPack, start))
-    }
-
-    fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
-        w.write_str(&rfc3339(self)?)
     }
 
     fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
@@ -208,19 +209,19 @@ pub mod keep_offset {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct KeepOffset(pub DateTime<FixedOffset>);
 
-crate::encode::encode_by_codec!(KeepOffset);
-
-impl Codec for KeepOffset {
+impl Encode for KeepOffset {
     fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
         keep_offset::encode_msgpack(&self.0, w)
     }
 
-    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
-        keep_offset::decode_msgpack(r).map(KeepOffset)
-    }
-
     fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
         keep_offset::encode_json(&self.0, w)
+    }
+}
+
+impl Codec for KeepOffset {
+    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+        keep_offset::decode_msgpack(r).map(KeepOffset)
     }
 
     fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
@@ -289,26 +290,27 @@ fn time_of_day(s: &str, aware: bool) -> Result<(NaiveTime, Option<i32>), String>
 /// Types written as one string in both formats.
 macro_rules! text_impl {
     ($ty:ty, $format:literal, |$v:ident| $to:expr, |$s:ident| $from:expr) => {
-        crate::encode::encode_by_codec!($ty);
 
-        impl Codec for $ty {
+        impl Encode for $ty {
             fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
                 let $v = self;
                 let text: Result<String, EncodeError> = $to;
                 w.write_str(&text?)
             }
 
+            fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+                let $v = self;
+                let text: Result<String, EncodeError> = $to;
+                w.write_str(&text?)
+            }
+        }
+
+        impl Codec for $ty {
             fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
                 let start = r.position();
                 let $s: &str = r.read_str()?;
                 let parsed: Result<$ty, String> = $from;
                 parsed.map_err(invalid(Format::MsgPack, start))
-            }
-
-            fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
-                let $v = self;
-                let text: Result<String, EncodeError> = $to;
-                w.write_str(&text?)
             }
 
             fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
@@ -398,22 +400,22 @@ fn time_delta_text(v: &TimeDelta) -> String {
     )
 }
 
-crate::encode::encode_by_codec!(TimeDelta);
-
 /// msgspec's `timedelta`: an ISO 8601 duration, `-` first when negative.
 /// Decodes also from a number of seconds.
-impl Codec for TimeDelta {
+impl Encode for TimeDelta {
     fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
         w.write_str(&time_delta_text(self))
     }
 
+    fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+        w.write_str(&time_delta_text(self))
+    }
+}
+
+impl Codec for TimeDelta {
     fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
         let start = r.position();
         time_delta(times::read_duration_msgpack(r)?).map_err(invalid(Format::MsgPack, start))
-    }
-
-    fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
-        w.write_str(&time_delta_text(self))
     }
 
     fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {

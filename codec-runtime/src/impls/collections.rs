@@ -8,7 +8,7 @@ use std::hash::{BuildHasher, Hash};
 
 use crate::borrow::{BorrowCodec, Decode};
 use crate::codec::{Codec, Schema};
-use crate::encode::{encode_by_codec, Encode};
+use crate::encode::Encode;
 use crate::error::{DecodeError, EncodeError};
 use crate::json::{JsonReader, JsonWriter};
 use crate::kind::WireKind;
@@ -19,30 +19,20 @@ use schemars::SchemaGenerator;
 /// As the slice it holds.
 impl<T: Encode> Encode for Vec<T> {
     #[inline]
-    fn write_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
+    fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
         T::__encode_msgpack_slice(self, w)
     }
 
     #[inline]
-    fn write_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+    fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
         T::__encode_json_slice(self, w)
     }
 }
 
 impl<T: Codec> Codec for Vec<T> {
     #[inline]
-    fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
-        self.write_msgpack(w)
-    }
-
-    #[inline]
     fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
         T::__decode_msgpack_vec(r)
-    }
-
-    #[inline]
-    fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
-        self.write_json(w)
     }
 
     #[inline]
@@ -60,16 +50,8 @@ impl<T: Schema> Schema for Vec<T> {
 }
 
 impl<T: Codec> Codec for Box<[T]> {
-    fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
-        T::__encode_msgpack_slice(self, w)
-    }
-
     fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
         T::__decode_msgpack_vec(r).map(Vec::into_boxed_slice)
-    }
-
-    fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
-        T::__encode_json_slice(self, w)
     }
 
     fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
@@ -87,28 +69,20 @@ impl<T: Schema> Schema for Box<[T]> {
 
 /// As the slice it holds.
 impl<T: Encode, const N: usize> Encode for [T; N] {
-    fn write_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
+    fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
         T::__encode_msgpack_slice(self, w)
     }
 
-    fn write_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+    fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
         T::__encode_json_slice(self, w)
     }
 }
 
 impl<T: Codec, const N: usize> Codec for [T; N] {
-    fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
-        self.write_msgpack(w)
-    }
-
     fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
         let start = r.position();
         let items = T::__decode_msgpack_vec(r)?;
         fixed(items).map_err(|e| e.at(crate::error::Format::MsgPack, start))
-    }
-
-    fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
-        self.write_json(w)
     }
 
     fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
@@ -136,26 +110,14 @@ fn fixed<T, const N: usize>(items: Vec<T>) -> Result<[T; N], DecodeError> {
 /// Shared by the collections that encode as an array of their items in order.
 macro_rules! seq_impl {
     ([$($generics:tt)*] $ty:ty, $encode_iter:expr, $insert:ident, $unique:expr) => {
-        encode_by_codec!([$($generics)*] $ty);
 
-        impl<$($generics)*> Codec for $ty {
+        impl<$($generics)*> Encode for $ty {
             fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
                 w.write_array_len(self.len())?;
                 for item in $encode_iter(self) {
                     item.encode_msgpack(w)?;
                 }
                 Ok(())
-            }
-
-            fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
-                let len = r.read_array_len()?;
-                r.nested(|r| {
-                    let mut out = Self::default();
-                    for i in 0..len {
-                        out.$insert(T::decode_msgpack(r).map_err(|e| e.in_index(i))?);
-                    }
-                    Ok(out)
-                })
             }
 
             fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
@@ -168,6 +130,19 @@ macro_rules! seq_impl {
                 }
                 w.write_byte(b']');
                 Ok(())
+            }
+        }
+
+        impl<$($generics)*> Codec for $ty {
+            fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+                let len = r.read_array_len()?;
+                r.nested(|r| {
+                    let mut out = Self::default();
+                    for i in 0..len {
+                        out.$insert(T::decode_msgpack(r).map_err(|e| e.in_index(i))?);
+                    }
+                    Ok(out)
+                })
             }
 
             fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
@@ -218,7 +193,7 @@ fn encode_map_msgpack<'a, K, V: Encode + 'a>(
     w.write_map_len(len)?;
     for (k, v) in entries {
         key(k, w)?;
-        v.write_msgpack(w)?;
+        v.encode_msgpack(w)?;
     }
     Ok(())
 }
@@ -237,7 +212,7 @@ fn encode_map_json<'a, K, V: Encode + 'a>(
         }
         key(k, w)?;
         w.write_byte(b':');
-        v.write_json(w)?;
+        v.encode_json(w)?;
     }
     w.write_byte(b'}');
     Ok(())
@@ -272,23 +247,23 @@ fn decode_map_json<K: Codec, V: Codec>(
     Ok(())
 }
 
-encode_by_codec!([K: Codec + Ord, V: Codec] BTreeMap<K, V>);
-
-impl<K: Codec + Ord, V: Codec> Codec for BTreeMap<K, V> {
+impl<K: Codec + Ord, V: Codec> Encode for BTreeMap<K, V> {
     fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
         encode_map_msgpack(self.len(), self.iter(), K::encode_msgpack, w)
     }
 
+    fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+        encode_map_json(self.iter(), K::__encode_json_key, w)
+    }
+}
+
+impl<K: Codec + Ord, V: Codec> Codec for BTreeMap<K, V> {
     fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
         let mut out = BTreeMap::new();
         decode_map_msgpack(r, |k, v| {
             out.insert(k, v);
         })?;
         Ok(out)
-    }
-
-    fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
-        encode_map_json(self.iter(), K::__encode_json_key, w)
     }
 
     fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
@@ -314,14 +289,7 @@ fn sorted_entries<K: Ord, V, S>(map: &HashMap<K, V, S>) -> Vec<(&K, &V)> {
     entries
 }
 
-encode_by_codec!([K, V, S] HashMap<K, V, S>
-where
-    K: Codec + Ord + Hash + Eq,
-    V: Codec,
-    S: BuildHasher + Default,
-);
-
-impl<K, V, S> Codec for HashMap<K, V, S>
+impl<K, V, S> Encode for HashMap<K, V, S>
 where
     K: Codec + Ord + Hash + Eq,
     V: Codec,
@@ -336,16 +304,23 @@ where
         )
     }
 
+    fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+        encode_map_json(sorted_entries(self).into_iter(), K::__encode_json_key, w)
+    }
+}
+
+impl<K, V, S> Codec for HashMap<K, V, S>
+where
+    K: Codec + Ord + Hash + Eq,
+    V: Codec,
+    S: BuildHasher + Default,
+{
     fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
         let mut out = HashMap::default();
         decode_map_msgpack(r, |k, v| {
             out.insert(k, v);
         })?;
         Ok(out)
-    }
-
-    fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
-        encode_map_json(sorted_entries(self).into_iter(), K::__encode_json_key, w)
     }
 
     fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
@@ -373,12 +348,12 @@ impl<K: Schema, V: Schema, S> Schema for HashMap<K, V, S> {
 macro_rules! str_key_map {
     ($([$($generics:tt)*] $map:ty, $entries:expr;)*) => {$(
         impl<'a, V: Encode, $($generics)*> Encode for $map {
-            fn write_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
+            fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
                 let entries = $entries(self).into_iter();
                 encode_map_msgpack(self.len(), entries, |k, w| w.write_str(k), w)
             }
 
-            fn write_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+            fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
                 encode_map_json($entries(self).into_iter(), |k, w| w.write_str(k), w)
             }
         }
@@ -386,7 +361,6 @@ macro_rules! str_key_map {
         impl<'de: 'a, 'a, V: Decode<'de> + Encode + Schema, $($generics)*> BorrowCodec<'de>
             for $map
         {
-
             fn decode_msgpack(r: &mut MsgpackReader<'de>) -> Result<Self, DecodeError> {
                 let len = r.read_map_len()?;
                 r.nested(|r| {
@@ -491,19 +465,19 @@ macro_rules! tuple_impl {
     ($($len:literal => ($($name:ident $idx:tt),+);)*) => {$(
         /// An array of the elements, each as it encodes (borrowed ones too).
         impl<$($name: Encode),+> Encode for ($($name,)+) {
-            fn write_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
+            fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
                 w.write_array_len($len)?;
-                $(self.$idx.write_msgpack(w)?;)+
+                $(self.$idx.encode_msgpack(w)?;)+
                 Ok(())
             }
 
-            fn write_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+            fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
                 w.write_byte(b'[');
                 $(
                     if $idx > 0 {
                         w.write_byte(b',');
                     }
-                    self.$idx.write_json(w)?;
+                    self.$idx.encode_json(w)?;
                 )+
                 w.write_byte(b']');
                 Ok(())
@@ -511,16 +485,8 @@ macro_rules! tuple_impl {
         }
 
         impl<$($name: Codec),+> Codec for ($($name,)+) {
-            fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
-                self.write_msgpack(w)
-            }
-
             fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
                 tuple_decode!(msgpack, r, $len, Codec::decode_msgpack, $($name $idx),+)
-            }
-
-            fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
-                self.write_json(w)
             }
 
             fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
@@ -542,7 +508,6 @@ macro_rules! tuple_impl {
         /// twelve of them would hide the others.
         #[diagnostic::do_not_recommend]
         impl<'de, $($name: Decode<'de> + Encode + Schema),+> BorrowCodec<'de> for ($($name,)+) {
-
             fn decode_msgpack(r: &mut MsgpackReader<'de>) -> Result<Self, DecodeError> {
                 tuple_decode!(msgpack, r, $len, Decode::read_msgpack, $($name $idx),+)
             }

@@ -4,6 +4,7 @@ use num_complex::Complex;
 use schemars::SchemaGenerator;
 
 use crate::codec::{Codec, Schema};
+use crate::encode::Encode;
 use crate::error::{DecodeError, EncodeError};
 use crate::json::{JsonReader, JsonWriter};
 use crate::kind::WireKind;
@@ -11,19 +12,20 @@ use crate::msgpack::{MsgpackReader, MsgpackWriter};
 
 macro_rules! complex_impl {
     ($($t:ty),*) => {$(
-        crate::encode::encode_by_codec!(Complex<$t>);
 
-        impl Codec for Complex<$t> {
+        impl Encode for Complex<$t> {
             fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
                 (self.re, self.im).encode_msgpack(w)
             }
 
-            fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
-                <($t, $t)>::decode_msgpack(r).map(|(re, im)| Complex::new(re, im))
-            }
-
             fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
                 (self.re, self.im).encode_json(w)
+            }
+        }
+
+        impl Codec for Complex<$t> {
+            fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+                <($t, $t)>::decode_msgpack(r).map(|(re, im)| Complex::new(re, im))
             }
 
             fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {

@@ -10,6 +10,7 @@ use schemars::SchemaGenerator;
 use serde_json::json;
 
 use crate::codec::{Codec, Schema};
+use crate::encode::Encode;
 use crate::error::{DecodeError, EncodeError, Format};
 use crate::json::{JsonReader, JsonWriter};
 use crate::kind::WireKind;
@@ -61,13 +62,21 @@ fn from_f64(v: f64) -> Result<Decimal, String> {
     parse(ryu::Buffer::new().format_finite(v))
 }
 
-crate::encode::encode_by_codec!(Decimal);
-
-impl Codec for Decimal {
+impl Encode for Decimal {
     fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
         w.write_str(&text(self))
     }
 
+    fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+        w.write_str(&text(self))
+    }
+
+    fn __encode_json_key(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+        self.encode_json(w)
+    }
+}
+
+impl Codec for Decimal {
     fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
         let start = r.position();
         let kind = r.peek_kind()?;
@@ -79,10 +88,6 @@ impl Codec for Decimal {
             parse(r.read_str()?)
         };
         parsed.map_err(|m| DecodeError::invalid_value(m).at(Format::MsgPack, start))
-    }
-
-    fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
-        w.write_str(&text(self))
     }
 
     fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
@@ -97,10 +102,6 @@ impl Codec for Decimal {
             parse(&r.read_str()?)
         };
         parsed.map_err(|m| DecodeError::invalid_value(m).at(Format::Json, start))
-    }
-
-    fn __encode_json_key(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
-        self.encode_json(w)
     }
 
     fn __decode_json_key(r: &mut JsonReader<'_>, key: &str) -> Result<Self, DecodeError> {

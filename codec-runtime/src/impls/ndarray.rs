@@ -10,6 +10,7 @@ use schemars::SchemaGenerator;
 use serde_json::json;
 
 use crate::codec::{Codec, Schema};
+use crate::encode::Encode;
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError};
 use crate::json::{JsonReader, JsonWriter};
 use crate::kind::WireKind;
@@ -225,22 +226,22 @@ pub fn write_json_parts<T: Element>(
 
 const FIELDS: &[&str] = &["dtype", "shape", "data"];
 
-crate::encode::encode_by_codec!([T: Element, D: Dimension] Array<T, D>);
-
-impl<T: Element, D: Dimension> Codec for Array<T, D> {
+impl<T: Element, D: Dimension> Encode for Array<T, D> {
     fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
         write_msgpack_parts::<T>(self.shape(), &raw_bytes(self), w)
     }
 
+    fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+        write_json_parts::<T>(self.shape(), &raw_bytes(self), w)
+    }
+}
+
+impl<T: Element, D: Dimension> Codec for Array<T, D> {
     fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
         let start = r.position();
         let (dtype, shape, data) = read_msgpack_parts(r, |r| r.read_bin())?;
         build(dtype, &shape, data)
             .map_err(|m| DecodeError::invalid_value(m).at(crate::error::Format::MsgPack, start))
-    }
-
-    fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
-        write_json_parts::<T>(self.shape(), &raw_bytes(self), w)
     }
 
     fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {

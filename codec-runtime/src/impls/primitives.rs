@@ -1,6 +1,7 @@
 //! Integers, floats, booleans, chars, strings and the unit type.
 
 use crate::codec::{Codec, Schema};
+use crate::encode::Encode;
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError};
 use crate::json::{JsonReader, JsonWriter};
 use crate::kind::WireKind;
@@ -31,18 +32,12 @@ fn parse_key<T: std::str::FromStr>(
 /// state 64 bits on every platform, so fingerprints do not depend on it.
 macro_rules! int_impl {
     ($($t:ty, $write:ident, $as:ty, $range:ty;)*) => {$(
-        crate::encode::encode_by_codec!($t);
 
-        impl Codec for $t {
+        impl Encode for $t {
             #[inline]
             fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
                 w.$write(*self as $as);
                 Ok(())
-            }
-
-            #[inline]
-            fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
-                r.read_int(stringify!($t))
             }
 
             #[inline]
@@ -51,14 +46,21 @@ macro_rules! int_impl {
                 Ok(())
             }
 
-            #[inline]
-            fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
-                r.read_int(stringify!($t))
-            }
-
             fn __encode_json_key(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
                 write_quoted_int(w, itoa::Buffer::new().format(*self));
                 Ok(())
+            }
+        }
+
+        impl Codec for $t {
+            #[inline]
+            fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+                r.read_int(stringify!($t))
+            }
+
+            #[inline]
+            fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
+                r.read_int(stringify!($t))
             }
 
             fn __decode_json_key(r: &mut JsonReader<'_>, key: &str) -> Result<Self, DecodeError> {
@@ -90,9 +92,8 @@ int_impl! {
 
 macro_rules! wide_int_impl {
     ($($t:ty;)*) => {$(
-        crate::encode::encode_by_codec!($t);
 
-        impl Codec for $t {
+        impl Encode for $t {
             fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
                 if let Ok(v) = u64::try_from(*self) {
                     w.write_u64(v);
@@ -109,13 +110,20 @@ macro_rules! wide_int_impl {
                 Ok(())
             }
 
-            fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
-                r.read_int(stringify!($t))
-            }
-
             fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
                 w.write_raw(itoa::Buffer::new().format(*self).as_bytes());
                 Ok(())
+            }
+
+            fn __encode_json_key(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+                write_quoted_int(w, itoa::Buffer::new().format(*self));
+                Ok(())
+            }
+        }
+
+        impl Codec for $t {
+            fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+                r.read_int(stringify!($t))
             }
 
             fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
@@ -128,11 +136,6 @@ macro_rules! wide_int_impl {
                     })
                     .at(crate::error::Format::Json, start)
                 })
-            }
-
-            fn __encode_json_key(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
-                write_quoted_int(w, itoa::Buffer::new().format(*self));
-                Ok(())
             }
 
             fn __decode_json_key(r: &mut JsonReader<'_>, key: &str) -> Result<Self, DecodeError> {
@@ -153,9 +156,7 @@ macro_rules! wide_int_impl {
 
 wide_int_impl! { i128; u128; }
 
-crate::encode::encode_by_codec!(f64);
-
-impl Codec for f64 {
+impl Encode for f64 {
     #[inline]
     fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
         w.write_f64(*self);
@@ -163,14 +164,16 @@ impl Codec for f64 {
     }
 
     #[inline]
-    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
-        r.read_f64()
-    }
-
-    #[inline]
     fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
         w.write_f64(*self);
         Ok(())
+    }
+}
+
+impl Codec for f64 {
+    #[inline]
+    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+        r.read_f64()
     }
 
     #[inline]
@@ -189,9 +192,7 @@ impl Schema for f64 {
     }
 }
 
-crate::encode::encode_by_codec!(f32);
-
-impl Codec for f32 {
+impl Encode for f32 {
     #[inline]
     fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
         w.write_f32(*self);
@@ -199,14 +200,16 @@ impl Codec for f32 {
     }
 
     #[inline]
-    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
-        r.read_f64().map(|v| v as f32)
-    }
-
-    #[inline]
     fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
         w.write_f32(*self);
         Ok(())
+    }
+}
+
+impl Codec for f32 {
+    #[inline]
+    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+        r.read_f64().map(|v| v as f32)
     }
 
     #[inline]
@@ -223,9 +226,7 @@ impl Schema for f32 {
     }
 }
 
-crate::encode::encode_by_codec!(bool);
-
-impl Codec for bool {
+impl Encode for bool {
     #[inline]
     fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
         w.write_bool(*self);
@@ -233,14 +234,16 @@ impl Codec for bool {
     }
 
     #[inline]
-    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
-        r.read_bool()
-    }
-
-    #[inline]
     fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
         w.write_bool(*self);
         Ok(())
+    }
+}
+
+impl Codec for bool {
+    #[inline]
+    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+        r.read_bool()
     }
 
     #[inline]
@@ -257,22 +260,26 @@ impl Schema for bool {
     }
 }
 
-crate::encode::encode_by_codec!(String);
-
-impl Codec for String {
+impl Encode for String {
     #[inline]
     fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
         w.write_str(self)
     }
 
     #[inline]
-    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
-        r.read_string()
-    }
-
-    #[inline]
     fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
         w.write_str(self)
+    }
+
+    fn __encode_json_key(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+        w.write_str(self)
+    }
+}
+
+impl Codec for String {
+    #[inline]
+    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+        r.read_string()
     }
 
     #[inline]
@@ -281,10 +288,6 @@ impl Codec for String {
             std::borrow::Cow::Borrowed(s) => crate::text::owned_str(s),
             std::borrow::Cow::Owned(s) => s,
         })
-    }
-
-    fn __encode_json_key(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
-        w.write_str(self)
     }
 
     fn __decode_json_key(_r: &mut JsonReader<'_>, key: &str) -> Result<Self, DecodeError> {
@@ -301,24 +304,12 @@ impl Schema for String {
 }
 
 impl Codec for Box<str> {
-    fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
-        w.write_str(self)
-    }
-
     fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
         r.read_str().map(Box::from)
     }
 
-    fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
-        w.write_str(self)
-    }
-
     fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
         r.read_str().map(|s| Box::from(s.as_ref()))
-    }
-
-    fn __encode_json_key(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
-        w.write_str(self)
     }
 
     fn __decode_json_key(_r: &mut JsonReader<'_>, key: &str) -> Result<Self, DecodeError> {
@@ -349,29 +340,29 @@ fn char_error(s: &str) -> DecodeError {
     )
 }
 
-crate::encode::encode_by_codec!(char);
-
-impl Codec for char {
+impl Encode for char {
     fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
         w.write_str(self.encode_utf8(&mut [0; 4]))
-    }
-
-    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
-        let s = r.read_str()?;
-        one_char(s).ok_or_else(|| r.locate(char_error(s)))
     }
 
     fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
         w.write_str(self.encode_utf8(&mut [0; 4]))
     }
 
+    fn __encode_json_key(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+        self.encode_json(w)
+    }
+}
+
+impl Codec for char {
+    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+        let s = r.read_str()?;
+        one_char(s).ok_or_else(|| r.locate(char_error(s)))
+    }
+
     fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
         let s = r.read_str()?;
         one_char(&s).ok_or_else(|| r.locate(char_error(&s)))
-    }
-
-    fn __encode_json_key(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
-        self.encode_json(w)
     }
 
     fn __decode_json_key(r: &mut JsonReader<'_>, key: &str) -> Result<Self, DecodeError> {
@@ -387,21 +378,21 @@ impl Schema for char {
     }
 }
 
-crate::encode::encode_by_codec!(());
-
-impl Codec for () {
+impl Encode for () {
     fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
         w.write_nil();
         Ok(())
     }
 
-    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
-        r.read_nil()
-    }
-
     fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
         w.write_nil();
         Ok(())
+    }
+}
+
+impl Codec for () {
+    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+        r.read_nil()
     }
 
     fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
@@ -417,21 +408,21 @@ impl Schema for () {
     }
 }
 
-crate::encode::encode_by_codec!([T: ?Sized] std::marker::PhantomData<T>);
-
-impl<T: ?Sized> Codec for std::marker::PhantomData<T> {
+impl<T: ?Sized> Encode for std::marker::PhantomData<T> {
     fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
         w.write_nil();
         Ok(())
     }
 
-    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
-        r.read_nil().map(|_| std::marker::PhantomData)
-    }
-
     fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
         w.write_nil();
         Ok(())
+    }
+}
+
+impl<T: ?Sized> Codec for std::marker::PhantomData<T> {
+    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+        r.read_nil().map(|_| std::marker::PhantomData)
     }
 
     fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {

@@ -8,6 +8,7 @@ use serde::Serialize;
 
 use super::serde_bridge::{decode_json, decode_msgpack, encode_json, encode_msgpack, json_schema};
 use crate::codec::{Codec, Schema};
+use crate::encode::Encode;
 use crate::error::{DecodeError, EncodeError};
 use crate::json::{JsonReader, JsonWriter};
 use crate::kind::WireKind;
@@ -17,19 +18,19 @@ use crate::msgpack::{MsgpackReader, MsgpackWriter};
 #[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Serde<T>(pub T);
 
-crate::encode::encode_by_codec!([T: Serialize + DeserializeOwned + JsonSchema] Serde<T>);
-
-impl<T: Serialize + DeserializeOwned + JsonSchema> Codec for Serde<T> {
+impl<T: Serialize + DeserializeOwned + JsonSchema> Encode for Serde<T> {
     fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
         encode_msgpack(&self.0, w)
     }
 
-    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
-        decode_msgpack(r).map(Serde)
-    }
-
     fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
         encode_json(&self.0, w)
+    }
+}
+
+impl<T: Serialize + DeserializeOwned + JsonSchema> Codec for Serde<T> {
+    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+        decode_msgpack(r).map(Serde)
     }
 
     fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
@@ -82,19 +83,19 @@ impl<T: Serialize + DeserializeOwned + JsonSchema> Schema for Serde<T> {
 #[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Opaque<T, const VERSION: u32 = 1>(pub T);
 
-crate::encode::encode_by_codec!([T: Serialize + DeserializeOwned, const VERSION: u32] Opaque<T, VERSION>);
-
-impl<T: Serialize + DeserializeOwned, const VERSION: u32> Codec for Opaque<T, VERSION> {
+impl<T: Serialize + DeserializeOwned, const VERSION: u32> Encode for Opaque<T, VERSION> {
     fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
         encode_msgpack(&self.0, w)
     }
 
-    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
-        decode_msgpack(r).map(Opaque)
-    }
-
     fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
         encode_json(&self.0, w)
+    }
+}
+
+impl<T: Serialize + DeserializeOwned, const VERSION: u32> Codec for Opaque<T, VERSION> {
+    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+        decode_msgpack(r).map(Opaque)
     }
 
     fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {

@@ -14,6 +14,7 @@ use serde_json::json;
 
 use super::times;
 use crate::codec::{Codec, Schema};
+use crate::encode::Encode;
 use crate::error::{DecodeError, EncodeError};
 use crate::json::{JsonReader, JsonWriter};
 use crate::kind::WireKind;
@@ -25,14 +26,23 @@ use crate::time;
 /// `to_text` and a `from_text` function; such types can also be JSON map keys.
 macro_rules! string_impl {
     ($ty:ty, $schema:expr, $to_text:expr, $from_text:expr) => {
-        crate::encode::encode_by_codec!($ty);
-
-        impl Codec for $ty {
+        impl Encode for $ty {
             fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
                 let text: Result<_, EncodeError> = $to_text(self);
                 w.write_str(text?.as_ref())
             }
 
+            fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+                let text: Result<_, EncodeError> = $to_text(self);
+                w.write_str(text?.as_ref())
+            }
+
+            fn __encode_json_key(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+                self.encode_json(w)
+            }
+        }
+
+        impl Codec for $ty {
             fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
                 let start = r.position();
                 let s = r.read_str()?;
@@ -41,21 +51,12 @@ macro_rules! string_impl {
                 })
             }
 
-            fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
-                let text: Result<_, EncodeError> = $to_text(self);
-                w.write_str(text?.as_ref())
-            }
-
             fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
                 let start = r.position();
                 let s = r.read_str()?;
                 $from_text(&s).map_err(|e: String| {
                     DecodeError::invalid_value(e).at(crate::error::Format::Json, start)
                 })
-            }
-
-            fn __encode_json_key(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
-                self.encode_json(w)
             }
 
             fn __decode_json_key(r: &mut JsonReader<'_>, key: &str) -> Result<Self, DecodeError> {
@@ -142,24 +143,16 @@ fn from_epoch(secs: i64, nanos: u32) -> Option<SystemTime> {
     t.checked_add(Duration::from_nanos(nanos as u64))
 }
 
-crate::encode::encode_by_codec!(Duration);
-
 /// msgspec's `timedelta`: an ISO 8601 duration (`P1DT30S`, `PT1.5S`, `P0D`)
 /// in both formats. Decodes also from a number of seconds; a negative
 /// duration is an error.
-impl Codec for Duration {
+impl Encode for Duration {
     fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
         w.write_str(&time::format_iso_duration(
             false,
             self.as_secs(),
             self.subsec_nanos(),
         ))
-    }
-
-    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
-        let start = r.position();
-        duration(times::read_duration_msgpack(r)?)
-            .map_err(|m| DecodeError::invalid_value(m).at(crate::error::Format::MsgPack, start))
     }
 
     fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
@@ -170,14 +163,22 @@ impl Codec for Duration {
         ))
     }
 
+    fn __encode_json_key(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+        self.encode_json(w)
+    }
+}
+
+impl Codec for Duration {
+    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+        let start = r.position();
+        duration(times::read_duration_msgpack(r)?)
+            .map_err(|m| DecodeError::invalid_value(m).at(crate::error::Format::MsgPack, start))
+    }
+
     fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
         let start = r.position();
         duration(times::read_duration_json(r)?)
             .map_err(|m| DecodeError::invalid_value(m).at(crate::error::Format::Json, start))
-    }
-
-    fn __encode_json_key(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
-        self.encode_json(w)
     }
 
     fn __decode_json_key(r: &mut JsonReader<'_>, key: &str) -> Result<Self, DecodeError> {
@@ -204,23 +205,12 @@ fn duration((negative, secs, nanos): times::SignedDuration) -> Result<Duration, 
     Ok(Duration::new(secs, 0) + Duration::from_nanos(u64::from(nanos)))
 }
 
-crate::encode::encode_by_codec!(SystemTime);
-
 /// MessagePack: the timestamp extension (-1). JSON: RFC 3339 in UTC. Decodes
 /// also from an RFC 3339 string with any offset in MessagePack.
-impl Codec for SystemTime {
+impl Encode for SystemTime {
     fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
         let (secs, nanos) = since_epoch(self)?;
         w.write_timestamp(secs, nanos)
-    }
-
-    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
-        let start = r.position();
-        let times::Instant { secs, nanos, .. } = times::read_instant_msgpack(r)?;
-        from_epoch(secs, nanos).ok_or_else(|| {
-            DecodeError::invalid_value(format!("timestamp {secs}s is out of this platform's range"))
-                .at(crate::error::Format::MsgPack, start)
-        })
     }
 
     fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
@@ -228,6 +218,17 @@ impl Codec for SystemTime {
         let text = time::format_rfc3339(secs, nanos)
             .map_err(|message| EncodeError::InvalidValue { message })?;
         w.write_str(&text)
+    }
+}
+
+impl Codec for SystemTime {
+    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+        let start = r.position();
+        let times::Instant { secs, nanos, .. } = times::read_instant_msgpack(r)?;
+        from_epoch(secs, nanos).ok_or_else(|| {
+            DecodeError::invalid_value(format!("timestamp {secs}s is out of this platform's range"))
+                .at(crate::error::Format::MsgPack, start)
+        })
     }
 
     fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
@@ -250,31 +251,32 @@ impl Schema for SystemTime {
 
 macro_rules! nonzero_impl {
     ($($nz:ty => $int:ty;)*) => {$(
-        crate::encode::encode_by_codec!($nz);
 
-        impl Codec for $nz {
+        impl Encode for $nz {
             fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
                 self.get().encode_msgpack(w)
-            }
-
-            fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
-                let start = r.position();
-                let v = <$int>::decode_msgpack(r)?;
-                <$nz>::new(v).ok_or_else(|| nonzero().at(crate::error::Format::MsgPack, start))
             }
 
             fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
                 self.get().encode_json(w)
             }
 
+            fn __encode_json_key(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+                self.get().__encode_json_key(w)
+            }
+        }
+
+        impl Codec for $nz {
+            fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+                let start = r.position();
+                let v = <$int>::decode_msgpack(r)?;
+                <$nz>::new(v).ok_or_else(|| nonzero().at(crate::error::Format::MsgPack, start))
+            }
+
             fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
                 let start = r.position();
                 let v = <$int>::decode_json(r)?;
                 <$nz>::new(v).ok_or_else(|| nonzero().at(crate::error::Format::Json, start))
-            }
-
-            fn __encode_json_key(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
-                self.get().__encode_json_key(w)
             }
 
             fn __decode_json_key(r: &mut JsonReader<'_>, key: &str) -> Result<Self, DecodeError> {

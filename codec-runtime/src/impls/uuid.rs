@@ -6,6 +6,7 @@ use schemars::SchemaGenerator;
 use serde_json::json;
 
 use crate::codec::{Codec, Schema};
+use crate::encode::Encode;
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError};
 use crate::json::{JsonReader, JsonWriter};
 use crate::kind::WireKind;
@@ -21,9 +22,7 @@ fn parse(s: &str) -> Result<uuid::Uuid, String> {
     uuid::Uuid::parse_str(s).map_err(|e| format!("`{s}` is not a UUID: {e}"))
 }
 
-crate::encode::encode_by_codec!(uuid::Uuid);
-
-impl Codec for uuid::Uuid {
+impl Encode for uuid::Uuid {
     fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
         w.write_str(
             self.hyphenated()
@@ -31,6 +30,19 @@ impl Codec for uuid::Uuid {
         )
     }
 
+    fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+        w.write_str(
+            self.hyphenated()
+                .encode_lower(&mut uuid::Uuid::encode_buffer()),
+        )
+    }
+
+    fn __encode_json_key(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+        self.encode_json(w)
+    }
+}
+
+impl Codec for uuid::Uuid {
     fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
         if r.peek_kind()?.is(WireKind::BYTES) {
             let start = r.position();
@@ -47,20 +59,9 @@ impl Codec for uuid::Uuid {
         parse(s).map_err(|m| r.error(DecodeErrorKind::InvalidValue { message: m }))
     }
 
-    fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
-        w.write_str(
-            self.hyphenated()
-                .encode_lower(&mut uuid::Uuid::encode_buffer()),
-        )
-    }
-
     fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
         let s = r.read_str()?;
         parse(&s).map_err(|m| r.error(DecodeErrorKind::InvalidValue { message: m }))
-    }
-
-    fn __encode_json_key(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
-        self.encode_json(w)
     }
 
     fn __decode_json_key(r: &mut JsonReader<'_>, key: &str) -> Result<Self, DecodeError> {

@@ -16,9 +16,9 @@ use schemars::SchemaGenerator;
 /// Nil or the value.
 impl<T: Encode> Encode for Option<T> {
     #[inline]
-    fn write_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
+    fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
         match self {
-            Some(v) => v.write_msgpack(w),
+            Some(v) => v.encode_msgpack(w),
             None => {
                 w.write_nil();
                 Ok(())
@@ -27,9 +27,9 @@ impl<T: Encode> Encode for Option<T> {
     }
 
     #[inline]
-    fn write_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+    fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
         match self {
-            Some(v) => v.write_json(w),
+            Some(v) => v.encode_json(w),
             None => {
                 w.write_nil();
                 Ok(())
@@ -39,11 +39,6 @@ impl<T: Encode> Encode for Option<T> {
 }
 
 impl<T: Codec> Codec for Option<T> {
-    #[inline]
-    fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
-        self.write_msgpack(w)
-    }
-
     #[inline(always)]
     fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
         if r.try_read_nil() {
@@ -51,11 +46,6 @@ impl<T: Codec> Codec for Option<T> {
         } else {
             T::decode_msgpack(r).map(Some)
         }
-    }
-
-    #[inline]
-    fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
-        self.write_json(w)
     }
 
     #[inline]
@@ -83,18 +73,8 @@ macro_rules! pointer_impl {
     ($($ptr:ident),*) => {$(
         impl<T: Codec> Codec for $ptr<T> {
             #[inline]
-            fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
-                (**self).encode_msgpack(w)
-            }
-
-            #[inline]
             fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
                 r.nested(T::decode_msgpack).map($ptr::new)
-            }
-
-            #[inline]
-            fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
-                (**self).encode_json(w)
             }
 
             #[inline]
@@ -102,7 +82,7 @@ macro_rules! pointer_impl {
                 r.nested(T::decode_json).map($ptr::new)
             }
 
-            crate::__forward_hooks!(inner: T, get: |v| &**v, wrap: $ptr::new);
+            crate::__forward_hooks!(inner: T, wrap: $ptr::new);
         }
 
         impl<T: Schema> Schema for $ptr<T> {
@@ -118,24 +98,12 @@ macro_rules! pointer_impl {
 pointer_impl!(Box, Rc, Arc);
 
 impl Codec for Cow<'_, str> {
-    fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
-        w.write_str(self)
-    }
-
     fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
         String::decode_msgpack(r).map(Cow::Owned)
     }
 
-    fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
-        w.write_str(self)
-    }
-
     fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
         String::decode_json(r).map(Cow::Owned)
-    }
-
-    fn __encode_json_key(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
-        w.write_str(self)
     }
 
     fn __decode_json_key(_r: &mut JsonReader<'_>, key: &str) -> Result<Self, DecodeError> {
@@ -152,16 +120,8 @@ impl Schema for Cow<'_, str> {
 }
 
 impl<T: Codec + Clone> Codec for Cow<'_, [T]> {
-    fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
-        T::__encode_msgpack_slice(self, w)
-    }
-
     fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
         T::__decode_msgpack_vec(r).map(Cow::Owned)
-    }
-
-    fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
-        T::__encode_json_slice(self, w)
     }
 
     fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {

@@ -216,13 +216,17 @@ impl<T: Element + PartialEq> PartialEq for MappedArray<T> {
     }
 }
 
-codec_runtime::__encode_by_codec!([T: Element] MappedArray<T>);
-
-impl<T: Element> Codec for MappedArray<T> {
+impl<T: Element> codec_runtime::Encode for MappedArray<T> {
     fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
         write_msgpack_parts::<T>(&self.shape, &self.le_bytes(), w)
     }
 
+    fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
+        write_json_parts::<T>(&self.shape, &self.le_bytes(), w)
+    }
+}
+
+impl<T: Element> Codec for MappedArray<T> {
     fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
         let start = r.position();
         let (dtype, shape, (data, place)) = read_msgpack_parts(r, |r| r.read_bin_in_backing())?;
@@ -238,10 +242,6 @@ impl<T: Element> Codec for MappedArray<T> {
                 shape,
             }),
         }
-    }
-
-    fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
-        write_json_parts::<T>(&self.shape, &self.le_bytes(), w)
     }
 
     fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {

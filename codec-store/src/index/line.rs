@@ -5,6 +5,7 @@
 //! borrows the line's strings and leaves the handler's info as JSON text
 //! until the entry is read.
 
+use codec_runtime::Encode;
 use std::borrow::Cow;
 
 use crate::error::StoreError;

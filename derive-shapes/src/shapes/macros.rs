@@ -212,7 +212,7 @@ mod as_string {
 
     #[allow(clippy::trivially_copy_pass_by_ref)] // the signature `with` calls
     pub(super) fn encode_msgpack(value: &u32, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
-        codec::Codec::encode_msgpack(&value.to_string(), w)
+        codec::Encode::encode_msgpack(&value.to_string(), w)
     }
 
     pub(super) fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<u32, DecodeError> {
@@ -223,7 +223,7 @@ mod as_string {
 
     #[allow(clippy::trivially_copy_pass_by_ref)] // the signature `with` calls
     pub(super) fn encode_json(value: &u32, w: &mut JsonWriter) -> Result<(), EncodeError> {
-        codec::Codec::encode_json(&value.to_string(), w)
+        codec::Encode::encode_json(&value.to_string(), w)
     }
 
     pub(super) fn decode_json(r: &mut JsonReader<'_>) -> Result<u32, DecodeError> {

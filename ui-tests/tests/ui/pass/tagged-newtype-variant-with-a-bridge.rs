@@ -9,7 +9,7 @@ mod as_number {
     use super::*;
 
     pub fn encode_msgpack(v: &Celsius, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
-        codec::Codec::encode_msgpack(&v.0, w)
+        codec::Encode::encode_msgpack(&v.0, w)
     }
 
     pub fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Celsius, DecodeError> {
@@ -17,7 +17,7 @@ mod as_number {
     }
 
     pub fn encode_json(v: &Celsius, w: &mut JsonWriter) -> Result<(), EncodeError> {
-        codec::Codec::encode_json(&v.0, w)
+        codec::Encode::encode_json(&v.0, w)
     }
 
     pub fn decode_json(r: &mut JsonReader<'_>) -> Result<Celsius, DecodeError> {
