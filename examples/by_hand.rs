@@ -1,14 +1,15 @@
-//! Implementing `Codec` (and `Encode` and `Schema`, which it requires) by hand, for a
-//! type from another crate that has no serde support: a local newtype gives
-//! it an encoding, here a string `"1.2.3"` in both formats. Derived types
-//! then hold it like any field.
+//! A codec type written by hand, for a type from another crate that has no
+//! serde support: a local newtype gives it an encoding, here a string
+//! `"1.2.3"` in both formats, in three short impls (`Encode`, `Decode`,
+//! `Schema`), which make it `Codec`. Derived types then hold it like any
+//! field.
 //!
 //! Run with `cargo run --example by_hand`.
 
 use codec::schemars::{self, json_schema, SchemaGenerator};
 use codec::{
-    Codec, DecodeError, Encode, EncodeError, JsonReader, JsonWriter, MsgpackReader, MsgpackWriter,
-    Schema, WireKind,
+    Codec, Decode, DecodeError, Encode, EncodeError, JsonReader, JsonWriter, MsgpackReader,
+    MsgpackWriter, Schema, WireKind,
 };
 
 /// Stands for a crate that knows nothing of codec (nor of serde).
@@ -59,14 +60,14 @@ impl Encode for Semver {
 }
 
 /// Its two decoders.
-impl Codec for Semver {
-    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+impl<'de> Decode<'de> for Semver {
+    fn decode_msgpack(r: &mut MsgpackReader<'de>) -> Result<Self, DecodeError> {
         let text = r.read_str()?;
         // `locate` adds where in the input the bad value is.
         Semver::parse(text).map_err(|e| r.locate(e))
     }
 
-    fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
+    fn decode_json(r: &mut JsonReader<'de>) -> Result<Self, DecodeError> {
         let text = r.read_str()?;
         Semver::parse(&text).map_err(|e| r.locate(e))
     }
@@ -110,5 +111,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         codec::from_json::<Release>(r#"{"name":"x","version":"one","previous":null}"#).unwrap_err();
     println!("{json}\n{err}");
     println!("{}", codec::schema_of::<Release>()["properties"]["version"]);
+
+    // The three impls make it `Codec`: what the store and memoized
+    // functions need of a value they keep.
+    fn keepable<T: Codec>() {}
+    keepable::<Semver>();
     Ok(())
 }

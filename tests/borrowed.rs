@@ -336,8 +336,7 @@ fn schema_and_fingerprint_are_the_owned_twins() {
     );
 }
 
-/// A newtype is its field on the wire: a top-level array of records that
-/// borrow (`Vec<Record<'a>>` itself has `Codec`'s `Decode` only when owned).
+/// A newtype is its field on the wire: an array of records that borrow.
 #[derive(Codec, Debug, PartialEq)]
 struct Batch<'a>(#[codec(borrow)] Vec<Record<'a>>);
 
@@ -355,6 +354,24 @@ fn a_newtype_borrows_through_its_field() {
     let batch: Batch<'_> = codec::from_json(&text).unwrap();
     assert_borrowed_from(text.as_bytes(), &batch.0[1]);
     assert_eq!(codec::schema_of::<Batch<'_>>()["type"], "array");
+}
+
+#[test]
+fn a_top_level_vec_of_records_that_borrow_borrows_without_a_newtype() {
+    let owned = vec![owned_record(), owned_record()];
+    let bytes = codec::to_msgpack(&owned).unwrap();
+    let records: Vec<Record<'_>> = codec::from_msgpack(&bytes).unwrap();
+    assert_eq!(records.len(), 2);
+    for r in &records {
+        assert_borrowed_from(&bytes, r);
+    }
+    let text = codec::to_json(&owned).unwrap();
+    let records: Vec<Record<'_>> = codec::from_json(&text).unwrap();
+    assert_borrowed_from(text.as_bytes(), &records[1]);
+    assert_eq!(
+        codec::fingerprint_of::<Vec<Record<'_>>>(),
+        codec::fingerprint_of::<Vec<OwnedRecord>>()
+    );
 }
 
 /// serde's `#[serde(borrow)]` says the same as codec's.

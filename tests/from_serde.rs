@@ -390,7 +390,7 @@ fn a_codec_alias_wins_over_a_serde_one() {
 /// A `u32` written as its decimal text, by serde and by codec alike.
 mod as_text {
     use codec::schemars::{Schema, SchemaGenerator};
-    use codec::{Codec, DecodeError, Encode, EncodeError, JsonReader, JsonWriter};
+    use codec::{Decode, DecodeError, Encode, EncodeError, JsonReader, JsonWriter};
     use codec::{MsgpackReader, MsgpackWriter};
     use serde::{Deserialize, Deserializer, Serializer};
 

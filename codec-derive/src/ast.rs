@@ -124,9 +124,9 @@ impl<'a> Container<'a> {
     }
 
     /// Whether the type borrows from its input: a field does (see
-    /// [`Container::field_borrows`]). It then implements `BorrowCodec<'__de>`
-    /// and `Decode<'__de>` for every input that outlives its lifetimes,
-    /// instead of `Codec`. A type whose lifetimes only `Cow`s name, without
+    /// [`Container::field_borrows`]). It then implements `Decode<'__de>`
+    /// for the inputs that outlive its lifetimes only, not for every input:
+    /// it is not `Codec`. A type whose lifetimes only `Cow`s name, without
     /// `#[codec(borrow)]`, stays owned, as with serde.
     pub fn borrows(&self) -> bool {
         self.all_fields().any(|f| self.field_borrows(f))
@@ -149,26 +149,20 @@ impl<'a> Container<'a> {
             && (explicit || self.references_a_lifetime(field.ty))
     }
 
-    /// The trait generated code calls on `Self`: `Codec`, or
-    /// `BorrowCodec<'__de>` for a type that borrows.
-    pub fn codec_trait(&self) -> proc_macro2::TokenStream {
+    /// The kinds of a field's type, spanned at it, so that a type without
+    /// `Schema` is the one error its schema gives.
+    pub fn field_kind(&self, field: &Field) -> proc_macro2::TokenStream {
+        use syn::spanned::Spanned;
         let p = self.private();
-        match self.borrows() {
-            true => quote::quote!(#p::BorrowCodec<'__de>),
-            false => quote::quote!(#p::Codec),
-        }
+        let ty = field.ty;
+        quote::quote_spanned!(ty.span()=> <#ty as #p::Schema>::KIND)
     }
 
-    /// The trait generated code calls on a field's type: `BorrowCodec` when
-    /// the field borrows, else `Codec`.
-    pub fn field_trait(&self, field: &Field) -> proc_macro2::TokenStream {
-        match self.field_borrows(field) {
-            true => self.codec_trait(),
-            false => {
-                let p = self.private();
-                quote::quote!(#p::Codec)
-            }
-        }
+    /// The trait generated decoders call on `Self` and on a field's type:
+    /// `Decode` with the input's lifetime.
+    pub fn decode_trait(&self) -> proc_macro2::TokenStream {
+        let p = self.private();
+        quote::quote!(#p::Decode<'__de>)
     }
 
     /// Whether `ty` holds a reference with one of the container's lifetimes.
@@ -210,15 +204,6 @@ impl<'a> Container<'a> {
         };
         syn::visit::Visit::visit_type(&mut finder, ty);
         finder.found
-    }
-
-    /// The lifetime of the readers in generated signatures: `'_`, or the
-    /// input's `'__de` for a type that borrows.
-    pub fn reader_lifetime(&self) -> proc_macro2::TokenStream {
-        match self.borrows() {
-            true => quote::quote!('__de),
-            false => quote::quote!('_),
-        }
     }
 
     pub fn from_ast(cx: &Ctxt, input: &'a syn::DeriveInput) -> Option<Container<'a>> {
@@ -436,4 +421,15 @@ pub fn refers_to_itself(ty: &syn::Type, name: &syn::Ident) -> bool {
         }
     }
     false
+}
+
+/// Whether `ty` is a `Cow` (`Cow<'a, str>`, `std::borrow::Cow<'a, [u8]>`),
+/// which a field that borrows reads borrowed.
+pub fn is_cow(ty: &syn::Type) -> bool {
+    match ty {
+        syn::Type::Path(p) if p.qself.is_none() => {
+            p.path.segments.last().is_some_and(|s| s.ident == "Cow")
+        }
+        _ => false,
+    }
 }

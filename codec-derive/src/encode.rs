@@ -554,12 +554,7 @@ fn msgpack_value(cont: &Container, field: &Field, access: TokenStream) -> TokenS
         None => {
             let ty = field.ty;
             let p = cont.private();
-            // An owned field's through `Codec`: a type without it is one
-            // error, its decoders', not one more for `Encode`.
-            let encode = match cont.field_borrows(field) {
-                true => quote_spanned!(ty.span()=> <#ty as #p::Encode>::encode_msgpack),
-                false => quote_spanned!(ty.span()=> <#ty as #p::Codec>::__field_encode_msgpack),
-            };
+            let encode = quote_spanned!(ty.span()=> <#ty as #p::Encode>::encode_msgpack);
             quote!(#encode(#access, __w)?;)
         }
     }
@@ -572,10 +567,7 @@ pub fn json_value(cont: &Container, field: &Field, access: TokenStream) -> Token
         None => {
             let ty = field.ty;
             let p = cont.private();
-            let encode = match cont.field_borrows(field) {
-                true => quote_spanned!(ty.span()=> <#ty as #p::Encode>::encode_json),
-                false => quote_spanned!(ty.span()=> <#ty as #p::Codec>::__field_encode_json),
-            };
+            let encode = quote_spanned!(ty.span()=> <#ty as #p::Encode>::encode_json);
             quote!(#encode(#access, __w)?;)
         }
     }

@@ -23,7 +23,7 @@ pub fn derive(input: &syn::DeriveInput) -> syn::Result<TokenStream> {
                 .encode
                 .extend(encode::struct_items(&cont, *style, fields));
             impls
-                .codec
+                .decode
                 .extend(decode::struct_items(&cont, *style, fields));
             impls
         }
@@ -31,7 +31,7 @@ pub fn derive(input: &syn::DeriveInput) -> syn::Result<TokenStream> {
             let repr = cont.enum_repr().expect("an enum has a representation");
             Items {
                 encode: encode::enum_items(&cont, variants, repr),
-                codec: decode::enum_items(&cont, variants, repr),
+                decode: decode::enum_items(&cont, variants, repr),
                 schema: enum_consts(&cont, variants, repr),
             }
         }
@@ -92,18 +92,18 @@ fn is_self(ty: &syn::Type) -> bool {
     matches!(ty, syn::Type::Path(p) if p.qself.is_none() && p.path.is_ident("Self"))
 }
 
-/// The items of the three impls the derive writes: `Encode`, `Codec` (or
-/// `BorrowCodec` for a type that borrows) and `Schema`.
+/// The items of the three impls the derive writes: `Encode`, `Decode` and
+/// `Schema` (the type is then `Codec` unless it borrows).
 struct Items {
     encode: TokenStream,
-    codec: TokenStream,
+    decode: TokenStream,
     schema: TokenStream,
 }
 
 fn wrap(cont: &Container, items: Items) -> TokenStream {
     let Items {
         encode: encode_items,
-        codec: items,
+        decode: decode_items,
         schema: schema_items,
     } = items;
     let krate = &cont.krate;
@@ -111,15 +111,18 @@ fn wrap(cont: &Container, items: Items) -> TokenStream {
     let generics = bound::with_codec_bounds(cont);
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
     let schemars_impl = schema::schemars_impl(cont, &generics);
-    let codec_impl = match cont.borrows() {
-        false => quote! {
-            #[automatically_derived]
-            impl #impl_generics #krate::__private::Codec for #ident #ty_generics #where_clause {
-                #items
-            }
+    // A type that borrows reads from inputs that outlive its lifetimes;
+    // another from any input.
+    let mut de_generics = generics.clone();
+    let lifetimes = cont.generics.lifetimes().map(|l| &l.lifetime);
+    de_generics.params.insert(
+        0,
+        match cont.borrows() {
+            true => syn::parse_quote!('__de: #(#lifetimes)+*),
+            false => syn::parse_quote!('__de),
         },
-        true => borrowing_impls(cont, &generics, items),
-    };
+    );
+    let (de_impl_generics, _, _) = de_generics.split_for_impl();
     quote! {
         #[doc(hidden)]
         #[allow(
@@ -133,7 +136,10 @@ fn wrap(cont: &Container, items: Items) -> TokenStream {
             clippy::all
         )]
         const _: () = {
-            #codec_impl
+            #[automatically_derived]
+            impl #de_impl_generics #krate::__private::Decode<'__de> for #ident #ty_generics #where_clause {
+                #decode_items
+            }
 
             #[automatically_derived]
             impl #impl_generics #krate::__private::Encode for #ident #ty_generics #where_clause {
@@ -150,49 +156,10 @@ fn wrap(cont: &Container, items: Items) -> TokenStream {
     }
 }
 
-/// The impls of a type that borrows: `BorrowCodec<'__de>` with the items
-/// `Codec` would have, and `Decode<'__de>` by it, for every input `'__de`
-/// that outlives the type's lifetimes.
-fn borrowing_impls(cont: &Container, generics: &syn::Generics, items: TokenStream) -> TokenStream {
-    let p = cont.private();
-    let ident = cont.ident;
-    let (_, ty_generics, where_clause) = generics.split_for_impl();
-    let lifetimes = cont.generics.lifetimes().map(|l| &l.lifetime);
-    let mut de_generics = generics.clone();
-    de_generics
-        .params
-        .insert(0, syn::parse_quote!('__de: #(#lifetimes)+*));
-    let (de_impl_generics, _, _) = de_generics.split_for_impl();
-    quote! {
-        #[automatically_derived]
-        impl #de_impl_generics #p::BorrowCodec<'__de> for #ident #ty_generics #where_clause {
-            #items
-        }
-
-        #[automatically_derived]
-        impl #de_impl_generics #p::Decode<'__de> for #ident #ty_generics #where_clause {
-            #[inline]
-            fn read_msgpack(
-                __r: &mut #p::MsgpackReader<'__de>,
-            ) -> #p::Result<Self, #p::DecodeError> {
-                <Self as #p::BorrowCodec<'__de>>::decode_msgpack(__r)
-            }
-
-            #[inline]
-            fn read_json(
-                __r: &mut #p::JsonReader<'__de>,
-            ) -> #p::Result<Self, #p::DecodeError> {
-                <Self as #p::BorrowCodec<'__de>>::decode_json(__r)
-            }
-        }
-    }
-}
-
 /// The derive's errors, plus an impl that compiles, so uses of the type don't
 /// add a cascade of "the trait `Codec` is not implemented" errors.
 fn with_stub(cont: &Container, errors: syn::Error) -> TokenStream {
     let p = cont.private();
-    let lt = cont.reader_lifetime();
     let encode = quote! {
         fn encode_msgpack(&self, _: &mut #p::MsgpackWriter) -> #p::Result<(), #p::EncodeError> {
             ::core::unimplemented!()
@@ -201,11 +168,11 @@ fn with_stub(cont: &Container, errors: syn::Error) -> TokenStream {
             ::core::unimplemented!()
         }
     };
-    let codec = quote! {
-        fn decode_msgpack(_: &mut #p::MsgpackReader<#lt>) -> #p::Result<Self, #p::DecodeError> {
+    let decode = quote! {
+        fn decode_msgpack(_: &mut #p::MsgpackReader<'__de>) -> #p::Result<Self, #p::DecodeError> {
             ::core::unimplemented!()
         }
-        fn decode_json(_: &mut #p::JsonReader<#lt>) -> #p::Result<Self, #p::DecodeError> {
+        fn decode_json(_: &mut #p::JsonReader<'__de>) -> #p::Result<Self, #p::DecodeError> {
             ::core::unimplemented!()
         }
     };
@@ -219,7 +186,7 @@ fn with_stub(cont: &Container, errors: syn::Error) -> TokenStream {
         cont,
         Items {
             encode,
-            codec,
+            decode,
             schema,
         },
     );
@@ -227,7 +194,7 @@ fn with_stub(cont: &Container, errors: syn::Error) -> TokenStream {
     quote!(#errors #stub)
 }
 
-/// The struct's hooks of `Encode` and `Codec`, and its kinds and map body's
+/// The struct's hooks of `Encode` and `Decode`, and its kinds and map body's
 /// facts of `Schema`.
 fn struct_consts(cont: &Container, style: Style, fields: &[crate::ast::Field]) -> Items {
     let p = cont.private();
@@ -257,14 +224,14 @@ fn struct_consts(cont: &Container, style: Style, fields: &[crate::ast::Field]) -
             let ty = fields[0].ty;
             return Items {
                 encode: quote!(#p::forward_encode!(inner: #ty, get: |__v| &__v.0);),
-                codec: newtype_delegation(cont, &fields[0]),
+                decode: newtype_delegation(cont, &fields[0]),
                 schema: quote!(#p::forward_shape!(inner: #ty);),
             };
         }
     };
     Items {
         encode: TokenStream::new(),
-        codec: TokenStream::new(),
+        decode: TokenStream::new(),
         schema: shape,
     }
 }
@@ -275,54 +242,24 @@ fn struct_consts(cont: &Container, style: Style, fields: &[crate::ast::Field]) -
 fn newtype_delegation(cont: &Container, field: &crate::ast::Field) -> TokenStream {
     let p = cont.private();
     let ty = field.ty;
-    if cont.borrows() {
-        return borrowing_newtype_delegation(cont, ty);
-    }
     if field.attrs.constraints.is_empty() {
-        return quote!(#p::forward_hooks!(inner: #ty, wrap: Self););
+        return quote!(#p::forward_decode!(inner: #ty, wrap: Self, de: '__de););
     }
     // As a JSON object key, the value is checked as it is everywhere else.
     let checked = crate::constraints::decode(
         cont,
         field,
-        quote!(<#ty as #p::Codec>::__decode_json_key(__r, __key)),
+        quote!(<#ty as #p::Decode<'__de>>::__decode_json_key(__r, __key)),
     );
     quote! {
-        #p::forward_hooks!(inner: #ty, wrap: Self, decode_json_key: own);
+        #p::forward_decode!(inner: #ty, wrap: Self, de: '__de, decode_json_key: own);
 
         #[inline]
         fn __decode_json_key(
-            __r: &mut #p::JsonReader<'_>,
-            __key: &str,
+            __r: &mut #p::JsonReader<'__de>,
+            __key: #p::Cow<'__de, str>,
         ) -> #p::Result<Self, #p::DecodeError> {
             #checked.map(Self)
-        }
-    }
-}
-
-/// [`newtype_delegation`] for a newtype that borrows: `BorrowCodec`'s
-/// hooks, forwarded to the field's. A borrowing type is never a map key, so
-/// the field's constraints have nothing more to check.
-fn borrowing_newtype_delegation(cont: &Container, ty: &syn::Type) -> TokenStream {
-    let p = cont.private();
-    let codec = cont.codec_trait();
-    quote! {
-        #[inline]
-        fn __decode_msgpack_body(
-            __r: &mut #p::MsgpackReader<'__de>,
-            __len: usize,
-            __tag: &[u8],
-        ) -> #p::Result<Self, #p::DecodeError> {
-            <#ty as #codec>::__decode_msgpack_body(__r, __len, __tag).map(Self)
-        }
-
-        #[inline]
-        fn __decode_json_body(
-            __r: &mut #p::JsonReader<'__de>,
-            __first: bool,
-            __tag: &str,
-        ) -> #p::Result<Self, #p::DecodeError> {
-            <#ty as #codec>::__decode_json_body(__r, __first, __tag).map(Self)
         }
     }
 }
@@ -445,7 +382,7 @@ fn omitted_fields_read_back(cont: &Container) -> TokenStream {
             field.wire_name
         );
         let check = quote! {
-            const _: () = if !#p::may_be_missing::<#ty>() {
+            const _: () = if !#p::may_be_missing(<#ty as #p::Schema>::KIND) {
                 ::core::panic!(#msg)
             };
         };

@@ -91,12 +91,7 @@ fn field_schema(cont: &Container, field: &Field) -> TokenStream {
         None => {
             let p = cont.private();
             let ty = field.ty;
-            // An owned field's through `Codec`, so that a type without it
-            // is one error, on the field, as its encoders' and decoders' are.
-            let subschema = match cont.field_borrows(field) {
-                true => quote_spanned!(ty.span()=> <#ty as #p::Schema>::__subschema),
-                false => quote_spanned!(ty.span()=> <#ty as #p::Codec>::__field_schema),
-            };
+            let subschema = quote_spanned!(ty.span()=> <#ty as #p::Schema>::__subschema);
             quote!(#subschema(__g))
         }
     };
@@ -165,11 +160,8 @@ fn object(cont: &Container, fields: &[Field]) -> TokenStream {
         } else if f.attrs.required.is_set() || f.attrs.with.is_set() {
             quote!(true)
         } else {
-            let ty = f.ty;
-            match cont.field_borrows(f) {
-                true => quote!(!#p::borrow::may_be_missing::<#ty>()),
-                false => quote!(!#p::may_be_missing::<#ty>()),
-            }
+            let kind = cont.field_kind(f);
+            quote!(!#p::may_be_missing(#kind))
         };
         quote! {
             #p::schema::FieldSchema {

@@ -1,16 +1,11 @@
 //! Items used by the code `#[derive(Codec)]` generates. Not a public interface.
 
+pub use crate::__forward_decode as forward_decode;
 pub use crate::__forward_encode as forward_encode;
-pub use crate::__forward_hooks as forward_hooks;
 pub use crate::__forward_shape as forward_shape;
-pub use crate::borrow::{BorrowCodec, Decode};
 pub use crate::codec::{Codec, CodecSchema, Schema};
+pub use crate::decode::{BorrowCow, Decode};
 
-/// `may_be_missing` and `decode_missing` for types that borrow.
-pub mod borrow {
-    pub use crate::__private::may_be_missing;
-    pub use crate::borrow::decode_missing;
-}
 pub use crate::constraints::{self, Bound, Bounds, CheckLength, CheckNumber, CheckPattern};
 pub use crate::encode::Encode;
 pub use crate::error::{DecodeError, DecodeErrorKind, EncodeError};
@@ -127,23 +122,25 @@ pub const fn names_contain(names: &[&str], name: &str) -> bool {
     false
 }
 
-/// Whether a field of type `T` may be missing from a map: its type takes nil
-/// (`Option`, a union with a nil variant, `()`), as serde lets an `Option`
-/// field be missing. A type of unknown kind (a serde bridge) may not.
+/// Whether a field whose type has the kinds `kind` may be missing from a
+/// map: its type takes nil (`Option`, a union with a nil variant, `()`), as
+/// serde lets an `Option` field be missing. A type of unknown kind (a serde
+/// bridge) may not.
 #[inline]
-pub const fn may_be_missing<T: Schema>() -> bool {
-    T::KIND.contains(WireKind::NIL) && !T::KIND.is(WireKind::ANY)
+pub const fn may_be_missing(kind: WireKind) -> bool {
+    kind.contains(WireKind::NIL) && !kind.is(WireKind::ANY)
 }
 
-/// The value of a missing field that [`may_be_missing`]: what nil decodes to
-/// (`None` for an `Option`); `None` here when it does not decode.
+/// The value of a missing field of type `T`, of the kinds `kind`, that
+/// [`may_be_missing`]: what nil decodes to (`None` for an `Option`);
+/// `None` here when it does not decode.
 #[cold]
-pub fn decode_missing<T: Codec>() -> Option<T> {
-    if !may_be_missing::<T>() {
+pub fn decode_missing<'de, T: Decode<'de>>(kind: WireKind) -> Option<T> {
+    if !may_be_missing(kind) {
         return None;
     }
-    const NIL: u8 = 0xc0;
-    crate::convert::from_msgpack(&[NIL]).ok()
+    const NIL: &[u8] = &[0xc0];
+    T::decode_msgpack(&mut MsgpackReader::new(NIL)).ok()
 }
 
 /// The value of a missing field with `#[codec(default)]` or `#[codec(skip)]`.

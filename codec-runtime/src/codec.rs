@@ -1,11 +1,9 @@
 //! The [`Codec`] trait, and how schemars sees a `Codec` type: its wire name,
 //! and `$defs` for derived types.
 
+use crate::decode::Decode;
 use crate::encode::Encode;
-use crate::error::{DecodeError, EncodeError};
-use crate::json::{JsonReader, JsonWriter};
 use crate::kind::WireKind;
-use crate::msgpack::{MsgpackReader, MsgpackWriter};
 use crate::name::structural_name;
 
 use std::borrow::Cow;
@@ -14,130 +12,28 @@ use std::marker::PhantomData;
 use schemars::SchemaGenerator;
 use serde_json::Value;
 
-/// A type with a MessagePack and a JSON encoding.
+/// A type with a MessagePack and a JSON encoding that can be kept: the sum
+/// of [`Encode`], [`Decode`] for input of any lifetime (an owned value,
+/// as serde's `DeserializeOwned`) and [`Schema`].
 ///
-/// Derive it with `#[derive(Codec)]`; the crate implements it for the standard
-/// types. Use [`crate::to_msgpack`], [`crate::from_msgpack`], [`crate::to_json`]
-/// and [`crate::from_json`] rather than calling the methods directly.
-///
-/// A type implemented by hand defines the two decode methods documented
-/// here, its two encoders in [`Encode`] and its schema and kinds in
-/// [`Schema`] (see the `by_hand` example). The hidden items whose names
-/// start with `__` are hooks for generated code and the standard impls,
-/// with defaults that are right for such a type: not part of the stable
-/// interface.
+/// Derive it with `#[derive(Codec)]`, which writes the three; the crate
+/// implements them for the standard types. A type implemented by hand
+/// writes the three (see the `by_hand` example), and is `Codec` by the
+/// blanket impl: no type implements `Codec` itself. Use
+/// [`crate::to_msgpack`], [`crate::from_msgpack`], [`crate::to_json`] and
+/// [`crate::from_json`] rather than calling the methods directly.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` has no codec encoding",
     label = "`{Self}` does not implement `Codec`",
-    note = "a type of this crate: add #[derive(codec::Codec)] to `{Self}`; of uuid, chrono, rust_decimal, ndarray, num-complex or arrow: enable codec's feature of that name (`decimal` for rust_decimal); of another crate, with serde support: `codec::Serde<{Self}>` (feature `serde`, and schemars' `JsonSchema`)",
-    note = "a type that borrows from its input (`&'a str`, `&'a [u8]`, #[codec(borrow)]) is read by `from_msgpack`, `from_json` and `get_ref` only: where an owned value is needed (`get`, a memoized result, a `Vec` of it), use its owned twin or a newtype (see `codec::Decode`)"
+    note = "a type of this crate: add #[derive(codec::Codec)] to `{Self}`; of uuid, chrono, rust_decimal, ndarray, num-complex or arrow: enable codec's feature of that name (`decimal` for rust_decimal); of another crate, with serde support: `codec::Serde<{Self}>` (feature `serde`, and schemars' `JsonSchema`)"
 )]
-pub trait Codec: Encode + Schema + Sized {
-    /// Reads one value from MessagePack.
-    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError>;
+pub trait Codec: Encode + for<'de> Decode<'de> + Schema {}
 
-    /// Reads one value from JSON.
-    fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError>;
-
-    // Hidden hooks, in four groups. Each has a default that is right for a
-    // type implemented by hand; the derive and the standard impls override
-    // them where the wire shape needs it.
-
-    // 1. The map body: a struct of named fields, which a tagged union's
-    //    newtype variant merges after its tag ([`Schema::__MAP_BODY`]; its
-    //    encoders are [`Encode`]'s). A type that is its inner value on the
-    //    wire forwards these, with group 2, through `forward_hooks!`.
-
-    /// Reads `len` map entries, ignoring the entry whose key is `tag`.
-    #[doc(hidden)]
-    fn __decode_msgpack_body(
-        r: &mut MsgpackReader<'_>,
-        _len: usize,
-        _tag: &[u8],
-    ) -> Result<Self, DecodeError> {
-        Err(r.unexpected("a struct that merges into a tagged union"))
-    }
-
-    /// Reads object entries up to and including `}`, ignoring the entry whose
-    /// key is `tag`. `first` says whether no entry was read yet.
-    #[doc(hidden)]
-    fn __decode_json_body(
-        r: &mut JsonReader<'_>,
-        _first: bool,
-        _tag: &str,
-    ) -> Result<Self, DecodeError> {
-        Err(r.unexpected("a struct that merges into a tagged union"))
-    }
-
-    // 2. JSON object keys: strings, integers and string-like types.
-
-    /// Reads `Self` from a JSON object key.
-    #[doc(hidden)]
-    fn __decode_json_key(r: &mut JsonReader<'_>, _key: &str) -> Result<Self, DecodeError> {
-        Err(r.error(crate::error::DecodeErrorKind::InvalidType {
-            expected: std::any::type_name::<Self>().into(),
-            found: "an object key (JSON keys are strings)".into(),
-        }))
-    }
-
-    // 3. `Self` as a field of a derived type: its encoders and its schema,
-    //    called through `Codec` so that a field whose type has no codec
-    //    encoding is one error, as its decoders' is, not one for each trait.
-
-    /// [`Encode::encode_msgpack`].
-    #[doc(hidden)]
-    #[inline]
-    fn __field_encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
-        Encode::encode_msgpack(self, w)
-    }
-
-    /// [`Encode::encode_json`].
-    #[doc(hidden)]
-    #[inline]
-    fn __field_encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
-        Encode::encode_json(self, w)
-    }
-
-    /// [`Schema::__subschema`].
-    #[doc(hidden)]
-    #[inline]
-    fn __field_schema(generator: &mut SchemaGenerator) -> schemars::Schema {
-        Self::__subschema(generator)
-    }
-
-    // 4. Sequences of `Self`: `u8` overrides them so that `Vec<u8>`, `[u8; N]`
-    //    and `Box<[u8]>` are byte buffers (and `Encode`'s, which encode them,
-    //    and [`Schema::__SEQ_KIND`]). Never forwarded: a sequence of newtypes
-    //    of `u8` stays an array.
-
-    /// Decodes a sequence of `Self`.
-    #[doc(hidden)]
-    fn __decode_msgpack_vec(r: &mut MsgpackReader<'_>) -> Result<Vec<Self>, DecodeError> {
-        let len = r.read_array_len()?;
-        r.nested(|r| {
-            let mut out = Vec::with_capacity(r.capacity_hint(len));
-            for i in 0..len {
-                out.push(Self::decode_msgpack(r).map_err(|e| e.in_index(i))?);
-            }
-            Ok(out)
-        })
-    }
-
-    /// Decodes a JSON sequence of `Self`.
-    #[doc(hidden)]
-    fn __decode_json_vec(r: &mut JsonReader<'_>) -> Result<Vec<Self>, DecodeError> {
-        r.begin_array()?;
-        let mut out = Vec::new();
-        let mut first = true;
-        while r.next_element(&mut first)? {
-            if out.capacity() == 0 {
-                out.reserve_exact(crate::json::first_capacity::<Self>());
-            }
-            out.push(Self::decode_json(r).map_err(|e| e.in_index(out.len()))?);
-        }
-        Ok(out)
-    }
-}
+/// Every type with the three traits is `Codec`: no type implements it by
+/// hand. Not looked through in diagnostics: where a `Codec` is needed
+/// (`get::<T>`), a type without the three is told `Codec`'s fixes, once.
+#[diagnostic::do_not_recommend]
+impl<T: Encode + for<'de> Decode<'de> + Schema> Codec for T {}
 
 /// What schemas and fingerprints need of a type, and what the wire's
 /// checks need of its shape: its JSON Schema, the kinds its encoding can
@@ -153,7 +49,7 @@ pub trait Codec: Encode + Schema + Sized {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` has no codec schema",
     label = "`{Self}` does not implement `codec::Schema`",
-    note = "add #[derive(Codec)] to `{Self}`"
+    note = "a type of this crate: add #[derive(codec::Codec)] to `{Self}`; of uuid, chrono, rust_decimal, ndarray, num-complex or arrow: enable codec's feature of that name (`decimal` for rust_decimal)"
 )]
 pub trait Schema {
     /// The kinds this type's encoding can start with: [`WireKind::MAP`] for a
@@ -261,48 +157,50 @@ impl<T: Schema + ?Sized> schemars::JsonSchema for CodecSchema<T> {
     }
 }
 
-/// The hidden hooks of groups 1 and 2 of [`Codec`] for a type that is its
+/// The hidden hooks of groups 1 and 2 of [`Decode`] for a type that is its
 /// inner value on the wire (a newtype, `Box`, `Rc`, `Arc`), forwarded to the
 /// inner type. The one list of them: the derive's newtypes and the pointer
 /// impls both expand it, so none can be left at its default.
 /// [`__forward_encode!`] and [`__forward_shape!`] are its twins for
 /// [`Encode`] and [`Schema`].
 ///
-/// `wrap` builds `Self` from the inner value:
-/// `forward_hooks!(inner: T, wrap: Box::new)`.
+/// `wrap` builds `Self` from the inner value, `'de` is the impl's input
+/// lifetime: `forward_decode!(inner: T, wrap: Box::new, de: 'de)`.
 #[doc(hidden)]
 #[macro_export]
-macro_rules! __forward_hooks {
-    (inner: $inner:ty, wrap: $wrap:expr $(,)?) => {
-        $crate::__forward_hooks!(inner: $inner, wrap: $wrap, decode_json_key: own);
+macro_rules! __forward_decode {
+    (inner: $inner:ty, wrap: $wrap:expr, de: $de:lifetime $(,)?) => {
+        $crate::__forward_decode!(inner: $inner, wrap: $wrap, de: $de, decode_json_key: own);
 
         #[inline]
         fn __decode_json_key(
-            r: &mut $crate::__private::JsonReader<'_>,
-            key: &str,
+            r: &mut $crate::__private::JsonReader<$de>,
+            key: $crate::__private::Cow<$de, str>,
         ) -> ::core::result::Result<Self, $crate::__private::DecodeError> {
-            <$inner as $crate::__private::Codec>::__decode_json_key(r, key).map($wrap)
+            <$inner as $crate::__private::Decode<$de>>::__decode_json_key(r, key).map($wrap)
         }
     };
     // All but `__decode_json_key`, which the caller writes (a newtype whose
     // field has constraints checks them on keys too).
-    (inner: $inner:ty, wrap: $wrap:expr, decode_json_key: own $(,)?) => {
+    (inner: $inner:ty, wrap: $wrap:expr, de: $de:lifetime, decode_json_key: own $(,)?) => {
         #[inline]
         fn __decode_msgpack_body(
-            r: &mut $crate::__private::MsgpackReader<'_>,
+            r: &mut $crate::__private::MsgpackReader<$de>,
             len: usize,
             tag: &[u8],
         ) -> ::core::result::Result<Self, $crate::__private::DecodeError> {
-            <$inner as $crate::__private::Codec>::__decode_msgpack_body(r, len, tag).map($wrap)
+            <$inner as $crate::__private::Decode<$de>>::__decode_msgpack_body(r, len, tag)
+                .map($wrap)
         }
 
         #[inline]
         fn __decode_json_body(
-            r: &mut $crate::__private::JsonReader<'_>,
+            r: &mut $crate::__private::JsonReader<$de>,
             first: bool,
             tag: &str,
         ) -> ::core::result::Result<Self, $crate::__private::DecodeError> {
-            <$inner as $crate::__private::Codec>::__decode_json_body(r, first, tag).map($wrap)
+            <$inner as $crate::__private::Decode<$de>>::__decode_json_body(r, first, tag)
+                .map($wrap)
         }
     };
 }
@@ -351,7 +249,7 @@ macro_rules! __forward_encode {
 
 /// The kinds and the map body's facts of [`Schema`] for a type that is its
 /// inner value on the wire (a newtype, `Box`, `Rc`, `Arc`), forwarded to the
-/// inner type, as [`__forward_hooks!`] forwards its `Codec` hooks.
+/// inner type, as [`__forward_decode!`] forwards its `Decode` hooks.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __forward_shape {

@@ -1,8 +1,8 @@
 //! Values to bytes and back: `to_msgpack`, `from_json` and the rest, with
 //! their decoding options.
 
-use crate::borrow::Decode;
 use crate::codec::Codec;
+use crate::decode::Decode;
 use crate::encode::Encode;
 use crate::error::{DecodeError, EncodeError};
 use crate::json::{JsonReader, JsonWriter};
@@ -114,7 +114,7 @@ pub fn to_msgpack_into<T: Encode + ?Sized>(
 /// `T` may borrow from `bytes` (see [`Decode`]).
 pub fn from_msgpack<'de, T: Decode<'de>>(bytes: &'de [u8]) -> Result<T, DecodeError> {
     let mut r = MsgpackReader::new(bytes);
-    let value = T::read_msgpack(&mut r).map_err(|e| r.locate(e))?;
+    let value = T::decode_msgpack(&mut r).map_err(|e| r.locate(e))?;
     r.finish()?;
     Ok(value)
 }
@@ -156,7 +156,7 @@ pub fn from_json_slice<'de, T: Decode<'de>>(bytes: &'de [u8]) -> Result<T, Decod
 }
 
 fn decode_json<'de, T: Decode<'de>>(mut r: JsonReader<'de>) -> Result<T, DecodeError> {
-    let value = T::read_json(&mut r).map_err(|e| r.locate(e))?;
+    let value = T::decode_json(&mut r).map_err(|e| r.locate(e))?;
     r.finish()?;
     Ok(value)
 }
@@ -216,7 +216,7 @@ impl DecodeOptions {
     pub fn from_msgpack<'de, T: Decode<'de>>(&self, bytes: &'de [u8]) -> Result<T, DecodeError> {
         self.check_size(bytes.len(), crate::error::Format::MsgPack)?;
         let mut r = MsgpackReader::with_depth_limit(bytes, self.depth_limit);
-        let value = T::read_msgpack(&mut r).map_err(|e| r.locate(e))?;
+        let value = T::decode_msgpack(&mut r).map_err(|e| r.locate(e))?;
         r.finish()?;
         Ok(value)
     }
@@ -246,12 +246,12 @@ mod tests {
         }
     }
 
-    impl Codec for Nested {
-        fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+    impl<'de> Decode<'de> for Nested {
+        fn decode_msgpack(r: &mut MsgpackReader<'de>) -> Result<Self, DecodeError> {
             from_msgpack(r.read_bin()?).map(Nested)
         }
 
-        fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
+        fn decode_json(r: &mut JsonReader<'de>) -> Result<Self, DecodeError> {
             u32::decode_json(r).map(Nested)
         }
     }

@@ -28,13 +28,12 @@ use crate::msgpack::MsgpackWriter;
 /// assert_eq!(codec::to_msgpack(&ids).unwrap(), codec::to_msgpack(&vec![1u32, 2]).unwrap());
 /// ```
 ///
-/// Decoding needs the owned type: [`crate::Codec`], which requires
-/// `Encode` and [`crate::Schema`]. The derive implements all three; a type
-/// implemented by hand writes its two encoders here (see the `by_hand`
-/// example):
+/// [`crate::Codec`] is the sum of `Encode`, [`crate::Decode`] and
+/// [`crate::Schema`]. The derive implements the three; a type implemented
+/// by hand writes its two encoders here (see the `by_hand` example):
 ///
 /// ```
-/// # use codec::{Codec, EncodeError, JsonWriter, MsgpackWriter};
+/// # use codec::{EncodeError, JsonWriter, MsgpackWriter};
 /// # struct Semver(String);
 /// impl codec::Encode for Semver {
 ///     fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
@@ -45,9 +44,9 @@ use crate::msgpack::MsgpackWriter;
 ///         w.write_str(&self.0)
 ///     }
 /// }
-/// # impl Codec for Semver {
-/// #     fn decode_msgpack(r: &mut codec::MsgpackReader<'_>) -> Result<Self, codec::DecodeError> { String::decode_msgpack(r).map(Semver) }
-/// #     fn decode_json(r: &mut codec::JsonReader<'_>) -> Result<Self, codec::DecodeError> { String::decode_json(r).map(Semver) }
+/// # impl<'de> codec::Decode<'de> for Semver {
+/// #     fn decode_msgpack(r: &mut codec::MsgpackReader<'de>) -> Result<Self, codec::DecodeError> { String::decode_msgpack(r).map(Semver) }
+/// #     fn decode_json(r: &mut codec::JsonReader<'de>) -> Result<Self, codec::DecodeError> { String::decode_json(r).map(Semver) }
 /// # }
 /// # impl codec::Schema for Semver {
 /// #     const KIND: codec::WireKind = codec::WireKind::STR;
@@ -61,8 +60,7 @@ use crate::msgpack::MsgpackWriter;
 #[diagnostic::on_unimplemented(
     message = "`{Self}` has no codec encoding",
     label = "`{Self}` does not implement `codec::Encode`",
-    note = "if `{Self}` is from uuid, chrono, rust_decimal, ndarray, num-complex or arrow, enable codec's feature of that name (`decimal` for rust_decimal) in Cargo.toml: `codec = {{ version = \"..\", features = [\"chrono\"] }}` for chrono",
-    note = "else add #[derive(Codec)] to `{Self}`"
+    note = "a type of this crate: add #[derive(codec::Codec)] to `{Self}`; of uuid, chrono, rust_decimal, ndarray, num-complex or arrow: enable codec's feature of that name (`decimal` for rust_decimal)"
 )]
 pub trait Encode {
     /// Appends the MessagePack encoding of `self`.

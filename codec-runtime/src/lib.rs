@@ -17,10 +17,10 @@
 
 #![warn(missing_docs)]
 
-mod borrow;
 mod codec;
 pub mod constraints;
 mod convert;
+mod decode;
 mod encode;
 mod envelope;
 mod error;
@@ -49,13 +49,13 @@ pub mod __private;
 #[doc(hidden)]
 pub mod __store;
 
-pub use crate::borrow::Decode;
 pub use crate::codec::schema_of;
 pub use crate::codec::{Codec, Schema};
 pub use crate::convert::{
     from_json, from_json_slice, from_msgpack, to_json, to_json_vec, to_msgpack, to_msgpack_into,
     DecodeOptions,
 };
+pub use crate::decode::Decode;
 pub use crate::encode::Encode;
 pub use crate::envelope::{envelope_header, from_stored, to_stored, EnvelopeError, EnvelopeHeader};
 pub use crate::error::{DecodeError, DecodeErrorKind, EncodeError, Format, PathSegment};

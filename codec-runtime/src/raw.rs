@@ -3,6 +3,7 @@
 use schemars::SchemaGenerator;
 
 use crate::codec::{Codec, Schema};
+use crate::decode::Decode;
 use crate::encode::Encode;
 use crate::error::{DecodeError, EncodeError, Format};
 use crate::json::{JsonReader, JsonWriter};
@@ -125,15 +126,15 @@ impl Encode for Raw {
     }
 }
 
-impl Codec for Raw {
-    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+impl<'de> Decode<'de> for Raw {
+    fn decode_msgpack(r: &mut MsgpackReader<'de>) -> Result<Self, DecodeError> {
         Ok(Raw {
             format: Format::MsgPack,
             bytes: r.read_raw_value()?.to_vec(),
         })
     }
 
-    fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
+    fn decode_json(r: &mut JsonReader<'de>) -> Result<Self, DecodeError> {
         Ok(Raw {
             format: Format::Json,
             bytes: r.read_raw_value()?.as_bytes().to_vec(),

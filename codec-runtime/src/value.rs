@@ -2,7 +2,8 @@
 
 use schemars::SchemaGenerator;
 
-use crate::codec::{Codec, Schema};
+use crate::codec::Schema;
+use crate::decode::Decode;
 use crate::encode::Encode;
 use crate::error::{DecodeError, EncodeError, Format};
 use crate::json::{JsonReader, JsonWriter};
@@ -331,13 +332,13 @@ impl Encode for Value {
     }
 }
 
-impl Codec for Value {
-    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+impl<'de> Decode<'de> for Value {
+    fn decode_msgpack(r: &mut MsgpackReader<'de>) -> Result<Self, DecodeError> {
         let start = r.position();
         decode_msgpack(r).map_err(|e| e.at(Format::MsgPack, start))
     }
 
-    fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
+    fn decode_json(r: &mut JsonReader<'de>) -> Result<Self, DecodeError> {
         decode_json(r)
     }
 }

@@ -236,7 +236,7 @@ mod backpatched {
     }
 
     pub fn decode_json(r: &mut JsonReader<'_>) -> Result<Vec<u8>, DecodeError> {
-        codec::Codec::decode_json(r)
+        codec::Decode::decode_json(r)
     }
 
     pub fn json_schema<T: codec::Codec>(

@@ -29,7 +29,9 @@ macro_rules! cases {
 
 cases! {
     alias_equal_to_the_name = "ui/pass/alias-equal-to-the-name.rs",
+    borrow_map_with_owned_keys = "ui/pass/borrow-map-with-owned-keys.rs",
     borrow_shapes = "ui/pass/borrow-shapes.rs",
+    borrow_top_level_vec = "ui/pass/borrow-top-level-vec.rs",
     borrow_tuple_of_an_option = "ui/pass/borrow-tuple-of-an-option.rs",
     fields_borrowed_str = "ui/pass/fields-borrowed-str.rs",
     fields_cow_str = "ui/pass/fields-cow-str.rs",

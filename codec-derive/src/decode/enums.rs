@@ -288,7 +288,7 @@ fn tagged_map_variant(cont: &Container, variant: &Variant, fmt: Fmt) -> TokenStr
                 return unmerged;
             }
             let ty = field.ty;
-            let codec = cont.field_trait(field);
+            let codec = cont.decode_trait();
             let merged = match fmt {
                 Fmt::MsgPack => {
                     quote!(<#ty as #codec>::__decode_msgpack_body(__r, __len, __tag))

@@ -30,10 +30,9 @@ impl Fmt {
     /// borrowing type's values point into.
     fn reader(self, cont: &Container) -> TokenStream {
         let p = cont.private();
-        let lt = cont.reader_lifetime();
         match self {
-            Fmt::MsgPack => quote!(#p::MsgpackReader<#lt>),
-            Fmt::Json => quote!(#p::JsonReader<#lt>),
+            Fmt::MsgPack => quote!(#p::MsgpackReader<'__de>),
+            Fmt::Json => quote!(#p::JsonReader<'__de>),
         }
     }
 
@@ -49,6 +48,14 @@ impl Fmt {
         match self {
             Fmt::MsgPack => quote!(decode_msgpack),
             Fmt::Json => quote!(decode_json),
+        }
+    }
+
+    /// `BorrowCow`'s reader of a `Cow` field that borrows.
+    fn borrow_fn(self) -> TokenStream {
+        match self {
+            Fmt::MsgPack => quote!(borrow_msgpack),
+            Fmt::Json => quote!(borrow_json),
         }
     }
 }
@@ -119,7 +126,7 @@ fn map_struct_items(cont: &Container, fields: &[Field]) -> TokenStream {
     let p = cont.private();
     let msgpack = named_body(cont, fields, quote!(Self), Fmt::MsgPack);
     let json = named_body(cont, fields, quote!(Self), Fmt::Json);
-    let codec = cont.codec_trait();
+    let codec = cont.decode_trait();
     let (msgpack_reader, json_reader) = (Fmt::MsgPack.reader(cont), Fmt::Json.reader(cont));
     let decoders = decoders(
         cont,
@@ -184,7 +191,8 @@ pub fn enum_items(cont: &Container, variants: &[Variant], repr: EnumRepr) -> Tok
             quote!(#i => #p::Ok(Self::#ident),)
         });
         items.extend(quote! {
-            fn __decode_json_key(__r: &mut #p::JsonReader<'_>, __key: &str) -> #p::Result<Self, #p::DecodeError> {
+            fn __decode_json_key(__r: &mut #p::JsonReader<'__de>, __key: #p::Cow<'__de, str>) -> #p::Result<Self, #p::DecodeError> {
+                let __key: &str = &__key;
                 match #index {
                     #(#arms)*
                     #fallback,
@@ -257,8 +265,14 @@ fn field_value(cont: &Container, field: &Field, fmt: Fmt) -> TokenStream {
     let value = match field.attrs.with.get() {
         Some(path) => quote!(#path::#name(__r)),
         None => {
-            let codec = cont.field_trait(field);
-            let decode = quote_spanned!(ty.span()=> <#ty as #codec>::#name);
+            let p = cont.private();
+            let borrow = fmt.borrow_fn();
+            // A `Cow` that borrows reads borrowed (a `Cow`'s own `Decode`
+            // is owned, as in serde).
+            let decode = match cont.field_borrows(field) && crate::ast::is_cow(ty) {
+                true => quote_spanned!(ty.span()=> <#ty as #p::BorrowCow<'__de>>::#borrow),
+                false => quote_spanned!(ty.span()=> <#ty as #p::Decode<'__de>>::#name),
+            };
             quote!(#decode(__r))
         }
     };
@@ -279,12 +293,9 @@ fn missing_value(cont: &Container, field: &Field) -> TokenStream {
         return quote!(return #p::Err(__r.locate(#p::DecodeError::missing_field(#name))));
     }
     let ty = field.ty;
-    let decode_missing = match cont.field_borrows(field) {
-        true => quote!(#p::borrow::decode_missing::<#ty>),
-        false => quote!(#p::decode_missing::<#ty>),
-    };
+    let kind = cont.field_kind(field);
     quote! {
-        match #decode_missing() {
+        match #p::decode_missing::<#ty>(#kind) {
             #p::Some(__v) => __v,
             #p::None => return #p::Err(__r.locate(#p::DecodeError::missing_field(#name))),
         }

@@ -13,7 +13,7 @@ use arrow_ipc::writer::FileWriter;
 use arrow_schema::{ArrowError, Schema};
 use schemars::{Schema as JsonSchema, SchemaGenerator};
 
-use crate::codec::Codec;
+use crate::decode::Decode;
 use crate::encode::Encode;
 use crate::error::{DecodeError, EncodeError};
 use crate::json::{JsonReader, JsonWriter};
@@ -102,8 +102,8 @@ impl Encode for RecordBatch {
     }
 }
 
-impl Codec for RecordBatch {
-    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+impl<'de> Decode<'de> for RecordBatch {
+    fn decode_msgpack(r: &mut MsgpackReader<'de>) -> Result<Self, DecodeError> {
         let start = r.position();
         let (data, place) = r.read_bin_in_backing()?;
         let buffer = match place {
@@ -125,7 +125,7 @@ impl Codec for RecordBatch {
             .map_err(|m| DecodeError::invalid_value(m).at(crate::error::Format::MsgPack, start))
     }
 
-    fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
+    fn decode_json(r: &mut JsonReader<'de>) -> Result<Self, DecodeError> {
         let bytes = crate::impls::bytes::Bytes::decode_json(r)?;
         one_batch(&Buffer::from(bytes.to_vec())).map_err(DecodeError::invalid_value)
     }

@@ -3,7 +3,8 @@
 //! `u8` overrides the sequence hooks of [`Codec`] and [`Encode`], so `Vec<u8>`, `[u8; N]`,
 //! `Box<[u8]>` and [`Bytes`] all take the byte-buffer encoding.
 
-use crate::codec::{Codec, Schema};
+use crate::codec::Schema;
+use crate::decode::Decode;
 use crate::encode::Encode;
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError};
 use crate::json::{JsonReader, JsonWriter};
@@ -43,22 +44,22 @@ impl Encode for u8 {
     }
 }
 
-impl Codec for u8 {
+impl<'de> Decode<'de> for u8 {
     #[inline]
-    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+    fn decode_msgpack(r: &mut MsgpackReader<'de>) -> Result<Self, DecodeError> {
         r.read_int("u8")
     }
 
     #[inline]
-    fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
+    fn decode_json(r: &mut JsonReader<'de>) -> Result<Self, DecodeError> {
         r.read_int("u8")
     }
 
-    fn __decode_msgpack_vec(r: &mut MsgpackReader<'_>) -> Result<Vec<Self>, DecodeError> {
+    fn __decode_msgpack_vec(r: &mut MsgpackReader<'de>) -> Result<Vec<Self>, DecodeError> {
         r.read_bin().map(<[u8]>::to_vec)
     }
 
-    fn __decode_json_vec(r: &mut JsonReader<'_>) -> Result<Vec<Self>, DecodeError> {
+    fn __decode_json_vec(r: &mut JsonReader<'de>) -> Result<Vec<Self>, DecodeError> {
         use base64::Engine as _;
         let text = r.read_str()?;
         base64::engine::general_purpose::STANDARD
@@ -70,7 +71,11 @@ impl Codec for u8 {
             })
     }
 
-    fn __decode_json_key(r: &mut JsonReader<'_>, key: &str) -> Result<Self, DecodeError> {
+    fn __decode_json_key(
+        r: &mut JsonReader<'de>,
+        key: std::borrow::Cow<'de, str>,
+    ) -> Result<Self, DecodeError> {
+        let key: &str = &key;
         key.parse().map_err(|_| {
             r.error(DecodeErrorKind::InvalidValue {
                 message: format!("object key `{key}` is not a valid u8"),
@@ -167,12 +172,12 @@ impl Encode for Bytes {
     }
 }
 
-impl Codec for Bytes {
-    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+impl<'de> Decode<'de> for Bytes {
+    fn decode_msgpack(r: &mut MsgpackReader<'de>) -> Result<Self, DecodeError> {
         u8::__decode_msgpack_vec(r).map(Bytes)
     }
 
-    fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
+    fn decode_json(r: &mut JsonReader<'de>) -> Result<Self, DecodeError> {
         u8::__decode_json_vec(r).map(Bytes)
     }
 }

@@ -25,7 +25,8 @@ use schemars::SchemaGenerator;
 use serde_json::json;
 
 use super::times;
-use crate::codec::{Codec, Schema};
+use crate::codec::Schema;
+use crate::decode::Decode;
 use crate::encode::Encode;
 use crate::error::{DecodeError, EncodeError, Format};
 use crate::json::{JsonReader, JsonWriter};
@@ -80,15 +81,15 @@ impl Encode for DateTime<Utc> {
     }
 }
 
-impl Codec for DateTime<Utc> {
-    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+impl<'de> Decode<'de> for DateTime<Utc> {
+    fn decode_msgpack(r: &mut MsgpackReader<'de>) -> Result<Self, DecodeError> {
         let start = r.position();
         let i = times::read_instant_msgpack(r)?;
         DateTime::from_timestamp(i.secs, i.nanos)
             .ok_or_else(|| invalid(Format::MsgPack, start)(out_of_range(i.secs)))
     }
 
-    fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
+    fn decode_json(r: &mut JsonReader<'de>) -> Result<Self, DecodeError> {
         let start = r.position();
         let i = times::read_instant_json(r)?;
         DateTime::from_timestamp(i.secs, i.nanos)
@@ -116,13 +117,13 @@ impl Encode for DateTime<FixedOffset> {
     }
 }
 
-impl Codec for DateTime<FixedOffset> {
-    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+impl<'de> Decode<'de> for DateTime<FixedOffset> {
+    fn decode_msgpack(r: &mut MsgpackReader<'de>) -> Result<Self, DecodeError> {
         let start = r.position();
         aware(times::read_instant_msgpack(r)?).map_err(invalid(Format::MsgPack, start))
     }
 
-    fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
+    fn decode_json(r: &mut JsonReader<'de>) -> Result<Self, DecodeError> {
         let start = r.position();
         aware(times::read_instant_json(r)?).map_err(invalid(Format::Json, start))
     }
@@ -219,12 +220,12 @@ impl Encode for KeepOffset {
     }
 }
 
-impl Codec for KeepOffset {
-    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+impl<'de> Decode<'de> for KeepOffset {
+    fn decode_msgpack(r: &mut MsgpackReader<'de>) -> Result<Self, DecodeError> {
         keep_offset::decode_msgpack(r).map(KeepOffset)
     }
 
-    fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
+    fn decode_json(r: &mut JsonReader<'de>) -> Result<Self, DecodeError> {
         keep_offset::decode_json(r).map(KeepOffset)
     }
 }
@@ -305,15 +306,15 @@ macro_rules! text_impl {
             }
         }
 
-        impl Codec for $ty {
-            fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+        impl<'de> Decode<'de> for $ty {
+            fn decode_msgpack(r: &mut MsgpackReader<'de>) -> Result<Self, DecodeError> {
                 let start = r.position();
                 let $s: &str = r.read_str()?;
                 let parsed: Result<$ty, String> = $from;
                 parsed.map_err(invalid(Format::MsgPack, start))
             }
 
-            fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
+            fn decode_json(r: &mut JsonReader<'de>) -> Result<Self, DecodeError> {
                 let start = r.position();
                 let text = r.read_str()?;
                 let $s: &str = &text;
@@ -412,13 +413,13 @@ impl Encode for TimeDelta {
     }
 }
 
-impl Codec for TimeDelta {
-    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+impl<'de> Decode<'de> for TimeDelta {
+    fn decode_msgpack(r: &mut MsgpackReader<'de>) -> Result<Self, DecodeError> {
         let start = r.position();
         time_delta(times::read_duration_msgpack(r)?).map_err(invalid(Format::MsgPack, start))
     }
 
-    fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
+    fn decode_json(r: &mut JsonReader<'de>) -> Result<Self, DecodeError> {
         let start = r.position();
         time_delta(times::read_duration_json(r)?).map_err(invalid(Format::Json, start))
     }

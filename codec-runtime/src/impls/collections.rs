@@ -6,8 +6,8 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 use std::hash::{BuildHasher, Hash};
 
-use crate::borrow::{BorrowCodec, Decode};
 use crate::codec::{Codec, Schema};
+use crate::decode::Decode;
 use crate::encode::Encode;
 use crate::error::{DecodeError, EncodeError};
 use crate::json::{JsonReader, JsonWriter};
@@ -29,14 +29,14 @@ impl<T: Encode> Encode for Vec<T> {
     }
 }
 
-impl<T: Codec> Codec for Vec<T> {
+impl<'de, T: Decode<'de>> Decode<'de> for Vec<T> {
     #[inline]
-    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+    fn decode_msgpack(r: &mut MsgpackReader<'de>) -> Result<Self, DecodeError> {
         T::__decode_msgpack_vec(r)
     }
 
     #[inline]
-    fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
+    fn decode_json(r: &mut JsonReader<'de>) -> Result<Self, DecodeError> {
         T::__decode_json_vec(r)
     }
 }
@@ -49,12 +49,12 @@ impl<T: Schema> Schema for Vec<T> {
     }
 }
 
-impl<T: Codec> Codec for Box<[T]> {
-    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+impl<'de, T: Decode<'de>> Decode<'de> for Box<[T]> {
+    fn decode_msgpack(r: &mut MsgpackReader<'de>) -> Result<Self, DecodeError> {
         T::__decode_msgpack_vec(r).map(Vec::into_boxed_slice)
     }
 
-    fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
+    fn decode_json(r: &mut JsonReader<'de>) -> Result<Self, DecodeError> {
         T::__decode_json_vec(r).map(Vec::into_boxed_slice)
     }
 }
@@ -78,14 +78,14 @@ impl<T: Encode, const N: usize> Encode for [T; N] {
     }
 }
 
-impl<T: Codec, const N: usize> Codec for [T; N] {
-    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+impl<'de, T: Decode<'de>, const N: usize> Decode<'de> for [T; N] {
+    fn decode_msgpack(r: &mut MsgpackReader<'de>) -> Result<Self, DecodeError> {
         let start = r.position();
         let items = T::__decode_msgpack_vec(r)?;
         fixed(items).map_err(|e| e.at(crate::error::Format::MsgPack, start))
     }
 
-    fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
+    fn decode_json(r: &mut JsonReader<'de>) -> Result<Self, DecodeError> {
         let start = r.position();
         let items = T::__decode_json_vec(r)?;
         fixed(items).map_err(|e| e.at(crate::error::Format::Json, start))
@@ -133,8 +133,8 @@ macro_rules! seq_impl {
             }
         }
 
-        impl<$($generics)*> Codec for $ty {
-            fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+        impl<'de, $($generics)*> Decode<'de> for $ty {
+            fn decode_msgpack(r: &mut MsgpackReader<'de>) -> Result<Self, DecodeError> {
                 let len = r.read_array_len()?;
                 r.nested(|r| {
                     let mut out = Self::default();
@@ -145,7 +145,7 @@ macro_rules! seq_impl {
                 })
             }
 
-            fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
+            fn decode_json(r: &mut JsonReader<'de>) -> Result<Self, DecodeError> {
                 r.begin_array()?;
                 let mut out = Self::default();
                 let mut first = true;
@@ -218,8 +218,8 @@ fn encode_map_json<'a, K, V: Encode + 'a>(
     Ok(())
 }
 
-fn decode_map_msgpack<K: Codec, V: Codec>(
-    r: &mut MsgpackReader<'_>,
+fn decode_map_msgpack<'de, K: Decode<'de>, V: Decode<'de>>(
+    r: &mut MsgpackReader<'de>,
     mut insert: impl FnMut(K, V),
 ) -> Result<(), DecodeError> {
     let len = r.read_map_len()?;
@@ -233,21 +233,23 @@ fn decode_map_msgpack<K: Codec, V: Codec>(
     })
 }
 
-fn decode_map_json<K: Codec, V: Codec>(
-    r: &mut JsonReader<'_>,
+fn decode_map_json<'de, K: Decode<'de>, V: Decode<'de>>(
+    r: &mut JsonReader<'de>,
     mut insert: impl FnMut(K, V),
 ) -> Result<(), DecodeError> {
     r.begin_object()?;
     let mut first = true;
     while let Some(key) = r.next_key(&mut first)? {
-        let k = K::__decode_json_key(r, &key)?;
+        let k = K::__decode_json_key(r, key.clone())?;
         let v = V::decode_json(r).map_err(|e| e.in_field(key.into_owned()))?;
         insert(k, v);
     }
     Ok(())
 }
 
-impl<K: Codec + Ord, V: Codec> Encode for BTreeMap<K, V> {
+/// Entries in key order; keys borrowed (`&'a str`) encode as their owned
+/// twins (`String`).
+impl<K: Encode + Ord, V: Encode> Encode for BTreeMap<K, V> {
     fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
         encode_map_msgpack(self.len(), self.iter(), K::encode_msgpack, w)
     }
@@ -257,8 +259,8 @@ impl<K: Codec + Ord, V: Codec> Encode for BTreeMap<K, V> {
     }
 }
 
-impl<K: Codec + Ord, V: Codec> Codec for BTreeMap<K, V> {
-    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+impl<'de, K: Decode<'de> + Ord, V: Decode<'de>> Decode<'de> for BTreeMap<K, V> {
+    fn decode_msgpack(r: &mut MsgpackReader<'de>) -> Result<Self, DecodeError> {
         let mut out = BTreeMap::new();
         decode_map_msgpack(r, |k, v| {
             out.insert(k, v);
@@ -266,7 +268,7 @@ impl<K: Codec + Ord, V: Codec> Codec for BTreeMap<K, V> {
         Ok(out)
     }
 
-    fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
+    fn decode_json(r: &mut JsonReader<'de>) -> Result<Self, DecodeError> {
         let mut out = BTreeMap::new();
         decode_map_json(r, |k, v| {
             out.insert(k, v);
@@ -289,12 +291,8 @@ fn sorted_entries<K: Ord, V, S>(map: &HashMap<K, V, S>) -> Vec<(&K, &V)> {
     entries
 }
 
-impl<K, V, S> Encode for HashMap<K, V, S>
-where
-    K: Codec + Ord + Hash + Eq,
-    V: Codec,
-    S: BuildHasher + Default,
-{
+/// Entries in key order, whatever the hasher's iteration order.
+impl<K: Encode + Ord, V: Encode, S> Encode for HashMap<K, V, S> {
     fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
         encode_map_msgpack(
             self.len(),
@@ -309,13 +307,13 @@ where
     }
 }
 
-impl<K, V, S> Codec for HashMap<K, V, S>
+impl<'de, K, V, S> Decode<'de> for HashMap<K, V, S>
 where
-    K: Codec + Ord + Hash + Eq,
-    V: Codec,
+    K: Decode<'de> + Ord + Hash + Eq,
+    V: Decode<'de>,
     S: BuildHasher + Default,
 {
-    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+    fn decode_msgpack(r: &mut MsgpackReader<'de>) -> Result<Self, DecodeError> {
         let mut out = HashMap::default();
         decode_map_msgpack(r, |k, v| {
             out.insert(k, v);
@@ -323,7 +321,7 @@ where
         Ok(out)
     }
 
-    fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
+    fn decode_json(r: &mut JsonReader<'de>) -> Result<Self, DecodeError> {
         let mut out = HashMap::default();
         decode_map_json(r, |k, v| {
             out.insert(k, v);
@@ -338,89 +336,6 @@ impl<K: Schema, V: Schema, S> Schema for HashMap<K, V, S> {
     fn json_schema(g: &mut SchemaGenerator) -> schemars::Schema {
         schema::map(schema::subschema::<V>(g), K::KIND.is(WireKind::INT))
     }
-}
-
-/// Maps keyed by borrowed strings (`BTreeMap<&'a str, V>`, a `HashMap`
-/// too), as their owned twins with `String` keys: entries in key order.
-/// A value may borrow as well (`&'a str`, a derived type that borrows) or
-/// be owned; a JSON key with escapes cannot be borrowed, and is an error
-/// at the map's path, as a `&str` value's is.
-macro_rules! str_key_map {
-    ($([$($generics:tt)*] $map:ty, $entries:expr;)*) => {$(
-        impl<'a, V: Encode, $($generics)*> Encode for $map {
-            fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
-                let entries = $entries(self).into_iter();
-                encode_map_msgpack(self.len(), entries, |k, w| w.write_str(k), w)
-            }
-
-            fn encode_json(&self, w: &mut JsonWriter) -> Result<(), EncodeError> {
-                encode_map_json($entries(self).into_iter(), |k, w| w.write_str(k), w)
-            }
-        }
-
-        impl<'de: 'a, 'a, V: Decode<'de> + Encode + Schema, $($generics)*> BorrowCodec<'de>
-            for $map
-        {
-            fn decode_msgpack(r: &mut MsgpackReader<'de>) -> Result<Self, DecodeError> {
-                let len = r.read_map_len()?;
-                r.nested(|r| {
-                    let mut out = Self::default();
-                    for i in 0..len {
-                        let k = <&str as BorrowCodec<'de>>::decode_msgpack(r)
-                            .map_err(|e| e.in_index(i))?;
-                        let v = V::read_msgpack(r).map_err(|e| e.in_field(k.to_owned()))?;
-                        out.insert(k, v);
-                    }
-                    Ok(out)
-                })
-            }
-
-            fn decode_json(r: &mut JsonReader<'de>) -> Result<Self, DecodeError> {
-                r.begin_object()?;
-                let mut out = Self::default();
-                let mut first = true;
-                loop {
-                    let start = r.position();
-                    let k = match r.next_key(&mut first)? {
-                        None => return Ok(out),
-                        Some(std::borrow::Cow::Borrowed(k)) => k,
-                        Some(std::borrow::Cow::Owned(_)) => {
-                            r.seek(start);
-                            return Err(escaped_key(r));
-                        }
-                    };
-                    let v = V::read_json(r).map_err(|e| e.in_field(k.to_owned()))?;
-                    out.insert(k, v);
-                }
-            }
-        }
-    )*};
-}
-
-str_key_map! {
-    [] BTreeMap<&'a str, V>, str_entries;
-    [S: BuildHasher + Default] HashMap<&'a str, V, S>, sorted_str_entries;
-}
-
-fn str_entries<'m, 'a, V>(map: &'m BTreeMap<&'a str, V>) -> impl Iterator<Item = (&'a str, &'m V)> {
-    map.iter().map(|(k, v)| (*k, v))
-}
-
-fn sorted_str_entries<'m, 'a, V, S>(map: &'m HashMap<&'a str, V, S>) -> Vec<(&'a str, &'m V)> {
-    let mut entries: Vec<(&str, &V)> = map.iter().map(|(k, v)| (*k, v)).collect();
-    entries.sort_unstable_by_key(|e| e.0);
-    entries
-}
-
-/// The error for a JSON key with escapes in a map whose keys borrow.
-#[cold]
-fn escaped_key(r: &mut JsonReader<'_>) -> DecodeError {
-    r.error(crate::error::DecodeErrorKind::InvalidType {
-        expected: "a key without escapes, which a `&str` key can borrow".into(),
-        found:
-            "a key with escapes; declare the map with `String` keys and owned values to take them"
-                .into(),
-    })
 }
 
 /// The body of a tuple's decoder: its elements in order, each read by
@@ -484,13 +399,13 @@ macro_rules! tuple_impl {
             }
         }
 
-        impl<$($name: Codec),+> Codec for ($($name,)+) {
-            fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
-                tuple_decode!(msgpack, r, $len, Codec::decode_msgpack, $($name $idx),+)
+        impl<'de, $($name: Decode<'de>),+> Decode<'de> for ($($name,)+) {
+            fn decode_msgpack(r: &mut MsgpackReader<'de>) -> Result<Self, DecodeError> {
+                tuple_decode!(msgpack, r, $len, Decode::decode_msgpack, $($name $idx),+)
             }
 
-            fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
-                tuple_decode!(json, r, $len, Codec::decode_json, $($name $idx),+)
+            fn decode_json(r: &mut JsonReader<'de>) -> Result<Self, DecodeError> {
+                tuple_decode!(json, r, $len, Decode::decode_json, $($name $idx),+)
             }
         }
 
@@ -502,20 +417,6 @@ macro_rules! tuple_impl {
             }
         }
 
-        /// A tuple that holds a value borrowing from the input (`(&'a str,
-        /// u32)`): each element read as it reads alone, owned or borrowed.
-        /// Not listed among the types that borrow in a diagnostic: the
-        /// twelve of them would hide the others.
-        #[diagnostic::do_not_recommend]
-        impl<'de, $($name: Decode<'de> + Encode + Schema),+> BorrowCodec<'de> for ($($name,)+) {
-            fn decode_msgpack(r: &mut MsgpackReader<'de>) -> Result<Self, DecodeError> {
-                tuple_decode!(msgpack, r, $len, Decode::read_msgpack, $($name $idx),+)
-            }
-
-            fn decode_json(r: &mut JsonReader<'de>) -> Result<Self, DecodeError> {
-                tuple_decode!(json, r, $len, Decode::read_json, $($name $idx),+)
-            }
-        }
     )*};
 }
 

@@ -3,7 +3,8 @@
 use num_complex::Complex;
 use schemars::SchemaGenerator;
 
-use crate::codec::{Codec, Schema};
+use crate::codec::Schema;
+use crate::decode::Decode;
 use crate::encode::Encode;
 use crate::error::{DecodeError, EncodeError};
 use crate::json::{JsonReader, JsonWriter};
@@ -23,12 +24,12 @@ macro_rules! complex_impl {
             }
         }
 
-        impl Codec for Complex<$t> {
-            fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+        impl<'de> Decode<'de> for Complex<$t> {
+            fn decode_msgpack(r: &mut MsgpackReader<'de>) -> Result<Self, DecodeError> {
                 <($t, $t)>::decode_msgpack(r).map(|(re, im)| Complex::new(re, im))
             }
 
-            fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
+            fn decode_json(r: &mut JsonReader<'de>) -> Result<Self, DecodeError> {
                 <($t, $t)>::decode_json(r).map(|(re, im)| Complex::new(re, im))
             }
         }

@@ -9,7 +9,8 @@ use rust_decimal::Decimal;
 use schemars::SchemaGenerator;
 use serde_json::json;
 
-use crate::codec::{Codec, Schema};
+use crate::codec::Schema;
+use crate::decode::Decode;
 use crate::encode::Encode;
 use crate::error::{DecodeError, EncodeError, Format};
 use crate::json::{JsonReader, JsonWriter};
@@ -76,8 +77,8 @@ impl Encode for Decimal {
     }
 }
 
-impl Codec for Decimal {
-    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+impl<'de> Decode<'de> for Decimal {
+    fn decode_msgpack(r: &mut MsgpackReader<'de>) -> Result<Self, DecodeError> {
         let start = r.position();
         let kind = r.peek_kind()?;
         let parsed = if kind.is(WireKind::INT) {
@@ -90,7 +91,7 @@ impl Codec for Decimal {
         parsed.map_err(|m| DecodeError::invalid_value(m).at(Format::MsgPack, start))
     }
 
-    fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
+    fn decode_json(r: &mut JsonReader<'de>) -> Result<Self, DecodeError> {
         let start = r.position();
         let parsed = if r
             .peek_kind()?
@@ -104,7 +105,11 @@ impl Codec for Decimal {
         parsed.map_err(|m| DecodeError::invalid_value(m).at(Format::Json, start))
     }
 
-    fn __decode_json_key(r: &mut JsonReader<'_>, key: &str) -> Result<Self, DecodeError> {
+    fn __decode_json_key(
+        r: &mut JsonReader<'de>,
+        key: std::borrow::Cow<'de, str>,
+    ) -> Result<Self, DecodeError> {
+        let key: &str = &key;
         parse(key)
             .map_err(|message| r.error(crate::error::DecodeErrorKind::InvalidValue { message }))
     }

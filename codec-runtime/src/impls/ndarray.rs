@@ -9,7 +9,8 @@ use ndarray::{Array, Dimension, IxDyn};
 use schemars::SchemaGenerator;
 use serde_json::json;
 
-use crate::codec::{Codec, Schema};
+use crate::codec::Schema;
+use crate::decode::Decode;
 use crate::encode::Encode;
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError};
 use crate::json::{JsonReader, JsonWriter};
@@ -236,15 +237,15 @@ impl<T: Element, D: Dimension> Encode for Array<T, D> {
     }
 }
 
-impl<T: Element, D: Dimension> Codec for Array<T, D> {
-    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+impl<'de, T: Element, D: Dimension> Decode<'de> for Array<T, D> {
+    fn decode_msgpack(r: &mut MsgpackReader<'de>) -> Result<Self, DecodeError> {
         let start = r.position();
         let (dtype, shape, data) = read_msgpack_parts(r, |r| r.read_bin())?;
         build(dtype, &shape, data)
             .map_err(|m| DecodeError::invalid_value(m).at(crate::error::Format::MsgPack, start))
     }
 
-    fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
+    fn decode_json(r: &mut JsonReader<'de>) -> Result<Self, DecodeError> {
         let start = r.position();
         r.begin_object()?;
         let (mut dtype, mut shape, mut data) = (None, None, None);

@@ -1,6 +1,7 @@
 //! Integers, floats, booleans, chars, strings and the unit type.
 
-use crate::codec::{Codec, Schema};
+use crate::codec::Schema;
+use crate::decode::Decode;
 use crate::encode::Encode;
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError};
 use crate::json::{JsonReader, JsonWriter};
@@ -52,18 +53,19 @@ macro_rules! int_impl {
             }
         }
 
-        impl Codec for $t {
+        impl<'de> Decode<'de> for $t {
             #[inline]
-            fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+            fn decode_msgpack(r: &mut MsgpackReader<'de>) -> Result<Self, DecodeError> {
                 r.read_int(stringify!($t))
             }
 
             #[inline]
-            fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
+            fn decode_json(r: &mut JsonReader<'de>) -> Result<Self, DecodeError> {
                 r.read_int(stringify!($t))
             }
 
-            fn __decode_json_key(r: &mut JsonReader<'_>, key: &str) -> Result<Self, DecodeError> {
+            fn __decode_json_key(r: &mut JsonReader<'de>, key: std::borrow::Cow<'de, str>) -> Result<Self, DecodeError> {
+                let key: &str = &key;
                 parse_key(r, key, stringify!($t))
             }
         }
@@ -121,12 +123,12 @@ macro_rules! wide_int_impl {
             }
         }
 
-        impl Codec for $t {
-            fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+        impl<'de> Decode<'de> for $t {
+            fn decode_msgpack(r: &mut MsgpackReader<'de>) -> Result<Self, DecodeError> {
                 r.read_int(stringify!($t))
             }
 
-            fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
+            fn decode_json(r: &mut JsonReader<'de>) -> Result<Self, DecodeError> {
                 let start = r.position();
                 let text = r.read_number_text()?;
                 text.parse().map_err(|_| {
@@ -138,7 +140,8 @@ macro_rules! wide_int_impl {
                 })
             }
 
-            fn __decode_json_key(r: &mut JsonReader<'_>, key: &str) -> Result<Self, DecodeError> {
+            fn __decode_json_key(r: &mut JsonReader<'de>, key: std::borrow::Cow<'de, str>) -> Result<Self, DecodeError> {
+                let key: &str = &key;
                 parse_key(r, key, stringify!($t))
             }
         }
@@ -170,14 +173,14 @@ impl Encode for f64 {
     }
 }
 
-impl Codec for f64 {
+impl<'de> Decode<'de> for f64 {
     #[inline]
-    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+    fn decode_msgpack(r: &mut MsgpackReader<'de>) -> Result<Self, DecodeError> {
         r.read_f64()
     }
 
     #[inline]
-    fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
+    fn decode_json(r: &mut JsonReader<'de>) -> Result<Self, DecodeError> {
         r.read_f64()
     }
 }
@@ -206,14 +209,14 @@ impl Encode for f32 {
     }
 }
 
-impl Codec for f32 {
+impl<'de> Decode<'de> for f32 {
     #[inline]
-    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+    fn decode_msgpack(r: &mut MsgpackReader<'de>) -> Result<Self, DecodeError> {
         r.read_f64().map(|v| v as f32)
     }
 
     #[inline]
-    fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
+    fn decode_json(r: &mut JsonReader<'de>) -> Result<Self, DecodeError> {
         r.read_f64().map(|v| v as f32)
     }
 }
@@ -240,14 +243,14 @@ impl Encode for bool {
     }
 }
 
-impl Codec for bool {
+impl<'de> Decode<'de> for bool {
     #[inline]
-    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+    fn decode_msgpack(r: &mut MsgpackReader<'de>) -> Result<Self, DecodeError> {
         r.read_bool()
     }
 
     #[inline]
-    fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
+    fn decode_json(r: &mut JsonReader<'de>) -> Result<Self, DecodeError> {
         r.read_bool()
     }
 }
@@ -276,22 +279,25 @@ impl Encode for String {
     }
 }
 
-impl Codec for String {
+impl<'de> Decode<'de> for String {
     #[inline]
-    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+    fn decode_msgpack(r: &mut MsgpackReader<'de>) -> Result<Self, DecodeError> {
         r.read_string()
     }
 
     #[inline]
-    fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
+    fn decode_json(r: &mut JsonReader<'de>) -> Result<Self, DecodeError> {
         r.read_str().map(|s| match s {
             std::borrow::Cow::Borrowed(s) => crate::text::owned_str(s),
             std::borrow::Cow::Owned(s) => s,
         })
     }
 
-    fn __decode_json_key(_r: &mut JsonReader<'_>, key: &str) -> Result<Self, DecodeError> {
-        Ok(key.to_owned())
+    fn __decode_json_key(
+        _r: &mut JsonReader<'de>,
+        key: std::borrow::Cow<'de, str>,
+    ) -> Result<Self, DecodeError> {
+        Ok(key.into_owned())
     }
 }
 
@@ -303,17 +309,20 @@ impl Schema for String {
     }
 }
 
-impl Codec for Box<str> {
-    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+impl<'de> Decode<'de> for Box<str> {
+    fn decode_msgpack(r: &mut MsgpackReader<'de>) -> Result<Self, DecodeError> {
         r.read_str().map(Box::from)
     }
 
-    fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
+    fn decode_json(r: &mut JsonReader<'de>) -> Result<Self, DecodeError> {
         r.read_str().map(|s| Box::from(s.as_ref()))
     }
 
-    fn __decode_json_key(_r: &mut JsonReader<'_>, key: &str) -> Result<Self, DecodeError> {
-        Ok(Box::from(key))
+    fn __decode_json_key(
+        _r: &mut JsonReader<'de>,
+        key: std::borrow::Cow<'de, str>,
+    ) -> Result<Self, DecodeError> {
+        Ok(key.into_owned().into_boxed_str())
     }
 }
 
@@ -354,18 +363,22 @@ impl Encode for char {
     }
 }
 
-impl Codec for char {
-    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+impl<'de> Decode<'de> for char {
+    fn decode_msgpack(r: &mut MsgpackReader<'de>) -> Result<Self, DecodeError> {
         let s = r.read_str()?;
         one_char(s).ok_or_else(|| r.locate(char_error(s)))
     }
 
-    fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
+    fn decode_json(r: &mut JsonReader<'de>) -> Result<Self, DecodeError> {
         let s = r.read_str()?;
         one_char(&s).ok_or_else(|| r.locate(char_error(&s)))
     }
 
-    fn __decode_json_key(r: &mut JsonReader<'_>, key: &str) -> Result<Self, DecodeError> {
+    fn __decode_json_key(
+        r: &mut JsonReader<'de>,
+        key: std::borrow::Cow<'de, str>,
+    ) -> Result<Self, DecodeError> {
+        let key: &str = &key;
         one_char(key).ok_or_else(|| r.locate(char_error(key)))
     }
 }
@@ -390,12 +403,12 @@ impl Encode for () {
     }
 }
 
-impl Codec for () {
-    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+impl<'de> Decode<'de> for () {
+    fn decode_msgpack(r: &mut MsgpackReader<'de>) -> Result<Self, DecodeError> {
         r.read_nil()
     }
 
-    fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
+    fn decode_json(r: &mut JsonReader<'de>) -> Result<Self, DecodeError> {
         r.read_nil()
     }
 }
@@ -420,12 +433,12 @@ impl<T: ?Sized> Encode for std::marker::PhantomData<T> {
     }
 }
 
-impl<T: ?Sized> Codec for std::marker::PhantomData<T> {
-    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+impl<'de, T: ?Sized> Decode<'de> for std::marker::PhantomData<T> {
+    fn decode_msgpack(r: &mut MsgpackReader<'de>) -> Result<Self, DecodeError> {
         r.read_nil().map(|_| std::marker::PhantomData)
     }
 
-    fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
+    fn decode_json(r: &mut JsonReader<'de>) -> Result<Self, DecodeError> {
         r.read_nil().map(|_| std::marker::PhantomData)
     }
 }

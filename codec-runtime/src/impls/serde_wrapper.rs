@@ -7,7 +7,8 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use super::serde_bridge::{decode_json, decode_msgpack, encode_json, encode_msgpack, json_schema};
-use crate::codec::{Codec, Schema};
+use crate::codec::Schema;
+use crate::decode::Decode;
 use crate::encode::Encode;
 use crate::error::{DecodeError, EncodeError};
 use crate::json::{JsonReader, JsonWriter};
@@ -28,12 +29,12 @@ impl<T: Serialize + DeserializeOwned + JsonSchema> Encode for Serde<T> {
     }
 }
 
-impl<T: Serialize + DeserializeOwned + JsonSchema> Codec for Serde<T> {
-    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+impl<'de, T: Serialize + DeserializeOwned + JsonSchema> Decode<'de> for Serde<T> {
+    fn decode_msgpack(r: &mut MsgpackReader<'de>) -> Result<Self, DecodeError> {
         decode_msgpack(r).map(Serde)
     }
 
-    fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
+    fn decode_json(r: &mut JsonReader<'de>) -> Result<Self, DecodeError> {
         decode_json(r).map(Serde)
     }
 }
@@ -93,12 +94,12 @@ impl<T: Serialize + DeserializeOwned, const VERSION: u32> Encode for Opaque<T, V
     }
 }
 
-impl<T: Serialize + DeserializeOwned, const VERSION: u32> Codec for Opaque<T, VERSION> {
-    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+impl<'de, T: Serialize + DeserializeOwned, const VERSION: u32> Decode<'de> for Opaque<T, VERSION> {
+    fn decode_msgpack(r: &mut MsgpackReader<'de>) -> Result<Self, DecodeError> {
         decode_msgpack(r).map(Opaque)
     }
 
-    fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
+    fn decode_json(r: &mut JsonReader<'de>) -> Result<Self, DecodeError> {
         decode_json(r).map(Opaque)
     }
 }

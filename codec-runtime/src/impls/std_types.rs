@@ -13,7 +13,8 @@ use schemars::SchemaGenerator;
 use serde_json::json;
 
 use super::times;
-use crate::codec::{Codec, Schema};
+use crate::codec::Schema;
+use crate::decode::Decode;
 use crate::encode::Encode;
 use crate::error::{DecodeError, EncodeError};
 use crate::json::{JsonReader, JsonWriter};
@@ -42,8 +43,8 @@ macro_rules! string_impl {
             }
         }
 
-        impl Codec for $ty {
-            fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+        impl<'de> Decode<'de> for $ty {
+            fn decode_msgpack(r: &mut MsgpackReader<'de>) -> Result<Self, DecodeError> {
                 let start = r.position();
                 let s = r.read_str()?;
                 $from_text(s).map_err(|e: String| {
@@ -51,7 +52,7 @@ macro_rules! string_impl {
                 })
             }
 
-            fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
+            fn decode_json(r: &mut JsonReader<'de>) -> Result<Self, DecodeError> {
                 let start = r.position();
                 let s = r.read_str()?;
                 $from_text(&s).map_err(|e: String| {
@@ -59,7 +60,11 @@ macro_rules! string_impl {
                 })
             }
 
-            fn __decode_json_key(r: &mut JsonReader<'_>, key: &str) -> Result<Self, DecodeError> {
+            fn __decode_json_key(
+                r: &mut JsonReader<'de>,
+                key: std::borrow::Cow<'de, str>,
+            ) -> Result<Self, DecodeError> {
+                let key: &str = &key;
                 $from_text(key).map_err(|e: String| {
                     r.error(crate::error::DecodeErrorKind::InvalidValue { message: e })
                 })
@@ -168,20 +173,24 @@ impl Encode for Duration {
     }
 }
 
-impl Codec for Duration {
-    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+impl<'de> Decode<'de> for Duration {
+    fn decode_msgpack(r: &mut MsgpackReader<'de>) -> Result<Self, DecodeError> {
         let start = r.position();
         duration(times::read_duration_msgpack(r)?)
             .map_err(|m| DecodeError::invalid_value(m).at(crate::error::Format::MsgPack, start))
     }
 
-    fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
+    fn decode_json(r: &mut JsonReader<'de>) -> Result<Self, DecodeError> {
         let start = r.position();
         duration(times::read_duration_json(r)?)
             .map_err(|m| DecodeError::invalid_value(m).at(crate::error::Format::Json, start))
     }
 
-    fn __decode_json_key(r: &mut JsonReader<'_>, key: &str) -> Result<Self, DecodeError> {
+    fn __decode_json_key(
+        r: &mut JsonReader<'de>,
+        key: std::borrow::Cow<'de, str>,
+    ) -> Result<Self, DecodeError> {
+        let key: &str = &key;
         time::parse_iso_duration(key)
             .and_then(duration)
             .map_err(|message| r.error(crate::error::DecodeErrorKind::InvalidValue { message }))
@@ -221,8 +230,8 @@ impl Encode for SystemTime {
     }
 }
 
-impl Codec for SystemTime {
-    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+impl<'de> Decode<'de> for SystemTime {
+    fn decode_msgpack(r: &mut MsgpackReader<'de>) -> Result<Self, DecodeError> {
         let start = r.position();
         let times::Instant { secs, nanos, .. } = times::read_instant_msgpack(r)?;
         from_epoch(secs, nanos).ok_or_else(|| {
@@ -231,7 +240,7 @@ impl Codec for SystemTime {
         })
     }
 
-    fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
+    fn decode_json(r: &mut JsonReader<'de>) -> Result<Self, DecodeError> {
         let start = r.position();
         let times::Instant { secs, nanos, .. } = times::read_instant_json(r)?;
         from_epoch(secs, nanos).ok_or_else(|| {
@@ -266,20 +275,20 @@ macro_rules! nonzero_impl {
             }
         }
 
-        impl Codec for $nz {
-            fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+        impl<'de> Decode<'de> for $nz {
+            fn decode_msgpack(r: &mut MsgpackReader<'de>) -> Result<Self, DecodeError> {
                 let start = r.position();
                 let v = <$int>::decode_msgpack(r)?;
                 <$nz>::new(v).ok_or_else(|| nonzero().at(crate::error::Format::MsgPack, start))
             }
 
-            fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
+            fn decode_json(r: &mut JsonReader<'de>) -> Result<Self, DecodeError> {
                 let start = r.position();
                 let v = <$int>::decode_json(r)?;
                 <$nz>::new(v).ok_or_else(|| nonzero().at(crate::error::Format::Json, start))
             }
 
-            fn __decode_json_key(r: &mut JsonReader<'_>, key: &str) -> Result<Self, DecodeError> {
+            fn __decode_json_key(r: &mut JsonReader<'de>, key: std::borrow::Cow<'de, str>) -> Result<Self, DecodeError> {
                 let v = <$int>::__decode_json_key(r, key)?;
                 <$nz>::new(v).ok_or_else(|| r.locate(nonzero()))
             }

@@ -5,7 +5,8 @@
 use schemars::SchemaGenerator;
 use serde_json::json;
 
-use crate::codec::{Codec, Schema};
+use crate::codec::Schema;
+use crate::decode::Decode;
 use crate::encode::Encode;
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError};
 use crate::json::{JsonReader, JsonWriter};
@@ -42,8 +43,8 @@ impl Encode for uuid::Uuid {
     }
 }
 
-impl Codec for uuid::Uuid {
-    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+impl<'de> Decode<'de> for uuid::Uuid {
+    fn decode_msgpack(r: &mut MsgpackReader<'de>) -> Result<Self, DecodeError> {
         if r.peek_kind()?.is(WireKind::BYTES) {
             let start = r.position();
             let bytes = r.read_bin()?;
@@ -59,12 +60,16 @@ impl Codec for uuid::Uuid {
         parse(s).map_err(|m| r.error(DecodeErrorKind::InvalidValue { message: m }))
     }
 
-    fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
+    fn decode_json(r: &mut JsonReader<'de>) -> Result<Self, DecodeError> {
         let s = r.read_str()?;
         parse(&s).map_err(|m| r.error(DecodeErrorKind::InvalidValue { message: m }))
     }
 
-    fn __decode_json_key(r: &mut JsonReader<'_>, key: &str) -> Result<Self, DecodeError> {
+    fn __decode_json_key(
+        r: &mut JsonReader<'de>,
+        key: std::borrow::Cow<'de, str>,
+    ) -> Result<Self, DecodeError> {
+        let key: &str = &key;
         parse(key).map_err(|m| r.error(DecodeErrorKind::InvalidValue { message: m }))
     }
 }

@@ -5,6 +5,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use crate::codec::{Codec, Schema};
+use crate::decode::Decode;
 use crate::encode::Encode;
 use crate::error::{DecodeError, EncodeError};
 use crate::json::{JsonReader, JsonWriter};
@@ -38,9 +39,9 @@ impl<T: Encode> Encode for Option<T> {
     }
 }
 
-impl<T: Codec> Codec for Option<T> {
+impl<'de, T: Decode<'de>> Decode<'de> for Option<T> {
     #[inline(always)]
-    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+    fn decode_msgpack(r: &mut MsgpackReader<'de>) -> Result<Self, DecodeError> {
         if r.try_read_nil() {
             Ok(None)
         } else {
@@ -49,7 +50,7 @@ impl<T: Codec> Codec for Option<T> {
     }
 
     #[inline]
-    fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
+    fn decode_json(r: &mut JsonReader<'de>) -> Result<Self, DecodeError> {
         if r.try_read_nil() {
             Ok(None)
         } else {
@@ -71,18 +72,18 @@ impl<T: Schema> Schema for Option<T> {
 /// recursive types through a pointer stay within the depth limit.
 macro_rules! pointer_impl {
     ($($ptr:ident),*) => {$(
-        impl<T: Codec> Codec for $ptr<T> {
+        impl<'de, T: Decode<'de>> Decode<'de> for $ptr<T> {
             #[inline]
-            fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+            fn decode_msgpack(r: &mut MsgpackReader<'de>) -> Result<Self, DecodeError> {
                 r.nested(T::decode_msgpack).map($ptr::new)
             }
 
             #[inline]
-            fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
+            fn decode_json(r: &mut JsonReader<'de>) -> Result<Self, DecodeError> {
                 r.nested(T::decode_json).map($ptr::new)
             }
 
-            crate::__forward_hooks!(inner: T, wrap: $ptr::new);
+            crate::__forward_decode!(inner: T, wrap: $ptr::new, de: 'de);
         }
 
         impl<T: Schema> Schema for $ptr<T> {
@@ -97,17 +98,20 @@ macro_rules! pointer_impl {
 
 pointer_impl!(Box, Rc, Arc);
 
-impl Codec for Cow<'_, str> {
-    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+impl<'de> Decode<'de> for Cow<'_, str> {
+    fn decode_msgpack(r: &mut MsgpackReader<'de>) -> Result<Self, DecodeError> {
         String::decode_msgpack(r).map(Cow::Owned)
     }
 
-    fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
+    fn decode_json(r: &mut JsonReader<'de>) -> Result<Self, DecodeError> {
         String::decode_json(r).map(Cow::Owned)
     }
 
-    fn __decode_json_key(_r: &mut JsonReader<'_>, key: &str) -> Result<Self, DecodeError> {
-        Ok(Cow::Owned(key.to_owned()))
+    fn __decode_json_key(
+        _r: &mut JsonReader<'de>,
+        key: Cow<'de, str>,
+    ) -> Result<Self, DecodeError> {
+        Ok(Cow::Owned(key.into_owned()))
     }
 }
 
@@ -119,12 +123,12 @@ impl Schema for Cow<'_, str> {
     }
 }
 
-impl<T: Codec + Clone> Codec for Cow<'_, [T]> {
-    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+impl<'de, T: Decode<'de> + Clone> Decode<'de> for Cow<'_, [T]> {
+    fn decode_msgpack(r: &mut MsgpackReader<'de>) -> Result<Self, DecodeError> {
         T::__decode_msgpack_vec(r).map(Cow::Owned)
     }
 
-    fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
+    fn decode_json(r: &mut JsonReader<'de>) -> Result<Self, DecodeError> {
         T::__decode_json_vec(r).map(Cow::Owned)
     }
 }

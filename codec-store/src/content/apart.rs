@@ -238,7 +238,7 @@ impl Parts {
     /// Decodes the value, each buffer read from the memory map (or the
     /// range read).
     pub fn decode<T: codec_runtime::Codec>(&self) -> Result<T, codec_runtime::DecodeError> {
-        self.decode_with(T::decode_msgpack)
+        self.decode_with(|r| T::decode_msgpack(r))
     }
 
     /// [`decode`](Self::decode) by `decode`.

@@ -19,7 +19,7 @@ use codec_runtime::__store::ndarray::{
 };
 use codec_runtime::__store::Backing;
 use codec_runtime::schemars::{Schema, SchemaGenerator};
-use codec_runtime::Codec;
+
 use codec_runtime::WireKind;
 use codec_runtime::{DecodeError, EncodeError};
 use codec_runtime::{JsonReader, JsonWriter};
@@ -226,8 +226,8 @@ impl<T: Element> codec_runtime::Encode for MappedArray<T> {
     }
 }
 
-impl<T: Element> Codec for MappedArray<T> {
-    fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Self, DecodeError> {
+impl<'de, T: Element> codec_runtime::Decode<'de> for MappedArray<T> {
+    fn decode_msgpack(r: &mut MsgpackReader<'de>) -> Result<Self, DecodeError> {
         let start = r.position();
         let (dtype, shape, (data, place)) = read_msgpack_parts(r, |r| r.read_bin_in_backing())?;
         let invalid =
@@ -244,7 +244,7 @@ impl<T: Element> Codec for MappedArray<T> {
         }
     }
 
-    fn decode_json(r: &mut JsonReader<'_>) -> Result<Self, DecodeError> {
+    fn decode_json(r: &mut JsonReader<'de>) -> Result<Self, DecodeError> {
         ndarray::ArrayD::<T>::decode_json(r).map(|a| MappedArray::from_array(&a))
     }
 }

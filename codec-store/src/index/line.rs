@@ -5,12 +5,13 @@
 //! borrows the line's strings and leaves the handler's info as JSON text
 //! until the entry is read.
 
+use codec_runtime::Decode;
 use codec_runtime::Encode;
 use std::borrow::Cow;
 
 use crate::error::StoreError;
 use crate::index::records::{IndexLine, Info, Mode};
-use codec_runtime::Codec;
+
 use codec_runtime::DecodeError;
 use codec_runtime::JsonReader;
 

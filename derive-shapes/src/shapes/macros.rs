@@ -216,7 +216,7 @@ mod as_string {
     }
 
     pub(super) fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<u32, DecodeError> {
-        let text: String = codec::Codec::decode_msgpack(r)?;
+        let text: String = codec::Decode::decode_msgpack(r)?;
         text.parse()
             .map_err(|_| DecodeError::invalid_value(format!("not a u32: {text}")))
     }
@@ -227,7 +227,7 @@ mod as_string {
     }
 
     pub(super) fn decode_json(r: &mut JsonReader<'_>) -> Result<u32, DecodeError> {
-        let text: String = codec::Codec::decode_json(r)?;
+        let text: String = codec::Decode::decode_json(r)?;
         text.parse()
             .map_err(|_| DecodeError::invalid_value(format!("not a u32: {text}")))
     }

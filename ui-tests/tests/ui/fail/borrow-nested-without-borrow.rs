@@ -1,4 +1,5 @@
-// A field of a type that borrows borrows too, and says so.
+// A field of a type that borrows borrows too, and says so: a type whose
+// only borrowing is such a field needs #[codec(borrow)] on it.
 #[derive(codec::Codec)]
 struct Inner<'a> {
     text: &'a str,
@@ -6,7 +7,6 @@ struct Inner<'a> {
 
 #[derive(codec::Codec)]
 struct Outer<'a> {
-    id: &'a str,
     inner: Inner<'a>,
 }
 

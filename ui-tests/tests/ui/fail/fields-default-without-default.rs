@@ -11,11 +11,11 @@ impl codec::Encode for NoDefault {
     }
 }
 
-impl Codec for NoDefault {
-    fn decode_msgpack(r: &mut codec::MsgpackReader<'_>) -> Result<Self, codec::DecodeError> {
+impl<'de> codec::Decode<'de> for NoDefault {
+    fn decode_msgpack(r: &mut codec::MsgpackReader<'de>) -> Result<Self, codec::DecodeError> {
         <()>::decode_msgpack(r).map(|()| NoDefault)
     }
-    fn decode_json(r: &mut codec::JsonReader<'_>) -> Result<Self, codec::DecodeError> {
+    fn decode_json(r: &mut codec::JsonReader<'de>) -> Result<Self, codec::DecodeError> {
         <()>::decode_json(r).map(|()| NoDefault)
     }
 }

@@ -16,7 +16,7 @@ mod as_number {
     }
 
     pub fn decode_msgpack(r: &mut MsgpackReader<'_>) -> Result<Celsius, DecodeError> {
-        Ok(Celsius(codec::Codec::decode_msgpack(r)?))
+        Ok(Celsius(codec::Decode::decode_msgpack(r)?))
     }
 
     pub fn encode_json(v: &Celsius, w: &mut JsonWriter) -> Result<(), EncodeError> {
@@ -24,7 +24,7 @@ mod as_number {
     }
 
     pub fn decode_json(r: &mut JsonReader<'_>) -> Result<Celsius, DecodeError> {
-        Ok(Celsius(codec::Codec::decode_json(r)?))
+        Ok(Celsius(codec::Decode::decode_json(r)?))
     }
 
     pub fn json_schema<T>(
