@@ -40,7 +40,7 @@ pub mod arrow {
 }
 
 /// The default handler a type names for the store
-/// (`#[codec(handler = ..)]`, read through `Codec::__STORE_HANDLER`).
+/// (`#[codec(handler = ..)]`, read through `Schema::__STORE_HANDLER`).
 #[derive(Clone, Copy, Debug)]
 pub enum DefaultHandler {
     /// A handler by name: a built-in one (`"file"`, `"shared"`), or one

@@ -1,12 +1,14 @@
-//! Runtime of [codec](https://docs.rs/codec): the [`Codec`] trait, the
-//! MessagePack and JSON readers and writers, and the errors.
+//! Runtime of [codec](https://docs.rs/codec): the traits ([`Encode`],
+//! [`Decode`], [`Schema`] and their sum [`Codec`], as serde's `Serialize`,
+//! `Deserialize<'de>` and `DeserializeOwned`), the MessagePack and JSON
+//! readers and writers, and the errors.
 //!
 //! Users depend on the `codec` crate, which re-exports this one together with
 //! `#[derive(Codec)]` and the cache store (the `codec-store` crate, which
 //! builds on this one and which this one never reaches into).
 //!
 //! Each public item has one path: the crate root for what most code uses
-//! (the trait, encoding and decoding, schemas and fingerprints of types,
+//! (the traits, encoding and decoding, schemas and fingerprints of types,
 //! stored values), a module for the rest: [`schema`] (diffs, names, and
 //! the drift check with the `drift` feature), `snapshot` (feature
 //! `snapshot`), [`msgpack`] (markers and integers), [`constraints`].
@@ -68,7 +70,7 @@ pub use crate::msgpack::write::MsgpackWriter;
 pub use crate::raw::Raw;
 pub use crate::schema::fingerprint::{fingerprint_of, Fingerprint};
 pub use crate::value::Value;
-/// schemars, for the signatures of `Codec::json_schema` and the derive:
+/// schemars, for the signatures of `Schema::json_schema` and the derive:
 /// its items keep their paths in schemars, not listed as codec's (a
 /// hidden module, since rustdoc lists a crate re-exported whole even when
 /// hidden).

@@ -31,7 +31,9 @@ use super::diff::{diff, Change};
 use super::{registry, SchemaInfo, VERSION};
 use crate::codec::Schema;
 
-/// The environment variable that makes [`DriftCheck::run`] rewrite schema files.
+/// The environment variable that makes [`DriftCheck::run`] rewrite schema
+/// files, `CODEC_UPDATE_SCHEMAS`.
+#[doc(hidden)]
 pub const UPDATE_ENV: &str = "CODEC_UPDATE_SCHEMAS";
 
 /// Compares the schemas of a list of types with the files of a folder.
@@ -85,7 +87,8 @@ impl DriftCheck {
         }
     }
 
-    /// Whether to rewrite files, overriding the [`UPDATE_ENV`] variable.
+    /// Whether to rewrite files, overriding the `CODEC_UPDATE_SCHEMAS`
+    /// environment variable.
     pub fn update(mut self, update: bool) -> Self {
         self.update = Some(update);
         self
@@ -145,7 +148,8 @@ impl DriftCheck {
         self.dir.join(format!("{file}.json"))
     }
 
-    /// Compares every registered type, or rewrites files when [`UPDATE_ENV`] is set.
+    /// Compares every registered type, or rewrites files when
+    /// `CODEC_UPDATE_SCHEMAS` is set.
     pub fn run(&self) -> Result<(), DriftError> {
         let update = self
             .update

@@ -43,7 +43,11 @@ pub use crate::codec::wire_name;
 pub use crate::name::structural_name;
 pub use diff::{diff, Change, Changes, Compatibility};
 #[cfg(feature = "drift")]
-pub use drift::{DriftCheck, DriftError, UPDATE_ENV};
+pub use drift::{DriftCheck, DriftError};
+/// The drift check's environment variable, for the Python generator's.
+#[cfg(feature = "drift")]
+#[doc(hidden)]
+pub use drift::UPDATE_ENV;
 pub use fingerprint::canonical_json;
 #[doc(hidden)]
 pub(crate) use readable::check_readable;
