@@ -678,3 +678,28 @@ fn maps_with_borrowed_keys_encode_as_they_are() {
     let map: std::collections::HashMap<&str, u32> = [("b", 2), ("a", 1)].into();
     assert_eq!(codec::to_json(&map).unwrap(), r#"{"a":1,"b":2}"#);
 }
+
+/// A generic type, its parameter bounded by each impl's own trait (as
+/// serde's are): it holds values that borrow too.
+#[derive(Codec, Debug, PartialEq)]
+struct Envelope<T> {
+    id: u32,
+    body: T,
+}
+
+#[test]
+fn a_generic_type_holds_a_value_that_borrows() {
+    let owned = Envelope {
+        id: 7,
+        body: owned_record(),
+    };
+    let bytes = codec::to_msgpack(&owned).unwrap();
+    let back: Envelope<Record<'_>> = codec::from_msgpack(&bytes).unwrap();
+    assert_borrowed_from(&bytes, &back.body);
+    let text: Envelope<&str> = codec::from_json(r#"{"id":1,"body":"hi"}"#).unwrap();
+    assert_eq!(text.body, "hi");
+    assert_eq!(
+        codec::fingerprint_of::<Envelope<Record<'_>>>(),
+        codec::fingerprint_of::<Envelope<OwnedRecord>>()
+    );
+}

@@ -1,6 +1,8 @@
 //! Trait bounds for generic types: each type parameter that a serialized field
-//! mentions must implement `Codec`; parameters only in skipped fields, fields
-//! with `with`, or `PhantomData` need nothing. A field of an associated type
+//! mentions must implement the trait of the impl (`Encode`, `Decode<'__de>`
+//! or `Schema`, as serde bounds each impl by its own trait), so that
+//! `Wrapper<&'a str>` decodes borrowed; parameters only in skipped fields,
+//! fields with `with`, or `PhantomData` need nothing. A field of an associated type
 //! (`I::Item`, `<I as Iterator>::Item`) bounds that type, not the parameter.
 
 use quote::ToTokens;
@@ -8,8 +10,10 @@ use syn::visit::Visit;
 
 use crate::ast::{Container, Data, Field};
 
-pub fn with_codec_bounds(cont: &Container) -> syn::Generics {
-    let krate = &cont.krate;
+/// The container's generics, each encoded type parameter bounded by
+/// `bound` (`codec::__private::Encode`...), unless `#[codec(bound = ..)]`
+/// says the bounds.
+pub fn with_bounds(cont: &Container, bound: &proc_macro2::TokenStream) -> syn::Generics {
     let mut generics = cont.generics.clone();
     let where_clause = generics.make_where_clause();
     if let Some(bound) = cont.attrs.bound.get() {
@@ -18,9 +22,7 @@ pub fn with_codec_bounds(cont: &Container) -> syn::Generics {
         return generics;
     }
     for ty in encoded_generic_types(cont) {
-        where_clause
-            .predicates
-            .push(syn::parse_quote!(#ty: #krate::__private::Codec));
+        where_clause.predicates.push(syn::parse_quote!(#ty: #bound));
     }
     // Skipped fields are filled with their `Default`.
     generics

@@ -108,12 +108,17 @@ fn wrap(cont: &Container, items: Items) -> TokenStream {
     } = items;
     let krate = &cont.krate;
     let ident = cont.ident;
-    let generics = bound::with_codec_bounds(cont);
+    let p = quote!(#krate::__private);
+    // Each impl bounds the type parameters by its own trait, and `Schema`,
+    // whose kinds and map body's facts the encoders and decoders read.
+    let generics = bound::with_bounds(cont, &quote!(#p::Schema));
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
+    let encode_generics = bound::with_bounds(cont, &quote!(#p::Encode + #p::Schema));
+    let (encode_impl_generics, _, encode_where) = encode_generics.split_for_impl();
     let schemars_impl = schema::schemars_impl(cont, &generics);
     // A type that borrows reads from inputs that outlive its lifetimes;
     // another from any input.
-    let mut de_generics = generics.clone();
+    let mut de_generics = bound::with_bounds(cont, &quote!(#p::Decode<'__de> + #p::Schema));
     let lifetimes = cont.generics.lifetimes().map(|l| &l.lifetime);
     de_generics.params.insert(
         0,
@@ -122,7 +127,7 @@ fn wrap(cont: &Container, items: Items) -> TokenStream {
             false => syn::parse_quote!('__de),
         },
     );
-    let (de_impl_generics, _, _) = de_generics.split_for_impl();
+    let (de_impl_generics, _, de_where) = de_generics.split_for_impl();
     quote! {
         #[doc(hidden)]
         #[allow(
@@ -137,12 +142,12 @@ fn wrap(cont: &Container, items: Items) -> TokenStream {
         )]
         const _: () = {
             #[automatically_derived]
-            impl #de_impl_generics #krate::__private::Decode<'__de> for #ident #ty_generics #where_clause {
+            impl #de_impl_generics #krate::__private::Decode<'__de> for #ident #ty_generics #de_where {
                 #decode_items
             }
 
             #[automatically_derived]
-            impl #impl_generics #krate::__private::Encode for #ident #ty_generics #where_clause {
+            impl #encode_impl_generics #krate::__private::Encode for #ident #ty_generics #encode_where {
                 #encode_items
             }
 

@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 use std::hash::{BuildHasher, Hash};
 
-use crate::codec::{Codec, Schema};
+use crate::codec::Schema;
 use crate::decode::Decode;
 use crate::encode::Encode;
 use crate::error::{DecodeError, EncodeError};
@@ -107,11 +107,13 @@ fn fixed<T, const N: usize>(items: Vec<T>) -> Result<[T; N], DecodeError> {
         .map_err(|_| DecodeError::invalid_length(format!("exactly {N} elements"), found))
 }
 
-/// Shared by the collections that encode as an array of their items in order.
+/// Shared by the collections that encode as an array of their items in
+/// order: `T` bounded by each impl's trait and `$bounds` (listed with
+/// commas), the other
+/// parameters by `$generics`.
 macro_rules! seq_impl {
-    ([$($generics:tt)*] $ty:ty, $encode_iter:expr, $insert:ident, $unique:expr) => {
-
-        impl<$($generics)*> Encode for $ty {
+    ([T: $($bounds:path),*; $($generics:tt)*] $ty:ty, $encode_iter:expr, $insert:ident, $unique:expr) => {
+        impl<T: Encode $(+ $bounds)*, $($generics)*> Encode for $ty {
             fn encode_msgpack(&self, w: &mut MsgpackWriter) -> Result<(), EncodeError> {
                 w.write_array_len(self.len())?;
                 for item in $encode_iter(self) {
@@ -133,7 +135,7 @@ macro_rules! seq_impl {
             }
         }
 
-        impl<'de, $($generics)*> Decode<'de> for $ty {
+        impl<'de, T: Decode<'de> $(+ $bounds)*, $($generics)*> Decode<'de> for $ty {
             fn decode_msgpack(r: &mut MsgpackReader<'de>) -> Result<Self, DecodeError> {
                 let len = r.read_array_len()?;
                 r.nested(|r| {
@@ -158,7 +160,7 @@ macro_rules! seq_impl {
             }
         }
 
-        impl<$($generics)*> Schema for $ty {
+        impl<T: Schema, $($generics)*> Schema for $ty {
             const KIND: WireKind = WireKind::ARRAY;
 
             fn json_schema(g: &mut SchemaGenerator) -> schemars::Schema {
@@ -168,10 +170,10 @@ macro_rules! seq_impl {
     };
 }
 
-seq_impl!([T: Codec] VecDeque<T>, VecDeque::iter, push_back, false);
-seq_impl!([T: Codec + Ord] BTreeSet<T>, BTreeSet::iter, insert, true);
+seq_impl!([T: ;] VecDeque<T>, VecDeque::iter, push_back, false);
+seq_impl!([T: Ord;] BTreeSet<T>, BTreeSet::iter, insert, true);
 seq_impl!(
-    [T: Codec + Ord + Hash + Eq, S: BuildHasher + Default] HashSet<T, S>,
+    [T: Ord, Hash, Eq; S: BuildHasher + Default] HashSet<T, S>,
     sorted_set::<T, S>,
     insert,
     true

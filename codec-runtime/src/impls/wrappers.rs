@@ -4,7 +4,7 @@ use std::borrow::Cow;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use crate::codec::{Codec, Schema};
+use crate::codec::Schema;
 use crate::decode::Decode;
 use crate::encode::Encode;
 use crate::error::{DecodeError, EncodeError};
@@ -133,7 +133,7 @@ impl<'de, T: Decode<'de> + Clone> Decode<'de> for Cow<'_, [T]> {
     }
 }
 
-impl<T: Codec + Clone> Schema for Cow<'_, [T]> {
+impl<T: Schema + Clone> Schema for Cow<'_, [T]> {
     const KIND: WireKind = T::__SEQ_KIND;
 
     fn json_schema(g: &mut SchemaGenerator) -> schemars::Schema {

@@ -42,12 +42,12 @@ use crate::codec::{CodecSchema, Schema};
 pub use crate::codec::wire_name;
 pub use crate::name::structural_name;
 pub use diff::{diff, Change, Changes, Compatibility};
-#[cfg(feature = "drift")]
-pub use drift::{DriftCheck, DriftError};
 /// The drift check's environment variable, for the Python generator's.
 #[cfg(feature = "drift")]
 #[doc(hidden)]
 pub use drift::UPDATE_ENV;
+#[cfg(feature = "drift")]
+pub use drift::{DriftCheck, DriftError};
 pub use fingerprint::canonical_json;
 #[doc(hidden)]
 pub(crate) use readable::check_readable;
