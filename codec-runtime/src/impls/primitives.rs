@@ -64,9 +64,11 @@ macro_rules! int_impl {
                 r.read_int(stringify!($t))
             }
 
-            fn __decode_json_key(r: &mut JsonReader<'de>, key: std::borrow::Cow<'de, str>) -> Result<Self, DecodeError> {
-                let key: &str = &key;
-                parse_key(r, key, stringify!($t))
+            fn __decode_json_key(
+                r: &mut JsonReader<'de>,
+                key: std::borrow::Cow<'de, str>,
+            ) -> Result<Self, DecodeError> {
+                parse_key(r, &key, stringify!($t))
             }
         }
 
@@ -140,9 +142,11 @@ macro_rules! wide_int_impl {
                 })
             }
 
-            fn __decode_json_key(r: &mut JsonReader<'de>, key: std::borrow::Cow<'de, str>) -> Result<Self, DecodeError> {
-                let key: &str = &key;
-                parse_key(r, key, stringify!($t))
+            fn __decode_json_key(
+                r: &mut JsonReader<'de>,
+                key: std::borrow::Cow<'de, str>,
+            ) -> Result<Self, DecodeError> {
+                parse_key(r, &key, stringify!($t))
             }
         }
 

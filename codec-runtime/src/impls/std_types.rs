@@ -288,7 +288,10 @@ macro_rules! nonzero_impl {
                 <$nz>::new(v).ok_or_else(|| nonzero().at(crate::error::Format::Json, start))
             }
 
-            fn __decode_json_key(r: &mut JsonReader<'de>, key: std::borrow::Cow<'de, str>) -> Result<Self, DecodeError> {
+            fn __decode_json_key(
+                r: &mut JsonReader<'de>,
+                key: std::borrow::Cow<'de, str>,
+            ) -> Result<Self, DecodeError> {
                 let v = <$int>::__decode_json_key(r, key)?;
                 <$nz>::new(v).ok_or_else(|| r.locate(nonzero()))
             }
