@@ -1,5 +1,5 @@
-//! The [`Codec`] trait, and how schemars sees a `Codec` type: its wire name,
-//! and `$defs` for derived types.
+//! The [`Codec`] and [`Schema`] traits, and how schemars sees a type with a
+//! schema: its wire name, and `$defs` for derived types.
 
 use crate::decode::Decode;
 use crate::encode::Encode;
