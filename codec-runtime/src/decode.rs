@@ -19,14 +19,18 @@ use crate::schema;
 ///
 /// Every [`crate::Codec`] type implements it, for every `'de`: an owned
 /// value outlives its input. A type that borrows implements it for the
-/// inputs that outlive it (`'de: 'a`): `&'a str`, `&'a [u8]`, and derived types whose
-/// fields borrow: `&'a str` and `&'a [u8]` (alone or in an `Option`, a
-/// `Vec`, a tuple, or as a map's keys or values) always do, and a field
-/// `Cow<'a, str>` or `Cow<'a, [u8]>` and derived types with a lifetime
-/// (also in an `Option` or a `Vec`, behind a `Box`, `Rc` or `Arc`) do
-/// with `#[codec(borrow)]` (or `#[serde(borrow)]`), as in serde. Without
-/// it a `Cow` decodes owned, and a type whose only lifetimes are such
-/// `Cow`s stays `Codec`, storable.
+/// inputs that outlive it (`'de: 'a`): `&'a str`, `&'a [u8]`, containers
+/// of them, and derived types whose fields borrow.
+///
+/// - `&'a str` and `&'a [u8]` fields (alone, in an `Option`, a `Vec`, a
+///   tuple, or as a map's keys or values) always borrow.
+/// - A field of a derived type with a lifetime (alone, in an `Option` or a
+///   `Vec`, behind a `Box`, `Rc` or `Arc`) borrows with `#[codec(borrow)]`
+///   (or `#[serde(borrow)]`), as in serde.
+/// - A field `Cow<'a, str>` or `Cow<'a, [u8]>` borrows with
+///   `#[codec(borrow)]`; in an `Option` or a `Vec` it is owned, as in serde.
+///   Without it a `Cow` decodes owned, and a type whose only lifetimes are
+///   such `Cow`s stays `Codec`, storable.
 ///
 /// ```
 /// use std::borrow::Cow;
@@ -52,8 +56,9 @@ use crate::schema;
 /// and [`Schema`], for what needs an owned value (`get::<T>`, a memoized
 /// result): a type that borrows is not `Codec`, so `T: Codec` fails to
 /// compile there, as serde's `DeserializeOwned` does, with "implementation
-/// of `Decode` is not general enough": use its owned twin there. Its encoding, schema and fingerprint are those of the
-/// owned twin with `String` and `Vec<u8>` in place of `&str` and `&[u8]`.
+/// of `Decode` is not general enough": use its owned twin there. Its
+/// encoding, schema and fingerprint are those of the owned twin with
+/// `String` and `Vec<u8>` in place of `&str` and `&[u8]`.
 ///
 /// JSON has escapes and no bytes: a `&str` borrows a string without escapes
 /// and refuses one with escapes; `&[u8]` refuses JSON, whose bytes are
