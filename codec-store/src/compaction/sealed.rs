@@ -53,6 +53,8 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Duration;
 
+use foldhash::fast::RandomState as Fast;
+
 use crate::backend::{Backend, Locking, Locks};
 use crate::cache::{now_nanos, Cache};
 use crate::compaction::{copy_entries, store_size, sync_writers_objects, with_handlers, Compacted};
@@ -161,7 +163,7 @@ pub(crate) fn compact_sealed(
     }
     let mut retiring = retirement(&*backend, &sealed)?;
     let data_prefix = format!("{}/", layout::DATA);
-    let retired_data: HashSet<&str> = (retiring.iter())
+    let retired_data: HashSet<&str, Fast> = (retiring.iter())
         .filter_map(|name| name.strip_prefix(&data_prefix))
         .collect();
     // The segments kept first, the whole store after: a line written in
@@ -191,7 +193,7 @@ pub(crate) fn compact_sealed(
     // whose line names a file retired (a seal came between a put's data
     // and its line; the copy, at the same time, wins the tie by its newer
     // writer id). Only those are parsed.
-    let retired_logs: HashSet<&str> = sealed.iter().map(|log| log.writer.as_str()).collect();
+    let retired_logs: HashSet<&str, Fast> = sealed.iter().map(|log| log.writer.as_str()).collect();
     // A file's name begins with its writer's id: a line naming none of
     // theirs names no file retired (most lines, read without a parse).
     let mut retired_writers: Vec<&str> = (sealed.iter())
@@ -206,7 +208,7 @@ pub(crate) fn compact_sealed(
         finders.iter().any(|f| f.find(text.as_bytes()).is_some())
             && names_any(text.as_bytes(), &retired_data)
     };
-    let mut live: HashSet<Box<str>> = HashSet::new();
+    let mut live: HashSet<Box<str>, Fast> = HashSet::default();
     let mut copies = Vec::new();
     for ((key, text), log) in old.live_lines_with_logs()? {
         if retired_logs.contains(&*log) || names_retired(&text) {
@@ -368,8 +370,9 @@ fn segments(backend: &dyn Backend) -> Result<(Vec<LogObject>, Vec<LogObject>), S
 fn newest_lines(
     backend: &dyn Backend,
     logs: &[LogObject],
-) -> Result<HashMap<String, Kept>, StoreError> {
-    let mut newest: HashMap<String, Kept> = HashMap::new();
+) -> Result<HashMap<String, Kept, Fast>, StoreError> {
+    // foldhash, as the index's maps: every line's key is hashed here.
+    let mut newest: HashMap<String, Kept, Fast> = HashMap::default();
     for log in logs {
         let Some(bytes) = read_complete_lines(backend, &log.name, 0)? else {
             continue;
@@ -461,7 +464,7 @@ fn retire(backend: &dyn Backend, files: Vec<String>, at: u64) -> Result<(), Stor
 /// Whether the line `raw` names one of the data files `names` (relative
 /// to `data/`): as a string of its own (`"file": "<name>"`) or in a token
 /// (`"at:<name>:<offset>:<len>"`).
-fn names_any(raw: &[u8], names: &HashSet<&str>) -> bool {
+fn names_any(raw: &[u8], names: &HashSet<&str, Fast>) -> bool {
     if names.is_empty() {
         return false;
     }
@@ -579,7 +582,7 @@ mod tests {
 
     #[test]
     fn a_line_names_a_file_as_a_string_or_in_a_token() {
-        let names: HashSet<&str> = ["w.bin", "w-3.npy"].into_iter().collect();
+        let names: HashSet<&str, Fast> = ["w.bin", "w-3.npy"].into_iter().collect();
         let names_any = |line: &str| names_any(line.as_bytes(), &names);
         assert!(names_any(r#"{"info":{"file":"w.bin","offset":0}}"#));
         assert!(names_any(r#"{"info":{"buf":"at:w-3.npy:64:10"}}"#));
