@@ -46,6 +46,25 @@ fn an_expired_entry_is_absent_for_every_read() {
     });
 }
 
+/// An expired entry that a checkpoint covers is not live either: the
+/// listing reads the checkpoint's lines, whose time to live it knows
+/// from their parse.
+#[test]
+fn an_expired_entry_of_the_checkpoint_is_not_listed() {
+    each_backend(|store| {
+        let cache = store.open();
+        let brief = PutOptions::default().ttl(TTL);
+        cache.put_with("brief", &1u32, &brief).unwrap();
+        cache.put("kept", &2u32).unwrap();
+        cache.admin().checkpoint().unwrap();
+        past_ttl();
+        let fresh = store.open();
+        assert_eq!(fresh.keys().unwrap(), ["kept"], "{}", store.name);
+        assert_eq!(fresh.len().unwrap(), 1, "{}", store.name);
+        assert_eq!(fresh.entries().unwrap().len(), 1, "{}", store.name);
+    });
+}
+
 #[test]
 fn an_expired_entry_is_a_memo_miss() {
     let dir = tempfile::tempdir().unwrap();

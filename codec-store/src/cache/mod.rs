@@ -737,10 +737,8 @@ impl Cache {
 
     /// Every live key and its line; expired entries are not live.
     pub(crate) fn live_lines(&self) -> Result<Vec<index::LiveLine>, StoreError> {
-        let mut lines = self.read_live(index::LinesSnapshot::lines)?;
         let now = now_nanos();
-        lines.retain(|(_, text)| !index::line_expired(text, now));
-        Ok(lines)
+        self.read_live(|snapshot| snapshot.lines(now))
     }
 
     /// [`live_lines`](Self::live_lines), each with the writer id of the
@@ -748,10 +746,8 @@ impl Cache {
     pub(crate) fn live_lines_with_logs(
         &self,
     ) -> Result<Vec<(index::LiveLine, Arc<str>)>, StoreError> {
-        let mut lines = self.read_live(index::LinesSnapshot::lines_with_logs)?;
         let now = now_nanos();
-        lines.retain(|((_, text), _)| !index::line_expired(text, now));
-        Ok(lines)
+        self.read_live(|snapshot| snapshot.lines_with_logs(now))
     }
 
     /// `read` of the index's live lines, after a refresh.

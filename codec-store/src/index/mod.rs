@@ -735,21 +735,21 @@ pub struct LinesSnapshot {
 
 impl LinesSnapshot {
     /// Every live key and its line, the latest of the checkpoint's and
-    /// the tail's.
-    pub fn lines(self) -> Result<Vec<LiveLine>, Damaged> {
+    /// the tail's; an entry expired at `now` is not live.
+    pub fn lines(self, now: u64) -> Result<Vec<LiveLine>, Damaged> {
         Ok(self
-            .latest()?
+            .latest(now)?
             .into_iter()
             .filter_map(|(key, (_, line))| Some((key, line?)))
             .collect())
     }
 
-    /// Every live key, its line and the writer id of the log holding it
-    /// (a segment's own).
-    pub fn lines_with_logs(self) -> Result<Vec<(LiveLine, Arc<str>)>, Damaged> {
+    /// Every live key at `now`, its line and the writer id of the log
+    /// holding it (a segment's own).
+    pub fn lines_with_logs(self, now: u64) -> Result<Vec<(LiveLine, Arc<str>)>, Damaged> {
         let ids: Vec<Arc<str>> = self.writer_ids.iter().map(|id| Arc::from(&**id)).collect();
         Ok(self
-            .latest()?
+            .latest(now)?
             .into_iter()
             .filter_map(|(key, (stamp, line))| {
                 Some(((key, line?), ids[stamp.writer as usize].clone()))
@@ -793,21 +793,29 @@ impl LinesSnapshot {
     }
 
     /// The latest line of every key read, removals too (`None`).
-    fn latest(self) -> Result<HashMap<Box<str>, Latest>, Damaged> {
-        let mut all: HashMap<Box<str>, Latest> = HashMap::new();
-        if let Some(base) = &self.base {
-            for (key, hit) in base.all()? {
-                let stamp = Stamp {
-                    time: hit.time,
-                    writer: self.base_writers[hit.writer as usize],
-                    seq: hit.seq,
-                };
-                all.insert(key.into(), (stamp, hit.text));
-            }
+    /// The latest line of each key; `None` for one that removed the key
+    /// or expired at `now` (either hides the older lines).
+    fn latest(self, now: u64) -> Result<HashMap<Box<str>, Latest, RandomState>, Damaged> {
+        let base = match &self.base {
+            Some(base) => base.all()?,
+            None => HashMap::default(),
+        };
+        let mut all: HashMap<Box<str>, Latest, RandomState> =
+            HashMap::with_capacity_and_hasher(base.len() + self.tail.len(), RandomState::default());
+        for (key, hit) in base {
+            let stamp = Stamp {
+                time: hit.time,
+                writer: self.base_writers[hit.writer as usize],
+                seq: hit.seq,
+            };
+            // The checkpoint's lines were read whole: their expiry is known.
+            let expired = hit.expires.is_some_and(|at| at <= now);
+            all.insert(key, (stamp, hit.text.filter(|_| !expired)));
         }
         let ids = &self.writer_ids;
         let newer = |a: Stamp, b: Stamp| newer_by(|n| &ids[n as usize], a, b);
         for (key, stamp, line) in self.tail {
+            let line = line.filter(|text| !line_expired(text, now));
             match all.get_mut(&key) {
                 Some(current) if !newer(stamp, current.0) => {}
                 Some(current) => *current = (stamp, line),

@@ -37,6 +37,7 @@
 mod build;
 pub mod objects;
 
+use foldhash::fast::RandomState as Fast;
 use parking_lot::RwLock;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -87,6 +88,8 @@ pub struct Hit {
     /// Where the line's fields are in `text`.
     pub spans: Option<Spans>,
     pub seq: u64,
+    /// When the line's entry expires, in nanoseconds since the Unix epoch.
+    pub expires: Option<u64>,
 }
 
 /// The writers' logs, mapped for reading the lines tables point at
@@ -287,6 +290,7 @@ impl Base {
                         text: (!e.removed).then(|| Arc::from(text)),
                         spans: view.spans(text),
                         seq: view.seq,
+                        expires: view.expires,
                     }))
                 })?;
                 if hit.is_some() {
@@ -298,27 +302,38 @@ impl Base {
     }
 
     /// Every key's newest line in the tables, removals included.
-    pub fn all(&self) -> Result<HashMap<String, Hit>, Damaged> {
-        let mut out: HashMap<String, Hit> = HashMap::new();
+    pub fn all(&self) -> Result<HashMap<Box<str>, Hit, Fast>, Damaged> {
+        // foldhash, as the index's maps: every key of the store is hashed
+        // here, at each compaction and each pass of the bounds.
+        let entries = self.tables.iter().map(Table::len).sum();
+        let mut out: HashMap<Box<str>, Hit, Fast> =
+            HashMap::with_capacity_and_hasher(entries, Fast::default());
+        let ids = &self.logs.ids;
         for (t, table) in self.tables.iter().enumerate() {
             for e in table.iter() {
                 let e = e.map_err(|d| self.in_table(t, d))?;
                 self.with_line(t, &e, |line| {
                     let (text, view) = checked(line)?;
                     check_entry(&e, &view)?;
-                    let ids = &self.logs.ids;
-                    let newer = out.get(&*view.key).is_none_or(|b| {
-                        (e.time, &ids[e.writer as usize]) > (b.time, &ids[b.writer as usize])
-                    });
-                    if newer {
-                        let hit = Hit {
-                            time: e.time,
-                            writer: e.writer,
-                            text: (!e.removed).then(|| Arc::from(text)),
-                            spans: None,
-                            seq: view.seq,
-                        };
-                        out.insert(view.key.into_owned(), hit);
+                    let hit = || Hit {
+                        time: e.time,
+                        writer: e.writer,
+                        text: (!e.removed).then(|| Arc::from(text)),
+                        spans: None,
+                        seq: view.seq,
+                        expires: view.expires,
+                    };
+                    match out.get_mut(&*view.key) {
+                        Some(known) => {
+                            let newer = (e.time, &ids[e.writer as usize])
+                                > (known.time, &ids[known.writer as usize]);
+                            if newer {
+                                *known = hit();
+                            }
+                        }
+                        None => {
+                            out.insert(view.key.into(), hit());
+                        }
                     }
                     Ok(())
                 })?;
