@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use codec::store::backend::folder::Folder;
-use codec::store::backend::{Backend, BackendError, Mapped};
+use codec::store::backend::{Backend, BackendError, Mapped, Version};
 use codec::store::Admin;
 use codec::{Cache, CacheOptions};
 
@@ -626,6 +626,17 @@ fn a_rebuild_whose_read_of_the_manifest_fails_deletes_no_table() {
             }
             inner.read(name)
         }
+        fn read_versioned(
+            &self,
+            inner: &dyn Backend,
+            name: &str,
+        ) -> Result<Option<(Vec<u8>, Version)>, BackendError> {
+            if name == "checkpoint.json" && self.0.load(std::sync::atomic::Ordering::SeqCst) {
+                let e = std::io::Error::other("I/O error (test)");
+                return Err(BackendError::new("read", inner.address(name), e));
+            }
+            inner.read_versioned(name)
+        }
     }
     let (dir, cache) = checkpointed(20);
     drop(cache);
@@ -641,7 +652,7 @@ fn a_rebuild_whose_read_of_the_manifest_fails_deletes_no_table() {
     let end = bytes.len();
     bytes[end - 5] ^= 1;
     std::fs::write(&log, bytes).unwrap();
-    let hooks = FailsManifestReads(std::sync::atomic::AtomicBool::new(true));
+    let hooks = FailsManifestReads(std::sync::atomic::AtomicBool::new(false));
     let backend = Arc::new(Wrapped::new(Arc::new(Folder::new(dir.path())), hooks));
     let cache = Cache::open_backend(backend.clone(), manual()).unwrap();
     let warnings = cache.warnings();
@@ -649,6 +660,7 @@ fn a_rebuild_whose_read_of_the_manifest_fails_deletes_no_table() {
         warnings.iter().any(|w| w.contains("checkpoint is damaged")),
         "{warnings:?}"
     );
+    backend.0.store(true, std::sync::atomic::Ordering::SeqCst);
     assert!(cache.admin().checkpoint().is_err());
     assert_eq!(
         tables(dir.path()),

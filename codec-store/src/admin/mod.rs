@@ -10,6 +10,7 @@ use crate::backend::Backend;
 use crate::cache::Cache;
 use crate::content::handler::Handler;
 use crate::error::StoreError;
+use crate::index::checkpoint::objects::Sources;
 use crate::index::EntryInfo;
 
 pub use crate::cache::reduce::{Reduced, Used};
@@ -327,6 +328,9 @@ impl Admin<'_> {
         let dir = dir.as_ref();
         crate::cache::open::require_cache_folder(dir)?;
         let folder: Arc<dyn Backend> = Arc::new(crate::backend::folder::Folder::new(dir));
-        Ok(crate::index::checkpoint::build(&folder, true, true)?.map_or(0, |b| b.lines))
+        Ok(
+            crate::index::checkpoint::build(&folder, true, true, Sources::Every)?
+                .map_or(0, |b| b.lines),
+        )
     }
 }

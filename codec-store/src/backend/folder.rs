@@ -250,7 +250,14 @@ impl Backend for Folder {
                 }),
         };
         match created {
-            Ok(()) => Ok(Created::Yes),
+            Ok(()) => {
+                // Its name as durable as its bytes: a checkpoint's manifest
+                // names the tables created before it.
+                if sync && let Some(parent) = path.parent() {
+                    sync_folder(parent);
+                }
+                Ok(Created::Yes)
+            }
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(Created::Exists),
             Err(e) => Err(self.error("create", &path, e)),
         }
@@ -301,6 +308,9 @@ impl Backend for Folder {
         }
         let tmp = self.write_aside(&path, bytes, true).map_err(fail)?;
         std::fs::rename(&tmp, &path).map_err(fail)?;
+        if let Some(parent) = path.parent() {
+            sync_folder(parent);
+        }
         let file = File::open(&path).map_err(fail)?;
         Ok(Replaced::Yes(version_of(&file).map_err(fail)?))
     }

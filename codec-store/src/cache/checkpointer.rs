@@ -13,7 +13,8 @@ use parking_lot::{Mutex, RwLock};
 
 use crate::backend::{Appends, Backend};
 use crate::error::StoreError;
-use crate::index::checkpoint::{build, objects, Built};
+use crate::index::checkpoint::objects::Sources;
+use crate::index::checkpoint::{build, Built};
 use crate::index::Index;
 
 /// A handle's checkpoints: its builds, and the one running.
@@ -83,7 +84,7 @@ impl Checkpointer {
         self.join(index);
         let full = index.read().is_distrusted();
         let known = index.read().known_segments();
-        let built = build_on(&self.backend, true, full, objects::Sources::Listed(&known))?;
+        let built = build(&self.backend, true, full, Sources::Listed(&known))?;
         self.record(built);
         let mut index = index.write();
         if full {
@@ -119,7 +120,7 @@ impl Checkpointer {
             .name("codec-checkpoint".into())
             .spawn(move || {
                 lower_priority();
-                match build_on(&backend, false, full, objects::Sources::Known(&known)) {
+                match build(&backend, false, full, Sources::Known(&known)) {
                     Ok(Some(built)) => {
                         rebuilt.store(full, Ordering::Relaxed);
                         push_warnings(&warnings, built.warnings);
@@ -160,7 +161,7 @@ impl Checkpointer {
         }
         let full = index.read().is_distrusted();
         let known = index.read().known_segments();
-        match build_on(&self.backend, false, full, objects::Sources::Known(&known)) {
+        match build(&self.backend, false, full, Sources::Known(&known)) {
             Ok(built) => self.record(built),
             Err(e) => log::debug!(target: "codec::store", "a checkpoint as the handle closed: {e}"),
         }
@@ -186,22 +187,6 @@ impl Checkpointer {
         if let Some(built) = built {
             push_warnings(&self.warnings, built.warnings);
         }
-    }
-}
-
-/// Builds a checkpoint of the store `backend` holds, in the shape its
-/// appends take: tables that point into logs growing in place ([`build`]),
-/// or tables that hold the lines of segments ([`objects::build`], which
-/// reads the segments `sources` gives).
-fn build_on(
-    backend: &Arc<dyn Backend>,
-    wait: bool,
-    full: bool,
-    sources: objects::Sources<'_>,
-) -> Result<Option<Built>, StoreError> {
-    match backend.appends() {
-        Appends::InPlace => build(backend, wait, full),
-        Appends::Segments => objects::build(&**backend, wait, full, sources),
     }
 }
 

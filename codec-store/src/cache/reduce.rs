@@ -447,7 +447,13 @@ mod tests {
                     Op::Remove(k) => drop(cache.remove(&key(k)).unwrap()),
                     Op::RemovedByOther(k) => drop(other.remove(&key(k)).unwrap()),
                     Op::Checkpoint => {
-                        crate::index::checkpoint::build(&cache.backend, true, false).unwrap();
+                        crate::index::checkpoint::build(
+                            &cache.backend,
+                            true,
+                            false,
+                            crate::index::checkpoint::objects::Sources::Every,
+                        )
+                        .unwrap();
                     }
                     Op::Compact => {
                         let grace = Duration::ZERO;

@@ -44,8 +44,9 @@ use crate::compaction::sealed::{compact_sealed, Compaction};
 use crate::compaction::{compact_alone, copy_live_entries, store_size, with_handlers, Compacted};
 use crate::content::handler::Handler;
 use crate::error::StoreError;
-use crate::index::checkpoint::objects::{build_from, Known, Sources, Start};
+use crate::index::checkpoint::objects::Sources;
 use crate::index::checkpoint::parse_manifest;
+use crate::index::checkpoint::{build_from, damaged, Start, Stop};
 use crate::index::logs;
 use crate::index::records::{Checkpoint, Covered, LeaseRecord, Retired};
 use crate::index::table::Damaged;
@@ -149,7 +150,7 @@ fn compact_online(
         ..manifest.clone()
     };
     next.tables.clear();
-    let next = commit(&*backend, next, retiring, &manifest, version)?;
+    let next = commit(&backend, next, retiring, &manifest, version)?;
     // The uses of removed keys go with them, and the leases of holders
     // gone for longer than the grace period.
     new.keep_uses_of_own_entries()?;
@@ -177,7 +178,7 @@ fn compact_online(
 /// that read the manifest before may read the objects retired until then.
 /// Returns the manifest committed.
 fn commit(
-    backend: &dyn Backend,
+    backend: &Arc<dyn Backend>,
     next: Checkpoint,
     retiring: usize,
     manifest: &Checkpoint,
@@ -190,11 +191,12 @@ fn commit(
             r.at = now;
         }
         let committed = start.manifest.clone();
-        let overtaken = match build_from(backend, start, true, Sources::Listed(&Known::new()))? {
+        let overtaken = match build_from(backend, start, true, Sources::Every)? {
             Ok(_) => return Ok(committed),
-            Err(overtaken) => overtaken,
+            Err(Stop::Overtaken(overtaken)) => overtaken,
+            Err(Stop::Damaged(why)) => return Err(damaged(&**backend, why)),
         };
-        let (now, now_version) = read_manifest(backend)?;
+        let (now, now_version) = read_manifest(&**backend)?;
         if now.compactions != manifest.compactions {
             return Err(StoreError::unsupported(
                 backend.location(),

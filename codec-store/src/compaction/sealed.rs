@@ -60,6 +60,7 @@ use crate::cache::{now_nanos, Cache};
 use crate::compaction::{copy_entries, store_size, sync_writers_objects, with_handlers, Compacted};
 use crate::content::handler::Handler;
 use crate::error::StoreError;
+use crate::index::checkpoint::objects::Sources;
 use crate::index::line::{check_line, LineView};
 use crate::index::logs::{read_marker, LogObject};
 use crate::index::records::{Compacting, IndexLine, RetiredFiles};
@@ -272,7 +273,7 @@ pub(crate) fn compact_sealed(
     drop(held);
     // The checkpoint may point into the segments retired: built again
     // from the logs readers read.
-    crate::index::checkpoint::build(&backend, true, true)?;
+    crate::index::checkpoint::build(&backend, true, true, Sources::Every)?;
     // The uses of removed keys go with them.
     old.refresh()?;
     old.keep_uses_of_own_entries()?;

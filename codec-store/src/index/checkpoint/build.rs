@@ -1,17 +1,44 @@
-//! Building a checkpoint where logs grow in place (a folder): under
-//! `checkpoint.lock`, tables written whole (aside, synced and renamed in
-//! a folder), then the manifest.
+//! Building a checkpoint: one algorithm for every backend.
+//!
+//! A build reads the manifest and its version, and the tables it names;
+//! reads the lines no table covers; merges the newest of them with the
+//! newest tables ([`RATIO`]); writes its table under a name no other
+//! build takes (the manifest's generation and 32 random bits); then
+//! commits the manifest by compare-and-swap on the version it read. Of
+//! builds racing from one version, exactly one commits; the others delete
+//! their table, and try again if asked to wait. After a commit, the
+//! builder deletes the tables no manifest can name any more: those it
+//! merged away, and those of older generations, which can never commit
+//! (a build that stopped midway left one). A reader that read the old
+//! manifest and finds a table gone reads the manifest again
+//! ([`Base::open`](super::Base::open)).
+//!
+//! Where the backend has locks (a folder), builds take turns on
+//! `checkpoint.lock` as well: one not asked to wait leaves the work to the
+//! one under way, and none reads again what another just read.
+//!
+//! What depends on the backend is how its logs are read, which is the
+//! checkpoint's format (see the module above): where a log grows in place,
+//! the lines after the bytes covered of each log, and tables that point
+//! into the logs (mapped); where each append is an object, the segments
+//! after those covered ([`objects`](super::objects)), and tables that
+//! hold their lines.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::backend::{Backend, Locking};
+use crate::backend::{Appends, Backend, BackendError, Created, Locking, Replaced, Version};
 use crate::error::StoreError;
-use crate::index::checkpoint::{checked, encode_manifest, Base, Logs, Unopened, FORMAT, RATIO};
+use crate::index::checkpoint::objects::{read_new_segments, table_bytes, HoldingTables, Sources};
+use crate::index::checkpoint::{checked, encode_manifest, parse_manifest, Logs, FORMAT, RATIO};
 use crate::index::records::{Checkpoint, Covered};
-use crate::index::table::{self, key_hash, Damaged, Entry};
+use crate::index::table::{self, key_hash, Damaged, Entry, Table};
 use crate::index::{logs, read_complete_lines};
 use crate::layout;
+
+/// How often a build that lost the race to commit tries again, when asked
+/// to wait.
+const TRIES: usize = 8;
 
 /// What a build did.
 #[derive(Debug, Default)]
@@ -24,118 +51,308 @@ pub struct Built {
     pub warnings: Vec<String>,
 }
 
-/// Builds a checkpoint of the store in `backend` from the lines after
-/// the last one (all of them if `full`, or if the last one is damaged).
-/// Waits for another build to end if `wait`, else returns `Ok(None)` when
-/// one runs.
+/// Builds a checkpoint of the store in `backend` from the lines after the
+/// last one (all of them if `full`, or if the last one is damaged), of the
+/// segments `sources` gives where each append is an object. If another
+/// build runs or commits first, waits for it or tries again when `wait`,
+/// else returns `Ok(None)`.
 pub fn build(
     backend: &Arc<dyn Backend>,
     wait: bool,
     full: bool,
+    sources: Sources<'_>,
 ) -> Result<Option<Built>, StoreError> {
     let how = if wait {
         Locking::Alone
     } else {
         Locking::TryAlone
     };
-    // Without locks, builds do not take turns (no such backend yet).
-    let lock = match backend.locks() {
+    let _turn = match backend.locks() {
         Some(locks) => match locks.lock(layout::CHECKPOINT_LOCK, how)? {
             Some(lock) => Some(lock),
             None => return Ok(None),
         },
         None => None,
     };
-    let mut built = Built::default();
-    let base = if full {
-        None
-    } else {
-        match Base::open(backend) {
-            Ok(base) => base,
-            Err(Unopened::Failed(e)) => return Err(e.into()),
-            Err(Unopened::Damaged(Damaged(why))) => {
-                built.warnings.push(format!(
-                    "{}: the checkpoint is damaged ({why}); rebuilt from the logs",
-                    backend.location()
-                ));
-                None
+    let mut warnings = Vec::new();
+    let mut full = full;
+    let rebuild = |why: String, warnings: &mut Vec<String>| {
+        warnings.push(format!(
+            "{}: the checkpoint is damaged ({why}); rebuilt from the logs",
+            backend.location()
+        ));
+    };
+    for _ in 0..TRIES {
+        // A build from scratch reads every segment.
+        let sources = match (full, sources) {
+            (true, Sources::Known(known)) => Sources::Listed(known),
+            _ => sources,
+        };
+        let start = match read_start(&**backend, full)? {
+            Read::Start(start) => start,
+            Read::Damaged(why) => {
+                rebuild(why, &mut warnings);
+                full = true;
+                continue;
             }
+            Read::Replaced if wait => continue,
+            Read::Replaced => return Ok(None),
+        };
+        // A log that lost its end and was written again holds lines where
+        // the checkpoint covers others: built from the logs alone.
+        if !full
+            && backend.appends() == Appends::InPlace
+            && let (Some(log), _) = changed_logs(&**backend, &start.manifest)?
+        {
+            rebuild(
+                format!("{log} does not end as it did when covered"),
+                &mut warnings,
+            );
+            full = true;
+            continue;
+        }
+        match build_from(backend, start, full, sources)? {
+            Ok(mut built) => {
+                built.warnings = warnings;
+                return Ok(Some(built));
+            }
+            Err(Stop::Damaged(Damaged(why))) => {
+                rebuild(why, &mut warnings);
+                full = true;
+            }
+            Err(Stop::Overtaken(_)) if wait => {}
+            Err(Stop::Overtaken(_)) => return Ok(None),
+        }
+    }
+    Err(StoreError::unsupported(
+        backend.address(layout::CHECKPOINT),
+        format!(
+            "other handles committed a checkpoint {TRIES} times while this one built its \
+             own; try again later"
+        ),
+    ))
+}
+
+/// The manifest a build starts from, its version, and the tables it names.
+pub(crate) struct Start {
+    pub manifest: Checkpoint,
+    pub version: Option<Version>,
+    tables: Vec<(u64, Table)>,
+    /// Whether the build merges every table into its own, whatever their
+    /// sizes.
+    whole: bool,
+}
+
+impl Start {
+    /// A build on no tables, from manifest `manifest` read at `version`.
+    pub fn bare(manifest: Checkpoint, version: Option<Version>) -> Start {
+        Start {
+            manifest,
+            version,
+            tables: Vec::new(),
+            whole: false,
+        }
+    }
+
+    /// A build that goes on where `overtaken` stopped, on the manifest
+    /// read at `version` whose next table is `next_table`: it reads only
+    /// the segments `overtaken` did not, and merges them with its table
+    /// into one of a generation that can still commit.
+    pub fn after(overtaken: Overtaken, next_table: u64, version: Option<Version>) -> Start {
+        let mut manifest = overtaken.manifest;
+        manifest.next_table = next_table;
+        manifest.tables.clear();
+        Start {
+            manifest,
+            version,
+            tables: vec![(0, overtaken.table)],
+            whole: true,
+        }
+    }
+}
+
+/// A build whose commit another one's overtook: where it got to, so that
+/// a next try need not read again what it read. Its table's object is
+/// deleted (a commit of a newer generation may delete it any time).
+pub(crate) struct Overtaken {
+    /// Its manifest: coverage past the segments it read.
+    manifest: Checkpoint,
+    /// Its table, held in memory.
+    table: Table,
+}
+
+/// A build that did not commit.
+pub(crate) enum Stop {
+    /// Another build committed first: where this one got to.
+    Overtaken(Overtaken),
+    /// A table it merged is damaged.
+    Damaged(Damaged),
+}
+
+/// A build from `start`: the lines it does not cover read, merged with
+/// its tables, committed if the manifest is still at its version.
+pub(crate) fn build_from(
+    backend: &Arc<dyn Backend>,
+    start: Start,
+    full: bool,
+    sources: Sources<'_>,
+) -> Result<Result<Built, Stop>, StoreError> {
+    let Start {
+        mut manifest,
+        version,
+        mut tables,
+        whole,
+    } = start;
+    let in_place = backend.appends() == Appends::InPlace;
+    let generation = manifest.next_table;
+    // Where each append is an object, every line the build handles, each
+    // followed by a newline: entries point into it until the table is
+    // written (in place, they point into the logs).
+    let mut text = Vec::new();
+    let (fresh, lines) = match in_place {
+        true => read_new_lines(&**backend, &mut manifest)?,
+        false => read_new_segments(&**backend, &mut manifest, &mut text, sources)?,
+    };
+    let mut built = Built {
+        lines,
+        ..Built::default()
+    };
+    if fresh.is_empty() && version.is_some() && !full {
+        built.tables = manifest.tables.len();
+        return Ok(Ok(built));
+    }
+    let logs = Logs::new(in_place.then_some(backend), &manifest.writers);
+    let merged = match in_place {
+        true => {
+            let mut older = PointingTables {
+                tables: &tables,
+                logs: &logs,
+            };
+            merge_newest(fresh, &mut older, &manifest.writers, whole)?
+        }
+        false => {
+            let mut older = HoldingTables {
+                tables: &tables,
+                text: &mut text,
+            };
+            merge_newest(fresh, &mut older, &manifest.writers, whole)?
         }
     };
-    // A log that lost its end and was written again holds lines where
-    // the checkpoint covers others: built from the logs alone.
-    if let Some(b) = &base
-        && let (Some(log), _) = changed_logs(&**backend, &b.manifest)?
-    {
-        drop(lock);
-        let mut again = build(backend, true, true)?.unwrap_or_default();
-        again.warnings.insert(
-            0,
-            format!(
-                "{}: the checkpoint is damaged ({log} does not end as it did when covered); \
-                 rebuilt from the logs",
-                backend.location()
-            ),
-        );
-        return Ok(Some(again));
+    let (mut newest, kept) = match merged {
+        Ok(merged) => merged,
+        Err(damaged) => return Ok(Err(Stop::Damaged(damaged))),
+    };
+    tables.truncate(kept);
+    let bytes = match in_place {
+        true => table::encode(&newest),
+        false => table_bytes(&mut newest, &text),
+    };
+    let overtaken = |manifest: Checkpoint, bytes: Vec<u8>| {
+        Ok(match Table::from_bytes(bytes, manifest.writers.len()) {
+            Ok(table) => Err(Stop::Overtaken(Overtaken { manifest, table })),
+            Err(damaged) => Err(Stop::Damaged(damaged)),
+        })
+    };
+    let Some(number) = create_table(&**backend, generation, &bytes)? else {
+        return overtaken(manifest, bytes);
+    };
+    manifest.tables = tables.iter().map(|(n, _)| *n).collect();
+    manifest.tables.push(number);
+    manifest.next_table = generation + 1;
+    if !commit(&**backend, &manifest, version.as_ref())? && !names_table(&**backend, number)? {
+        backend.delete(&layout::table_object(number))?;
+        return overtaken(manifest, bytes);
     }
-    let mut manifest = base
-        .as_ref()
-        .map(|b| b.manifest.clone())
-        .unwrap_or_else(|| Checkpoint {
+    delete_dead_tables(&**backend, &manifest, generation)?;
+    built.tables = manifest.tables.len();
+    Ok(Ok(built))
+}
+
+/// What [`read_start`] read.
+enum Read {
+    Start(Start),
+    /// The manifest or a table it names is damaged: why.
+    Damaged(String),
+    /// A table it names is gone, and the manifest changed: a newer one
+    /// replaced it meanwhile.
+    Replaced,
+}
+
+/// The manifest to build on and its tables (mapped where the backend has
+/// maps, else read whole); a fresh one if `full`.
+fn read_start(backend: &dyn Backend, full: bool) -> Result<Read, StoreError> {
+    let mut start = Start::bare(
+        Checkpoint {
             format: FORMAT,
             ..Checkpoint::default()
-        });
-    // Built again from the logs, the checkpoint replaces the one there,
-    // whose tables handles may be about to map: they go once the new
-    // manifest is in place, and the new table takes a number of its own.
-    let replaced = match base {
-        Some(_) => Vec::new(),
-        None => previous_tables(&**backend)?,
-    };
-    manifest.next_table = manifest
-        .next_table
-        .max(replaced.iter().max().map_or(0, |&n| n + 1));
-    delete_unnamed_tables(&**backend, &manifest, &replaced)?;
-    let (fresh, lines) = read_new_lines(&**backend, &mut manifest)?;
-    built.lines = lines;
-    if fresh.is_empty() && base.is_some() {
-        built.tables = manifest.tables.len();
-        return Ok(Some(built));
-    }
-    let logs = Logs::new(Some(backend), &manifest.writers);
-    let mut older = PointingTables {
-        base: base.as_ref(),
-        logs: &logs,
-    };
-    let (newest, kept) = match merge_newest(fresh, &mut older, &manifest.writers, false)? {
-        Ok(merged) => merged,
-        Err(Damaged(why)) => {
-            // Start again from the logs alone.
-            drop(lock);
-            let mut again = build(backend, true, true)?.unwrap_or_default();
-            again.warnings.insert(
-                0,
-                format!(
-                    "{}: the checkpoint is damaged ({why}); rebuilt from the logs",
-                    backend.location()
-                ),
-            );
-            return Ok(Some(again));
+        },
+        None,
+    );
+    let read = backend.read_versioned(layout::CHECKPOINT)?;
+    let parsed = read.as_ref().map(|(bytes, _)| parse_manifest(bytes));
+    start.version = read.map(|(_, version)| version);
+    let manifest = match parsed {
+        Some(Ok(manifest)) if !full => manifest,
+        Some(Err(Damaged(why))) if !full => return Ok(Read::Damaged(why)),
+        parsed => {
+            // A build from the logs (or on no manifest) takes a generation
+            // past every table's (its table must not take the name of an
+            // older one, and those of a build that stopped are deleted
+            // after its commit), and keeps what compactions left to delete.
+            let past = listed_tables(backend)?
+                .map(|n| (n >> 32) + 1)
+                .max()
+                .unwrap_or(0);
+            if let Some(Ok(manifest)) = parsed {
+                start.manifest.next_table = manifest.next_table;
+                start.manifest.compactions = manifest.compactions;
+                start.manifest.retired = manifest.retired;
+            }
+            start.manifest.next_table = start.manifest.next_table.max(past);
+            return Ok(Read::Start(start));
         }
     };
-    let mut merged_away = manifest.tables.split_off(kept);
-    merged_away.extend(replaced);
-    let number = manifest.next_table;
-    manifest.next_table += 1;
-    backend.write(&layout::table_object(number), &table::encode(&newest), true)?;
-    manifest.tables.push(number);
-    backend.write(layout::CHECKPOINT, &encode_manifest(&manifest)?, true)?;
-    for n in merged_away {
-        let _ = backend.delete(&layout::table_object(n));
+    for &n in &manifest.tables {
+        let name = layout::table_object(n);
+        let missing = |e: &BackendError| e.source.kind() == std::io::ErrorKind::NotFound;
+        let table = match backend.maps() {
+            Some(maps) => match maps.map(&name) {
+                Ok(map) => Table::from_mapped(map, manifest.writers.len()),
+                Err(e) if missing(&e) => return gone(backend, start.version.as_ref(), &name),
+                Err(e) => return Err(e.into()),
+            },
+            None => match backend.read(&name)? {
+                Some(bytes) => Table::from_bytes(bytes, manifest.writers.len()),
+                None => return gone(backend, start.version.as_ref(), &name),
+            },
+        };
+        match table {
+            Ok(table) => start.tables.push((n, table)),
+            Err(Damaged(why)) => {
+                return Ok(Read::Damaged(format!("{}: {why}", backend.address(&name))));
+            }
+        }
     }
-    built.tables = manifest.tables.len();
-    Ok(Some(built))
+    start.manifest = manifest;
+    Ok(Read::Start(start))
+}
+
+/// Table `name` of the manifest read at `version` is gone: replaced, if
+/// the manifest changed since, else damaged.
+fn gone(backend: &dyn Backend, version: Option<&Version>, name: &str) -> Result<Read, StoreError> {
+    let now = backend.read_versioned(layout::CHECKPOINT)?.map(|(_, v)| v);
+    Ok(match now.as_ref() == version {
+        true => Read::Damaged(format!("{} is missing", backend.address(name))),
+        false => Read::Replaced,
+    })
+}
+
+/// The numbers of the tables in `index/`.
+fn listed_tables(backend: &dyn Backend) -> Result<impl Iterator<Item = u64>, StoreError> {
+    let listed = backend.list(&format!("{}/", layout::TABLES))?;
+    Ok(listed
+        .into_iter()
+        .filter_map(|o| layout::table_number(&o.name)))
 }
 
 /// The newest line of each key among the log lines after what `manifest`
@@ -300,24 +517,21 @@ pub(super) fn merge_newest(
 
 /// The tables of a checkpoint whose entries point into the logs.
 struct PointingTables<'a> {
-    base: Option<&'a Base>,
+    tables: &'a [(u64, Table)],
     logs: &'a Logs,
 }
 
 impl OlderTables for PointingTables<'_> {
     fn count(&self) -> usize {
-        self.base.map_or(0, |b| b.tables.len())
+        self.tables.len()
     }
 
     fn len(&self, t: usize) -> usize {
-        self.base.map_or(0, |b| b.tables[t].len())
+        self.tables[t].1.len()
     }
 
     fn entries(&mut self, t: usize) -> Result<Vec<Entry>, Damaged> {
-        match self.base {
-            Some(b) => b.tables[t].iter().collect(),
-            None => Ok(Vec::new()),
-        }
+        self.tables[t].1.iter().collect()
     }
 
     fn key(&self, e: &Entry) -> Result<String, Damaged> {
@@ -371,34 +585,78 @@ pub(super) fn merge(
     Ok(out)
 }
 
-/// Deletes the objects of `index/` the manifest does not name: tables of
-/// a build that stopped before its manifest, files written aside.
-fn delete_unnamed_tables(
+/// Creates a table of `generation` under a name of its own; its number,
+/// or `None` if names kept being taken.
+fn create_table(
+    backend: &dyn Backend,
+    generation: u64,
+    bytes: &[u8],
+) -> Result<Option<u64>, StoreError> {
+    for attempt in 0..TRIES {
+        // The generation alone first: builds that take turns never race
+        // for it, and their tables keep names (and the manifest a size)
+        // that do not change from one build to the next.
+        let random = match attempt {
+            0 => 0,
+            _ => crate::__ids::random_bits(attempt as u64),
+        };
+        let number = (generation << 32) | u64::from(random);
+        let name = layout::table_object(number);
+        if backend.create(&name, bytes, true)? == Created::Yes {
+            return Ok(Some(number));
+        }
+    }
+    Ok(None)
+}
+
+/// Commits `manifest` if the manifest is still at `version` (or still
+/// absent); whether it did.
+fn commit(
     backend: &dyn Backend,
     manifest: &Checkpoint,
-    kept: &[u64],
-) -> Result<(), StoreError> {
-    let Ok(listing) = backend.list(&format!("{}/", layout::TABLES)) else {
-        return Ok(());
+    version: Option<&Version>,
+) -> Result<bool, StoreError> {
+    let bytes = encode_manifest(manifest)?;
+    Ok(match version {
+        Some(version) => matches!(
+            backend.replace(layout::CHECKPOINT, &bytes, version)?,
+            Replaced::Yes(_)
+        ),
+        None => backend.create(layout::CHECKPOINT, &bytes, true)? == Created::Yes,
+    })
+}
+
+/// Whether the manifest names table `number`. A commit that found the
+/// manifest changed may have changed it itself: a request whose response
+/// was lost, retried by the object store's client, finds the manifest its
+/// first try wrote. Table numbers are random per build, so a manifest that
+/// names this build's table is its own (or built on it): the table stays.
+fn names_table(backend: &dyn Backend, number: u64) -> Result<bool, StoreError> {
+    let Some(bytes) = backend.read(layout::CHECKPOINT)? else {
+        return Ok(false);
     };
-    let named: Vec<String> = (manifest.tables.iter().chain(kept))
-        .map(|&n| layout::table_object(n))
-        .collect();
-    for listed in listing {
-        if !named.contains(&listed.name) {
-            let _ = backend.delete(&listed.name);
+    Ok(parse_manifest(&bytes).is_ok_and(|m| m.tables.contains(&number)))
+}
+
+/// Deletes the tables `manifest` (just committed, built on generation
+/// `generation`) does not name and that no build can commit any more:
+/// those of a generation up to `generation`, and what is not a table
+/// (written aside by a build that stopped). One that cannot be deleted
+/// now (a file a reader has open, where that forbids it) is left to the
+/// next build.
+fn delete_dead_tables(
+    backend: &dyn Backend,
+    manifest: &Checkpoint,
+    generation: u64,
+) -> Result<(), StoreError> {
+    for listed in backend.list(&format!("{}/", layout::TABLES))? {
+        let dead = layout::table_number(&listed.name)
+            .is_none_or(|n| n >> 32 <= generation && !manifest.tables.contains(&n));
+        if dead && let Err(e) = backend.delete(&listed.name) {
+            log::debug!(target: "codec::store", "a table stays for the next build: {e}");
         }
     }
     Ok(())
-}
-
-/// The tables of the manifest in place, if it parses (a build from the
-/// logs replaces them). A read that fails fails the build: its tables
-/// would read as named by no manifest, and be deleted under it.
-fn previous_tables(backend: &dyn Backend) -> Result<Vec<u64>, StoreError> {
-    let manifest = backend.read(layout::CHECKPOINT)?;
-    let manifest = manifest.and_then(|bytes| crate::index::checkpoint::parse_manifest(&bytes).ok());
-    Ok(manifest.map(|m| m.tables).unwrap_or_default())
 }
 
 #[cfg(test)]
@@ -408,6 +666,28 @@ mod tests {
     use crate::backend::folder::Folder;
     use crate::backend::Backend;
     use crate::{Cache, CacheOptions};
+
+    /// A build on no manifest (deleted, or never committed) takes a
+    /// generation past every table in `index/`, so that the tables a
+    /// stopped build left, of any generation, are deleted after its commit.
+    #[test]
+    fn a_build_on_no_manifest_deletes_the_tables_of_every_generation_left() {
+        let dir = tempfile::tempdir().unwrap();
+        let manual = CacheOptions::default().checkpoint_bytes(0);
+        let cache = Cache::open_with(dir.path(), manual).unwrap();
+        cache.put("k", &1u32).unwrap();
+        let left = dir.path().join(crate::layout::table_object(7 << 32 | 1));
+        std::fs::create_dir_all(left.parent().unwrap()).unwrap();
+        std::fs::write(&left, b"left by a build that stopped").unwrap();
+        let backend: Arc<dyn Backend> = Arc::new(Folder::new(dir.path()));
+        super::build(&backend, true, false, super::Sources::Every)
+            .unwrap()
+            .unwrap();
+        assert!(!left.exists());
+        let tables = std::fs::read_dir(dir.path().join(crate::layout::TABLES)).unwrap();
+        assert_eq!(tables.count(), 1);
+        assert_eq!(cache.admin().verify_index().unwrap(), 1);
+    }
 
     /// A build that starts from a checkpoint checks the ends of the logs
     /// it covers: a log a power loss cut short and that was written again
@@ -431,7 +711,9 @@ mod tests {
             .unwrap();
         drop(writer);
         let backend: Arc<dyn Backend> = Arc::new(Folder::new(dir.path()));
-        let built = super::build(&backend, true, false).unwrap().unwrap();
+        let built = super::build(&backend, true, false, super::Sources::Every)
+            .unwrap()
+            .unwrap();
         assert!(
             built
                 .warnings

@@ -14,25 +14,27 @@
 //! size of the next: a store of `n` entries has about `log4(n / lines per
 //! checkpoint)` tables, and each entry is rewritten that many times at most.
 //!
-//! Both read the same tables and manifest ([`Base::open`]), turn lines
-//! into entries the same way and merge tables with one merge. They are
-//! two shapes, by how the backend's appends land
-//! ([`Backend::appends`]), which is the checkpoint's format on disk:
-//! - where a log grows in place (a folder: [`build`]), tables point into
-//!   the logs, mapped where the backend has maps; coverage is bytes of
-//!   each log, with a checksum of the last bytes covered (the logs are
-//!   not synced for a checkpoint: where a power loss took the end of a
-//!   log, its tail no longer matches and the checkpoint is put aside).
-//!   One handle builds at a time (`checkpoint.lock`, through
-//!   [`Backend::locks`], taken without waiting: another handle busy with
-//!   one is as good); tables and manifest are written whole and durable.
+//! One build serves every backend ([`build`]): it reads the manifest and
+//! its tables ([`Base::open`] reads the same), turns lines into entries
+//! and merges tables one way, writes its table under a name of its own
+//! and commits the manifest by compare-and-swap on the version it read
+//! (of two builds from one version, exactly one commits; the other
+//! deletes its table). Where the backend has locks ([`Backend::locks`]),
+//! builds also take turns on `checkpoint.lock`, one not asked to wait
+//! leaving the work to the one under way.
+//!
+//! The checkpoint's format on disk follows how the backend's appends land
+//! ([`Backend::appends`]), and with it how a build reads the logs:
+//! - where a log grows in place (a folder), tables point into the logs,
+//!   mapped where the backend has maps; coverage is bytes of each log,
+//!   with a checksum of the last bytes covered (the logs are not synced
+//!   for a checkpoint: where a power loss took the end of a log, its tail
+//!   no longer matches and the checkpoint is put aside, or built again
+//!   from the logs);
 //! - where a log is one object per append (object storage, memory:
 //!   [`objects`]), a byte offset into a log names nothing to map, so
 //!   tables hold the lines themselves and are read whole, one request
-//!   each; coverage is the number of segments of each writer. There is no
-//!   lock: the manifest is committed by compare-and-swap on the version
-//!   read, and of two builds from one version exactly one commits; the
-//!   other deletes its table.
+//!   each; coverage is the number of segments of each writer.
 
 mod build;
 pub mod objects;
@@ -43,6 +45,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 pub use build::{build, changed_logs, Built};
+pub(crate) use build::{build_from, Start, Stop};
 
 use crate::backend::{Appends, Backend, BackendError, Mapped, Version};
 use crate::index::line::{check_line, LineView, Spans};
