@@ -27,10 +27,12 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::backend::{Appends, Backend, BackendError, Created, Locking, Replaced, Version};
+use crate::backend::{Appends, Backend, Created, Locking, Replaced, Version};
 use crate::error::StoreError;
 use crate::index::checkpoint::objects::{read_new_segments, table_bytes, HoldingTables, Sources};
-use crate::index::checkpoint::{checked, encode_manifest, parse_manifest, Logs, FORMAT, RATIO};
+use crate::index::checkpoint::{
+    checked, encode_manifest, open_table, parse_manifest, Logs, FORMAT, RATIO,
+};
 use crate::index::records::{Checkpoint, Covered};
 use crate::index::table::{self, key_hash, Damaged, Entry, Table};
 use crate::index::{logs, read_complete_lines};
@@ -314,17 +316,9 @@ fn read_start(backend: &dyn Backend, full: bool) -> Result<Read, StoreError> {
     };
     for &n in &manifest.tables {
         let name = layout::table_object(n);
-        let missing = |e: &BackendError| e.source.kind() == std::io::ErrorKind::NotFound;
-        let table = match backend.maps() {
-            Some(maps) => match maps.map(&name) {
-                Ok(map) => Table::from_mapped(map, manifest.writers.len()),
-                Err(e) if missing(&e) => return gone(backend, start.version.as_ref(), &name),
-                Err(e) => return Err(e.into()),
-            },
-            None => match backend.read(&name)? {
-                Some(bytes) => Table::from_bytes(bytes, manifest.writers.len()),
-                None => return gone(backend, start.version.as_ref(), &name),
-            },
+        let table = match open_table(backend, &name, manifest.writers.len())? {
+            Some(table) => table,
+            None => return gone(backend, start.version.as_ref(), &name),
         };
         match table {
             Ok(table) => start.tables.push((n, table)),

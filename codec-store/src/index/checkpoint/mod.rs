@@ -176,6 +176,28 @@ fn checked(bytes: &[u8]) -> Result<(&str, LineView<'_>), Damaged> {
     Ok((text, view))
 }
 
+/// Table `name` of a manifest of `writers` writers: mapped where the
+/// backend has maps (tables are written aside and linked into place, then
+/// never written again: a new checkpoint writes new files, and deletes old
+/// ones by name, which leaves maps intact), else read whole; `Ok(None)` if
+/// it is gone.
+pub(super) fn open_table(
+    backend: &dyn Backend,
+    name: &str,
+    writers: usize,
+) -> Result<Option<Result<Table, Damaged>>, BackendError> {
+    match backend.maps() {
+        Some(maps) => match maps.map(name) {
+            Ok(map) => Ok(Some(Table::from_mapped(map, writers))),
+            Err(e) if e.source.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(e),
+        },
+        None => Ok(backend
+            .read(name)?
+            .map(|bytes| Table::from_bytes(bytes, writers))),
+    }
+}
+
 impl Base {
     /// The checkpoint of the store in `backend`; `Ok(None)` if it has
     /// none. Its tables are mapped where the backend has maps, else read
@@ -210,21 +232,10 @@ impl Base {
         let mut tables = Vec::with_capacity(manifest.tables.len());
         for &n in &manifest.tables {
             let name = layout::table_object(n);
-            let missing = |e: &BackendError| e.source.kind() == std::io::ErrorKind::NotFound;
-            let table = match backend.maps() {
-                // Tables are written aside and renamed into place, then
-                // never written again (a new checkpoint writes new files,
-                // and deletes old ones by name, which leaves maps intact).
-                Some(maps) => match maps.map(&name) {
-                    Ok(map) => Table::from_mapped(map, manifest.writers.len()),
-                    Err(e) if missing(&e) => return Err(Missing(e.to_string())),
-                    Err(e) => return Ok(Err(Unopened::Failed(e))),
-                },
-                None => match backend.read(&name) {
-                    Ok(Some(bytes)) => Table::from_bytes(bytes, manifest.writers.len()),
-                    Ok(None) => return Err(Missing(format!("{name} is missing"))),
-                    Err(e) => return Ok(Err(Unopened::Failed(e))),
-                },
+            let table = match open_table(&**backend, &name, manifest.writers.len()) {
+                Ok(Some(table)) => table,
+                Ok(None) => return Err(Missing(format!("{name} is missing"))),
+                Err(e) => return Ok(Err(Unopened::Failed(e))),
             };
             match table {
                 Ok(table) => tables.push(table),
