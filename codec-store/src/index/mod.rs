@@ -792,9 +792,8 @@ impl LinesSnapshot {
         Ok(by_log)
     }
 
-    /// The latest line of every key read, removals too (`None`).
-    /// The latest line of each key; `None` for one that removed the key
-    /// or expired at `now` (either hides the older lines).
+    /// The latest line of each key read; `None` for one that removed the
+    /// key or expired at `now` (either hides the older lines).
     fn latest(self, now: u64) -> Result<HashMap<Box<str>, Latest, RandomState>, Damaged> {
         let base = match &self.base {
             Some(base) => base.all()?,
