@@ -143,9 +143,10 @@ pub struct CacheOptions {
     /// storage each append is a sealed object already.
     pub segment_bytes: u64,
     /// In a folder with [`bounds`](CacheOptions#structfield.bounds), the
-    /// store compacts by itself once the bounds removed entries and the
-    /// folder holds more than the payload it keeps and as much again (8 MiB
-    /// more at least): online, in a background thread, the oldest sealed
+    /// store compacts by itself once the bounds removed entries, or a
+    /// write sealed two segments since the last compaction started, and
+    /// the folder holds more than the payload the last pass of the bounds
+    /// kept and as much again (8 MiB more at least): online, in a background thread, the oldest sealed
     /// segments mostly dead. What a compaction retires stays this long for
     /// handles whose index still names it, then the next compaction
     /// deletes it (default: zero, deleted at once: a handle that finds an

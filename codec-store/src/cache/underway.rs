@@ -12,6 +12,7 @@
 //! way, and a write that starts while a seal is asked for waits for the
 //! seal (a stream of writes never keeps a segment from being sealed).
 
+use std::cell::Cell;
 use std::thread::ThreadId;
 
 use crate::cache::writers::{LogWriter, Writer};
@@ -49,6 +50,19 @@ impl Underway {
     }
 }
 
+thread_local! {
+    /// How deep in writes of any handle this thread is.
+    static DEPTH: Cell<usize> = const { Cell::new(0) };
+}
+
+/// Whether this thread has a write under way, of any handle: one that
+/// waits now holds off the seals asked meanwhile (a compaction's first
+/// step), so it waits once it ended
+/// ([`upkeep`](crate::cache::upkeep)'s stall).
+pub(crate) fn in_write() -> bool {
+    DEPTH.get() > 0
+}
+
 /// Ends a write of `thread` when dropped, even by a panic.
 struct Ending<'s> {
     writer: &'s LogWriter,
@@ -57,6 +71,7 @@ struct Ending<'s> {
 
 impl Drop for Ending<'_> {
     fn drop(&mut self) {
+        DEPTH.set(DEPTH.get().saturating_sub(1));
         let mut writer = self.writer.lock();
         let underway = &mut writer.underway;
         let Some(i) = underway.threads.iter().position(|(t, _)| *t == self.thread) else {
@@ -95,11 +110,17 @@ impl LogWriter {
                 }
             }
         }
-        let _ending = Ending {
+        DEPTH.set(DEPTH.get() + 1);
+        let ending = Ending {
             writer: self,
             thread,
         };
-        write()
+        let written = write();
+        drop(ending);
+        if !in_write() {
+            crate::cache::upkeep::stall_after_write();
+        }
+        written
     }
 
     /// Seals this handle's segment ([`seal`](Self::seal)) once no write is

@@ -12,7 +12,7 @@ use std::thread::JoinHandle;
 use parking_lot::Mutex;
 
 use crate::backend::Appends;
-use crate::cache::Cache;
+use crate::cache::{underway, Cache};
 use crate::compaction::sealed::{compact_sealed, Compaction};
 use crate::compaction::store_size;
 use crate::error::StoreError;
@@ -31,6 +31,12 @@ pub(crate) struct Upkeep {
     pub(crate) compact_again: Mutex<Option<u64>>,
     /// The handle's segment when the compaction started.
     compaction_segment: AtomicU64,
+    /// The handle's segment when a write last asked whether the folder is
+    /// mostly garbage.
+    checked_segment: AtomicU64,
+    /// The payload bytes the last pass of the bounds kept, plus one (0: no
+    /// pass yet).
+    kept_bytes: AtomicU64,
     compact_thread: Mutex<Option<JoinHandle<()>>>,
     /// Writes since the last pass of the bounds started.
     writes_since_bounds: AtomicU64,
@@ -38,6 +44,8 @@ pub(crate) struct Upkeep {
     bounds_every: Arc<AtomicU64>,
     /// The live entries as the last pass of the bounds read them.
     pub(crate) live: Mutex<Option<super::reduce::LiveSizes>>,
+    /// The newest lines of the sealed segments its compactions kept.
+    pub(crate) sealed_lines: crate::compaction::sealed::SealedLines,
 }
 
 /// The fewest writes between two passes of the bounds.
@@ -45,7 +53,7 @@ const MIN_WRITES_BETWEEN_BOUNDS: u64 = 1024;
 
 /// How many passes' worth of writes the writers may run ahead of the pass
 /// of the bounds under way.
-const PASSES_AHEAD: u64 = 4;
+const PASSES_AHEAD: u64 = 2;
 
 /// How many segments a writer may seal while the compaction the bounds
 /// asked for runs (a bound in bytes makes a segment a quarter of it).
@@ -62,6 +70,9 @@ const AUTO_COMPACT_MIN: u64 = 8 << 20;
 thread_local! {
     /// This thread keeps the store: a pass of the bounds, a compaction.
     static MAINTAINING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// The upkeep a write of this thread waits for once it ended.
+    static STALL_AFTER_WRITE: std::cell::RefCell<Option<Arc<AtomicBool>>> =
+        const { std::cell::RefCell::new(None) };
 }
 
 impl Upkeep {
@@ -77,11 +88,19 @@ impl Upkeep {
         if writes >= every.saturating_mul(PASSES_AHEAD) {
             stall(&self.bounding);
         }
+        let segment = cache.writer.lock().segment;
         if self.compacting.load(Ordering::Acquire) {
-            let sealed = cache.writer.lock().segment;
             let started = self.compaction_segment.load(Ordering::Relaxed);
-            if sealed >= started + SEGMENTS_AHEAD {
+            if segment >= started + SEGMENTS_AHEAD {
                 stall(&self.compacting);
+            }
+        } else if self.checked_segment.swap(segment, Ordering::Relaxed) != segment
+            && segment >= self.compaction_segment.load(Ordering::Relaxed) + SEGMENTS_AHEAD
+        {
+            // A segment was sealed since: the garbage it holds is the
+            // compaction's from now on, not at the next pass's end.
+            if let Some(kept) = self.kept_bytes.load(Ordering::Relaxed).checked_sub(1) {
+                self.compact_if_mostly_garbage(cache, kept);
             }
         }
     }
@@ -133,6 +152,8 @@ impl Upkeep {
         let bounds = (cache.options.bounds.as_ref()).filter(|b| !b.is_unbounded())?;
         match cache.reduce_size(bounds, None) {
             Ok(done) => {
+                let kept = done.kept_bytes.saturating_add(1);
+                self.kept_bytes.store(kept, Ordering::Relaxed);
                 if !done.removed.is_empty() {
                     self.compact_if_mostly_garbage(cache, done.kept_bytes);
                 }
@@ -148,9 +169,11 @@ impl Upkeep {
         }
     }
 
-    /// In a folder, after the bounds removed entries: compacts online
-    /// (the sealed segments mostly dead, this handle's sealed first) once
-    /// the folder holds more than the payload it keeps and as much again,
+    /// In a folder, after the bounds removed entries, and as a write finds
+    /// [`SEGMENTS_AHEAD`] segments sealed since the last compaction
+    /// started (the bounds' last pass kept `kept_bytes`): compacts online
+    /// (the sealed segments mostly dead) once the folder holds more than
+    /// the payload it keeps and as much again,
     /// or [`AUTO_COMPACT_MIN`] more if that is more
     /// ([`CacheOptions::compact_grace`](crate::CacheOptions::compact_grace)).
     /// Unless another handle compacts it already; an error is a warning.
@@ -238,11 +261,29 @@ impl Upkeep {
 /// compaction the bounds asked for runs (else the folder grows faster
 /// than it is given back). Each write waits [`MAX_STALL`] at most, so
 /// none waits long; not in the store's own threads, which the upkeep may
-/// wait for.
-fn stall(running: &AtomicBool) {
+/// wait for. A write waits once it ended, not while it is under way: the
+/// compaction it waits for seals the writer's segment first, which waits
+/// for the writes under way.
+fn stall(running: &Arc<AtomicBool>) {
     if MAINTAINING.get() {
         return;
     }
+    if underway::in_write() {
+        STALL_AFTER_WRITE.set(Some(running.clone()));
+        return;
+    }
+    wait_while(running);
+}
+
+/// The stall of the write of this thread that just ended, if it has one.
+pub(crate) fn stall_after_write() {
+    if let Some(running) = STALL_AFTER_WRITE.take() {
+        wait_while(&running);
+    }
+}
+
+/// Waits while `running`, [`MAX_STALL`] at most.
+fn wait_while(running: &AtomicBool) {
     let until = std::time::Instant::now() + MAX_STALL;
     while running.load(Ordering::Acquire) && std::time::Instant::now() < until {
         std::thread::sleep(std::time::Duration::from_micros(200));
@@ -313,6 +354,60 @@ mod tests {
         cache.put("k", &1u32).unwrap();
         assert!(start.elapsed() >= MAX_STALL, "{:?}", start.elapsed());
         c.compacting.store(false, Ordering::Release);
+    }
+
+    /// A write that finds the upkeep behind waits once it ended, not while
+    /// it is under way: the compaction it waits for seals the writer's
+    /// segment first, which waits for the writes under way (it waited the
+    /// whole stall before).
+    #[test]
+    fn a_write_waits_for_the_upkeep_once_it_ended() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = bounded(dir.path());
+        let running = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+        cache
+            .writer
+            .one_write(|| {
+                super::stall(&running);
+                let pending = super::STALL_AFTER_WRITE.with(|s| s.borrow().is_some());
+                assert!(pending, "the write waited while under way");
+                Ok(())
+            })
+            .unwrap();
+        let pending = super::STALL_AFTER_WRITE.with(|s| s.borrow().is_some());
+        assert!(!pending, "the write never waited");
+    }
+
+    /// A store bounded by a pass that removes nothing compacts once a
+    /// write finds segments sealed since the last compaction, and the
+    /// folder mostly garbage: the compaction does not wait for a pass that
+    /// removes entries (the folder grew past its bounds meanwhile).
+    #[test]
+    fn a_write_that_sealed_segments_of_a_folder_mostly_garbage_starts_a_compaction() {
+        let dir = tempfile::tempdir().unwrap();
+        let bounds = Bounds::default().max_entries(1 << 20);
+        let options = CacheOptions::default()
+            .bounds(bounds)
+            .segment_bytes(1 << 20);
+        let cache = Cache::open_with(dir.path(), options).unwrap();
+        let c = &cache.upkeep;
+        // A pass kept nothing, as far as the writes know.
+        c.kept_bytes.store(1, Ordering::Relaxed);
+        let value = "v".repeat(4000);
+        let mut i = 0;
+        // Past 8 MiB and two segments.
+        while cache.writer.lock().segment < 10 {
+            cache.put(&format!("k{}", i % 100), &value).unwrap();
+            i += 1;
+        }
+        c.join();
+        assert!(c.compaction_segment.load(Ordering::Relaxed) >= SEGMENTS_AHEAD);
+        for k in 0..100 {
+            assert_eq!(
+                cache.get::<String>(&format!("k{k}")).unwrap(),
+                Some(value.clone())
+            );
+        }
     }
 
     /// A pass of the bounds that asks for a compaction while one runs is

@@ -391,6 +391,17 @@ impl LogWriter {
         let data = self.shared.end();
         limit > 0 && self.backend.appends() == Appends::InPlace && log_end + data >= limit
     }
+
+    /// The bytes of log and shared data of the segment this handle
+    /// appends to.
+    pub(crate) fn segment_size(&self) -> u64 {
+        let log = self
+            .lock()
+            .log
+            .as_ref()
+            .map_or(0, |log| log.appender.end().1);
+        log + self.shared.end()
+    }
 }
 
 /// The smallest segment a bound in bytes makes a writer seal at.

@@ -5,8 +5,8 @@
 //! at a size (`cache/writers.rs`); a sealed segment never grows again. The
 //! compaction works on the segments sealed when it starts (every segment
 //! of a writer but its last, and the last one of a writer that is gone,
-//! which it holds meanwhile; the handle that compacts seals its own
-//! first), while other handles go on writing to their active ones. One
+//! which it holds meanwhile; one asked for seals the asking handle's
+//! first), while handles go on writing to their active ones. One
 //! asked for retires every sealed segment; the store's own (past its
 //! bounds) only the oldest ones of each writer that are mostly dead, and
 //! keeps the rest as they are (a segment mostly live would be copied
@@ -70,6 +70,7 @@ use crate::options::CacheOptions;
 
 /// The newest line of a key in the segments kept (the active ones, and
 /// the sealed ones the store's own compaction leaves).
+#[derive(Clone, Copy)]
 struct Kept {
     time: u64,
     seq: u64,
@@ -133,8 +134,15 @@ pub(crate) fn compact_sealed(
     let size_before = store_size(&*backend)?;
     let mut freed = collect(&*backend, grace, now_nanos())?;
     remove_unheld_key_locks(&*backend, locks)?;
+    // The store's own seals the handle's segment only if it holds a
+    // quarter of the store: else it is mostly live (the garbage is in the
+    // segments sealed by size), and sealing it at each compaction would
+    // make segments smaller than their size, and more of them to read.
     if let Some(cache) = cache {
-        cache.writer.seal_now()?;
+        let own = matches!(how, Compaction::IfFree(_));
+        if !own || cache.writer.segment_size() >= size_before / 4 {
+            cache.writer.seal_now()?;
+        }
     }
     let (mut sealed, mut active) = segments(&*backend)?;
     // The last segment of a writer that is gone is as good as sealed
@@ -170,8 +178,9 @@ pub(crate) fn compact_sealed(
     // The segments kept first, the whole store after: a line written in
     // between is in the store's reading, and newer than every line read
     // before.
+    let known = cache.map(|cache| &cache.upkeep.sealed_lines);
+    let newest_kept = newest_lines(&*backend, &active, &kept_sealed, known)?;
     active.extend(kept_sealed);
-    let newest_kept = newest_lines(&*backend, &active)?;
     let options = CacheOptions {
         checkpoint_bytes: 0,
         fsync: true,
@@ -367,34 +376,102 @@ fn segments(backend: &dyn Backend) -> Result<(Vec<LogObject>, Vec<LogObject>), S
     }))
 }
 
-/// The newest line of each key in `logs`, as far as they are written.
+/// The newest line of each key in the sealed segments a handle's
+/// compactions kept, by segment: a sealed segment never changes, and the
+/// store's own compaction keeps the ones mostly live, which the next ones
+/// would read again each time. Its own compactions read only the segments
+/// sealed since.
+#[derive(Default)]
+pub(crate) struct SealedLines {
+    segments: parking_lot::Mutex<HashMap<String, SegmentLines>>,
+}
+
+/// The newest line of each key in one sealed segment of `size` bytes.
+struct SegmentLines {
+    size: u64,
+    newest: Arc<HashMap<String, Kept, Fast>>,
+}
+
+/// The newest line of each key in the logs `active` and `sealed`, as far
+/// as they are written; those of `sealed` from `known` where a compaction
+/// read them before (and kept there for the next, the others forgotten).
 fn newest_lines(
     backend: &dyn Backend,
-    logs: &[LogObject],
+    active: &[LogObject],
+    sealed: &[LogObject],
+    known: Option<&SealedLines>,
 ) -> Result<HashMap<String, Kept, Fast>, StoreError> {
     // foldhash, as the index's maps: every line's key is hashed here.
     let mut newest: HashMap<String, Kept, Fast> = HashMap::default();
-    for log in logs {
-        let Some(bytes) = read_complete_lines(backend, &log.name, 0)? else {
+    let Some(known) = known else {
+        for log in active.iter().chain(sealed) {
+            merge_newest(&mut newest, &read_newest(backend, log)?);
+        }
+        return Ok(newest);
+    };
+    for log in active {
+        merge_newest(&mut newest, &read_newest(backend, log)?);
+    }
+    let mut known = known.segments.lock();
+    let mut kept: HashMap<String, SegmentLines> = HashMap::with_capacity(sealed.len());
+    for log in sealed {
+        // A segment of a writer gone, kept, may be taken up and grow
+        // again: its lines are read again once its size changed.
+        let lines = match known.remove(&log.name) {
+            Some(lines) if lines.size == log.size => lines.newest,
+            _ => Arc::new(read_newest(backend, log)?),
+        };
+        merge_newest(&mut newest, &lines);
+        kept.insert(
+            log.name.clone(),
+            SegmentLines {
+                size: log.size,
+                newest: lines,
+            },
+        );
+    }
+    *known = kept;
+    Ok(newest)
+}
+
+/// Merges the newest lines `lines` into `newest`.
+fn merge_newest(newest: &mut HashMap<String, Kept, Fast>, lines: &HashMap<String, Kept, Fast>) {
+    for (key, line) in lines {
+        match newest.get_mut(key.as_str()) {
+            Some(known) if (known.time, known.seq) >= (line.time, line.seq) => {}
+            Some(known) => *known = *line,
+            None => {
+                newest.insert(key.clone(), *line);
+            }
+        }
+    }
+}
+
+/// The newest line of each key in `log`, as far as it is written.
+fn read_newest(
+    backend: &dyn Backend,
+    log: &LogObject,
+) -> Result<HashMap<String, Kept, Fast>, StoreError> {
+    let mut newest: HashMap<String, Kept, Fast> = HashMap::default();
+    let Some(bytes) = read_complete_lines(backend, &log.name, 0)? else {
+        return Ok(newest);
+    };
+    for raw in bytes.split(|&b| b == b'\n') {
+        // A damaged line is skipped, as readers skip it.
+        let Some(line) = check_line(raw).ok().and_then(|t| LineView::parse(t).ok()) else {
             continue;
         };
-        for raw in bytes.split(|&b| b == b'\n') {
-            // A damaged line is skipped, as readers skip it.
-            let Some(line) = check_line(raw).ok().and_then(|t| LineView::parse(t).ok()) else {
-                continue;
-            };
-            let (time, seq) = (line.time, line.seq);
-            let kept = Kept {
-                time,
-                seq,
-                puts: line.handler.is_some(),
-            };
-            match newest.get_mut(&*line.key) {
-                Some(known) if (known.time, known.seq) >= (time, seq) => {}
-                Some(known) => *known = kept,
-                None => {
-                    newest.insert(line.key.into_owned(), kept);
-                }
+        let (time, seq) = (line.time, line.seq);
+        let kept = Kept {
+            time,
+            seq,
+            puts: line.handler.is_some(),
+        };
+        match newest.get_mut(&*line.key) {
+            Some(known) if (known.time, known.seq) >= (time, seq) => {}
+            Some(known) => *known = kept,
+            None => {
+                newest.insert(line.key.into_owned(), kept);
             }
         }
     }
@@ -707,6 +784,48 @@ mod tests {
                 ops in proptest::collection::vec(op(), 1..40)
             ) {
                 the_store_s_own_compaction_changes_nothing_that_reads(&ops);
+            }
+        }
+
+        /// A key put in a segment a compaction kept, and removed by
+        /// another writer in a segment the next one retires: the next one
+        /// removes it again, from the lines of the segment kept that the
+        /// first one read (a sealed segment is read once).
+        #[test]
+        fn a_removal_retired_stays_for_a_put_in_a_segment_kept_before() {
+            let dir = tempfile::tempdir().unwrap();
+            let options = CacheOptions::default().segment_bytes(0);
+            let b = Cache::open_with(dir.path(), options.clone()).unwrap();
+            let text = |i: u32| format!("{i:04}").repeat(100);
+            // B's first segment dead, its second mostly live.
+            for i in 0..20u32 {
+                b.put(&format!("dead{i}"), &text(i)).unwrap();
+                b.remove(&format!("dead{i}")).unwrap();
+            }
+            b.writer.seal_now().unwrap();
+            b.put("k", &"old".to_owned()).unwrap();
+            for i in 0..20u32 {
+                b.put(&format!("live{i}"), &text(i)).unwrap();
+            }
+            b.writer.seal_now().unwrap();
+            let own = Compaction::IfFree(Duration::ZERO);
+            let backend = b.backend.clone();
+            let done = compact_sealed(Some(&b), backend.clone(), &[], own, &mut |_, _| {});
+            assert_eq!(done.unwrap().kept, 0);
+            // A removes `k`, in a segment of its own that is then dead.
+            let a = Cache::open_with(dir.path(), options).unwrap();
+            a.refresh().unwrap();
+            a.remove("k").unwrap();
+            for i in 0..20u32 {
+                a.put(&format!("gone{i}"), &text(i)).unwrap();
+                a.remove(&format!("gone{i}")).unwrap();
+            }
+            a.writer.seal_now().unwrap();
+            compact_sealed(Some(&b), backend, &[], own, &mut |_, _| {}).unwrap();
+            for handle in [&a, &b, &Cache::open(dir.path()).unwrap()] {
+                handle.refresh().unwrap();
+                assert_eq!(handle.get::<String>("k").unwrap(), None);
+                assert_eq!(handle.get::<String>("live3").unwrap(), Some(text(3)));
             }
         }
 
