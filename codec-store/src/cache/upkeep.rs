@@ -1,9 +1,10 @@
 //! The upkeep of a store's bounds
 //! ([`CacheOptions::bounds`](crate::CacheOptions::bounds)), off the write
 //! path: passes of the bounds in a thread of their own, every so many
-//! writes and as a checkpoint starts, and the online compaction they ask
-//! for once a folder is mostly garbage, in another. Writes that outran the
-//! upkeep wait for it a moment.
+//! writes and as a checkpoint starts, and the online compaction they (and
+//! writes that sealed segments) ask for once a folder is mostly garbage,
+//! in another. Writes that outran the upkeep wait for it a moment, once
+//! they ended.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
