@@ -137,7 +137,10 @@ pub struct CacheOptions {
     /// 64 MiB; 0: never by size). A sealed segment never grows again, so
     /// [`Admin::compact_online`](crate::Admin::compact_online) can copy
     /// what is live in it and give its space back while handles write on;
-    /// the handle that compacts seals its own segment first. The
+    /// the handle that compacts seals its own segment first. With
+    /// [`bounds`](CacheOptions#structfield.bounds), segments are smaller:
+    /// a quarter of a bound in bytes, or of the payload the last pass of
+    /// other bounds kept (1 MiB at least), this size at most. The
     /// environment variable `CODEC_STORE_SEGMENT_BYTES` sets the default
     /// (tests run the store's suite with tiny segments). On object
     /// storage each append is a sealed object already.

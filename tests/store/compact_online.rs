@@ -288,9 +288,11 @@ fn a_folder_with_bounds_gives_its_space_back_by_itself() {
     // The pass of the bounds under way ends, and one more runs.
     cache.admin().checkpoint().unwrap();
     // How far the folder grows depends on how fast the background passes
-    // are beside the puts: less than the 26 MB written, in a release build
-    // on a quiet machine; never much more, on any.
-    assert!(largest < 64 << 20, "{largest} bytes at most");
+    // are beside the puts (about 11 MiB in a release build on a quiet
+    // machine, of the 28 MiB written); a write two passes ahead of the one
+    // under way, or two segments ahead of the compaction, waits for it, so
+    // never as far as what was written.
+    assert!(largest < 24 << 20, "{largest} bytes at most");
     // Past the bounds, and past twice what they keep and 8 MiB more, the
     // folder compacted by itself: at most that, the puts of one pass and
     // the checkpoint are left.

@@ -32,9 +32,9 @@ pub(crate) struct Upkeep {
     pub(crate) compact_again: Mutex<Option<u64>>,
     /// The handle's segment when the compaction started.
     compaction_segment: AtomicU64,
-    /// The handle's segment when a write last asked whether the folder is
-    /// mostly garbage.
-    checked_segment: AtomicU64,
+    /// The bytes the handle had sealed when a write last asked whether the
+    /// folder is mostly garbage.
+    checked_bytes: AtomicU64,
     /// The payload bytes the last pass of the bounds kept, plus one (0: no
     /// pass yet).
     kept_bytes: AtomicU64,
@@ -59,6 +59,10 @@ const PASSES_AHEAD: u64 = 2;
 /// How many segments a writer may seal while the compaction the bounds
 /// asked for runs (a bound in bytes makes a segment a quarter of it).
 const SEGMENTS_AHEAD: u64 = 2;
+
+/// The fewest bytes sealed between two writes that ask whether the folder
+/// is mostly garbage.
+const CHECK_EVERY: u64 = 1 << 20;
 
 /// The longest a write waits for the store's upkeep.
 const MAX_STALL: std::time::Duration = std::time::Duration::from_millis(20);
@@ -95,12 +99,16 @@ impl Upkeep {
             if segment >= started + SEGMENTS_AHEAD {
                 stall(&self.compacting);
             }
-        } else if self.checked_segment.swap(segment, Ordering::Relaxed) != segment
-            && segment >= self.compaction_segment.load(Ordering::Relaxed) + SEGMENTS_AHEAD
-        {
-            // A segment was sealed since: the garbage it holds is the
-            // compaction's from now on, not at the next pass's end.
-            if let Some(kept) = self.kept_bytes.load(Ordering::Relaxed).checked_sub(1) {
+        } else if segment >= self.compaction_segment.load(Ordering::Relaxed) + SEGMENTS_AHEAD {
+            // Segments were sealed since: the garbage they hold is the
+            // compaction's from now on, not at the next pass's end. Asked
+            // every [`CHECK_EVERY`] bytes sealed at most (it lists the
+            // folder).
+            let sealed = cache.writer.sealed_bytes.load(Ordering::Relaxed);
+            let checked = self.checked_bytes.load(Ordering::Relaxed);
+            let kept = self.kept_bytes.load(Ordering::Relaxed).checked_sub(1);
+            if let (Some(kept), true) = (kept, sealed >= checked.saturating_add(CHECK_EVERY)) {
+                self.checked_bytes.store(sealed, Ordering::Relaxed);
                 self.compact_if_mostly_garbage(cache, kept);
             }
         }
@@ -155,6 +163,9 @@ impl Upkeep {
             Ok(done) => {
                 let kept = done.kept_bytes.saturating_add(1);
                 self.kept_bytes.store(kept, Ordering::Relaxed);
+                if bounds.max_bytes.is_none() {
+                    cache.writer.size_segments_to(done.kept_bytes);
+                }
                 if !done.removed.is_empty() {
                     self.compact_if_mostly_garbage(cache, done.kept_bytes);
                 }

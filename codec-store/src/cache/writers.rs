@@ -276,7 +276,12 @@ pub(crate) struct LogWriter {
     pub(crate) backend: Arc<dyn Backend>,
     id: String,
     /// The size of log and data at which a segment is sealed (0: never).
-    segment_limit: u64,
+    segment_limit: AtomicU64,
+    /// The segment size the options give, which the bounds' passes may
+    /// lower ([`size_segments_to`](Self::size_segments_to)).
+    options_limit: u64,
+    /// The bytes of log and shared data of the segments this handle sealed.
+    pub(crate) sealed_bytes: AtomicU64,
     /// The handle's warnings (a seal that failed).
     pub(crate) warnings: Arc<Mutex<Vec<String>>>,
     state: Mutex<Writer>,
@@ -342,7 +347,9 @@ impl LogWriter {
         LogWriter {
             backend,
             id,
-            segment_limit,
+            segment_limit: AtomicU64::new(segment_limit),
+            options_limit: segment_limit,
+            sealed_bytes: AtomicU64::new(0),
             warnings,
             state: Mutex::new(state),
             sealed: Condvar::new(),
@@ -372,7 +379,10 @@ impl LogWriter {
             writer.format_raised = layout::SEGMENTS_FORMAT;
         }
         let next = writer.segment + 1;
+        let log = writer.log.as_ref().map_or(0, |log| log.appender.end().1);
+        let size = log + self.shared.end();
         writer.log = Some(create(&*self.backend, &self.id, next)?);
+        self.sealed_bytes.fetch_add(size, Ordering::Relaxed);
         *shared = None;
         self.shared.end.store(0, Ordering::Relaxed);
         writer.torn = false;
@@ -387,7 +397,7 @@ impl LogWriter {
     /// bounds remove is in sealed segments soon, for the compaction to
     /// give back.
     pub(crate) fn segment_full(&self, log_end: u64) -> bool {
-        let limit = self.segment_limit;
+        let limit = self.segment_limit.load(Ordering::Relaxed);
         let data = self.shared.end();
         limit > 0 && self.backend.appends() == Appends::InPlace && log_end + data >= limit
     }
@@ -404,7 +414,21 @@ impl LogWriter {
     }
 }
 
-/// The smallest segment a bound in bytes makes a writer seal at.
+impl LogWriter {
+    /// Seals segments at a quarter of `kept` bytes (at least
+    /// [`MIN_BOUNDED_SEGMENT`], at most the options' size): what a pass of
+    /// bounds other than in bytes (entries, age) kept. As a bound in bytes
+    /// does, so that what the bounds remove is soon in a sealed segment,
+    /// for the compaction to give back.
+    pub(crate) fn size_segments_to(&self, kept: u64) {
+        if self.options_limit > 0 {
+            let limit = (kept / 4).max(MIN_BOUNDED_SEGMENT).min(self.options_limit);
+            self.segment_limit.store(limit, Ordering::Relaxed);
+        }
+    }
+}
+
+/// The smallest segment a bound makes a writer seal at.
 const MIN_BOUNDED_SEGMENT: u64 = 1 << 20;
 
 #[cfg(test)]
@@ -429,6 +453,27 @@ mod tests {
         let options = crate::CacheOptions::default().bounds(bounds);
         let cache = crate::Cache::open_with(dir.path(), options).unwrap();
         let value = "v".repeat(64 << 10);
+        for i in 0..40 {
+            // 2.5 MiB in all, far below the default segment size.
+            cache.put(&format!("k{i}"), &value).unwrap();
+        }
+        assert!(cache.writer.lock().segment >= 1, "no segment sealed");
+    }
+
+    /// In a store bounded otherwise (in entries, in age), a writer seals
+    /// its segment at a quarter of the payload the last pass of the bounds
+    /// kept (at least 1 MiB): without it the default 64 MiB segment held
+    /// everything, and the store compacted only when the whole of it was.
+    #[test]
+    fn a_bound_in_entries_seals_segments_at_a_quarter_of_what_a_pass_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let bounds = crate::options::Bounds::default().max_entries(10);
+        let options = crate::CacheOptions::default().bounds(bounds);
+        let cache = crate::Cache::open_with(dir.path(), options).unwrap();
+        let value = "v".repeat(64 << 10);
+        cache.put("first", &value).unwrap();
+        // A pass of the bounds.
+        cache.admin().checkpoint().unwrap();
         for i in 0..40 {
             // 2.5 MiB in all, far below the default segment size.
             cache.put(&format!("k{i}"), &value).unwrap();
