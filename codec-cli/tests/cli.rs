@@ -451,18 +451,11 @@ fn compact_reports_the_net_change_and_deletes_unused_schemas() {
     assert!(out.contains("1 unused schemas deleted"), "{out}");
     assert!(out.contains(": freed "), "{out}");
     assert_eq!(schemas(), before - 1);
-    // Compacted already: nothing to give back. (The copies are the same
-    // bytes again; the checkpoint's manifest names a table of the next
-    // generation, whose number may take a digit more.)
+    // Compacted already: nothing to give back, and nothing written again.
     let (ok, out, err) = run(&["compact", d]);
     assert!(ok, "{err}");
     assert!(out.contains("0 unused schemas deleted): "), "{out}");
-    assert!(!out.contains("freed"), "{out}");
-    let sizes: Vec<u64> = (out.rsplit(", ").next().unwrap())
-        .split(|c: char| !c.is_ascii_digit())
-        .filter_map(|n| n.parse().ok())
-        .collect();
-    assert!(sizes[1] - sizes[0] < 16, "{out}");
+    assert!(out.contains("nothing to reclaim"), "{out}");
     let cache = Cache::open(dir.path()).unwrap();
     assert_eq!(cache.len().unwrap(), 25);
     assert_eq!(

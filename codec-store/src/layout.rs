@@ -12,6 +12,8 @@
 //!                             online, when: they are deleted once no
 //!                             handle may read them)
 //! compact.lock                held by the handle compacting online
+//! compacted.json              the logs and data the last compaction with
+//!                             the folder to itself left, by size
 //! checkpoint.json             the checkpoint: its tables and what they cover
 //! checkpoint.lock             held by the handle building a checkpoint
 //! index/<n>.idx               the checkpoint's sorted tables (on object
@@ -31,6 +33,8 @@ pub const META: &str = "codec-store.json";
 pub const LOCK: &str = "codec-store.lock";
 /// The marker of a compaction that has copied every live entry.
 pub const COMPACT_MARKER: &str = "compacting.json";
+/// What the last compaction with the folder to itself left.
+pub const LAST_COMPACTION: &str = "compacted.json";
 /// Held (exclusively, without waiting) by the handle compacting a folder
 /// online.
 pub const COMPACT_LOCK: &str = "compact.lock";

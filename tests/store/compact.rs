@@ -96,6 +96,55 @@ fn compaction_keeps_live_values_and_reclaims_space() {
     check(dir.path(), &expected);
 }
 
+/// A folder compacted already (one writer, every line live, every file
+/// named) is left as it is: copying every entry again gave nothing back,
+/// and `codec compact` run on a schedule rewrote the whole store each
+/// time. One more line that is not live (an entry expired) and the next
+/// compaction copies again.
+#[test]
+fn a_compaction_of_a_compacted_folder_rewrites_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut expected = fill(dir.path(), 60);
+    let cache = Cache::open(dir.path()).unwrap();
+    let file = PutOptions::default().handler("file");
+    cache.put_with("own file", &"f".repeat(100), &file).unwrap();
+    expected.insert("own file".to_owned(), "f".repeat(100));
+    drop(cache);
+    let done = Admin::compact(dir.path(), &[], |_, _| {}).unwrap();
+    assert_eq!(done.kept, expected.len());
+    let files = || -> BTreeMap<PathBuf, u64> {
+        (walk(dir.path()).into_iter())
+            .map(|p| {
+                let len = std::fs::metadata(&p).unwrap().len();
+                (p, len)
+            })
+            .collect()
+    };
+    let before = files();
+    let done = Admin::compact(dir.path(), &[], |_, _| {}).unwrap();
+    assert_eq!((done.kept, done.freed), (0, 0), "{done:?}");
+    assert_eq!(done.size_after, done.size_before);
+    assert_eq!(files(), before);
+    check(dir.path(), &expected);
+    // An entry compacted, that expires after: its line is no longer
+    // live, with the same files.
+    let ttl = std::time::Duration::from_secs(1);
+    let put_at = std::time::Instant::now();
+    let cache = Cache::open(dir.path()).unwrap();
+    let soon = PutOptions::default().ttl(ttl);
+    cache.put_with("soon gone", &"g".to_owned(), &soon).unwrap();
+    drop(cache);
+    Admin::compact(dir.path(), &[], |_, _| {}).unwrap();
+    // (On a machine too slow to compact within the second, it expired
+    // before: that compaction dropped it already.)
+    if put_at.elapsed() < ttl {
+        std::thread::sleep(ttl.saturating_sub(put_at.elapsed()) + ttl / 10);
+        let done = Admin::compact(dir.path(), &[], |_, _| {}).unwrap();
+        assert_eq!(done.kept, expected.len(), "{done:?}");
+    }
+    check(dir.path(), &expected);
+}
+
 /// Stores payloads reversed in the shared file.
 struct Reversed;
 
@@ -147,6 +196,10 @@ fn compaction_refuses_open_folders_and_copies_entries_of_handlers_it_lacks() {
         Some("mine")
     );
     assert_eq!(cache.get::<String>("long").unwrap(), Some("x".repeat(4000)));
+    // One more entry: the next compaction has something to give back (a
+    // folder as the last one left it is left as it is).
+    cache.put("one more", &"more".to_owned()).unwrap();
+    expected.insert("one more".into(), "more".into());
     drop(cache);
 
     // With it, as always: through the handler.

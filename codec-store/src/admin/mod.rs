@@ -283,6 +283,9 @@ impl Admin<'_> {
     /// entries were stored with; `progress` is called with (entries done,
     /// entries in all) as it goes.
     ///
+    /// A folder as the last compaction left it (the same logs and data,
+    /// every entry still live) is left as it is: nothing is copied.
+    ///
     /// Entries whose data is damaged (truncated, missing, undecodable) are
     /// dropped and listed; any other read error stops the compaction before
     /// it deletes anything. An entry of a handler not given is an error

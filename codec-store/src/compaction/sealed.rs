@@ -63,7 +63,7 @@ use crate::error::StoreError;
 use crate::index::checkpoint::objects::Sources;
 use crate::index::line::{check_line, LineView};
 use crate::index::logs::{read_marker, LogObject};
-use crate::index::records::{Compacting, IndexLine, RetiredFiles};
+use crate::index::records::{Compacting, IndexLine, LastCompaction, RetiredFiles};
 use crate::index::{corrupt_line, logs, read_complete_lines, EntryInfo};
 use crate::layout;
 use crate::options::CacheOptions;
@@ -218,9 +218,22 @@ pub(crate) fn compact_sealed(
         finders.iter().any(|f| f.find(text.as_bytes()).is_some())
             && names_any(text.as_bytes(), &retired_data)
     };
+    let lines = old.live_lines_with_logs()?;
+    // Compacted already, and nothing written or expired since: copying
+    // every entry again would give nothing back.
+    if alone && active.is_empty() && compact_already(&*backend, &sealed, &lines)? {
+        drop(lines);
+        old.keep_uses_of_own_entries()?;
+        drop(held);
+        return Ok(Compacted {
+            freed,
+            size_after: store_size(&*backend)?,
+            ..Compacted::nothing(size_before)
+        });
+    }
     let mut live: HashSet<Box<str>, Fast> = HashSet::default();
     let mut copies = Vec::new();
-    for ((key, text), log) in old.live_lines_with_logs()? {
+    for ((key, text), log) in lines {
         if retired_logs.contains(&*log) || names_retired(&text) {
             let line = LineView::parse(&text).map_err(|e| corrupt_line(&key, e))?;
             if let Some(entry) = EntryInfo::of_line(&line)? {
@@ -289,6 +302,12 @@ pub(crate) fn compact_sealed(
     if grace.is_zero() {
         freed += collect(&*backend, grace, now_nanos())?;
     }
+    if alone {
+        // For the next compaction with the folder to itself.
+        let last = left(&*backend, &logs(&*backend)?)?;
+        let bytes = codec_runtime::to_json_vec(&last)?;
+        backend.write(layout::LAST_COMPACTION, &bytes, true)?;
+    }
     Ok(Compacted {
         kept,
         dropped,
@@ -296,6 +315,48 @@ pub(crate) fn compact_sealed(
         schemas_removed: 0,
         size_before,
         size_after: store_size(&*backend)?,
+    })
+}
+
+/// Whether the store of the logs `logs` (all of them) is as the last
+/// compaction with the folder to itself left it (`compacted.json`: the
+/// same logs and data, by size), and each line of the logs is still the
+/// live line of its key (`lines`, with their logs: no line removed,
+/// replaced or expired since).
+fn compact_already(
+    backend: &dyn Backend,
+    logs: &[LogObject],
+    lines: &[(crate::index::LiveLine, Arc<str>)],
+) -> Result<bool, StoreError> {
+    let Some(bytes) = backend.read(layout::LAST_COMPACTION)? else {
+        return Ok(false);
+    };
+    // One that does not read is left to the compaction to write again.
+    let Ok(last) = codec_runtime::from_json_slice::<LastCompaction>(&bytes) else {
+        return Ok(false);
+    };
+    if last != left(backend, logs)? {
+        return Ok(false);
+    }
+    let mut live: HashMap<&str, u64> = HashMap::new();
+    for ((_, text), log) in lines {
+        *live.entry(&**log).or_default() += text.len() as u64 + 1;
+    }
+    // (A segment sealed as the copies ended holds no line.)
+    let live_in = |log: &LogObject| live.get(log.writer.as_str()).copied().unwrap_or(0);
+    Ok(logs.iter().all(|log| live_in(log) == log.size))
+}
+
+/// What a compaction leaves: the logs `logs` by size, and `data/`'s files.
+fn left(backend: &dyn Backend, logs: &[LogObject]) -> Result<LastCompaction, StoreError> {
+    let data = backend.list(&format!("{}/", layout::DATA))?;
+    Ok(LastCompaction {
+        logs: logs
+            .iter()
+            .map(|log| (log.name.clone(), log.size))
+            .collect(),
+        data_files: data.len() as u64,
+        data_bytes: data.iter().map(|listed| listed.size).sum(),
     })
 }
 
@@ -543,20 +604,19 @@ fn retire(backend: &dyn Backend, files: Vec<String>, at: u64) -> Result<(), Stor
 /// to `data/`): as a string of its own (`"file": "<name>"`) or in a token
 /// (`"at:<name>:<offset>:<len>"`).
 fn names_any(raw: &[u8], names: &HashSet<&str, Fast>) -> bool {
-    if names.is_empty() {
-        return false;
-    }
-    let Ok(text) = std::str::from_utf8(raw) else {
-        return false;
-    };
+    !names.is_empty() && file_names(raw).any(|name| names.contains(name))
+}
+
+/// What the line `raw` may name as a data file: each of its strings, and
+/// the name in a token (`"at:<name>:<offset>:<len>"`).
+fn file_names(raw: &[u8]) -> impl Iterator<Item = &str> {
     // Between quotes: the line's strings, and what lies between them (a
     // data file's name holds no quote, nor anything JSON escapes, so an
     // escaped quote in a string cannot hide one).
-    text.split('"').any(|s| {
-        let name = s
-            .strip_prefix("at:")
-            .map_or(s, |t| t.split(':').next().unwrap_or(t));
-        names.contains(name)
+    let text = std::str::from_utf8(raw).unwrap_or_default();
+    text.split('"').map(|s| {
+        s.strip_prefix("at:")
+            .map_or(s, |t| t.split(':').next().unwrap_or(t))
     })
 }
 

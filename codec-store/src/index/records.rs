@@ -29,6 +29,21 @@ pub struct Compacting {
     pub retired: Vec<RetiredFiles>,
 }
 
+/// `compacted.json`: what the last compaction that had the folder to
+/// itself left, its logs and data by size. The next one, finding them as
+/// they were and each of their lines live, has nothing to give back, and
+/// copies nothing.
+#[derive(Codec, Debug, Clone, PartialEq)]
+#[codec(crate = "codec_runtime", name = "codec.store.LastCompaction")]
+pub struct LastCompaction {
+    /// Each log, by name, and its size.
+    pub logs: BTreeMap<String, u64>,
+    /// How many files `data/` held.
+    pub data_files: u64,
+    /// Their bytes.
+    pub data_bytes: u64,
+}
+
 /// The files one online compaction of a folder retired.
 #[derive(Codec, Debug, Clone, PartialEq)]
 #[codec(crate = "codec_runtime", name = "codec.store.RetiredFiles")]
@@ -302,6 +317,7 @@ mod tests {
             .add::<Mode>()
             .add::<InfoValue>()
             .add::<Compacting>()
+            .add::<LastCompaction>()
             .add::<Checkpoint>()
             .add::<Covered>()
             .add::<Retired>()
