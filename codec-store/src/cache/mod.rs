@@ -741,13 +741,11 @@ impl Cache {
         self.read_live(|snapshot| snapshot.lines(now))
     }
 
-    /// [`live_lines`](Self::live_lines), each with the writer id of the
-    /// log that holds it (a segment's own).
-    pub(crate) fn live_lines_with_logs(
-        &self,
-    ) -> Result<Vec<(index::LiveLine, Arc<str>)>, StoreError> {
+    /// Every key's latest line, live or not (`None`: removed or expired),
+    /// each with the writer id of the log that holds it (a segment's own).
+    pub(crate) fn newest_lines_with_logs(&self) -> Result<Vec<index::NewestLine>, StoreError> {
         let now = now_nanos();
-        self.read_live(|snapshot| snapshot.lines_with_logs(now))
+        self.read_live(|snapshot| snapshot.newest_with_logs(now))
     }
 
     /// `read` of the index's live lines, after a refresh.

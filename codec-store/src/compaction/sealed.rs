@@ -218,7 +218,7 @@ pub(crate) fn compact_sealed(
         finders.iter().any(|f| f.find(text.as_bytes()).is_some())
             && names_any(text.as_bytes(), &retired_data)
     };
-    let lines = old.live_lines_with_logs()?;
+    let lines = old.newest_lines_with_logs()?;
     // Compacted already, and nothing written or expired since: copying
     // every entry again would give nothing back.
     if alone && active.is_empty() && compact_already(&*backend, &sealed, &lines)? {
@@ -231,21 +231,31 @@ pub(crate) fn compact_sealed(
             ..Compacted::nothing(size_before)
         });
     }
-    let mut live: HashSet<Box<str>, Fast> = HashSet::default();
+    // Dead keys whose last line (a removal, or an expired put) is in a
+    // segment retired: an older line of theirs in a segment kept would
+    // come back.
+    let mut dead_retired: HashSet<Box<str>, Fast> = HashSet::default();
     let mut copies = Vec::new();
-    for ((key, text), log) in lines {
+    for (key, text, log) in lines {
+        let Some(text) = text else {
+            if retired_logs.contains(&*log) {
+                dead_retired.insert(key);
+            }
+            continue;
+        };
         if retired_logs.contains(&*log) || names_retired(&text) {
             let line = LineView::parse(&text).map_err(|e| corrupt_line(&key, e))?;
             if let Some(entry) = EntryInfo::of_line(&line)? {
                 copies.push((entry, line.time));
             }
         }
-        live.insert(key);
     }
     copies.sort_by(|a, b| a.0.key.cmp(&b.0.key));
-    // Removed again: keys a segment kept puts, dead in the store.
+    // Removed again: keys a segment kept puts, dead by a line retired. (A
+    // key dead by a line of a segment kept stays dead: a pass of the
+    // bounds removes keys while the compaction reads.)
     let mut removals: Vec<(&str, u64)> = (newest_kept.iter())
-        .filter(|(key, line)| line.puts && !live.contains(key.as_str()))
+        .filter(|(key, line)| line.puts && dead_retired.contains(key.as_str()))
         .map(|(key, line)| (key.as_str(), line.time + 1))
         .collect();
     removals.sort_unstable();
@@ -326,7 +336,7 @@ pub(crate) fn compact_sealed(
 fn compact_already(
     backend: &dyn Backend,
     logs: &[LogObject],
-    lines: &[(crate::index::LiveLine, Arc<str>)],
+    lines: &[crate::index::NewestLine],
 ) -> Result<bool, StoreError> {
     let Some(bytes) = backend.read(layout::LAST_COMPACTION)? else {
         return Ok(false);
@@ -339,8 +349,10 @@ fn compact_already(
         return Ok(false);
     }
     let mut live: HashMap<&str, u64> = HashMap::new();
-    for ((_, text), log) in lines {
-        *live.entry(&**log).or_default() += text.len() as u64 + 1;
+    for (_, text, log) in lines {
+        if let Some(text) = text {
+            *live.entry(&**log).or_default() += text.len() as u64 + 1;
+        }
     }
     // (A segment sealed as the copies ended holds no line.)
     let live_in = |log: &LogObject| live.get(log.writer.as_str()).copied().unwrap_or(0);

@@ -87,6 +87,10 @@ impl Found {
 /// A live key and the text of its line.
 pub type LiveLine = (Box<str>, Arc<str>);
 
+/// A key, its latest line (`None`: removed, or expired) and the writer id
+/// of the log holding that line.
+pub type NewestLine = (Box<str>, Option<Arc<str>>, Arc<str>);
+
 /// One writer's index file, read up to `read_to`.
 struct WriterFile {
     id: Box<str>,
@@ -744,16 +748,15 @@ impl LinesSnapshot {
             .collect())
     }
 
-    /// Every live key at `now`, its line and the writer id of the log
-    /// holding it (a segment's own).
-    pub fn lines_with_logs(self, now: u64) -> Result<Vec<(LiveLine, Arc<str>)>, Damaged> {
+    /// Every key read, its latest line (`None` for one that removed the
+    /// key or expired at `now`), and the writer id of the log holding that
+    /// line (a segment's own).
+    pub fn newest_with_logs(self, now: u64) -> Result<Vec<NewestLine>, Damaged> {
         let ids: Vec<Arc<str>> = self.writer_ids.iter().map(|id| Arc::from(&**id)).collect();
         Ok(self
             .latest(now)?
             .into_iter()
-            .filter_map(|(key, (stamp, line))| {
-                Some(((key, line?), ids[stamp.writer as usize].clone()))
-            })
+            .map(|(key, (stamp, line))| (key, line, ids[stamp.writer as usize].clone()))
             .collect())
     }
 
