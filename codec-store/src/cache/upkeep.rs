@@ -30,8 +30,8 @@ pub(crate) struct Upkeep {
     /// kept: the next checkpoint runs it, unless a pass asks again first.
     /// Set and taken with `compacting`.
     pub(crate) compact_again: Mutex<Option<u64>>,
-    /// The handle's segment when the compaction started.
-    compaction_segment: AtomicU64,
+    /// The handle's seals when the compaction started.
+    compaction_seals: AtomicU64,
     /// The bytes the handle had sealed when a write last asked whether the
     /// folder is mostly garbage.
     checked_bytes: AtomicU64,
@@ -93,13 +93,13 @@ impl Upkeep {
         if writes >= every.saturating_mul(PASSES_AHEAD) {
             stall(&self.bounding);
         }
-        let segment = cache.writer.lock().segment;
+        let seals = cache.writer.seals.load(Ordering::Relaxed);
         if self.compacting.load(Ordering::Acquire) {
-            let started = self.compaction_segment.load(Ordering::Relaxed);
-            if segment >= started + SEGMENTS_AHEAD {
+            let started = self.compaction_seals.load(Ordering::Relaxed);
+            if seals >= started + SEGMENTS_AHEAD {
                 stall(&self.compacting);
             }
-        } else if segment >= self.compaction_segment.load(Ordering::Relaxed) + SEGMENTS_AHEAD {
+        } else if seals >= self.compaction_seals.load(Ordering::Relaxed) + SEGMENTS_AHEAD {
             // Segments were sealed since: the garbage they hold is the
             // compaction's from now on, not at the next pass's end. Asked
             // every [`CHECK_EVERY`] bytes sealed at most (it lists the
@@ -214,8 +214,8 @@ impl Upkeep {
             }
             *again = None;
         }
-        let segment = cache.writer.lock().segment;
-        self.compaction_segment.store(segment, Ordering::Relaxed);
+        let seals = cache.writer.seals.load(Ordering::Relaxed);
+        self.compaction_seals.store(seals, Ordering::Relaxed);
         self.join_compaction();
         let cache = cache.for_background();
         let compacting = self.compacting.clone();
@@ -413,7 +413,7 @@ mod tests {
             i += 1;
         }
         c.join();
-        assert!(c.compaction_segment.load(Ordering::Relaxed) >= SEGMENTS_AHEAD);
+        assert!(c.compaction_seals.load(Ordering::Relaxed) >= SEGMENTS_AHEAD);
         for k in 0..100 {
             assert_eq!(
                 cache.get::<String>(&format!("k{k}")).unwrap(),

@@ -282,6 +282,8 @@ pub(crate) struct LogWriter {
     options_limit: u64,
     /// The bytes of log and shared data of the segments this handle sealed.
     pub(crate) sealed_bytes: AtomicU64,
+    /// How many segments this handle sealed (read without its lock).
+    pub(crate) seals: AtomicU64,
     /// The handle's warnings (a seal that failed).
     pub(crate) warnings: Arc<Mutex<Vec<String>>>,
     state: Mutex<Writer>,
@@ -350,6 +352,7 @@ impl LogWriter {
             segment_limit: AtomicU64::new(segment_limit),
             options_limit: segment_limit,
             sealed_bytes: AtomicU64::new(0),
+            seals: AtomicU64::new(0),
             warnings,
             state: Mutex::new(state),
             sealed: Condvar::new(),
@@ -383,6 +386,7 @@ impl LogWriter {
         let size = log + self.shared.end();
         writer.log = Some(create(&*self.backend, &self.id, next)?);
         self.sealed_bytes.fetch_add(size, Ordering::Relaxed);
+        self.seals.fetch_add(1, Ordering::Relaxed);
         *shared = None;
         self.shared.end.store(0, Ordering::Relaxed);
         writer.torn = false;
