@@ -397,7 +397,9 @@ impl LogWriter {
     /// Whether the segment this handle appends to holds
     /// [`CacheOptions::segment_bytes`](crate::CacheOptions::segment_bytes)
     /// of log and data, or, in a store bounded in bytes, a quarter of the
-    /// bound (at least [`MIN_BOUNDED_SEGMENT`]): time to seal it. What the
+    /// bound (at least [`MIN_BOUNDED_SEGMENT`]; under other bounds, of
+    /// what the last pass kept: [`size_segments_to`](Self::size_segments_to)):
+    /// time to seal it. What the
     /// bounds remove is in sealed segments soon, for the compaction to
     /// give back.
     pub(crate) fn segment_full(&self, log_end: u64) -> bool {
@@ -416,9 +418,7 @@ impl LogWriter {
             .map_or(0, |log| log.appender.end().1);
         log + self.shared.end()
     }
-}
 
-impl LogWriter {
     /// Seals segments at a quarter of `kept` bytes (at least
     /// [`MIN_BOUNDED_SEGMENT`], at most the options' size): what a pass of
     /// bounds other than in bytes (entries, age) kept. As a bound in bytes
