@@ -742,10 +742,15 @@ impl Cache {
     }
 
     /// Every key's latest line, live or not (`None`: removed or expired),
-    /// each with the writer id of the log that holds it (a segment's own).
-    pub(crate) fn newest_lines_with_logs(&self) -> Result<Vec<index::NewestLine>, StoreError> {
+    /// each with the writer id of the log that holds it (a segment's own);
+    /// the text of a line of the checkpoint only where `keep_text` (the
+    /// log's writer id, the text) says, else empty.
+    pub(crate) fn newest_lines_with_logs(
+        &self,
+        keep_text: &dyn Fn(&str, &str) -> bool,
+    ) -> Result<Vec<index::NewestLine>, StoreError> {
         let now = now_nanos();
-        self.read_live(|snapshot| snapshot.newest_with_logs(now))
+        self.read_live(|snapshot| snapshot.newest_with_logs(now, keep_text))
     }
 
     /// `read` of the index's live lines, after a refresh.

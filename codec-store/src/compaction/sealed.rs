@@ -218,7 +218,10 @@ pub(crate) fn compact_sealed(
         finders.iter().any(|f| f.find(text.as_bytes()).is_some())
             && names_any(text.as_bytes(), &retired_data)
     };
-    let lines = old.newest_lines_with_logs()?;
+    // The text of the lines copied only (and, with the store to itself,
+    // of every line: each is copied, or the store is compacted already).
+    let copied = |log: &str, text: &str| retired_logs.contains(log) || names_retired(text);
+    let lines = old.newest_lines_with_logs(&copied)?;
     // Compacted already, and nothing written or expired since: copying
     // every entry again would give nothing back.
     if alone && active.is_empty() && compact_already(&*backend, &sealed, &lines)? {
@@ -700,6 +703,18 @@ mod tests {
     /// by the store's own compaction, between the two does.
     #[test]
     fn a_put_sealed_between_its_data_and_its_line_keeps_its_data() {
+        a_put_sealed_between_its_data_and_its_line_keeps_its_data_with(false);
+    }
+
+    /// The same with the line in the checkpoint: the compaction copies the
+    /// text of the checkpoint's lines it copies only, and this one names a
+    /// file retired.
+    #[test]
+    fn a_put_sealed_between_its_data_and_its_line_in_the_checkpoint_keeps_its_data() {
+        a_put_sealed_between_its_data_and_its_line_keeps_its_data_with(true);
+    }
+
+    fn a_put_sealed_between_its_data_and_its_line_keeps_its_data_with(checkpoint: bool) {
         let dir = tempfile::tempdir().unwrap();
         let cache = Cache::open(dir.path()).unwrap();
         cache.put("before", &1u32).unwrap();
@@ -718,6 +733,9 @@ mod tests {
         let line = (info, &parts[..], Vec::new());
         let size = payload.len() as u64;
         (cache.append_entry("k", None, None, layout::SHARED, Mode::Raw, line, size, None)).unwrap();
+        if checkpoint {
+            cache.admin().checkpoint().unwrap();
+        }
         // Another handle compacts: `cache`'s first segment is sealed, `k`'s
         // line is in its active one, `k`'s data in the sealed one.
         let other = Cache::open(dir.path()).unwrap();

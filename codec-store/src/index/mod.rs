@@ -751,10 +751,16 @@ impl LinesSnapshot {
     /// Every key read, its latest line (`None` for one that removed the
     /// key or expired at `now`), and the writer id of the log holding that
     /// line (a segment's own).
-    pub fn newest_with_logs(self, now: u64) -> Result<Vec<NewestLine>, Damaged> {
+    /// The text of a line of the checkpoint is kept only where `keep_text`
+    /// (the writer id of its log, its text) says, else it is empty.
+    pub fn newest_with_logs(
+        self,
+        now: u64,
+        keep_text: &dyn Fn(&str, &str) -> bool,
+    ) -> Result<Vec<NewestLine>, Damaged> {
         let ids: Vec<Arc<str>> = self.writer_ids.iter().map(|id| Arc::from(&**id)).collect();
         Ok(self
-            .latest(now)?
+            .latest_with(now, keep_text)?
             .into_iter()
             .map(|(key, (stamp, line))| (key, line, ids[stamp.writer as usize].clone()))
             .collect())
@@ -798,8 +804,18 @@ impl LinesSnapshot {
     /// The latest line of each key read; `None` for one that removed the
     /// key or expired at `now` (either hides the older lines).
     fn latest(self, now: u64) -> Result<HashMap<Box<str>, Latest, RandomState>, Damaged> {
+        self.latest_with(now, &|_, _| true)
+    }
+
+    /// [`latest`](Self::latest), with the texts of the checkpoint's lines
+    /// as [`Base::all_with`] keeps them.
+    fn latest_with(
+        self,
+        now: u64,
+        keep_text: &dyn Fn(&str, &str) -> bool,
+    ) -> Result<HashMap<Box<str>, Latest, RandomState>, Damaged> {
         let base = match &self.base {
-            Some(base) => base.all()?,
+            Some(base) => base.all_with(keep_text)?,
             None => HashMap::default(),
         };
         let mut all: HashMap<Box<str>, Latest, RandomState> =

@@ -317,6 +317,18 @@ impl Base {
 
     /// Every key's newest line in the tables, removals included.
     pub fn all(&self) -> Result<HashMap<Box<str>, Hit, Fast>, Damaged> {
+        self.all_with(&|_, _| true)
+    }
+
+    /// [`all`](Self::all), with the text of a live line copied only where
+    /// `keep_text` (the writer id of its log, its text) says: else an
+    /// empty text, shared (the line is live all the same). A compaction
+    /// needs the text of the lines it copies, a few of the store's.
+    pub fn all_with(
+        &self,
+        keep_text: &dyn Fn(&str, &str) -> bool,
+    ) -> Result<HashMap<Box<str>, Hit, Fast>, Damaged> {
+        let empty: Arc<str> = Arc::from("");
         // foldhash, as the index's maps: every key of the store is hashed
         // here, at each compaction and each pass of the bounds.
         let entries = self.tables.iter().map(Table::len).sum();
@@ -332,7 +344,12 @@ impl Base {
                     let hit = || Hit {
                         time: e.time,
                         writer: e.writer,
-                        text: (!e.removed).then(|| Arc::from(text)),
+                        text: (!e.removed).then(|| {
+                            match keep_text(&ids[e.writer as usize], text) {
+                                true => Arc::from(text),
+                                false => empty.clone(),
+                            }
+                        }),
                         spans: None,
                         seq: view.seq,
                         expires: view.expires,
