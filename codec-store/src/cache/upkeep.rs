@@ -46,7 +46,7 @@ pub(crate) struct Upkeep {
     /// The live entries as the last pass of the bounds read them.
     pub(crate) live: Mutex<Option<super::reduce::LiveSizes>>,
     /// The newest lines of the sealed segments its compactions kept.
-    pub(crate) sealed_lines: crate::compaction::sealed::SealedLines,
+    pub(crate) sealed_lines: crate::compaction::SealedLines,
 }
 
 /// The fewest writes between two passes of the bounds.

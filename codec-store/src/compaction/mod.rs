@@ -20,8 +20,11 @@
 //! [`Appends::InPlace`]: crate::backend::Appends::InPlace
 //! [`compact_sealed`]: sealed::compact_sealed
 
+mod kept;
 pub(crate) mod objects;
 pub(crate) mod sealed;
+
+pub(crate) use kept::SealedLines;
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;

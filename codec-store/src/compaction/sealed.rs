@@ -57,6 +57,7 @@ use foldhash::fast::RandomState as Fast;
 
 use crate::backend::{Backend, Locking, Locks};
 use crate::cache::{now_nanos, Cache};
+use crate::compaction::kept::newest_lines;
 use crate::compaction::{copy_entries, store_size, sync_writers_objects, with_handlers, Compacted};
 use crate::content::handler::Handler;
 use crate::error::StoreError;
@@ -64,19 +65,9 @@ use crate::index::checkpoint::objects::Sources;
 use crate::index::line::{check_line, LineView};
 use crate::index::logs::{read_marker, LogObject};
 use crate::index::records::{Compacting, IndexLine, LastCompaction, RetiredFiles};
-use crate::index::{corrupt_line, logs, read_complete_lines, EntryInfo};
+use crate::index::{corrupt_line, logs, EntryInfo};
 use crate::layout;
 use crate::options::CacheOptions;
-
-/// The newest line of a key in the segments kept (the active ones, and
-/// the sealed ones the store's own compaction leaves).
-#[derive(Clone, Copy)]
-struct Kept {
-    time: u64,
-    seq: u64,
-    /// Whether it puts a value (else it removes the key).
-    puts: bool,
-}
 
 /// How a compaction of sealed segments goes.
 #[derive(Debug, Clone, Copy)]
@@ -450,108 +441,6 @@ fn segments(backend: &dyn Backend) -> Result<(Vec<LogObject>, Vec<LogObject>), S
         let (id, n) = layout::segment_of(&log.writer);
         n < last[id]
     }))
-}
-
-/// The newest line of each key in the sealed segments a handle's
-/// compactions kept, by segment: a sealed segment never changes, and the
-/// store's own compaction keeps the ones mostly live, which the next ones
-/// would read again each time. Its own compactions read only the segments
-/// sealed since.
-#[derive(Default)]
-pub(crate) struct SealedLines {
-    segments: parking_lot::Mutex<HashMap<String, SegmentLines>>,
-}
-
-/// The newest line of each key in one sealed segment of `size` bytes.
-struct SegmentLines {
-    size: u64,
-    newest: Arc<HashMap<String, Kept, Fast>>,
-}
-
-/// The newest line of each key in the logs `active` and `sealed`, as far
-/// as they are written; those of `sealed` from `known` where a compaction
-/// read them before (and kept there for the next, the others forgotten).
-fn newest_lines(
-    backend: &dyn Backend,
-    active: &[LogObject],
-    sealed: &[LogObject],
-    known: Option<&SealedLines>,
-) -> Result<HashMap<String, Kept, Fast>, StoreError> {
-    // foldhash, as the index's maps: every line's key is hashed here.
-    let mut newest: HashMap<String, Kept, Fast> = HashMap::default();
-    let Some(known) = known else {
-        for log in active.iter().chain(sealed) {
-            merge_newest(&mut newest, &read_newest(backend, log)?);
-        }
-        return Ok(newest);
-    };
-    for log in active {
-        merge_newest(&mut newest, &read_newest(backend, log)?);
-    }
-    let mut known = known.segments.lock();
-    let mut kept: HashMap<String, SegmentLines> = HashMap::with_capacity(sealed.len());
-    for log in sealed {
-        // A segment of a writer gone, kept, may be taken up and grow
-        // again: its lines are read again once its size changed.
-        let lines = match known.remove(&log.name) {
-            Some(lines) if lines.size == log.size => lines.newest,
-            _ => Arc::new(read_newest(backend, log)?),
-        };
-        merge_newest(&mut newest, &lines);
-        kept.insert(
-            log.name.clone(),
-            SegmentLines {
-                size: log.size,
-                newest: lines,
-            },
-        );
-    }
-    *known = kept;
-    Ok(newest)
-}
-
-/// Merges the newest lines `lines` into `newest`.
-fn merge_newest(newest: &mut HashMap<String, Kept, Fast>, lines: &HashMap<String, Kept, Fast>) {
-    for (key, line) in lines {
-        match newest.get_mut(key.as_str()) {
-            Some(known) if (known.time, known.seq) >= (line.time, line.seq) => {}
-            Some(known) => *known = *line,
-            None => {
-                newest.insert(key.clone(), *line);
-            }
-        }
-    }
-}
-
-/// The newest line of each key in `log`, as far as it is written.
-fn read_newest(
-    backend: &dyn Backend,
-    log: &LogObject,
-) -> Result<HashMap<String, Kept, Fast>, StoreError> {
-    let mut newest: HashMap<String, Kept, Fast> = HashMap::default();
-    let Some(bytes) = read_complete_lines(backend, &log.name, 0)? else {
-        return Ok(newest);
-    };
-    for raw in bytes.split(|&b| b == b'\n') {
-        // A damaged line is skipped, as readers skip it.
-        let Some(line) = check_line(raw).ok().and_then(|t| LineView::parse(t).ok()) else {
-            continue;
-        };
-        let (time, seq) = (line.time, line.seq);
-        let kept = Kept {
-            time,
-            seq,
-            puts: line.handler.is_some(),
-        };
-        match newest.get_mut(&*line.key) {
-            Some(known) if (known.time, known.seq) >= (time, seq) => {}
-            Some(known) => *known = kept,
-            None => {
-                newest.insert(line.key.into_owned(), kept);
-            }
-        }
-    }
-    Ok(newest)
 }
 
 /// What retiring the sealed segments `sealed` retires: their logs, their
