@@ -642,6 +642,35 @@ fn a_reader_open_across_a_compaction_reads_right_after_a_refresh() {
     }
 }
 
+/// A checkpoint's table names a line by its writer alone (the manifest
+/// covers a number of its segments): a compaction retiring the segments
+/// of a writer whose first segment an earlier one deleted still takes
+/// the table's lines of that writer for lines it retires, and copies them.
+#[test]
+fn a_compaction_copies_the_lines_a_checkpoint_holds_of_a_writer_compacted_before() {
+    for backend in backends() {
+        let writer = open(&backend, manual());
+        writer.put("first", &big(1)).unwrap();
+        // Its first segments retired, and deleted at once.
+        writer
+            .admin()
+            .compact_online(Duration::ZERO, |_, _| {})
+            .unwrap();
+        writer.put("second", &big(2)).unwrap();
+        writer.put("third", &big(3)).unwrap();
+        // The writer's later segments in a table, by its id.
+        writer.admin().checkpoint().unwrap();
+        let done = writer.admin().compact_online(Duration::ZERO, |_, _| {});
+        assert_eq!(done.unwrap().kept, 3);
+        for handle in [&writer, &open(&backend, manual())] {
+            handle.refresh().unwrap();
+            assert_eq!(handle.keys().unwrap(), ["first", "second", "third"]);
+            assert_eq!(handle.get("second").unwrap(), Some(big(2)));
+            assert!(handle.warnings().is_empty(), "{:?}", handle.warnings());
+        }
+    }
+}
+
 #[test]
 fn the_grace_period_runs_from_a_compactions_commit_not_its_start() {
     for backend in backends() {

@@ -233,7 +233,7 @@ impl Admin<'_> {
         progress: impl FnMut(usize, usize),
     ) -> Result<Compacted, StoreError> {
         let mut progress = progress;
-        crate::compaction::objects::compact_handle_online(&self.cache, grace, &mut progress)
+        crate::compaction::compact_handle_online(&self.cache, grace, &mut progress)
     }
 
     /// Keeps the store within `bounds`: removes the least recently used
@@ -321,7 +321,7 @@ impl Admin<'_> {
         progress: impl FnMut(usize, usize),
     ) -> Result<Compacted, StoreError> {
         let mut progress = progress;
-        crate::compaction::objects::compact_backend(backend, handlers, grace, &mut progress)
+        crate::compaction::compact_backend(backend, handlers, grace, &mut progress)
     }
 
     /// Builds the checkpoint of the folder `dir` again from the logs

@@ -250,12 +250,13 @@ impl Cache {
             self.delete_removed(gone)?;
         }
         self.merge_uses(&entries[..keep], used_objects)?;
-        let compacted = match grace {
-            Some(grace) if !removed.is_empty() => Some(
-                crate::compaction::objects::compact_handle_online(self, grace, &mut |_, _| {})?,
-            ),
-            _ => None,
-        };
+        let compacted =
+            match grace {
+                Some(grace) if !removed.is_empty() => Some(
+                    crate::compaction::compact_handle_online(self, grace, &mut |_, _| {})?,
+                ),
+                _ => None,
+            };
         Ok(Reduced {
             removed,
             kept,

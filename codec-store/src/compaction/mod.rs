@@ -1,27 +1,27 @@
-//! Compaction: the live entries copied into a fresh writer, and what
-//! they replace retired. The copy and the report are one for every
-//! backend; what is retired, and how, depends on how the backend appends:
-//! - where an append grows its object in place (a folder,
-//!   [`Appends::InPlace`]), writers seal their segments, and the
-//!   compaction of sealed segments ([`compact_sealed`]) copies what is
-//!   live in them and retires them through `compacting.json`, while
-//!   handles write on. [`Admin::compact`](crate::Admin::compact) runs it
-//!   with the store to itself (the store's lock, which every handle holds
-//!   shared, taken alone): every segment is sealed then, so everything
-//!   but the copies is retired and deleted at once, and the writer
-//!   schemas no live entry uses are deleted too. A compaction of older
-//!   code stopped midway left a marker listing what it replaced: it is
-//!   completed first;
-//! - where each append is an object of its own (object storage, memory),
-//!   the objects a compaction copied never change again, and it retires
-//!   them through the checkpoint's manifest
-//!   ([`objects`]).
+//! Compaction: the live entries of sealed segments copied into a fresh
+//! writer, and the segments retired, while handles write on. It is one
+//! algorithm for every backend ([`compact_sealed`]); how a backend keeps
+//! other compactions out and records a retirement is behind a seam of its
+//! own ([`sealed::Retirement`]):
+//! - a folder, where an append grows its file in place, has locks: one
+//!   compaction at a time, and `compacting.json` lists what it retired
+//!   ([`marker`]);
+//! - object storage and memory, where each append is an object of its
+//!   own, have compare-and-swap: the checkpoint's manifest retires it
+//!   ([`manifest`]).
 //!
-//! [`Appends::InPlace`]: crate::backend::Appends::InPlace
+//! [`Admin::compact`](crate::Admin::compact) runs it with the folder to
+//! itself (the store's lock, which every handle holds shared, taken
+//! alone): every segment is sealed then, so everything but the copies is
+//! retired and deleted at once, and the writer schemas no live entry uses
+//! are deleted too. A compaction of older code stopped midway left a
+//! marker listing what it replaced: it is completed first.
+//!
 //! [`compact_sealed`]: sealed::compact_sealed
 
 mod kept;
-pub(crate) mod objects;
+mod manifest;
+mod marker;
 pub(crate) mod sealed;
 
 pub(crate) use kept::SealedLines;
@@ -29,6 +29,7 @@ pub(crate) use kept::SealedLines;
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::sync::Arc;
+use std::time::Duration;
 
 use crate::backend::folder::Folder;
 use crate::backend::{Backend, Lock, Locking, Locks};
@@ -39,7 +40,6 @@ use crate::compaction::sealed::{compact_sealed, Compaction};
 use crate::content::apart;
 use crate::content::handler::{DumpContext, Handler};
 use crate::error::StoreError;
-use crate::index::line::LineView;
 use crate::index::records::{Compacting, Info, InfoValue};
 use crate::index::EntryInfo;
 use crate::layout::{self, COMPACT_MARKER as MARKER};
@@ -94,6 +94,44 @@ pub(crate) fn compact_folder(
     crate::cache::open::require_cache_folder(dir)?;
     create_folder(dir)?;
     compact_alone(Arc::new(Folder::new(dir)), handlers, progress)
+}
+
+/// [`Admin::compact_backend`](crate::Admin::compact_backend).
+pub(crate) fn compact_backend(
+    backend: Arc<dyn Backend>,
+    handlers: &[Arc<dyn Handler>],
+    grace: Duration,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<Compacted, StoreError> {
+    if backend.read(layout::META)?.is_none() {
+        return Err(StoreError::open(
+            backend.location(),
+            format!("it is not a codec cache (no {})", layout::META),
+        ));
+    }
+    // A folder has locks to keep other handles out: compacted alone.
+    if backend.locks().is_some() {
+        return compact_alone(backend, handlers, progress);
+    }
+    compact_sealed(None, backend, handlers, Compaction::Asked(grace), progress)
+}
+
+/// [`Admin::compact_online`](crate::Admin::compact_online): the store
+/// `cache` has open, with the handlers registered on it.
+pub(crate) fn compact_handle_online(
+    cache: &Cache,
+    grace: Duration,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<Compacted, StoreError> {
+    let handlers: Vec<Arc<dyn Handler>> = (cache.handlers.read()).values().cloned().collect();
+    let backend = cache.backend.clone();
+    compact_sealed(
+        Some(cache),
+        backend,
+        &handlers,
+        Compaction::Asked(grace),
+        progress,
+    )
 }
 
 /// Compacts the store `backend` holds with the store to itself (see the
@@ -157,23 +195,14 @@ pub(crate) fn with_handlers(cache: Cache, handlers: &[Arc<dyn Handler>]) -> Cach
     cache
 }
 
-/// Copies every live entry of `old` into `new`, each line with the time
-/// of the line it copies (so that a write made meanwhile by another
-/// handle, later, still wins, and the copy wins a tie with its original:
-/// a new writer's id sorts after every older one), the lines
-/// `COPIES_PER_APPEND` to an append. Returns how many it copied and the
-/// entries dropped as damaged; an entry of a handler not given is an
-/// error before anything is written, any other read error stops it.
-pub(crate) fn copy_live_entries(
-    old: &Cache,
-    new: &Cache,
-    progress: &mut dyn FnMut(usize, usize),
-) -> Result<(usize, Vec<(String, StoreError)>), StoreError> {
-    copy_entries(old, new, live_entries(old)?, progress)
-}
-
-/// [`copy_live_entries`] of `entries` (live entries of `old`, each with
-/// the time of its line).
+/// Copies `entries` (live entries of `old`, each with the time of its
+/// line) into `new`, each line with the time of the line it copies (so
+/// that a write made meanwhile by another handle, later, still wins, and
+/// the copy wins a tie with its original: a new writer's id sorts after
+/// every older one), the lines `COPIES_PER_APPEND` to an append. Returns
+/// how many it copied and the entries dropped as damaged; an entry of a
+/// handler not given is an error before anything is written, any other
+/// read error stops it.
 pub(crate) fn copy_entries(
     old: &Cache,
     new: &Cache,
@@ -341,19 +370,6 @@ fn rename_in<'v>(info: impl Iterator<Item = &'v mut InfoValue>, from: &str, to: 
     info.map(|v| walk(v, from, to)).sum()
 }
 
-/// Every live entry and the time of its line, by key.
-pub(crate) fn live_entries(cache: &Cache) -> Result<Vec<(EntryInfo, u64)>, StoreError> {
-    let mut out = Vec::new();
-    for (key, text) in cache.live_lines()? {
-        let line = LineView::parse(&text).map_err(|e| crate::index::corrupt_line(&key, e))?;
-        if let Some(entry) = EntryInfo::of_line(&line)? {
-            out.push((entry, line.time));
-        }
-    }
-    out.sort_by(|a, b| a.0.key.cmp(&b.0.key));
-    Ok(out)
-}
-
 /// An entry's payload, and where the buffers its `auto` handler kept apart
 /// are in it (so that the copy keeps exactly those apart).
 pub(crate) fn read_entry(
@@ -471,7 +487,31 @@ pub(crate) fn store_size(backend: &dyn Backend) -> Result<u64, StoreError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compaction::sealed::all_but_writers;
+    use crate::compaction::marker::all_but_writers;
+    use crate::index::line::LineView;
+
+    /// Copies every live entry of `old` into `new`, as a compaction of
+    /// older code did.
+    fn copy_live_entries(
+        old: &Cache,
+        new: &Cache,
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> Result<(usize, Vec<(String, StoreError)>), StoreError> {
+        copy_entries(old, new, live_entries(old)?, progress)
+    }
+
+    /// Every live entry and the time of its line, by key.
+    fn live_entries(cache: &Cache) -> Result<Vec<(EntryInfo, u64)>, StoreError> {
+        let mut out = Vec::new();
+        for (key, text) in cache.live_lines()? {
+            let line = LineView::parse(&text).map_err(|e| crate::index::corrupt_line(&key, e))?;
+            if let Some(entry) = EntryInfo::of_line(&line)? {
+                out.push((entry, line.time));
+            }
+        }
+        out.sort_by(|a, b| a.0.key.cmp(&b.0.key));
+        Ok(out)
+    }
 
     #[test]
     fn a_compaction_stopped_after_its_marker_reads_as_after() {

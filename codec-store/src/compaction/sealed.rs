@@ -1,16 +1,18 @@
-//! Compaction of a folder while handles have it open: what is live in the
-//! writers' sealed segments is copied, and the segments are retired.
+//! The one compaction, of every backend, while handles have the store
+//! open: what is live in the writers' sealed segments is copied, and the
+//! segments are retired.
 //!
-//! A writer appends its log and data to its active segment and seals it
-//! at a size (`cache/writers.rs`); a sealed segment never grows again. The
-//! compaction works on the segments sealed when it starts (every segment
-//! of a writer but its last, and the last one of a writer that is gone,
-//! which it holds meanwhile; one asked for seals the asking handle's
-//! first), while handles go on writing to their active ones. One
-//! asked for retires every sealed segment; the store's own (past its
-//! bounds) only the oldest ones of each writer that are mostly dead, and
-//! keeps the rest as they are (a segment mostly live would be copied
-//! whole at every compaction):
+//! A sealed segment never grows again. In a folder, a writer appends its
+//! log and data to its active segment and seals it at a size
+//! (`cache/writers.rs`); on object storage and in memory, each append is
+//! an object of its own, sealed as it is written. The compaction works on
+//! the segments sealed when it starts (in a folder, every segment of a
+//! writer but its last, and the last one of a writer that is gone, which
+//! it holds meanwhile; one asked for seals the asking handle's first),
+//! while handles go on writing. One asked for retires every sealed
+//! segment; the store's own (past its bounds) only the oldest ones of
+//! each writer that are mostly dead, and keeps the rest as they are (a
+//! segment mostly live would be copied whole at every compaction):
 //! - it reads the newest line of each key in the segments kept (the
 //!   active ones, and the sealed ones it keeps), then the whole store,
 //!   with the log of each live line (the asking handle's index);
@@ -27,27 +29,29 @@
 //!   next segment and the data in the sealed one. A live line that names
 //!   a file the compaction retires is copied too (its copy, at the same
 //!   time, wins the tie by its newer writer id);
-//! - once the copies are durable, `compacting.json` lists the segments
-//!   retired (logs, shared data and the files of their entries) with the
-//!   time: readers ignore them from then on, and the checkpoint is built
-//!   again without them;
+//! - once the copies are durable, the segments are retired: readers
+//!   ignore them from then on, and the checkpoint no longer points in
+//!   them;
 //! - a later compaction deletes them once their retirement is older than
 //!   its grace period: a handle that read an entry's line before may read
 //!   its data until then (and one that finds it gone reads the index
 //!   again, and the copy).
 //!
-//! It also deletes the lock files of `memo_lock` (`locks/`) that no
-//! holder holds, each locked as it is deleted (a caller waiting for one
-//! finds its name gone once it has it, and locks a new file), and the
-//! `used/` records of keys removed.
+//! It also deletes the locks of `memo_lock` (`locks/`) whose holders are
+//! gone, and the `used/` records of keys removed.
 //!
-//! One compaction runs at a time (`compact.lock`: one asked for waits for
-//! the one under way, the store's own skips its turn), and it holds the
-//! store's lock shared, as handles do. [`Admin::compact`](crate::Admin::compact)
-//! holds it alone ([`Compaction::Alone`]): no writer is live, so every
-//! segment is sealed and retired, and with them every log and data file
-//! that is not a copy (files no line names, whose lines a power cut took),
-//! deleted at once.
+//! What differs by backend is behind [`Retirement`]: how a compaction
+//! keeps others out, which segments are sealed, and how their retirement
+//! is recorded and collected. In a folder ([`marker`](super::marker)),
+//! one compaction runs at a time (`compact.lock`), beside the handles,
+//! and the retirement is a marker, `compacting.json`;
+//! [`Admin::compact`](crate::Admin::compact) holds the store alone
+//! ([`Compaction::Alone`]): no writer is live, so every segment is sealed
+//! and retired, and with them every log and data file that is not a copy
+//! (files no line names, whose lines a power cut took), deleted at once.
+//! On object storage ([`manifest`](super::manifest)), the retirement is
+//! the checkpoint's manifest, committed by compare-and-swap: of two
+//! compactions, one commits.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -55,16 +59,17 @@ use std::time::Duration;
 
 use foldhash::fast::RandomState as Fast;
 
-use crate::backend::{Backend, Locking, Locks};
+use crate::backend::{Appender, Appends, Backend};
 use crate::cache::{now_nanos, Cache};
 use crate::compaction::kept::newest_lines;
+use crate::compaction::manifest::Manifest;
+use crate::compaction::marker::Marker;
 use crate::compaction::{copy_entries, store_size, sync_writers_objects, with_handlers, Compacted};
 use crate::content::handler::Handler;
 use crate::error::StoreError;
-use crate::index::checkpoint::objects::Sources;
-use crate::index::line::{check_line, LineView};
-use crate::index::logs::{read_marker, LogObject};
-use crate::index::records::{Compacting, IndexLine, LastCompaction, RetiredFiles};
+use crate::index::line::LineView;
+use crate::index::logs::LogObject;
+use crate::index::records::{IndexLine, LastCompaction};
 use crate::index::{corrupt_line, logs, EntryInfo};
 use crate::layout;
 use crate::options::CacheOptions;
@@ -84,7 +89,57 @@ pub(crate) enum Compaction {
     Alone,
 }
 
-/// Compacts the folder `backend` holds online (see the module's comment),
+/// What a compaction does its backend's way (see the module's comment).
+pub(super) trait Retirement {
+    /// Deletes what earlier compactions retired longer than `grace`
+    /// before `now`; returns the bytes freed.
+    fn collect(&mut self, grace: Duration, now: u64) -> Result<u64, StoreError>;
+
+    /// Deletes the locks of `memo_lock` whose holders are gone (for
+    /// longer than `grace`, where a lease tells); returns the bytes freed.
+    fn remove_gone_holders(&mut self, grace: Duration) -> Result<u64, StoreError>;
+
+    /// The store's log segments as the compaction starts, sealed and not.
+    fn segments(&mut self) -> Result<Segments, StoreError>;
+
+    /// Notes what retiring the sealed segments `sealed` retires; returns
+    /// how the index tells the lines it retires.
+    fn retiring(&mut self, sealed: &[LogObject]) -> Result<Retiring, StoreError>;
+
+    /// Retires `sealed`, once the copies (of writer `copies`) are
+    /// durable: no reader reads them from then on, and the checkpoint no
+    /// longer points in them.
+    fn retire(&mut self, sealed: &[LogObject], copies: &str) -> Result<(), StoreError>;
+}
+
+/// A store's log segments as a compaction finds them.
+pub(super) struct Segments {
+    /// Those no writer appends to again: the compaction may retire them.
+    pub(super) sealed: Vec<LogObject>,
+    /// Those writers append to meanwhile.
+    pub(super) active: Vec<LogObject>,
+    /// The logs of writers gone among `sealed`, taken up (so that no
+    /// handle appends to them) until they are retired.
+    pub(super) held: Vec<Box<dyn Appender>>,
+}
+
+/// How the index tells the lines a compaction retires.
+pub(super) struct Retiring {
+    /// Every line: the retirement replaces the checkpoint's tables whole,
+    /// and a line they hold may be there alone (a power cut took its
+    /// segment), named by its writer (whose segments they cover) rather
+    /// than a segment. The lines written after the snapshot are copied
+    /// too, at worst once too many.
+    pub(super) every: bool,
+    /// Else the ids of the logs whose lines are retired, as the index
+    /// names them.
+    pub(super) logs: HashSet<String, Fast>,
+    /// The data files retired (names in `data/`) that a line kept may
+    /// name: a live line naming one is copied too.
+    pub(super) data: HashSet<String, Fast>,
+}
+
+/// Compacts the store `backend` holds online (see the module's comment),
 /// deleting what earlier ones retired once that is older than the grace
 /// period `how` gives. `cache` is the handle asking, whose active
 /// segment is sealed first so that what it wrote is compacted too.
@@ -100,31 +155,17 @@ pub(crate) fn compact_sealed(
         Compaction::Alone => Duration::ZERO,
     };
     let alone = matches!(how, Compaction::Alone);
-    let Some(locks) = backend.locks() else {
-        return Err(StoreError::unsupported(
-            backend.location(),
-            "its online compaction needs locks, which the backend does not have",
-        ));
-    };
-    // Asked for, it waits for a compaction under way (and for a child
-    // process between its fork and its exec, which holds a copy of its
-    // parent's locks for that instant).
-    let wait = match how {
-        Compaction::Asked(_) | Compaction::Alone => Locking::Alone,
-        Compaction::IfFree(_) => Locking::TryAlone,
-    };
-    let Some(_compacting) = locks.lock(layout::COMPACT_LOCK, wait)? else {
-        return Ok(Compacted::nothing(store_size(&*backend)?));
-    };
-    // As a handle does: a compaction that needs the folder to itself
-    // waits for this one (one that has it holds it already).
-    let _shared = match alone {
-        true => None,
-        false => Some(locks.lock(layout::LOCK, Locking::Shared)?),
+    let mut retirement: Box<dyn Retirement> = match backend.appends() {
+        Appends::InPlace => match Marker::begin(backend.clone(), how)? {
+            Some(marker) => Box::new(marker),
+            // The store's own, while another handle compacts.
+            None => return Ok(Compacted::nothing(store_size(&*backend)?)),
+        },
+        Appends::Segments => Box::new(Manifest::begin(backend.clone())?),
     };
     let size_before = store_size(&*backend)?;
-    let mut freed = collect(&*backend, grace, now_nanos())?;
-    remove_unheld_key_locks(&*backend, locks)?;
+    let mut freed = retirement.collect(grace, now_nanos())?;
+    freed += retirement.remove_gone_holders(grace)?;
     // The store's own seals the handle's segment only if it holds a
     // quarter of the store: else it is mostly live (the garbage is in the
     // segments sealed by size), and sealing it at each compaction would
@@ -135,20 +176,11 @@ pub(crate) fn compact_sealed(
             cache.writer.seal_now()?;
         }
     }
-    let (mut sealed, mut active) = segments(&*backend)?;
-    // The last segment of a writer that is gone is as good as sealed
-    // while this compaction holds it: no handle takes it up meanwhile, nor
-    // after (it is retired).
-    let mut held = Vec::new();
-    for log in std::mem::take(&mut active) {
-        match backend.take_up_log(std::slice::from_ref(&log.name))? {
-            Some(gone) => {
-                held.push(gone);
-                sealed.push(log);
-            }
-            None => active.push(log),
-        }
-    }
+    let Segments {
+        mut sealed,
+        mut active,
+        held,
+    } = retirement.segments()?;
     // The store's own compaction leaves the segments mostly live.
     let mut kept_sealed = Vec::new();
     if let (Compaction::IfFree(_), Some(cache)) = (how, cache) {
@@ -161,11 +193,8 @@ pub(crate) fn compact_sealed(
             ..Compacted::nothing(size_before)
         });
     }
-    let mut retiring = retirement(&*backend, &sealed)?;
-    let data_prefix = format!("{}/", layout::DATA);
-    let retired_data: HashSet<&str, Fast> = (retiring.iter())
-        .filter_map(|name| name.strip_prefix(&data_prefix))
-        .collect();
+    let retiring = retirement.retiring(&sealed)?;
+    let retired_data: HashSet<&str, Fast> = retiring.data.iter().map(String::as_str).collect();
     // The segments kept first, the whole store after: a line written in
     // between is in the store's reading, and newer than every line read
     // before.
@@ -194,7 +223,7 @@ pub(crate) fn compact_sealed(
     // whose line names a file retired (a seal came between a put's data
     // and its line; the copy, at the same time, wins the tie by its newer
     // writer id). Only those are parsed.
-    let retired_logs: HashSet<&str, Fast> = sealed.iter().map(|log| log.writer.as_str()).collect();
+    let retired_log = |log: &str| retiring.every || retiring.logs.contains(log);
     // A file's name begins with its writer's id: a line naming none of
     // theirs names no file retired (most lines, read without a parse).
     let mut retired_writers: Vec<&str> = (sealed.iter())
@@ -211,7 +240,7 @@ pub(crate) fn compact_sealed(
     };
     // The text of the lines copied only (and, with the store to itself,
     // of every line: each is copied, or the store is compacted already).
-    let copied = |log: &str, text: &str| retired_logs.contains(log) || names_retired(text);
+    let copied = |log: &str, text: &str| retired_log(log) || names_retired(text);
     let lines = old.newest_lines_with_logs(&copied)?;
     // Compacted already, and nothing written or expired since: copying
     // every entry again would give nothing back.
@@ -232,12 +261,12 @@ pub(crate) fn compact_sealed(
     let mut copies = Vec::new();
     for (key, text, log) in lines {
         let Some(text) = text else {
-            if retired_logs.contains(&*log) {
+            if retired_log(&log) {
                 dead_retired.insert(key);
             }
             continue;
         };
-        if retired_logs.contains(&*log) || names_retired(&text) {
+        if retired_log(&log) || names_retired(&text) {
             let line = LineView::parse(&text).map_err(|e| corrupt_line(&key, e))?;
             if let Some(entry) = EntryInfo::of_line(&line)? {
                 copies.push((entry, line.time));
@@ -270,9 +299,6 @@ pub(crate) fn compact_sealed(
     let writer_id = new.writer_id.clone();
     drop(new);
     sync_writers_objects(&*backend, &writer_id)?;
-    if alone {
-        retiring = all_but_writers(&*backend, &writer_id)?;
-    }
 
     // A line of a segment kept may be all that stands, once the
     // retirement is durable, for a key whose older line is retired (it
@@ -292,19 +318,16 @@ pub(crate) fn compact_sealed(
     // The asking handle's index reads the copies as it reads the store
     // again, after the retirement: they change nothing live.
     old.index_write().copies_read(&writer_id);
-    if let Err(e) = retire(&*backend, retiring, now_nanos()) {
+    if let Err(e) = retirement.retire(&sealed, &writer_id) {
         old.index_write().no_copies_read();
         return Err(e);
     }
     drop(held);
-    // The checkpoint may point into the segments retired: built again
-    // from the logs readers read.
-    crate::index::checkpoint::build(&backend, true, true, Sources::Every)?;
     // The uses of removed keys go with them.
     old.refresh()?;
     old.keep_uses_of_own_entries()?;
     if grace.is_zero() {
-        freed += collect(&*backend, grace, now_nanos())?;
+        freed += retirement.collect(grace, now_nanos())?;
     }
     if alone {
         // For the next compaction with the folder to itself.
@@ -366,21 +389,6 @@ fn left(backend: &dyn Backend, logs: &[LogObject]) -> Result<LastCompaction, Sto
     })
 }
 
-/// Deletes the lock files of `memo_lock` that no caller holds (their
-/// holders are gone: the lock died with them), each locked meanwhile.
-fn remove_unheld_key_locks(backend: &dyn Backend, locks: &dyn Locks) -> Result<(), StoreError> {
-    for listed in backend.list(&format!("{}/", layout::KEY_LOCKS))? {
-        if let Some(_held) = locks.lock(&listed.name, Locking::TryAlone)? {
-            // Where a file open cannot be deleted, it stays: an empty
-            // file, harmless.
-            if let Err(e) = backend.delete(&listed.name) {
-                log::debug!(target: "codec::store", "a lock file stays: {e}");
-            }
-        }
-    }
-    Ok(())
-}
-
 /// Of the sealed segments, those worth retiring when the store compacts
 /// by itself, and those it keeps (read as the active ones are): for each
 /// writer, the longest run of its oldest segments at most half of whose
@@ -426,84 +434,6 @@ fn worth_retiring(
     Ok((retired, kept))
 }
 
-/// The store's log segments, sealed and active: a writer's last segment
-/// is its active one (it may be taken up and appended to), the others are
-/// sealed.
-fn segments(backend: &dyn Backend) -> Result<(Vec<LogObject>, Vec<LogObject>), StoreError> {
-    let logs = logs(backend)?;
-    let mut last: HashMap<String, u64> = HashMap::new();
-    for log in &logs {
-        let (id, n) = layout::segment_of(&log.writer);
-        let at = last.entry(id.to_owned()).or_insert(n);
-        *at = (*at).max(n);
-    }
-    Ok(logs.into_iter().partition(|log| {
-        let (id, n) = layout::segment_of(&log.writer);
-        n < last[id]
-    }))
-}
-
-/// What retiring the sealed segments `sealed` retires: their logs, their
-/// writers' shared data segments of the same numbers, and the files of
-/// their entries (`data/<writer>-<seq>...`, numbered below the last line
-/// of the writer's last sealed segment).
-fn retirement(backend: &dyn Backend, sealed: &[LogObject]) -> Result<Vec<String>, StoreError> {
-    let mut files: Vec<String> = Vec::new();
-    // The sequence each writer's sealed segments end before.
-    let mut ends: HashMap<&str, u64> = HashMap::new();
-    for log in sealed {
-        let (id, n) = layout::segment_of(&log.writer);
-        files.push(log.name.clone());
-        files.push(layout::shared_segment(id, n));
-        let end = last_seq(backend, log)?.map_or(0, |seq| seq + 1);
-        let known = ends.entry(id).or_insert(0);
-        *known = (*known).max(end);
-    }
-    let prefix = format!("{}/", layout::DATA);
-    for object in backend.list(&prefix)? {
-        let name = &object.name[prefix.len()..];
-        let sealed = ends
-            .iter()
-            .any(|(id, &end)| entry_file_seq(name, id).is_some_and(|seq| seq < end));
-        if sealed {
-            files.push(object.name);
-        }
-    }
-    Ok(files)
-}
-
-/// Every log and data object but writer `keep`'s.
-pub(crate) fn all_but_writers(
-    backend: &dyn Backend,
-    keep: &str,
-) -> Result<Vec<String>, StoreError> {
-    let mut files = Vec::new();
-    for prefix in [String::new(), format!("{}/", layout::DATA)] {
-        for listed in backend.list(&prefix)? {
-            let name = &listed.name[prefix.len()..];
-            let is_log = layout::log_writer(name).is_some();
-            if !layout::is_writers_file(name, keep) && (!prefix.is_empty() || is_log) {
-                files.push(listed.name);
-            }
-        }
-    }
-    Ok(files)
-}
-
-/// Lists `files` in the marker as retired at `at`.
-fn retire(backend: &dyn Backend, files: Vec<String>, at: u64) -> Result<(), StoreError> {
-    let mut marker = match backend.read(layout::COMPACT_MARKER)? {
-        Some(_) => read_marker(backend)?,
-        None => Compacting {
-            replaced: Vec::new(),
-            retired: Vec::new(),
-        },
-    };
-    marker.retired.push(RetiredFiles { files, at });
-    let bytes = codec_runtime::to_json_vec(&marker)?;
-    Ok(backend.write(layout::COMPACT_MARKER, &bytes, true)?)
-}
-
 /// Whether the line `raw` names one of the data files `names` (relative
 /// to `data/`): as a string of its own (`"file": "<name>"`) or in a token
 /// (`"at:<name>:<offset>:<len>"`).
@@ -522,64 +452,6 @@ fn file_names(raw: &[u8]) -> impl Iterator<Item = &str> {
         s.strip_prefix("at:")
             .map_or(s, |t| t.split(':').next().unwrap_or(t))
     })
-}
-
-/// The sequence of the entry whose file of `data/` `name` is, if writer
-/// `id` wrote it (`<writer>-<seq>.<ext>`, `<writer>-<seq>-<n>.<ext>`).
-fn entry_file_seq(name: &str, id: &str) -> Option<u64> {
-    let rest = name.strip_prefix(id)?.strip_prefix('-')?;
-    let stem = rest.split_once('.').map_or(rest, |(stem, _)| stem);
-    let seq = stem.split_once('-').map_or(stem, |(seq, _)| seq);
-    seq.parse().ok()
-}
-
-/// The sequence of the last whole line of sealed log `log`, if it has one
-/// in its last 64 KiB.
-fn last_seq(backend: &dyn Backend, log: &LogObject) -> Result<Option<u64>, StoreError> {
-    let from = log.size.saturating_sub(64 * 1024);
-    let tail = backend.read_range(&log.name, from..log.size)?;
-    Ok(tail
-        .split(|&b| b == b'\n')
-        .rev()
-        .find_map(|raw| check_line(raw).ok().and_then(|t| LineView::parse(t).ok()))
-        .map(|line| line.seq))
-}
-
-/// Deletes what online compactions retired longer than `grace` before
-/// `now`; returns the bytes freed.
-fn collect(backend: &dyn Backend, grace: Duration, now: u64) -> Result<u64, StoreError> {
-    if backend.read(layout::COMPACT_MARKER)?.is_none() {
-        return Ok(0);
-    }
-    let mut marker = read_marker(backend)?;
-    let before = now.saturating_sub(u64::try_from(grace.as_nanos()).unwrap_or(u64::MAX));
-    let (due, young): (Vec<_>, Vec<_>) = (marker.retired.drain(..)).partition(|r| r.at <= before);
-    if due.is_empty() {
-        marker.retired = young;
-        return Ok(0);
-    }
-    let mut sizes = HashMap::new();
-    for prefix in [String::new(), format!("{}/", layout::DATA)] {
-        sizes.extend(backend.list(&prefix)?.into_iter().map(|o| (o.name, o.size)));
-    }
-    // The files first, the marker after: readers ignore a file the
-    // marker lists, deleted or not, and a compaction stopped in between
-    // deletes the rest next time.
-    let mut freed = 0;
-    for name in due.iter().flat_map(|r| &r.files) {
-        if let Some(size) = sizes.get(name) {
-            backend.delete(name)?;
-            freed += size;
-        }
-    }
-    marker.retired = young;
-    if marker.replaced.is_empty() && marker.retired.is_empty() {
-        backend.delete(layout::COMPACT_MARKER)?;
-    } else {
-        let bytes = codec_runtime::to_json_vec(&marker)?;
-        backend.write(layout::COMPACT_MARKER, &bytes, true)?;
-    }
-    Ok(freed)
 }
 
 #[cfg(test)]
@@ -646,19 +518,6 @@ mod tests {
         assert!(names_any(r##"{"#key":"a\"b","info":{"file":"w.bin"}}"##));
         assert!(!names_any(r#"{"info":{"file":"w.1.bin"}}"#));
         assert!(!names_any(r#"{"info":{"data":"w.binary"}}"#));
-    }
-
-    #[test]
-    fn the_files_of_entries_name_their_writer_and_sequence() {
-        let id = "0123456789abc-42-7-deadbeef";
-        let file = layout::entry_file_name(id, 12, 0, "bin");
-        assert_eq!(entry_file_seq(&file, id), Some(12));
-        let file = layout::entry_file_name(id, 12, 3, "npy");
-        assert_eq!(entry_file_seq(&file, id), Some(12));
-        assert_eq!(entry_file_seq(&file, "0123456789abc-42-7"), None);
-        assert_eq!(entry_file_seq(&layout::shared_name(id), id), None);
-        let segment = layout::shared_segment(id, 4);
-        assert_eq!(entry_file_seq(&segment[layout::DATA.len() + 1..], id), None);
     }
 
     mod own {

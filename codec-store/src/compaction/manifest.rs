@@ -1,172 +1,161 @@
-//! Compaction where each append is an object of its own (object storage,
-//! memory): online, while other handles go on writing and reading. The
-//! copy and the report are those of every compaction
-//! ([`compact`](super::compact)); what this one does its own way is
-//! retiring what it copied, since it cannot have the store to itself.
-//!
-//! A compaction there is a checkpoint whose table holds copies of the live
-//! entries rather than the lines of the logs they came from:
-//! - it reads the manifest (its version and how many compactions it
-//!   counts), then lists the logs: the *snapshot*, every segment that
-//!   exists then;
-//! - a handle opened after that (so it reads at least the snapshot) copies
-//!   each live entry into a new writer: its data into new objects, its line
-//!   with the time of the line copied, so a write made meanwhile by
-//!   another handle (later) still wins, and the copy wins a tie with its
-//!   original (a new writer's id sorts after every older one);
-//! - it commits a manifest covering the snapshot's segments, whose table
-//!   holds the copies and whatever was written after the snapshot, by
-//!   compare-and-swap on the version read (again from the newer version
-//!   if a checkpoint came in between). If another compaction committed
-//!   first, it reports so: its copies stay, as ordinary entries, until the
-//!   next compaction.
+//! How object storage and memory retire what a compaction copied: each
+//! append is an object of its own, so every segment is sealed, and no
+//! lock keeps other compactions out. The retirement is the checkpoint's
+//! manifest, committed by compare-and-swap:
+//! - the compaction reads the manifest (its version, and how many
+//!   compactions it counts), then lists the logs: the *snapshot*, every
+//!   segment that exists then, which it retires;
+//! - once its copies are durable, it commits a manifest covering the
+//!   snapshot's segments, whose table holds the copies and whatever was
+//!   written after the snapshot, by compare-and-swap on the version read
+//!   (again from the newer version if a checkpoint came in between). If
+//!   another compaction committed first, it reports so: its copies stay,
+//!   as ordinary entries, until the next compaction.
 //!
 //! The snapshot's segments and data are garbage from then on, but a
 //! reader that opened before may still read them: they are deleted by a
 //! later compaction once this one's commit is older than its grace period
 //! (counted from the commit, not the start: a reader may have read the
 //! manifest before it just before the commit, however long the copies
-//! took). Then
-//! every log segment the snapshot had of each writer is deleted, and the
-//! shared data segments the snapshot had of the writers that wrote no
-//! line after it. A put whose data went in before the snapshot and whose
-//! line comes after is safe as long as it takes less than the grace
-//! period. Objects of the `file` handler (one per entry) are not deleted
-//! there yet.
+//! took). Then every log segment the snapshot had of each writer is
+//! deleted, and the shared data segments the snapshot had of the writers
+//! that wrote no line after it. A put whose data went in before the
+//! snapshot and whose line comes after is safe as long as it takes less
+//! than the grace period. Objects of the `file` handler (one per entry)
+//! are not deleted there yet.
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::backend::{Appends, Backend};
+use crate::backend::Backend;
 use crate::cache::now_nanos;
-use crate::cache::Cache;
-use crate::compaction::sealed::{compact_sealed, Compaction};
-use crate::compaction::{compact_alone, copy_live_entries, store_size, with_handlers, Compacted};
-use crate::content::handler::Handler;
+use crate::compaction::sealed::{Retirement, Retiring, Segments};
 use crate::error::StoreError;
 use crate::index::checkpoint::objects::Sources;
 use crate::index::checkpoint::parse_manifest;
 use crate::index::checkpoint::{build_from, damaged, Start, Stop};
 use crate::index::logs;
+use crate::index::logs::LogObject;
 use crate::index::records::{Checkpoint, Covered, LeaseRecord, Retired};
 use crate::index::table::Damaged;
 use crate::layout;
-use crate::options::CacheOptions;
 
 /// How often a compaction commits again after a checkpoint came in
 /// between.
 const TRIES: usize = 8;
 
-/// [`Admin::compact_backend`](crate::Admin::compact_backend).
-pub(crate) fn compact_backend(
+/// The retirement of a compaction of object storage, from the manifest
+/// it read.
+pub(super) struct Manifest {
     backend: Arc<dyn Backend>,
-    handlers: &[Arc<dyn Handler>],
-    grace: Duration,
-    progress: &mut dyn FnMut(usize, usize),
-) -> Result<Compacted, StoreError> {
-    if backend.read(layout::META)?.is_none() {
-        return Err(StoreError::open(
-            backend.location(),
-            format!("it is not a codec cache (no {})", layout::META),
-        ));
-    }
-    match backend.appends() {
-        Appends::InPlace => compact_alone(backend, handlers, progress),
-        Appends::Segments => compact_online(backend, handlers, grace, progress),
-    }
+    manifest: Checkpoint,
+    version: Option<crate::backend::Version>,
+    /// What earlier compactions retired that is not deleted yet.
+    retired: Vec<Retired>,
+    /// The shared data segments of the snapshot: writer, number, size.
+    data: Vec<(String, u64, u64)>,
 }
 
-/// [`Admin::compact_online`](crate::Admin::compact_online): the store
-/// `cache` has open, with the handlers registered on it.
-pub(crate) fn compact_handle_online(
-    cache: &Cache,
-    grace: Duration,
-    progress: &mut dyn FnMut(usize, usize),
-) -> Result<Compacted, StoreError> {
-    let handlers: Vec<Arc<dyn Handler>> = (cache.handlers.read()).values().cloned().collect();
-    let backend = cache.backend.clone();
-    match backend.appends() {
-        Appends::InPlace => compact_sealed(
-            Some(cache),
+impl Manifest {
+    /// Reads the manifest a compaction of `backend` starts from.
+    pub(super) fn begin(backend: Arc<dyn Backend>) -> Result<Manifest, StoreError> {
+        let (manifest, version) = read_manifest(&*backend)?;
+        Ok(Manifest {
             backend,
-            &handlers,
-            Compaction::Asked(grace),
-            progress,
-        ),
-        Appends::Segments => compact_online(backend, &handlers, grace, progress),
+            retired: manifest.retired.clone(),
+            manifest,
+            version,
+            data: Vec::new(),
+        })
     }
 }
 
-fn compact_online(
-    backend: Arc<dyn Backend>,
-    handlers: &[Arc<dyn Handler>],
-    grace: Duration,
-    mut progress: impl FnMut(usize, usize),
-) -> Result<Compacted, StoreError> {
-    let started = now_nanos();
-    let size_before = store_size(&*backend)?;
-    let (manifest, version) = read_manifest(&*backend)?;
-    let snapshot = snapshot(&*backend)?;
-    let data_snapshot = data_segments(&*backend)?;
-    let (mut freed, mut retired) = collect(&*backend, &manifest.retired, grace, started)?;
-
-    // The copies are written by a handle that reads nothing: one that
-    // read the store is enough. They are synced before the manifest that
-    // retires what they copy is committed: else, where a write is not
-    // durable once done, a power cut could keep the manifest and lose
-    // the copies (on object storage a sync costs nothing).
-    let options = CacheOptions {
-        checkpoint_bytes: 0,
-        fsync: true,
-        ..CacheOptions::default()
-    };
-    let old = with_handlers(
-        Cache::open_backend(backend.clone(), options.clone())?,
-        handlers,
-    );
-    let new = with_handlers(Cache::open_unread(backend.clone(), options)?, handlers);
-    let (kept, dropped) = copy_live_entries(&old, &new, &mut progress)?;
-
-    // Stamped when committed: a handle that read the manifest before
-    // then may read what they name until `grace` after.
-    let retiring = retired.len();
-    retired.extend(snapshot.iter().map(|w| {
-        Retired {
-            id: w.id.clone(),
-            to: w.to,
-            data_to: data_snapshot
-                .iter()
-                .filter(|(id, _, _)| *id == w.id)
-                .map(|&(_, n, _)| n + 1)
-                .max()
-                .unwrap_or(0),
-            at: 0,
-        }
-    }));
-    let mut next = Checkpoint {
-        writers: snapshot,
-        compactions: manifest.compactions + 1,
-        retired,
-        ..manifest.clone()
-    };
-    next.tables.clear();
-    let next = commit(&backend, next, retiring, &manifest, version)?;
-    // The uses of removed keys go with them, and the leases of holders
-    // gone for longer than the grace period.
-    new.keep_uses_of_own_entries()?;
-    drop((old, new));
-    freed += remove_expired_leases(&*backend, grace)?;
-    if grace.is_zero() {
-        freed += collect(&*backend, &next.retired, grace, now_nanos())?.0;
+impl Retirement for Manifest {
+    fn collect(&mut self, grace: Duration, now: u64) -> Result<u64, StoreError> {
+        let (freed, young) = collect(&*self.backend, &self.retired, grace, now)?;
+        self.retired = young;
+        Ok(freed)
     }
-    Ok(Compacted {
-        kept,
-        dropped,
-        freed,
-        schemas_removed: 0,
-        size_before,
-        size_after: store_size(&*backend)?,
-    })
+
+    fn remove_gone_holders(&mut self, grace: Duration) -> Result<u64, StoreError> {
+        remove_expired_leases(&*self.backend, grace)
+    }
+
+    fn segments(&mut self) -> Result<Segments, StoreError> {
+        let sealed = logs(&*self.backend)?;
+        self.data = data_segments(&*self.backend)?;
+        Ok(Segments {
+            sealed,
+            active: Vec::new(),
+            held: Vec::new(),
+        })
+    }
+
+    fn retiring(&mut self, _sealed: &[LogObject]) -> Result<Retiring, StoreError> {
+        // The committed manifest's table is built from the segments it
+        // does not cover, and holds none of the lines the tables read
+        // held: they are copied (every line). A writer's data goes only
+        // once it wrote no line after the snapshot: a line kept names
+        // none of it that goes.
+        Ok(Retiring {
+            every: true,
+            logs: Default::default(),
+            data: Default::default(),
+        })
+    }
+
+    fn retire(&mut self, sealed: &[LogObject], _copies: &str) -> Result<(), StoreError> {
+        let covered = coverage(sealed);
+        // Stamped when committed: a handle that read the manifest before
+        // then may read what they name until the grace period after.
+        let retiring = self.retired.len();
+        let mut retired = std::mem::take(&mut self.retired);
+        retired.extend(covered.iter().map(|w| {
+            Retired {
+                id: w.id.clone(),
+                to: w.to,
+                data_to: (self.data.iter())
+                    .filter(|(id, _, _)| *id == w.id)
+                    .map(|&(_, n, _)| n + 1)
+                    .max()
+                    .unwrap_or(0),
+                at: 0,
+            }
+        }));
+        let mut next = Checkpoint {
+            writers: covered,
+            compactions: self.manifest.compactions + 1,
+            retired,
+            ..self.manifest.clone()
+        };
+        next.tables.clear();
+        let committed = commit(
+            &self.backend,
+            next,
+            retiring,
+            &self.manifest,
+            self.version.take(),
+        )?;
+        self.retired = committed.retired;
+        Ok(())
+    }
+}
+
+/// How many segments of each writer's log the logs `sealed` reach to.
+fn coverage(sealed: &[LogObject]) -> Vec<Covered> {
+    let mut out: Vec<Covered> = Vec::new();
+    for log in sealed {
+        let (id, n) = layout::segment_of(&log.writer);
+        match out.iter_mut().find(|w| w.id == id) {
+            Some(w) => w.to = w.to.max(n + 1),
+            None => out.push(Covered {
+                id: id.to_owned(),
+                to: n + 1,
+                tail: 0,
+            }),
+        }
+    }
+    out
 }
 
 /// Commits the compaction's manifest `next`, built on `manifest` read at
@@ -254,23 +243,6 @@ fn read_manifest(
         },
         None => (empty, None),
     })
-}
-
-/// How many segments of each writer's log exist now.
-fn snapshot(backend: &dyn Backend) -> Result<Vec<Covered>, StoreError> {
-    let mut out: Vec<Covered> = Vec::new();
-    for log in logs(backend)? {
-        let (id, n) = layout::segment_of(&log.writer);
-        match out.iter_mut().find(|w| w.id == id) {
-            Some(w) => w.to = w.to.max(n + 1),
-            None => out.push(Covered {
-                id: id.to_owned(),
-                to: n + 1,
-                tail: 0,
-            }),
-        }
-    }
-    Ok(out)
 }
 
 /// The shared data segments of the store: the writer, the segment's
