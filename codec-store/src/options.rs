@@ -145,12 +145,14 @@ pub struct CacheOptions {
     /// (tests run the store's suite with tiny segments). On object
     /// storage each append is a sealed object already.
     pub segment_bytes: u64,
-    /// In a folder with [`bounds`](CacheOptions#structfield.bounds), the
-    /// store compacts by itself once the bounds removed entries, or a
-    /// write sealed two segments since the last compaction started, and
-    /// the folder holds more than the payload the last pass of the bounds
-    /// kept and as much again (8 MiB more at least): online, in a background thread, the oldest sealed
-    /// segments mostly dead. What a compaction retires stays this long for
+    /// With [`bounds`](CacheOptions#structfield.bounds), the store
+    /// compacts by itself once the bounds removed entries (in a folder
+    /// also once a write sealed two segments since the last compaction
+    /// started), and the store holds more than the payload the last pass
+    /// of the bounds kept and as much again (8 MiB more at least): online,
+    /// in a background thread; in a folder, the oldest sealed segments
+    /// mostly dead, on object storage every segment (each append is one).
+    /// What a compaction retires stays this long for
     /// handles whose index still names it, then the next compaction
     /// deletes it (default: zero, deleted at once: a handle that finds an
     /// entry's file gone reads the index again and the entry's copy, and

@@ -96,7 +96,14 @@ impl Upkeep {
         let seals = cache.writer.seals.load(Ordering::Relaxed);
         if self.compacting.load(Ordering::Acquire) {
             let started = self.compaction_seals.load(Ordering::Relaxed);
-            if seals >= started + SEGMENTS_AHEAD {
+            // Where each append is an object of its own, no segment is
+            // sealed to count: a write waits once a pass asked for another
+            // compaction while this one runs.
+            let behind = match cache.backend.appends() {
+                Appends::InPlace => seals >= started + SEGMENTS_AHEAD,
+                Appends::Segments => self.compact_again.lock().is_some(),
+            };
+            if behind {
                 stall(&self.compacting);
             }
         } else if seals >= self.compaction_seals.load(Ordering::Relaxed) + SEGMENTS_AHEAD {
@@ -181,18 +188,17 @@ impl Upkeep {
         }
     }
 
-    /// In a folder, after the bounds removed entries, and as a write finds
+    /// After the bounds removed entries, and in a folder as a write finds
     /// [`SEGMENTS_AHEAD`] segments sealed since the last compaction
     /// started (the bounds' last pass kept `kept_bytes`): compacts online
-    /// (the sealed segments mostly dead) once the folder holds more than
-    /// the payload it keeps and as much again,
+    /// (in a folder, the sealed segments mostly dead) once the store holds
+    /// more than the payload it keeps and as much again,
     /// or [`AUTO_COMPACT_MIN`] more if that is more
     /// ([`CacheOptions::compact_grace`](crate::CacheOptions::compact_grace)).
-    /// Unless another handle compacts it already; an error is a warning.
+    /// Unless another handle compacts it already (in a folder; on object
+    /// storage, of two racing to commit one does, and the other is no
+    /// warning); an error is a warning.
     fn compact_if_mostly_garbage(&self, cache: &Cache, kept_bytes: u64) {
-        if cache.backend.appends() != Appends::InPlace {
-            return;
-        }
         if mostly_garbage(cache, kept_bytes) {
             self.start_compaction(cache, kept_bytes);
         }
@@ -227,8 +233,14 @@ impl Upkeep {
                 let how = Compaction::IfFree(cache.options.compact_grace);
                 let backend = cache.backend.clone();
                 let done = compact_sealed(Some(&cache), backend, &handlers, how, &mut |_, _| {});
-                if let Err(e) = done {
-                    compaction_failed(&cache, &e);
+                match done {
+                    // Another handle's compaction did it (object storage,
+                    // where compactions race to commit).
+                    Err(e) if crate::compaction::overtaken(&e) => {
+                        log::debug!(target: "codec::store", "{e}");
+                    }
+                    Err(e) => compaction_failed(&cache, &e),
+                    Ok(_) => {}
                 }
                 drop(cache);
                 compacting.store(false, Ordering::Release);
@@ -302,7 +314,7 @@ fn wait_while(running: &AtomicBool) {
     }
 }
 
-/// Whether the folder of `cache` holds more than `kept_bytes` and as much
+/// Whether the store of `cache` holds more than `kept_bytes` and as much
 /// again, or [`AUTO_COMPACT_MIN`] more if that is more.
 fn mostly_garbage(cache: &Cache, kept_bytes: u64) -> bool {
     match store_size(&*cache.backend) {

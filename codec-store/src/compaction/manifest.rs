@@ -44,6 +44,17 @@ use crate::layout;
 /// between.
 const TRIES: usize = 8;
 
+/// Why a compaction another one committed before failed.
+const OVERTAKEN: &str = "another compaction committed while this one copied the entries; \
+                         nothing was lost (this one's copies stay as ordinary entries until \
+                         the next compaction): compact again to reclaim its space";
+
+/// Whether `e` says that another compaction committed first: nothing to
+/// warn of where the store compacts by itself (the other did the work).
+pub(crate) fn overtaken(e: &StoreError) -> bool {
+    matches!(e, StoreError::Unsupported { message, .. } if message == OVERTAKEN)
+}
+
 /// The retirement of a compaction of object storage, from the manifest
 /// it read.
 pub(super) struct Manifest {
@@ -54,6 +65,12 @@ pub(super) struct Manifest {
     retired: Vec<Retired>,
     /// The shared data segments of the snapshot: writer, number, size.
     data: Vec<(String, u64, u64)>,
+    /// The data that earlier compactions retired, past their grace period,
+    /// deleted once this one committed the copies of every live line
+    /// (name, size).
+    due: Vec<(String, u64)>,
+    /// Whether this compaction committed its manifest.
+    committed: bool,
 }
 
 impl Manifest {
@@ -66,15 +83,23 @@ impl Manifest {
             manifest,
             version,
             data: Vec::new(),
+            due: Vec::new(),
+            committed: false,
         })
     }
 }
 
 impl Retirement for Manifest {
     fn collect(&mut self, grace: Duration, now: u64) -> Result<u64, StoreError> {
-        let (freed, young) = collect(&*self.backend, &self.retired, grace, now)?;
-        self.retired = young;
-        Ok(freed)
+        let done = collect(&*self.backend, &self.retired, grace, now)?;
+        self.retired = done.kept;
+        // Before the commit, the data left goes once it committed: every
+        // live line it read is copied, one naming that data too. (After,
+        // the next compaction deletes it.)
+        if !self.committed {
+            self.due = done.left;
+        }
+        Ok(done.freed)
     }
 
     fn remove_gone_holders(&mut self, grace: Duration) -> Result<u64, StoreError> {
@@ -91,20 +116,22 @@ impl Retirement for Manifest {
         })
     }
 
-    fn retiring(&mut self, _sealed: &[LogObject]) -> Result<Retiring, StoreError> {
+    fn every_line(&self) -> bool {
         // The committed manifest's table is built from the segments it
-        // does not cover, and holds none of the lines the tables read
-        // held: they are copied (every line). A writer's data goes only
-        // once it wrote no line after the snapshot: a line kept names
-        // none of it that goes.
+        // does not cover, and holds none of the lines the tables read held.
+        true
+    }
+
+    fn retiring(&mut self, _sealed: &[LogObject]) -> Result<Retiring, StoreError> {
+        // A writer's data goes only once it wrote no line after the
+        // snapshot: a line kept names none of it that goes.
         Ok(Retiring {
-            every: true,
             logs: Default::default(),
             data: Default::default(),
         })
     }
 
-    fn retire(&mut self, sealed: &[LogObject], _copies: &str) -> Result<(), StoreError> {
+    fn retire(&mut self, sealed: &[LogObject], _copies: &str) -> Result<u64, StoreError> {
         let covered = coverage(sealed);
         // Stamped when committed: a handle that read the manifest before
         // then may read what they name until the grace period after.
@@ -137,7 +164,15 @@ impl Retirement for Manifest {
             self.version.take(),
         )?;
         self.retired = committed.retired;
-        Ok(())
+        self.committed = true;
+        // The compactions that retired it stay listed until the next one
+        // finds it gone.
+        let mut freed = 0;
+        for (name, size) in std::mem::take(&mut self.due) {
+            self.backend.delete(&name)?;
+            freed += size;
+        }
+        Ok(freed)
     }
 }
 
@@ -187,12 +222,7 @@ fn commit(
         };
         let (now, now_version) = read_manifest(&**backend)?;
         if now.compactions != manifest.compactions {
-            return Err(StoreError::unsupported(
-                backend.location(),
-                "another compaction committed while this one copied the entries; \
-                 nothing was lost (this one's copies stay as ordinary entries until the \
-                 next compaction): compact again to reclaim its space",
-            ));
+            return Err(StoreError::unsupported(backend.location(), OVERTAKEN));
         }
         // The next try reads only the segments written since this one
         // listed them: a short window for checkpoints to commit in.
@@ -259,25 +289,41 @@ fn data_segments(backend: &dyn Backend) -> Result<Vec<(String, u64, u64)>, Store
     Ok(out)
 }
 
+/// What [`collect`] leaves.
+struct Collected {
+    /// Bytes freed.
+    freed: u64,
+    /// The compactions still too young, and those whose data is left.
+    kept: Vec<Retired>,
+    /// The data left, of writers that wrote lines after the snapshot that
+    /// retired it (name, size): one of those lines may name it.
+    left: Vec<(String, u64)>,
+}
+
 /// Deletes what the compactions of `retired` replaced, for those older
-/// than `grace` at `now`: the segments they replaced, and every data
-/// object of a writer that wrote nothing after. Returns the bytes freed
-/// and the compactions still too young.
+/// than `grace` at `now`: the log segments they replaced, and the data
+/// segments of the writers that wrote no line after. The data of the
+/// others is left, with the compactions that retired it: a line written
+/// after the snapshot (a put whose data went in before) may name it, and
+/// it goes once a compaction copied every live line.
 fn collect(
     backend: &dyn Backend,
     retired: &[Retired],
     grace: Duration,
     now: u64,
-) -> Result<(u64, Vec<Retired>), StoreError> {
+) -> Result<Collected, StoreError> {
+    let mut done = Collected {
+        freed: 0,
+        kept: Vec::new(),
+        left: Vec::new(),
+    };
     if retired.is_empty() {
-        return Ok((0, Vec::new()));
+        return Ok(done);
     }
     let (logs, data) = (logs(backend)?, data_segments(backend)?);
-    let mut freed = 0;
-    let mut young = Vec::new();
     for r in retired {
         if r.at.saturating_add(grace.as_nanos() as u64) > now {
-            young.push(r.clone());
+            done.kept.push(r.clone());
             continue;
         }
         let mut wrote_after = false;
@@ -288,21 +334,27 @@ fn collect(
             }
             if n < r.to {
                 backend.delete(&log.name)?;
-                freed += log.size;
+                done.freed += log.size;
             } else {
                 wrote_after = true;
             }
         }
-        if wrote_after {
-            continue;
-        }
+        let mut left = false;
         for (id, n, size) in &data {
             if *id == r.id && *n < r.data_to {
                 let name = layout::segment_name(&layout::data_object(&layout::shared_name(id)), *n);
-                backend.delete(&name)?;
-                freed += size;
+                if wrote_after {
+                    done.left.push((name, *size));
+                    left = true;
+                } else {
+                    backend.delete(&name)?;
+                    done.freed += size;
+                }
             }
         }
+        if left {
+            done.kept.push(r.clone());
+        }
     }
-    Ok((freed, young))
+    Ok(done)
 }

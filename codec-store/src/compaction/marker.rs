@@ -110,13 +110,16 @@ impl Retirement for Marker {
         })
     }
 
+    fn every_line(&self) -> bool {
+        // A checkpoint's table names each line by its segment, and is
+        // built again from the logs readers read.
+        false
+    }
+
     fn retiring(&mut self, sealed: &[LogObject]) -> Result<Retiring, StoreError> {
         self.retiring = retirement(&*self.backend, sealed)?;
         let data_prefix = format!("{}/", layout::DATA);
         Ok(Retiring {
-            // A checkpoint's table names each line by its segment, and is
-            // built again from the logs readers read.
-            every: false,
             logs: sealed.iter().map(|log| log.writer.clone()).collect(),
             data: (self.retiring.iter())
                 .filter_map(|name| name.strip_prefix(&data_prefix))
@@ -125,7 +128,7 @@ impl Retirement for Marker {
         })
     }
 
-    fn retire(&mut self, _sealed: &[LogObject], copies: &str) -> Result<(), StoreError> {
+    fn retire(&mut self, _sealed: &[LogObject], copies: &str) -> Result<u64, StoreError> {
         let mut retiring = std::mem::take(&mut self.retiring);
         // With the store to itself: every log and data file but the
         // copies, files no line names (a power cut took their lines) too.
@@ -136,7 +139,7 @@ impl Retirement for Marker {
         // The checkpoint may point into the segments retired: built again
         // from the logs readers read.
         crate::index::checkpoint::build(&self.backend, true, true, Sources::Every)?;
-        Ok(())
+        Ok(0)
     }
 }
 

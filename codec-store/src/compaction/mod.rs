@@ -25,6 +25,7 @@ mod marker;
 pub(crate) mod sealed;
 
 pub(crate) use kept::SealedLines;
+pub(crate) use manifest::overtaken;
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;

@@ -102,14 +102,23 @@ pub(super) trait Retirement {
     /// The store's log segments as the compaction starts, sealed and not.
     fn segments(&mut self) -> Result<Segments, StoreError>;
 
+    /// Whether the retirement replaces the checkpoint's tables whole, so
+    /// that every live line is copied: a line they hold may be there
+    /// alone (a power cut took its segment), named by its writer (whose
+    /// segments they cover) rather than a segment. The segments mostly
+    /// live are then not worth leaving, and the lines written after the
+    /// snapshot are copied too, at worst once too many.
+    fn every_line(&self) -> bool;
+
     /// Notes what retiring the sealed segments `sealed` retires; returns
     /// how the index tells the lines it retires.
     fn retiring(&mut self, sealed: &[LogObject]) -> Result<Retiring, StoreError>;
 
     /// Retires `sealed`, once the copies (of writer `copies`) are
     /// durable: no reader reads them from then on, and the checkpoint no
-    /// longer points in them.
-    fn retire(&mut self, sealed: &[LogObject], copies: &str) -> Result<(), StoreError>;
+    /// longer points in them. Returns the bytes it freed (what earlier
+    /// compactions retired that a live line copied may have named).
+    fn retire(&mut self, sealed: &[LogObject], copies: &str) -> Result<u64, StoreError>;
 }
 
 /// A store's log segments as a compaction finds them.
@@ -125,14 +134,8 @@ pub(super) struct Segments {
 
 /// How the index tells the lines a compaction retires.
 pub(super) struct Retiring {
-    /// Every line: the retirement replaces the checkpoint's tables whole,
-    /// and a line they hold may be there alone (a power cut took its
-    /// segment), named by its writer (whose segments they cover) rather
-    /// than a segment. The lines written after the snapshot are copied
-    /// too, at worst once too many.
-    pub(super) every: bool,
-    /// Else the ids of the logs whose lines are retired, as the index
-    /// names them.
+    /// The ids of the logs whose lines are retired, as the index names
+    /// them (unless [`Retirement::every_line`]).
     pub(super) logs: HashSet<String, Fast>,
     /// The data files retired (names in `data/`) that a line kept may
     /// name: a live line naming one is copied too.
@@ -181,9 +184,11 @@ pub(crate) fn compact_sealed(
         mut active,
         held,
     } = retirement.segments()?;
-    // The store's own compaction leaves the segments mostly live.
+    // The store's own compaction leaves the segments mostly live (where
+    // it does not copy every line).
+    let every = retirement.every_line();
     let mut kept_sealed = Vec::new();
-    if let (Compaction::IfFree(_), Some(cache)) = (how, cache) {
+    if let (Compaction::IfFree(_), Some(cache), false) = (how, cache, every) {
         (sealed, kept_sealed) = worth_retiring(cache, sealed)?;
     }
     if sealed.is_empty() {
@@ -223,7 +228,7 @@ pub(crate) fn compact_sealed(
     // whose line names a file retired (a seal came between a put's data
     // and its line; the copy, at the same time, wins the tie by its newer
     // writer id). Only those are parsed.
-    let retired_log = |log: &str| retiring.every || retiring.logs.contains(log);
+    let retired_log = |log: &str| every || retiring.logs.contains(log);
     // A file's name begins with its writer's id: a line naming none of
     // theirs names no file retired (most lines, read without a parse).
     let mut retired_writers: Vec<&str> = (sealed.iter())
@@ -318,9 +323,12 @@ pub(crate) fn compact_sealed(
     // The asking handle's index reads the copies as it reads the store
     // again, after the retirement: they change nothing live.
     old.index_write().copies_read(&writer_id);
-    if let Err(e) = retirement.retire(&sealed, &writer_id) {
-        old.index_write().no_copies_read();
-        return Err(e);
+    match retirement.retire(&sealed, &writer_id) {
+        Ok(bytes) => freed += bytes,
+        Err(e) => {
+            old.index_write().no_copies_read();
+            return Err(e);
+        }
     }
     drop(held);
     // The uses of removed keys go with them.
