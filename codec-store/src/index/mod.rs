@@ -116,11 +116,12 @@ pub struct Index {
     /// was read from, asked for at each refresh (a stat in a folder).
     manifest_stamp: Option<Version>,
     /// Where logs are segments (object storage): the manifest's size when
-    /// last listed, a cheap sign that it changed, and how many segments
-    /// were listed (fewer: a compaction's garbage was deleted, so a newer
-    /// manifest replaced what this index holds, whatever its size).
+    /// last listed, a cheap sign that it changed, and the segments listed
+    /// (one gone since: a compaction's garbage was deleted, so a newer
+    /// manifest replaced what this index holds, whatever its size; a
+    /// count of them is no sign, as as many were written meanwhile).
     listed_manifest: Option<u64>,
-    listed_logs: usize,
+    listed_logs: std::collections::HashSet<Box<str>, RandomState>,
     /// Where logs are segments: how many segments of each writer the
     /// checkpoint covers.
     segments: HashMap<Box<str>, u64>,
@@ -164,12 +165,16 @@ impl Index {
             }
             true => {
                 let listing = listing(&**backend)?;
-                let fewer = listing.logs.len() < self.listed_logs;
-                if listing.manifest != self.listed_manifest || fewer {
+                let listed: std::collections::HashSet<Box<str>, RandomState> =
+                    (listing.logs.iter())
+                        .map(|log| log.name.as_str().into())
+                        .collect();
+                let gone = self.listed_logs.iter().any(|name| !listed.contains(name));
+                if listing.manifest != self.listed_manifest || gone {
                     self.adopt(backend)?;
                     self.listed_manifest = listing.manifest;
                 }
-                self.listed_logs = listing.logs.len();
+                self.listed_logs = listed;
                 listing
             }
         };
