@@ -10,7 +10,7 @@ pub(crate) mod declared;
 mod handlers;
 mod in_place;
 pub(crate) mod keys;
-mod lease;
+pub(crate) mod lease;
 pub(crate) mod memo;
 pub(crate) mod memo_state;
 pub(crate) mod open;

@@ -28,8 +28,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::backend::Backend;
+use crate::cache::lease::{self, Lease, Leases, Watch};
 use crate::cache::now_nanos;
-use crate::compaction::sealed::{Retirement, Retiring, Segments};
+use crate::compaction::sealed::{Compaction, Retirement, Retiring, Segments};
 use crate::error::StoreError;
 use crate::index::checkpoint::objects::Sources;
 use crate::index::checkpoint::parse_manifest;
@@ -55,10 +56,20 @@ pub(crate) fn overtaken(e: &StoreError) -> bool {
     matches!(e, StoreError::Unsupported { message, .. } if message == OVERTAKEN)
 }
 
+/// How long the lease of a compaction lasts unless renewed (every third
+/// of it while the compaction runs): the store's own compactions skip
+/// their turn that long at most after one was killed.
+const LEASE: Duration = Duration::from_secs(60);
+
 /// The retirement of a compaction of object storage, from the manifest
 /// it read.
 pub(super) struct Manifest {
     backend: Arc<dyn Backend>,
+    /// The compaction's lease (`locks/compact.lock`), where it got it: the
+    /// store's own compactions skip their turn while another holds it, as
+    /// in a folder (two copying at once would be work lost for one, whose
+    /// commit fails).
+    _lease: Option<Lease>,
     manifest: Checkpoint,
     version: Option<crate::backend::Version>,
     /// What earlier compactions retired that is not deleted yet.
@@ -74,18 +85,31 @@ pub(super) struct Manifest {
 }
 
 impl Manifest {
-    /// Reads the manifest a compaction of `backend` starts from.
-    pub(super) fn begin(backend: Arc<dyn Backend>) -> Result<Manifest, StoreError> {
+    /// Takes the compaction's lease and reads the manifest a compaction of
+    /// `backend` starts from; `None` if the store's own (`how`) finds the
+    /// lease held (one asked for goes on, and races the other to commit).
+    pub(super) fn begin(
+        backend: Arc<dyn Backend>,
+        how: Compaction,
+    ) -> Result<Option<Manifest>, StoreError> {
+        let leases = Leases::new(backend.clone(), LEASE);
+        let name = format!("{}/{}", layout::KEY_LOCKS, layout::COMPACT_LOCK);
+        let holder = lease::holder(&format!("compaction-{}", std::process::id()));
+        let lease = leases.try_take(&name, &holder, &mut Watch::default())?;
+        if lease.is_none() && matches!(how, Compaction::IfFree(_)) {
+            return Ok(None);
+        }
         let (manifest, version) = read_manifest(&*backend)?;
-        Ok(Manifest {
+        Ok(Some(Manifest {
             backend,
+            _lease: lease,
             retired: manifest.retired.clone(),
             manifest,
             version,
             data: Vec::new(),
             due: Vec::new(),
             committed: false,
-        })
+        }))
     }
 }
 
@@ -357,4 +381,33 @@ fn collect(
         }
     }
     Ok(done)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::memory::Memory;
+    use crate::compaction::sealed::compact_sealed;
+    use crate::{Cache, CacheOptions};
+
+    /// Two compactions copying at once: one commits, the other's work is
+    /// lost. The store's own skips its turn while another holds the lease.
+    #[test]
+    fn the_store_s_own_compaction_skips_its_turn_while_another_runs() {
+        let backend: Arc<dyn Backend> = Arc::new(Memory::new());
+        let cache = Cache::open_backend(backend.clone(), CacheOptions::default()).unwrap();
+        cache.put("a", &1u32).unwrap();
+        cache.put("a", &2u32).unwrap();
+        let own = Compaction::IfFree(Duration::ZERO);
+        let compact = || compact_sealed(Some(&cache), backend.clone(), &[], own, &mut |_, _| {});
+        let under_way = Manifest::begin(backend.clone(), Compaction::Asked(Duration::ZERO));
+        let under_way = under_way.unwrap().expect("the lease is free");
+        assert_eq!(compact().unwrap().kept, 0);
+        assert!(Manifest::begin(backend.clone(), own).unwrap().is_none());
+        drop(under_way);
+        assert_eq!(compact().unwrap().kept, 1);
+        assert_eq!(cache.get::<u32>("a").unwrap(), Some(2));
+        // Released: no lease left behind.
+        assert!(backend.list("locks/").unwrap().is_empty());
+    }
 }

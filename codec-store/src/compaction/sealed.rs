@@ -161,10 +161,13 @@ pub(crate) fn compact_sealed(
     let mut retirement: Box<dyn Retirement> = match backend.appends() {
         Appends::InPlace => match Marker::begin(backend.clone(), how)? {
             Some(marker) => Box::new(marker),
-            // The store's own, while another handle compacts.
+            // The store's own, while another compaction runs.
             None => return Ok(Compacted::nothing(store_size(&*backend)?)),
         },
-        Appends::Segments => Box::new(Manifest::begin(backend.clone())?),
+        Appends::Segments => match Manifest::begin(backend.clone(), how)? {
+            Some(manifest) => Box::new(manifest),
+            None => return Ok(Compacted::nothing(store_size(&*backend)?)),
+        },
     };
     let size_before = store_size(&*backend)?;
     let mut freed = retirement.collect(grace, now_nanos())?;
