@@ -18,11 +18,16 @@
 //! (counted from the commit, not the start: a reader may have read the
 //! manifest before it just before the commit, however long the copies
 //! took). Then every log segment the snapshot had of each writer is
-//! deleted, and the shared data segments the snapshot had of the writers
-//! that wrote no line after it. A put whose data went in before the
-//! snapshot and whose line comes after is safe as long as it takes less
-//! than the grace period. Objects of the `file` handler (one per entry)
-//! are not deleted there yet.
+//! deleted, and the shared data segments the snapshot had: at once for
+//! the writers that wrote no line after it, else once that later
+//! compaction committed its copies of every live line (a put whose data
+//! went in before the snapshot and whose line came after names them: it
+//! is copied first). Such a put is safe as long as it takes less than the
+//! grace period. Objects of the `file` handler (one per entry) are not
+//! deleted there yet.
+//!
+//! A compaction holds a lease (`locks/compact.lock`) while it runs: the
+//! store's own skips its turn while another holds it.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -147,8 +152,9 @@ impl Retirement for Manifest {
     }
 
     fn retiring(&mut self, _sealed: &[LogObject]) -> Result<Retiring, StoreError> {
-        // A writer's data goes only once it wrote no line after the
-        // snapshot: a line kept names none of it that goes.
+        // A writer's data goes at once only if it wrote no line after the
+        // snapshot, else once a later compaction copied every live line:
+        // a line kept names none of it that goes.
         Ok(Retiring {
             logs: Default::default(),
             data: Default::default(),

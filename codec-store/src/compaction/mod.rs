@@ -33,7 +33,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::backend::folder::Folder;
-use crate::backend::{Backend, Lock, Locking, Locks};
+use crate::backend::{Appends, Backend, Lock, Locking, Locks};
 use crate::cache::open::create_folder;
 use crate::cache::write::Payload;
 use crate::cache::Cache;
@@ -110,11 +110,14 @@ pub(crate) fn compact_backend(
             format!("it is not a codec cache (no {})", layout::META),
         ));
     }
-    // A folder has locks to keep other handles out: compacted alone.
-    if backend.locks().is_some() {
-        return compact_alone(backend, handlers, progress);
+    // A folder, where appends grow files in place, is compacted with the
+    // store to itself.
+    match backend.appends() {
+        Appends::InPlace => compact_alone(backend, handlers, progress),
+        Appends::Segments => {
+            compact_sealed(None, backend, handlers, Compaction::Asked(grace), progress)
+        }
     }
-    compact_sealed(None, backend, handlers, Compaction::Asked(grace), progress)
 }
 
 /// [`Admin::compact_online`](crate::Admin::compact_online): the store
