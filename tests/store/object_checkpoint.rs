@@ -765,6 +765,44 @@ fn a_handle_reads_after_a_compaction_what_a_fresh_one_reads() {
     }
 }
 
+/// A handle's own compaction with no grace period deletes the data it
+/// wrote before at once, though it goes on writing: every line naming it
+/// was read, and copied. (Another writer's that went on writing waits for
+/// the next compaction: a put of it under way may name it.)
+#[test]
+fn a_handle_s_own_compaction_deletes_its_data_at_once_while_it_writes_on() {
+    for backend in backends() {
+        let writer = open(&backend, manual());
+        for i in 0..10 {
+            writer.put(&format!("k{i}"), &big(i)).unwrap();
+        }
+        for i in 0..10 {
+            writer.put(&format!("k{i}"), &big(i + 100)).unwrap();
+        }
+        let own = |backend: &Arc<dyn Backend>| {
+            let prefix = format!("data/{}", writer.writer_id());
+            let data = backend.list("data/").unwrap();
+            data.into_iter()
+                .filter(|d| d.name.starts_with(&prefix))
+                .count()
+        };
+        assert_eq!(own(&backend), 20);
+        let done = writer.admin().compact_online(Duration::ZERO, |done, _| {
+            if done == 1 {
+                // A line after the compaction's snapshot.
+                writer.put("after", &chunk(0)).unwrap();
+            }
+        });
+        assert_eq!(done.unwrap().kept, 10);
+        assert_eq!(own(&backend), 0);
+        let reader = open(&backend, manual());
+        for i in 0..10 {
+            assert_eq!(reader.get(&format!("k{i}")).unwrap(), Some(big(i + 100)));
+        }
+        assert_eq!(reader.get("after").unwrap(), Some(chunk(0)));
+    }
+}
+
 #[test]
 fn the_grace_period_runs_from_a_compactions_commit_not_its_start() {
     for backend in backends() {

@@ -284,6 +284,12 @@ pub(crate) struct LogWriter {
     pub(crate) sealed_bytes: AtomicU64,
     /// How many segments this handle sealed (read without its lock).
     pub(crate) seals: AtomicU64,
+    /// Where each append is an object of its own: the number of the next
+    /// shared data object this handle appends, as it last had no write
+    /// under way (the moment of a seal, which is nothing more there).
+    /// Every object below holds the data of writes whose lines are
+    /// written.
+    data_mark: AtomicU64,
     /// The handle's warnings (a seal that failed).
     pub(crate) warnings: Arc<Mutex<Vec<String>>>,
     state: Mutex<Writer>,
@@ -353,6 +359,7 @@ impl LogWriter {
             options_limit: segment_limit,
             sealed_bytes: AtomicU64::new(0),
             seals: AtomicU64::new(0),
+            data_mark: AtomicU64::new(0),
             warnings,
             state: Mutex::new(state),
             sealed: Condvar::new(),
@@ -373,8 +380,17 @@ impl LogWriter {
     /// writer's log takes up this one.
     pub(crate) fn seal(&self, writer: &mut Writer) -> Result<(), StoreError> {
         let mut shared = self.shared.file.lock();
-        if self.backend.appends() != Appends::InPlace || (writer.log.is_none() && shared.is_none())
-        {
+        if self.backend.appends() != Appends::InPlace {
+            // Each append is sealed already: no write is under way now.
+            let next = shared.as_ref().map_or(0, |file| {
+                let (name, _) = file.end();
+                let stem = name.strip_suffix(".bin").unwrap_or(&name);
+                layout::segment_of(stem).1
+            });
+            self.data_mark.store(next, Ordering::Relaxed);
+            return Ok(());
+        }
+        if writer.log.is_none() && shared.is_none() {
             return Ok(());
         }
         if writer.format_raised < layout::SEGMENTS_FORMAT {
@@ -392,6 +408,14 @@ impl LogWriter {
         writer.torn = false;
         writer.segment = next;
         Ok(())
+    }
+
+    /// Where each append is an object of its own, the shared data objects
+    /// of this handle below this number hold the data of writes whose
+    /// lines were written when it last had no write under way
+    /// ([`seal_now`](Self::seal_now) makes such a moment).
+    pub(crate) fn data_mark(&self) -> u64 {
+        self.data_mark.load(Ordering::Relaxed)
     }
 
     /// Whether the segment this handle appends to holds

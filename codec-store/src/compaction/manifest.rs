@@ -33,8 +33,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::backend::Backend;
-use crate::cache::lease::{self, Lease, Leases, Watch};
-use crate::cache::now_nanos;
+use crate::cache::lease::{Lease, Leases, Watch};
+use crate::cache::{now_nanos, Cache};
 use crate::compaction::sealed::{Compaction, Retirement, Retiring, Segments};
 use crate::error::StoreError;
 use crate::index::checkpoint::objects::Sources;
@@ -87,24 +87,31 @@ pub(super) struct Manifest {
     due: Vec<(String, u64)>,
     /// Whether this compaction committed its manifest.
     committed: bool,
+    /// The asking handle's writer, and the number of its shared data
+    /// objects that hold the data of writes whose lines this compaction
+    /// reads ([`LogWriter::data_mark`](crate::cache::writers::LogWriter::data_mark)).
+    own: Option<(String, u64)>,
 }
 
 impl Manifest {
-    /// Takes the compaction's lease and reads the manifest a compaction of
-    /// `backend` starts from; `None` if the store's own (`how`) finds the
+    /// Reads the manifest a compaction of `backend` starts from and takes
+    /// the compaction's lease; `None` if the store's own (`how`) finds the
     /// lease held (one asked for goes on, and races the other to commit).
     pub(super) fn begin(
         backend: Arc<dyn Backend>,
         how: Compaction,
     ) -> Result<Option<Manifest>, StoreError> {
-        let leases = Leases::new(backend.clone(), LEASE);
+        let (manifest, version) = read_manifest(&*backend)?;
+        // Named by this process and the compactions the manifest counts:
+        // another compaction of the same manifest cannot hold it at once,
+        // and the name is the same in every run of a simulated store.
+        let holder = format!("compaction-{}-{}", std::process::id(), manifest.compactions);
         let name = format!("{}/{}", layout::KEY_LOCKS, layout::COMPACT_LOCK);
-        let holder = lease::holder(&format!("compaction-{}", std::process::id()));
+        let leases = Leases::new(backend.clone(), LEASE);
         let lease = leases.try_take(&name, &holder, &mut Watch::default())?;
         if lease.is_none() && matches!(how, Compaction::IfFree(_)) {
             return Ok(None);
         }
-        let (manifest, version) = read_manifest(&*backend)?;
         Ok(Some(Manifest {
             backend,
             _lease: lease,
@@ -114,13 +121,14 @@ impl Manifest {
             data: Vec::new(),
             due: Vec::new(),
             committed: false,
+            own: None,
         }))
     }
 }
 
 impl Retirement for Manifest {
     fn collect(&mut self, grace: Duration, now: u64) -> Result<u64, StoreError> {
-        let done = collect(&*self.backend, &self.retired, grace, now)?;
+        let done = collect(&*self.backend, &self.retired, self.own.as_ref(), grace, now)?;
         self.retired = done.kept;
         // Before the commit, the data left goes once it committed: every
         // live line it read is copied, one naming that data too. (After,
@@ -135,7 +143,14 @@ impl Retirement for Manifest {
         remove_expired_leases(&*self.backend, grace)
     }
 
-    fn segments(&mut self) -> Result<Segments, StoreError> {
+    fn segments(&mut self, cache: Option<&Cache>) -> Result<Segments, StoreError> {
+        // The asking handle's writes under way end first (the barrier of a
+        // seal): its data written before is named by lines the compaction
+        // reads, and goes with its copies.
+        if let Some(cache) = cache {
+            cache.writer.seal_now()?;
+            self.own = Some((cache.writer_id.clone(), cache.writer.data_mark()));
+        }
         let sealed = logs(&*self.backend)?;
         self.data = data_segments(&*self.backend)?;
         Ok(Segments {
@@ -332,13 +347,16 @@ struct Collected {
 
 /// Deletes what the compactions of `retired` replaced, for those older
 /// than `grace` at `now`: the log segments they replaced, and the data
-/// segments of the writers that wrote no line after. The data of the
-/// others is left, with the compactions that retired it: a line written
-/// after the snapshot (a put whose data went in before) may name it, and
-/// it goes once a compaction copied every live line.
+/// segments of the writers that wrote no line after, and of the asking
+/// handle's writer those below its mark (`own`: every line naming them
+/// was read, and copied). The data of the others is left, with the
+/// compactions that retired it: a line written after the snapshot (a put
+/// whose data went in before) may name it, and it goes once a compaction
+/// copied every live line.
 fn collect(
     backend: &dyn Backend,
     retired: &[Retired],
+    own: Option<&(String, u64)>,
     grace: Duration,
     now: u64,
 ) -> Result<Collected, StoreError> {
@@ -373,7 +391,8 @@ fn collect(
         for (id, n, size) in &data {
             if *id == r.id && *n < r.data_to {
                 let name = layout::segment_name(&layout::data_object(&layout::shared_name(id)), *n);
-                if wrote_after {
+                let read = own.is_some_and(|(writer, mark)| writer == id && n < mark);
+                if wrote_after && !read {
                     done.left.push((name, *size));
                     left = true;
                 } else {

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::backend::{Appender, Backend, Lock, Locking, Locks};
-use crate::cache::now_nanos;
+use crate::cache::{now_nanos, Cache};
 use crate::compaction::sealed::{Compaction, Retirement, Retiring, Segments};
 use crate::error::StoreError;
 use crate::index::checkpoint::objects::Sources;
@@ -88,7 +88,7 @@ impl Retirement for Marker {
         Ok(0)
     }
 
-    fn segments(&mut self) -> Result<Segments, StoreError> {
+    fn segments(&mut self, _cache: Option<&Cache>) -> Result<Segments, StoreError> {
         let (mut sealed, mut active) = segments(&*self.backend)?;
         // The last segment of a writer that is gone is as good as sealed
         // while this compaction holds it: no handle takes it up meanwhile,

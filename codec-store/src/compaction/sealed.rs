@@ -99,8 +99,9 @@ pub(super) trait Retirement {
     /// longer than `grace`, where a lease tells); returns the bytes freed.
     fn remove_gone_holders(&mut self, grace: Duration) -> Result<u64, StoreError>;
 
-    /// The store's log segments as the compaction starts, sealed and not.
-    fn segments(&mut self) -> Result<Segments, StoreError>;
+    /// The store's log segments as the compaction starts, sealed and not;
+    /// `cache` is the handle asking.
+    fn segments(&mut self, cache: Option<&Cache>) -> Result<Segments, StoreError>;
 
     /// Whether the retirement replaces the checkpoint's tables whole, so
     /// that every live line is copied: a line they hold may be there
@@ -186,7 +187,7 @@ pub(crate) fn compact_sealed(
         mut sealed,
         mut active,
         held,
-    } = retirement.segments()?;
+    } = retirement.segments(cache)?;
     // The store's own compaction leaves the segments mostly live (where
     // it does not copy every line).
     let every = retirement.every_line();
