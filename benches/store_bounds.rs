@@ -4,7 +4,8 @@
 //! `max_bytes = 10 MiB`; then the same puts without bounds, in the same
 //! run. It prints the folder's size sampled every 10,000 puts and the
 //! live entries every 50,000 (largest, median, at the end), and for both
-//! runs the put rate, p99.9 and the slowest put (`CODEC_STORE_SERIES=1`:
+//! runs the put rate, p99.9, the slowest put and how many took over 100 µs,
+//! 1 ms and 10 ms (`CODEC_STORE_SERIES=1`:
 //! the sizes one by one).
 //!
 //! `cargo bench -p codec-benches --bench store_bounds`; figures in
@@ -49,6 +50,8 @@ struct Run {
     puts_per_sec: f64,
     p999: Duration,
     slowest: Duration,
+    /// Puts over 100 µs, 1 ms and 10 ms.
+    over: [usize; 3],
     sizes: Vec<u64>,
     live: Vec<usize>,
 }
@@ -80,10 +83,18 @@ fn run(puts: u32, bounds: Option<Bounds>) -> Run {
     }
     assert!(cache.warnings().is_empty(), "{:?}", cache.warnings());
     times.sort_unstable();
+    let over = |us: u64| {
+        times
+            .iter()
+            .filter(|t| **t > Duration::from_micros(us))
+            .count()
+    };
+    let over = [over(100), over(1_000), over(10_000)];
     Run {
         puts_per_sec: f64::from(puts) / writing.as_secs_f64(),
         p999: times[times.len() * 999 / 1000],
         slowest: times[times.len() - 1],
+        over,
         sizes,
         live,
     }
@@ -124,8 +135,8 @@ fn main() {
     );
     for (name, r) in [("bounded", &bounded), ("unbounded", &unbounded)] {
         println!(
-            "  {name}: {:.0} puts/s, p99.9 {:?}, slowest {:?}",
-            r.puts_per_sec, r.p999, r.slowest
+            "  {name}: {:.0} puts/s, p99.9 {:?}, slowest {:?}; puts over 100 µs {}, 1 ms {}, 10 ms {}",
+            r.puts_per_sec, r.p999, r.slowest, r.over[0], r.over[1], r.over[2]
         );
     }
     println!(

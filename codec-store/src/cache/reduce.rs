@@ -24,6 +24,9 @@ use crate::index::line::LineView;
 use crate::index::{corrupt_line, EntryInfo, Index};
 use crate::options::Bounds;
 
+/// The removals of a reduction written at once.
+const REMOVALS_PER_WRITE: usize = 256;
+
 /// What [`Admin::reduce_size`](crate::Admin::reduce_size) did.
 #[derive(Debug)]
 #[non_exhaustive]
@@ -233,19 +236,24 @@ impl Cache {
         }
         let mut removed = Vec::new();
         let mut removed_bytes = 0;
-        // Least recently used first, their lines in one write; then their
-        // files, which no live line names any more.
+        // Least recently used first, their lines a few hundred to a write
+        // (the writer's lock is held while a write's lines are encoded and
+        // appended: the handle's writes wait meanwhile); then their files,
+        // which no live line names any more.
         let mut files = Vec::new();
-        self.in_one_append(|| {
-            for used in entries[keep..].iter().rev() {
-                if let Some(gone) = self.remove_if_written_at(&used.key, used.written)? {
-                    files.push(gone);
-                    removed_bytes += used.size;
-                    removed.push(used.key.clone().into());
+        let past: Vec<&InUse> = entries[keep..].iter().rev().collect();
+        for some in past.chunks(REMOVALS_PER_WRITE) {
+            self.in_one_append(|| {
+                for used in some {
+                    if let Some(gone) = self.remove_if_written_at(&used.key, used.written)? {
+                        files.push(gone);
+                        removed_bytes += used.size;
+                        removed.push(used.key.clone().into());
+                    }
                 }
-            }
-            Ok(())
-        })?;
+                Ok(())
+            })?;
+        }
         for gone in files {
             self.delete_removed(gone)?;
         }

@@ -8,11 +8,11 @@
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
-use std::thread::JoinHandle;
 
 use parking_lot::Mutex;
 
 use crate::backend::Appends;
+use crate::cache::threads::Threads;
 use crate::cache::{underway, Cache};
 use crate::compaction::sealed::{compact_sealed, Compaction};
 use crate::compaction::store_size;
@@ -23,7 +23,7 @@ use crate::error::StoreError;
 pub(crate) struct Upkeep {
     /// A pass of the bounds runs (`start_pass`).
     bounding: Arc<AtomicBool>,
-    bounds_thread: Mutex<Option<JoinHandle<()>>>,
+    bounds_thread: Threads,
     /// An online compaction the bounds asked for runs.
     pub(crate) compacting: Arc<AtomicBool>,
     /// A compaction asked for while one ran, with the bytes its pass
@@ -38,7 +38,7 @@ pub(crate) struct Upkeep {
     /// The payload bytes the last pass of the bounds kept, plus one (0: no
     /// pass yet).
     kept_bytes: AtomicU64,
-    compact_thread: Mutex<Option<JoinHandle<()>>>,
+    compact_thread: Threads,
     /// Writes since the last pass of the bounds started.
     writes_since_bounds: AtomicU64,
     /// Writes between two passes, from the entries the last one read.
@@ -133,7 +133,6 @@ impl Upkeep {
             return;
         }
         self.writes_since_bounds.store(0, Ordering::Relaxed);
-        self.join_pass();
         let cache = cache.for_background();
         let (bounding, every) = (self.bounding.clone(), self.bounds_every.clone());
         let spawned = std::thread::Builder::new()
@@ -147,17 +146,14 @@ impl Upkeep {
                 bounding.store(false, Ordering::Release);
             });
         match spawned {
-            Ok(handle) => *self.bounds_thread.lock() = Some(handle),
+            Ok(handle) => self.bounds_thread.add(handle),
             Err(_) => self.bounding.store(false, Ordering::Release),
         }
     }
 
     /// Waits for the pass of the bounds, if one runs.
     pub(crate) fn join_pass(&self) {
-        let handle = self.bounds_thread.lock().take();
-        if let Some(handle) = handle {
-            let _ = handle.join();
-        }
+        self.bounds_thread.join();
     }
 
     /// Applies the bounds of `cache`'s options, in the background or by
@@ -222,7 +218,6 @@ impl Upkeep {
         }
         let seals = cache.writer.seals.load(Ordering::Relaxed);
         self.compaction_seals.store(seals, Ordering::Relaxed);
-        self.join_compaction();
         let cache = cache.for_background();
         let compacting = self.compacting.clone();
         let spawned = std::thread::Builder::new()
@@ -246,7 +241,7 @@ impl Upkeep {
                 compacting.store(false, Ordering::Release);
             });
         match spawned {
-            Ok(handle) => *self.compact_thread.lock() = Some(handle),
+            Ok(handle) => self.compact_thread.add(handle),
             Err(_) => self.compacting.store(false, Ordering::Release),
         }
     }
@@ -264,10 +259,7 @@ impl Upkeep {
 
     /// Waits for the compaction the bounds asked for, if one runs.
     pub(crate) fn join_compaction(&self) {
-        let handle = self.compact_thread.lock().take();
-        if let Some(handle) = handle {
-            let _ = handle.join();
-        }
+        self.compact_thread.join();
     }
 
     /// Waits for the pass and the compaction under way.
