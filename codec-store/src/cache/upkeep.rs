@@ -64,8 +64,11 @@ const SEGMENTS_AHEAD: u64 = 2;
 /// is mostly garbage.
 const CHECK_EVERY: u64 = 1 << 20;
 
-/// The longest a write waits for the store's upkeep.
-const MAX_STALL: std::time::Duration = std::time::Duration::from_millis(20);
+/// The longest a write waits for the store's upkeep: about what the rest
+/// of a compaction takes once the writer sealed its segments ahead, so
+/// that one write waits for it, not one after the other (each a slow
+/// write, and the p99.9 is their count).
+const MAX_STALL: std::time::Duration = std::time::Duration::from_millis(40);
 
 /// Bytes a folder holds past the payload it keeps, at least, before the
 /// bounds applied in the background compact it (and at least that
