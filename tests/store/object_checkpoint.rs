@@ -13,7 +13,7 @@ use codec::store::backend::{
     Appended, Appender, Backend, BackendError, Created, Listed, Replaced, Version,
 };
 use codec::store::{Admin, Bounds};
-use codec::store::{DumpContext, Handler, Info, LoadContext};
+use codec::store::{DumpContext, Handler, Info, InfoValue, LoadContext};
 use codec::{Cache, CacheOptions, PutOptions, StoreError};
 
 use crate::fixtures::counting::{counts, Counting};
@@ -368,6 +368,46 @@ fn a_compaction_keeps_the_live_entries_and_frees_the_rest() {
     }
 }
 
+/// The objects of the `file` handler (one per entry) of entries written
+/// again go with the segments of their lines, as in a folder; the live
+/// ones are copied.
+#[test]
+fn the_files_of_entries_written_again_go_with_their_segments() {
+    for backend in backends() {
+        // `data/<writer>-<seq>[-<n>].bin`, not a shared `data/<writer>[.<n>].bin`
+        // (a writer id holds three `-`).
+        let entry_files = || -> Vec<String> {
+            let data = backend.list("data/").unwrap().into_iter().map(|o| o.name);
+            data.filter(|n| n.split('.').next().unwrap().matches('-').count() >= 4)
+                .collect()
+        };
+        let file = PutOptions::default().handler("file");
+        let writer = open(&backend, manual());
+        for round in ["first", "second"] {
+            for i in 0..10 {
+                let value = format!("{round} {i}");
+                writer.put_with(&format!("f/{i}"), &value, &file).unwrap();
+            }
+        }
+        let written = entry_files();
+        assert_eq!(written.len(), 20);
+        // The writer is open, but wrote no line after the compaction's
+        // snapshot: no line it writes names them.
+        Admin::compact_backend(backend.clone(), &[], Duration::ZERO, |_, _| {}).unwrap();
+        let left = entry_files();
+        assert!(!written.iter().any(|f| left.contains(f)), "{left:?}");
+        assert_eq!(left.len(), 10, "the copies' {left:?}");
+        drop(writer);
+        let reader = open(&backend, manual());
+        for i in 0..10 {
+            let value = reader.get::<String>(&format!("f/{i}")).unwrap();
+            assert_eq!(value, Some(format!("second {i}")));
+        }
+        reader.admin().verify_index().unwrap();
+        assert!(reader.warnings().is_empty(), "{:?}", reader.warnings());
+    }
+}
+
 #[test]
 fn writes_made_during_a_compaction_win_over_its_copies() {
     for backend in backends() {
@@ -577,6 +617,76 @@ fn a_compaction_keeps_the_data_of_a_put_whose_line_came_after_its_snapshot() {
         reader.register_handler(handlers[0].clone());
         assert_eq!(reader.get("slow").unwrap(), Some(big(1)));
         assert_eq!(reader.get("before").unwrap(), Some(chunk(0)));
+        assert!(reader.warnings().is_empty(), "{:?}", reader.warnings());
+    }
+}
+
+/// Stores payloads in a file of their own, then runs `meanwhile` (once)
+/// before the put's line is written.
+struct FileThenLine {
+    meanwhile: Mutex<Option<Box<dyn FnOnce() + Send>>>,
+}
+
+impl Handler for FileThenLine {
+    fn name(&self) -> &str {
+        "file-then-line"
+    }
+
+    fn dump(&self, payload: &[u8], ctx: &mut DumpContext<'_>) -> Result<Info, StoreError> {
+        let file = ctx.write_file("bin", payload)?;
+        if let Some(meanwhile) = self.meanwhile.lock().unwrap().take() {
+            meanwhile();
+        }
+        Ok(Info::from([
+            ("file".to_owned(), file.into()),
+            ("len".to_owned(), (payload.len() as i64).into()),
+        ]))
+    }
+
+    fn load(&self, info: &Info, ctx: &LoadContext<'_>) -> Result<Vec<u8>, StoreError> {
+        let (Some(InfoValue::Text(file)), Some(InfoValue::Int(len))) =
+            (info.get("file"), info.get("len"))
+        else {
+            panic!("{info:?}");
+        };
+        ctx.read_range(file, 0, *len as u64)
+    }
+}
+
+/// A file is named by the sequence its put's line will have at least: a
+/// put of another thread may take that sequence first, and be in a
+/// compaction's snapshot while the line naming the file comes after. The
+/// file stays until a compaction copied every live line.
+#[test]
+fn a_compaction_keeps_the_file_of_a_put_whose_line_came_after_its_snapshot() {
+    for backend in backends() {
+        let writer = Arc::new(open(&backend, manual()));
+        writer.put("before", &chunk(0)).unwrap();
+        let meanwhile = {
+            let (backend, writer) = (backend.clone(), writer.clone());
+            move || {
+                let other = writer.clone();
+                let put = std::thread::spawn(move || other.put("other", &chunk(1)));
+                put.join().unwrap().unwrap();
+                let grace = Duration::from_secs(3600);
+                Admin::compact_backend(backend, &[], grace, |_, _| {}).unwrap();
+            }
+        };
+        let handler = Arc::new(FileThenLine {
+            meanwhile: Mutex::new(Some(Box::new(meanwhile))),
+        });
+        writer.register_handler(handler.clone());
+        let options = PutOptions::default().handler("file-then-line");
+        writer.put_with("slow", &big(1), &options).unwrap();
+
+        let handlers: Vec<Arc<dyn Handler>> = vec![handler];
+        let done = Admin::compact_backend(backend.clone(), &handlers, Duration::ZERO, |_, _| {});
+        let done = done.unwrap();
+        assert_eq!((done.kept, done.dropped.len()), (3, 0), "{done:?}");
+        let reader = open(&backend, manual());
+        reader.register_handler(handlers[0].clone());
+        assert_eq!(reader.get("slow").unwrap(), Some(big(1)));
+        assert_eq!(reader.get("other").unwrap(), Some(chunk(1)));
         assert!(reader.warnings().is_empty(), "{:?}", reader.warnings());
     }
 }

@@ -131,7 +131,7 @@ impl Admin<'_> {
         let cache = &*self.cache;
         // One pass of the bounds at a time.
         cache.upkeep.join();
-        cache.checkpointer.join();
+        cache.checkpointer.join(&cache.index);
         cache.upkeep.apply_bounds(cache);
         // The compaction the bounds asked for, if they did, or one an
         // earlier pass asked for while another ran.

@@ -8,15 +8,14 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use parking_lot::Mutex;
+use parking_lot::{Mutex, RwLock};
 
 use crate::backend::{Appends, Backend};
 use crate::cache::threads::Threads;
-use crate::cache::Cache;
 use crate::error::StoreError;
 use crate::index::checkpoint::objects::Sources;
 use crate::index::checkpoint::{build, Built};
-use crate::index::shared::SharedIndex;
+use crate::index::Index;
 
 /// A handle's checkpoints: its builds, and the one running.
 pub(crate) struct Checkpointer {
@@ -25,11 +24,13 @@ pub(crate) struct Checkpointer {
     /// when asked).
     threshold: u64,
     /// A build runs.
-    running: AtomicBool,
+    running: Arc<AtomicBool>,
+    /// A build ended: take up its checkpoint.
+    ended: Arc<AtomicBool>,
     /// A write asked for a build while one ran.
     wanted: AtomicBool,
     /// The build that ended read the logs whole (the checkpoint was damaged).
-    rebuilt: AtomicBool,
+    rebuilt: Arc<AtomicBool>,
     /// The handle's warnings: what builds had to say (a damaged
     /// checkpoint rebuilt, a build that failed).
     warnings: Arc<Mutex<Vec<String>>>,
@@ -46,6 +47,7 @@ impl Checkpointer {
             backend,
             threshold,
             running: Default::default(),
+            ended: Default::default(),
             wanted: Default::default(),
             rebuilt: Default::default(),
             warnings,
@@ -53,7 +55,18 @@ impl Checkpointer {
         }
     }
 
-    fn take_up(&self, index: &SharedIndex) {
+    /// Takes up into `index` the checkpoint a background build made, if
+    /// one ended since.
+    #[inline]
+    pub(crate) fn take_up_ended(&self, index: &RwLock<Index>) {
+        // Read first: a swap would write the flag's cache line on every
+        // get, which threads getting at once would pass back and forth.
+        if self.ended.load(Ordering::Relaxed) && self.ended.swap(false, Ordering::Relaxed) {
+            self.take_up(index);
+        }
+    }
+
+    fn take_up(&self, index: &RwLock<Index>) {
         let mut index = index.write();
         if self.rebuilt.swap(false, Ordering::Relaxed) {
             index.trust_again();
@@ -67,8 +80,8 @@ impl Checkpointer {
 
     /// Builds a checkpoint now, waiting for builds of other handles, and
     /// takes it up into `index`.
-    pub(crate) fn build_now(&self, index: &SharedIndex) -> Result<(), StoreError> {
-        self.join();
+    pub(crate) fn build_now(&self, index: &RwLock<Index>) -> Result<(), StoreError> {
+        self.join(index);
         let full = index.read().is_distrusted();
         let known = index.read().known_segments();
         let built = build(&self.backend, true, full, Sources::Listed(&known))?;
@@ -84,7 +97,7 @@ impl Checkpointer {
     /// covers: a build in the background past the threshold, unless one
     /// runs (then a later write, or the close, builds it). Whether it
     /// started one.
-    pub(crate) fn after_write(&self, cache: &Cache, uncovered: u64) -> bool {
+    pub(crate) fn after_write(&self, index: &RwLock<Index>, uncovered: u64) -> bool {
         if self.threshold == 0 || uncovered < self.threshold {
             return false;
         }
@@ -94,31 +107,30 @@ impl Checkpointer {
         }
         self.wanted.store(false, Ordering::Relaxed);
         let (full, known) = {
-            let index = cache.index.read();
+            let index = index.read();
             // What this handle wrote or read: other handles build from theirs.
             (index.is_distrusted(), index.known_segments())
         };
-        let cache = cache.for_background();
+        let (backend, running, ended) = (
+            self.backend.clone(),
+            self.running.clone(),
+            self.ended.clone(),
+        );
+        let (rebuilt, warnings) = (self.rebuilt.clone(), self.warnings.clone());
         let spawned = std::thread::Builder::new()
             .name("codec-checkpoint".into())
             .spawn(move || {
                 lower_priority();
-                let checkpointer = &cache.checkpointer;
-                match build(&checkpointer.backend, false, full, Sources::Known(&known)) {
+                match build(&backend, false, full, Sources::Known(&known)) {
                     Ok(Some(built)) => {
-                        checkpointer.rebuilt.store(full, Ordering::Relaxed);
-                        push_warnings(&checkpointer.warnings, built.warnings);
+                        rebuilt.store(full, Ordering::Relaxed);
+                        push_warnings(&warnings, built.warnings);
                     }
                     Ok(None) => {}
-                    Err(e) => push_warnings(
-                        &checkpointer.warnings,
-                        vec![format!("a checkpoint failed: {e}")],
-                    ),
+                    Err(e) => push_warnings(&warnings, vec![format!("a checkpoint failed: {e}")]),
                 }
-                // Taken up here, not by the handle's next write: a write
-                // leaves its lines while the index is held.
-                checkpointer.take_up(&cache.index);
-                checkpointer.running.store(false, Ordering::Release);
+                ended.store(true, Ordering::Release);
+                running.store(false, Ordering::Release);
             });
         match spawned {
             Ok(handle) => {
@@ -136,8 +148,8 @@ impl Checkpointer {
     /// (and no write came after it to start one), here, so that a writer
     /// leaves what it wrote covered and the next open does not read it
     /// again. A handle whose writes asked for none builds none.
-    pub(crate) fn close(&self, index: &SharedIndex) {
-        self.join();
+    pub(crate) fn close(&self, index: &RwLock<Index>) {
+        self.join(index);
         if !self.wanted.swap(false, Ordering::Relaxed) {
             return;
         }
@@ -158,7 +170,14 @@ impl Checkpointer {
 
     /// Waits for the background build, if one runs, and takes up what it
     /// made.
-    pub(crate) fn join(&self) {
+    pub(crate) fn join(&self, index: &RwLock<Index>) {
+        self.join_thread();
+        if self.ended.swap(false, Ordering::Relaxed) {
+            self.take_up(index);
+        }
+    }
+
+    fn join_thread(&self) {
         self.thread.join();
     }
 

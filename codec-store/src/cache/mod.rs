@@ -107,7 +107,7 @@ pub struct Store {
     pub(crate) options: CacheOptions,
     /// The writer: this handle's log and shared data, and its seals.
     pub(crate) writer: writers::LogWriter,
-    pub(crate) index: crate::index::shared::SharedIndex,
+    pub(crate) index: RwLock<Index>,
     pub(crate) handlers: RwLock<HashMap<String, Arc<dyn Handler>, foldhash::fast::RandomState>>,
     /// The built-in inline handler, which most small values use: a get
     /// reaches it without the lock of `handlers` and without a reference
@@ -180,6 +180,7 @@ impl Cache {
     /// a missing key refresh on their own; call this to see overwrites by
     /// other writers of keys this handle already knows.
     pub fn refresh(&self) -> Result<(), StoreError> {
+        self.checkpointer.take_up_ended(&self.index);
         self.index.write().refresh(&self.backend)
     }
 
@@ -703,6 +704,7 @@ impl Cache {
     /// would make the entry it removes the most recently used to a
     /// reduction running beside it.
     pub(crate) fn lookup_unnoted(&self, key: &str) -> Result<Option<Found>, StoreError> {
+        self.checkpointer.take_up_ended(&self.index);
         match self.index_get(key)? {
             // Expired, as the line this handle knows: another writer may
             // have put it again since.
@@ -788,7 +790,7 @@ impl Cache {
         self.index.read()
     }
 
-    pub(crate) fn index_write(&self) -> crate::index::shared::IndexWrite<'_> {
+    pub(crate) fn index_write(&self) -> parking_lot::RwLockWriteGuard<'_, Index> {
         self.index.write()
     }
 

@@ -34,7 +34,7 @@ use crate::content::{
 };
 use crate::error::StoreError;
 use crate::index::records::StoreMeta;
-use crate::index::shared::SharedIndex;
+use crate::index::Index;
 use crate::layout;
 use crate::layout::STORE_FORMAT;
 use crate::options::CacheOptions;
@@ -212,7 +212,7 @@ impl Cache {
             writer_id,
             options,
             writer,
-            index: SharedIndex::default(),
+            index: RwLock::new(Index::default()),
             handlers: RwLock::new(HashMap::default()),
             inline: Arc::new(Inline),
             inline_replaced: AtomicBool::new(false),

@@ -64,11 +64,12 @@ const SEGMENTS_AHEAD: u64 = 2;
 /// is mostly garbage.
 const CHECK_EVERY: u64 = 1 << 20;
 
-/// The longest a write waits for the store's upkeep: about what the rest
-/// of a compaction takes once the writer sealed its segments ahead, so
-/// that one write waits for it, not one after the other (each a slow
-/// write, and the p99.9 is their count).
-const MAX_STALL: std::time::Duration = std::time::Duration::from_millis(40);
+/// The longest a write waits for the store's upkeep: most of what the
+/// rest of a compaction takes once the writer sealed its segments ahead,
+/// so that one write or two wait for it, not three (each a slow write,
+/// and the p99.9 is their count), and well under the 50 ms a put may take
+/// at most.
+const MAX_STALL: std::time::Duration = std::time::Duration::from_millis(30);
 
 /// Bytes a folder holds past the payload it keeps, at least, before the
 /// bounds applied in the background compact it (and at least that

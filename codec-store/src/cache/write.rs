@@ -2,7 +2,7 @@
 //! handler, then the index line, in one write.
 
 use parking_lot::MutexGuard;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use crate::backend::Appends;
 use crate::cache::now_nanos;
@@ -15,7 +15,7 @@ use crate::error::StoreError;
 use crate::index::checkpoint;
 use crate::index::line;
 use crate::index::records::{IndexLine, Info, InfoValue, Mode};
-use crate::index::shared::{Written, WrittenLine};
+use crate::index::Stamp;
 use crate::layout;
 use codec_runtime::__store::schema;
 use codec_runtime::__store::LargeBin;
@@ -349,39 +349,34 @@ impl Cache {
         }
         writer.torn = false;
         (writer.last_time, writer.seq) = (time, seq);
-        // Where a log is one object per append, each segment counts as a
-        // request of a fresh open, and this handle's builds cover those it
-        // wrote without reading them again.
-        let (segment, at_least) = match self.backend.appends() {
-            Appends::InPlace => (None, 0),
-            Appends::Segments => (
-                Some((appended.name.clone(), Arc::from(&bytes[..]))),
-                checkpoint::SEGMENT_BYTES,
-            ),
-        };
-        let lines = (lines.iter().enumerate())
-            .map(|(i, line)| {
+        let uncovered = {
+            let mut index = self.index.write();
+            let log_writer = index.writer(layout::log_writer(&appended.name).unwrap_or_default());
+            for (i, line) in lines.iter().enumerate() {
                 let (start, end) = (starts[i], starts[i + 1]);
                 let text = std::str::from_utf8(&bytes[start..end - 1])
                     .expect("the JSON writer writes UTF-8");
-                WrittenLine {
-                    key: line.key.as_str().into(),
+                let stamp = Stamp {
                     time: line.time,
+                    writer: log_writer,
                     seq: line.seq,
-                    at: appended.offset + start as u64,
-                    text: line.handler.is_some().then(|| text.into()),
+                };
+                let live = line.handler.is_some().then(|| (text, OnceLock::new()));
+                index.apply(&line.key, stamp, appended.offset + start as u64, live);
+            }
+            index.wrote_to(log_writer, appended.end);
+            // Where a log is one object per append, each segment counts
+            // as a request of a fresh open, and this handle's builds
+            // cover those it wrote without reading them again.
+            let at_least = match self.backend.appends() {
+                Appends::InPlace => 0,
+                Appends::Segments => {
+                    index.wrote_segment(&appended.name, bytes);
+                    checkpoint::SEGMENT_BYTES
                 }
-            })
-            .collect();
-        let uncovered = self.index.record(Written {
-            writer: layout::log_writer(&appended.name)
-                .unwrap_or_default()
-                .into(),
-            end: appended.end,
-            segment,
-            at_least,
-            lines,
-        });
+            };
+            index.uncovered(at_least)
+        };
         if self.writer.segment_full(appended.end) {
             // Sealed now, or by the last write under way as it ends.
             guard.underway.ask_seal();
@@ -395,15 +390,16 @@ impl Cache {
     }
 
     /// After a write that left `uncovered` bytes of logs no checkpoint
-    /// covers: the upkeep of the bounds, if the options set some; a
-    /// checkpoint in the background past the threshold (which takes up
-    /// what it built), with a pass of the bounds.
+    /// covers: the checkpoint a background build made taken up; the
+    /// upkeep of the bounds, if the options set some; a checkpoint in the
+    /// background past the threshold, with a pass of the bounds.
     fn after_write(&self, uncovered: u64) {
+        self.checkpointer.take_up_ended(&self.index);
         let bounded = self.bounded();
         if bounded {
             self.upkeep.after_write(self);
         }
-        if self.checkpointer.after_write(self, uncovered) && bounded {
+        if self.checkpointer.after_write(&self.index, uncovered) && bounded {
             self.upkeep.start_pass(self);
         }
     }

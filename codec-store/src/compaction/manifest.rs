@@ -23,8 +23,12 @@
 //! compaction committed its copies of every live line (a put whose data
 //! went in before the snapshot and whose line came after names them: it
 //! is copied first). Such a put is safe as long as it takes less than the
-//! grace period. Objects of the `file` handler (one per entry) are not
-//! deleted there yet.
+//! grace period. The files of entries of their own (the `file` handler's,
+//! `data/<writer>-<seq>...`) go the same way: those numbered below the
+//! sequence after the last line of the writer's segments retired (a file
+//! is named by the sequence its line will have at least, so a put of
+//! another thread may take that sequence first, and be in the snapshot
+//! while the line naming the file comes after).
 //!
 //! A compaction holds a lease (`locks/compact.lock`) while it runs: the
 //! store's own skips its turn while another holds it.
@@ -35,6 +39,7 @@ use std::time::Duration;
 use crate::backend::Backend;
 use crate::cache::lease::{Lease, Leases, Watch};
 use crate::cache::{now_nanos, Cache};
+use crate::compaction::marker::{entry_file_seq, last_seq};
 use crate::compaction::sealed::{Compaction, Retirement, Retiring, Segments};
 use crate::error::StoreError;
 use crate::index::checkpoint::objects::Sources;
@@ -178,6 +183,7 @@ impl Retirement for Manifest {
 
     fn retire(&mut self, sealed: &[LogObject], _copies: &str) -> Result<u64, StoreError> {
         let covered = coverage(sealed);
+        let files_to = files_to(&*self.backend, sealed)?;
         // Stamped when committed: a handle that read the manifest before
         // then may read what they name until the grace period after.
         let retiring = self.retired.len();
@@ -191,6 +197,7 @@ impl Retirement for Manifest {
                     .map(|&(_, n, _)| n + 1)
                     .max()
                     .unwrap_or(0),
+                files_to: files_to.get(w.id.as_str()).copied().unwrap_or(0),
                 at: 0,
             }
         }));
@@ -219,6 +226,34 @@ impl Retirement for Manifest {
         }
         Ok(freed)
     }
+}
+
+/// By writer, the sequence after the last line of its segments among
+/// `sealed`: the files of its entries numbered below are named by lines
+/// of those segments (or by a put's line written after them, whose data
+/// went in before).
+fn files_to(
+    backend: &dyn Backend,
+    sealed: &[LogObject],
+) -> Result<std::collections::HashMap<String, u64>, StoreError> {
+    // In order: a simulated store's requests are the same in every run.
+    let mut last: std::collections::BTreeMap<&str, &LogObject> = Default::default();
+    for log in sealed {
+        let (id, n) = layout::segment_of(&log.writer);
+        let newer = last
+            .get(id)
+            .is_none_or(|known| layout::segment_of(&known.writer).1 < n);
+        if newer {
+            last.insert(id, log);
+        }
+    }
+    let mut out = std::collections::HashMap::new();
+    for (id, log) in last {
+        if let Some(seq) = last_seq(backend, log)? {
+            out.insert(id.to_owned(), seq + 1);
+        }
+    }
+    Ok(out)
 }
 
 /// How many segments of each writer's log the logs `sealed` reach to.
@@ -369,6 +404,7 @@ fn collect(
         return Ok(done);
     }
     let (logs, data) = (logs(backend)?, data_segments(backend)?);
+    let files = entry_files(backend)?;
     for r in retired {
         if r.at.saturating_add(grace.as_nanos() as u64) > now {
             done.kept.push(r.clone());
@@ -401,11 +437,38 @@ fn collect(
                 }
             }
         }
+        for (name, size) in &files {
+            let file = &name[layout::DATA.len() + 1..];
+            if entry_file_seq(file, &r.id).is_some_and(|seq| seq < r.files_to) {
+                if wrote_after {
+                    done.left.push((name.clone(), *size));
+                    left = true;
+                } else {
+                    backend.delete(name)?;
+                    done.freed += size;
+                }
+            }
+        }
         if left {
             done.kept.push(r.clone());
         }
     }
     Ok(done)
+}
+
+/// The files of entries of their own in the store (`data/<writer>-<seq>...`,
+/// not a shared data segment): name, size.
+fn entry_files(backend: &dyn Backend) -> Result<Vec<(String, u64)>, StoreError> {
+    let mut out = Vec::new();
+    for object in backend.list(&format!("{}/", layout::DATA))? {
+        let file = &object.name[layout::DATA.len() + 1..];
+        let stem = file.split_once('.').map_or(file, |(stem, _)| stem);
+        // A writer id holds three `-`; an entry's file adds its sequence.
+        if stem.matches('-').count() > 3 {
+            out.push((object.name, object.size));
+        }
+    }
+    Ok(out)
 }
 
 #[cfg(test)]

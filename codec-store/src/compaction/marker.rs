@@ -238,7 +238,7 @@ fn retire(backend: &dyn Backend, files: Vec<String>, at: u64) -> Result<(), Stor
 
 /// The sequence of the entry whose file of `data/` `name` is, if writer
 /// `id` wrote it (`<writer>-<seq>.<ext>`, `<writer>-<seq>-<n>.<ext>`).
-fn entry_file_seq(name: &str, id: &str) -> Option<u64> {
+pub(super) fn entry_file_seq(name: &str, id: &str) -> Option<u64> {
     let rest = name.strip_prefix(id)?.strip_prefix('-')?;
     let stem = rest.split_once('.').map_or(rest, |(stem, _)| stem);
     let seq = stem.split_once('-').map_or(stem, |(seq, _)| seq);
@@ -247,7 +247,7 @@ fn entry_file_seq(name: &str, id: &str) -> Option<u64> {
 
 /// The sequence of the last whole line of sealed log `log`, if it has one
 /// in its last 64 KiB.
-fn last_seq(backend: &dyn Backend, log: &LogObject) -> Result<Option<u64>, StoreError> {
+pub(super) fn last_seq(backend: &dyn Backend, log: &LogObject) -> Result<Option<u64>, StoreError> {
     let from = log.size.saturating_sub(64 * 1024);
     let tail = backend.read_range(&log.name, from..log.size)?;
     Ok(tail

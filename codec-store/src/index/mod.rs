@@ -26,7 +26,6 @@ pub(crate) mod checkpoint;
 pub(crate) mod line;
 pub(crate) mod logs;
 pub mod records;
-pub(crate) mod shared;
 pub(crate) mod table;
 pub use logs::logs;
 pub(super) use logs::read_complete_lines;
@@ -452,8 +451,8 @@ impl Index {
 
     /// Where logs are segments: records that this handle wrote segment
     /// `name`, whole.
-    pub fn wrote_segment(&mut self, name: String, bytes: Arc<[u8]>) {
-        self.known.insert(name, bytes);
+    pub fn wrote_segment(&mut self, name: &str, bytes: &[u8]) {
+        self.known.insert(name.to_owned(), Arc::from(bytes));
     }
 
     /// The segments this handle wrote or read that no checkpoint covers.

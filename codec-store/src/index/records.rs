@@ -256,6 +256,11 @@ pub struct Retired {
     /// below this.
     #[codec(default)]
     pub data_to: u64,
+    /// The files of its entries (`data/<writer>-<seq>...`, the `file`
+    /// handler's and others' own) whose lines it replaced: those of
+    /// sequences below this.
+    #[codec(default)]
+    pub files_to: u64,
     /// When the compaction started, in nanoseconds since the Unix epoch.
     pub at: u64,
 }
