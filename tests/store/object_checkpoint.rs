@@ -563,27 +563,52 @@ fn a_log_segment_ending_in_a_cut_line_reads_the_same_with_a_checkpoint_or_withou
     }
 }
 
-/// Stores payloads in the writer's shared data, then runs `meanwhile`
-/// (once) before the put's line is written.
+/// Stores payloads in the writer's shared data (or, `"file-then-line"`,
+/// in a file of their own), then runs `meanwhile` (once) before the put's
+/// line is written.
 struct DataThenLine {
     meanwhile: Mutex<Option<Box<dyn FnOnce() + Send>>>,
+    own_file: bool,
+}
+
+impl DataThenLine {
+    fn new(own_file: bool, meanwhile: impl FnOnce() + Send + 'static) -> DataThenLine {
+        DataThenLine {
+            meanwhile: Mutex::new(Some(Box::new(meanwhile))),
+            own_file,
+        }
+    }
 }
 
 impl Handler for DataThenLine {
     fn name(&self) -> &str {
-        "data-then-line"
+        match self.own_file {
+            false => "data-then-line",
+            true => "file-then-line",
+        }
     }
 
     fn dump(&self, payload: &[u8], ctx: &mut DumpContext<'_>) -> Result<Info, StoreError> {
-        let bytes = ctx.dump_bytes(payload)?;
+        let info = match self.own_file {
+            false => Info::from([("bytes".to_owned(), ctx.dump_bytes(payload)?)]),
+            true => Info::from([
+                ("file".to_owned(), ctx.write_file("bin", payload)?.into()),
+                ("len".to_owned(), (payload.len() as i64).into()),
+            ]),
+        };
         if let Some(meanwhile) = self.meanwhile.lock().unwrap().take() {
             meanwhile();
         }
-        Ok(Info::from([("bytes".to_owned(), bytes)]))
+        Ok(info)
     }
 
     fn load(&self, info: &Info, ctx: &LoadContext<'_>) -> Result<Vec<u8>, StoreError> {
-        ctx.load_bytes(&info["bytes"])
+        match (info.get("file"), info.get("len")) {
+            (Some(InfoValue::Text(file)), Some(InfoValue::Int(len))) => {
+                ctx.read_range(file, 0, *len as u64)
+            }
+            _ => ctx.load_bytes(&info["bytes"]),
+        }
     }
 }
 
@@ -599,9 +624,7 @@ fn a_compaction_keeps_the_data_of_a_put_whose_line_came_after_its_snapshot() {
                 Admin::compact_backend(backend, &[], grace, |_, _| {}).unwrap();
             }
         };
-        let handler = Arc::new(DataThenLine {
-            meanwhile: Mutex::new(Some(Box::new(compaction))),
-        });
+        let handler = Arc::new(DataThenLine::new(false, compaction));
         writer.register_handler(handler.clone());
         let options = PutOptions::default().handler("data-then-line");
         // Its data goes in before the compaction's snapshot, its line after.
@@ -618,38 +641,6 @@ fn a_compaction_keeps_the_data_of_a_put_whose_line_came_after_its_snapshot() {
         assert_eq!(reader.get("slow").unwrap(), Some(big(1)));
         assert_eq!(reader.get("before").unwrap(), Some(chunk(0)));
         assert!(reader.warnings().is_empty(), "{:?}", reader.warnings());
-    }
-}
-
-/// Stores payloads in a file of their own, then runs `meanwhile` (once)
-/// before the put's line is written.
-struct FileThenLine {
-    meanwhile: Mutex<Option<Box<dyn FnOnce() + Send>>>,
-}
-
-impl Handler for FileThenLine {
-    fn name(&self) -> &str {
-        "file-then-line"
-    }
-
-    fn dump(&self, payload: &[u8], ctx: &mut DumpContext<'_>) -> Result<Info, StoreError> {
-        let file = ctx.write_file("bin", payload)?;
-        if let Some(meanwhile) = self.meanwhile.lock().unwrap().take() {
-            meanwhile();
-        }
-        Ok(Info::from([
-            ("file".to_owned(), file.into()),
-            ("len".to_owned(), (payload.len() as i64).into()),
-        ]))
-    }
-
-    fn load(&self, info: &Info, ctx: &LoadContext<'_>) -> Result<Vec<u8>, StoreError> {
-        let (Some(InfoValue::Text(file)), Some(InfoValue::Int(len))) =
-            (info.get("file"), info.get("len"))
-        else {
-            panic!("{info:?}");
-        };
-        ctx.read_range(file, 0, *len as u64)
     }
 }
 
@@ -672,9 +663,7 @@ fn a_compaction_keeps_the_file_of_a_put_whose_line_came_after_its_snapshot() {
                 Admin::compact_backend(backend, &[], grace, |_, _| {}).unwrap();
             }
         };
-        let handler = Arc::new(FileThenLine {
-            meanwhile: Mutex::new(Some(Box::new(meanwhile))),
-        });
+        let handler = Arc::new(DataThenLine::new(true, meanwhile));
         writer.register_handler(handler.clone());
         let options = PutOptions::default().handler("file-then-line");
         writer.put_with("slow", &big(1), &options).unwrap();
@@ -698,12 +687,10 @@ fn a_compaction_with_no_grace_keeps_the_data_of_a_put_written_after_its_snapshot
         writer.put("before", &big(0)).unwrap(); // a data segment in the snapshot
         let (written, data_written) = std::sync::mpsc::channel();
         let (go, wait) = std::sync::mpsc::channel();
-        let handler = Arc::new(DataThenLine {
-            meanwhile: Mutex::new(Some(Box::new(move || {
-                written.send(()).unwrap();
-                wait.recv().unwrap();
-            }))),
-        });
+        let handler = Arc::new(DataThenLine::new(false, move || {
+            written.send(()).unwrap();
+            wait.recv().unwrap();
+        }));
         writer.register_handler(handler.clone());
         std::thread::scope(|s| {
             let mut slow = None;
