@@ -36,7 +36,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::backend::Backend;
+use crate::backend::{Backend, Listed};
 use crate::cache::lease::{Lease, Leases, Watch};
 use crate::cache::{now_nanos, Cache};
 use crate::compaction::marker::{entry_file_seq, last_seq};
@@ -157,7 +157,7 @@ impl Retirement for Manifest {
             self.own = Some((cache.writer_id.clone(), cache.writer.data_mark()));
         }
         let sealed = logs(&*self.backend)?;
-        self.data = data_segments(&*self.backend)?;
+        self.data = data_segments(&self.backend.list(&format!("{}/", layout::DATA))?);
         Ok(Segments {
             sealed,
             active: Vec::new(),
@@ -235,7 +235,7 @@ impl Retirement for Manifest {
 fn files_to(
     backend: &dyn Backend,
     sealed: &[LogObject],
-) -> Result<std::collections::HashMap<String, u64>, StoreError> {
+) -> Result<std::collections::BTreeMap<String, u64>, StoreError> {
     // In order: a simulated store's requests are the same in every run.
     let mut last: std::collections::BTreeMap<&str, &LogObject> = Default::default();
     for log in sealed {
@@ -247,7 +247,7 @@ fn files_to(
             last.insert(id, log);
         }
     }
-    let mut out = std::collections::HashMap::new();
+    let mut out = std::collections::BTreeMap::new();
     for (id, log) in last {
         if let Some(seq) = last_seq(backend, log)? {
             out.insert(id.to_owned(), seq + 1);
@@ -355,18 +355,19 @@ fn read_manifest(
     })
 }
 
-/// The shared data segments of the store: the writer, the segment's
-/// number, its size (`data/<writer>.bin`, `data/<writer>.<n>.bin`).
-fn data_segments(backend: &dyn Backend) -> Result<Vec<(String, u64, u64)>, StoreError> {
+/// The shared data segments among the objects of `data/` listed: the
+/// writer, the segment's number, its size (`data/<writer>.bin`,
+/// `data/<writer>.<n>.bin`).
+fn data_segments(data: &[Listed]) -> Vec<(String, u64, u64)> {
     let mut out = Vec::new();
-    for object in backend.list(&format!("{}/", layout::DATA))? {
+    for object in data {
         let file = &object.name[layout::DATA.len() + 1..];
         if let Some(segment) = file.strip_suffix(".bin") {
             let (id, n) = layout::segment_of(segment);
             out.push((id.to_owned(), n, object.size));
         }
     }
-    Ok(out)
+    out
 }
 
 /// What [`collect`] leaves.
@@ -403,8 +404,8 @@ fn collect(
     if retired.is_empty() {
         return Ok(done);
     }
-    let (logs, data) = (logs(backend)?, data_segments(backend)?);
-    let files = entry_files(backend)?;
+    let listed = backend.list(&format!("{}/", layout::DATA))?;
+    let (logs, data) = (logs(backend)?, data_segments(&listed));
     for r in retired {
         if r.at.saturating_add(grace.as_nanos() as u64) > now {
             done.kept.push(r.clone());
@@ -437,15 +438,16 @@ fn collect(
                 }
             }
         }
-        for (name, size) in &files {
-            let file = &name[layout::DATA.len() + 1..];
+        // The files of entries of their own (`data/<writer>-<seq>...`).
+        for object in &listed {
+            let file = &object.name[layout::DATA.len() + 1..];
             if entry_file_seq(file, &r.id).is_some_and(|seq| seq < r.files_to) {
                 if wrote_after {
-                    done.left.push((name.clone(), *size));
+                    done.left.push((object.name.clone(), object.size));
                     left = true;
                 } else {
-                    backend.delete(name)?;
-                    done.freed += size;
+                    backend.delete(&object.name)?;
+                    done.freed += object.size;
                 }
             }
         }
@@ -454,21 +456,6 @@ fn collect(
         }
     }
     Ok(done)
-}
-
-/// The files of entries of their own in the store (`data/<writer>-<seq>...`,
-/// not a shared data segment): name, size.
-fn entry_files(backend: &dyn Backend) -> Result<Vec<(String, u64)>, StoreError> {
-    let mut out = Vec::new();
-    for object in backend.list(&format!("{}/", layout::DATA))? {
-        let file = &object.name[layout::DATA.len() + 1..];
-        let stem = file.split_once('.').map_or(file, |(stem, _)| stem);
-        // A writer id holds three `-`; an entry's file adds its sequence.
-        if stem.matches('-').count() > 3 {
-            out.push((object.name, object.size));
-        }
-    }
-    Ok(out)
 }
 
 #[cfg(test)]
