@@ -635,6 +635,44 @@ mod tests {
             reads_as(&backend, &handles, &model);
         }
 
+        /// Where each append is an object of its own: a handle that put a
+        /// key in a segment of its own, which another handle's compaction
+        /// retires and deletes (the key expired since, by a third put),
+        /// takes up the checkpoint that replaces it at its next refresh,
+        /// though the manifest is as large as the one it read before and
+        /// it never listed its own segment (it kept its put, and listed
+        /// the key the store no longer holds). Found by the property test
+        /// below.
+        #[test]
+        fn a_handle_takes_up_the_checkpoint_once_its_own_segment_is_retired() {
+            use Op::{Compact, Expiring, Put, Remove};
+            let compact = |handle| Compact {
+                handle,
+                asked: false,
+            };
+            let ops = [
+                Put {
+                    handle: 0,
+                    key: 6,
+                    big: false,
+                },
+                compact(0),
+                compact(0),
+                compact(0),
+                Remove { handle: 0, key: 6 },
+                compact(0),
+                Put {
+                    handle: 1,
+                    key: 6,
+                    big: false,
+                },
+                Expiring { handle: 0, key: 6 },
+                compact(2),
+            ];
+            let memory = Arc::new(crate::backend::memory::Memory::new());
+            the_store_s_own_compaction_changes_nothing_that_reads(memory, &ops);
+        }
+
         proptest! {
             #![proptest_config(ProptestConfig { cases: 40, ..ProptestConfig::default() })]
             #[test]

@@ -450,9 +450,13 @@ impl Index {
     }
 
     /// Where logs are segments: records that this handle wrote segment
-    /// `name`, whole.
+    /// `name`, whole. It counts as listed: once a compaction retired it
+    /// and deleted it, the refresh that finds it gone takes up the
+    /// checkpoint that replaces what it held (the manifest's size, the
+    /// other sign, may be the same), as for a segment it read.
     pub fn wrote_segment(&mut self, name: &str, bytes: &[u8]) {
         self.known.insert(name.to_owned(), Arc::from(bytes));
+        self.listed_logs.insert(name.into());
     }
 
     /// The segments this handle wrote or read that no checkpoint covers.
