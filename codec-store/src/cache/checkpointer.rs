@@ -25,7 +25,8 @@ pub(crate) struct Checkpointer {
     threshold: u64,
     /// A build runs.
     running: Arc<AtomicBool>,
-    /// A build ended: take up its checkpoint.
+    /// A build ended and its thread did not take up its checkpoint (a
+    /// read failed): take it up.
     ended: Arc<AtomicBool>,
     /// A write asked for a build while one ran.
     wanted: AtomicBool,
@@ -56,7 +57,7 @@ impl Checkpointer {
     }
 
     /// Takes up into `index` the checkpoint a background build made, if
-    /// one ended since.
+    /// one ended since and its thread did not.
     #[inline]
     pub(crate) fn take_up_ended(&self, index: &RwLock<Index>) {
         // Read first: a swap would write the flag's cache line on every
@@ -67,15 +68,7 @@ impl Checkpointer {
     }
 
     fn take_up(&self, index: &RwLock<Index>) {
-        let mut index = index.write();
-        if self.rebuilt.swap(false, Ordering::Relaxed) {
-            index.trust_again();
-        }
-        // A read that fails leaves the index as it was: the next refresh
-        // takes the checkpoint up.
-        if let Err(e) = index.adopt(&self.backend) {
-            log::debug!(target: "codec::store", "the checkpoint built is not taken up yet: {e}");
-        }
+        take_up(&self.backend, index, &self.rebuilt);
     }
 
     /// Builds a checkpoint now, waiting for builds of other handles, and
@@ -97,7 +90,7 @@ impl Checkpointer {
     /// covers: a build in the background past the threshold, unless one
     /// runs (then a later write, or the close, builds it). Whether it
     /// started one.
-    pub(crate) fn after_write(&self, index: &RwLock<Index>, uncovered: u64) -> bool {
+    pub(crate) fn after_write(&self, index: &Arc<RwLock<Index>>, uncovered: u64) -> bool {
         if self.threshold == 0 || uncovered < self.threshold {
             return false;
         }
@@ -117,6 +110,7 @@ impl Checkpointer {
             self.ended.clone(),
         );
         let (rebuilt, warnings) = (self.rebuilt.clone(), self.warnings.clone());
+        let index = index.clone();
         let spawned = std::thread::Builder::new()
             .name("codec-checkpoint".into())
             .spawn(move || {
@@ -129,7 +123,13 @@ impl Checkpointer {
                     Ok(None) => {}
                     Err(e) => push_warnings(&warnings, vec![format!("a checkpoint failed: {e}")]),
                 }
-                ended.store(true, Ordering::Release);
+                // Taken up here, not by the next write: reading the
+                // tables and checking the logs they cover, and freeing
+                // what they replace, is not the work of a put. One that
+                // failed is for the handle's next write.
+                if !take_up(&backend, &index, &rebuilt) {
+                    ended.store(true, Ordering::Release);
+                }
                 running.store(false, Ordering::Release);
             });
         match spawned {
@@ -188,6 +188,24 @@ impl Checkpointer {
     }
 }
 
+/// Takes up into `index` the checkpoint a build made (trusting the
+/// checkpoint again if the build read the logs whole, `rebuilt`), reading
+/// it without the index's lock ([`Index::adopt_aside`]). Whether it did.
+fn take_up(backend: &Arc<dyn Backend>, index: &RwLock<Index>, rebuilt: &AtomicBool) -> bool {
+    if rebuilt.swap(false, Ordering::Relaxed) {
+        index.write().trust_again();
+    }
+    // A read that fails leaves the index as it was: the next refresh
+    // takes the checkpoint up.
+    match Index::adopt_aside(index, backend) {
+        Ok(()) => true,
+        Err(e) => {
+            log::debug!(target: "codec::store", "the checkpoint built is not taken up yet: {e}");
+            false
+        }
+    }
+}
+
 /// Background builds yield the processor to the handle's writers.
 fn lower_priority() {
     #[cfg(target_os = "linux")]
@@ -202,4 +220,39 @@ fn push_warnings(to: &Mutex<Vec<String>>, warnings: Vec<String>) {
         log::warn!("{w}");
     }
     to.lock().extend(warnings);
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Cache, CacheOptions};
+
+    /// A checkpoint built in the background is taken up by the build's
+    /// thread, not by the handle's next write (reading its tables,
+    /// checking the logs they cover and freeing what they replace is not
+    /// the work of a put): once the build ended, the index reads it with
+    /// no write or refresh after.
+    #[test]
+    fn a_checkpoint_built_in_the_background_is_taken_up_by_its_thread() {
+        let dir = tempfile::tempdir().unwrap();
+        let options = CacheOptions::default().checkpoint_bytes(64 << 10);
+        let cache = Cache::open_with(dir.path(), options).unwrap();
+        let value = "v".repeat(1000);
+        let mut i = 0;
+        while cache.index.read().uncovered(0) < 64 << 10 {
+            cache.put(&format!("k{i}"), &value).unwrap();
+            i += 1;
+        }
+        // The write past the threshold started a build.
+        cache.put("last", &value).unwrap();
+        cache.checkpointer.join_thread();
+        assert!(!cache
+            .checkpointer
+            .ended
+            .load(std::sync::atomic::Ordering::Acquire));
+        assert!(
+            cache.index.read().uncovered(0) < 64 << 10,
+            "the checkpoint waits for the next write"
+        );
+        assert_eq!(cache.get::<String>("k0").unwrap(), Some(value));
+    }
 }

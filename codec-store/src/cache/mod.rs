@@ -107,7 +107,7 @@ pub struct Store {
     pub(crate) options: CacheOptions,
     /// The writer: this handle's log and shared data, and its seals.
     pub(crate) writer: writers::LogWriter,
-    pub(crate) index: RwLock<Index>,
+    pub(crate) index: Arc<RwLock<Index>>,
     pub(crate) handlers: RwLock<HashMap<String, Arc<dyn Handler>, foldhash::fast::RandomState>>,
     /// The built-in inline handler, which most small values use: a get
     /// reaches it without the lock of `handlers` and without a reference

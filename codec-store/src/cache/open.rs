@@ -212,7 +212,7 @@ impl Cache {
             writer_id,
             options,
             writer,
-            index: RwLock::new(Index::default()),
+            index: Arc::new(RwLock::new(Index::default())),
             handlers: RwLock::new(HashMap::default()),
             inline: Arc::new(Inline),
             inline_replaced: AtomicBool::new(false),

@@ -120,7 +120,10 @@ impl Upkeep {
             let kept = self.kept_bytes.load(Ordering::Relaxed).checked_sub(1);
             if let (Some(kept), true) = (kept, sealed >= checked.saturating_add(CHECK_EVERY)) {
                 self.checked_bytes.store(sealed, Ordering::Relaxed);
-                self.compact_if_mostly_garbage(cache, kept);
+                // Whether it is mostly garbage is asked in the
+                // compaction's thread: it lists the store, which is not
+                // the work of a put.
+                self.start_compaction_with(cache, kept, true);
             }
         }
     }
@@ -212,22 +215,52 @@ impl Upkeep {
     /// ([`Upkeep::compact_asked`]). Run at once, it would compact back to
     /// back under a stream of writes, which the writes would wait for.
     pub(crate) fn start_compaction(&self, cache: &Cache, kept_bytes: u64) {
+        self.start_compaction_with(cache, kept_bytes, false);
+    }
+
+    /// [`Upkeep::start_compaction`], which first asks whether the store
+    /// is mostly garbage, in its thread, if `check`: one that is not is
+    /// left as it is, and counts its seals from where it did before.
+    fn start_compaction_with(&self, cache: &Cache, kept_bytes: u64, check: bool) {
         {
             let mut again = self.compact_again.lock();
             if self.compacting.swap(true, Ordering::AcqRel) {
-                *again = Some(kept_bytes);
+                if !check {
+                    *again = Some(kept_bytes);
+                }
                 return;
             }
-            *again = None;
+            if !check {
+                *again = None;
+            }
         }
         let seals = cache.writer.seals.load(Ordering::Relaxed);
-        self.compaction_seals.store(seals, Ordering::Relaxed);
+        let seals_before = self.compaction_seals.swap(seals, Ordering::Relaxed);
         let cache = cache.for_background();
         let compacting = self.compacting.clone();
         let spawned = std::thread::Builder::new()
             .name("codec-compact".into())
             .spawn(move || {
                 MAINTAINING.set(true);
+                if check && !mostly_garbage(&cache, kept_bytes) {
+                    // A pass that asked for a compaction meanwhile found
+                    // this one running: it is this one's to run. Its
+                    // request is taken, and the flag let go, under the
+                    // lock a request is made under.
+                    let upkeep = &cache.upkeep;
+                    let mut again = upkeep.compact_again.lock();
+                    let asked = again.take();
+                    if !asked.is_some_and(|kept| mostly_garbage(&cache, kept)) {
+                        upkeep
+                            .compaction_seals
+                            .store(seals_before, Ordering::Relaxed);
+                        compacting.store(false, Ordering::Release);
+                        return;
+                    }
+                }
+                if check {
+                    *cache.upkeep.compact_again.lock() = None;
+                }
                 let handlers: Vec<_> = (cache.handlers.read()).values().cloned().collect();
                 let how = Compaction::IfFree(cache.options.compact_grace);
                 let backend = cache.backend.clone();
@@ -246,7 +279,10 @@ impl Upkeep {
             });
         match spawned {
             Ok(handle) => self.compact_thread.add(handle),
-            Err(_) => self.compacting.store(false, Ordering::Release),
+            Err(_) => {
+                self.compaction_seals.store(seals_before, Ordering::Relaxed);
+                self.compacting.store(false, Ordering::Release);
+            }
         }
     }
 
@@ -428,6 +464,57 @@ mod tests {
                 Some(value.clone())
             );
         }
+    }
+
+    /// Whether the folder is mostly garbage, asked as a write seals
+    /// segments, is asked in the compaction's thread (it lists the
+    /// store, not the work of a put); a store that is not is left as it
+    /// is, and its seals are counted from where they were.
+    #[test]
+    fn a_store_a_write_finds_not_mostly_garbage_is_left_as_it_was() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = bounded(dir.path());
+        cache.put("k", &1u32).unwrap();
+        for _ in 0..SEGMENTS_AHEAD {
+            cache.writer.seal_now().unwrap();
+        }
+        let c = &cache.upkeep;
+        // A pass kept more than the store holds, as far as the writes know.
+        c.start_compaction_with(&cache, u64::MAX / 4, true);
+        c.join_compaction();
+        assert_eq!(c.compaction_seals.load(Ordering::Relaxed), 0);
+        assert!(!c.compacting.load(Ordering::Acquire));
+        assert_eq!(*c.compact_again.lock(), None);
+        assert_eq!(cache.get::<u32>("k").unwrap(), Some(1));
+    }
+
+    /// A compaction a pass asked for while a write's check ran is the
+    /// check's to run, even if the check, with what the last pass kept
+    /// as the writes knew it, finds too little garbage: else it waits
+    /// for the next checkpoint, and the store for its space.
+    #[test]
+    fn a_compaction_a_pass_asked_for_while_a_write_checked_is_run() {
+        let dir = tempfile::tempdir().unwrap();
+        // No bounds: no compaction of its own meanwhile.
+        let cache = Cache::open(dir.path()).unwrap();
+        let value = "v".repeat(4000);
+        // Past 8 MiB, every line but the last garbage.
+        for _ in 0..2400 {
+            cache.put("k", &value).unwrap();
+        }
+        for _ in 0..SEGMENTS_AHEAD {
+            cache.writer.seal_now().unwrap();
+        }
+        let seals = cache.writer.seals.load(Ordering::Relaxed);
+        let c = &cache.upkeep;
+        // The pass's request, made as the check started.
+        *c.compact_again.lock() = Some(0);
+        c.start_compaction_with(&cache, u64::MAX / 4, true);
+        c.join_compaction();
+        assert_eq!(c.compaction_seals.load(Ordering::Relaxed), seals);
+        assert_eq!(*c.compact_again.lock(), None);
+        assert!(crate::compaction::store_size(&*cache.backend).unwrap() < 1 << 20);
+        assert_eq!(cache.get::<String>("k").unwrap(), Some(value));
     }
 
     /// A pass of the bounds that asks for a compaction while one runs is

@@ -99,6 +99,35 @@ struct WriterFile {
     covered: u64,
 }
 
+/// What an index knows of the store's checkpoint: whether it changed.
+#[derive(PartialEq)]
+struct Seen {
+    distrusted: bool,
+    /// The manifest's version where logs grow in place.
+    stamp: Option<Version>,
+    /// The version of the manifest of the checkpoint taken up.
+    version: Option<Version>,
+}
+
+/// The store's checkpoint as [`Index::adopt`] read it.
+enum Opened {
+    /// No checkpoint, or the one the index has.
+    Nothing,
+    /// A newer one, with its manifest's version where logs grow in place.
+    Base(Box<Base>, Option<Version>),
+    /// A damaged one: why.
+    Damaged(String),
+}
+
+/// What taking up a checkpoint replaced: the tables of the one before,
+/// and the lines the new one covers.
+#[derive(Default)]
+#[must_use = "dropped after the index's lock"]
+struct Replaced {
+    _base: Option<Arc<Base>>,
+    _lines: Vec<(Box<str>, Slot)>,
+}
+
 /// The live entry of each key: the latest line by [`Stamp`].
 #[derive(Default)]
 pub struct Index {
@@ -238,43 +267,101 @@ impl Index {
         if self.distrusted {
             return Ok(());
         }
+        let seen = self.checkpoint_seen();
+        let opened = Index::open_checkpoint(backend, &seen)?;
+        drop(self.take_up(&backend.location(), opened));
+        Ok(())
+    }
+
+    /// [`Index::adopt`] of the index `index`, reading the checkpoint
+    /// without its lock, which each write takes (opening the tables, and
+    /// checking the logs they cover, takes a while; dropping the tables
+    /// and lines they replace too): its lock is taken to take it up alone,
+    /// if no other thread took one up meanwhile (else the index's next
+    /// [`Index::adopt`] does it under the lock).
+    pub fn adopt_aside(
+        index: &parking_lot::RwLock<Index>,
+        backend: &Arc<dyn Backend>,
+    ) -> Result<(), StoreError> {
+        let seen = index.read().checkpoint_seen();
+        if seen.distrusted {
+            return Ok(());
+        }
+        let opened = Index::open_checkpoint(backend, &seen)?;
+        if matches!(opened, Opened::Nothing) {
+            return Ok(());
+        }
+        let mut index = index.write();
+        if index.checkpoint_seen() != seen {
+            return Ok(());
+        }
+        let replaced = index.take_up(&backend.location(), opened);
+        drop(index);
+        drop(replaced);
+        Ok(())
+    }
+
+    /// What this index knows of the store's checkpoint.
+    fn checkpoint_seen(&self) -> Seen {
+        Seen {
+            distrusted: self.distrusted,
+            stamp: self.manifest_stamp.clone(),
+            version: self.base.as_ref().and_then(|b| b.version.clone()),
+        }
+    }
+
+    /// The reading of [`Index::adopt`]: the store's checkpoint, if it
+    /// changed since `seen`.
+    fn open_checkpoint(backend: &Arc<dyn Backend>, seen: &Seen) -> Result<Opened, StoreError> {
         let in_place = backend.appends() == Appends::InPlace;
         let mut stamp = None;
         if in_place {
             stamp = backend.version(layout::CHECKPOINT).ok().flatten();
-            if stamp.is_none() || stamp == self.manifest_stamp {
+            if stamp.is_none() || stamp == seen.stamp {
                 // No checkpoint (or it was deleted: the tables mapped stay good).
-                return Ok(());
+                return Ok(Opened::Nothing);
             }
         }
-        match Base::open(backend) {
+        Ok(match Base::open(backend) {
             Ok(Some(base)) if in_place => {
                 // A log that lost its end (to a power loss, say) and was
                 // written again has other lines where the checkpoint
                 // expects its own.
                 match checkpoint::changed_logs(&**backend, &base.manifest)? {
                     (Some(log), _) => {
-                        let why = format!("{log} does not end as it did when covered");
-                        self.distrust(&backend.location(), &why);
+                        Opened::Damaged(format!("{log} does not end as it did when covered"))
                     }
                     // A log it covers was deleted since it was read: an
                     // online compaction retired it, and built the
                     // checkpoint that replaces this one, taken up next time.
-                    (None, true) => {}
-                    (None, false) => self.install(base, stamp),
+                    (None, true) => Opened::Nothing,
+                    (None, false) => Opened::Base(Box::new(base), stamp),
                 }
             }
             Ok(Some(base)) => {
-                let have = self.base.as_ref().and_then(|b| b.version.as_ref());
-                if have.is_none() || have != base.version.as_ref() {
-                    self.install(base, None);
+                let have = seen.version.as_ref();
+                match have.is_none() || have != base.version.as_ref() {
+                    true => Opened::Base(Box::new(base), None),
+                    false => Opened::Nothing,
                 }
             }
-            Ok(None) => {}
-            Err(Unopened::Damaged(Damaged(why))) => self.distrust(&backend.location(), &why),
+            Ok(None) => Opened::Nothing,
+            Err(Unopened::Damaged(Damaged(why))) => Opened::Damaged(why),
             Err(Unopened::Failed(e)) => return Err(e.into()),
+        })
+    }
+
+    /// Takes up what [`Index::open_checkpoint`] read. Returns what it
+    /// replaced, for the caller to drop once it let the lock go.
+    fn take_up(&mut self, location: &str, opened: Opened) -> Replaced {
+        match opened {
+            Opened::Nothing => Replaced::default(),
+            Opened::Damaged(why) => {
+                self.distrust(location, &why);
+                Replaced::default()
+            }
+            Opened::Base(base, stamp) => self.install(*base, stamp),
         }
-        Ok(())
     }
 
     /// Whether this index read lines of a log that `listing` no longer
@@ -359,7 +446,7 @@ impl Index {
         self.segments.get(writer).is_some_and(|&to| n < to)
     }
 
-    fn install(&mut self, base: Base, stamp: Option<Version>) {
+    fn install(&mut self, base: Base, stamp: Option<Version>) -> Replaced {
         self.base_writers = base.writer_ids().iter().map(|id| self.writer(id)).collect();
         // Lines it covers that this index never read change what is live
         // without a key recorded.
@@ -397,10 +484,15 @@ impl Index {
             }
         }
         let writers = &self.writers;
-        self.entries
-            .retain(|_, slot| slot.at >= writers[slot.stamp.writer as usize].covered);
-        self.base = Some(Arc::new(base));
+        let lines = (self.entries)
+            .extract_if(|_, slot| slot.at < writers[slot.stamp.writer as usize].covered)
+            .collect();
+        let base = self.base.replace(Arc::new(base));
         self.manifest_stamp = stamp;
+        Replaced {
+            _base: base,
+            _lines: lines,
+        }
     }
 
     /// Stops using the checkpoint and reads every log from its start.
