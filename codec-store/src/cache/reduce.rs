@@ -14,6 +14,7 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use foldhash::fast::RandomState;
+use parking_lot::RwLock;
 
 use crate::cache::now_nanos;
 use crate::cache::uses::{recorded_uses, UseLine};
@@ -26,6 +27,9 @@ use crate::options::Bounds;
 
 /// The removals of a reduction written at once.
 const REMOVALS_PER_WRITE: usize = 256;
+
+/// How many keys a pass reads under one taking of the index's lock.
+const KEYS_PER_LOCK: usize = 16;
 
 /// What [`Admin::reduce_size`](crate::Admin::reduce_size) did.
 #[derive(Debug)]
@@ -74,17 +78,27 @@ impl LiveSizes {
     /// Reads the live line of each key in `changed` from `index`; `false`
     /// if the index cannot tell (its checkpoint is damaged): the whole
     /// store must be read.
-    fn update(&mut self, index: &Index, changed: Vec<Box<str>>) -> Result<bool, StoreError> {
-        for key in changed {
-            match index.get(&key) {
-                Ok(Some(Some(found))) => {
-                    let line = found.view(&key).map_err(|e| corrupt_line(&key, e))?;
-                    self.set(key.clone(), &line);
+    fn update(
+        &mut self,
+        index: &RwLock<Index>,
+        changed: Vec<Box<str>>,
+    ) -> Result<bool, StoreError> {
+        for keys in changed.chunks(KEYS_PER_LOCK) {
+            let found: Vec<_> = {
+                let index = index.read();
+                keys.iter().map(|key| index.get_unparsed(key)).collect()
+            };
+            for (key, found) in keys.iter().zip(found) {
+                match found {
+                    Ok(Some(Some(found))) => {
+                        let line = found.view(key).map_err(|e| corrupt_line(key, e))?;
+                        self.set(key.clone(), &line);
+                    }
+                    Ok(_) => {
+                        self.entries.remove(key);
+                    }
+                    Err(_) => return Ok(false),
                 }
-                Ok(_) => {
-                    self.entries.remove(&key);
-                }
-                Err(_) => return Ok(false),
             }
         }
         Ok(true)
@@ -169,7 +183,7 @@ impl Cache {
         let mut kept = live.take();
         let updated = match (kept.as_mut(), changes) {
             (Some(kept), Some(changes)) if !changes.whole => {
-                kept.update(&self.index_read(), changes.keys())?
+                kept.update(&self.index, changes.keys())?
             }
             _ => false,
         };

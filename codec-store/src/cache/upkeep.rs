@@ -32,6 +32,9 @@ pub(crate) struct Upkeep {
     pub(crate) compact_again: Mutex<Option<u64>>,
     /// The handle's seals when the compaction started.
     compaction_seals: AtomicU64,
+    /// The bytes the handle had written when the compaction started
+    /// ([`LogWriter::written`](crate::cache::writers::LogWriter::written)).
+    compaction_written: AtomicU64,
     /// The bytes the handle had sealed when a write last asked whether the
     /// folder is mostly garbage.
     checked_bytes: AtomicU64,
@@ -64,6 +67,19 @@ const SEGMENTS_AHEAD: u64 = 2;
 /// is mostly garbage.
 const CHECK_EVERY: u64 = 1 << 20;
 
+/// The longest a write is slowed by, as the writes near a stall
+/// ([`pace_for`]).
+const MAX_PACE: std::time::Duration = std::time::Duration::from_micros(300);
+
+/// How far on their way to a stall the writes are slowed from
+/// ([`pace_for`]).
+const PACE_FROM: f64 = 0.5;
+
+/// The least a thread sleeps at once to keep to the upkeep's pace: the
+/// slowing of its writes adds up until it reaches this, a sleep a good
+/// deal shorter than the wake-up of a stalled write.
+const PACE_QUANTUM: std::time::Duration = std::time::Duration::from_micros(40);
+
 /// The longest a write waits for the store's upkeep: most of what the
 /// rest of a compaction takes once the writer sealed its segments ahead,
 /// so that one write or two wait for it, not three (each a slow write,
@@ -79,6 +95,13 @@ const AUTO_COMPACT_MIN: u64 = 8 << 20;
 thread_local! {
     /// This thread keeps the store: a pass of the bounds, a compaction.
     static MAINTAINING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// How long this thread's writes are yet to be slowed by, in
+    /// nanoseconds (less than none: they slept longer than asked).
+    static PACE_DEBT: std::cell::Cell<i64> = const { std::cell::Cell::new(0) };
+    /// How long this thread slept to keep to the upkeep's pace.
+    #[cfg(test)]
+    static PACED: std::cell::Cell<std::time::Duration> =
+        const { std::cell::Cell::new(std::time::Duration::ZERO) };
     /// The upkeep a write of this thread waits for once it ended.
     static STALL_AFTER_WRITE: std::cell::RefCell<Option<Arc<AtomicBool>>> =
         const { std::cell::RefCell::new(None) };
@@ -94,11 +117,19 @@ impl Upkeep {
         if writes >= every {
             self.start_pass(cache);
         }
-        if writes >= every.saturating_mul(PASSES_AHEAD) {
+        // Counted from the pass under way, which may have just started.
+        let writes = self.writes_since_bounds.load(Ordering::Relaxed);
+        let bounding = self.bounding.load(Ordering::Acquire);
+        if bounding && writes >= every.saturating_mul(PASSES_AHEAD) {
             stall(&self.bounding);
         }
         let seals = cache.writer.seals.load(Ordering::Relaxed);
-        if self.compacting.load(Ordering::Acquire) {
+        let compacting = self.compacting.load(Ordering::Acquire);
+        // The writer keeps to the upkeep's pace, rather than outrun it
+        // and wait for it all at once: a slow put for each stall.
+        let lead = self.lead(cache, bounding.then_some((writes, every)), compacting);
+        pace(pace_for(lead));
+        if compacting {
             let started = self.compaction_seals.load(Ordering::Relaxed);
             // Where each append is an object of its own, no segment is
             // sealed to count: a write waits once a pass asked for another
@@ -126,6 +157,27 @@ impl Upkeep {
                 self.start_compaction_with(cache, kept, true);
             }
         }
+    }
+
+    /// How far the writes of `cache` ran ahead of the upkeep under way:
+    /// 1 where they wait for it ([`stall`]). The writes since the pass
+    /// under way started, if `pass` (with the writes between two), against
+    /// [`PASSES_AHEAD`] times that; the bytes written since the
+    /// compaction under way started (in a folder), if `compacting`,
+    /// against a segment, which the compaction seals as it starts and
+    /// the next seal of which makes the writes wait.
+    fn lead(&self, cache: &Cache, pass: Option<(u64, u64)>, compacting: bool) -> f64 {
+        let mut lead = 0.0_f64;
+        if let Some((writes, every)) = pass {
+            lead = writes as f64 / every.saturating_mul(PASSES_AHEAD).max(1) as f64;
+        }
+        if compacting && cache.backend.appends() == Appends::InPlace {
+            let started = self.compaction_written.load(Ordering::Relaxed);
+            let since = cache.writer.written().saturating_sub(started);
+            let segment = cache.writer.segment_limit().max(1);
+            lead = lead.max(since as f64 / segment as f64);
+        }
+        lead
     }
 
     /// Applies the bounds of `cache` in a thread of their own, unless a
@@ -236,6 +288,7 @@ impl Upkeep {
         }
         let seals = cache.writer.seals.load(Ordering::Relaxed);
         let seals_before = self.compaction_seals.swap(seals, Ordering::Relaxed);
+        (self.compaction_written).store(cache.writer.written(), Ordering::Relaxed);
         let cache = cache.for_background();
         let compacting = self.compacting.clone();
         let spawned = std::thread::Builder::new()
@@ -331,11 +384,57 @@ fn stall(running: &Arc<AtomicBool>) {
     wait_while(running);
 }
 
-/// The stall of the write of this thread that just ended, if it has one.
+/// The stall of the write of this thread that just ended, if it has one,
+/// and the slowing its writes have added up ([`pace`]).
 pub(crate) fn stall_after_write() {
     if let Some(running) = STALL_AFTER_WRITE.take() {
         wait_while(&running);
     }
+    pay_pace();
+}
+
+/// How much a write is slowed by, with the writes `lead` on their way to
+/// a stall ([`Upkeep::lead`]): nothing up to [`PACE_FROM`], then by the
+/// square of how far past it, up to [`MAX_PACE`] by the stall. Slowed
+/// gently at first, the writer keeps to the pace of an upkeep that keeps
+/// up, and is held back harder the further it runs ahead.
+fn pace_for(lead: f64) -> std::time::Duration {
+    let past = ((lead - PACE_FROM) / (1.0 - PACE_FROM)).clamp(0.0, 1.0);
+    MAX_PACE.mul_f64(past * past)
+}
+
+/// Slows the write of this thread by `by`, once it ended: the writes that
+/// near a stall slow down by what they ran ahead, the way an LSM store
+/// delays writes before it stops them (RocksDB's delayed writes). Added
+/// up and slept [`PACE_QUANTUM`] at least at a time, as a sleep shorter
+/// than that lasts as long. Not in the store's own threads.
+fn pace(by: std::time::Duration) {
+    if by.is_zero() || MAINTAINING.get() {
+        return;
+    }
+    let by = i64::try_from(by.as_nanos()).unwrap_or(i64::MAX);
+    PACE_DEBT.set(PACE_DEBT.get().saturating_add(by));
+    if !underway::in_write() {
+        pay_pace();
+    }
+}
+
+/// Sleeps for the slowing this thread's writes added up, if it reached
+/// [`PACE_QUANTUM`]; a sleep longer than asked is counted against the
+/// next (a millisecond's worth at most).
+fn pay_pace() {
+    const MAX_CREDIT: i64 = 1_000_000;
+    let debt = PACE_DEBT.get();
+    let quantum = PACE_QUANTUM.as_nanos() as i64;
+    if debt < quantum {
+        return;
+    }
+    let start = std::time::Instant::now();
+    std::thread::sleep(std::time::Duration::from_nanos(debt as u64));
+    #[cfg(test)]
+    PACED.set(PACED.get() + start.elapsed());
+    let slept = i64::try_from(start.elapsed().as_nanos()).unwrap_or(i64::MAX);
+    PACE_DEBT.set(debt.saturating_sub(slept).max(-MAX_CREDIT));
 }
 
 /// Waits while `running`, [`MAX_STALL`] at most.
@@ -370,6 +469,7 @@ mod tests {
     use std::sync::atomic::Ordering;
     use std::time::Instant;
 
+    use super::{pace_for, MAX_PACE, PACE_FROM};
     use super::{MAX_STALL, MIN_WRITES_BETWEEN_BOUNDS, PASSES_AHEAD, SEGMENTS_AHEAD};
     use crate::options::Bounds;
     use crate::{Cache, CacheOptions};
@@ -393,6 +493,70 @@ mod tests {
         cache.put("k", &1u32).unwrap();
         assert!(start.elapsed() >= MAX_STALL, "{:?}", start.elapsed());
         c.bounding.store(false, Ordering::Release);
+    }
+
+    /// Writes on their way to a stall are slowed before it, the more the
+    /// nearer: nothing up to [`PACE_FROM`], [`MAX_PACE`] by the stall.
+    #[test]
+    fn writes_are_slowed_the_more_the_nearer_a_stall() {
+        assert_eq!(pace_for(0.0), std::time::Duration::ZERO);
+        assert_eq!(pace_for(PACE_FROM), std::time::Duration::ZERO);
+        let paces: Vec<_> = [0.6, 0.7, 0.8, 0.9, 1.0].map(pace_for).into();
+        assert!(paces.is_sorted() && paces[0] > std::time::Duration::ZERO);
+        assert!(paces[0] < MAX_PACE / 10, "{paces:?}");
+        assert_eq!(pace_for(1.0), MAX_PACE);
+        assert_eq!(pace_for(7.0), MAX_PACE);
+    }
+
+    /// A write near the stall of the pass under way is slowed, not
+    /// stalled (a stall is one put as slow as the rest of a pass).
+    #[test]
+    fn a_write_near_the_pass_s_stall_is_slowed() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = bounded(dir.path());
+        let c = &cache.upkeep;
+        c.bounding.store(true, Ordering::Release);
+        let ahead = MIN_WRITES_BETWEEN_BOUNDS * PASSES_AHEAD;
+        c.writes_since_bounds
+            .store(ahead * 19 / 20, Ordering::Relaxed);
+        let paced = super::PACED.get();
+        cache.put("k", &1u32).unwrap();
+        let paced = super::PACED.get() - paced;
+        assert!(paced >= pace_for(0.95), "{paced:?}");
+        c.bounding.store(false, Ordering::Release);
+    }
+
+    /// A write of a folder that wrote most of a segment since the
+    /// compaction under way started is slowed, before the next seal
+    /// stalls it; writes by the compaction's side are not counted.
+    #[test]
+    fn a_write_near_the_compaction_s_stall_is_slowed() {
+        let dir = tempfile::tempdir().unwrap();
+        let options = CacheOptions::default()
+            .bounds(Bounds::default().max_entries(1 << 20))
+            .segment_bytes(1 << 20);
+        let cache = Cache::open_with(dir.path(), options).unwrap();
+        let value = "v".repeat(1000);
+        let mut i = 0;
+        while cache.writer.written() < (1 << 20) * 9 / 10 {
+            cache.put(&format!("k{i}"), &value).unwrap();
+            i += 1;
+        }
+        assert_eq!(cache.writer.seals.load(Ordering::Relaxed), 0);
+        let c = &cache.upkeep;
+        // The compaction started as this handle had written nothing, as
+        // far as the writes know.
+        c.compacting.store(true, Ordering::Release);
+        let lead = c.lead(&cache, None, true);
+        assert!((0.9..1.0).contains(&lead), "{lead}");
+        let paced = super::PACED.get();
+        cache.put("k", &value).unwrap();
+        let paced = super::PACED.get() - paced;
+        assert!(paced >= pace_for(0.9), "{paced:?}");
+        c.compaction_written
+            .store(cache.writer.written(), Ordering::Relaxed);
+        assert_eq!(c.lead(&cache, None, true), 0.0);
+        c.compacting.store(false, Ordering::Release);
     }
 
     #[test]

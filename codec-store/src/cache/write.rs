@@ -377,6 +377,7 @@ impl Cache {
             };
             index.uncovered(at_least)
         };
+        self.writer.wrote(appended.end);
         if self.writer.segment_full(appended.end) {
             // Sealed now, or by the last write under way as it ends.
             guard.underway.ask_seal();

@@ -284,6 +284,9 @@ pub(crate) struct LogWriter {
     pub(crate) sealed_bytes: AtomicU64,
     /// How many segments this handle sealed (read without its lock).
     pub(crate) seals: AtomicU64,
+    /// The bytes of log and shared data of the segment this handle
+    /// appends to, as its last write left them (read without its lock).
+    active_bytes: AtomicU64,
     /// Where each append is an object of its own: the number of the next
     /// shared data object this handle appends, as it last had no write
     /// under way (the moment of a seal, which is nothing more there).
@@ -359,6 +362,7 @@ impl LogWriter {
             options_limit: segment_limit,
             sealed_bytes: AtomicU64::new(0),
             seals: AtomicU64::new(0),
+            active_bytes: AtomicU64::new(0),
             data_mark: AtomicU64::new(0),
             warnings,
             state: Mutex::new(state),
@@ -402,6 +406,7 @@ impl LogWriter {
         let size = log + self.shared.end();
         writer.log = Some(create(&*self.backend, &self.id, next)?);
         self.sealed_bytes.fetch_add(size, Ordering::Relaxed);
+        self.active_bytes.store(0, Ordering::Relaxed);
         self.seals.fetch_add(1, Ordering::Relaxed);
         *shared = None;
         self.shared.end.store(0, Ordering::Relaxed);
@@ -430,6 +435,26 @@ impl LogWriter {
         let limit = self.segment_limit.load(Ordering::Relaxed);
         let data = self.shared.end();
         limit > 0 && self.backend.appends() == Appends::InPlace && log_end + data >= limit
+    }
+
+    /// After a write that left the log of the segment this handle
+    /// appends to `log_end` bytes long: the bytes it wrote in all
+    /// ([`written`](Self::written)) counted.
+    pub(crate) fn wrote(&self, log_end: u64) {
+        let size = log_end + self.shared.end();
+        self.active_bytes.store(size, Ordering::Relaxed);
+    }
+
+    /// The bytes of log and shared data this handle wrote in a folder, as
+    /// its last write and seal left them: what a compaction that started
+    /// before the last ones did not see.
+    pub(crate) fn written(&self) -> u64 {
+        self.sealed_bytes.load(Ordering::Relaxed) + self.active_bytes.load(Ordering::Relaxed)
+    }
+
+    /// The size of log and data at which a segment is sealed (0: never).
+    pub(crate) fn segment_limit(&self) -> u64 {
+        self.segment_limit.load(Ordering::Relaxed)
     }
 
     /// The bytes of log and shared data of the segment this handle

@@ -660,6 +660,17 @@ impl Index {
     /// The live line of a key: `None` if no line of it was read,
     /// `Some(None)` if the latest one removed it.
     pub fn get(&self, key: &str) -> Result<Option<Option<Found>>, Damaged> {
+        self.get_with(key, true)
+    }
+
+    /// [`Index::get`], without parsing a line this handle wrote that was
+    /// never read back: its [`Found::view`] parses it, once the caller
+    /// let the index's lock go.
+    pub fn get_unparsed(&self, key: &str) -> Result<Option<Option<Found>>, Damaged> {
+        self.get_with(key, false)
+    }
+
+    fn get_with(&self, key: &str, parse: bool) -> Result<Option<Option<Found>>, Damaged> {
         let slot = self.entries.get(key);
         let hit = match &self.base {
             Some(base) => base.lookup(key)?,
@@ -684,9 +695,10 @@ impl Index {
             return Ok(None);
         };
         Ok(Some(slot.line.clone().map(|text| {
-            let spans = *slot
-                .spans
-                .get_or_init(|| LineView::parse(&text).ok()?.spans(&text));
+            let spans = match parse {
+                true => *(slot.spans).get_or_init(|| LineView::parse(&text).ok()?.spans(&text)),
+                false => slot.spans.get().copied().flatten(),
+            };
             Found {
                 text,
                 spans,
