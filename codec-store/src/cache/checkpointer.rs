@@ -11,7 +11,7 @@ use std::sync::Arc;
 use parking_lot::{Mutex, RwLock};
 
 use crate::backend::{Appends, Backend};
-use crate::cache::threads::Threads;
+use crate::cache::threads::{Threads, Turns};
 use crate::error::StoreError;
 use crate::index::checkpoint::objects::Sources;
 use crate::index::checkpoint::{build, Built};
@@ -36,6 +36,8 @@ pub(crate) struct Checkpointer {
     /// checkpoint rebuilt, a build that failed).
     warnings: Arc<Mutex<Vec<String>>>,
     thread: Threads,
+    /// The turns the handle's background threads take.
+    turns: Arc<Turns>,
 }
 
 impl Checkpointer {
@@ -43,6 +45,7 @@ impl Checkpointer {
         backend: Arc<dyn Backend>,
         threshold: u64,
         warnings: Arc<Mutex<Vec<String>>>,
+        turns: Arc<Turns>,
     ) -> Checkpointer {
         Checkpointer {
             backend,
@@ -53,6 +56,7 @@ impl Checkpointer {
             rebuilt: Default::default(),
             warnings,
             thread: Default::default(),
+            turns,
         }
     }
 
@@ -110,11 +114,12 @@ impl Checkpointer {
             self.ended.clone(),
         );
         let (rebuilt, warnings) = (self.rebuilt.clone(), self.warnings.clone());
-        let index = index.clone();
+        let (index, turns) = (index.clone(), self.turns.clone());
         let spawned = std::thread::Builder::new()
             .name("codec-checkpoint".into())
             .spawn(move || {
                 lower_priority();
+                let _turn = turns.take();
                 match build(&backend, false, full, Sources::Known(&known)) {
                     Ok(Some(built)) => {
                         rebuilt.store(full, Ordering::Relaxed);
@@ -224,6 +229,8 @@ fn push_warnings(to: &Mutex<Vec<String>>, warnings: Vec<String>) {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::atomic::Ordering;
+
     use crate::{Cache, CacheOptions};
 
     /// A checkpoint built in the background is taken up by the build's
@@ -245,14 +252,37 @@ mod tests {
         // The write past the threshold started a build.
         cache.put("last", &value).unwrap();
         cache.checkpointer.join_thread();
-        assert!(!cache
-            .checkpointer
-            .ended
-            .load(std::sync::atomic::Ordering::Acquire));
+        assert!(!cache.checkpointer.ended.load(Ordering::Acquire));
         assert!(
             cache.index.read().uncovered(0) < 64 << 10,
             "the checkpoint waits for the next write"
         );
         assert_eq!(cache.get::<String>("k0").unwrap(), Some(value));
+    }
+
+    /// A build in the background waits for its turn, as a pass of the
+    /// bounds and a compaction do.
+    #[test]
+    fn a_build_in_the_background_waits_for_its_turn() {
+        let dir = tempfile::tempdir().unwrap();
+        let options = CacheOptions::default().checkpoint_bytes(64 << 10);
+        let cache = Cache::open_with(dir.path(), options).unwrap();
+        let value = "v".repeat(1000);
+        let turns = cache.turns.take_every();
+        let mut i = 0;
+        while !cache.checkpointer.running.load(Ordering::Acquire) {
+            cache.put(&format!("k{i}"), &value).unwrap();
+            i += 1;
+        }
+        // Never wrong on a busy machine: a build not yet run is under way
+        // too.
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        assert!(
+            cache.checkpointer.running.load(Ordering::Acquire),
+            "the build ran"
+        );
+        drop(turns);
+        cache.checkpointer.join_thread();
+        assert!(cache.index.read().uncovered(0) < 64 << 10);
     }
 }

@@ -126,6 +126,8 @@ pub struct Store {
     pub(crate) checkpointer: checkpointer::Checkpointer,
     /// The upkeep of its bounds.
     pub(crate) upkeep: upkeep::Upkeep,
+    /// The turns its background threads take.
+    pub(crate) turns: Arc<threads::Turns>,
     /// What the handle's upkeep had to say: builds of checkpoints, passes
     /// of the bounds, compactions, seals.
     pub(crate) warnings: Arc<Mutex<Vec<String>>>,
@@ -181,7 +183,7 @@ impl Cache {
     /// other writers of keys this handle already knows.
     pub fn refresh(&self) -> Result<(), StoreError> {
         self.checkpointer.take_up_ended(&self.index);
-        self.index.write().refresh(&self.backend)
+        Index::refresh_aside(&self.index, &self.backend)
     }
 
     /// Lines skipped while reading the index (torn or corrupt), one
@@ -885,5 +887,54 @@ impl Drop for Cache {
         if let Err(e) = self.uses.flush(&*self.backend, &self.writer_id) {
             log::debug!(target: "codec::store", "recording uses: {e}");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    use crate::Cache;
+
+    /// A refresh that finds nothing new in a folder lists it without the
+    /// index's lock, and takes the lock only to read: the writes, which
+    /// take it, go on meanwhile.
+    #[test]
+    fn a_refresh_with_nothing_new_takes_the_index_s_lock_only_to_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = Cache::open(dir.path()).unwrap();
+        cache.put("k", &1u32).unwrap();
+        cache.refresh().unwrap();
+        let held = cache.index.read();
+        let (tx, rx) = mpsc::channel();
+        std::thread::scope(|s| {
+            s.spawn(|| tx.send(cache.refresh()).unwrap());
+            let refreshed = rx.recv_timeout(Duration::from_secs(30));
+            drop(held);
+            let refreshed = refreshed.expect("the refresh waited to write the index");
+            refreshed.unwrap();
+        });
+    }
+
+    /// A refresh reads what another handle wrote since the last: a key
+    /// this handle knows, written again.
+    #[test]
+    fn a_refresh_reads_what_another_handle_wrote_since() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (
+            Cache::open(dir.path()).unwrap(),
+            Cache::open(dir.path()).unwrap(),
+        );
+        a.put("k", &1u32).unwrap();
+        assert_eq!(b.get::<u32>("k").unwrap(), Some(1));
+        a.put("k", &2u32).unwrap();
+        b.refresh().unwrap();
+        assert_eq!(b.get::<u32>("k").unwrap(), Some(2));
+        // A writer new to this handle.
+        let c = Cache::open(dir.path()).unwrap();
+        c.put("k", &3u32).unwrap();
+        b.refresh().unwrap();
+        assert_eq!(b.get::<u32>("k").unwrap(), Some(3));
     }
 }

@@ -15,6 +15,7 @@ use crate::cache::checkpointer::Checkpointer;
 use crate::cache::lease;
 use crate::cache::memo;
 use crate::cache::now_nanos;
+use crate::cache::threads::Turns;
 use crate::cache::writers;
 use crate::cache::writers::{LogWriter, Writer};
 use crate::cache::Cache;
@@ -196,8 +197,13 @@ impl Cache {
             .and_then(|meta| meta.parent().map(Path::to_path_buf));
         let use_interval = options.use_interval;
         let warnings: Arc<Mutex<Vec<String>>> = Default::default();
-        let checkpointer =
-            Checkpointer::new(backend.clone(), options.checkpoint_bytes, warnings.clone());
+        let turns = Arc::new(Turns::for_this_machine());
+        let checkpointer = Checkpointer::new(
+            backend.clone(),
+            options.checkpoint_bytes,
+            warnings.clone(),
+            turns.clone(),
+        );
         let writer = LogWriter::new(
             backend.clone(),
             writer_id.clone(),
@@ -222,6 +228,7 @@ impl Cache {
             memo: memo::Memo::default(),
             uses: crate::cache::uses::Uses::new(use_interval),
             checkpointer,
+            turns,
             upkeep: Default::default(),
             warnings,
             _lock: lock,

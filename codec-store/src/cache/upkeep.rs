@@ -69,16 +69,11 @@ const CHECK_EVERY: u64 = 1 << 20;
 
 /// The longest a write is slowed by, as the writes near a stall
 /// ([`pace_for`]).
-const MAX_PACE: std::time::Duration = std::time::Duration::from_micros(300);
+const MAX_PACE: std::time::Duration = std::time::Duration::from_micros(120);
 
 /// How far on their way to a stall the writes are slowed from
 /// ([`pace_for`]).
 const PACE_FROM: f64 = 0.5;
-
-/// The least a thread sleeps at once to keep to the upkeep's pace: the
-/// slowing of its writes adds up until it reaches this, a sleep a good
-/// deal shorter than the wake-up of a stalled write.
-const PACE_QUANTUM: std::time::Duration = std::time::Duration::from_micros(40);
 
 /// The longest a write waits for the store's upkeep: most of what the
 /// rest of a compaction takes once the writer sealed its segments ahead,
@@ -95,10 +90,11 @@ const AUTO_COMPACT_MIN: u64 = 8 << 20;
 thread_local! {
     /// This thread keeps the store: a pass of the bounds, a compaction.
     static MAINTAINING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-    /// How long this thread's writes are yet to be slowed by, in
-    /// nanoseconds (less than none: they slept longer than asked).
-    static PACE_DEBT: std::cell::Cell<i64> = const { std::cell::Cell::new(0) };
-    /// How long this thread slept to keep to the upkeep's pace.
+    /// How long this thread's write under way is to be slowed by, once it
+    /// ended.
+    static PACE_OWED: std::cell::Cell<std::time::Duration> =
+        const { std::cell::Cell::new(std::time::Duration::ZERO) };
+    /// How long this thread waited to keep to the upkeep's pace.
     #[cfg(test)]
     static PACED: std::cell::Cell<std::time::Duration> =
         const { std::cell::Cell::new(std::time::Duration::ZERO) };
@@ -194,10 +190,12 @@ impl Upkeep {
         self.writes_since_bounds.store(0, Ordering::Relaxed);
         let cache = cache.for_background();
         let (bounding, every) = (self.bounding.clone(), self.bounds_every.clone());
+        let turns = cache.turns.clone();
         let spawned = std::thread::Builder::new()
             .name("codec-bounds".into())
             .spawn(move || {
                 MAINTAINING.set(true);
+                let _turn = turns.take();
                 if let Some(read) = cache.upkeep.apply_bounds(&cache) {
                     every.store(read / 8, Ordering::Relaxed);
                 }
@@ -290,11 +288,12 @@ impl Upkeep {
         let seals_before = self.compaction_seals.swap(seals, Ordering::Relaxed);
         (self.compaction_written).store(cache.writer.written(), Ordering::Relaxed);
         let cache = cache.for_background();
-        let compacting = self.compacting.clone();
+        let (compacting, turns) = (self.compacting.clone(), cache.turns.clone());
         let spawned = std::thread::Builder::new()
             .name("codec-compact".into())
             .spawn(move || {
                 MAINTAINING.set(true);
+                let _turn = turns.take();
                 if check && !mostly_garbage(&cache, kept_bytes) {
                     // A pass that asked for a compaction meanwhile found
                     // this one running: it is this one's to run. Its
@@ -405,36 +404,46 @@ fn pace_for(lead: f64) -> std::time::Duration {
 
 /// Slows the write of this thread by `by`, once it ended: the writes that
 /// near a stall slow down by what they ran ahead, the way an LSM store
-/// delays writes before it stops them (RocksDB's delayed writes). Added
-/// up and slept [`PACE_QUANTUM`] at least at a time, as a sleep shorter
-/// than that lasts as long. Not in the store's own threads.
+/// delays writes before it stops them (RocksDB's delayed writes). Not in
+/// the store's own threads.
 fn pace(by: std::time::Duration) {
     if by.is_zero() || MAINTAINING.get() {
         return;
     }
-    let by = i64::try_from(by.as_nanos()).unwrap_or(i64::MAX);
-    PACE_DEBT.set(PACE_DEBT.get().saturating_add(by));
+    PACE_OWED.set(PACE_OWED.get() + by);
     if !underway::in_write() {
         pay_pace();
     }
 }
 
-/// Sleeps for the slowing this thread's writes added up, if it reached
-/// [`PACE_QUANTUM`]; a sleep longer than asked is counted against the
-/// next (a millisecond's worth at most).
+/// Whether this machine has one processor.
+fn one_processor() -> bool {
+    static ONE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ONE.get_or_init(|| std::thread::available_parallelism().map_or(true, |n| n.get() == 1))
+}
+
+/// Waits out the slowing this thread's write was given, on the thread:
+/// [`MAX_PACE`] at most, and a sleep that short lasts far longer on a
+/// busy machine, or a virtual one whose idle processor its host must
+/// wake (one in a few hundred slept past 1 ms on 2 processors, where the
+/// wait by the thread missed none). The upkeep has a processor of its
+/// own meanwhile ([`Turns`](crate::cache::threads::Turns)); on a machine
+/// with one, the thread sleeps.
 fn pay_pace() {
-    const MAX_CREDIT: i64 = 1_000_000;
-    let debt = PACE_DEBT.get();
-    let quantum = PACE_QUANTUM.as_nanos() as i64;
-    if debt < quantum {
+    let owed = PACE_OWED.take();
+    if owed.is_zero() {
         return;
     }
     let start = std::time::Instant::now();
-    std::thread::sleep(std::time::Duration::from_nanos(debt as u64));
+    if one_processor() {
+        // Waiting on the thread would keep the upkeep from running.
+        std::thread::sleep(owed);
+    }
+    while start.elapsed() < owed {
+        std::hint::spin_loop();
+    }
     #[cfg(test)]
     PACED.set(PACED.get() + start.elapsed());
-    let slept = i64::try_from(start.elapsed().as_nanos()).unwrap_or(i64::MAX);
-    PACE_DEBT.set(debt.saturating_sub(slept).max(-MAX_CREDIT));
 }
 
 /// Waits while `running`, [`MAX_STALL`] at most.
@@ -557,6 +566,42 @@ mod tests {
             .store(cache.writer.written(), Ordering::Relaxed);
         assert_eq!(c.lead(&cache, None, true), 0.0);
         c.compacting.store(false, Ordering::Release);
+    }
+
+    /// A pass of the bounds waits for its turn: the upkeep leaves one
+    /// processor at least to the writers.
+    #[test]
+    fn a_pass_of_the_bounds_waits_for_its_turn() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = bounded(dir.path());
+        cache.put("k", &1u32).unwrap();
+        let c = &cache.upkeep;
+        let turns = cache.turns.take_every();
+        c.start_pass(&cache);
+        // Never wrong on a busy machine: a pass not yet run is under way
+        // too.
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        assert!(c.bounding.load(Ordering::Acquire), "the pass ran");
+        drop(turns);
+        c.join_pass();
+        assert!(!c.bounding.load(Ordering::Acquire));
+    }
+
+    /// So does a compaction the bounds asked for.
+    #[test]
+    fn a_compaction_the_bounds_asked_for_waits_for_its_turn() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = bounded(dir.path());
+        cache.put("k", &1u32).unwrap();
+        let c = &cache.upkeep;
+        let turns = cache.turns.take_every();
+        c.start_compaction(&cache, 0);
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        assert!(c.compacting.load(Ordering::Acquire), "the compaction ran");
+        drop(turns);
+        c.join_compaction();
+        assert!(!c.compacting.load(Ordering::Acquire));
+        assert_eq!(cache.get::<u32>("k").unwrap(), Some(1));
     }
 
     #[test]

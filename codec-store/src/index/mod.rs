@@ -253,6 +253,44 @@ impl Index {
         Ok(())
     }
 
+    /// [`Index::refresh`] of the index `index`: where logs grow in place,
+    /// the checkpoint is taken up ([`Index::adopt_aside`]) and the store
+    /// listed without its lock, which each write takes (listing a folder
+    /// takes a while), and the lock is taken to write only if a log holds
+    /// lines it did not read, or a compaction retired one it read.
+    pub fn refresh_aside(
+        index: &parking_lot::RwLock<Index>,
+        backend: &Arc<dyn Backend>,
+    ) -> Result<(), StoreError> {
+        if backend.appends() == Appends::InPlace {
+            Index::adopt_aside(index, backend)?;
+            let listing = listing(&**backend)?;
+            if index.read().has_read_all(&listing) {
+                return Ok(());
+            }
+        }
+        index.write().refresh(backend)
+    }
+
+    /// Whether this index read every line of the logs of `listing`, and
+    /// none of those it read is retired: a refresh with it would read
+    /// nothing.
+    fn has_read_all(&self, listing: &logs::Listing) -> bool {
+        if self.distrusted || self.read_retired(listing) {
+            return false;
+        }
+        (listing.logs.iter()).all(|log| {
+            self.covers_segment(&log.writer)
+                || match self.writer_ids.get(log.writer.as_str()) {
+                    Some(&n) => {
+                        let file = &self.writers[n as usize];
+                        log.size <= file.read_to.max(file.covered)
+                    }
+                    None => log.size == 0,
+                }
+        })
+    }
+
     /// Takes up the store's checkpoint if it changed since last time:
     /// its tables replace the lines it covers. A damaged one is not used
     /// (with a warning): the logs are read whole instead. Where logs grow
