@@ -77,7 +77,10 @@ impl LiveSizes {
 
     /// Reads the live line of each key in `changed` from `index`; `false`
     /// if the index cannot tell (its checkpoint is damaged): the whole
-    /// store must be read.
+    /// store must be read. The index's lock is taken for
+    /// [`KEYS_PER_LOCK`] keys at a time, and their lines parsed without
+    /// it: each write takes it. A key written again meanwhile is read as
+    /// it is then, and recorded as changed for the next update.
     fn update(
         &mut self,
         index: &RwLock<Index>,

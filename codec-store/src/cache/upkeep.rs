@@ -3,8 +3,9 @@
 //! path: passes of the bounds in a thread of their own, every so many
 //! writes and as a checkpoint starts, and the online compaction they (and
 //! writes that sealed segments) ask for once a folder is mostly garbage,
-//! in another. Writes that outran the upkeep wait for it a moment, once
-//! they ended.
+//! in another; the three, with the background checkpoints, take turns
+//! (`cache/threads.rs`). Writes that run ahead of the upkeep are slowed,
+//! and those that outran it wait for it a moment, once they ended.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -537,7 +538,7 @@ mod tests {
 
     /// A write of a folder that wrote most of a segment since the
     /// compaction under way started is slowed, before the next seal
-    /// stalls it; writes by the compaction's side are not counted.
+    /// stalls it; the bytes written before it started are not counted.
     #[test]
     fn a_write_near_the_compaction_s_stall_is_slowed() {
         let dir = tempfile::tempdir().unwrap();
