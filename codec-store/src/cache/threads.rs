@@ -24,14 +24,21 @@ pub(crate) struct Turns {
     freed: Condvar,
 }
 
+/// The processors this process may run on, as it first asked (each
+/// handle, and each compaction's own, would read the cgroup's files
+/// again).
+pub(crate) fn processors() -> usize {
+    static PROCESSORS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *PROCESSORS.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
 /// A turn taken, given back as it is dropped.
 pub(crate) struct Turn<'a>(&'a Turns);
 
 impl Turns {
     /// Turns for the processors of this machine, but one.
     pub(crate) fn for_this_machine() -> Turns {
-        let processors = std::thread::available_parallelism().map_or(1, |n| n.get());
-        Turns::new(processors.saturating_sub(1).max(1))
+        Turns::new(processors().saturating_sub(1).max(1))
     }
 
     pub(crate) fn new(at_once: usize) -> Turns {

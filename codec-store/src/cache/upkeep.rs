@@ -417,12 +417,6 @@ fn pace(by: std::time::Duration) {
     }
 }
 
-/// Whether this machine has one processor.
-fn one_processor() -> bool {
-    static ONE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *ONE.get_or_init(|| std::thread::available_parallelism().map_or(true, |n| n.get() == 1))
-}
-
 /// Waits out the slowing this thread's write was given, on the thread:
 /// [`MAX_PACE`] at most, and a sleep that short lasts far longer on a
 /// busy machine, or a virtual one whose idle processor its host must
@@ -436,7 +430,7 @@ fn pay_pace() {
         return;
     }
     let start = std::time::Instant::now();
-    if one_processor() {
+    if crate::cache::threads::processors() == 1 {
         // Waiting on the thread would keep the upkeep from running.
         std::thread::sleep(owed);
     }
