@@ -446,8 +446,8 @@ impl LogWriter {
     }
 
     /// The bytes of log and shared data this handle wrote in a folder, as
-    /// its last write and seal left them: what a compaction that started
-    /// before the last ones did not see.
+    /// its last write and seal left them: those written since a
+    /// compaction started are left for the next one.
     pub(crate) fn written(&self) -> u64 {
         self.sealed_bytes.load(Ordering::Relaxed) + self.active_bytes.load(Ordering::Relaxed)
     }
