@@ -420,8 +420,9 @@ fn pace(by: std::time::Duration) {
 /// Waits out the slowing this thread's write was given, on the thread:
 /// [`MAX_PACE`] at most, and a sleep that short lasts far longer on a
 /// busy machine, or a virtual one whose idle processor its host must
-/// wake (one in a few hundred slept past 1 ms on 2 processors, where the
-/// wait by the thread missed none). The upkeep has a processor of its
+/// wake (on 2 processors, one pace in about 200 slept past 1 ms; waited
+/// out on the thread, one in about 1,500, the thread preempted). The
+/// upkeep has a processor of its
 /// own meanwhile ([`Turns`](crate::cache::threads::Turns)); on a machine
 /// with one, the thread sleeps.
 fn pay_pace() {
