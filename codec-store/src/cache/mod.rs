@@ -720,6 +720,29 @@ impl Cache {
         Ok(found.filter(|found| !found.expired(key, now_nanos)))
     }
 
+    /// [`lookup_unnoted`](Self::lookup_unnoted) of each of `keys`, read
+    /// under one taking of the index's lock, and their lines parsed
+    /// without it: a write waits for the lock (a key the index does not
+    /// know, or cannot tell, is looked up by itself).
+    pub(crate) fn lookup_many_unnoted(
+        &self,
+        keys: &[&str],
+    ) -> Result<Vec<Option<Found>>, StoreError> {
+        self.checkpointer.take_up_ended(&self.index);
+        let got: Vec<_> = {
+            let index = self.index.read();
+            keys.iter().map(|key| index.get_unparsed(key)).collect()
+        };
+        let now = now_nanos();
+        (keys.iter().zip(got))
+            .map(|(key, got)| match got {
+                Ok(Some(Some(found))) if !found.expired(key, || now) => Ok(Some(found)),
+                Ok(Some(None)) => Ok(None),
+                _ => self.lookup_unnoted(key),
+            })
+            .collect()
+    }
+
     /// [`Index::get`]; a damaged checkpoint found on the way is put aside
     /// (with a warning) and the logs read instead.
     pub(crate) fn index_get(&self, key: &str) -> Result<Option<Option<Found>>, StoreError> {
@@ -744,16 +767,17 @@ impl Cache {
         self.read_live(|snapshot| snapshot.lines(now))
     }
 
-    /// Every key's latest line, live or not (`None`: removed or expired),
-    /// each with the writer id of the log that holds it (a segment's own);
-    /// the text of a line of the checkpoint only where `keep_text` (the
-    /// log's writer id, the text) says, else empty.
-    pub(crate) fn newest_lines_with_logs(
+    /// The latest line of each key whose line `needed` asks for (the
+    /// writer id of the log that holds it, a segment's own; its bytes),
+    /// and of the keys written since the checkpoint, live or not (`None`:
+    /// removed or expired), each with that writer id
+    /// ([`LinesSnapshot::newest_needed`](index::LinesSnapshot::newest_needed)).
+    pub(crate) fn newest_lines_needed(
         &self,
-        keep_text: &dyn Fn(&str, &str) -> bool,
+        needed: &dyn Fn(&str, &[u8]) -> bool,
     ) -> Result<Vec<index::NewestLine>, StoreError> {
         let now = now_nanos();
-        self.read_live(|snapshot| snapshot.newest_with_logs(now, keep_text))
+        self.read_live(|snapshot| snapshot.newest_needed(now, needed))
     }
 
     /// `read` of the index's live lines, after a refresh.
@@ -895,7 +919,11 @@ mod tests {
     use std::sync::mpsc;
     use std::time::Duration;
 
-    use crate::Cache;
+    use std::sync::Arc;
+
+    use crate::compaction::sealed::{compact_sealed, Compaction};
+    use crate::index::READING_ASIDE;
+    use crate::{Cache, CacheOptions};
 
     /// A refresh that finds nothing new in a folder lists it without the
     /// index's lock, and takes the lock only to read: the writes, which
@@ -915,6 +943,52 @@ mod tests {
             let refreshed = refreshed.expect("the refresh waited to write the index");
             refreshed.unwrap();
         });
+    }
+
+    /// Once another handle's compaction retired logs this handle's index
+    /// read, a refresh reads the store again without the index's lock,
+    /// and the index it puts in place holds what this handle wrote
+    /// meanwhile.
+    #[test]
+    fn a_write_made_while_the_store_is_read_again_aside_is_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let options = CacheOptions::default().segment_bytes(0);
+        let a = Arc::new(Cache::open_with(dir.path(), options.clone()).unwrap());
+        let b = Cache::open_with(dir.path(), options).unwrap();
+        // B's segment mostly dead, read by A; then retired.
+        b.put("b", &1u32).unwrap();
+        for i in 0..20u32 {
+            b.put(&format!("dead{i}"), &i).unwrap();
+            b.remove(&format!("dead{i}")).unwrap();
+        }
+        b.writer.seal_now().unwrap();
+        a.put("a", &1u32).unwrap();
+        a.refresh().unwrap();
+        let own = Compaction::IfFree(Duration::ZERO);
+        compact_sealed(Some(&b), b.backend.clone(), &[], own, &mut |_, _| {}).unwrap();
+        let writer = a.clone();
+        let meanwhile = move || {
+            let free = writer.index.try_write().is_some();
+            assert!(free, "the store was read again under the index's lock");
+            writer.put("a", &2u32).unwrap();
+            writer.put("new", &3u32).unwrap();
+        };
+        READING_ASIDE.with_borrow_mut(|hook| *hook = Some(Box::new(meanwhile)));
+        a.refresh().unwrap();
+        assert!(
+            READING_ASIDE.with_borrow(Option::is_none),
+            "not read again aside"
+        );
+        // Read from the index itself: a key it misses, `get` would refresh.
+        let line = |key: &str| match a.index.read().get(key) {
+            Ok(Some(Some(found))) => found.text.to_string(),
+            other => panic!("{key}: {:?}", other.map(|o| o.map(|f| f.is_some()))),
+        };
+        // 2 in MessagePack.
+        assert!(line("a").contains(r#""data":"Ag==""#), "{}", line("a"));
+        line("new");
+        line("b");
+        assert_eq!(a.get::<u32>("a").unwrap(), Some(2));
     }
 
     /// A refresh reads what another handle wrote since the last: a key

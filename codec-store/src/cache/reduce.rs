@@ -261,11 +261,13 @@ impl Cache {
         let past: Vec<&InUse> = entries[keep..].iter().rev().collect();
         for some in past.chunks(REMOVALS_PER_WRITE) {
             self.in_one_append(|| {
-                for used in some {
-                    if let Some(gone) = self.remove_if_written_at(&used.key, used.written)? {
-                        files.push(gone);
-                        removed_bytes += used.size;
-                        removed.push(used.key.clone().into());
+                for some in some.chunks(KEYS_PER_LOCK) {
+                    for (used, gone) in some.iter().zip(self.remove_if_written_at(some)?) {
+                        if let Some(gone) = gone {
+                            files.push(gone);
+                            removed_bytes += used.size;
+                            removed.push(used.key.clone().into());
+                        }
                     }
                 }
                 Ok(())
@@ -291,17 +293,22 @@ impl Cache {
         })
     }
 
-    /// Removes `key` if its live line is still the one written at
-    /// `written`: a put made since by another handle stays.
-    fn remove_if_written_at(&self, key: &str, written: u64) -> Result<Option<Removed>, StoreError> {
-        match self.lookup_unnoted(key)? {
-            // Timed as it is decided, not when the batch of removals is
-            // written: a put made after this by another handle wins.
-            Some(found) if found.time == written => {
-                self.write_removal(key, &found, now_nanos()).map(Some)
-            }
-            _ => Ok(None),
-        }
+    /// Removes each entry of `used` whose live line is still the one
+    /// written at its time: a put made since by another handle stays.
+    /// Their lines are read under one taking of the index's lock.
+    fn remove_if_written_at(&self, used: &[&InUse]) -> Result<Vec<Option<Removed>>, StoreError> {
+        let keys: Vec<&str> = used.iter().map(|used| &*used.key).collect();
+        let found = self.lookup_many_unnoted(&keys)?;
+        (used.iter().zip(found))
+            .map(|(used, found)| match found {
+                // Timed as it is decided, not when the batch of removals
+                // is written: a put made after this by another handle wins.
+                Some(found) if found.time == used.written => {
+                    self.write_removal(&used.key, &found, now_nanos()).map(Some)
+                }
+                _ => Ok(None),
+            })
+            .collect()
     }
 
     /// Replaces the `used/` objects read by one holding the last use of
@@ -356,7 +363,60 @@ impl Cache {
 #[cfg(test)]
 mod tests {
 
+    use super::InUse;
+    use crate::cache::Removed;
+    use crate::error::StoreError;
     use crate::Cache;
+
+    /// Removes `key` if its live line is the one written at `written`.
+    fn remove_if_written_at(
+        cache: &Cache,
+        key: &str,
+        written: u64,
+    ) -> Result<Option<Removed>, StoreError> {
+        let used = InUse {
+            key: key.into(),
+            size: 0,
+            written,
+            last_used: written,
+        };
+        Ok(cache.remove_if_written_at(&[&used])?.pop().flatten())
+    }
+
+    /// Of keys looked up together, under one taking of the index's lock,
+    /// each is removed or kept by its own line.
+    #[test]
+    fn keys_looked_up_together_are_each_removed_by_their_own_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = Cache::open(dir.path()).unwrap();
+        let keys: Vec<String> = (0..super::KEYS_PER_LOCK).map(|i| format!("k{i}")).collect();
+        for key in &keys {
+            cache.put(key, &1u32).unwrap();
+        }
+        let mut used: Vec<InUse> = (keys.iter())
+            .map(|key| {
+                let written = cache.lookup(key).unwrap().unwrap().time;
+                InUse {
+                    key: key.as_str().into(),
+                    size: 0,
+                    written,
+                    last_used: written,
+                }
+            })
+            .collect();
+        // Written again after the reduction read it; and one the store
+        // never held.
+        cache.put("k3", &2u32).unwrap();
+        used[5].key = "never".into();
+        let used: Vec<&InUse> = used.iter().collect();
+        let removed = cache.remove_if_written_at(&used).unwrap();
+        let removed: Vec<bool> = removed.iter().map(Option::is_some).collect();
+        let expected: Vec<bool> = (0..keys.len()).map(|i| i != 3 && i != 5).collect();
+        assert_eq!(removed, expected);
+        assert_eq!(cache.get::<u32>("k3").unwrap(), Some(2));
+        assert_eq!(cache.get::<u32>("k5").unwrap(), Some(1));
+        assert_eq!(cache.get::<u32>("k0").unwrap(), None);
+    }
 
     #[test]
     fn a_put_by_another_handle_while_the_removals_are_batched_stays() {
@@ -368,7 +428,7 @@ mod tests {
         let mut removed = None;
         cache
             .in_one_append(|| {
-                removed = cache.remove_if_written_at("k", written)?;
+                removed = remove_if_written_at(&cache, "k", written)?;
                 // Before the batch of removals is written.
                 other.put("k", &2u32)
             })
@@ -401,10 +461,10 @@ mod tests {
         let read = cache.lookup("k").unwrap().unwrap().time;
         // Another write, after the reduction read the line.
         cache.put("k", &2u32).unwrap();
-        assert!(cache.remove_if_written_at("k", read).unwrap().is_none());
+        assert!(remove_if_written_at(&cache, "k", read).unwrap().is_none());
         assert_eq!(cache.get::<u32>("k").unwrap(), Some(2));
         let written = cache.lookup("k").unwrap().unwrap().time;
-        let removed = cache.remove_if_written_at("k", written).unwrap();
+        let removed = remove_if_written_at(&cache, "k", written).unwrap();
         cache.delete_removed(removed.unwrap()).unwrap();
         assert_eq!(cache.get::<u32>("k").unwrap(), None);
     }

@@ -69,12 +69,9 @@ const SEGMENTS_AHEAD: u64 = 2;
 const CHECK_EVERY: u64 = 1 << 20;
 
 /// The longest a write is slowed by, as the writes near a stall
-/// ([`pace_for`]).
-const MAX_PACE: std::time::Duration = std::time::Duration::from_micros(120);
-
-/// How far on their way to a stall the writes are slowed from
-/// ([`pace_for`]).
-const PACE_FROM: f64 = 0.5;
+/// ([`pace_for`]): under the p99.9 of a put without bounds on a busy
+/// machine (the upkeep keeps a second processor busy).
+const MAX_PACE: std::time::Duration = std::time::Duration::from_micros(60);
 
 /// The longest a write waits for the store's upkeep: most of what the
 /// rest of a compaction takes once the writer sealed its segments ahead,
@@ -95,6 +92,10 @@ thread_local! {
     /// ended.
     static PACE_OWED: std::cell::Cell<std::time::Duration> =
         const { std::cell::Cell::new(std::time::Duration::ZERO) };
+    /// How many of this thread's paces it slept rather than waited out
+    /// on its processor.
+    #[cfg(test)]
+    static SLEPT: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
     /// How long this thread waited to keep to the upkeep's pace.
     #[cfg(test)]
     static PACED: std::cell::Cell<std::time::Duration> =
@@ -394,13 +395,14 @@ pub(crate) fn stall_after_write() {
 }
 
 /// How much a write is slowed by, with the writes `lead` on their way to
-/// a stall ([`Upkeep::lead`]): nothing up to [`PACE_FROM`], then by the
-/// square of how far past it, up to [`MAX_PACE`] by the stall. Slowed
-/// gently at first, the writer keeps to the pace of an upkeep that keeps
-/// up, and is held back harder the further it runs ahead.
+/// a stall ([`Upkeep::lead`]): in proportion, up to [`MAX_PACE`] by the
+/// stall. The slowing is spread over every write made while the upkeep
+/// runs behind, a little each, rather than heaped on the writes nearest
+/// the stall (slowed from half-way by the square of how far past it, up
+/// to 120 µs, one put in ten of a firehose waited 100 µs or more: the
+/// p99.9 counts them).
 fn pace_for(lead: f64) -> std::time::Duration {
-    let past = ((lead - PACE_FROM) / (1.0 - PACE_FROM)).clamp(0.0, 1.0);
-    MAX_PACE.mul_f64(past * past)
+    MAX_PACE.mul_f64(lead.clamp(0.0, 1.0))
 }
 
 /// Slows the write of this thread by `by`, once it ended: the writes that
@@ -417,27 +419,36 @@ fn pace(by: std::time::Duration) {
     }
 }
 
+/// The threads of the process waiting out a pace on their processor
+/// ([`pay_pace`]).
+static SPINNING: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
 /// Waits out the slowing this thread's write was given, on the thread:
 /// [`MAX_PACE`] at most, and a sleep that short lasts far longer on a
 /// busy machine, or a virtual one whose idle processor its host must
 /// wake (on 2 processors, one pace in about 200 slept past 1 ms; waited
 /// out on the thread, one in about 1,500, the thread preempted). The
-/// upkeep has a processor of its
-/// own meanwhile ([`Turns`](crate::cache::threads::Turns)); on a machine
-/// with one, the thread sleeps.
+/// upkeep has a processor of its own meanwhile
+/// ([`Turns`](crate::cache::threads::Turns)). As many threads wait so at
+/// once as the machine has processors but one: the others sleep (writers
+/// that all waited on their processors would take the upkeep's), as a
+/// thread does on a machine with one.
 fn pay_pace() {
     let owed = PACE_OWED.take();
     if owed.is_zero() {
         return;
     }
     let start = std::time::Instant::now();
-    if crate::cache::threads::processors() == 1 {
-        // Waiting on the thread would keep the upkeep from running.
+    let free = crate::cache::threads::processors().saturating_sub(1);
+    if SPINNING.fetch_add(1, Ordering::AcqRel) >= free {
         std::thread::sleep(owed);
+        #[cfg(test)]
+        SLEPT.set(SLEPT.get() + 1);
     }
     while start.elapsed() < owed {
         std::hint::spin_loop();
     }
+    SPINNING.fetch_sub(1, Ordering::AcqRel);
     #[cfg(test)]
     PACED.set(PACED.get() + start.elapsed());
 }
@@ -474,7 +485,7 @@ mod tests {
     use std::sync::atomic::Ordering;
     use std::time::Instant;
 
-    use super::{pace_for, MAX_PACE, PACE_FROM};
+    use super::{pace_for, MAX_PACE};
     use super::{MAX_STALL, MIN_WRITES_BETWEEN_BOUNDS, PASSES_AHEAD, SEGMENTS_AHEAD};
     use crate::options::Bounds;
     use crate::{Cache, CacheOptions};
@@ -501,16 +512,28 @@ mod tests {
     }
 
     /// Writes on their way to a stall are slowed before it, the more the
-    /// nearer: nothing up to [`PACE_FROM`], [`MAX_PACE`] by the stall.
+    /// nearer: in proportion, [`MAX_PACE`] by the stall.
     #[test]
     fn writes_are_slowed_the_more_the_nearer_a_stall() {
         assert_eq!(pace_for(0.0), std::time::Duration::ZERO);
-        assert_eq!(pace_for(PACE_FROM), std::time::Duration::ZERO);
-        let paces: Vec<_> = [0.6, 0.7, 0.8, 0.9, 1.0].map(pace_for).into();
+        assert_eq!(pace_for(0.5), MAX_PACE / 2);
+        let paces: Vec<_> = [0.1, 0.3, 0.6, 0.9, 1.0].map(pace_for).into();
         assert!(paces.is_sorted() && paces[0] > std::time::Duration::ZERO);
-        assert!(paces[0] < MAX_PACE / 10, "{paces:?}");
         assert_eq!(pace_for(1.0), MAX_PACE);
         assert_eq!(pace_for(7.0), MAX_PACE);
+    }
+
+    /// While as many threads wait out a pace on their processors as the
+    /// machine has processors but one, another sleeps its pace: the
+    /// upkeep keeps its processor.
+    #[test]
+    fn a_pace_is_slept_while_others_wait_theirs_out_on_the_processors() {
+        let spinning = crate::cache::threads::processors().saturating_sub(1);
+        let slept = super::SLEPT.get();
+        super::SPINNING.fetch_add(spinning, Ordering::AcqRel);
+        super::pace(MAX_PACE);
+        super::SPINNING.fetch_sub(spinning, Ordering::AcqRel);
+        assert_eq!(super::SLEPT.get(), slept + 1);
     }
 
     /// A write near the stall of the pass under way is slowed, not

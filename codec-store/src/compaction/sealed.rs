@@ -243,14 +243,13 @@ pub(crate) fn compact_sealed(
     let finders: Vec<_> = (retired_writers.iter())
         .map(|id| memchr::memmem::Finder::new(id.as_bytes()))
         .collect();
-    let names_retired = |text: &str| {
-        finders.iter().any(|f| f.find(text.as_bytes()).is_some())
-            && names_any(text.as_bytes(), &retired_data)
+    let names_retired = |line: &[u8]| {
+        finders.iter().any(|f| f.find(line).is_some()) && names_any(line, &retired_data)
     };
-    // The text of the lines copied only (and, with the store to itself,
-    // of every line: each is copied, or the store is compacted already).
-    let copied = |log: &str, text: &str| retired_log(log) || names_retired(text);
-    let lines = old.newest_lines_with_logs(&copied)?;
+    // The lines copied only are read (and, with the store to itself,
+    // every line: each is copied, or the store is compacted already).
+    let copied = |log: &str, line: &[u8]| retired_log(log) || names_retired(line);
+    let lines = old.newest_lines_needed(&copied)?;
     // Compacted already, and nothing written or expired since: copying
     // every entry again would give nothing back.
     if alone && active.is_empty() && compact_already(&*backend, &sealed, &lines)? {
@@ -275,7 +274,7 @@ pub(crate) fn compact_sealed(
             }
             continue;
         };
-        if retired_log(&log) || names_retired(&text) {
+        if retired_log(&log) || names_retired(text.as_bytes()) {
             let line = LineView::parse(&text).map_err(|e| corrupt_line(&key, e))?;
             if let Some(entry) = EntryInfo::of_line(&line)? {
                 copies.push((entry, line.time));

@@ -37,6 +37,16 @@ impl Changes {
         self.keys = Vec::new();
     }
 
+    /// Records what `other` recorded too.
+    pub(crate) fn absorb(&mut self, other: Changes) {
+        if other.whole {
+            self.unknown();
+        }
+        for key in other.keys {
+            self.changed(&key);
+        }
+    }
+
     /// The keys changed, each once.
     pub(crate) fn keys(mut self) -> Vec<Box<str>> {
         self.keys.sort_unstable();

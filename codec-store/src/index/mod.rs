@@ -31,6 +31,14 @@ pub use logs::logs;
 pub(super) use logs::read_complete_lines;
 use logs::{listing, LogBytes, MAP_MIN};
 
+#[cfg(test)]
+thread_local! {
+    /// Run on this thread while the store is read again aside, once the
+    /// reading ended and before the index's lock is taken.
+    pub(crate) static READING_ASIDE: std::cell::RefCell<Option<Box<dyn FnOnce()>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
 /// Where a line stands in the order of writes: later time wins, then the
 /// writer id, then the writer's sequence.
 #[derive(Debug, Clone, Copy)]
@@ -125,15 +133,17 @@ enum Opened {
 #[must_use = "dropped after the index's lock"]
 struct Replaced {
     _base: Option<Arc<Base>>,
-    _lines: Vec<(Box<str>, Slot)>,
+    _lines: Vec<(Arc<str>, Slot)>,
 }
 
 /// The live entry of each key: the latest line by [`Stamp`].
 #[derive(Default)]
 pub struct Index {
     /// foldhash, seeded per process: several times faster than SipHash on
-    /// short keys, which every put, get and load hashes.
-    entries: HashMap<Box<str>, Slot, RandomState>,
+    /// short keys, which every put, get and load hashes. Keys are shared
+    /// with a [`snapshot`](Self::snapshot), which copies none of them
+    /// under the lock.
+    entries: HashMap<Arc<str>, Slot, RandomState>,
     writers: Vec<WriterFile>,
     writer_ids: HashMap<Box<str>, u32>,
     pub warnings: Vec<String>,
@@ -265,11 +275,81 @@ impl Index {
         if backend.appends() == Appends::InPlace {
             Index::adopt_aside(index, backend)?;
             let listing = listing(&**backend)?;
-            if index.read().has_read_all(&listing) {
+            let read = index.read();
+            if read.has_read_all(&listing) {
                 return Ok(());
+            }
+            if !read.distrusted && read.read_retired(&listing) {
+                drop(read);
+                return Index::read_again_aside(index, backend);
             }
         }
         index.write().refresh(backend)
+    }
+
+    /// The refresh of the index `index` once a compaction retired logs it
+    /// read: the store is read again from its start into a new index
+    /// without the lock (the checkpoint and every log it leaves out: a
+    /// few milliseconds), which then takes the index's place under it,
+    /// and reads there what was appended meanwhile (this handle's writes
+    /// among it).
+    fn read_again_aside(
+        index: &parking_lot::RwLock<Index>,
+        backend: &Arc<dyn Backend>,
+    ) -> Result<(), StoreError> {
+        let mut fresh = index.read().forgotten();
+        let read = fresh.refresh(backend);
+        #[cfg(test)]
+        if let Some(meanwhile) = READING_ASIDE.with_borrow_mut(Option::take) {
+            meanwhile();
+        }
+        let mut index = index.write();
+        let mut replaced = None;
+        if read.is_ok() && !fresh.distrusted && !index.distrusted {
+            replaced = Some(index.take_over(fresh));
+        }
+        let refreshed = index.refresh(backend);
+        drop(index);
+        drop(replaced);
+        refreshed
+    }
+
+    /// A new index, to read the store again from its start as
+    /// [`Index::forget`] leaves this one, without this one's lock; then
+    /// to [`take_over`](Index::take_over) from it.
+    fn forgotten(&self) -> Index {
+        Index {
+            changes: self.changes.as_ref().map(|_| changes::Changes::default()),
+            copies_read: self.copies_read.clone(),
+            read_before: self.read_positions(),
+            ..Index::default()
+        }
+    }
+
+    /// Puts `fresh`, an [`Index::forgotten`] of this index that read the
+    /// store again, in this one's place, and returns this one, to be
+    /// dropped once the lock is let go. Keeps the warnings of both, and
+    /// the keys changed as [`Index::forget`] does: those this index
+    /// recorded meanwhile, those `fresh` read, and that lines changed no
+    /// key names unless this index's own compaction retired what it read.
+    /// Lines appended since `fresh` read them are for a refresh to read.
+    fn take_over(&mut self, mut fresh: Index) -> Index {
+        let mut changes = self.changes.take();
+        if let Some(changes) = &mut changes {
+            match fresh.changes.take() {
+                Some(read) if !fresh.copies_read.is_empty() => changes.absorb(read),
+                _ => changes.unknown(),
+            }
+        }
+        // Their use ended with the reading; copies recorded since it
+        // started are forgotten too (the next one reads the whole store).
+        fresh.read_before.clear();
+        fresh.copies_read.clear();
+        fresh.changes = changes;
+        let mut warnings = std::mem::take(&mut self.warnings);
+        warnings.append(&mut fresh.warnings);
+        fresh.warnings = warnings;
+        std::mem::replace(self, fresh)
     }
 
     /// Whether this index read every line of the logs of `listing`, and
@@ -434,12 +514,7 @@ impl Index {
         {
             changes.unknown();
         }
-        let read_before = match self.changes {
-            Some(_) => (self.writers.iter())
-                .map(|w| (w.id.clone(), w.read_to.max(w.covered)))
-                .collect(),
-            None => HashMap::new(),
-        };
+        let read_before = self.read_positions();
         *self = Index {
             warnings: std::mem::take(&mut self.warnings),
             distrusted: self.distrusted,
@@ -448,6 +523,17 @@ impl Index {
             read_before,
             ..Index::default()
         };
+    }
+
+    /// While keys changed are recorded, how far each log was read, for
+    /// [`Index::forget`].
+    fn read_positions(&self) -> HashMap<Box<str>, u64> {
+        match self.changes {
+            Some(_) => (self.writers.iter())
+                .map(|w| (w.id.clone(), w.read_to.max(w.covered)))
+                .collect(),
+            None => HashMap::new(),
+        }
     }
 
     /// Undoes [`Index::copies_read`]: the compaction retired nothing.
@@ -748,9 +834,9 @@ impl Index {
 
     /// What [`LinesSnapshot::lines`] reads, taken under the index's lock:
     /// the checkpoint (shared, never changed) and the lines after it (a
-    /// checkpoint's worth at most). The reading of the checkpoint's
-    /// lines, the work of the whole store, then runs without the lock,
-    /// which writers need.
+    /// checkpoint's worth at most), their keys and texts shared, not
+    /// copied. The reading of the checkpoint's lines, the work of the
+    /// whole store, then runs without the lock, which writers need.
     pub fn snapshot(&self) -> LinesSnapshot {
         LinesSnapshot {
             base: self.base.clone(),
@@ -885,7 +971,7 @@ pub struct LinesSnapshot {
     base: Option<Arc<Base>>,
     base_writers: Vec<u32>,
     writer_ids: Vec<Box<str>>,
-    tail: Vec<(Box<str>, Stamp, Option<Arc<str>>)>,
+    tail: Vec<(Arc<str>, Stamp, Option<Arc<str>>)>,
 }
 
 impl LinesSnapshot {
@@ -899,22 +985,95 @@ impl LinesSnapshot {
             .collect())
     }
 
-    /// Every key read, its latest line (`None` for one that removed the
-    /// key or expired at `now`), and the writer id of the log holding that
-    /// line (a segment's own).
-    /// The text of a line of the checkpoint is kept only where `keep_text`
-    /// (the writer id of its log, its text) says, else it is empty.
-    pub fn newest_with_logs(
+    /// Each key whose latest line `needed` asks for (the writer id of the
+    /// log holding it, a segment's own, and its bytes), and those of the
+    /// lines after the checkpoint: that line (`None` if it removed the key
+    /// or expired at `now`) and the writer id. The lines of the
+    /// checkpoint not asked for are not read ([`Base::needed`]): a
+    /// compaction copies few of the store's lines.
+    pub fn newest_needed(
         self,
         now: u64,
-        keep_text: &dyn Fn(&str, &str) -> bool,
+        needed: &dyn Fn(&str, &[u8]) -> bool,
     ) -> Result<Vec<NewestLine>, Damaged> {
         let ids: Vec<Arc<str>> = self.writer_ids.iter().map(|id| Arc::from(&**id)).collect();
-        Ok(self
-            .latest_with(now, keep_text)?
+        let found = match &self.base {
+            Some(base) => base.needed(needed)?,
+            None => None,
+        };
+        let all = match (&self.base, found) {
+            (Some(base), Some(found)) => self.tail_over_needed(base, found, now)?,
+            // Two keys of one hash, or no checkpoint: every line read.
+            _ => {
+                let mut all = self.latest(now)?;
+                all.retain(|_, latest| {
+                    let id = &ids[latest.0.writer as usize];
+                    let text = latest.1.as_deref().unwrap_or("");
+                    latest.1.is_none() || needed(id, text.as_bytes())
+                });
+                all
+            }
+        };
+        Ok(all
             .into_iter()
             .map(|(key, (stamp, line))| (key, line, ids[stamp.writer as usize].clone()))
             .collect())
+    }
+
+    /// The lines of the checkpoint `found` read, merged with the tail's:
+    /// a line of the tail is the latest of its key unless the checkpoint
+    /// holds a newer one (looked up where its hash says it may).
+    fn tail_over_needed(
+        &self,
+        base: &Base,
+        found: checkpoint::Needed,
+        now: u64,
+    ) -> Result<HashMap<Box<str>, Latest, RandomState>, Damaged> {
+        let stamp_of = |time: u64, writer: u32, seq: u64| Stamp {
+            time,
+            writer: self.base_writers[writer as usize],
+            seq,
+        };
+        let mut all: HashMap<Box<str>, Latest, RandomState> = HashMap::with_capacity_and_hasher(
+            found.lines.len() + self.tail.len(),
+            RandomState::default(),
+        );
+        for (key, hit) in found.lines {
+            let expired = hit.expires.is_some_and(|at| at <= now);
+            let stamp = stamp_of(hit.time, hit.writer, hit.seq);
+            all.insert(key, (stamp, hit.text.filter(|_| !expired)));
+        }
+        let ids = &self.writer_ids;
+        let newer = |a: Stamp, b: Stamp| newer_by(|n| &ids[n as usize], a, b);
+        for (key, stamp, line) in &self.tail {
+            let line = line.clone().filter(|text| !line_expired(text, now));
+            match all.get_mut(&**key) {
+                Some(current) if !newer(*stamp, current.0) => continue,
+                Some(current) => {
+                    *current = (*stamp, line);
+                    continue;
+                }
+                None => {}
+            }
+            // Whether the checkpoint's newest line of the hash is older,
+            // or else the key's own, looked up.
+            let latest = match found.newest.get(&table::key_hash(key)) {
+                None => true,
+                Some(&(time, writer)) => {
+                    let id = |n: u32| &*ids[n as usize];
+                    let base_id = id(self.base_writers[writer as usize]);
+                    (stamp.time, id(stamp.writer)) > (time, base_id)
+                        || match base.lookup(key)? {
+                            Some(hit) => newer(*stamp, stamp_of(hit.time, hit.writer, hit.seq)),
+                            None => true,
+                        }
+                }
+            };
+            if latest {
+                all.insert(Box::from(&**key), (*stamp, line));
+            }
+        }
+        Ok(all)
     }
 
     /// About how many bytes of live lines each writer's log holds (by the
@@ -955,18 +1114,8 @@ impl LinesSnapshot {
     /// The latest line of each key read; `None` for one that removed the
     /// key or expired at `now` (either hides the older lines).
     fn latest(self, now: u64) -> Result<HashMap<Box<str>, Latest, RandomState>, Damaged> {
-        self.latest_with(now, &|_, _| true)
-    }
-
-    /// [`latest`](Self::latest), with the texts of the checkpoint's lines
-    /// as [`Base::all_with`] keeps them.
-    fn latest_with(
-        self,
-        now: u64,
-        keep_text: &dyn Fn(&str, &str) -> bool,
-    ) -> Result<HashMap<Box<str>, Latest, RandomState>, Damaged> {
         let base = match &self.base {
-            Some(base) => base.all_with(keep_text)?,
+            Some(base) => base.all()?,
             None => HashMap::default(),
         };
         let mut all: HashMap<Box<str>, Latest, RandomState> =
@@ -985,11 +1134,11 @@ impl LinesSnapshot {
         let newer = |a: Stamp, b: Stamp| newer_by(|n| &ids[n as usize], a, b);
         for (key, stamp, line) in self.tail {
             let line = line.filter(|text| !line_expired(text, now));
-            match all.get_mut(&key) {
+            match all.get_mut(&*key) {
                 Some(current) if !newer(stamp, current.0) => {}
                 Some(current) => *current = (stamp, line),
                 None => {
-                    all.insert(key, (stamp, line));
+                    all.insert(Box::from(&*key), (stamp, line));
                 }
             }
         }
@@ -1005,4 +1154,136 @@ fn newer(writers: &[WriterFile], a: Stamp, b: Stamp) -> bool {
 /// (`id` of a writer number), then by sequence.
 fn newer_by<'w>(id: impl Fn(u32) -> &'w str, a: Stamp, b: Stamp) -> bool {
     (a.time, id(a.writer), a.seq) > (b.time, id(b.writer), b.seq)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn put(index: &mut Index, key: &str, time: u64) {
+        let writer = index.writer("w1");
+        let stamp = Stamp {
+            time,
+            writer,
+            seq: time,
+        };
+        let line = Some((r#"{"k":"x"}"#, OnceLock::new()));
+        index.apply(key, stamp, time * 10, line);
+    }
+
+    /// A line after the checkpoint is the latest of its key only if the
+    /// checkpoint holds none newer: another writer's line, timed before
+    /// the one the checkpoint covers, is not (a compaction would copy it
+    /// for nothing); and the lines of the checkpoint not asked for are
+    /// left out.
+    #[test]
+    fn a_line_after_the_checkpoint_older_than_the_checkpoint_s_is_not_the_latest() {
+        use crate::{Cache, CacheOptions};
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (
+            Cache::open_with(dir.path(), CacheOptions::default()).unwrap(),
+            Cache::open_with(dir.path(), CacheOptions::default()).unwrap(),
+        );
+        b.put("k", &2u32).unwrap();
+        b.put("b only", &2u32).unwrap();
+        let newer = b.lookup("k").unwrap().unwrap().time;
+        b.admin().checkpoint().unwrap();
+        a.writer.lock().pinned_time = Some(newer - 1000);
+        a.put("k", &1u32).unwrap();
+        a.put("a only", &1u32).unwrap();
+        a.writer.lock().pinned_time = None;
+        a.refresh().unwrap();
+        let latest = |needed: &dyn Fn(&str, &[u8]) -> bool| {
+            let lines = a.index.read().snapshot().newest_needed(u64::MAX, needed);
+            let mut lines: Vec<(String, u64)> = (lines.unwrap().into_iter())
+                .map(|(key, line, _)| {
+                    let time = LineView::parse(&line.unwrap()).unwrap().time;
+                    (key.into(), time)
+                })
+                .collect();
+            lines.sort();
+            lines
+        };
+        let every = latest(&|_, _| true);
+        assert_eq!(every.iter().find(|(key, _)| key == "k").unwrap().1, newer);
+        assert_eq!(every.len(), 3);
+        // None of the checkpoint's asked for: the lines after it alone.
+        let keys: Vec<String> = latest(&|_, _| false).into_iter().map(|(k, _)| k).collect();
+        assert_eq!(keys, ["a only"]);
+    }
+
+    /// An index read again aside, once a compaction retired what it read,
+    /// keeps in its place the keys changed and the warnings the index
+    /// recorded while it read: a write of the handle meanwhile is one
+    /// the next pass of the bounds must read.
+    #[test]
+    fn an_index_read_again_aside_keeps_what_the_index_recorded_meanwhile() {
+        let mut index = Index::default();
+        put(&mut index, "before", 1);
+        index.take_changes(true);
+        // The handle's own compaction retired what it read: its copies
+        // change nothing live.
+        index.copies_read("w2");
+        let mut fresh = index.forgotten();
+        put(&mut fresh, "read again", 2);
+        fresh.warnings.push("fresh".into());
+        put(&mut index, "meanwhile", 3);
+        index.warnings.push("old".into());
+        drop(index.take_over(fresh));
+        let changes = index.take_changes(false).expect("recorded");
+        assert!(!changes.whole);
+        assert_eq!(changes.keys(), ["meanwhile".into(), "read again".into()]);
+        assert_eq!(index.warnings, ["old", "fresh"]);
+        assert!(index.get("read again").unwrap().is_some());
+        assert!(index.copies_read.is_empty() && index.read_before.is_empty());
+    }
+
+    /// Keys changed recorded from after the reading aside started, which
+    /// recorded none: the whole store is to be read.
+    #[test]
+    fn an_index_that_records_changes_only_since_it_was_read_aside_asks_for_all() {
+        let mut index = Index::default();
+        let fresh = index.forgotten();
+        index.take_changes(true);
+        index.copies_read("w2");
+        drop(index.take_over(fresh));
+        assert!(index.take_changes(false).expect("recorded").whole);
+    }
+
+    /// Another handle's compaction retired what the index read: lines it
+    /// never read may be gone (a put and the removal after it), so the
+    /// whole store is to be read, whatever the reading aside recorded.
+    #[test]
+    fn an_index_read_again_after_another_s_compaction_asks_for_all() {
+        let mut index = Index::default();
+        put(&mut index, "before", 1);
+        index.take_changes(true);
+        let mut fresh = index.forgotten();
+        put(&mut fresh, "read again", 2);
+        drop(index.take_over(fresh));
+        assert!(index.take_changes(false).expect("recorded").whole);
+    }
+
+    /// A snapshot taken under the index's lock, where each write waits,
+    /// copies no key and no line: it shares them.
+    #[test]
+    fn a_snapshot_shares_the_keys_and_lines_of_the_index() {
+        let mut index = Index::default();
+        let writer = index.writer("w");
+        let line = r#"{"k":"key","t":1,"s":1,"h":"json","m":"json","n":2}"#;
+        let stamp = Stamp {
+            time: 1,
+            writer,
+            seq: 1,
+        };
+        index.apply("key", stamp, 0, Some((line, OnceLock::new())));
+        let snapshot = index.snapshot();
+        let (key, slot) = index.entries.iter().next().unwrap();
+        let (shot_key, _, shot_line) = &snapshot.tail[0];
+        assert!(Arc::ptr_eq(key, shot_key), "the key was copied");
+        assert!(Arc::ptr_eq(
+            slot.line.as_ref().unwrap(),
+            shot_line.as_ref().unwrap()
+        ));
+    }
 }

@@ -95,6 +95,14 @@ pub struct Hit {
     pub expires: Option<u64>,
 }
 
+/// What [`Base::needed`] read.
+pub struct Needed {
+    /// The newest line of each key asked for.
+    pub lines: HashMap<Box<str>, Hit, Fast>,
+    /// By key hash, the time and writer of the newest line in the tables.
+    pub newest: HashMap<u64, (u64, u32), Fast>,
+}
+
 /// The writers' logs, mapped for reading the lines tables point at
 /// (where logs grow in place; elsewhere tables hold their lines, and
 /// `backend` is `None`).
@@ -317,18 +325,6 @@ impl Base {
 
     /// Every key's newest line in the tables, removals included.
     pub fn all(&self) -> Result<HashMap<Box<str>, Hit, Fast>, Damaged> {
-        self.all_with(&|_, _| true)
-    }
-
-    /// [`all`](Self::all), with the text of a live line copied only where
-    /// `keep_text` (the writer id of its log, its text) says: else an
-    /// empty text, shared (the line is live all the same). A compaction
-    /// needs the text of the lines it copies, a few of the store's.
-    pub fn all_with(
-        &self,
-        keep_text: &dyn Fn(&str, &str) -> bool,
-    ) -> Result<HashMap<Box<str>, Hit, Fast>, Damaged> {
-        let empty: Arc<str> = Arc::from("");
         // foldhash, as the index's maps: every key of the store is hashed
         // here, at each compaction and each pass of the bounds.
         let entries = self.tables.iter().map(Table::len).sum();
@@ -344,12 +340,7 @@ impl Base {
                     let hit = || Hit {
                         time: e.time,
                         writer: e.writer,
-                        text: (!e.removed).then(|| {
-                            match keep_text(&ids[e.writer as usize], text) {
-                                true => Arc::from(text),
-                                false => empty.clone(),
-                            }
-                        }),
+                        text: (!e.removed).then(|| Arc::from(text)),
                         spans: None,
                         seq: view.seq,
                         expires: view.expires,
@@ -373,16 +364,82 @@ impl Base {
         Ok(out)
     }
 
+    /// The newest line of each key in the tables that `needed` (the
+    /// writer id of the line's log, the line's bytes, not checked yet)
+    /// asks for, with its text; and the newest time and writer of each
+    /// key hash in the tables. A line not asked for is not checked nor
+    /// parsed: a compaction copies few of the store's lines, and reading
+    /// them all was most of its work. `None` if a line asked for shares
+    /// its hash with a newer line of another key (never seen): the
+    /// caller reads them all then ([`all`](Self::all)).
+    pub fn needed(&self, needed: &dyn Fn(&str, &[u8]) -> bool) -> Result<Option<Needed>, Damaged> {
+        let ids = &self.logs.ids;
+        let newer = |a: &Entry, b: &Entry| {
+            (a.time, &ids[a.writer as usize]) > (b.time, &ids[b.writer as usize])
+        };
+        let entries = self.tables.iter().map(Table::len).sum();
+        let mut newest: HashMap<u64, (usize, Entry), Fast> =
+            HashMap::with_capacity_and_hasher(entries, Fast::default());
+        for (t, e) in self.table_entries() {
+            let e = e?;
+            match newest.get_mut(&e.hash) {
+                Some(known) if !newer(&e, &known.1) => {}
+                Some(known) => *known = (t, e),
+                None => {
+                    newest.insert(e.hash, (t, e));
+                }
+            }
+        }
+        let mut lines: HashMap<Box<str>, Hit, Fast> = HashMap::default();
+        for (t, e) in self.table_entries() {
+            let e = e?;
+            let asked = self.with_line(t, &e, |line| {
+                if !needed(&ids[e.writer as usize], line) {
+                    return Ok(None);
+                }
+                let (text, view) = checked(line)?;
+                check_entry(&e, &view)?;
+                let hit = Hit {
+                    time: e.time,
+                    writer: e.writer,
+                    text: (!e.removed).then(|| Arc::from(text)),
+                    spans: None,
+                    seq: view.seq,
+                    expires: view.expires,
+                };
+                Ok(Some((Box::<str>::from(&*view.key), hit)))
+            })?;
+            let Some((key, hit)) = asked else { continue };
+            let (nt, ne) = newest[&e.hash];
+            if (nt, ne) != (t, e) {
+                // A newer line of the same hash: of this key, or not.
+                let same = self.with_line(nt, &ne, |line| Ok(checked(line)?.1.key == *key))?;
+                if !same {
+                    return Ok(None);
+                }
+                continue;
+            }
+            lines.insert(key, hit);
+        }
+        let newest = (newest.into_iter())
+            .map(|(hash, (_, e))| (hash, (e.time, e.writer)))
+            .collect();
+        Ok(Some(Needed { lines, newest }))
+    }
+
+    /// Every entry of the tables with the position of its table.
+    fn table_entries(&self) -> impl Iterator<Item = (usize, Result<Entry, Damaged>)> + '_ {
+        (self.tables.iter().enumerate()).flat_map(move |(t, table)| {
+            (table.iter()).map(move |e| (t, e.map_err(|d| self.in_table(t, d))))
+        })
+    }
+
     /// Every entry of the tables, oldest table first, without reading
     /// the lines they point at.
     pub fn entries(
         &self,
     ) -> impl Iterator<Item = Result<crate::index::table::Entry, Damaged>> + '_ {
-        (self.tables.iter().enumerate()).flat_map(move |(t, table)| {
-            table
-                .iter()
-                .map(move |e| e.map_err(|d| self.in_table(t, d)))
-        })
+        self.table_entries().map(|(_, e)| e)
     }
 
     /// `damage` of table `t`'s own bytes, named by its object.
@@ -509,6 +566,45 @@ mod tests {
             };
             backend.write(&name, &bytes, false).unwrap();
         }
+    }
+
+    /// Of the lines asked for, only the newest of each key are read: one
+    /// asked for whose key has a newer line in a newer table, not asked
+    /// for, is left out (a compaction would copy it for nothing).
+    #[test]
+    fn a_line_asked_for_is_left_out_where_its_key_has_a_newer_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let backend: Arc<dyn Backend> = Arc::new(Folder::new(dir.path()));
+        let cache = Cache::open_backend(backend.clone(), CacheOptions::default()).unwrap();
+        cache.put("k", &1u32).unwrap();
+        // A table too large for the next one's to merge into.
+        for i in 0..20u32 {
+            cache.put(&format!("other{i}"), &i).unwrap();
+        }
+        let old = cache.lookup("k").unwrap().unwrap().time;
+        cache.admin().checkpoint().unwrap();
+        cache.put("k", &2u32).unwrap();
+        let new = cache.lookup("k").unwrap().unwrap().time;
+        cache.admin().checkpoint().unwrap();
+        let base = Base::open(&backend).unwrap().unwrap();
+        assert!(base.tables.len() > 1, "one table");
+        let written_at = |time: u64| {
+            let field = format!(r#""time":{time},"#);
+            move |_: &str, line: &[u8]| memchr::memmem::find(line, field.as_bytes()).is_some()
+        };
+        let found = base.needed(&written_at(old)).unwrap().unwrap();
+        assert!(
+            found.lines.is_empty(),
+            "{:?}",
+            found.lines.keys().collect::<Vec<_>>()
+        );
+        assert_eq!(found.newest[&key_hash("k")].0, new);
+        let found = base.needed(&written_at(new)).unwrap().unwrap();
+        assert_eq!(found.lines.keys().collect::<Vec<_>>(), [&"k".into()]);
+        assert_eq!(found.lines["k"].time, new);
+        let every = base.needed(&|_, _| true).unwrap().unwrap();
+        assert_eq!(every.lines.len(), 21);
+        assert_eq!(every.lines["k"].time, new);
     }
 
     #[test]
