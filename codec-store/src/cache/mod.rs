@@ -767,17 +767,19 @@ impl Cache {
         self.read_live(|snapshot| snapshot.lines(now))
     }
 
-    /// The latest line of each key whose line `needed` asks for (the
-    /// writer id of the log that holds it, a segment's own; its bytes),
-    /// and of the keys written since the checkpoint, live or not (`None`:
-    /// removed or expired), each with that writer id
+    /// The latest line of each key whose line the caller asks for (every
+    /// line of a log `log_asked` says, by the writer id of the log, a
+    /// segment's own; elsewhere each line `line_asked` says, by its
+    /// bytes), and of the keys written since the checkpoint, live or not
+    /// (`None`: removed or expired), each with that writer id
     /// ([`LinesSnapshot::newest_needed`](index::LinesSnapshot::newest_needed)).
     pub(crate) fn newest_lines_needed(
         &self,
-        needed: &dyn Fn(&str, &[u8]) -> bool,
+        log_asked: &dyn Fn(&str) -> bool,
+        line_asked: &dyn Fn(&[u8]) -> bool,
     ) -> Result<Vec<index::NewestLine>, StoreError> {
         let now = now_nanos();
-        self.read_live(|snapshot| snapshot.newest_needed(now, needed))
+        self.read_live(|snapshot| snapshot.newest_needed(now, log_asked, line_asked))
     }
 
     /// `read` of the index's live lines, after a refresh.

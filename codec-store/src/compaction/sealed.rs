@@ -233,23 +233,19 @@ pub(crate) fn compact_sealed(
     // and its line; the copy, at the same time, wins the tie by its newer
     // writer id). Only those are parsed.
     let retired_log = |log: &str| every || retiring.logs.contains(log);
-    // A file's name begins with its writer's id: a line naming none of
-    // theirs names no file retired (most lines, read without a parse).
-    let mut retired_writers: Vec<&str> = (sealed.iter())
-        .map(|log| layout::segment_of(&log.writer).0)
-        .collect();
-    retired_writers.sort_unstable();
-    retired_writers.dedup();
-    let finders: Vec<_> = (retired_writers.iter())
-        .map(|id| memchr::memmem::Finder::new(id.as_bytes()))
-        .collect();
+    // A line whose bytes hold none of the names of the files retired
+    // names none (most lines, skipped unparsed: one pass over the line
+    // for every name at once; with names too many for one automaton,
+    // each line's strings are looked up).
+    let finder = aho_corasick::AhoCorasick::new(&retiring.data).ok();
     let names_retired = |line: &[u8]| {
-        finders.iter().any(|f| f.find(line).is_some()) && names_any(line, &retired_data)
+        !retired_data.is_empty()
+            && finder.as_ref().is_none_or(|f| f.is_match(line))
+            && names_any(line, &retired_data)
     };
     // The lines copied only are read (and, with the store to itself,
     // every line: each is copied, or the store is compacted already).
-    let copied = |log: &str, line: &[u8]| retired_log(log) || names_retired(line);
-    let lines = old.newest_lines_needed(&copied)?;
+    let lines = old.newest_lines_needed(&retired_log, &names_retired)?;
     // Compacted already, and nothing written or expired since: copying
     // every entry again would give nothing back.
     if alone && active.is_empty() && compact_already(&*backend, &sealed, &lines)? {

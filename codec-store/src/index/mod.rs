@@ -985,20 +985,22 @@ impl LinesSnapshot {
             .collect())
     }
 
-    /// Each key whose latest line `needed` asks for (the writer id of the
-    /// log holding it, a segment's own, and its bytes), and those of the
-    /// lines after the checkpoint: that line (`None` if it removed the key
-    /// or expired at `now`) and the writer id. The lines of the
+    /// Each key whose latest line the caller asks for (every line of a
+    /// log `log_asked` says, by the writer id of the log, a segment's own;
+    /// elsewhere each line `line_asked` says, by its bytes), and those of
+    /// the lines after the checkpoint: that line (`None` if it removed
+    /// the key or expired at `now`) and the writer id. The lines of the
     /// checkpoint not asked for are not read ([`Base::needed`]): a
     /// compaction copies few of the store's lines.
     pub fn newest_needed(
         self,
         now: u64,
-        needed: &dyn Fn(&str, &[u8]) -> bool,
+        log_asked: &dyn Fn(&str) -> bool,
+        line_asked: &dyn Fn(&[u8]) -> bool,
     ) -> Result<Vec<NewestLine>, Damaged> {
         let ids: Vec<Arc<str>> = self.writer_ids.iter().map(|id| Arc::from(&**id)).collect();
         let found = match &self.base {
-            Some(base) => base.needed(needed)?,
+            Some(base) => base.needed(log_asked, line_asked)?,
             None => None,
         };
         let all = match (&self.base, found) {
@@ -1009,7 +1011,7 @@ impl LinesSnapshot {
                 all.retain(|_, latest| {
                     let id = &ids[latest.0.writer as usize];
                     let text = latest.1.as_deref().unwrap_or("");
-                    latest.1.is_none() || needed(id, text.as_bytes())
+                    latest.1.is_none() || log_asked(id) || line_asked(text.as_bytes())
                 });
                 all
             }
@@ -1193,8 +1195,9 @@ mod tests {
         a.put("a only", &1u32).unwrap();
         a.writer.lock().pinned_time = None;
         a.refresh().unwrap();
-        let latest = |needed: &dyn Fn(&str, &[u8]) -> bool| {
-            let lines = a.index.read().snapshot().newest_needed(u64::MAX, needed);
+        let latest = |asked: bool| {
+            let snapshot = a.index.read().snapshot();
+            let lines = snapshot.newest_needed(u64::MAX, &|_| asked, &|_| false);
             let mut lines: Vec<(String, u64)> = (lines.unwrap().into_iter())
                 .map(|(key, line, _)| {
                     let time = LineView::parse(&line.unwrap()).unwrap().time;
@@ -1204,11 +1207,11 @@ mod tests {
             lines.sort();
             lines
         };
-        let every = latest(&|_, _| true);
+        let every = latest(true);
         assert_eq!(every.iter().find(|(key, _)| key == "k").unwrap().1, newer);
         assert_eq!(every.len(), 3);
         // None of the checkpoint's asked for: the lines after it alone.
-        let keys: Vec<String> = latest(&|_, _| false).into_iter().map(|(k, _)| k).collect();
+        let keys: Vec<String> = latest(false).into_iter().map(|(k, _)| k).collect();
         assert_eq!(keys, ["a only"]);
     }
 

@@ -364,16 +364,22 @@ impl Base {
         Ok(out)
     }
 
-    /// The newest line of each key in the tables that `needed` (the
-    /// writer id of the line's log, the line's bytes, not checked yet)
-    /// asks for, with its text; and the newest time and writer of each
-    /// key hash in the tables. A line not asked for is not checked nor
-    /// parsed: a compaction copies few of the store's lines, and reading
-    /// them all was most of its work. `None` if a line asked for shares
-    /// its hash with a newer line of another key (never seen): the
-    /// caller reads them all then ([`all`](Self::all)).
-    pub fn needed(&self, needed: &dyn Fn(&str, &[u8]) -> bool) -> Result<Option<Needed>, Damaged> {
+    /// The newest line of each key in the tables that the caller asks
+    /// for, with its text: every line of a log `log_asked` (its writer id)
+    /// says, and elsewhere each line `line_asked` (its bytes, not checked
+    /// yet) says; and the newest time and writer of each key hash in the
+    /// tables. A line not asked for is not checked nor parsed: a
+    /// compaction copies few of the store's lines, and reading them all
+    /// was most of its work. `None` if a line asked for shares its hash
+    /// with a newer line of another key (never seen): the caller reads
+    /// them all then ([`all`](Self::all)).
+    pub fn needed(
+        &self,
+        log_asked: &dyn Fn(&str) -> bool,
+        line_asked: &dyn Fn(&[u8]) -> bool,
+    ) -> Result<Option<Needed>, Damaged> {
         let ids = &self.logs.ids;
+        let logs_asked: Vec<bool> = ids.iter().map(|id| log_asked(id)).collect();
         let newer = |a: &Entry, b: &Entry| {
             (a.time, &ids[a.writer as usize]) > (b.time, &ids[b.writer as usize])
         };
@@ -394,7 +400,8 @@ impl Base {
         for (t, e) in self.table_entries() {
             let e = e?;
             let asked = self.with_line(t, &e, |line| {
-                if !needed(&ids[e.writer as usize], line) {
+                let log_asked = logs_asked.get(e.writer as usize).copied();
+                if !log_asked.unwrap_or(false) && !line_asked(line) {
                     return Ok(None);
                 }
                 let (text, view) = checked(line)?;
@@ -590,19 +597,20 @@ mod tests {
         assert!(base.tables.len() > 1, "one table");
         let written_at = |time: u64| {
             let field = format!(r#""time":{time},"#);
-            move |_: &str, line: &[u8]| memchr::memmem::find(line, field.as_bytes()).is_some()
+            move |line: &[u8]| memchr::memmem::find(line, field.as_bytes()).is_some()
         };
-        let found = base.needed(&written_at(old)).unwrap().unwrap();
+        let no_log = |_: &str| false;
+        let found = base.needed(&no_log, &written_at(old)).unwrap().unwrap();
         assert!(
             found.lines.is_empty(),
             "{:?}",
             found.lines.keys().collect::<Vec<_>>()
         );
         assert_eq!(found.newest[&key_hash("k")].0, new);
-        let found = base.needed(&written_at(new)).unwrap().unwrap();
+        let found = base.needed(&no_log, &written_at(new)).unwrap().unwrap();
         assert_eq!(found.lines.keys().collect::<Vec<_>>(), [&"k".into()]);
         assert_eq!(found.lines["k"].time, new);
-        let every = base.needed(&|_, _| true).unwrap().unwrap();
+        let every = base.needed(&|_| true, &|_| false).unwrap().unwrap();
         assert_eq!(every.lines.len(), 21);
         assert_eq!(every.lines["k"].time, new);
     }
