@@ -767,15 +767,15 @@ impl Cache {
         self.read_live(|snapshot| snapshot.lines(now))
     }
 
-    /// The latest line of each key whose line the caller asks for (every
-    /// line of a log `log_asked` says, by the writer id of the log, a
-    /// segment's own; elsewhere each line `line_asked` says, by its
-    /// bytes), and of the keys written since the checkpoint, live or not
-    /// (`None`: removed or expired), each with that writer id
+    /// The latest line of each key whose line the caller asks for (of
+    /// each log, what `log_asked` says, by the writer id of the log, a
+    /// segment's own; where it says so, the lines `line_asked` says, by
+    /// their bytes), and of the keys written since the checkpoint, live
+    /// or not (`None`: removed or expired), each with that writer id
     /// ([`LinesSnapshot::newest_needed`](index::LinesSnapshot::newest_needed)).
     pub(crate) fn newest_lines_needed(
         &self,
-        log_asked: &dyn Fn(&str) -> bool,
+        log_asked: &dyn Fn(&str) -> index::checkpoint::Asked,
         line_asked: &dyn Fn(&[u8]) -> bool,
     ) -> Result<Vec<index::NewestLine>, StoreError> {
         let now = now_nanos();

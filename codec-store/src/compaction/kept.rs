@@ -4,7 +4,7 @@
 //! removed again among its copies, or it would come back.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use foldhash::fast::RandomState as Fast;
@@ -14,6 +14,9 @@ use crate::error::StoreError;
 use crate::index::line::{check_line, LineView};
 use crate::index::logs::LogObject;
 use crate::index::read_complete_lines;
+use crate::index::table::key_hash;
+
+use super::sealed::file_names;
 
 /// The newest line of a key in the segments kept.
 #[derive(Clone, Copy)]
@@ -28,6 +31,35 @@ pub(super) struct Kept {
 /// every line's key is hashed here).
 pub(super) type Newest = HashMap<String, Kept, Fast>;
 
+/// The strings longest of those [`Names`] records: a data file's name is
+/// far shorter (the payloads in base64 are left out).
+pub(super) const NAME_MAX: usize = 256;
+
+/// What the lines of a log may name as a data file ([`file_names`]), by
+/// the hash of each name ([`key_hash`]), as far as the log was read: a
+/// compaction reads the lines of the checkpoint in a log that names none
+/// of the files it retires only if they come after.
+#[derive(Default)]
+pub(super) struct Names {
+    /// The bytes of the log read.
+    pub(super) read: u64,
+    hashes: HashSet<u64, Fast>,
+}
+
+impl Names {
+    /// Whether a line of the bytes read may name one of `names`.
+    pub(super) fn may_name_any<'a>(&self, mut names: impl Iterator<Item = &'a str>) -> bool {
+        names.any(|name| name.len() > NAME_MAX || self.hashes.contains(&key_hash(name)))
+    }
+}
+
+/// The newest lines of the segments kept and what their lines may name.
+pub(super) struct KeptLines {
+    pub(super) newest: Newest,
+    /// By the writer id of each log (a segment's own).
+    pub(super) names: HashMap<String, Arc<Names>>,
+}
+
 /// The newest line of each key in the sealed segments a handle's
 /// compactions kept, by segment: a sealed segment never changes, and the
 /// store's own compaction keeps the ones mostly live, which the next ones
@@ -38,51 +70,63 @@ pub(crate) struct SealedLines {
     segments: parking_lot::Mutex<HashMap<String, SegmentLines>>,
 }
 
-/// The newest line of each key in one sealed segment of `size` bytes.
+/// The newest line of each key in one sealed segment of `size` bytes,
+/// and what its lines may name.
 struct SegmentLines {
     size: u64,
     newest: Arc<Newest>,
+    names: Arc<Names>,
 }
 
 /// The newest line of each key in the logs `active` and `sealed`, as far
-/// as they are written; those of `sealed` from `known` where a compaction
-/// read them before (and kept there for the next, the others forgotten).
+/// as they are written, and what the lines of each may name; those of
+/// `sealed` from `known` where a compaction read them before (and kept
+/// there for the next, the others forgotten).
 pub(super) fn newest_lines(
     backend: &dyn Backend,
     active: &[LogObject],
     sealed: &[LogObject],
     known: Option<&SealedLines>,
-) -> Result<Newest, StoreError> {
-    let mut newest = Newest::default();
+) -> Result<KeptLines, StoreError> {
+    let mut kept = KeptLines {
+        newest: Newest::default(),
+        names: HashMap::new(),
+    };
     let Some(known) = known else {
         for log in active.iter().chain(sealed) {
-            merge(&mut newest, &read_newest(backend, log)?);
+            let (lines, names) = read_newest(backend, log)?;
+            merge(&mut kept.newest, &lines);
+            kept.names.insert(log.writer.clone(), Arc::new(names));
         }
-        return Ok(newest);
+        return Ok(kept);
     };
     for log in active {
-        merge(&mut newest, &read_newest(backend, log)?);
+        let (lines, names) = read_newest(backend, log)?;
+        merge(&mut kept.newest, &lines);
+        kept.names.insert(log.writer.clone(), Arc::new(names));
     }
     let mut known = known.segments.lock();
-    let mut kept: HashMap<String, SegmentLines> = HashMap::with_capacity(sealed.len());
+    let mut segments: HashMap<String, SegmentLines> = HashMap::with_capacity(sealed.len());
     for log in sealed {
         // A segment of a writer gone, kept, may be taken up and grow
         // again: its lines are read again once its size changed.
         let lines = match known.remove(&log.name) {
-            Some(lines) if lines.size == log.size => lines.newest,
-            _ => Arc::new(read_newest(backend, log)?),
+            Some(lines) if lines.size == log.size => lines,
+            _ => {
+                let (newest, names) = read_newest(backend, log)?;
+                SegmentLines {
+                    size: log.size,
+                    newest: Arc::new(newest),
+                    names: Arc::new(names),
+                }
+            }
         };
-        merge(&mut newest, &lines);
-        kept.insert(
-            log.name.clone(),
-            SegmentLines {
-                size: log.size,
-                newest: lines,
-            },
-        );
+        merge(&mut kept.newest, &lines.newest);
+        kept.names.insert(log.writer.clone(), lines.names.clone());
+        segments.insert(log.name.clone(), lines);
     }
-    *known = kept;
-    Ok(newest)
+    *known = segments;
+    Ok(kept)
 }
 
 /// Merges the newest lines `lines` into `newest`.
@@ -103,13 +147,21 @@ fn keep_newer(newest: &mut Newest, key: Cow<'_, str>, line: Kept) {
     }
 }
 
-/// The newest line of each key in `log`, as far as it is written.
-fn read_newest(backend: &dyn Backend, log: &LogObject) -> Result<Newest, StoreError> {
+/// The newest line of each key in `log`, as far as it is written, and
+/// what its lines may name.
+fn read_newest(backend: &dyn Backend, log: &LogObject) -> Result<(Newest, Names), StoreError> {
     let mut newest = Newest::default();
+    let mut names = Names::default();
     let Some(bytes) = read_complete_lines(backend, &log.name, 0)? else {
-        return Ok(newest);
+        return Ok((newest, names));
     };
+    names.read = bytes.len() as u64;
     for raw in bytes.split(|&b| b == b'\n') {
+        // Every line's, damaged or not: what the checkpoint points at
+        // is checked as it is read.
+        for name in file_names(raw).filter(|name| name.len() <= NAME_MAX) {
+            names.hashes.insert(key_hash(name));
+        }
         // A damaged line is skipped, as readers skip it.
         let Some(line) = check_line(raw).ok().and_then(|t| LineView::parse(t).ok()) else {
             continue;
@@ -121,5 +173,5 @@ fn read_newest(backend: &dyn Backend, log: &LogObject) -> Result<Newest, StoreEr
         };
         keep_newer(&mut newest, line.key, kept);
     }
-    Ok(newest)
+    Ok((newest, names))
 }

@@ -67,6 +67,7 @@ use crate::compaction::marker::Marker;
 use crate::compaction::{copy_entries, store_size, sync_writers_objects, with_handlers, Compacted};
 use crate::content::handler::Handler;
 use crate::error::StoreError;
+use crate::index::checkpoint::Asked;
 use crate::index::line::LineView;
 use crate::index::logs::LogObject;
 use crate::index::records::{IndexLine, LastCompaction};
@@ -143,6 +144,14 @@ pub(super) struct Retiring {
     pub(super) data: HashSet<String, Fast>,
 }
 
+#[cfg(test)]
+thread_local! {
+    /// Run on a compaction's thread once it read the segments it keeps,
+    /// before it reads the store's lines.
+    static AFTER_KEPT_READ: std::cell::RefCell<Option<Box<dyn FnOnce()>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
 /// Compacts the store `backend` holds online (see the module's comment),
 /// deleting what earlier ones retired once that is older than the grace
 /// period `how` gives. `cache` is the handle asking, whose active
@@ -209,6 +218,10 @@ pub(crate) fn compact_sealed(
     // before.
     let known = cache.map(|cache| &cache.upkeep.sealed_lines);
     let newest_kept = newest_lines(&*backend, &active, &kept_sealed, known)?;
+    #[cfg(test)]
+    if let Some(meanwhile) = AFTER_KEPT_READ.with_borrow_mut(Option::take) {
+        meanwhile();
+    }
     active.extend(kept_sealed);
     let options = CacheOptions {
         checkpoint_bytes: 0,
@@ -243,9 +256,23 @@ pub(crate) fn compact_sealed(
             && finder.as_ref().is_none_or(|f| f.is_match(line))
             && names_any(line, &retired_data)
     };
+    // The lines of a log kept that the compaction read, none of which
+    // names a file retired, are not read again (a segment kept mostly
+    // live holds many of the checkpoint's lines). Where logs are objects,
+    // a segment never grows past what was read.
+    let log_asked = |log: &str| match (retired_log(log), newest_kept.names.get(log)) {
+        (true, _) => Asked::Every,
+        (false, Some(names)) if !names.may_name_any(retired_data.iter().copied()) => {
+            Asked::PastFirst(match backend.appends() {
+                Appends::InPlace => names.read,
+                Appends::Segments => u64::MAX,
+            })
+        }
+        (false, _) => Asked::PastFirst(0),
+    };
     // The lines copied only are read (and, with the store to itself,
     // every line: each is copied, or the store is compacted already).
-    let lines = old.newest_lines_needed(&retired_log, &names_retired)?;
+    let lines = old.newest_lines_needed(&log_asked, &names_retired)?;
     // Compacted already, and nothing written or expired since: copying
     // every entry again would give nothing back.
     if alone && active.is_empty() && compact_already(&*backend, &sealed, &lines)? {
@@ -281,7 +308,7 @@ pub(crate) fn compact_sealed(
     // Removed again: keys a segment kept puts, dead by a line retired. (A
     // key dead by a line of a segment kept stays dead: a pass of the
     // bounds removes keys while the compaction reads.)
-    let mut removals: Vec<(&str, u64)> = (newest_kept.iter())
+    let mut removals: Vec<(&str, u64)> = (newest_kept.newest.iter())
         .filter(|(key, line)| line.puts && dead_retired.contains(key.as_str()))
         .map(|(key, line)| (key.as_str(), line.time + 1))
         .collect();
@@ -450,7 +477,7 @@ fn names_any(raw: &[u8], names: &HashSet<&str, Fast>) -> bool {
 
 /// What the line `raw` may name as a data file: each of its strings, and
 /// the name in a token (`"at:<name>:<offset>:<len>"`).
-fn file_names(raw: &[u8]) -> impl Iterator<Item = &str> {
+pub(super) fn file_names(raw: &[u8]) -> impl Iterator<Item = &str> {
     // Between quotes: the line's strings, and what lies between them (a
     // data file's name holds no quote, nor anything JSON escapes, so an
     // escaped quote in a string cannot hide one).
@@ -511,6 +538,49 @@ mod tests {
         let done = other.admin().compact_online(grace, |_, _| {}).unwrap();
         assert_eq!(done.kept, 2, "{done:?}");
         for handle in [&cache, &other, &Cache::open(dir.path()).unwrap()] {
+            assert_eq!(handle.get_bytes("k").unwrap(), Some(payload.clone()));
+            assert_eq!(handle.get::<u32>("before").unwrap(), Some(1));
+        }
+    }
+
+    /// The same with the line appended, and covered by a checkpoint,
+    /// once the compaction read the segments it keeps: in the checkpoint,
+    /// past what the compaction read of its log.
+    #[test]
+    fn a_put_whose_line_comes_after_the_compaction_read_its_log_keeps_its_data() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = Arc::new(Cache::open(dir.path()).unwrap());
+        cache.put("before", &1u32).unwrap();
+        let payload = vec![7u8; 5000];
+        let (info, parts, _) = cache
+            .dump_with("k", &[], false, |ctx| {
+                let (file, offset) = ctx.append_shared(&payload)?;
+                Ok(crate::content::handler::range_info(
+                    file,
+                    offset,
+                    payload.len(),
+                ))
+            })
+            .unwrap();
+        cache.writer.seal_now().unwrap();
+        // A line in the active segment the compaction reads.
+        cache.put("active", &1u32).unwrap();
+        let writer = cache.clone();
+        let size = payload.len() as u64;
+        let meanwhile = move || {
+            let line = (info, &parts[..], Vec::new());
+            let kind = (layout::SHARED, Mode::Raw);
+            (writer.append_entry("k", None, None, kind.0, kind.1, line, size, None)).unwrap();
+            writer.admin().checkpoint().unwrap();
+        };
+        AFTER_KEPT_READ.with_borrow_mut(|hook| *hook = Some(Box::new(meanwhile)));
+        let other = Cache::open(dir.path()).unwrap();
+        other
+            .admin()
+            .compact_online(Duration::ZERO, |_, _| {})
+            .unwrap();
+        assert!(AFTER_KEPT_READ.with_borrow(Option::is_none), "not run");
+        for handle in [&*cache, &other, &Cache::open(dir.path()).unwrap()] {
             assert_eq!(handle.get_bytes("k").unwrap(), Some(payload.clone()));
             assert_eq!(handle.get::<u32>("before").unwrap(), Some(1));
         }

@@ -985,17 +985,17 @@ impl LinesSnapshot {
             .collect())
     }
 
-    /// Each key whose latest line the caller asks for (every line of a
-    /// log `log_asked` says, by the writer id of the log, a segment's own;
-    /// elsewhere each line `line_asked` says, by its bytes), and those of
-    /// the lines after the checkpoint: that line (`None` if it removed
-    /// the key or expired at `now`) and the writer id. The lines of the
-    /// checkpoint not asked for are not read ([`Base::needed`]): a
+    /// Each key whose latest line the caller asks for (of each log, what
+    /// `log_asked` says, by the writer id of the log, a segment's own;
+    /// where it says so, the lines `line_asked` says, by their bytes), and
+    /// those of the lines after the checkpoint: that line (`None` if it
+    /// removed the key or expired at `now`) and the writer id. The lines
+    /// of the checkpoint not asked for are not read ([`Base::needed`]): a
     /// compaction copies few of the store's lines.
     pub fn newest_needed(
         self,
         now: u64,
-        log_asked: &dyn Fn(&str) -> bool,
+        log_asked: &dyn Fn(&str) -> checkpoint::Asked,
         line_asked: &dyn Fn(&[u8]) -> bool,
     ) -> Result<Vec<NewestLine>, Damaged> {
         let ids: Vec<Arc<str>> = self.writer_ids.iter().map(|id| Arc::from(&**id)).collect();
@@ -1011,7 +1011,9 @@ impl LinesSnapshot {
                 all.retain(|_, latest| {
                     let id = &ids[latest.0.writer as usize];
                     let text = latest.1.as_deref().unwrap_or("");
-                    latest.1.is_none() || log_asked(id) || line_asked(text.as_bytes())
+                    latest.1.is_none()
+                        || log_asked(id) == checkpoint::Asked::Every
+                        || line_asked(text.as_bytes())
                 });
                 all
             }
@@ -1197,7 +1199,11 @@ mod tests {
         a.refresh().unwrap();
         let latest = |asked: bool| {
             let snapshot = a.index.read().snapshot();
-            let lines = snapshot.newest_needed(u64::MAX, &|_| asked, &|_| false);
+            let log = |_: &str| match asked {
+                true => checkpoint::Asked::Every,
+                false => checkpoint::Asked::PastFirst(0),
+            };
+            let lines = snapshot.newest_needed(u64::MAX, &log, &|_| false);
             let mut lines: Vec<(String, u64)> = (lines.unwrap().into_iter())
                 .map(|(key, line, _)| {
                     let time = LineView::parse(&line.unwrap()).unwrap().time;

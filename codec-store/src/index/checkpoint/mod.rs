@@ -95,6 +95,16 @@ pub struct Hit {
     pub expires: Option<u64>,
 }
 
+/// Which lines of a log [`Base::needed`] is asked for.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Asked {
+    /// Every one.
+    Every,
+    /// Those the caller asks for by their bytes, past its first bytes
+    /// (none of whose lines is asked for: the caller read them).
+    PastFirst(u64),
+}
+
 /// What [`Base::needed`] read.
 pub struct Needed {
     /// The newest line of each key asked for.
@@ -365,21 +375,22 @@ impl Base {
     }
 
     /// The newest line of each key in the tables that the caller asks
-    /// for, with its text: every line of a log `log_asked` (its writer id)
-    /// says, and elsewhere each line `line_asked` (its bytes, not checked
-    /// yet) says; and the newest time and writer of each key hash in the
-    /// tables. A line not asked for is not checked nor parsed: a
+    /// for, with its text: of each log, what `log_asked` (its writer id)
+    /// says, and where it says so, the lines `line_asked` (their bytes,
+    /// not checked yet) says; and the newest time and writer of each key
+    /// hash in the tables. A line not asked for is not checked nor
+    /// parsed, and one of a log that asks for none not read at all: a
     /// compaction copies few of the store's lines, and reading them all
     /// was most of its work. `None` if a line asked for shares its hash
     /// with a newer line of another key (never seen): the caller reads
     /// them all then ([`all`](Self::all)).
     pub fn needed(
         &self,
-        log_asked: &dyn Fn(&str) -> bool,
+        log_asked: &dyn Fn(&str) -> Asked,
         line_asked: &dyn Fn(&[u8]) -> bool,
     ) -> Result<Option<Needed>, Damaged> {
         let ids = &self.logs.ids;
-        let logs_asked: Vec<bool> = ids.iter().map(|id| log_asked(id)).collect();
+        let logs_asked: Vec<Asked> = ids.iter().map(|id| log_asked(id)).collect();
         let newer = |a: &Entry, b: &Entry| {
             (a.time, &ids[a.writer as usize]) > (b.time, &ids[b.writer as usize])
         };
@@ -399,9 +410,13 @@ impl Base {
         let mut lines: HashMap<Box<str>, Hit, Fast> = HashMap::default();
         for (t, e) in self.table_entries() {
             let e = e?;
+            let asked = match logs_asked.get(e.writer as usize) {
+                Some(Asked::Every) => Some(true),
+                Some(Asked::PastFirst(read)) if e.offset < *read => continue,
+                _ => None,
+            };
             let asked = self.with_line(t, &e, |line| {
-                let log_asked = logs_asked.get(e.writer as usize).copied();
-                if !log_asked.unwrap_or(false) && !line_asked(line) {
+                if !asked.unwrap_or_else(|| line_asked(line)) {
                     return Ok(None);
                 }
                 let (text, view) = checked(line)?;
@@ -599,7 +614,7 @@ mod tests {
             let field = format!(r#""time":{time},"#);
             move |line: &[u8]| memchr::memmem::find(line, field.as_bytes()).is_some()
         };
-        let no_log = |_: &str| false;
+        let no_log = |_: &str| Asked::PastFirst(0);
         let found = base.needed(&no_log, &written_at(old)).unwrap().unwrap();
         assert!(
             found.lines.is_empty(),
@@ -610,7 +625,7 @@ mod tests {
         let found = base.needed(&no_log, &written_at(new)).unwrap().unwrap();
         assert_eq!(found.lines.keys().collect::<Vec<_>>(), [&"k".into()]);
         assert_eq!(found.lines["k"].time, new);
-        let every = base.needed(&|_| true, &|_| false).unwrap().unwrap();
+        let every = base.needed(&|_| Asked::Every, &|_| false).unwrap().unwrap();
         assert_eq!(every.lines.len(), 21);
         assert_eq!(every.lines["k"].time, new);
     }
