@@ -440,15 +440,17 @@ fn pay_pace() {
     }
     let start = std::time::Instant::now();
     let free = crate::cache::threads::processors().saturating_sub(1);
-    if SPINNING.fetch_add(1, Ordering::AcqRel) >= free {
+    if SPINNING.fetch_add(1, Ordering::AcqRel) < free {
+        while start.elapsed() < owed {
+            std::hint::spin_loop();
+        }
+        SPINNING.fetch_sub(1, Ordering::AcqRel);
+    } else {
+        SPINNING.fetch_sub(1, Ordering::AcqRel);
         std::thread::sleep(owed);
         #[cfg(test)]
         SLEPT.set(SLEPT.get() + 1);
     }
-    while start.elapsed() < owed {
-        std::hint::spin_loop();
-    }
-    SPINNING.fetch_sub(1, Ordering::AcqRel);
     #[cfg(test)]
     PACED.set(PACED.get() + start.elapsed());
 }
