@@ -491,7 +491,8 @@ pub(super) fn file_names(raw: &[u8]) -> impl Iterator<Item = &str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::index::records::Mode;
+    use crate::content::parts::Part;
+    use crate::index::records::{Info, Mode};
 
     /// A put whose data went to a segment before it was sealed, and whose
     /// line came after, in the next one: what a seal by another thread, or
@@ -509,10 +510,9 @@ mod tests {
         a_put_sealed_between_its_data_and_its_line_keeps_its_data_with(true);
     }
 
-    fn a_put_sealed_between_its_data_and_its_line_keeps_its_data_with(checkpoint: bool) {
-        let dir = tempfile::tempdir().unwrap();
-        let cache = Cache::open(dir.path()).unwrap();
-        cache.put("before", &1u32).unwrap();
+    /// The data of a put of `k` written to `cache`'s segment, then sealed
+    /// before its line: the payload, and the line's info and parts.
+    fn data_of_k_in_a_sealed_segment(cache: &Cache) -> (Vec<u8>, Info, Vec<Part>) {
         let payload = vec![7u8; 5000];
         let (info, parts, _) = cache
             .dump_with("k", &[], false, |ctx| {
@@ -525,6 +525,14 @@ mod tests {
             })
             .unwrap();
         cache.writer.seal_now().unwrap();
+        (payload, info, parts)
+    }
+
+    fn a_put_sealed_between_its_data_and_its_line_keeps_its_data_with(checkpoint: bool) {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = Cache::open(dir.path()).unwrap();
+        cache.put("before", &1u32).unwrap();
+        let (payload, info, parts) = data_of_k_in_a_sealed_segment(&cache);
         let line = (info, &parts[..], Vec::new());
         let size = payload.len() as u64;
         (cache.append_entry("k", None, None, layout::SHARED, Mode::Raw, line, size, None)).unwrap();
@@ -551,18 +559,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let cache = Arc::new(Cache::open(dir.path()).unwrap());
         cache.put("before", &1u32).unwrap();
-        let payload = vec![7u8; 5000];
-        let (info, parts, _) = cache
-            .dump_with("k", &[], false, |ctx| {
-                let (file, offset) = ctx.append_shared(&payload)?;
-                Ok(crate::content::handler::range_info(
-                    file,
-                    offset,
-                    payload.len(),
-                ))
-            })
-            .unwrap();
-        cache.writer.seal_now().unwrap();
+        let (payload, info, parts) = data_of_k_in_a_sealed_segment(&cache);
         // A line in the active segment the compaction reads.
         cache.put("active", &1u32).unwrap();
         let writer = cache.clone();

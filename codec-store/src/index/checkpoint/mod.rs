@@ -113,6 +113,21 @@ pub struct Needed {
     pub newest: HashMap<u64, (u64, u32), Fast>,
 }
 
+impl Hit {
+    /// The line `text` entry `e` points at, read as `view`, its spans not
+    /// kept.
+    fn of(e: &Entry, text: &str, view: &LineView<'_>) -> Hit {
+        Hit {
+            time: e.time,
+            writer: e.writer,
+            text: (!e.removed).then(|| Arc::from(text)),
+            spans: None,
+            seq: view.seq,
+            expires: view.expires,
+        }
+    }
+}
+
 /// The writers' logs, mapped for reading the lines tables point at
 /// (where logs grow in place; elsewhere tables hold their lines, and
 /// `backend` is `None`).
@@ -347,24 +362,17 @@ impl Base {
                 self.with_line(t, &e, |line| {
                     let (text, view) = checked(line)?;
                     check_entry(&e, &view)?;
-                    let hit = || Hit {
-                        time: e.time,
-                        writer: e.writer,
-                        text: (!e.removed).then(|| Arc::from(text)),
-                        spans: None,
-                        seq: view.seq,
-                        expires: view.expires,
-                    };
                     match out.get_mut(&*view.key) {
                         Some(known) => {
                             let newer = (e.time, &ids[e.writer as usize])
                                 > (known.time, &ids[known.writer as usize]);
                             if newer {
-                                *known = hit();
+                                *known = Hit::of(&e, text, &view);
                             }
                         }
                         None => {
-                            out.insert(view.key.into(), hit());
+                            let hit = Hit::of(&e, text, &view);
+                            out.insert(view.key.into(), hit);
                         }
                     }
                     Ok(())
@@ -421,15 +429,10 @@ impl Base {
                 }
                 let (text, view) = checked(line)?;
                 check_entry(&e, &view)?;
-                let hit = Hit {
-                    time: e.time,
-                    writer: e.writer,
-                    text: (!e.removed).then(|| Arc::from(text)),
-                    spans: None,
-                    seq: view.seq,
-                    expires: view.expires,
-                };
-                Ok(Some((Box::<str>::from(&*view.key), hit)))
+                Ok(Some((
+                    Box::<str>::from(&*view.key),
+                    Hit::of(&e, text, &view),
+                )))
             })?;
             let Some((key, hit)) = asked else { continue };
             let (nt, ne) = newest[&e.hash];
