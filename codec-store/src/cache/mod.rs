@@ -918,10 +918,8 @@ impl Drop for Cache {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::mpsc;
+    use std::sync::{mpsc, Arc};
     use std::time::Duration;
-
-    use std::sync::Arc;
 
     use crate::compaction::sealed::{compact_sealed, Compaction};
     use crate::index::READING_ASIDE;
