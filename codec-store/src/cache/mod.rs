@@ -720,19 +720,18 @@ impl Cache {
         Ok(found.filter(|found| !found.expired(key, now_nanos)))
     }
 
-    /// [`lookup_unnoted`](Self::lookup_unnoted) of each of `keys`, read
-    /// under one taking of the index's lock, and their lines parsed
-    /// without it: a write waits for the lock (a key the index does not
-    /// know, or cannot tell, is looked up by itself).
+    /// [`lookup_unnoted`](Self::lookup_unnoted) of each of `keys`: their
+    /// lines after the checkpoint taken under one taking of the index's
+    /// lock, the checkpoint's tables read and the lines parsed without it
+    /// ([`Index::aside`]): a write waits for the lock (a key the index
+    /// does not know, or cannot tell, is looked up by itself).
     pub(crate) fn lookup_many_unnoted(
         &self,
         keys: &[&str],
     ) -> Result<Vec<Option<Found>>, StoreError> {
         self.checkpointer.take_up_ended(&self.index);
-        let got: Vec<_> = {
-            let index = self.index.read();
-            keys.iter().map(|key| index.get_unparsed(key)).collect()
-        };
+        let aside = self.index.read().aside(keys);
+        let got = aside.found(keys);
         let now = now_nanos();
         (keys.iter().zip(got))
             .map(|(key, got)| match got {

@@ -82,8 +82,8 @@ impl LiveSizes {
     /// Reads the live line of each key in `changed` from `index`; `false`
     /// if the index cannot tell (its checkpoint is damaged): the whole
     /// store must be read. The index's lock is taken for
-    /// [`KEYS_PER_LOCK`] keys at a time, and their lines parsed without
-    /// it: each write takes it. A key written again meanwhile is read as
+    /// [`KEYS_PER_LOCK`] keys at a time, and the checkpoint read and their
+    /// lines parsed without it ([`Index::aside`]): each write takes it. A key written again meanwhile is read as
     /// it is then, and recorded as changed for the next update.
     fn update(
         &mut self,
@@ -91,11 +91,9 @@ impl LiveSizes {
         changed: Vec<Box<str>>,
     ) -> Result<bool, StoreError> {
         for keys in changed.chunks(KEYS_PER_LOCK) {
-            let found: Vec<_> = {
-                let index = index.read();
-                keys.iter().map(|key| index.get_unparsed(key)).collect()
-            };
-            for (key, found) in keys.iter().zip(found) {
+            let names: Vec<&str> = keys.iter().map(|key| &**key).collect();
+            let aside = index.read().aside(&names);
+            for (key, found) in keys.iter().zip(aside.found(&names)) {
                 match found {
                     Ok(Some(Some(found))) => {
                         let line = found.view(key).map_err(|e| corrupt_line(key, e))?;

@@ -19,7 +19,7 @@ use crate::index::line::{check_line, LineView, Spans};
 use crate::index::records::{Info, Mode};
 use crate::index::table::Damaged;
 use crate::layout;
-use checkpoint::{Base, Unopened};
+use checkpoint::{Base, Hit, Unopened};
 
 pub(crate) mod changes;
 pub(crate) mod checkpoint;
@@ -784,52 +784,55 @@ impl Index {
     /// The live line of a key: `None` if no line of it was read,
     /// `Some(None)` if the latest one removed it.
     pub fn get(&self, key: &str) -> Result<Option<Option<Found>>, Damaged> {
-        self.get_with(key, true)
-    }
-
-    /// [`Index::get`], without parsing a line this handle wrote that was
-    /// never read back: its [`Found::view`] parses it, once the caller
-    /// let the index's lock go.
-    pub fn get_unparsed(&self, key: &str) -> Result<Option<Option<Found>>, Damaged> {
-        self.get_with(key, false)
-    }
-
-    fn get_with(&self, key: &str, parse: bool) -> Result<Option<Option<Found>>, Damaged> {
         let slot = self.entries.get(key);
         let hit = match &self.base {
             Some(base) => base.lookup(key)?,
             None => None,
         };
-        if let Some(hit) = hit {
+        let base_newer = |hit: &Hit| {
             let stamp = Stamp {
                 time: hit.time,
                 writer: self.base_writers[hit.writer as usize],
                 seq: hit.seq,
             };
-            if slot.is_none_or(|slot| newer(&self.writers, stamp, slot.stamp)) {
-                return Ok(Some(hit.text.map(|text| Found {
-                    text,
-                    spans: hit.spans,
-                    time: hit.time,
-                    seq: hit.seq,
-                })));
-            }
-        }
-        let Some(slot) = slot else {
-            return Ok(None);
+            slot.is_none_or(|slot| newer(&self.writers, stamp, slot.stamp))
         };
-        Ok(Some(slot.line.clone().map(|text| {
-            let spans = match parse {
-                true => *(slot.spans).get_or_init(|| LineView::parse(&text).ok()?.spans(&text)),
-                false => slot.spans.get().copied().flatten(),
-            };
-            Found {
-                text,
-                spans,
+        Ok(latest(hit, base_newer, || {
+            let slot = slot?;
+            Some(slot.line.clone().map(|text| {
+                let spans = *(slot.spans).get_or_init(|| LineView::parse(&text).ok()?.spans(&text));
+                Found {
+                    text,
+                    spans,
+                    time: slot.stamp.time,
+                    seq: slot.stamp.seq,
+                }
+            }))
+        }))
+    }
+
+    /// What [`Index::get`] finds of each of `keys`, in two steps:
+    /// under the index's lock, only the lines after the checkpoint and the
+    /// checkpoint itself (shared, never changed) are taken;
+    /// [`Aside::found`] looks the keys up in the checkpoint's tables (a
+    /// line parsed for each, from pages that may have to be read) once the
+    /// lock is let go. The upkeep's passes look up thousands of keys while
+    /// every write waits for the lock.
+    pub fn aside(&self, keys: &[&str]) -> Aside {
+        let after = keys.iter().map(|key| {
+            let slot = self.entries.get(*key)?;
+            Some(After {
                 time: slot.stamp.time,
+                writer: self.writers[slot.stamp.writer as usize].id.clone(),
                 seq: slot.stamp.seq,
-            }
-        })))
+                line: slot.line.clone(),
+                spans: slot.spans.get().copied().flatten(),
+            })
+        });
+        Aside {
+            base: self.base.clone(),
+            after: after.collect(),
+        }
     }
 
     /// What [`LinesSnapshot::lines`] reads, taken under the index's lock:
@@ -1150,6 +1153,80 @@ impl LinesSnapshot {
     }
 }
 
+/// The live line of a key: the checkpoint's newest line of it (`hit`) if
+/// there is one and `base_newer` says it is newer than the line read
+/// after the checkpoint, else that line (`after`, if any).
+fn latest(
+    hit: Option<Hit>,
+    base_newer: impl FnOnce(&Hit) -> bool,
+    after: impl FnOnce() -> Option<Option<Found>>,
+) -> Option<Option<Found>> {
+    if let Some(hit) = hit.filter(|hit| base_newer(hit)) {
+        return Some(hit.text.map(|text| Found {
+            text,
+            spans: hit.spans,
+            time: hit.time,
+            seq: hit.seq,
+        }));
+    }
+    after()
+}
+
+/// Some keys' lines after the checkpoint and the checkpoint, as
+/// [`Index::aside`] took them under the index's lock.
+pub struct Aside {
+    base: Option<Arc<Base>>,
+    after: Vec<Option<After>>,
+}
+
+/// A key's line after the checkpoint, with its writer's id (the index's
+/// writer numbers may change once the lock is let go).
+struct After {
+    time: u64,
+    writer: Box<str>,
+    seq: u64,
+    line: Option<Arc<str>>,
+    spans: Option<Spans>,
+}
+
+impl Aside {
+    /// The live line of each of `keys` (those [`Index::aside`] was given,
+    /// in its order), as [`Index::get`] would have found it when
+    /// the lines were taken.
+    pub fn found(self, keys: &[&str]) -> Vec<Result<Option<Option<Found>>, Damaged>> {
+        let Aside { base, after } = self;
+        (keys.iter().zip(after))
+            .map(|(key, after)| {
+                let hit = match &base {
+                    Some(base) => base.lookup(key)?,
+                    None => None,
+                };
+                let writer_ids = base.as_ref().map_or(&[][..], |base| base.writer_ids());
+                // As `newer_by` orders stamps: time, writer id, sequence.
+                let base_newer = hit.as_ref().is_some_and(|hit| {
+                    after.as_ref().is_none_or(|after| {
+                        (hit.time, &*writer_ids[hit.writer as usize], hit.seq)
+                            > (after.time, &*after.writer, after.seq)
+                    })
+                });
+                Ok(latest(
+                    hit,
+                    |_| base_newer,
+                    || {
+                        let after = after?;
+                        Some(after.line.map(|text| Found {
+                            text,
+                            spans: after.spans,
+                            time: after.time,
+                            seq: after.seq,
+                        }))
+                    },
+                ))
+            })
+            .collect()
+    }
+}
+
 fn newer(writers: &[WriterFile], a: Stamp, b: Stamp) -> bool {
     newer_by(|n| &writers[n as usize].id, a, b)
 }
@@ -1271,6 +1348,55 @@ mod tests {
         put(&mut fresh, "read again", 2);
         drop(index.take_over(fresh));
         assert!(index.take_changes(false).expect("recorded").whole);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+
+        /// A key's line looked up aside (the lines after the checkpoint
+        /// under the lock, the checkpoint after it) is the one `get`
+        /// finds: two handles' puts and removals, timed out of order, and
+        /// checkpoints between them, so that the checkpoint's line and
+        /// the one after it each win.
+        #[test]
+        fn a_key_looked_up_aside_is_found_as_get_finds_it(
+            ops in proptest::collection::vec((0..2usize, 0..5u8, 0..8u8, 0..4000u64), 1..40),
+        ) {
+            use crate::{Cache, CacheOptions};
+            let dir = tempfile::tempdir().unwrap();
+            let handles = [
+                Cache::open_with(dir.path(), CacheOptions::default()).unwrap(),
+                Cache::open_with(dir.path(), CacheOptions::default()).unwrap(),
+            ];
+            let start = crate::cache::now_nanos();
+            for (h, key, op, time) in ops {
+                let cache = &handles[h];
+                let key = format!("k{key}");
+                cache.writer.lock().pinned_time = Some(start + time);
+                match op {
+                    0 => drop(cache.remove(&key).unwrap()),
+                    1 => cache.admin().checkpoint().map(drop).unwrap(),
+                    _ => cache.put(&key, &time).unwrap(),
+                }
+                cache.writer.lock().pinned_time = None;
+            }
+            let keys: Vec<String> = (0..6).map(|k| format!("k{k}")).collect();
+            let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
+            let seen = |found: Result<Option<Option<Found>>, Damaged>| {
+                // Spans aside: a line this handle wrote is parsed by `get`
+                // and left for the caller of `found` to parse.
+                (found.map(|f| f.map(|f| f.map(|f| (f.text.to_string(), f.time, f.seq)))))
+                    .map_err(|damaged| damaged.0)
+            };
+            for cache in &handles {
+                cache.refresh().unwrap();
+                let index = cache.index.read();
+                let aside = index.aside(&keys).found(&keys);
+                for (key, aside) in keys.iter().zip(aside) {
+                    proptest::prop_assert_eq!(seen(aside), seen(index.get(key)), "{}", key);
+                }
+            }
+        }
     }
 
     /// A snapshot taken under the index's lock, where each write waits,
