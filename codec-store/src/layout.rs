@@ -42,6 +42,9 @@ pub const COMPACT_LOCK: &str = "compact.lock";
 pub const LOG_SUFFIX: &str = "-info.jsonl";
 /// The suffix of a log being created, before it is locked and visible.
 pub const NEW_LOG_SUFFIX: &str = "-info.jsonl.new";
+/// The suffix of a writer's next log, made ahead of the seal that names
+/// it, locked by its writer meanwhile.
+pub const NEXT_LOG_SUFFIX: &str = "-info.jsonl.next";
 /// The checkpoint's manifest.
 pub const CHECKPOINT: &str = "checkpoint.json";
 /// Held (exclusively, without waiting) by the handle building a checkpoint.

@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use crate::backend::data_file::SharedFile;
 use crate::backend::{
     checked_name, Appended, Appender, Appends, Backend, BackendError, Created, Listed, Lock,
-    Locking, Locks, Mapped, Maps, Replaced, Version,
+    Locking, Locks, LogAhead, Mapped, Maps, Replaced, Version,
 };
 use crate::layout;
 
@@ -341,6 +341,27 @@ impl Backend for Folder {
         }))
     }
 
+    fn log_ahead(&self, writer: &str) -> Result<Option<Box<dyn LogAhead>>, BackendError> {
+        let path = self.checked("append", &format!("{writer}{}", layout::NEXT_LOG_SUFFIX))?;
+        let file = OpenOptions::new()
+            .read(true)
+            .append(true)
+            .create(true)
+            .truncate(false)
+            .open(&path)
+            .map_err(|e| self.error("append", &path, e))?;
+        // Held by another handle: it names it. Where there are no locks,
+        // go on, as a log made at once does.
+        if let Err(std::fs::TryLockError::WouldBlock) = file.try_lock() {
+            return Ok(None);
+        }
+        Ok(Some(Box::new(NextLog {
+            folder: self.clone(),
+            path,
+            file: Some(file),
+        })))
+    }
+
     fn appends(&self) -> Appends {
         Appends::InPlace
     }
@@ -574,6 +595,41 @@ fn new_log(name: &str, path: &Path) -> io::Result<Log> {
         file,
         end,
     })
+}
+
+/// A writer's next log, made ahead ([`Backend::log_ahead`]) under the
+/// name `<writer>-info.jsonl.next`, locked; deleted if dropped unnamed.
+struct NextLog {
+    folder: Folder,
+    path: PathBuf,
+    /// `None` once named.
+    file: Option<File>,
+}
+
+impl LogAhead for NextLog {
+    fn name(mut self: Box<Self>, name: &str) -> Result<Box<dyn Appender>, BackendError> {
+        let path = self.folder.checked("append", name)?;
+        let fail = |e| self.folder.error("append", &path, e);
+        // Locked since it was made: no handle looking for a gone writer's
+        // log takes it up once it is named.
+        std::fs::rename(&self.path, &path).map_err(fail)?;
+        let file = self.file.take().expect("named once");
+        let end = file.metadata().map_err(fail)?.len();
+        Ok(Box::new(Log {
+            name: name.to_owned(),
+            path,
+            file,
+            end,
+        }))
+    }
+}
+
+impl Drop for NextLog {
+    fn drop(&mut self) {
+        if self.file.take().is_some() {
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
 }
 
 impl Appender for Log {

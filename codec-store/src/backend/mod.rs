@@ -108,6 +108,16 @@ pub trait Backend: Send + Sync {
     /// `name` is its first object's name.
     fn append_to(&self, name: &str) -> Result<Box<dyn Appender>, BackendError>;
 
+    /// The next log of writer `writer`, made ahead of the seal that needs
+    /// it, off the write path, where making one is slow (a folder's file:
+    /// an open that creates it takes 40-100 µs): created and locked under
+    /// a name no reader reads, and named by [`LogAhead::name`]. `None`
+    /// where [`Backend::append_to`] is as quick (the default).
+    fn log_ahead(&self, writer: &str) -> Result<Option<Box<dyn LogAhead>>, BackendError> {
+        let _ = writer;
+        Ok(None)
+    }
+
     /// How appends to a log or data object land: in place, or as objects
     /// of their own (the default).
     fn appends(&self) -> Appends {
@@ -285,6 +295,15 @@ pub trait Appender: Send + Sync {
 
     /// The name of the object the next append goes to, and its length.
     fn end(&self) -> (String, u64);
+}
+
+/// A writer's next log, made ahead ([`Backend::log_ahead`]); deleted if
+/// dropped unnamed.
+#[doc(hidden)]
+pub trait LogAhead: Send + Sync {
+    /// Names the log `name` (a segment of the writer it was made for),
+    /// as [`Backend::append_to`] would have made it: ready to append to.
+    fn name(self: Box<Self>, name: &str) -> Result<Box<dyn Appender>, BackendError>;
 }
 
 /// Where [`Appender::append`] put bytes.

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use parking_lot::{Mutex, RwLock};
 
 use crate::backend::{Appends, Backend};
-use crate::cache::threads::{Threads, Turns};
+use crate::cache::threads::{Threads, Turns, Workers};
 use crate::error::StoreError;
 use crate::index::checkpoint::objects::Sources;
 use crate::index::checkpoint::{build, Built};
@@ -115,28 +115,26 @@ impl Checkpointer {
         );
         let (rebuilt, warnings) = (self.rebuilt.clone(), self.warnings.clone());
         let (index, turns) = (index.clone(), self.turns.clone());
-        let spawned = std::thread::Builder::new()
-            .name("codec-checkpoint".into())
-            .spawn(move || {
-                lower_priority();
-                let _turn = turns.take();
-                match build(&backend, false, full, Sources::Known(&known)) {
-                    Ok(Some(built)) => {
-                        rebuilt.store(full, Ordering::Relaxed);
-                        push_warnings(&warnings, built.warnings);
-                    }
-                    Ok(None) => {}
-                    Err(e) => push_warnings(&warnings, vec![format!("a checkpoint failed: {e}")]),
+        let spawned = BUILDS.spawn(move || {
+            lower_priority();
+            let _turn = turns.take();
+            match build(&backend, false, full, Sources::Known(&known)) {
+                Ok(Some(built)) => {
+                    rebuilt.store(full, Ordering::Relaxed);
+                    push_warnings(&warnings, built.warnings);
                 }
-                // Taken up here, not by the next write: reading the
-                // tables and checking the logs they cover, and freeing
-                // what they replace, is not the work of a put. One that
-                // failed is for the handle's next write.
-                if !take_up(&backend, &index, &rebuilt) {
-                    ended.store(true, Ordering::Release);
-                }
-                running.store(false, Ordering::Release);
-            });
+                Ok(None) => {}
+                Err(e) => push_warnings(&warnings, vec![format!("a checkpoint failed: {e}")]),
+            }
+            // Taken up here, not by the next write: reading the
+            // tables and checking the logs they cover, and freeing
+            // what they replace, is not the work of a put. One that
+            // failed is for the handle's next write.
+            if !take_up(&backend, &index, &rebuilt) {
+                ended.store(true, Ordering::Release);
+            }
+            running.store(false, Ordering::Release);
+        });
         match spawned {
             Ok(handle) => {
                 self.thread.add(handle);
@@ -196,6 +194,9 @@ impl Checkpointer {
 /// Takes up into `index` the checkpoint a build made (trusting the
 /// checkpoint again if the build read the logs whole, `rebuilt`), reading
 /// it without the index's lock ([`Index::adopt_aside`]). Whether it did.
+/// The threads of the builds in the background, at a lower priority.
+static BUILDS: Workers = Workers::new("codec-checkpoint");
+
 fn take_up(backend: &Arc<dyn Backend>, index: &RwLock<Index>, rebuilt: &AtomicBool) -> bool {
     if rebuilt.swap(false, Ordering::Relaxed) {
         index.write().trust_again();

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 
 use crate::backend::Appends;
-use crate::cache::threads::Threads;
+use crate::cache::threads::{Threads, Workers};
 use crate::cache::{underway, Cache};
 use crate::compaction::sealed::{compact_sealed, Compaction};
 use crate::compaction::store_size;
@@ -79,6 +79,11 @@ const MAX_PACE: std::time::Duration = std::time::Duration::from_micros(60);
 /// and the p99.9 is their count), and well under the 50 ms a put may take
 /// at most.
 const MAX_STALL: std::time::Duration = std::time::Duration::from_millis(30);
+
+/// The threads of the passes of the bounds.
+static PASSES: Workers = Workers::new("codec-bounds");
+/// The threads of the compactions the bounds start.
+static COMPACTIONS: Workers = Workers::new("codec-compact");
 
 /// Bytes a folder holds past the payload it keeps, at least, before the
 /// bounds applied in the background compact it (and at least that
@@ -193,17 +198,16 @@ impl Upkeep {
         let cache = cache.for_background();
         let (bounding, every) = (self.bounding.clone(), self.bounds_every.clone());
         let turns = cache.turns.clone();
-        let spawned = std::thread::Builder::new()
-            .name("codec-bounds".into())
-            .spawn(move || {
-                MAINTAINING.set(true);
-                let _turn = turns.take();
-                if let Some(read) = cache.upkeep.apply_bounds(&cache) {
-                    every.store(read / 8, Ordering::Relaxed);
-                }
-                drop(cache);
-                bounding.store(false, Ordering::Release);
-            });
+        let spawned = PASSES.spawn(move || {
+            MAINTAINING.set(true);
+            cache.writer.make_ahead();
+            let _turn = turns.take();
+            if let Some(read) = cache.upkeep.apply_bounds(&cache) {
+                every.store(read / 8, Ordering::Relaxed);
+            }
+            drop(cache);
+            bounding.store(false, Ordering::Release);
+        });
         match spawned {
             Ok(handle) => self.bounds_thread.add(handle),
             Err(_) => self.bounding.store(false, Ordering::Release),
@@ -291,46 +295,45 @@ impl Upkeep {
         (self.compaction_written).store(cache.writer.written(), Ordering::Relaxed);
         let cache = cache.for_background();
         let (compacting, turns) = (self.compacting.clone(), cache.turns.clone());
-        let spawned = std::thread::Builder::new()
-            .name("codec-compact".into())
-            .spawn(move || {
-                MAINTAINING.set(true);
-                let _turn = turns.take();
-                if check && !mostly_garbage(&cache, kept_bytes) {
-                    // A pass that asked for a compaction meanwhile found
-                    // this one running: it is this one's to run. Its
-                    // request is taken, and the flag let go, under the
-                    // lock a request is made under.
-                    let upkeep = &cache.upkeep;
-                    let mut again = upkeep.compact_again.lock();
-                    let asked = again.take();
-                    if !asked.is_some_and(|kept| mostly_garbage(&cache, kept)) {
-                        upkeep
-                            .compaction_seals
-                            .store(seals_before, Ordering::Relaxed);
-                        compacting.store(false, Ordering::Release);
-                        return;
-                    }
+        let spawned = COMPACTIONS.spawn(move || {
+            MAINTAINING.set(true);
+            cache.writer.make_ahead();
+            let _turn = turns.take();
+            if check && !mostly_garbage(&cache, kept_bytes) {
+                // A pass that asked for a compaction meanwhile found
+                // this one running: it is this one's to run. Its
+                // request is taken, and the flag let go, under the
+                // lock a request is made under.
+                let upkeep = &cache.upkeep;
+                let mut again = upkeep.compact_again.lock();
+                let asked = again.take();
+                if !asked.is_some_and(|kept| mostly_garbage(&cache, kept)) {
+                    upkeep
+                        .compaction_seals
+                        .store(seals_before, Ordering::Relaxed);
+                    compacting.store(false, Ordering::Release);
+                    return;
                 }
-                if check {
-                    *cache.upkeep.compact_again.lock() = None;
+            }
+            if check {
+                *cache.upkeep.compact_again.lock() = None;
+            }
+            let handlers: Vec<_> = (cache.handlers.read()).values().cloned().collect();
+            let how = Compaction::IfFree(cache.options.compact_grace);
+            let backend = cache.backend.clone();
+            let done = compact_sealed(Some(&cache), backend, &handlers, how, &mut |_, _| {});
+            match done {
+                // Another handle's compaction did it (object storage,
+                // where compactions race to commit).
+                Err(e) if crate::compaction::overtaken(&e) => {
+                    log::debug!(target: "codec::store", "{e}");
                 }
-                let handlers: Vec<_> = (cache.handlers.read()).values().cloned().collect();
-                let how = Compaction::IfFree(cache.options.compact_grace);
-                let backend = cache.backend.clone();
-                let done = compact_sealed(Some(&cache), backend, &handlers, how, &mut |_, _| {});
-                match done {
-                    // Another handle's compaction did it (object storage,
-                    // where compactions race to commit).
-                    Err(e) if crate::compaction::overtaken(&e) => {
-                        log::debug!(target: "codec::store", "{e}");
-                    }
-                    Err(e) => compaction_failed(&cache, &e),
-                    Ok(_) => {}
-                }
-                drop(cache);
-                compacting.store(false, Ordering::Release);
-            });
+                Err(e) => compaction_failed(&cache, &e),
+                Ok(_) => {}
+            }
+            drop(cache);
+            compacting.store(false, Ordering::Release);
+        });
         match spawned {
             Ok(handle) => self.compact_thread.add(handle),
             Err(_) => {

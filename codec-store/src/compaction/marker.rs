@@ -84,6 +84,7 @@ impl Retirement for Marker {
     fn remove_gone_holders(&mut self, _grace: Duration) -> Result<u64, StoreError> {
         if let Some(locks) = self.backend.locks() {
             remove_unheld_key_locks(&*self.backend, locks)?;
+            remove_unheld_logs_made_ahead(&*self.backend, locks)?;
         }
         Ok(0)
     }
@@ -153,6 +154,26 @@ fn remove_unheld_key_locks(backend: &dyn Backend, locks: &dyn Locks) -> Result<(
             if let Err(e) = backend.delete(&listed.name) {
                 log::debug!(target: "codec::store", "a lock file stays: {e}");
             }
+        }
+    }
+    Ok(())
+}
+
+/// Deletes the logs made ahead of a seal (`<writer>-info.jsonl.next`)
+/// that no handle holds: their writers are gone (killed; one that closes
+/// deletes its own).
+fn remove_unheld_logs_made_ahead(
+    backend: &dyn Backend,
+    locks: &dyn Locks,
+) -> Result<(), StoreError> {
+    for listed in backend.list("")? {
+        if !listed.name.ends_with(layout::NEXT_LOG_SUFFIX) {
+            continue;
+        }
+        if let Some(_held) = locks.lock(&listed.name, Locking::TryAlone)?
+            && let Err(e) = backend.delete(&listed.name)
+        {
+            log::debug!(target: "codec::store", "a log made ahead stays: {e}");
         }
     }
     Ok(())
