@@ -449,10 +449,11 @@ impl LogWriter {
     }
 
     /// The log of segment `next`: the one made ahead, named, if there is
-    /// one; else made now.
+    /// one; else made now (also while one is being made: the seal does
+    /// not wait for it, which the next seal names).
     fn next_log(&self, next: u64) -> Result<Log, StoreError> {
         let name = layout::log_segment(&self.id, next);
-        let ahead = self.ahead.lock().take();
+        let ahead = self.ahead.try_lock().and_then(|mut ahead| ahead.take());
         if let Some(ahead) = ahead {
             match ahead.name(&name) {
                 Ok(appender) => return Ok(Log::new(appender)),
