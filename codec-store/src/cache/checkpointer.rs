@@ -11,7 +11,7 @@ use std::sync::Arc;
 use parking_lot::{Mutex, RwLock};
 
 use crate::backend::{Appends, Backend};
-use crate::cache::threads::{Threads, Turns, Workers};
+use crate::cache::threads::{lower_priority, Threads, Turns, Workers};
 use crate::error::StoreError;
 use crate::index::checkpoint::objects::Sources;
 use crate::index::checkpoint::{build, Built};
@@ -116,7 +116,7 @@ impl Checkpointer {
         let (rebuilt, warnings) = (self.rebuilt.clone(), self.warnings.clone());
         let (index, turns) = (index.clone(), self.turns.clone());
         let spawned = BUILDS.spawn(move || {
-            lower_priority();
+            lower_priority(BUILD_NICENESS);
             let _turn = turns.take();
             match build(&backend, false, full, Sources::Known(&known)) {
                 Ok(Some(built)) => {
@@ -191,12 +191,18 @@ impl Checkpointer {
     }
 }
 
-/// Takes up into `index` the checkpoint a build made (trusting the
-/// checkpoint again if the build read the logs whole, `rebuilt`), reading
-/// it without the index's lock ([`Index::adopt_aside`]). Whether it did.
 /// The threads of the builds in the background, at a lower priority.
 static BUILDS: Workers = Workers::new("codec-checkpoint");
 
+/// The niceness of a build in the background: below the passes and the
+/// compactions of the bounds
+/// ([`UPKEEP_NICENESS`](crate::cache::threads::UPKEEP_NICENESS)), which a
+/// writer that outruns them waits for.
+const BUILD_NICENESS: i32 = 10;
+
+/// Takes up into `index` the checkpoint a build made (trusting the
+/// checkpoint again if the build read the logs whole, `rebuilt`), reading
+/// it without the index's lock ([`Index::adopt_aside`]). Whether it did.
 fn take_up(backend: &Arc<dyn Backend>, index: &RwLock<Index>, rebuilt: &AtomicBool) -> bool {
     if rebuilt.swap(false, Ordering::Relaxed) {
         index.write().trust_again();
@@ -209,15 +215,6 @@ fn take_up(backend: &Arc<dyn Backend>, index: &RwLock<Index>, rebuilt: &AtomicBo
             log::debug!(target: "codec::store", "the checkpoint built is not taken up yet: {e}");
             false
         }
-    }
-}
-
-/// Background builds yield the processor to the handle's writers.
-fn lower_priority() {
-    #[cfg(target_os = "linux")]
-    // SAFETY: plain system calls on the calling thread.
-    unsafe {
-        let _ = libc::setpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t, 10);
     }
 }
 

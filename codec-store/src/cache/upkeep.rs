@@ -13,7 +13,7 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 
 use crate::backend::Appends;
-use crate::cache::threads::{Threads, Workers};
+use crate::cache::threads::{lower_priority, Threads, Workers, UPKEEP_NICENESS};
 use crate::cache::{underway, Cache};
 use crate::compaction::sealed::{compact_sealed, Compaction};
 use crate::compaction::store_size;
@@ -185,9 +185,10 @@ impl Upkeep {
 
     /// Applies the bounds of `cache` in a thread of their own, unless a
     /// pass runs: never in a put, as reading every live line is the work
-    /// of the whole store. At the writers' priority: writes that outran
-    /// the passes would leave the store past its bounds, and each pass
-    /// longer. The next pass comes after an eighth of the entries this
+    /// of the whole store. Below the writers' priority
+    /// ([`UPKEEP_NICENESS`]): writes that outrun the passes are slowed,
+    /// then stalled, rather than leave the store past its bounds. The
+    /// next pass comes after an eighth of the entries this
     /// one read were written (at least [`MIN_WRITES_BETWEEN_BOUNDS`]),
     /// or with the next checkpoint, whichever is first.
     pub(crate) fn start_pass(&self, cache: &Cache) {
@@ -200,6 +201,7 @@ impl Upkeep {
         let turns = cache.turns.clone();
         let spawned = PASSES.spawn(move || {
             MAINTAINING.set(true);
+            lower_priority(UPKEEP_NICENESS);
             cache.writer.make_ahead();
             let _turn = turns.take();
             if let Some(read) = cache.upkeep.apply_bounds(&cache) {
@@ -297,6 +299,7 @@ impl Upkeep {
         let (compacting, turns) = (self.compacting.clone(), cache.turns.clone());
         let spawned = COMPACTIONS.spawn(move || {
             MAINTAINING.set(true);
+            lower_priority(UPKEEP_NICENESS);
             cache.writer.make_ahead();
             let _turn = turns.take();
             if check && !mostly_garbage(&cache, kept_bytes) {
@@ -539,6 +542,38 @@ mod tests {
         super::pace(MAX_PACE);
         super::SPINNING.fetch_sub(spinning, Ordering::AcqRel);
         assert_eq!(super::SLEPT.get(), slept + 1);
+    }
+
+    /// A pass of the bounds runs below the writers' priority: its thread
+    /// (kept for the next pass) has the upkeep's niceness. Other tests'
+    /// passes may run beside it, each a thread of that name.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_pass_runs_below_the_writers_priority() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = bounded(dir.path());
+        cache.put("k", &1u32).unwrap();
+        cache.upkeep.start_pass(&cache);
+        cache.upkeep.join_pass();
+        let niceness = |stat: &str| -> Option<i32> {
+            // The fields after the name: the state is the 3rd of the
+            // line, the niceness the 19th.
+            let after = &stat[stat.rfind(')')? + 1..];
+            after.split_whitespace().nth(16)?.parse().ok()
+        };
+        let passes: Vec<Option<i32>> = std::fs::read_dir("/proc/self/task")
+            .unwrap()
+            .flatten()
+            .filter(|task| {
+                let comm = std::fs::read_to_string(task.path().join("comm")).unwrap_or_default();
+                comm.trim() == "codec-bounds"
+            })
+            .map(|task| niceness(&std::fs::read_to_string(task.path().join("stat")).ok()?))
+            .collect();
+        assert!(
+            passes.contains(&Some(crate::cache::threads::UPKEEP_NICENESS)),
+            "the passes' threads: {passes:?}"
+        );
     }
 
     /// A write near the stall of the pass under way is slowed, not
