@@ -1,10 +1,12 @@
 //! The threads of a handle's background work (builds of checkpoints,
-//! passes of the bounds, compactions): joined as the handle waits for its
-//! work or closes, never by a write. A write that starts one while the
-//! last is still ending (its flag is down, its thread not gone yet) does
-//! not wait for it: on a busy machine, a thread that ended may not run
-//! again for milliseconds. They take turns ([`Turns`]), so that one
-//! processor at least is left to the handle's writers.
+//! passes of the bounds, compactions): jobs handed to threads kept
+//! between them ([`Workers`]), below the writers' priority, and waited
+//! for as the handle waits for its work or closes, never by a write. A
+//! write that starts one while the last is still ending (its flag is
+//! down, its job not marked ended yet) does not wait for it: on a busy
+//! machine, a thread that ended may not run again for milliseconds. They
+//! take turns ([`Turns`]), so that one processor at least is left to the
+//! handle's writers.
 
 use std::sync::Arc;
 use std::time::Duration;
