@@ -116,9 +116,21 @@ const IDLE: Duration = Duration::from_secs(10);
 /// Written here rather than taken from a pool crate: the thread pools
 /// made for this (`blocking`, `threadpool`) share their threads between
 /// every kind of job.
+///
+/// A process forked (Python's `multiprocessing` on Linux) has none of its
+/// parent's threads: the idle ones listed are the parent's, and are
+/// forgotten by the child's first job ([`Idle`]); and the list's lock is
+/// only ever tried, never waited for (a parent's thread may have held it
+/// as the process forked): a job that finds it held starts a thread.
 pub(crate) struct Workers {
     name: &'static str,
-    idle: Mutex<Vec<Arc<Worker>>>,
+    idle: Mutex<Idle>,
+}
+
+/// The idle threads of [`Workers`], and the process they run in.
+struct Idle {
+    process: u32,
+    threads: Vec<Arc<Worker>>,
 }
 
 /// A thread of [`Workers`], and the job it is given.
@@ -171,8 +183,24 @@ impl Workers {
     pub(crate) const fn new(name: &'static str) -> Workers {
         Workers {
             name,
-            idle: Mutex::new(Vec::new()),
+            idle: Mutex::new(Idle {
+                process: 0,
+                threads: Vec::new(),
+            }),
         }
+    }
+
+    /// The idle threads of this process, unless another thread holds
+    /// their list.
+    fn idle(&self) -> Option<MutexGuard<'_, Idle>> {
+        let mut idle = self.idle.try_lock()?;
+        let process = std::process::id();
+        if idle.process != process {
+            // Forked: the threads listed are the parent's.
+            idle.process = process;
+            idle.threads.clear();
+        }
+        Some(idle)
     }
 
     /// Runs `job` on an idle thread of these, or a new one.
@@ -185,7 +213,7 @@ impl Workers {
             run: Box::new(job),
             done: done.clone(),
         };
-        let idle = self.idle.lock().pop();
+        let idle = self.idle().and_then(|mut idle| idle.threads.pop());
         match idle {
             Some(worker) => {
                 *worker.job.lock() = Some(task);
@@ -206,7 +234,11 @@ impl Workers {
     fn work(&'static self, worker: Arc<Worker>, mut task: Task) {
         loop {
             task.run();
-            self.idle.lock().push(worker.clone());
+            match self.idle() {
+                Some(mut idle) => idle.threads.push(worker.clone()),
+                // Held by another thread: this one ends rather than wait.
+                None => return,
+            }
             let mut job = worker.job.lock();
             task = loop {
                 if let Some(next) = job.take() {
@@ -214,13 +246,15 @@ impl Workers {
                 }
                 if worker.given.wait_for(&mut job, IDLE).timed_out() && job.is_none() {
                     drop(job);
-                    let mut idle = self.idle.lock();
-                    if let Some(i) = idle.iter().position(|w| Arc::ptr_eq(w, &worker)) {
-                        idle.swap_remove(i);
-                        return;
+                    if let Some(mut idle) = self.idle() {
+                        let listed = idle.threads.iter().position(|w| Arc::ptr_eq(w, &worker));
+                        if let Some(i) = listed {
+                            idle.threads.swap_remove(i);
+                            return;
+                        }
                     }
-                    // Taken off the list by a write: its job comes.
-                    drop(idle);
+                    // Taken off the list by a write (its job comes), or
+                    // the list held: waits again.
                     job = worker.job.lock();
                 }
             };
@@ -326,7 +360,7 @@ mod tests {
         };
         let first = thread_of(true);
         // Idle once its job ended: listed a moment after.
-        while WORKERS.idle.lock().is_empty() {
+        while WORKERS.idle.lock().threads.is_empty() {
             std::thread::yield_now();
         }
         assert_eq!(thread_of(false), first);
