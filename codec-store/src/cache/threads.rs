@@ -11,7 +11,11 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use parking_lot::{Condvar, Mutex, MutexGuard};
+// std's locks rather than parking_lot's: a thread parked on one of
+// parking_lot's stays in its process-wide table, which a forked child
+// inherits and its own threads then corrupt (a child of a process whose
+// kept threads waited crashed as it started threads of its own).
+use std::sync::{Condvar, Mutex, MutexGuard, PoisonError, TryLockError};
 
 /// The turns a handle's background threads take to work: as many at once
 /// as the machine has processors, but one, and one at least. A writer
@@ -53,9 +57,12 @@ impl Turns {
 
     /// Waits for a turn.
     pub(crate) fn take(&self) -> Turn<'_> {
-        let mut free: MutexGuard<'_, usize> = self.free.lock();
+        let mut free: MutexGuard<'_, usize> = locked(&self.free);
         while *free == 0 {
-            self.freed.wait(&mut free);
+            free = self
+                .freed
+                .wait(free)
+                .unwrap_or_else(PoisonError::into_inner);
         }
         *free -= 1;
         Turn(self)
@@ -64,7 +71,7 @@ impl Turns {
     /// Every turn, once each is free.
     #[cfg(test)]
     pub(crate) fn take_every(&self) -> Vec<Turn<'_>> {
-        let mut free = self.free.lock();
+        let mut free = locked(&self.free);
         let taken = std::mem::take(&mut *free);
         drop(free);
         (0..taken).map(|_| Turn(self)).collect()
@@ -73,7 +80,7 @@ impl Turns {
 
 impl Drop for Turn<'_> {
     fn drop(&mut self) {
-        *self.0.free.lock() += 1;
+        *locked(&self.0.free) += 1;
         self.0.freed.notify_one();
     }
 }
@@ -100,6 +107,12 @@ pub(crate) fn lower_priority(niceness: i32) {
     }
     #[cfg(not(target_os = "linux"))]
     let _ = niceness;
+}
+
+/// `mutex` locked; one a panic poisoned is taken as it is (what it holds
+/// is whole: no panic happens while one of these is held).
+fn locked<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// How long a worker waits for its next job before its thread ends.
@@ -157,13 +170,17 @@ pub(crate) struct Job(Arc<Done>);
 
 impl Job {
     fn is_finished(&self) -> bool {
-        *self.0.ended.lock()
+        *locked(&self.0.ended)
     }
 
     fn join(self) {
-        let mut ended = self.0.ended.lock();
+        let mut ended = locked(&self.0.ended);
         while !*ended {
-            self.0.signal.wait(&mut ended);
+            ended = self
+                .0
+                .signal
+                .wait(ended)
+                .unwrap_or_else(PoisonError::into_inner);
         }
     }
 }
@@ -174,7 +191,7 @@ impl Task {
     fn run(self) {
         let Task { run, done } = self;
         let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(run));
-        *done.ended.lock() = true;
+        *locked(&done.ended) = true;
         done.signal.notify_all();
     }
 }
@@ -193,7 +210,11 @@ impl Workers {
     /// The idle threads of this process, unless another thread holds
     /// their list.
     fn idle(&self) -> Option<MutexGuard<'_, Idle>> {
-        let mut idle = self.idle.try_lock()?;
+        let mut idle = match self.idle.try_lock() {
+            Ok(idle) => idle,
+            Err(TryLockError::Poisoned(held)) => held.into_inner(),
+            Err(TryLockError::WouldBlock) => return None,
+        };
         let process = std::process::id();
         if idle.process != process {
             // Forked: the threads listed are the parent's.
@@ -233,7 +254,7 @@ impl Workers {
         let idle = self.idle().and_then(|mut idle| idle.threads.pop());
         match idle {
             Some(worker) => {
-                *worker.job.lock() = Some(task);
+                *locked(&worker.job) = Some(task);
                 worker.given.notify_one();
             }
             None => {
@@ -256,12 +277,15 @@ impl Workers {
                 // Held all along: this thread ends rather than wait.
                 None => return,
             }
-            let mut job = worker.job.lock();
+            let mut job = locked(&worker.job);
             task = loop {
                 if let Some(next) = job.take() {
                     break next;
                 }
-                if worker.given.wait_for(&mut job, IDLE).timed_out() && job.is_none() {
+                let (held, waited) =
+                    (worker.given.wait_timeout(job, IDLE)).unwrap_or_else(PoisonError::into_inner);
+                job = held;
+                if waited.timed_out() && job.is_none() {
                     drop(job);
                     if let Some(mut idle) = self.idle() {
                         let listed = idle.threads.iter().position(|w| Arc::ptr_eq(w, &worker));
@@ -272,7 +296,7 @@ impl Workers {
                     }
                     // Taken off the list by a write (its job comes), or
                     // the list held: waits again.
-                    job = worker.job.lock();
+                    job = locked(&worker.job);
                 }
             };
         }
@@ -287,14 +311,14 @@ pub(crate) struct Threads(Mutex<Vec<Job>>);
 impl Threads {
     /// Keeps `job`, to wait for later; forgets those that ended.
     pub(crate) fn add(&self, job: Job) {
-        let mut jobs = self.0.lock();
+        let mut jobs = locked(&self.0);
         jobs.retain(|job| !job.is_finished());
         jobs.push(job);
     }
 
     /// Waits for every job kept.
     pub(crate) fn join(&self) {
-        let jobs = std::mem::take(&mut *self.0.lock());
+        let jobs = std::mem::take(&mut *locked(&self.0));
         for job in jobs {
             job.join();
         }
@@ -355,7 +379,7 @@ mod tests {
         adding.join().unwrap();
         assert!(waited.is_ok(), "adding a job waited for one still running");
         threads.join();
-        assert!(threads.0.lock().is_empty());
+        assert!(super::locked(&threads.0).is_empty());
     }
 
     /// A job is run by the thread an earlier one left idle, not a new
