@@ -24,9 +24,13 @@
 //!   waits one duration at most; the skew tolerated the other way is in
 //!   [`CacheOptions::memo_lease`](crate::CacheOptions::memo_lease).
 
-use parking_lot::{Condvar, Mutex};
+// std's locks rather than parking_lot's: a renewer waits for the whole
+// holding, and a thread parked on one of parking_lot's stays in its
+// process-wide table, which a forked child inherits and its own threads
+// then corrupt (`cache/threads.rs`).
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+use std::sync::{Condvar, Mutex, PoisonError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -199,15 +203,22 @@ impl Held {
     /// or lost.
     fn renew_until_released(&self) {
         let every = self.duration / 3;
-        let mut released = self.released.lock();
         loop {
             let due = Instant::now() + every;
-            while !*released && !self.wake.wait_until(&mut released, due).timed_out() {}
+            let mut released = self.released.lock().unwrap_or_else(PoisonError::into_inner);
+            while !*released {
+                let Some(left) = due.checked_duration_since(Instant::now()) else {
+                    break;
+                };
+                released = (self.wake.wait_timeout(released, left))
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .0;
+            }
             if *released {
                 return;
             }
-            let renewed = parking_lot::MutexGuard::unlocked(&mut released, || self.renew());
-            match renewed {
+            drop(released);
+            match self.renew() {
                 Ok(Still::Ours) => {}
                 Ok(Still::Lost) => {
                     log::warn!(
@@ -259,7 +270,7 @@ impl Held {
 
 impl Drop for Lease {
     fn drop(&mut self) {
-        *self.held.released.lock() = true;
+        *(self.held.released.lock()).unwrap_or_else(PoisonError::into_inner) = true;
         self.held.wake.notify_all();
         if let Some(renewer) = self.renewer.take() {
             let _ = renewer.join();
