@@ -313,10 +313,11 @@ impl Cache {
 
     /// The index's lock, to record a write's lines: waited for on the
     /// processor a while ([`SPIN_FOR_INDEX`]) before the thread sleeps.
-    /// The upkeep takes it briefly and often (a pass reads 16 keys under
-    /// it at a time), and a thread put to sleep waits for the kernel to
-    /// wake it, long after the lock is free on a busy machine. Not on a
-    /// machine with one processor, where the holder cannot run meanwhile.
+    /// The upkeep takes it briefly and often (a pass takes the lines of
+    /// 16 keys under it at a time), and a thread put to sleep waits for
+    /// the kernel to wake it, long after the lock is free on a busy
+    /// machine. Not on a machine with one processor, where the holder
+    /// cannot run meanwhile.
     fn index_for_write(&self) -> parking_lot::RwLockWriteGuard<'_, crate::index::Index> {
         if let Some(index) = self.index.try_write() {
             return index;

@@ -92,19 +92,20 @@ pub(super) fn newest_lines(
         newest: Newest::default(),
         names: HashMap::new(),
     };
-    let Some(known) = known else {
-        for log in active.iter().chain(sealed) {
-            let (lines, names) = read_newest(backend, log)?;
-            merge(&mut kept.newest, &lines);
-            kept.names.insert(log.writer.clone(), Arc::new(names));
-        }
-        return Ok(kept);
+    // The logs read now: every one, or the active ones where the sealed
+    // ones were read before.
+    let read_now = match known {
+        None => active.iter().chain(sealed),
+        Some(_) => active.iter().chain(&[]),
     };
-    for log in active {
+    for log in read_now {
         let (lines, names) = read_newest(backend, log)?;
         merge(&mut kept.newest, &lines);
         kept.names.insert(log.writer.clone(), Arc::new(names));
     }
+    let Some(known) = known else {
+        return Ok(kept);
+    };
     let mut known = known.segments.lock();
     let mut segments: HashMap<String, SegmentLines> = HashMap::with_capacity(sealed.len());
     for log in sealed {
