@@ -185,10 +185,31 @@ fn a_compaction_of_a_folder_needing_it_alone_waits_for_none_online() {
 /// What a handle does in [`online_compaction_changes_nothing_that_reads`].
 #[derive(Debug, Clone)]
 enum Op {
-    Put { handle: usize, key: u8, big: bool },
-    Expiring { handle: usize, key: u8 },
-    Remove { handle: usize, key: u8 },
-    Compact { handle: usize, at_once: bool },
+    Put {
+        handle: usize,
+        key: u8,
+        big: bool,
+    },
+    Expiring {
+        handle: usize,
+        key: u8,
+    },
+    Remove {
+        handle: usize,
+        key: u8,
+    },
+    Compact {
+        handle: usize,
+        at_once: bool,
+    },
+    Checkpoint {
+        handle: usize,
+    },
+    /// Puts keys `f0` to `f7`: a checkpoint's table of them is left as
+    /// it is by the next builds (four times larger).
+    Fill {
+        handle: usize,
+    },
 }
 
 fn op() -> impl proptest::strategy::Strategy<Value = Op> {
@@ -200,7 +221,10 @@ fn op() -> impl proptest::strategy::Strategy<Value = Op> {
             .prop_map(|(handle, key, big)| Op::Put { handle, key, big }),
         1 => (handle.clone(), key.clone()).prop_map(|(handle, key)| Op::Expiring { handle, key }),
         2 => (handle.clone(), key).prop_map(|(handle, key)| Op::Remove { handle, key }),
-        1 => (handle, any::<bool>()).prop_map(|(handle, at_once)| Op::Compact { handle, at_once }),
+        1 => (handle.clone(), any::<bool>())
+            .prop_map(|(handle, at_once)| Op::Compact { handle, at_once }),
+        2 => handle.clone().prop_map(|handle| Op::Checkpoint { handle }),
+        1 => handle.prop_map(|handle| Op::Fill { handle }),
     ]
 }
 
@@ -224,7 +248,8 @@ proptest::proptest! {
     #![proptest_config(proptest::test_runner::Config { cases: 40, ..Default::default() })]
 
     /// Writes, removals and expiries by three handles on small segments,
-    /// and online compactions among them (their segments deleted at once
+    /// checkpoints (of tables the compactions build again without the
+    /// segments retired), and online compactions among them (their segments deleted at once
     /// or kept for a grace period): every handle and a fresh one read
     /// what was written last, before and after each compaction.
     #[test]
@@ -263,6 +288,16 @@ proptest::proptest! {
                     let grace = if at_once { Duration::ZERO } else { Duration::from_secs(3600) };
                     handles[handle].admin().compact_online(grace, |_, _| {}).unwrap();
                     reads_as(dir.path(), &handles, &model);
+                }
+                Op::Checkpoint { handle } => {
+                    handles[handle].admin().checkpoint().unwrap();
+                }
+                Op::Fill { handle } => {
+                    for f in 0..8 {
+                        let text = format!("fill {i}");
+                        handles[handle].put(&format!("f{f}"), &text).unwrap();
+                        model.insert(format!("f{f}"), text);
+                    }
                 }
             }
         }
@@ -670,4 +705,37 @@ fn a_writer_taken_up_after_its_segments_were_retired_reuses_no_file_name() {
     next.put_with("new", &value(2), &file).unwrap();
     assert_eq!(next.get::<String>("new").unwrap(), Some(value(2)));
     assert_eq!(reader.get::<String>("old").unwrap(), Some(value(1)));
+}
+
+/// A key removed in a segment kept, then written and removed again in a
+/// segment retired, stays removed. The checkpoint built after the
+/// retirement keeps its tables' entries of the segments kept: the older
+/// table holds the key's first put, and the newer one only the retired
+/// removal (which hid the kept one); without a removal among the copies,
+/// the put came back.
+#[test]
+fn a_key_removed_in_a_segment_kept_and_again_in_one_retired_stays_removed() {
+    let dir = tempfile::tempdir().unwrap();
+    let manual = CacheOptions::default().checkpoint_bytes(0);
+    let kept = Cache::open_with(dir.path(), manual.clone()).unwrap();
+    kept.put("k", &1u32).unwrap();
+    for i in 0..20u32 {
+        kept.put(&format!("other {i}"), &i).unwrap();
+    }
+    // A table of 21 entries, left as it is by the next build (one entry).
+    kept.admin().checkpoint().unwrap();
+    assert!(kept.remove("k").unwrap());
+    let gone = Cache::open_with(dir.path(), manual).unwrap();
+    gone.put("k", &3u32).unwrap();
+    assert!(gone.remove("k").unwrap());
+    kept.admin().checkpoint().unwrap();
+    // Its writer gone, its segment is sealed, and retired.
+    drop(gone);
+    let admin = codec::store::Admin::open(dir.path().to_str().unwrap()).unwrap();
+    admin.compact_online(Duration::ZERO, |_, _| {}).unwrap();
+    admin.verify_index().unwrap();
+    for handle in [&kept, &Cache::open(dir.path()).unwrap()] {
+        assert_eq!(handle.get::<u32>("k").unwrap(), None);
+        assert_eq!(handle.keys().unwrap().len(), 20);
+    }
 }

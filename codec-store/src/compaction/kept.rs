@@ -1,7 +1,7 @@
 //! The newest line of each key in the segments a compaction keeps (the
 //! active ones, and the sealed ones the store's own compaction leaves):
-//! a key a segment kept puts, dead by a line the compaction retires, is
-//! removed again among its copies, or it would come back.
+//! a key with a line in a segment kept, dead by a line the compaction
+//! retires, is removed again among its copies, or it would come back.
 
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
@@ -23,8 +23,6 @@ use super::sealed::file_names;
 pub(super) struct Kept {
     pub(super) time: u64,
     seq: u64,
-    /// Whether it puts a value (else it removes the key).
-    pub(super) puts: bool,
 }
 
 /// The newest line of each key, by key (foldhash, as the index's maps:
@@ -170,7 +168,6 @@ fn read_newest(backend: &dyn Backend, log: &LogObject) -> Result<(Newest, Names)
         let kept = Kept {
             time: line.time,
             seq: line.seq,
-            puts: line.handler.is_some(),
         };
         keep_newer(&mut newest, line.key, kept);
     }

@@ -138,8 +138,9 @@ impl Retirement for Marker {
         }
         retire(&*self.backend, retiring, now_nanos())?;
         // The checkpoint may point into the segments retired: built again
-        // from the logs readers read.
-        crate::index::checkpoint::build(&self.backend, true, true, Sources::Every)?;
+        // without them (from its tables less their entries, and the
+        // copies' lines).
+        crate::index::checkpoint::build(&self.backend, true, false, Sources::Every)?;
         Ok(0)
     }
 }

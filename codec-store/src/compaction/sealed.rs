@@ -305,11 +305,15 @@ pub(crate) fn compact_sealed(
         }
     }
     copies.sort_by(|a, b| a.0.key.cmp(&b.0.key));
-    // Removed again: keys a segment kept puts, dead by a line retired. (A
-    // key dead by a line of a segment kept stays dead: a pass of the
-    // bounds removes keys while the compaction reads.)
+    // Removed again: keys dead by a line retired with a line in a segment
+    // kept, after their newest line there. One that puts would come back;
+    // one that removes is dead either way, but the checkpoint built after
+    // the retirement keeps its tables' entries of the logs kept, and an
+    // older line of the key (a put) may be there where a retired line hid
+    // that removal. (A key dead by a line of a segment kept stays dead: a
+    // pass of the bounds removes keys while the compaction reads.)
     let mut removals: Vec<(&str, u64)> = (newest_kept.newest.iter())
-        .filter(|(key, line)| line.puts && dead_retired.contains(key.as_str()))
+        .filter(|(key, _)| dead_retired.contains(key.as_str()))
         .map(|(key, line)| (key.as_str(), line.time + 1))
         .collect();
     removals.sort_unstable();

@@ -22,9 +22,13 @@
 //! the lines after the bytes covered of each log, and tables that point
 //! into the logs (mapped); where each append is an object, the segments
 //! after those covered ([`objects`](super::objects)), and tables that
-//! hold their lines.
+//! hold their lines. In place, the logs an online compaction retired
+//! leave the manifest and their entries the tables, which the build
+//! merges whole (`Start::without_unlisted`): the checkpoint a
+//! compaction builds after its retirement reads the copies and the lines
+//! after the checkpoint, not every log again.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use crate::backend::{Appends, Backend, Created, Locking, Replaced, Version};
@@ -102,8 +106,9 @@ pub fn build(
         };
         // A log that lost its end and was written again holds lines where
         // the checkpoint covers others: built from the logs alone.
+        let in_place = backend.appends() == Appends::InPlace;
         if !full
-            && backend.appends() == Appends::InPlace
+            && in_place
             && let (Some(log), _) = changed_logs(&**backend, &start.manifest)?
         {
             rebuild(
@@ -113,6 +118,18 @@ pub fn build(
             full = true;
             continue;
         }
+        // The logs a compaction retired leave the checkpoint's tables.
+        let start = match (in_place && !full, start) {
+            (true, start) => match start.without_unlisted(&**backend)? {
+                Ok(start) => start,
+                Err(Damaged(why)) => {
+                    rebuild(why, &mut warnings);
+                    full = true;
+                    continue;
+                }
+            },
+            (false, start) => start,
+        };
         match build_from(backend, start, full, sources)? {
             Ok(mut built) => {
                 built.warnings = warnings;
@@ -143,6 +160,9 @@ pub(crate) struct Start {
     /// Whether the build merges every table into its own, whatever their
     /// sizes.
     whole: bool,
+    /// Whether the build commits even with no line to add: the tables
+    /// read lost entries ([`Start::without_unlisted`]).
+    changed: bool,
 }
 
 impl Start {
@@ -153,6 +173,7 @@ impl Start {
             version,
             tables: Vec::new(),
             whole: false,
+            changed: false,
         }
     }
 
@@ -169,7 +190,70 @@ impl Start {
             version,
             tables: vec![(0, overtaken.table)],
             whole: true,
+            changed: false,
         }
+    }
+
+    /// This start less the logs the store no longer lists (in place): an
+    /// online compaction retired them (or one with the store to itself
+    /// deleted them). Their writers leave the manifest, and their lines'
+    /// entries the tables, which are merged whole into the build's: no
+    /// table the checkpoint keeps points into a log retired, and readers
+    /// may delete it. What the tables lose is sound to lose: the
+    /// compaction copied every live entry whose newest line it retired,
+    /// and removed again every dead one with a line in a log kept, each
+    /// at a time that wins over every line of the logs kept (see
+    /// `compaction/sealed.rs`). So a line of a log kept that a retired
+    /// line hid in a table stays hidden, as the logs read again would
+    /// have it. `Err` if a table's entries are damaged.
+    fn without_unlisted(self, backend: &dyn Backend) -> Result<Result<Start, Damaged>, StoreError> {
+        let listed: HashSet<String> = logs(backend)?.into_iter().map(|l| l.writer).collect();
+        if self.manifest.writers.iter().all(|w| listed.contains(&w.id)) {
+            return Ok(Ok(self));
+        }
+        let Start {
+            mut manifest,
+            version,
+            tables,
+            ..
+        } = self;
+        // Each writer's position once the writers retired are gone.
+        let mut moved = Vec::with_capacity(manifest.writers.len());
+        let mut writers = Vec::with_capacity(manifest.writers.len());
+        for w in std::mem::take(&mut manifest.writers) {
+            match listed.contains(&w.id) {
+                true => {
+                    moved.push(Some(writers.len() as u32));
+                    writers.push(w);
+                }
+                false => moved.push(None),
+            }
+        }
+        manifest.writers = writers;
+        let mut kept = Vec::with_capacity(tables.len());
+        for (n, table) in tables {
+            let mut entries = Vec::with_capacity(table.len());
+            for e in table.iter() {
+                let e = match e {
+                    Ok(e) => e,
+                    Err(damaged) => return Ok(Err(damaged)),
+                };
+                if let Some(writer) = moved[e.writer as usize] {
+                    entries.push(Entry { writer, ..e });
+                }
+            }
+            match Table::from_bytes(table::encode(&entries), manifest.writers.len()) {
+                Ok(table) => kept.push((n, table)),
+                Err(damaged) => return Ok(Err(damaged)),
+            }
+        }
+        Ok(Ok(Start {
+            manifest,
+            version,
+            tables: kept,
+            whole: true,
+            changed: true,
+        }))
     }
 }
 
@@ -204,6 +288,7 @@ pub(crate) fn build_from(
         version,
         mut tables,
         whole,
+        changed,
     } = start;
     let in_place = backend.appends() == Appends::InPlace;
     let generation = manifest.next_table;
@@ -219,7 +304,7 @@ pub(crate) fn build_from(
         lines,
         ..Built::default()
     };
-    if fresh.is_empty() && version.is_some() && !full {
+    if fresh.is_empty() && version.is_some() && !full && !changed {
         built.tables = manifest.tables.len();
         return Ok(Ok(built));
     }
