@@ -1026,6 +1026,12 @@ impl Hooks for Syncs {
         self.note(name);
         inner.replace(name, bytes, v)
     }
+    fn sync(&self, inner: &dyn Backend, names: &[String]) -> Result<(), BackendError> {
+        let mut events = self.events.lock().unwrap();
+        events.extend(names.iter().map(|name| format!("sync {name}")));
+        drop(events);
+        inner.sync(names)
+    }
     fn append_to(
         &self,
         inner: &dyn Backend,

@@ -250,6 +250,14 @@ pub(crate) fn copy_entries(
                 done += 1;
                 progress(done, entries.len());
             }
+            // Copies are read as soon as their lines are written (they win
+            // over their originals): their data is durable first, once for
+            // the lines of an append, where the handle does not sync each
+            // write (one sync for each entry copied was most of a
+            // compaction's time).
+            if !new.options.fsync {
+                sync_writers_data(&*new.backend, &new.writer_id)?;
+            }
             Ok(())
         })?;
     }
@@ -413,9 +421,21 @@ pub(crate) fn write_entry(
 /// Makes every object of writer `id` durable: the copies must be before
 /// the marker makes readers rely on them alone.
 pub(crate) fn sync_writers_objects(backend: &dyn Backend, id: &str) -> Result<(), StoreError> {
+    sync_writers(backend, id, &[String::new(), format!("{}/", layout::DATA)])
+}
+
+/// Makes the data writer `id` wrote durable (its shared data segments and
+/// its entries' files): before the lines that name them are written, so
+/// that no line a power cut leaves names data it took.
+fn sync_writers_data(backend: &dyn Backend, id: &str) -> Result<(), StoreError> {
+    sync_writers(backend, id, &[format!("{}/", layout::DATA)])
+}
+
+/// Makes the objects of writer `id` under `prefixes` durable.
+fn sync_writers(backend: &dyn Backend, id: &str, prefixes: &[String]) -> Result<(), StoreError> {
     let mut names = Vec::new();
-    for prefix in [String::new(), format!("{}/", layout::DATA)] {
-        for listed in backend.list(&prefix)? {
+    for prefix in prefixes {
+        for listed in backend.list(prefix)? {
             if layout::is_writers_file(&listed.name[prefix.len()..], id) {
                 names.push(listed.name);
             }

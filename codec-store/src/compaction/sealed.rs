@@ -223,9 +223,12 @@ pub(crate) fn compact_sealed(
         meanwhile();
     }
     active.extend(kept_sealed);
+    // The copies' data is made durable once for each append of their
+    // lines (`copy_entries`), and their logs before the retirement
+    // (`sync_writers_objects`), not each write as it is made.
     let options = CacheOptions {
         checkpoint_bytes: 0,
-        fsync: true,
+        fsync: false,
         ..CacheOptions::default()
     };
     // The handle asking reads the store as it is (its index is up to date
