@@ -37,6 +37,8 @@ thread_local! {
     /// reading ended and before the index's lock is taken.
     pub(crate) static READING_ASIDE: std::cell::RefCell<Option<Box<dyn FnOnce()>>> =
         const { std::cell::RefCell::new(None) };
+    /// The steps of the sweeps of [`Index::adopt_aside`] on this thread.
+    static SWEEP_STEPS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
 }
 
 /// Where a line stands in the order of writes: later time wins, then the
@@ -178,7 +180,54 @@ pub struct Index {
     /// copies this index's own compaction made of entries it had read.
     read_before: HashMap<Box<str>, u64>,
     copies_read: Vec<Box<str>>,
+    /// The lines of `entries`, by writer, in the order they were applied
+    /// (their offsets, rising): those a checkpoint taken up covers are
+    /// swept out of `entries` from the front, a few at a time
+    /// ([`Index::sweep_covered`]), rather than found among every entry
+    /// under the lock.
+    applied: Applied,
 }
+
+/// The lines an [`Index`] applied, by writer, for its sweeps.
+#[derive(Default)]
+struct Applied {
+    /// Each writer's lines in `entries` (and lines replaced since, left
+    /// for the sweep to pass over): offset and key.
+    by_writer: Vec<std::collections::VecDeque<(u64, Arc<str>)>>,
+    /// How many `by_writer` holds.
+    len: usize,
+    /// Whether every line of `entries` is recorded. Not until a checkpoint
+    /// was taken up (the lines read before one, the whole store where
+    /// there is none, would cost memory for nothing), nor once they grew
+    /// past twice the entries (keys written again and again, and no
+    /// checkpoint taken up to sweep them): the next checkpoint taken up
+    /// looks through every entry, and they are recorded from there.
+    recording: bool,
+}
+
+impl Applied {
+    /// Records line `at` of writer `writer`, for key `key`.
+    fn push(&mut self, writer: u32, at: u64, key: Arc<str>, entries: usize) {
+        if !self.recording {
+            return;
+        }
+        if self.len >= 2 * entries + 8192 {
+            *self = Applied::default();
+            return;
+        }
+        let w = writer as usize;
+        if self.by_writer.len() <= w {
+            self.by_writer.resize_with(w + 1, Default::default);
+        }
+        self.by_writer[w].push_back((at, key));
+        self.len += 1;
+    }
+}
+
+/// How many lines a sweep of the lines a checkpoint covers passes over
+/// under one taking of the index's lock ([`Index::sweep_covered`]): a
+/// few µs, about what a put holds it for.
+const SWEEP_STEP: usize = 64;
 
 impl Index {
     /// Reads whatever was appended to the folder's index files since last
@@ -387,7 +436,10 @@ impl Index {
         }
         let seen = self.checkpoint_seen();
         let opened = Index::open_checkpoint(backend, &seen)?;
-        drop(self.take_up(&backend.location(), opened));
+        let replaced = self.take_up(&backend.location(), opened);
+        let mut lines = Vec::new();
+        self.sweep_covered(usize::MAX, &mut lines);
+        drop((replaced, lines));
         Ok(())
     }
 
@@ -409,14 +461,28 @@ impl Index {
         if matches!(opened, Opened::Nothing) {
             return Ok(());
         }
-        let mut index = index.write();
-        if index.checkpoint_seen() != seen {
+        let mut held = index.write();
+        if held.checkpoint_seen() != seen {
             return Ok(());
         }
-        let replaced = index.take_up(&backend.location(), opened);
-        drop(index);
+        let replaced = held.take_up(&backend.location(), opened);
+        drop(held);
         drop(replaced);
-        Ok(())
+        // The lines it covers leave in steps: a write waits for one step
+        // at most, not for every line read since the last checkpoint
+        // (100-500 µs in one).
+        loop {
+            let mut lines = Vec::with_capacity(SWEEP_STEP);
+            let mut index = index.write();
+            let done = index.sweep_covered(SWEEP_STEP, &mut lines);
+            #[cfg(test)]
+            SWEEP_STEPS.set(SWEEP_STEPS.get() + 1);
+            drop(index);
+            drop(lines);
+            if done {
+                return Ok(());
+            }
+        }
     }
 
     /// What this index knows of the store's checkpoint.
@@ -607,16 +673,60 @@ impl Index {
                 file.covered = file.covered.max(covered.to);
             }
         }
-        let writers = &self.writers;
-        let lines = (self.entries)
-            .extract_if(|_, slot| slot.at < writers[slot.stamp.writer as usize].covered)
-            .collect();
+        // The lines it covers leave `entries` with the sweeps that follow
+        // ([`Index::sweep_covered`]); until then, each weighs against the
+        // checkpoint's line of its key as a line after it does, and is
+        // never the newer (the checkpoint holds it, or a newer one).
+        let mut lines = Vec::new();
+        if !self.applied.recording {
+            // Not recorded: every entry looked at, and recorded from here.
+            let writers = &self.writers;
+            lines = (self.entries)
+                .extract_if(|_, slot| slot.at < writers[slot.stamp.writer as usize].covered)
+                .collect();
+            let mut left: Vec<(u32, u64, Arc<str>)> = (self.entries.iter())
+                .map(|(key, slot)| (slot.stamp.writer, slot.at, key.clone()))
+                .collect();
+            left.sort_unstable_by_key(|(writer, at, _)| (*writer, *at));
+            self.applied = Applied {
+                recording: true,
+                ..Applied::default()
+            };
+            for (writer, at, key) in left {
+                self.applied.push(writer, at, key, self.entries.len());
+            }
+        }
         let base = self.base.replace(Arc::new(base));
         self.manifest_stamp = stamp;
         Replaced {
             _base: base,
             _lines: lines,
         }
+    }
+
+    /// Takes out of `entries` the lines the checkpoint covers, passing over
+    /// `most` lines at most (into `out`, to be dropped once the lock is
+    /// let go); whether it passed over all of them.
+    fn sweep_covered(&mut self, most: usize, out: &mut Vec<(Arc<str>, Slot)>) -> bool {
+        let mut left = most;
+        for (w, lines) in self.applied.by_writer.iter_mut().enumerate() {
+            let covered = self.writers.get(w).map_or(0, |file| file.covered);
+            while lines.front().is_some_and(|(at, _)| *at < covered) {
+                if left == 0 {
+                    return false;
+                }
+                left -= 1;
+                let (at, key) = lines.pop_front().expect("checked above");
+                self.applied.len -= 1;
+                // Unless a newer line of its key replaced it since.
+                let same = (self.entries.get(&key))
+                    .is_some_and(|slot| slot.stamp.writer as usize == w && slot.at == at);
+                if same && let Some(taken) = self.entries.remove_entry(&key) {
+                    out.push(taken);
+                }
+            }
+        }
+        true
     }
 
     /// Stops using the checkpoint and reads every log from its start.
@@ -634,6 +744,7 @@ impl Index {
         self.segments.clear();
         self.known.clear();
         self.entries.clear();
+        self.applied = Applied::default();
         for file in &mut self.writers {
             file.read_to = 0;
             file.covered = 0;
@@ -765,19 +876,25 @@ impl Index {
                 at,
             },
         };
-        match self.entries.get_mut(key) {
-            Some(current) => {
+        let key: Arc<str> = match self.entries.get_key_value(key) {
+            Some((known, current)) => {
                 if !newer(&self.writers, stamp, current.stamp) {
                     return;
                 }
-                *current = slot(line);
+                let known = known.clone();
+                self.entries.insert(known.clone(), slot(line));
+                known
             }
             None => {
-                self.entries.insert(key.into(), slot(line));
+                let key: Arc<str> = key.into();
+                self.entries.insert(key.clone(), slot(line));
+                key
             }
-        }
+        };
+        let entries = self.entries.len();
+        self.applied.push(stamp.writer, at, key.clone(), entries);
         if let Some(changes) = &mut self.changes {
-            changes.changed(key);
+            changes.changed(&key);
         }
     }
 
@@ -1394,6 +1511,88 @@ mod tests {
                 let aside = index.aside(&keys).found(&keys);
                 for (key, aside) in keys.iter().zip(aside) {
                     proptest::prop_assert_eq!(seen(aside), seen(index.get(key)), "{}", key);
+                }
+            }
+        }
+    }
+
+    /// Whether `index` holds a line the checkpoint it took up covers.
+    fn holds_a_covered_line(index: &Index) -> bool {
+        (index.entries.values())
+            .any(|slot| slot.at < index.writers[slot.stamp.writer as usize].covered)
+    }
+
+    /// A checkpoint taken up aside takes the lines it covers out of the
+    /// index in steps, each under a taking of the lock of its own: a
+    /// write waits for one step, not for every line read since the last
+    /// checkpoint.
+    #[test]
+    fn a_checkpoint_taken_up_aside_sweeps_the_lines_it_covers_in_steps() {
+        use crate::{Cache, CacheOptions};
+        let dir = tempfile::tempdir().unwrap();
+        let manual = CacheOptions::default().checkpoint_bytes(0);
+        let reader = Cache::open_with(dir.path(), manual.clone()).unwrap();
+        let writer = Cache::open_with(dir.path(), manual).unwrap();
+        writer.put("first", &0u32).unwrap();
+        writer.admin().checkpoint().unwrap();
+        reader.refresh().unwrap();
+        let lines = 3 * SWEEP_STEP + 10;
+        for i in 0..lines {
+            writer.put(&format!("k{i}"), &i).unwrap();
+        }
+        reader.refresh().unwrap();
+        assert_eq!(reader.index.read().entries.len(), lines);
+        writer.admin().checkpoint().unwrap();
+        SWEEP_STEPS.set(0);
+        Index::adopt_aside(&reader.index, &reader.backend).unwrap();
+        assert_eq!(SWEEP_STEPS.get(), 4);
+        let index = reader.index.read();
+        assert!(index.entries.is_empty());
+        assert_eq!(index.applied.len, 0);
+        drop(index);
+        for i in [0, SWEEP_STEP, lines - 1] {
+            assert_eq!(reader.get::<usize>(&format!("k{i}")).unwrap(), Some(i));
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(32))]
+
+        /// Whatever order handles write, remove, take checkpoints and
+        /// refresh in, each ends holding no line its checkpoint covers,
+        /// and finds what a handle opened afresh finds.
+        #[test]
+        fn a_swept_index_finds_what_a_fresh_one_finds(
+            ops in proptest::collection::vec((0..2usize, 0..6u8, 0..10u8), 1..80),
+        ) {
+            use crate::{Cache, CacheOptions};
+            let dir = tempfile::tempdir().unwrap();
+            let manual = CacheOptions::default().checkpoint_bytes(0);
+            let handles = [
+                Cache::open_with(dir.path(), manual.clone()).unwrap(),
+                Cache::open_with(dir.path(), manual.clone()).unwrap(),
+            ];
+            for (h, key, op) in ops {
+                let cache = &handles[h];
+                let key = format!("k{key}");
+                match op {
+                    0 => drop(cache.remove(&key).unwrap()),
+                    1 => cache.admin().checkpoint().map(drop).unwrap(),
+                    2 => cache.refresh().unwrap(),
+                    _ => cache.put(&key, &u32::from(op)).unwrap(),
+                }
+            }
+            let fresh = Cache::open_with(dir.path(), manual).unwrap();
+            for cache in &handles {
+                cache.refresh().unwrap();
+                proptest::prop_assert!(!holds_a_covered_line(&cache.index.read()));
+                for k in 0..6 {
+                    let key = format!("k{k}");
+                    proptest::prop_assert_eq!(
+                        cache.get::<u32>(&key).unwrap(),
+                        fresh.get::<u32>(&key).unwrap(),
+                        "{}", key
+                    );
                 }
             }
         }
