@@ -206,6 +206,7 @@ impl Cache {
             segment,
             shared: &self.writer.shared,
             fsync: self.options.fsync,
+            fsync_shared: self.writer.syncs_appends(self.options.fsync),
             key,
             large: large.to_vec(),
             inline_limit: self.options.inline_limit,
@@ -383,7 +384,7 @@ impl Cache {
                 return Err(e.into());
             }
         };
-        if self.options.fsync {
+        if self.writer.syncs_appends(self.options.fsync) {
             log.appender.sync()?;
         }
         writer.torn = false;

@@ -314,6 +314,10 @@ pub(crate) struct LogWriter {
     /// The next log, made ahead of the seal that names it by the
     /// upkeep's threads ([`make_ahead`](Self::make_ahead)).
     ahead: Mutex<Option<Box<dyn LogAhead>>>,
+    /// A handle with `fsync` whose caller syncs its log and shared data
+    /// itself, many writes at once (a compaction's copies): each write
+    /// syncs only the files of its own entries.
+    pub(crate) defer_syncs: std::sync::atomic::AtomicBool,
 }
 
 /// The state of a handle's writer, under its lock: its log, its
@@ -380,7 +384,34 @@ impl LogWriter {
             shared: SharedData::default(),
             files_named: Mutex::default(),
             ahead: Mutex::default(),
+            defer_syncs: std::sync::atomic::AtomicBool::new(false),
         }
+    }
+
+    /// Whether each write syncs the log and shared data it appends to.
+    pub(crate) fn syncs_appends(&self, fsync: bool) -> bool {
+        fsync && !self.defer_syncs.load(Ordering::Relaxed)
+    }
+
+    /// Makes the shared data this handle appended since its segment
+    /// `since` durable, as a caller that defers the syncs does before the
+    /// lines naming it: the segment appended to (where each append is an
+    /// object, every object its appender wrote), and, in place, those
+    /// sealed since.
+    pub(crate) fn sync_shared(&self, since: u64) -> Result<(), StoreError> {
+        if let Some(file) = self.shared.file.lock().as_mut() {
+            file.sync()?;
+        }
+        let now = self.lock().segment;
+        if self.backend.appends() == Appends::InPlace && now > since {
+            let names: Vec<String> = (since..now)
+                .map(|n| layout::shared_segment(&self.id, n))
+                .collect();
+            #[cfg(test)]
+            SYNCED_SEALED.with_borrow_mut(|synced| synced.extend(names.iter().cloned()));
+            self.backend.sync(&names)?;
+        }
+        Ok(())
     }
 
     /// Makes the next log ahead of the seal that needs it, once the
@@ -533,6 +564,14 @@ impl LogWriter {
 const MIN_BOUNDED_SEGMENT: u64 = 1 << 20;
 
 #[cfg(test)]
+thread_local! {
+    /// The shared data segments sealed since that [`LogWriter::sync_shared`]
+    /// synced by name on this thread.
+    static SYNCED_SEALED: std::cell::RefCell<Vec<String>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+#[cfg(test)]
 mod tests {
     use std::sync::atomic::Ordering;
     use std::time::Duration;
@@ -584,6 +623,35 @@ mod tests {
             cache.put(&format!("k{i}"), &value).unwrap();
         }
         assert!(cache.writer.lock().segment >= 1, "no segment sealed");
+    }
+
+    /// A handle whose caller syncs its shared data itself (a compaction's
+    /// copies, before the lines naming it) syncs, with the segment it
+    /// appends to, every one sealed since: a seal in the middle of the
+    /// copies leaves data there that their lines name.
+    #[test]
+    fn shared_data_sealed_since_is_synced_with_the_segment_appended_to() {
+        let dir = tempfile::tempdir().unwrap();
+        let options = crate::CacheOptions::default().segment_bytes(16 << 10);
+        let cache = crate::Cache::open_with(dir.path(), options).unwrap();
+        cache.writer.defer_syncs.store(true, Ordering::Relaxed);
+        // Over the inline limit: in the shared data.
+        let value = "v".repeat(2 << 10);
+        for i in 0..40 {
+            cache.put(&format!("k{i}"), &value).unwrap();
+        }
+        let since = 1;
+        let now = cache.writer.lock().segment;
+        assert!(now > since + 1, "segments sealed: {now}");
+        super::SYNCED_SEALED.with_borrow_mut(Vec::clear);
+        cache.writer.sync_shared(since).unwrap();
+        let expected: Vec<String> = (since..now)
+            .map(|n| layout::shared_segment(&cache.writer.id, n))
+            .collect();
+        assert_eq!(super::SYNCED_SEALED.with_borrow(Vec::clone), expected);
+        for name in &expected {
+            assert!(dir.path().join(name).exists(), "{name}");
+        }
     }
 
     /// The next log is made ahead once the segment is half full, and the

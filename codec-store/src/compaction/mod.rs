@@ -228,6 +228,7 @@ pub(crate) fn copy_entries(
     let mut dropped = Vec::new();
     let mut done = 0;
     for copies in entries.chunks(COPIES_PER_APPEND) {
+        let first_segment = new.writer.lock().segment;
         new.in_one_append(|| {
             for (entry, time) in copies {
                 new.writer.lock().pinned_time = Some(*time);
@@ -251,12 +252,12 @@ pub(crate) fn copy_entries(
                 progress(done, entries.len());
             }
             // Copies are read as soon as their lines are written (they win
-            // over their originals): their data is durable first, once for
-            // the lines of an append, where the handle does not sync each
-            // write (one sync for each entry copied was most of a
-            // compaction's time).
-            if !new.options.fsync {
-                sync_writers_data(&*new.backend, &new.writer_id)?;
+            // over their originals): their shared data is durable first,
+            // once for the lines of an append, where the handle does not
+            // sync each write (one sync for each entry copied was most of
+            // a compaction's time).
+            if new.options.fsync && !new.writer.syncs_appends(true) {
+                new.writer.sync_shared(first_segment)?;
             }
             Ok(())
         })?;
@@ -422,13 +423,6 @@ pub(crate) fn write_entry(
 /// the marker makes readers rely on them alone.
 pub(crate) fn sync_writers_objects(backend: &dyn Backend, id: &str) -> Result<(), StoreError> {
     sync_writers(backend, id, &[String::new(), format!("{}/", layout::DATA)])
-}
-
-/// Makes the data writer `id` wrote durable (its shared data segments and
-/// its entries' files): before the lines that name them are written, so
-/// that no line a power cut leaves names data it took.
-fn sync_writers_data(backend: &dyn Backend, id: &str) -> Result<(), StoreError> {
-    sync_writers(backend, id, &[format!("{}/", layout::DATA)])
 }
 
 /// Makes the objects of writer `id` under `prefixes` durable.

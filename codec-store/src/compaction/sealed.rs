@@ -223,12 +223,9 @@ pub(crate) fn compact_sealed(
         meanwhile();
     }
     active.extend(kept_sealed);
-    // The copies' data is made durable once for each append of their
-    // lines (`copy_entries`), and their logs before the retirement
-    // (`sync_writers_objects`), not each write as it is made.
     let options = CacheOptions {
         checkpoint_bytes: 0,
-        fsync: false,
+        fsync: true,
         ..CacheOptions::default()
     };
     // The handle asking reads the store as it is (its index is up to date
@@ -327,6 +324,13 @@ pub(crate) fn compact_sealed(
     drop(newest_kept);
 
     let new = with_handlers(Cache::open_unread(backend.clone(), options)?, handlers);
+    // The copies' shared data is made durable once for each append of
+    // their lines (`copy_entries`), and their logs before the retirement
+    // (`sync_writers_objects`), not at each write (the files of their
+    // own that large entries have are synced each as it is written).
+    new.writer
+        .defer_syncs
+        .store(true, std::sync::atomic::Ordering::Relaxed);
     let (kept, dropped) = copy_entries(old, &new, copies, progress)?;
     new.in_one_append(|| {
         for (key, at) in &removals {

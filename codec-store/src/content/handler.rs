@@ -84,6 +84,9 @@ pub struct DumpContext<'a> {
     /// The handle's shared data segment, which it appends to.
     pub(crate) shared: &'a SharedData,
     pub(crate) fsync: bool,
+    /// Whether an append to the shared data segment is synced (not where
+    /// the caller syncs many at once).
+    pub(crate) fsync_shared: bool,
     pub(crate) key: &'a str,
     /// The payload's large `bin` values, for the `auto` handler.
     pub(crate) large: Vec<codec_runtime::__store::LargeBin>,
@@ -239,7 +242,7 @@ impl<'a> DumpContext<'a> {
     ) -> Result<(String, u64), StoreError> {
         let segment = (self.writer_id, self.segment);
         let appended =
-            (self.shared).append(file, self.backend, segment, bytes, align, self.fsync)?;
+            (self.shared).append(file, self.backend, segment, bytes, align, self.fsync_shared)?;
         let name = appended
             .name
             .strip_prefix(layout::DATA)
