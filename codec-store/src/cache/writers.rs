@@ -388,9 +388,14 @@ impl LogWriter {
         }
     }
 
+    /// Whether its caller syncs the log and shared data it appends to.
+    pub(crate) fn defers_syncs(&self) -> bool {
+        self.defer_syncs.load(Ordering::Relaxed)
+    }
+
     /// Whether each write syncs the log and shared data it appends to.
     pub(crate) fn syncs_appends(&self, fsync: bool) -> bool {
-        fsync && !self.defer_syncs.load(Ordering::Relaxed)
+        fsync && !self.defers_syncs()
     }
 
     /// Makes the shared data this handle appended since its segment

@@ -256,7 +256,7 @@ pub(crate) fn copy_entries(
             // once for the lines of an append, where the handle does not
             // sync each write (one sync for each entry copied was most of
             // a compaction's time).
-            if new.options.fsync && !new.writer.syncs_appends(true) {
+            if new.writer.defers_syncs() {
                 new.writer.sync_shared(first_segment)?;
             }
             Ok(())
@@ -422,14 +422,9 @@ pub(crate) fn write_entry(
 /// Makes every object of writer `id` durable: the copies must be before
 /// the marker makes readers rely on them alone.
 pub(crate) fn sync_writers_objects(backend: &dyn Backend, id: &str) -> Result<(), StoreError> {
-    sync_writers(backend, id, &[String::new(), format!("{}/", layout::DATA)])
-}
-
-/// Makes the objects of writer `id` under `prefixes` durable.
-fn sync_writers(backend: &dyn Backend, id: &str, prefixes: &[String]) -> Result<(), StoreError> {
     let mut names = Vec::new();
-    for prefix in prefixes {
-        for listed in backend.list(prefix)? {
+    for prefix in [String::new(), format!("{}/", layout::DATA)] {
+        for listed in backend.list(&prefix)? {
             if layout::is_writers_file(&listed.name[prefix.len()..], id) {
                 names.push(listed.name);
             }
