@@ -98,6 +98,9 @@ impl LogWriter {
         write: impl FnOnce() -> Result<R, StoreError>,
     ) -> Result<R, StoreError> {
         let thread = std::thread::current().id();
+        if !in_write() {
+            crate::cache::upkeep::keep_pace(self);
+        }
         {
             let mut writer = self.lock();
             match writer.underway.depth_of(thread) {
@@ -118,7 +121,7 @@ impl LogWriter {
         let written = write();
         drop(ending);
         if !in_write() {
-            crate::cache::upkeep::stall_after_write();
+            crate::cache::upkeep::stall_after_write(self);
         }
         written
     }

@@ -14,6 +14,7 @@ use parking_lot::Mutex;
 
 use crate::backend::Appends;
 use crate::cache::threads::{lower_priority, Threads, Workers, UPKEEP_NICENESS};
+use crate::cache::writers::LogWriter;
 use crate::cache::{underway, Cache};
 use crate::compaction::sealed::{compact_sealed, Compaction};
 use crate::compaction::store_size;
@@ -97,6 +98,11 @@ thread_local! {
     /// ended.
     static PACE_OWED: std::cell::Cell<std::time::Duration> =
         const { std::cell::Cell::new(std::time::Duration::ZERO) };
+    /// The earliest this thread's next write to a handle starts, with the
+    /// handle's writer (its address): the slowing its last write was
+    /// given, counted from that write's end ([`keep_pace`]).
+    static PACED_UNTIL: std::cell::Cell<Option<(usize, std::time::Instant)>> =
+        const { std::cell::Cell::new(None) };
     /// How many of this thread's paces it slept rather than waited out
     /// on its processor.
     #[cfg(test)]
@@ -131,7 +137,7 @@ impl Upkeep {
         // The writer keeps to the upkeep's pace, rather than outrun it
         // and wait for it all at once: a slow put for each stall.
         let lead = self.lead(cache, bounding.then_some((writes, every)), compacting);
-        pace(pace_for(lead));
+        pace(pace_for(lead), writer_key(&cache.writer));
         if compacting {
             let started = self.compaction_seals.load(Ordering::Relaxed);
             // Where each append is an object of its own, no segment is
@@ -391,13 +397,20 @@ fn stall(running: &Arc<AtomicBool>) {
     wait_while(running);
 }
 
-/// The stall of the write of this thread that just ended, if it has one,
-/// and the slowing its writes have added up ([`pace`]).
-pub(crate) fn stall_after_write() {
+/// The stall of the write of this thread to `writer` that just ended, if
+/// it has one; the slowing its writes have added up ([`pace`]) is kept
+/// by the next write ([`keep_pace`]).
+pub(crate) fn stall_after_write(writer: &LogWriter) {
     if let Some(running) = STALL_AFTER_WRITE.take() {
         wait_while(&running);
     }
-    pay_pace();
+    owe_pace(writer_key(writer));
+}
+
+/// What tells the writers of handles apart in [`PACED_UNTIL`]: the
+/// writer's address, stable for as long as its handle is open.
+fn writer_key(writer: &LogWriter) -> usize {
+    std::ptr::from_ref(writer) as usize
 }
 
 /// How much a write is slowed by, with the writes `lead` on their way to
@@ -411,25 +424,45 @@ fn pace_for(lead: f64) -> std::time::Duration {
     MAX_PACE.mul_f64(lead.clamp(0.0, 1.0))
 }
 
-/// Slows the write of this thread by `by`, once it ended: the writes that
-/// near a stall slow down by what they ran ahead, the way an LSM store
-/// delays writes before it stops them (RocksDB's delayed writes). Not in
-/// the store's own threads.
-fn pace(by: std::time::Duration) {
+/// Slows the writes of this thread to the handle whose writer is `writer`
+/// by `by`: the writes that near a stall slow down by what they ran ahead,
+/// the way an LSM store delays writes before it stops them (RocksDB's
+/// delayed writes). The next write starts `by` after this one ended at
+/// the earliest ([`keep_pace`]): a rate, not a wait added to each write,
+/// so a thread that spends that long elsewhere between two writes (a
+/// steady stream, not a firehose) is not slowed at all. Not in the
+/// store's own threads.
+fn pace(by: std::time::Duration, writer: usize) {
     if by.is_zero() || MAINTAINING.get() {
         return;
     }
     PACE_OWED.set(PACE_OWED.get() + by);
     if !underway::in_write() {
-        pay_pace();
+        owe_pace(writer);
     }
 }
 
+/// The slowing this thread's writes to `writer` added up, from now: kept
+/// by its next write to it.
+fn owe_pace(writer: usize) {
+    let owed = PACE_OWED.take();
+    if owed.is_zero() {
+        return;
+    }
+    let now = std::time::Instant::now();
+    let from = match PACED_UNTIL.get() {
+        Some((w, until)) if w == writer => until.max(now),
+        _ => now,
+    };
+    PACED_UNTIL.set(Some((writer, from + owed)));
+}
+
 /// The threads of the process waiting out a pace on their processor
-/// ([`pay_pace`]).
+/// ([`keep_pace`]).
 static SPINNING: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
-/// Waits out the slowing this thread's write was given, on the thread:
+/// Before a write of this thread to `writer`: waits out what is left of
+/// the slowing its last write to it was given ([`pace`]), on the thread:
 /// [`MAX_PACE`] at most, and a sleep that short lasts far longer on a
 /// busy machine, or a virtual one whose idle processor its host must
 /// wake (on 2 processors, one pace in about 200 slept past 1 ms; waited
@@ -439,12 +472,18 @@ static SPINNING: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize
 /// once as the machine has processors but one: the others sleep (writers
 /// that all waited on their processors would take the upkeep's), as a
 /// thread does on a machine with one.
-fn pay_pace() {
-    let owed = PACE_OWED.take();
-    if owed.is_zero() {
+pub(crate) fn keep_pace(writer: &LogWriter) {
+    let Some((w, until)) = PACED_UNTIL.get() else {
+        return;
+    };
+    if w != writer_key(writer) {
         return;
     }
+    PACED_UNTIL.set(None);
     let start = std::time::Instant::now();
+    let Some(owed) = until.checked_duration_since(start).filter(|d| !d.is_zero()) else {
+        return;
+    };
     let free = crate::cache::threads::processors().saturating_sub(1);
     if SPINNING.fetch_add(1, Ordering::AcqRel) < free {
         while start.elapsed() < owed {
@@ -536,10 +575,13 @@ mod tests {
     /// upkeep keeps its processor.
     #[test]
     fn a_pace_is_slept_while_others_wait_theirs_out_on_the_processors() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = bounded(dir.path());
         let spinning = crate::cache::threads::processors().saturating_sub(1);
         let slept = super::SLEPT.get();
         super::SPINNING.fetch_add(spinning, Ordering::AcqRel);
-        super::pace(MAX_PACE);
+        super::pace(MAX_PACE, super::writer_key(&cache.writer));
+        super::keep_pace(&cache.writer);
         super::SPINNING.fetch_sub(spinning, Ordering::AcqRel);
         assert_eq!(super::SLEPT.get(), slept + 1);
     }
@@ -587,10 +629,63 @@ mod tests {
         let ahead = MIN_WRITES_BETWEEN_BOUNDS * PASSES_AHEAD;
         c.writes_since_bounds
             .store(ahead * 19 / 20, Ordering::Relaxed);
-        let paced = super::PACED.get();
+        let start = Instant::now();
         cache.put("k", &1u32).unwrap();
-        let paced = super::PACED.get() - paced;
-        assert!(paced >= pace_for(0.95), "{paced:?}");
+        let until = paced_until(&cache);
+        assert!(until - start >= pace_for(0.95), "{:?}", until - start);
+        // The next write waits for it.
+        cache.put("k", &2u32).unwrap();
+        assert!(Instant::now() >= until);
+        c.bounding.store(false, Ordering::Release);
+    }
+
+    /// When this thread's next write to `cache` may start, as its last
+    /// one was slowed.
+    fn paced_until(cache: &Cache) -> Instant {
+        let (writer, until) = super::PACED_UNTIL.get().expect("the write was slowed");
+        assert_eq!(writer, super::writer_key(&cache.writer));
+        until
+    }
+
+    /// A pace is a rate, not a wait added to each write: a write that
+    /// comes as long after the last one as that one was slowed by does
+    /// not wait (a steady stream of writes is not slowed, a firehose is).
+    #[test]
+    fn a_write_that_comes_as_late_as_the_pace_does_not_wait() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = bounded(dir.path());
+        let c = &cache.upkeep;
+        c.bounding.store(true, Ordering::Release);
+        let ahead = MIN_WRITES_BETWEEN_BOUNDS * PASSES_AHEAD;
+        c.writes_since_bounds
+            .store(ahead * 19 / 20, Ordering::Relaxed);
+        cache.put("k", &1u32).unwrap();
+        let until = paced_until(&cache);
+        std::thread::sleep(until.saturating_duration_since(Instant::now()));
+        let paced = super::PACED.get();
+        cache.put("k", &2u32).unwrap();
+        assert_eq!(super::PACED.get(), paced);
+        c.bounding.store(false, Ordering::Release);
+    }
+
+    /// A pace slows the next write to the handle it was given for, not
+    /// one to another handle.
+    #[test]
+    fn a_pace_slows_the_next_write_to_its_handle_only() {
+        let (dir, other) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let cache = bounded(dir.path());
+        let other = Cache::open(other.path()).unwrap();
+        let c = &cache.upkeep;
+        c.bounding.store(true, Ordering::Release);
+        let ahead = MIN_WRITES_BETWEEN_BOUNDS * PASSES_AHEAD;
+        c.writes_since_bounds
+            .store(ahead * 19 / 20, Ordering::Relaxed);
+        cache.put("k", &1u32).unwrap();
+        let until = paced_until(&cache);
+        let paced = super::PACED.get();
+        other.put("k", &1u32).unwrap();
+        assert_eq!(super::PACED.get(), paced);
+        assert_eq!(paced_until(&cache), until);
         c.bounding.store(false, Ordering::Release);
     }
 
@@ -617,10 +712,10 @@ mod tests {
         c.compacting.store(true, Ordering::Release);
         let lead = c.lead(&cache, None, true);
         assert!((0.9..1.0).contains(&lead), "{lead}");
-        let paced = super::PACED.get();
+        let start = Instant::now();
         cache.put("k", &value).unwrap();
-        let paced = super::PACED.get() - paced;
-        assert!(paced >= pace_for(0.9), "{paced:?}");
+        let until = paced_until(&cache);
+        assert!(until - start >= pace_for(0.9), "{:?}", until - start);
         c.compaction_written
             .store(cache.writer.written(), Ordering::Relaxed);
         assert_eq!(c.lead(&cache, None, true), 0.0);
