@@ -11,9 +11,17 @@
 //! acknowledged with its data gone. So a seal waits for the writes under
 //! way, and a write that starts while a seal is asked for waits for the
 //! seal (a stream of writes never keeps a segment from being sealed).
+//!
+//! The writes under way have a lock of their own, apart from the
+//! writer's: a write takes it as it starts and ends, and the writer's
+//! only to append its lines, so that it does not wait, as it ends, for
+//! another thread's append (the bounds' removals) that took the writer's
+//! lock as it let it go. A seal takes the writer's lock, then this one.
 
 use std::cell::Cell;
 use std::thread::ThreadId;
+
+use parking_lot::MutexGuard;
 
 use crate::cache::writers::{LogWriter, Writer};
 use crate::error::StoreError;
@@ -72,8 +80,7 @@ struct Ending<'s> {
 impl Drop for Ending<'_> {
     fn drop(&mut self) {
         DEPTH.set(DEPTH.get().saturating_sub(1));
-        let mut writer = self.writer.lock();
-        let underway = &mut writer.underway;
+        let mut underway = self.writer.underway.lock();
         let Some(i) = underway.threads.iter().position(|(t, _)| *t == self.thread) else {
             return;
         };
@@ -83,7 +90,14 @@ impl Drop for Ending<'_> {
         }
         underway.threads.swap_remove(i);
         if underway.threads.is_empty() && underway.seal_asked {
-            self.writer.seal_asked(&mut writer);
+            // The writer's lock first: no write starts meanwhile (a seal
+            // is asked), and a seal made meanwhile is seen.
+            drop(underway);
+            let mut writer = self.writer.lock();
+            let mut underway = self.writer.underway.lock();
+            if underway.is_idle() && underway.seal_asked {
+                self.writer.seal_asked(&mut writer, &mut underway);
+            }
         }
     }
 }
@@ -102,14 +116,14 @@ impl LogWriter {
             crate::cache::upkeep::keep_pace(self);
         }
         {
-            let mut writer = self.lock();
-            match writer.underway.depth_of(thread) {
+            let mut underway = self.underway.lock();
+            match underway.depth_of(thread) {
                 Some(depth) => *depth += 1,
                 None => {
-                    while writer.underway.seal_asked {
-                        self.sealed.wait(&mut writer);
+                    while underway.seal_asked {
+                        self.sealed.wait(&mut underway);
                     }
-                    writer.underway.threads.push((thread, 1));
+                    underway.threads.push((thread, 1));
                 }
             }
         }
@@ -133,17 +147,20 @@ impl LogWriter {
     /// holds the data of a line not written yet.
     pub(crate) fn seal_now(&self) -> Result<(), StoreError> {
         let mut writer = self.lock();
-        if writer.underway.is_idle() {
+        let mut underway = self.underway.lock();
+        if underway.is_idle() {
             return self.seal(&mut writer);
         }
         let thread = std::thread::current().id();
-        if writer.underway.depth_of(thread).is_some() {
+        if underway.depth_of(thread).is_some() {
             return Ok(());
         }
-        writer.underway.seal_asked = true;
-        let seals = writer.underway.seals;
-        while writer.underway.seals == seals {
-            self.sealed.wait(&mut writer);
+        underway.seal_asked = true;
+        let seals = underway.seals;
+        // The writes under way need the writer's lock for their lines.
+        drop(writer);
+        while underway.seals == seals {
+            self.sealed.wait(&mut underway);
         }
         Ok(())
     }
@@ -152,15 +169,83 @@ impl LogWriter {
     /// those waiting for it. A seal that fails is a warning (the lines of
     /// the writes that asked for it are written): the next write to a full
     /// segment asks again.
-    pub(crate) fn seal_asked(&self, writer: &mut Writer) {
+    pub(crate) fn seal_asked(&self, writer: &mut Writer, underway: &mut MutexGuard<'_, Underway>) {
         if let Err(e) = self.seal(writer) {
             self.warnings.lock().push(format!(
                 "{}: sealing this handle's segment: {e}",
                 self.backend.location()
             ));
         }
-        writer.underway.seal_asked = false;
-        writer.underway.seals += 1;
+        underway.seal_asked = false;
+        underway.seals += 1;
         self.sealed.notify_all();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::mpsc;
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    use crate::{Cache, CacheOptions};
+
+    /// A write starts and ends without the writer's lock, which it takes
+    /// only for its lines: it does not wait, as it ends, for another
+    /// thread's append that took that lock as it let it go.
+    #[test]
+    fn a_write_starts_and_ends_while_another_thread_holds_the_writer_s_lock() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = Arc::new(Cache::open(dir.path()).unwrap());
+        let held = cache.writer.lock();
+        let (tx, rx) = mpsc::channel();
+        let writer = cache.clone();
+        let write = std::thread::spawn(move || {
+            writer.writer.one_write(|| Ok(())).unwrap();
+            tx.send(()).unwrap();
+        });
+        let ended = rx.recv_timeout(Duration::from_secs(30));
+        drop(held);
+        write.join().unwrap();
+        assert!(ended.is_ok(), "the write waited for the writer's lock");
+    }
+
+    /// A seal asked while writes are under way is made by the last one as
+    /// it ends, and the seal's caller waits for it; writes go on after.
+    #[test]
+    fn a_seal_asked_under_writes_is_made_by_the_last_to_end() {
+        let dir = tempfile::tempdir().unwrap();
+        let options = CacheOptions::default().segment_bytes(0);
+        let cache = Arc::new(Cache::open_with(dir.path(), options).unwrap());
+        cache.put("before", &1u32).unwrap();
+        let (started, start) = mpsc::channel();
+        let (go, wait) = mpsc::channel::<()>();
+        let writer = cache.clone();
+        let write = std::thread::spawn(move || {
+            writer
+                .writer
+                .one_write(|| {
+                    started.send(()).unwrap();
+                    wait.recv().unwrap();
+                    writer.put("during", &2u32)
+                })
+                .unwrap();
+        });
+        start.recv().unwrap();
+        let sealer = cache.clone();
+        let seal = std::thread::spawn(move || sealer.writer.seal_now().unwrap());
+        while !cache.writer.underway.lock().seal_asked {
+            std::thread::yield_now();
+        }
+        assert_eq!(cache.writer.lock().segment, 0);
+        go.send(()).unwrap();
+        write.join().unwrap();
+        seal.join().unwrap();
+        assert_eq!(cache.writer.lock().segment, 1);
+        cache.put("after", &3u32).unwrap();
+        let reopened = Cache::open(dir.path()).unwrap();
+        for (key, value) in [("before", 1u32), ("during", 2), ("after", 3)] {
+            assert_eq!(reopened.get::<u32>(key).unwrap(), Some(value));
+        }
     }
 }

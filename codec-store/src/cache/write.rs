@@ -420,9 +420,10 @@ impl Cache {
         self.writer.wrote(appended.end);
         if self.writer.segment_full(appended.end) {
             // Sealed now, or by the last write under way as it ends.
-            guard.underway.ask_seal();
-            if guard.underway.is_idle() {
-                self.writer.seal_asked(&mut guard);
+            let mut underway = self.writer.underway.lock();
+            underway.ask_seal();
+            if underway.is_idle() {
+                self.writer.seal_asked(&mut guard, &mut underway);
             }
         }
         drop(guard);

@@ -303,7 +303,11 @@ pub(crate) struct LogWriter {
     /// The handle's warnings (a seal that failed).
     pub(crate) warnings: Arc<Mutex<Vec<String>>>,
     state: Mutex<Writer>,
-    /// Signalled when a seal that writes under way held back is made.
+    /// The writes under way, which a seal waits for: taken after `state`
+    /// where both are.
+    pub(crate) underway: Mutex<underway::Underway>,
+    /// Signalled when a seal that writes under way held back is made
+    /// (waited on with `underway`).
     pub(crate) sealed: Condvar,
     /// The shared data segment this handle appends to, apart from the
     /// writer's lock: handlers of different threads append to it while
@@ -321,7 +325,7 @@ pub(crate) struct LogWriter {
 }
 
 /// The state of a handle's writer, under its lock: its log, its
-/// segment and sequence, the writes under way.
+/// segment and sequence.
 #[derive(Default)]
 pub(crate) struct Writer {
     /// This handle's log, locked, once it has one.
@@ -340,8 +344,6 @@ pub(crate) struct Writer {
     /// The number of the segment of its log and shared data this handle
     /// appends to (`layout::log_segment`): 0 until it seals one.
     pub(crate) segment: u64,
-    /// The writes under way, which a seal waits for.
-    pub(crate) underway: underway::Underway,
     /// The bytes of the line being written, reused between lines.
     pub(crate) line_buf: Vec<u8>,
     /// Where each line of the write being made starts in `line_buf` (and
@@ -380,6 +382,7 @@ impl LogWriter {
             data_mark: AtomicU64::new(0),
             warnings,
             state: Mutex::new(state),
+            underway: Mutex::default(),
             sealed: Condvar::new(),
             shared: SharedData::default(),
             files_named: Mutex::default(),
@@ -439,6 +442,16 @@ impl LogWriter {
             Ok(made) => *ahead = made,
             Err(e) => log::debug!(target: "codec::store", "the next log is made by the seal: {e}"),
         }
+    }
+
+    /// Whether the segment this handle appends to is half full, and its
+    /// next log is not made ahead yet ([`make_ahead`](Self::make_ahead)).
+    pub(crate) fn wants_ahead(&self) -> bool {
+        let limit = self.segment_limit();
+        limit > 0
+            && self.backend.appends() == Appends::InPlace
+            && self.active_bytes.load(Ordering::Relaxed) >= limit / 2
+            && self.ahead.try_lock().is_some_and(|ahead| ahead.is_none())
     }
 
     /// The writer's state, locked.
