@@ -574,20 +574,50 @@ struct Log {
     end: u64,
 }
 
+/// How many times [`new_log`] makes its file again, a compaction having
+/// taken the one it made for one left by a process killed.
+const NEW_LOG_TRIES: u32 = 100;
+
 /// Creates the log `name` at `path`, locked before any other handle can
-/// see it.
+/// see it: made as `<writer>-info.jsonl.new`, locked, then renamed. A
+/// compaction deletes such a file it can lock (one a process killed left
+/// between the two): a log whose lock it holds as it is made, or deleted
+/// before it is named, is made again.
 fn new_log(name: &str, path: &Path) -> io::Result<Log> {
     let id = layout::log_writer(name).unwrap_or(name);
     let new = path.with_file_name(format!("{id}{}", layout::NEW_LOG_SUFFIX));
-    let file = OpenOptions::new()
-        .read(true)
-        .append(true)
-        .create(true)
-        .truncate(false)
-        .open(&new)?;
-    // Where there are no locks, go on: the log is then never taken up.
-    let _ = file.try_lock();
-    std::fs::rename(&new, path)?;
+    let mut tries = 0;
+    let file = loop {
+        tries += 1;
+        let file = OpenOptions::new()
+            .read(true)
+            .append(true)
+            .create(true)
+            .truncate(false)
+            .open(&new)?;
+        match file.try_lock() {
+            // Where there are no locks, go on: the log is then never
+            // taken up.
+            Ok(()) | Err(std::fs::TryLockError::Error(_)) => {}
+            // A compaction deletes it: another one, once it is gone.
+            Err(std::fs::TryLockError::WouldBlock) if tries < NEW_LOG_TRIES => {
+                drop(file);
+                std::thread::sleep(std::time::Duration::from_millis(1));
+                continue;
+            }
+            Err(std::fs::TryLockError::WouldBlock) => {
+                return Err(io::Error::new(
+                    io::ErrorKind::WouldBlock,
+                    format!("{} stays locked by another process", new.display()),
+                ))
+            }
+        }
+        match std::fs::rename(&new, path) {
+            Ok(()) => break file,
+            Err(e) if e.kind() == io::ErrorKind::NotFound && tries < NEW_LOG_TRIES => continue,
+            Err(e) => return Err(e),
+        }
+    };
     let end = file.metadata()?.len();
     Ok(Log {
         name: name.to_owned(),
@@ -716,7 +746,50 @@ impl Appender for DataFile {
 
 #[cfg(test)]
 mod tests {
-    use super::foreign_among;
+    use super::{foreign_among, new_log};
+    use crate::layout;
+
+    /// A log is made as `<writer>-info.jsonl.new`, locked, then named: one
+    /// whose file another process holds as it is made (a compaction
+    /// deleting such a file left by a process killed) is made again once
+    /// that file is gone, locked; never named unlocked, which would let
+    /// another handle take it up as a gone writer's.
+    #[test]
+    fn a_log_whose_file_is_held_as_it_is_made_is_made_again_locked() {
+        let dir = tempfile::tempdir().unwrap();
+        let name = layout::log_segment("w", 0);
+        let (path, new) = (
+            dir.path().join(&name),
+            dir.path().join(format!("w{}", layout::NEW_LOG_SUFFIX)),
+        );
+        std::fs::write(&new, b"").unwrap();
+        let holder = std::fs::File::open(&new).unwrap();
+        if holder.try_lock().is_err() {
+            return; // no locks here
+        }
+        // Held throughout: an error, and nothing named.
+        let err = new_log(&name, &path).err().expect("named while held");
+        assert_eq!(err.kind(), std::io::ErrorKind::WouldBlock, "{err}");
+        assert!(!path.exists());
+        // Deleted by its holder meanwhile: made again, locked.
+        let deleting = std::thread::spawn({
+            let new = new.clone();
+            move || {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+                std::fs::remove_file(&new).unwrap();
+                drop(holder);
+            }
+        });
+        let log = new_log(&name, &path).unwrap();
+        deleting.join().unwrap();
+        let other = std::fs::File::open(&path).unwrap();
+        assert!(
+            matches!(other.try_lock(), Err(std::fs::TryLockError::WouldBlock)),
+            "the log named is not locked"
+        );
+        assert!(!new.exists());
+        drop(log);
+    }
 
     fn listing(entries: &[(&str, bool)]) -> Vec<(String, impl FnOnce() -> bool)> {
         entries

@@ -149,7 +149,15 @@ impl LogWriter {
         let mut writer = self.lock();
         let mut underway = self.underway.lock();
         if underway.is_idle() {
-            return self.seal(&mut writer);
+            let sealed = self.seal(&mut writer);
+            // One asked as the last write ended, which has yet to take
+            // the writer's lock: this one is it.
+            if underway.seal_asked {
+                underway.seal_asked = false;
+                underway.seals += 1;
+                self.sealed.notify_all();
+            }
+            return sealed;
         }
         let thread = std::thread::current().id();
         if underway.depth_of(thread).is_some() {
@@ -208,6 +216,25 @@ mod tests {
         drop(held);
         write.join().unwrap();
         assert!(ended.is_ok(), "the write waited for the writer's lock");
+    }
+
+    /// A seal made with no write under way while one is asked (by the
+    /// last write, as it ended, before it took the writer's lock again)
+    /// is that one: it is not made twice, and the writes waiting for it go
+    /// on.
+    #[test]
+    fn a_seal_made_while_one_is_asked_is_that_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let options = CacheOptions::default().segment_bytes(0);
+        let cache = Cache::open_with(dir.path(), options).unwrap();
+        cache.put("before", &1u32).unwrap();
+        cache.writer.underway.lock().ask_seal();
+        cache.writer.seal_now().unwrap();
+        assert!(!cache.writer.underway.lock().seal_asked);
+        assert_eq!(cache.writer.underway.lock().seals, 1);
+        assert_eq!(cache.writer.lock().segment, 1);
+        cache.put("after", &2u32).unwrap();
+        assert_eq!(cache.get::<u32>("after").unwrap(), Some(2));
     }
 
     /// A seal asked while writes are under way is made by the last one as

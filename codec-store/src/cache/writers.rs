@@ -719,11 +719,16 @@ mod tests {
         cache.writer.make_ahead();
         let stale = dir.path().join(format!("gone{}", layout::NEXT_LOG_SUFFIX));
         std::fs::write(&stale, b"").unwrap();
+        // And a log being made, left by a process killed before it locked
+        // and named it.
+        let made = dir.path().join(format!("killed{}", layout::NEW_LOG_SUFFIX));
+        std::fs::write(&made, b"").unwrap();
         // Another handle's: this one's own seals first (and names it).
         let other = crate::Cache::open(dir.path()).unwrap();
         crate::compaction::compact_handle_online(&other, Duration::ZERO, &mut |_, _| {}).unwrap();
         assert!(next.exists(), "a live handle's log made ahead was deleted");
         assert!(!stale.exists(), "a gone writer's log made ahead stays");
+        assert!(!made.exists(), "a killed writer's log being made stays");
         drop(cache);
         assert!(!next.exists(), "a closed handle's log made ahead stays");
     }

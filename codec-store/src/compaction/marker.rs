@@ -160,15 +160,18 @@ fn remove_unheld_key_locks(backend: &dyn Backend, locks: &dyn Locks) -> Result<(
     Ok(())
 }
 
-/// Deletes the logs made ahead of a seal (`<writer>-info.jsonl.next`)
+/// Deletes the logs made ahead of a seal (`<writer>-info.jsonl.next`),
+/// and those being made (`<writer>-info.jsonl.new`, named once locked),
 /// that no handle holds: their writers are gone (killed; one that closes
-/// deletes its own).
+/// deletes its own, and names the other as soon as it locked it; one
+/// that finds the other locked here, or gone, makes it again).
 fn remove_unheld_logs_made_ahead(
     backend: &dyn Backend,
     locks: &dyn Locks,
 ) -> Result<(), StoreError> {
     for listed in backend.list("")? {
-        if !listed.name.ends_with(layout::NEXT_LOG_SUFFIX) {
+        let name = &listed.name;
+        if !name.ends_with(layout::NEXT_LOG_SUFFIX) && !name.ends_with(layout::NEW_LOG_SUFFIX) {
             continue;
         }
         if let Some(_held) = locks.lock(&listed.name, Locking::TryAlone)?
