@@ -681,12 +681,8 @@ mod tests {
     #[test]
     fn a_write_near_the_pass_s_stall_is_slowed() {
         let dir = tempfile::tempdir().unwrap();
-        let cache = bounded(dir.path());
+        let cache = near_the_pass_s_stall(dir.path());
         let c = &cache.upkeep;
-        c.bounding.store(true, Ordering::Release);
-        let ahead = MIN_WRITES_BETWEEN_BOUNDS * PASSES_AHEAD;
-        c.writes_since_bounds
-            .store(ahead * 19 / 20, Ordering::Relaxed);
         let start = Instant::now();
         cache.put("k", &1u32).unwrap();
         let until = paced_until(&cache);
@@ -695,6 +691,18 @@ mod tests {
         cache.put("k", &2u32).unwrap();
         assert!(Instant::now() >= until);
         c.bounding.store(false, Ordering::Release);
+    }
+
+    /// A bounded store in `dir` whose writes are near the stall of the
+    /// pass under way (as far as they know): each is slowed.
+    fn near_the_pass_s_stall(dir: &std::path::Path) -> Cache {
+        let cache = bounded(dir);
+        let c = &cache.upkeep;
+        c.bounding.store(true, Ordering::Release);
+        let ahead = MIN_WRITES_BETWEEN_BOUNDS * PASSES_AHEAD;
+        c.writes_since_bounds
+            .store(ahead * 19 / 20, Ordering::Relaxed);
+        cache
     }
 
     /// When this thread's next write to `cache` may start, as its last
@@ -711,12 +719,8 @@ mod tests {
     #[test]
     fn a_write_that_comes_as_late_as_the_pace_does_not_wait() {
         let dir = tempfile::tempdir().unwrap();
-        let cache = bounded(dir.path());
+        let cache = near_the_pass_s_stall(dir.path());
         let c = &cache.upkeep;
-        c.bounding.store(true, Ordering::Release);
-        let ahead = MIN_WRITES_BETWEEN_BOUNDS * PASSES_AHEAD;
-        c.writes_since_bounds
-            .store(ahead * 19 / 20, Ordering::Relaxed);
         cache.put("k", &1u32).unwrap();
         let until = paced_until(&cache);
         std::thread::sleep(until.saturating_duration_since(Instant::now()));
@@ -731,13 +735,9 @@ mod tests {
     #[test]
     fn a_pace_slows_the_next_write_to_its_handle_only() {
         let (dir, other) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-        let cache = bounded(dir.path());
+        let cache = near_the_pass_s_stall(dir.path());
         let other = Cache::open(other.path()).unwrap();
         let c = &cache.upkeep;
-        c.bounding.store(true, Ordering::Release);
-        let ahead = MIN_WRITES_BETWEEN_BOUNDS * PASSES_AHEAD;
-        c.writes_since_bounds
-            .store(ahead * 19 / 20, Ordering::Relaxed);
         cache.put("k", &1u32).unwrap();
         let until = paced_until(&cache);
         let paced = super::PACED.get();
