@@ -1,10 +1,7 @@
 //! The newest line of each key in the segments a compaction keeps (the
 //! active ones, and the sealed ones the store's own compaction leaves):
 //! a key with a line in a segment kept, dead by a line the compaction
-//! retires, is removed again among its copies, or it would come back;
-//! and a segment kept holding the newest line of a key with a line in a
-//! segment retired is made durable before the retirement is
-//! ([`KeptLines::to_sync`]).
+//! retires, is removed again among its copies, or it would come back.
 
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
@@ -18,7 +15,6 @@ use crate::index::line::{check_line, LineView};
 use crate::index::logs::LogObject;
 use crate::index::read_complete_lines;
 use crate::index::table::key_hash;
-use crate::layout;
 
 use super::sealed::file_names;
 
@@ -27,12 +23,6 @@ use super::sealed::file_names;
 pub(super) struct Kept {
     pub(super) time: u64,
     seq: u64,
-    /// The log of [`KeptLines::logs`] it is in (0 in one segment's).
-    log: u32,
-    /// It removes its key.
-    removal: bool,
-    /// Its key has an older line in the segments kept.
-    more: bool,
 }
 
 /// The newest line of each key, by key (foldhash, as the index's maps:
@@ -66,46 +56,6 @@ pub(super) struct KeptLines {
     pub(super) newest: Newest,
     /// By the writer id of each log (a segment's own).
     pub(super) names: HashMap<String, Arc<Names>>,
-    /// The segments kept, as [`Kept::log`] numbers them: each log's name
-    /// and its shared data's.
-    segments: Vec<[String; 2]>,
-    /// The keys of each segment retired, by their newest line there;
-    /// `None` where they were not read (a compaction not the store's own).
-    retired: Option<Vec<Arc<Newest>>>,
-}
-
-impl KeptLines {
-    /// The segments kept (logs and shared data) that must be durable
-    /// before the retirement is: those holding the newest line of a key
-    /// with a line in a segment retired (every one where those keys are
-    /// not known). Once the
-    /// retirement is durable, that line is what stands for its key: lost
-    /// to a power cut (a writer without `fsync` syncs nothing), the key
-    /// would read as an older line of a segment kept, or as nothing,
-    /// where it read as the retired line before. Not a removal whose key
-    /// has no other line kept: lost, its key reads as nothing still. So
-    /// a stream of new keys, and the removals of the bounds, leave the
-    /// writer's active log to the writer (syncing it makes its appends
-    /// wait).
-    pub(super) fn to_sync(&self) -> Vec<String> {
-        let Some(retired) = &self.retired else {
-            return self.segments.iter().flatten().cloned().collect();
-        };
-        let mut needed = vec![false; self.segments.len()];
-        for (key, line) in &self.newest {
-            let Some(needed) = needed.get_mut(line.log as usize) else {
-                continue;
-            };
-            if *needed || (line.removal && !line.more) {
-                continue;
-            }
-            *needed = retired.iter().any(|keys| keys.contains_key(key));
-        }
-        (self.segments.iter().zip(needed))
-            .filter(|(_, needed)| *needed)
-            .flat_map(|(names, _)| names.iter().cloned())
-            .collect()
-    }
 }
 
 /// The newest line of each key in the sealed segments a handle's
@@ -130,27 +80,15 @@ struct SegmentLines {
 /// as they are written, and what the lines of each may name; those of
 /// `sealed` from `known` where a compaction read them before (and kept
 /// there for the next, the others forgotten).
-///
-/// With `known` (the store's own compaction), the keys of the segments
-/// `retired` too: from `known` where a compaction kept them before (a
-/// segment is mostly retired once it was kept a while), else read.
 pub(super) fn newest_lines(
     backend: &dyn Backend,
     active: &[LogObject],
     sealed: &[LogObject],
-    retired: &[LogObject],
     known: Option<&SealedLines>,
 ) -> Result<KeptLines, StoreError> {
     let mut kept = KeptLines {
         newest: Newest::default(),
         names: HashMap::new(),
-        segments: (active.iter().chain(sealed))
-            .map(|log| {
-                let (id, n) = layout::segment_of(&log.writer);
-                [log.name.clone(), layout::shared_segment(id, n)]
-            })
-            .collect(),
-        retired: None,
     };
     // The logs read now: every one, or the active ones where the sealed
     // ones were read before.
@@ -158,19 +96,20 @@ pub(super) fn newest_lines(
         None => active.iter().chain(sealed),
         Some(_) => active.iter().chain(&[]),
     };
-    for (i, log) in read_now.enumerate() {
+    for log in read_now {
         let (lines, names) = read_newest(backend, log)?;
-        merge(&mut kept.newest, &lines, i);
+        merge(&mut kept.newest, &lines);
         kept.names.insert(log.writer.clone(), Arc::new(names));
     }
     let Some(known) = known else {
         return Ok(kept);
     };
     let mut known = known.segments.lock();
-    let mut read = |log: &LogObject| -> Result<SegmentLines, StoreError> {
+    let mut segments: HashMap<String, SegmentLines> = HashMap::with_capacity(sealed.len());
+    for log in sealed {
         // A segment of a writer gone, kept, may be taken up and grow
         // again: its lines are read again once its size changed.
-        Ok(match known.remove(&log.name) {
+        let lines = match known.remove(&log.name) {
             Some(lines) if lines.size == log.size => lines,
             _ => {
                 let (newest, names) = read_newest(backend, log)?;
@@ -180,35 +119,27 @@ pub(super) fn newest_lines(
                     names: Arc::new(names),
                 }
             }
-        })
-    };
-    let mut segments: HashMap<String, SegmentLines> = HashMap::with_capacity(sealed.len());
-    for (i, log) in sealed.iter().enumerate() {
-        let lines = read(log)?;
-        merge(&mut kept.newest, &lines.newest, active.len() + i);
+        };
+        merge(&mut kept.newest, &lines.newest);
         kept.names.insert(log.writer.clone(), lines.names.clone());
         segments.insert(log.name.clone(), lines);
     }
-    let retired = retired.iter().map(|log| Ok(read(log)?.newest));
-    kept.retired = Some(retired.collect::<Result<_, StoreError>>()?);
     *known = segments;
     Ok(kept)
 }
 
-/// Merges the newest lines `lines` of the log numbered `log` into
-/// `newest`.
-fn merge(newest: &mut Newest, lines: &Newest, log: usize) {
-    let log = u32::try_from(log).unwrap_or(u32::MAX);
+/// Merges the newest lines `lines` into `newest`.
+fn merge(newest: &mut Newest, lines: &Newest) {
     for (key, line) in lines {
-        keep_newer(newest, Cow::Borrowed(key), Kept { log, ..*line });
+        keep_newer(newest, Cow::Borrowed(key), *line);
     }
 }
 
 /// Notes `line` of `key` in `newest`, if newer than the one noted.
 fn keep_newer(newest: &mut Newest, key: Cow<'_, str>, line: Kept) {
     match newest.get_mut(&*key) {
-        Some(known) if (known.time, known.seq) >= (line.time, line.seq) => known.more = true,
-        Some(known) => *known = Kept { more: true, ..line },
+        Some(known) if (known.time, known.seq) >= (line.time, line.seq) => {}
+        Some(known) => *known = line,
         None => {
             newest.insert(key.into_owned(), line);
         }
@@ -237,9 +168,6 @@ fn read_newest(backend: &dyn Backend, log: &LogObject) -> Result<(Newest, Names)
         let kept = Kept {
             time: line.time,
             seq: line.seq,
-            log: 0,
-            removal: line.handler.is_none(),
-            more: false,
         };
         keep_newer(&mut newest, line.key, kept);
     }

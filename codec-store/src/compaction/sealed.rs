@@ -150,9 +150,6 @@ thread_local! {
     /// before it reads the store's lines.
     static AFTER_KEPT_READ: std::cell::RefCell<Option<Box<dyn FnOnce()>>> =
         const { std::cell::RefCell::new(None) };
-    /// The segments kept the last compaction on this thread synced.
-    static KEPT_SYNCED: std::cell::RefCell<Vec<String>> =
-        const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// Compacts the store `backend` holds online (see the module's comment),
@@ -220,7 +217,7 @@ pub(crate) fn compact_sealed(
     // between is in the store's reading, and newer than every line read
     // before.
     let known = cache.map(|cache| &cache.upkeep.sealed_lines);
-    let newest_kept = newest_lines(&*backend, &active, &kept_sealed, &sealed, known)?;
+    let newest_kept = newest_lines(&*backend, &active, &kept_sealed, known)?;
     #[cfg(test)]
     if let Some(meanwhile) = AFTER_KEPT_READ.with_borrow_mut(Option::take) {
         meanwhile();
@@ -324,15 +321,6 @@ pub(crate) fn compact_sealed(
         .into_iter()
         .map(|(key, at)| (key.to_owned(), at))
         .collect();
-    // A line of a segment kept may be all that stands, once the
-    // retirement is durable, for a key whose older line is retired (it
-    // was live, so not copied): it must outlive a power cut as the
-    // retirement does, and a writer without `fsync` syncs nothing. The
-    // segments kept that hold one ([`KeptLines::to_sync`](super::kept::KeptLines::to_sync))
-    // are synced before the retirement, logs and shared data (a file of
-    // an entry's own, not synced, may still be lost with its data, as a
-    // put without `fsync` may).
-    let kept_segments = newest_kept.to_sync();
     drop(newest_kept);
 
     let new = with_handlers(Cache::open_unread(backend.clone(), options)?, handlers);
@@ -354,8 +342,19 @@ pub(crate) fn compact_sealed(
     drop(new);
     sync_writers_objects(&*backend, &writer_id)?;
 
-    #[cfg(test)]
-    KEPT_SYNCED.with_borrow_mut(|synced| synced.clone_from(&kept_segments));
+    // A line of a segment kept may be all that stands, once the
+    // retirement is durable, for a key whose older line is retired (it
+    // was live, so not copied): it must outlive a power cut as the
+    // retirement does, and a writer without `fsync` syncs nothing. The
+    // segments kept are synced, logs and shared data (a file of an
+    // entry's own, not synced, may still be lost with its data, as a put
+    // without `fsync` may).
+    let kept_segments: Vec<String> = (active.iter())
+        .flat_map(|log| {
+            let (id, n) = layout::segment_of(&log.writer);
+            [log.name.clone(), layout::shared_segment(id, n)]
+        })
+        .collect();
     backend.sync(&kept_segments)?;
 
     // The asking handle's index reads the copies as it reads the store
@@ -808,100 +807,6 @@ mod tests {
                 handle.refresh().unwrap();
                 assert_eq!(handle.get::<String>("k").unwrap(), None);
                 assert_eq!(handle.get::<String>("live3").unwrap(), Some(text(3)));
-            }
-        }
-
-        /// A segment of `cache` sealed holding `k` and the dead keys that
-        /// make the store's own compaction retire it.
-        fn k_in_a_dead_segment(cache: &Cache) {
-            let text = |i: u32| format!("{i:04}").repeat(100);
-            cache.put("k", &"old".to_owned()).unwrap();
-            for i in 0..20u32 {
-                cache.put(&format!("dead{i}"), &text(i)).unwrap();
-                cache.remove(&format!("dead{i}")).unwrap();
-            }
-            cache.writer.seal_now().unwrap();
-        }
-
-        /// The store's own compaction of `cache`, and the segments kept it
-        /// synced.
-        fn compact_own(cache: &Cache) -> Vec<String> {
-            let own = Compaction::IfFree(Duration::ZERO);
-            KEPT_SYNCED.with_borrow_mut(|synced| synced.push("not run".into()));
-            compact_sealed(Some(cache), cache.backend.clone(), &[], own, &mut |_, _| {}).unwrap();
-            KEPT_SYNCED.with_borrow(Vec::clone)
-        }
-
-        /// New keys in the writer's active segment, and the removal of a
-        /// key whose lines are all retired, need not outlive a power cut
-        /// more than a put does: the compaction leaves the segment to its
-        /// writer (a sync of the log being appended to makes its appends
-        /// wait).
-        #[test]
-        fn new_keys_and_removals_of_keys_retired_leave_the_active_segment_unsynced() {
-            let dir = tempfile::tempdir().unwrap();
-            let cache = Cache::open_with(dir.path(), CacheOptions::default().segment_bytes(0));
-            let cache = cache.unwrap();
-            k_in_a_dead_segment(&cache);
-            // The dead segment retired, `k` copied: the active segment
-            // holds nothing yet.
-            assert_eq!(compact_own(&cache), Vec::<String>::new());
-            // New keys, and the removal of `k`, whose copy the next
-            // compaction retires: nothing to sync.
-            for i in 0..10u32 {
-                cache.put(&format!("new{i}"), &i).unwrap();
-            }
-            cache.remove("k").unwrap();
-            assert_eq!(compact_own(&cache), Vec::<String>::new());
-            for handle in [&cache, &Cache::open(dir.path()).unwrap()] {
-                assert_eq!(handle.get::<String>("k").unwrap(), None);
-                assert_eq!(handle.get::<u32>("new7").unwrap(), Some(7));
-            }
-        }
-
-        /// A key put again in the active segment, whose older line the
-        /// compaction retires: that segment is synced before the
-        /// retirement is durable (else a power cut could leave the key
-        /// with neither line).
-        #[test]
-        fn a_key_put_again_over_a_line_retired_has_its_segment_synced() {
-            let dir = tempfile::tempdir().unwrap();
-            let cache = Cache::open_with(dir.path(), CacheOptions::default().segment_bytes(0));
-            let cache = cache.unwrap();
-            k_in_a_dead_segment(&cache);
-            cache.put("new", &1u32).unwrap();
-            cache.put("k", &"new".to_owned()).unwrap();
-            let segment = cache.writer.lock().segment;
-            let active = [
-                layout::log_segment(&cache.writer_id, segment),
-                layout::shared_segment(&cache.writer_id, segment),
-            ];
-            assert_eq!(compact_own(&cache), active);
-            assert_eq!(cache.get::<String>("k").unwrap(), Some("new".to_owned()));
-        }
-
-        /// A key put by another writer in a segment kept, put again in a
-        /// segment retired, and removed in the active one: the removal is
-        /// synced before the retirement is durable (lost after it, the
-        /// older put in the segment kept would come back).
-        #[test]
-        fn a_removal_over_a_line_retired_and_one_kept_has_its_segment_synced() {
-            let dir = tempfile::tempdir().unwrap();
-            let options = CacheOptions::default().segment_bytes(0);
-            let b = Cache::open_with(dir.path(), options.clone()).unwrap();
-            b.put("k", &"oldest".to_owned()).unwrap();
-            let a = Cache::open_with(dir.path(), options).unwrap();
-            k_in_a_dead_segment(&a);
-            a.remove("k").unwrap();
-            let segment = a.writer.lock().segment;
-            let active = [
-                layout::log_segment(&a.writer_id, segment),
-                layout::shared_segment(&a.writer_id, segment),
-            ];
-            assert_eq!(compact_own(&a), active);
-            for handle in [&a, &b, &Cache::open(dir.path()).unwrap()] {
-                handle.refresh().unwrap();
-                assert_eq!(handle.get::<String>("k").unwrap(), None);
             }
         }
 
