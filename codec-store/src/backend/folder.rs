@@ -608,7 +608,12 @@ fn new_log(name: &str, path: &Path) -> io::Result<Log> {
             Err(std::fs::TryLockError::WouldBlock) => {
                 return Err(io::Error::new(
                     io::ErrorKind::WouldBlock,
-                    format!("{} stays locked by another process", new.display()),
+                    format!(
+                        "{} stays locked by another process (a compaction deletes the \
+                         logs killed processes left being made, and holds each as it \
+                         does): open the store again",
+                        new.display()
+                    ),
                 ))
             }
         }
