@@ -1022,6 +1022,38 @@ mod tests {
         assert_eq!(cache.get::<u32>("k").unwrap(), Some(2));
     }
 
+    /// A write that finds the writer's lock held (by a pass of the bounds
+    /// writing removals) waits for it on its processor a while before it
+    /// sleeps (on a machine with more than one).
+    #[test]
+    fn a_write_waits_for_the_writer_s_lock_on_its_processor_first() {
+        use std::sync::atomic::Ordering::Relaxed;
+
+        use crate::cache::writers::SPUN_FOR_WRITER;
+        if crate::cache::threads::processors() == 1 {
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let cache = Cache::open(dir.path()).unwrap();
+        cache.put("k", &1u32).unwrap();
+        let before = SPUN_FOR_WRITER.load(Relaxed);
+        let held = cache.writer.lock();
+        std::thread::scope(|s| {
+            let writer = s.spawn(|| cache.put("k", &2u32));
+            let start = std::time::Instant::now();
+            while SPUN_FOR_WRITER.load(Relaxed) == before
+                && start.elapsed() < Duration::from_secs(30)
+            {
+                std::thread::yield_now();
+            }
+            let spun = SPUN_FOR_WRITER.load(Relaxed) > before;
+            drop(held);
+            writer.join().unwrap().unwrap();
+            assert!(spun, "the write slept at once");
+        });
+        assert_eq!(cache.get::<u32>("k").unwrap(), Some(2));
+    }
+
     /// A refresh reads what another handle wrote since the last: a key
     /// this handle knows, written again.
     #[test]

@@ -39,6 +39,39 @@ pub(crate) fn processors() -> usize {
     *PROCESSORS.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
+/// Takes a lock that its holders keep briefly: tried (`try_take`), then
+/// waited for on the processor, `spin` at most, while `is_locked`, then
+/// waited for asleep (`take`). A thread put to sleep waits for the kernel
+/// to wake it, long after the lock is free on a busy machine (on a virtual
+/// one, 50 µs and more after); the holder runs on another processor
+/// meanwhile. Not on a machine with one processor, where the holder
+/// cannot run while this thread spins. `spinning` is called as the
+/// thread starts to wait on its processor.
+pub(crate) fn take_spinning<G>(
+    spin: Duration,
+    mut try_take: impl FnMut() -> Option<G>,
+    is_locked: impl Fn() -> bool,
+    take: impl FnOnce() -> G,
+    spinning: impl FnOnce(),
+) -> G {
+    if let Some(guard) = try_take() {
+        return guard;
+    }
+    if processors() > 1 {
+        spinning();
+        let start = std::time::Instant::now();
+        while start.elapsed() < spin {
+            std::hint::spin_loop();
+            if !is_locked()
+                && let Some(guard) = try_take()
+            {
+                return guard;
+            }
+        }
+    }
+    take()
+}
+
 /// A turn taken, given back as it is dropped.
 pub(crate) struct Turn<'a>(&'a Turns);
 

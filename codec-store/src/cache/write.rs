@@ -320,23 +320,16 @@ impl Cache {
     /// machine. Not on a machine with one processor, where the holder
     /// cannot run meanwhile.
     fn index_for_write(&self) -> parking_lot::RwLockWriteGuard<'_, crate::index::Index> {
-        if let Some(index) = self.index.try_write() {
-            return index;
-        }
-        if crate::cache::threads::processors() > 1 {
-            #[cfg(test)]
-            SPUN_FOR_INDEX.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            let start = std::time::Instant::now();
-            while start.elapsed() < SPIN_FOR_INDEX {
-                std::hint::spin_loop();
-                if !self.index.is_locked()
-                    && let Some(index) = self.index.try_write()
-                {
-                    return index;
-                }
-            }
-        }
-        self.index.write()
+        crate::cache::threads::take_spinning(
+            SPIN_FOR_INDEX,
+            || self.index.try_write(),
+            || self.index.is_locked(),
+            || self.index.write(),
+            || {
+                #[cfg(test)]
+                SPUN_FOR_INDEX.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            },
+        )
     }
 
     /// Writes `lines` (at least one) under the writer's lock, stamping

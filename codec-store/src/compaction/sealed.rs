@@ -447,8 +447,8 @@ fn worth_retiring(
     sealed: Vec<LogObject>,
 ) -> Result<(Vec<LogObject>, Vec<LogObject>), StoreError> {
     cache.refresh()?;
-    let snapshot = cache.index_read().snapshot();
-    let Ok(live) = snapshot.live_bytes_by_log() else {
+    let sizes = cache.index_read().sizes();
+    let Ok(live) = sizes.live_bytes_by_log() else {
         // A damaged checkpoint: every sealed segment, as asked.
         return Ok((sealed, Vec::new()));
     };
