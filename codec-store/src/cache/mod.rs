@@ -778,6 +778,29 @@ impl Cache {
         line_asked: &dyn Fn(&[u8]) -> bool,
     ) -> Result<Vec<index::NewestLine>, StoreError> {
         let now = now_nanos();
+        self.refresh()?;
+        // The checkpoint's lines asked for read first, without the lock;
+        // then only the lines after it that the compaction may copy, or
+        // that hide one of those, copied under it.
+        let base = self.index.read().base();
+        if let Ok(found) = base
+            .as_ref()
+            .map_or(Ok(None), |b| b.needed(log_asked, line_asked))
+        {
+            let shadowing = found.as_ref().map(|found| {
+                (found.lines.keys())
+                    .map(|key| index::table::key_hash(key))
+                    .collect::<std::collections::HashSet<u64, foldhash::fast::RandomState>>()
+            });
+            let snapshot =
+                (self.index.read()).snapshot_asked(base.as_ref(), log_asked, shadowing.as_ref());
+            // Else a checkpoint taken up meanwhile: every line read again.
+            if let Some(snapshot) = snapshot
+                && let Ok(lines) = snapshot.newest_needed_of(found, now, log_asked, line_asked)
+            {
+                return Ok(lines);
+            }
+        }
         self.read_live(|snapshot| snapshot.newest_needed(now, log_asked, line_asked))
     }
 
