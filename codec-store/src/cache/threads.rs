@@ -42,9 +42,8 @@ pub(crate) fn processors() -> usize {
 /// Takes a lock that its holders keep briefly: tried (`try_take`), then
 /// waited for on the processor, `spin` at most, while `is_locked`, then
 /// waited for asleep (`take`). A thread put to sleep waits for the kernel
-/// to wake it, long after the lock is free on a busy machine (on a virtual
-/// one, 50 µs and more after); the holder runs on another processor
-/// meanwhile. Not on a machine with one processor, where the holder
+/// to wake it, long after the lock is free on a busy machine; the holder
+/// runs on another processor meanwhile. Not on a machine with one processor, where the holder
 /// cannot run while this thread spins. `spinning` is called as the
 /// thread starts to wait on its processor.
 pub(crate) fn take_spinning<G>(

@@ -28,19 +28,20 @@ use crate::index::line::{check_line, LineView};
 use crate::index::logs;
 use crate::index::records::{IndexLine, InfoValue};
 use crate::layout;
+use crate::options::CacheOptions;
+use codec_runtime::Fingerprint;
 
 /// How long a thread waits for a writer's lock on its processor before it
 /// sleeps ([`LogWriter::lock`]), as a write does for the index's. A pass
-/// of the bounds holds it as it writes a few removals: at a steady 15,000
-/// puts a second, 1,700 of the 2,600 times a put over 100 µs left its
-/// processor, it was asleep on this lock, and woke long after its release.
+/// of the bounds holds it as it writes a few removals: in one run at a
+/// steady 15,000 puts a second, 1,700 of the 2,600 times a put over
+/// 100 µs left its processor, it was asleep on this lock, and woke long
+/// after its release.
 const SPIN_FOR_WRITER: std::time::Duration = std::time::Duration::from_micros(200);
 
 /// The threads that waited for a writer's lock on their processor.
 #[cfg(test)]
 pub(crate) static SPUN_FOR_WRITER: AtomicU64 = AtomicU64::new(0);
-use crate::options::CacheOptions;
-use codec_runtime::Fingerprint;
 
 /// A log this handle appends to (locked, in a folder).
 pub struct Log {
