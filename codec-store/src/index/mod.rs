@@ -964,11 +964,18 @@ impl Index {
     /// copied. The reading of the checkpoint's lines, the work of the
     /// whole store, then runs without the lock, which writers need.
     pub fn snapshot(&self) -> LinesSnapshot {
+        self.snapshot_of(|_| true)
+    }
+
+    /// [`snapshot`](Self::snapshot) of the lines after the checkpoint
+    /// `wanted` says.
+    fn snapshot_of(&self, wanted: impl Fn(&Slot) -> bool) -> LinesSnapshot {
         LinesSnapshot {
             base: self.base.clone(),
             base_writers: self.base_writers.clone(),
             writer_ids: self.writers.iter().map(|w| w.id.clone()).collect(),
             tail: (self.entries.iter())
+                .filter(|(_, slot)| wanted(slot))
                 .map(|(key, slot)| (key.clone(), slot.stamp, slot.line.clone()))
                 .collect(),
         }
@@ -1016,15 +1023,7 @@ impl Index {
             };
             by_place || shadowing.contains(&slot.hash)
         };
-        Some(LinesSnapshot {
-            base: self.base.clone(),
-            base_writers: self.base_writers.clone(),
-            writer_ids: self.writers.iter().map(|w| w.id.clone()).collect(),
-            tail: (self.entries.iter())
-                .filter(|(_, slot)| wanted(slot))
-                .map(|(key, slot)| (key.clone(), slot.stamp, slot.line.clone()))
-                .collect(),
-        })
+        Some(self.snapshot_of(wanted))
     }
 
     /// What [`LinesSnapshot::live_bytes_by_log`] needs of the lines after
