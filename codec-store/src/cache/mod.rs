@@ -1013,36 +1013,47 @@ mod tests {
         assert_eq!(a.get::<u32>("a").unwrap(), Some(2));
     }
 
+    /// A put to `cache` while `held` (a guard of one of its locks) is
+    /// held: whether it counted itself in `spun` (waited on its
+    /// processor) before `held` was let go; then the put's value reads
+    /// back.
+    fn a_put_spins_while_held<G>(
+        cache: &Cache,
+        held: G,
+        spun: &std::sync::atomic::AtomicU64,
+    ) -> bool {
+        use std::sync::atomic::Ordering::Relaxed;
+
+        let before = spun.load(Relaxed);
+        let waited = std::thread::scope(|s| {
+            let writer = s.spawn(|| cache.put("k", &2u32));
+            let start = std::time::Instant::now();
+            while spun.load(Relaxed) == before && start.elapsed() < Duration::from_secs(30) {
+                std::thread::yield_now();
+            }
+            let waited = spun.load(Relaxed) > before;
+            drop(held);
+            writer.join().unwrap().unwrap();
+            waited
+        });
+        assert_eq!(cache.get::<u32>("k").unwrap(), Some(2));
+        waited
+    }
+
     /// A write that finds the index's lock held waits for it on its
     /// processor a while before it sleeps (on a machine with more than
     /// one).
     #[test]
     fn a_write_waits_for_the_index_s_lock_on_its_processor_first() {
-        use std::sync::atomic::Ordering::Relaxed;
-
-        use crate::cache::write::SPUN_FOR_INDEX;
         if crate::cache::threads::processors() == 1 {
             return;
         }
         let dir = tempfile::tempdir().unwrap();
         let cache = Cache::open(dir.path()).unwrap();
         cache.put("k", &1u32).unwrap();
-        let before = SPUN_FOR_INDEX.load(Relaxed);
         let held = cache.index.read();
-        std::thread::scope(|s| {
-            let writer = s.spawn(|| cache.put("k", &2u32));
-            let start = std::time::Instant::now();
-            while SPUN_FOR_INDEX.load(Relaxed) == before
-                && start.elapsed() < Duration::from_secs(30)
-            {
-                std::thread::yield_now();
-            }
-            let spun = SPUN_FOR_INDEX.load(Relaxed) > before;
-            drop(held);
-            writer.join().unwrap().unwrap();
-            assert!(spun, "the write slept at once");
-        });
-        assert_eq!(cache.get::<u32>("k").unwrap(), Some(2));
+        let spun = a_put_spins_while_held(&cache, held, &crate::cache::write::SPUN_FOR_INDEX);
+        assert!(spun, "the write slept at once");
     }
 
     /// A write that finds the writer's lock held (by a pass of the bounds
@@ -1050,31 +1061,15 @@ mod tests {
     /// sleeps (on a machine with more than one).
     #[test]
     fn a_write_waits_for_the_writer_s_lock_on_its_processor_first() {
-        use std::sync::atomic::Ordering::Relaxed;
-
-        use crate::cache::writers::SPUN_FOR_WRITER;
         if crate::cache::threads::processors() == 1 {
             return;
         }
         let dir = tempfile::tempdir().unwrap();
         let cache = Cache::open(dir.path()).unwrap();
         cache.put("k", &1u32).unwrap();
-        let before = SPUN_FOR_WRITER.load(Relaxed);
         let held = cache.writer.lock();
-        std::thread::scope(|s| {
-            let writer = s.spawn(|| cache.put("k", &2u32));
-            let start = std::time::Instant::now();
-            while SPUN_FOR_WRITER.load(Relaxed) == before
-                && start.elapsed() < Duration::from_secs(30)
-            {
-                std::thread::yield_now();
-            }
-            let spun = SPUN_FOR_WRITER.load(Relaxed) > before;
-            drop(held);
-            writer.join().unwrap().unwrap();
-            assert!(spun, "the write slept at once");
-        });
-        assert_eq!(cache.get::<u32>("k").unwrap(), Some(2));
+        let spun = a_put_spins_while_held(&cache, held, &crate::cache::writers::SPUN_FOR_WRITER);
+        assert!(spun, "the write slept at once");
     }
 
     /// A refresh reads what another handle wrote since the last: a key

@@ -83,8 +83,8 @@ const MAX_PACE: std::time::Duration = std::time::Duration::from_micros(60);
 /// How far the writes may run ahead of the upkeep before they are slowed
 /// ([`pace_for`]): a quarter of the way to a stall, where the pass of the
 /// bounds under way has seen half the writes between two passes, or the
-/// compaction under way a quarter of a segment written. A steady 15,000
-/// puts a second stays under it; from half-way, a firehose met the stall
+/// compaction under way a quarter of a segment written. From half-way,
+/// a firehose met the stall
 /// far more often (puts over 10 ms in 1,000,000: 111-118, against 15-47
 /// from here and 7-25 from the start).
 const PACE_FROM: f64 = 0.25;
